@@ -1,0 +1,82 @@
+// Command polgraph loads political graphs into Dgraph and serves them over gRPC.
+//
+//	polgraph run                  start a local Dgraph, load the default graph, serve gRPC
+//	polgraph serve                serve gRPC on an existing Dgraph
+//	polgraph load FILE...         check dataset files, then load them
+//
+// Run `polgraph help` for flags and environment variables.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := realMain(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "polgraph:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, errUsage):
+		return 2
+	case graph.KindOf(err) == graph.Invalid:
+		return 3
+	case graph.KindOf(err) == graph.Unavailable:
+		return 4
+	}
+	return 1
+}
+
+const usage = `polgraph: a political knowledge graph on Dgraph, served over gRPC.
+
+Commands:
+  run                 start a local Dgraph, apply the schema, load the default graph and serve gRPC
+                      (what ` + "`make run`" + ` does); Ctrl-C stops everything
+  serve               serve gRPC on a running Dgraph (applies the schema first)
+  load FILE...        check dataset files (data/FORMAT.md), report every problem, and load them only
+                      when there is none
+  help                this text
+
+Run "polgraph COMMAND -h" for a command's flags. Every flag can also be set in the environment:
+POLGRAPH_ADDR, POLGRAPH_DGRAPH, POLGRAPH_TIMEOUT, POLGRAPH_LOG_LEVEL, POLGRAPH_DATA_DIR,
+POLGRAPH_DGRAPH_PORT_OFFSET, POLGRAPH_DGRAPH_BIN.
+`
+
+// realMain runs one command; main only wires signals and exit codes, so tests can run the same code.
+func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return runAll(ctx, rest, stdout, stderr)
+	case "serve":
+		return serveCmd(ctx, rest, stdout, stderr)
+	case "load":
+		return loadCmd(ctx, rest, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "polgraph: unknown command %q\n\n%s", cmd, usage)
+	return errUsage
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/polgraph/polgraph/data"
+	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/graph/dataset"
+)
+
+// runAll is `make run`: a local Dgraph, the schema, the default graph, and the gRPC service, in the
+// foreground until Ctrl-C.
+func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := defaultConfig()
+	fs := cfg.flags("run", stderr, "addr", "timeout", "log", "local", "batch")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	log, err := cfg.logger(stderr)
+	if err != nil {
+		return err
+	}
+	ds, err := dataset.Read([]dataset.File{data.Default()})
+	if err != nil {
+		return fmt.Errorf("the default dataset is invalid: %w", err)
+	}
+	lis, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another polgraph running? set --addr or POLGRAPH_ADDR)", cfg.Addr, err)
+	}
+	defer lis.Close()
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return err
+	}
+	local := dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log}
+	cluster, err := dgraphlocal.Start(ctx, local)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		log.Info("stopping Dgraph")
+		if err := cluster.Stop(); err != nil {
+			log.Warn("stopping Dgraph", "err", err)
+		}
+	}()
+	store, err := openStore(ctx, local.AlphaAddr(), log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := loadDataset(ctx, store, ds, cfg.Batch, stdout, stderr); err != nil {
+		return err
+	}
+	return serve(ctx, lis, store, cfg, log, stdout)
+}

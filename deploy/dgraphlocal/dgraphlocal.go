@@ -1,0 +1,215 @@
+// Package dgraphlocal starts and stops a local Dgraph (one zero, one alpha) on loopback, for `polgraph
+// run` and for tests. The binary comes from deploy/build-dgraph.sh, which builds Dgraph from the Go module
+// proxy and caches it by version.
+package dgraphlocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Version is the Dgraph release polgraph is built and tested against.
+const Version = "v25.0.0"
+
+// DefaultPortOffset moves every Dgraph port by 100 (alpha gRPC on 9180), so that polgraph's Dgraph does
+// not clash with one a user already runs on the standard ports.
+const DefaultPortOffset = 100
+
+// DefaultBinary is where deploy/build-dgraph.sh caches the binary: the user cache directory, keyed by
+// version, so that a fresh clone on the same machine finds it. POLGRAPH_DGRAPH_BIN overrides it.
+func DefaultBinary() string {
+	if b := os.Getenv("POLGRAPH_DGRAPH_BIN"); b != "" {
+		return b
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "polgraph", "dgraph-"+Version, "dgraph")
+}
+
+// Config says how to run the local Dgraph.
+type Config struct {
+	Binary     string // path to the dgraph binary
+	DataDir    string // where zero and alpha keep their data and logs
+	PortOffset int    // added to every Dgraph port (zero 5080/6080, alpha 7080/8080/9080)
+	Logger     *slog.Logger
+}
+
+// Cluster is a running zero and alpha.
+type Cluster struct {
+	cfg         Config
+	zero, alpha *exec.Cmd
+	exited      map[*exec.Cmd]chan struct{}
+}
+
+// AlphaAddr is the alpha's gRPC address, for dgo.
+func (c Config) AlphaAddr() string { return "127.0.0.1:" + strconv.Itoa(9080+c.PortOffset) }
+
+func (c Config) alphaHTTP() string { return "http://127.0.0.1:" + strconv.Itoa(8080+c.PortOffset) }
+
+func (c Config) ports() []int {
+	o := c.PortOffset
+	return []int{5080 + o, 6080 + o, 7080 + o, 8080 + o, 9080 + o}
+}
+
+// Healthy reports whether an alpha answers /health on the configured ports.
+func (c Config) Healthy(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.alphaHTTP()+"/health", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// PortsFree reports the first configured port that something already listens on, or 0.
+func (c Config) PortsFree() int {
+	for _, p := range c.ports() {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			return p
+		}
+		l.Close()
+	}
+	return 0
+}
+
+// FreeOffset finds a port offset at or above from where all five Dgraph ports are free.
+func FreeOffset(from int) (int, error) {
+	for o := from; o < from+2000; o += 7 {
+		if (Config{PortOffset: o}).PortsFree() == 0 {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port offset for Dgraph between %d and %d", from, from+2000)
+}
+
+// Start runs zero and alpha and waits until the alpha is healthy. It fails with a clear message when the
+// binary is missing or a port is taken.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+		cfg.Logger = log
+	}
+	if _, err := os.Stat(cfg.Binary); err != nil {
+		return nil, fmt.Errorf("dgraph binary not found at %s: build it with `make dgraph` (or deploy/build-dgraph.sh), or set POLGRAPH_DGRAPH_BIN", cfg.Binary)
+	}
+	if p := cfg.PortsFree(); p != 0 {
+		hint := "something else listens there"
+		if cfg.Healthy(ctx) {
+			hint = "a Dgraph alpha already answers on " + cfg.alphaHTTP() + " (another `make run`?)"
+		}
+		return nil, fmt.Errorf("port %d is in use: %s; stop it or choose other ports with POLGRAPH_DGRAPH_PORT_OFFSET", p, hint)
+	}
+	logs := filepath.Join(cfg.DataDir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return nil, err
+	}
+	c := &Cluster{cfg: cfg, exited: map[*exec.Cmd]chan struct{}{}}
+	o := cfg.PortOffset
+	tele := "reports=false; sentry=false;"
+	var err error
+	c.zero, err = c.spawn("zero", "zero",
+		"--my=127.0.0.1:"+strconv.Itoa(5080+o), "--port_offset="+strconv.Itoa(o), "--bindall=false",
+		"--wal="+filepath.Join(cfg.DataDir, "zw"), "--telemetry="+tele)
+	if err != nil {
+		return nil, err
+	}
+	c.alpha, err = c.spawn("alpha", "alpha",
+		"--my=127.0.0.1:"+strconv.Itoa(7080+o), "--zero=127.0.0.1:"+strconv.Itoa(5080+o),
+		"--port_offset="+strconv.Itoa(o), "--bindall=false",
+		"--postings="+filepath.Join(cfg.DataDir, "p"), "--wal="+filepath.Join(cfg.DataDir, "w"),
+		"--tmp="+filepath.Join(cfg.DataDir, "t"), "--telemetry="+tele,
+		"--security=whitelist=127.0.0.1/8")
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	log.Info("waiting for Dgraph alpha", "health", cfg.alphaHTTP()+"/health", "logs", logs)
+	deadline := time.Now().Add(90 * time.Second)
+	for !cfg.Healthy(ctx) {
+		select {
+		case <-c.exited[c.alpha]:
+			c.Stop()
+			return nil, fmt.Errorf("dgraph alpha exited during start-up; see %s", filepath.Join(logs, "alpha.log"))
+		case <-c.exited[c.zero]:
+			c.Stop()
+			return nil, fmt.Errorf("dgraph zero exited during start-up; see %s", filepath.Join(logs, "zero.log"))
+		case <-ctx.Done():
+			c.Stop()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.Stop()
+			return nil, fmt.Errorf("dgraph alpha not healthy after 90s; see %s", logs)
+		}
+	}
+	log.Info("Dgraph is up", "alpha", cfg.AlphaAddr(), "data", cfg.DataDir)
+	return c, nil
+}
+
+func (c *Cluster) spawn(name string, args ...string) (*exec.Cmd, error) {
+	f, err := os.OpenFile(filepath.Join(c.cfg.DataDir, "logs", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(c.cfg.Binary, args...)
+	cmd.Dir = c.cfg.DataDir
+	cmd.Stdout, cmd.Stderr = f, f
+	// Own process group, so a terminal's Ctrl-C reaches polgraph, which stops Dgraph in order; and a
+	// parent-death signal, so Dgraph never outlives a crashed polgraph.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start dgraph %s: %w", name, err)
+	}
+	done := make(chan struct{})
+	c.exited[cmd] = done
+	go func() { cmd.Wait(); f.Close(); close(done) }()
+	c.cfg.Logger.Debug("started dgraph", "process", name, "pid", cmd.Process.Pid)
+	return cmd, nil
+}
+
+// Stop ends alpha, then zero: SIGTERM, a second SIGTERM after a few seconds (zero sometimes needs it),
+// then SIGKILL.
+func (c *Cluster) Stop() error {
+	var errs []error
+	for _, cmd := range []*exec.Cmd{c.alpha, c.zero} {
+		if cmd == nil || cmd.Process == nil {
+			continue
+		}
+		done := c.exited[cmd]
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+			continue
+		case <-time.After(5 * time.Second):
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+			continue
+		case <-time.After(5 * time.Second):
+		}
+		cmd.Process.Kill()
+		<-done
+		errs = append(errs, fmt.Errorf("dgraph pid %d did not stop on SIGTERM and was killed", cmd.Process.Pid))
+	}
+	return errors.Join(errs...)
+}

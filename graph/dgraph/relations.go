@@ -1,0 +1,246 @@
+package dgraph
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// encodeSupport writes a relation's support summary as four numbers, -1 for a status without claims.
+func encodeSupport(s graph.Support) string {
+	parts := make([]string, len(s))
+	for i, c := range s {
+		parts[i] = strconv.FormatFloat(c, 'g', -1, 64)
+	}
+	return strings.Join(parts, " ")
+}
+
+func decodeSupport(text string) graph.Support {
+	s := graph.NoSupport
+	for i, f := range strings.Fields(text) {
+		if i < len(s) {
+			if v, err := strconv.ParseFloat(f, 64); err == nil {
+				s[i] = v
+			}
+		}
+	}
+	return s
+}
+
+type linkJSON struct {
+	Name     string   `json:"pg.name"`
+	Type     string   `json:"pg.rel_type"`
+	StartDay *int     `json:"pg.start_day"`
+	EndDay   *int     `json:"pg.end_day"`
+	Support  string   `json:"pg.support"`
+	To       *nameRef `json:"pg.to"`
+	From     *nameRef `json:"pg.from"`
+}
+
+func (l linkJSON) link(self graph.EntityName) graph.Link {
+	out := graph.Link{Name: graph.RelationName(l.Name), Type: graph.RelationType(l.Type),
+		From: self, To: self, Period: graph.OpenPeriod, Support: decodeSupport(l.Support)}
+	out.Symmetric = out.Type.Symmetric()
+	if l.To != nil {
+		out.To = graph.EntityName(l.To.Name)
+	}
+	if l.From != nil {
+		out.From = graph.EntityName(l.From.Name)
+	}
+	if l.StartDay != nil {
+		out.Period.Start = *l.StartDay
+	}
+	if l.EndDay != nil {
+		out.Period.End = *l.EndDay
+	}
+	return out
+}
+
+var uidPattern = regexp.MustCompile(`^0x[0-9a-f]{1,16}$`)
+
+const linkFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support`
+
+// resolve returns the uids of the named resources that exist, from the cache or from Dgraph.
+func (s *Store) resolve(ctx context.Context, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	var missing []string
+	s.uidsMu.RLock()
+	for _, n := range names {
+		if u, ok := s.uids[n]; ok {
+			out[n] = u
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	s.uidsMu.RUnlock()
+	for _, chunk := range chunks(missing, 500) {
+		q, vars := nameBlocks(chunk, "uid pg.name")
+		var res map[string][]nameRef
+		if err := s.query(ctx, "dgraph.resolve", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				s.remember(r.Name, r.UID)
+				out[r.Name] = r.UID
+			}
+		}
+	}
+	return out, nil
+}
+
+// Links implements graph.Store: one round trip for the whole frontier (plus one to resolve names not
+// seen before).
+func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
+	uids, err := s.resolve(ctx, strs(entities))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[graph.EntityName][]graph.Link, len(entities))
+	list := make([]string, 0, len(uids))
+	for _, u := range uids {
+		if !uidPattern.MatchString(u) {
+			return nil, &graph.Error{Op: "dgraph.Links", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
+		}
+		list = append(list, u)
+	}
+	if len(list) == 0 {
+		return out, nil
+	}
+	var res struct {
+		Q []struct {
+			UID  string     `json:"uid"`
+			Name string     `json:"pg.name"`
+			Out  []linkJSON `json:"out"`
+			In   []linkJSON `json:"in"`
+		}
+	}
+	// uid() takes no variable list, so the uids (which come from Dgraph and were checked above) are
+	// written into the query; nothing from the user is.
+	q := `{ q(func: uid(` + strings.Join(list, ",") + `)) { uid pg.name
+  out: ~pg.from { ` + linkFields + ` pg.to { uid pg.name } }
+  in: ~pg.to { ` + linkFields + ` pg.from { uid pg.name } }
+} }`
+	if err := s.query(ctx, "dgraph.Links", q, nil, &res); err != nil {
+		return nil, err
+	}
+	for _, r := range res.Q {
+		self := graph.EntityName(r.Name)
+		ls := make([]graph.Link, 0, len(r.Out)+len(r.In))
+		for _, l := range r.Out {
+			if l.To != nil {
+				s.remember(l.To.Name, l.To.UID)
+			}
+			ls = append(ls, l.link(self))
+		}
+		for _, l := range r.In {
+			if l.From != nil {
+				s.remember(l.From.Name, l.From.UID)
+			}
+			ls = append(ls, l.link(self))
+		}
+		out[self] = ls
+	}
+	return out, nil
+}
+
+type claimJSON struct {
+	Name       string     `json:"pg.name"`
+	Excerpt    string     `json:"pg.excerpt"`
+	Confidence float64    `json:"pg.confidence"`
+	Status     string     `json:"pg.status"`
+	SaidBy     *nameRef   `json:"pg.said_by"`
+	Source     sourceJSON `json:"pg.source"`
+}
+
+type sourceJSON struct {
+	Name      string `json:"pg.name"`
+	Title     string `json:"pg.title"`
+	Kind      string `json:"pg.source_kind"`
+	Outlet    string `json:"pg.outlet"`
+	Author    string `json:"pg.author"`
+	Published string `json:"pg.published"`
+	URL       string `json:"pg.url"`
+}
+
+func (j sourceJSON) source() graph.Source {
+	src := graph.Source{Name: graph.SourceName(j.Name), Title: j.Title, Kind: graph.SourceKind(j.Kind),
+		Outlet: j.Outlet, Author: j.Author, URL: j.URL}
+	src.Published, _ = graph.ParseFuzzyDate(j.Published)
+	return src
+}
+
+type relationJSON struct {
+	Name      string      `json:"pg.name"`
+	Type      string      `json:"pg.rel_type"`
+	From      *nameRef    `json:"pg.from"`
+	To        *nameRef    `json:"pg.to"`
+	Via       *nameRef    `json:"pg.via"`
+	Role      string      `json:"pg.role"`
+	ValidFrom string      `json:"pg.valid_from"`
+	ValidTo   string      `json:"pg.valid_to"`
+	Date      string      `json:"pg.date"`
+	Claims    []claimJSON `json:"claims"`
+}
+
+const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date
+  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name }
+  claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.confidence pg.status pg.said_by { pg.name }
+    pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url } }`
+
+func (j relationJSON) relation() graph.Relation {
+	r := graph.Relation{Name: graph.RelationName(j.Name), Type: graph.RelationType(j.Type), Role: j.Role}
+	if j.From != nil {
+		r.From = graph.EntityName(j.From.Name)
+	}
+	if j.To != nil {
+		r.To = graph.EntityName(j.To.Name)
+	}
+	if j.Via != nil {
+		r.Via = graph.EntityName(j.Via.Name)
+	}
+	r.ValidFrom, _ = graph.ParseFuzzyDate(j.ValidFrom)
+	r.ValidTo, _ = graph.ParseFuzzyDate(j.ValidTo)
+	r.Date, _ = graph.ParseFuzzyDate(j.Date)
+	for _, c := range j.Claims {
+		claim := graph.Claim{Name: c.Name, Source: c.Source.source(), Excerpt: c.Excerpt, Confidence: c.Confidence,
+			Status: graph.ClaimStatus(c.Status)}
+		if c.SaidBy != nil {
+			claim.SaidBy = graph.EntityName(c.SaidBy.Name)
+		}
+		r.Claims = append(r.Claims, claim)
+	}
+	return r
+}
+
+// GetRelations implements graph.Store.
+func (s *Store) GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
+	out := make(map[graph.RelationName]graph.Relation, len(names))
+	for _, chunk := range chunks(strs(names), 200) {
+		q, vars := nameBlocks(chunk, relationFields)
+		var res map[string][]relationJSON
+		if err := s.query(ctx, "dgraph.GetRelations", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				if r.Type != "" {
+					out[graph.RelationName(r.Name)] = r.relation()
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func sortCounts(cs []graph.RelationCount) {
+	slices.SortFunc(cs, func(a, b graph.RelationCount) int {
+		return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Type, b.Type), cmp.Compare(fmt.Sprint(!a.Outgoing), fmt.Sprint(!b.Outgoing)))
+	})
+}

@@ -1,0 +1,322 @@
+// Package dgraph is the graph.Store on Dgraph, through dgo. It is the only package that knows DQL. Every
+// user-supplied string reaches Dgraph as a query variable, never as query text.
+package dgraph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/dgo/v230"
+	"github.com/dgraph-io/dgo/v230/protos/api"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/schema"
+)
+
+// Store is a graph.Store on one Dgraph alpha.
+type Store struct {
+	addr   string
+	conn   *grpc.ClientConn
+	dg     *dgo.Dgraph
+	log    *slog.Logger
+	uidsMu sync.RWMutex
+	uids   map[string]string // resource name → uid, for names seen to exist
+}
+
+var _ graph.Store = (*Store)(nil)
+
+// Open connects to the alpha at addr (host:port of its gRPC endpoint) and checks that it answers.
+// It fails with an Unavailable error naming the address when it does not.
+func Open(ctx context.Context, addr string, log *slog.Logger) (*Store, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
+	if err != nil {
+		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + addr, Err: err}
+	}
+	s := &Store{addr: addr, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)), log: log, uids: map[string]string{}}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := s.dg.NewReadOnlyTxn().Query(pingCtx, `{ q(func: uid(0x1)) { uid } }`); err != nil {
+		conn.Close()
+		return nil, s.wrap("dgraph.Open", err)
+	}
+	return s, nil
+}
+
+// Close closes the connection.
+func (s *Store) Close() error { return s.conn.Close() }
+
+// wrap turns a dgo error into a *graph.Error with a kind a user can act on.
+func (s *Store) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ge *graph.Error
+	if errors.As(err, &ge) {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
+		return &graph.Error{Op: op, Kind: graph.DeadlineExceeded, Message: "the query ran out of time", Err: err}
+	case errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled:
+		return &graph.Error{Op: op, Kind: graph.DeadlineExceeded, Message: "the query was cancelled", Err: err}
+	case status.Code(err) == codes.Unavailable:
+		return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_UNAVAILABLE",
+			Message: "cannot reach Dgraph at " + s.addr + " (start it with `make run`, or point --dgraph at a running alpha)", Err: err}
+	}
+	return &graph.Error{Op: op, Kind: graph.Internal, Message: "Dgraph query failed", Err: err}
+}
+
+// ApplySchema implements graph.Store.
+func (s *Store) ApplySchema(ctx context.Context) error {
+	return s.wrap("dgraph.ApplySchema", s.dg.Alter(ctx, &api.Operation{Schema: schema.DQL}))
+}
+
+// DropAll deletes every node and the schema. For tests and `polgraph reset` only.
+func (s *Store) DropAll(ctx context.Context) error {
+	s.uidsMu.Lock()
+	s.uids = map[string]string{}
+	s.uidsMu.Unlock()
+	return s.wrap("dgraph.DropAll", s.dg.Alter(ctx, &api.Operation{DropAll: true}))
+}
+
+// query runs a read-only query with variables and decodes the JSON answer into out.
+func (s *Store) query(ctx context.Context, op, q string, vars map[string]string, out any) error {
+	resp, err := s.dg.NewReadOnlyTxn().QueryWithVars(ctx, q, vars)
+	if err != nil {
+		return s.wrap(op, err)
+	}
+	if err := json.Unmarshal(resp.Json, out); err != nil {
+		return &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
+	}
+	return nil
+}
+
+// nameBlocks builds one query block per name, `n0(func: eq(pg.name, $n0)) { fields }`, with the names
+// as variables. It returns the query and its variables.
+func nameBlocks(names []string, fields string) (string, map[string]string) {
+	var decl, body strings.Builder
+	vars := make(map[string]string, len(names))
+	for i, n := range names {
+		v := "$n" + strconv.Itoa(i)
+		if i > 0 {
+			decl.WriteString(", ")
+		}
+		decl.WriteString(v + ": string")
+		fmt.Fprintf(&body, "n%d(func: eq(pg.name, %s)) { %s }\n", i, v, fields)
+		vars[v] = n
+	}
+	return "query q(" + decl.String() + ") {\n" + body.String() + "}", vars
+}
+
+// --- decoding -----------------------------------------------------------------------------------------
+
+type nameRef struct {
+	UID  string `json:"uid"`
+	Name string `json:"pg.name"`
+}
+
+type entityJSON struct {
+	UID         string   `json:"uid"`
+	Name        string   `json:"pg.name"`
+	Kind        string   `json:"pg.kind"`
+	DisplayName string   `json:"pg.display_name"`
+	Aliases     []string `json:"pg.aliases"`
+	Description string   `json:"pg.description"`
+	Identifiers string   `json:"pg.identifiers"`
+	ValidFrom   string   `json:"pg.valid_from"`
+	ValidTo     string   `json:"pg.valid_to"`
+}
+
+const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to`
+
+func (e entityJSON) entity() graph.Entity {
+	out := graph.Entity{Name: graph.EntityName(e.Name), Kind: graph.Kind(e.Kind), DisplayName: e.DisplayName,
+		Aliases: e.Aliases, Description: e.Description}
+	out.ValidFrom, _ = graph.ParseFuzzyDate(e.ValidFrom)
+	out.ValidTo, _ = graph.ParseFuzzyDate(e.ValidTo)
+	if e.Identifiers != "" {
+		_ = json.Unmarshal([]byte(e.Identifiers), &out.Identifiers)
+	}
+	return out
+}
+
+func (s *Store) remember(name, uid string) {
+	if name == "" || uid == "" {
+		return
+	}
+	s.uidsMu.Lock()
+	s.uids[name] = uid
+	s.uidsMu.Unlock()
+}
+
+// GetEntity implements graph.Store.
+func (s *Store) GetEntity(ctx context.Context, name graph.EntityName) (graph.Entity, error) {
+	m, err := s.GetEntities(ctx, []graph.EntityName{name})
+	if err != nil {
+		return graph.Entity{}, err
+	}
+	e, ok := m[name]
+	if !ok {
+		return e, &graph.Error{Op: "GetEntity", Kind: graph.NotFound, Reason: "ENTITY_NOT_FOUND", Message: "no entity named " + string(name)}
+	}
+	return e, nil
+}
+
+// GetEntities implements graph.Store.
+func (s *Store) GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
+	out := make(map[graph.EntityName]graph.Entity, len(names))
+	for _, chunk := range chunks(strs(names), 500) {
+		q, vars := nameBlocks(chunk, entityFields)
+		var res map[string][]entityJSON
+		if err := s.query(ctx, "dgraph.GetEntities", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				if r.Kind == "" {
+					continue // a relation, claim or source with this name, not an entity
+				}
+				s.remember(r.Name, r.UID)
+				out[graph.EntityName(r.Name)] = r.entity()
+			}
+		}
+	}
+	return out, nil
+}
+
+// FindByName implements graph.Store.
+func (s *Store) FindByName(ctx context.Context, text string) ([]graph.Entity, error) {
+	key := graph.NormalizeName(text)
+	if key == "" {
+		return nil, nil
+	}
+	var res struct{ Q []entityJSON }
+	q := `query q($k: string) { q(func: eq(pg.search_keys, $k), orderasc: pg.name, first: 50) { ` + entityFields + ` } }`
+	if err := s.query(ctx, "dgraph.FindByName", q, map[string]string{"$k": key}, &res); err != nil {
+		return nil, err
+	}
+	out := make([]graph.Entity, 0, len(res.Q))
+	for _, r := range res.Q {
+		s.remember(r.Name, r.UID)
+		out = append(out, r.entity())
+	}
+	return out, nil
+}
+
+// Counts implements graph.Store.
+func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
+	var res map[string][]struct {
+		N int `json:"count"`
+	}
+	q := `{
+  entities(func: type(Entity)) { count(uid) }
+  relations(func: type(Relation)) { count(uid) }
+  claims(func: type(Claim)) { count(uid) }
+  sources(func: type(Source)) { count(uid) }
+}`
+	if err := s.query(ctx, "dgraph.Counts", q, nil, &res); err != nil {
+		return graph.Counts{}, err
+	}
+	n := func(k string) int {
+		if len(res[k]) == 0 {
+			return 0
+		}
+		return res[k][0].N
+	}
+	return graph.Counts{Entities: n("entities"), Relations: n("relations"), Claims: n("claims"), Sources: n("sources")}, nil
+}
+
+// RelationCounts implements graph.Store.
+func (s *Store) RelationCounts(ctx context.Context, name graph.EntityName) ([]graph.RelationCount, error) {
+	type group struct {
+		Type  string `json:"pg.rel_type"`
+		Count int    `json:"count"`
+	}
+	var res struct {
+		Q []struct {
+			Out []struct {
+				Groups []group `json:"@groupby"`
+			} `json:"~pg.from"`
+			In []struct {
+				Groups []group `json:"@groupby"`
+			} `json:"~pg.to"`
+		}
+	}
+	q := `query q($n: string) { q(func: eq(pg.name, $n)) {
+  ~pg.from @groupby(pg.rel_type) { count(uid) }
+  ~pg.to @groupby(pg.rel_type) { count(uid) }
+} }`
+	if err := s.query(ctx, "dgraph.RelationCounts", q, map[string]string{"$n": string(name)}, &res); err != nil {
+		return nil, err
+	}
+	var out []graph.RelationCount
+	for _, r := range res.Q {
+		for _, o := range r.Out {
+			for _, g := range o.Groups {
+				t := graph.RelationType(g.Type)
+				out = append(out, graph.RelationCount{Type: t, Outgoing: true, Count: g.Count})
+			}
+		}
+		for _, in := range r.In {
+			for _, g := range in.Groups {
+				t := graph.RelationType(g.Type)
+				out = append(out, graph.RelationCount{Type: t, Outgoing: t.Symmetric(), Count: g.Count})
+			}
+		}
+	}
+	return mergeCounts(out), nil
+}
+
+func mergeCounts(in []graph.RelationCount) []graph.RelationCount {
+	type key struct {
+		t   graph.RelationType
+		out bool
+	}
+	sum := map[key]int{}
+	var order []key
+	for _, c := range in {
+		k := key{c.Type, c.Outgoing}
+		if _, ok := sum[k]; !ok {
+			order = append(order, k)
+		}
+		sum[k] += c.Count
+	}
+	out := make([]graph.RelationCount, 0, len(order))
+	for _, k := range order {
+		out = append(out, graph.RelationCount{Type: k.t, Outgoing: k.out, Count: sum[k]})
+	}
+	sortCounts(out)
+	return out
+}
+
+func strs[N ~string](ns []N) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = string(n)
+	}
+	return out
+}
+
+func chunks[T any](xs []T, n int) [][]T {
+	var out [][]T
+	for len(xs) > n {
+		out = append(out, xs[:n])
+		xs = xs[n:]
+	}
+	if len(xs) > 0 {
+		out = append(out, xs)
+	}
+	return out
+}

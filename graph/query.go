@@ -1,0 +1,191 @@
+package graph
+
+import (
+	"context"
+	"slices"
+)
+
+// RelationFilter decides which relations count as links.
+type RelationFilter struct {
+	IncludeTypes  []RelationType // empty: every type
+	ExcludeTypes  []RelationType
+	AsOf          FuzzyDate // zero: no time filter
+	MinConfidence float64
+	Statuses      []ClaimStatus // empty: DefaultStatuses
+}
+
+// DefaultStatuses are the claim statuses that count when a filter names none: never DENIED.
+var DefaultStatuses = []ClaimStatus{StatusAlleged, StatusReported, StatusConfirmed}
+
+// Validate reports every problem with the filter, naming fields under prefix (e.g. "filter.").
+func (f RelationFilter) Validate(prefix string, v *Violations) {
+	for i, t := range f.IncludeTypes {
+		if !t.Valid() {
+			v.Add(indexed(prefix+"include_types", i), "%q is not a relation type", t)
+		}
+	}
+	for i, t := range f.ExcludeTypes {
+		if !t.Valid() {
+			v.Add(indexed(prefix+"exclude_types", i), "%q is not a relation type", t)
+		}
+	}
+	if f.MinConfidence < 0 || f.MinConfidence > 1 {
+		v.Add(prefix+"min_confidence", "must be between 0 and 1, got %g", f.MinConfidence)
+	}
+	for i, s := range f.Statuses {
+		if s.Index() < 0 {
+			v.Add(indexed(prefix+"statuses", i), "%q is not a claim status", s)
+		}
+	}
+}
+
+// Counts reports whether a relation counts as a link under the filter: its type is included and not
+// excluded; its period overlaps the as-of date's (each fuzzy bound read at its widest); and one of its
+// claims with a counted status has at least the minimum confidence.
+func (f RelationFilter) Counts(l Link) bool {
+	if len(f.IncludeTypes) > 0 && !slices.Contains(f.IncludeTypes, l.Type) {
+		return false
+	}
+	if slices.Contains(f.ExcludeTypes, l.Type) {
+		return false
+	}
+	if !f.AsOf.IsZero() && !l.Period.Overlaps(PeriodOf(f.AsOf)) {
+		return false
+	}
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = DefaultStatuses
+	}
+	for _, s := range statuses {
+		if c := l.Support[s.Index()]; c >= 0 && c >= f.MinConfidence {
+			return true
+		}
+	}
+	return false
+}
+
+// Limits on path queries.
+const (
+	DefaultMaxPaths = 3
+	MaxMaxPaths     = 20
+	DefaultMaxDepth = 4
+	MaxMaxDepth     = 8
+	// DefaultWorkBudget is how many links one path query may read before it stops with ResourceExhausted.
+	DefaultWorkBudget = 500_000
+)
+
+// PathQuery asks for the shortest simple paths between two entities.
+type PathQuery struct {
+	From, To EntityName
+	MaxPaths int // 0: DefaultMaxPaths
+	MaxDepth int // 0: DefaultMaxDepth
+	Directed bool
+	Filter   RelationFilter
+}
+
+// Normalize fills in defaults.
+func (q *PathQuery) Normalize() {
+	if q.MaxPaths == 0 {
+		q.MaxPaths = DefaultMaxPaths
+	}
+	if q.MaxDepth == 0 {
+		q.MaxDepth = DefaultMaxDepth
+	}
+}
+
+// Validate reports every problem with the query as an Invalid error with field violations.
+func (q PathQuery) Validate() error {
+	var v Violations
+	if q.From == "" {
+		v.Add("from", "required")
+	}
+	if q.To == "" {
+		v.Add("to", "required")
+	}
+	if q.From != "" && q.From == q.To {
+		v.Add("to", "names the same entity as from (%s)", q.From)
+	}
+	if q.MaxPaths < 1 || q.MaxPaths > MaxMaxPaths {
+		v.Add("max_paths", "must be between 1 and %d, got %d", MaxMaxPaths, q.MaxPaths)
+	}
+	if q.MaxDepth < 1 || q.MaxDepth > MaxMaxDepth {
+		v.Add("max_depth", "must be between 1 and %d, got %d", MaxMaxDepth, q.MaxDepth)
+	}
+	q.Filter.Validate("filter.", &v)
+	return v.Err("FindPaths", "invalid path query")
+}
+
+// PathStep is one hop of a path: the relation walked and whether it was walked from its `from` end.
+type PathStep struct {
+	Relation RelationName
+	Forward  bool
+}
+
+// Path is a simple path: Entities[i] and Entities[i+1] are joined by Steps[i].
+type Path struct {
+	Entities []EntityName
+	Steps    []PathStep
+}
+
+// Len is the path's length in hops.
+func (p Path) Len() int { return len(p.Steps) }
+
+// SearchResult is an entity matching a search, with what matched and how well.
+type SearchResult struct {
+	Entity  Entity
+	Matched string
+	Score   float64
+}
+
+// SearchQuery asks for entities by name or alias.
+type SearchQuery struct {
+	Text  string
+	Kinds []Kind // empty: every kind
+}
+
+// Store is where the graph lives. Every method returns *Error values: Unavailable when the database
+// cannot be reached, DeadlineExceeded when ctx expires, Internal otherwise unless a method says more.
+type Store interface {
+	// ApplySchema makes the database's schema polgraph's; applying it twice changes nothing.
+	ApplySchema(ctx context.Context) error
+	// GetEntity returns the entity with this resource name; NotFound when there is none.
+	GetEntity(ctx context.Context, name EntityName) (Entity, error)
+	// GetEntities returns the entities with these names that exist, keyed by name.
+	GetEntities(ctx context.Context, names []EntityName) (map[EntityName]Entity, error)
+	// RelationCounts counts an entity's relations by type and direction.
+	RelationCounts(ctx context.Context, name EntityName) ([]RelationCount, error)
+	// FindByName returns the entities whose display name or alias equals text, ignoring case, accents and
+	// punctuation.
+	FindByName(ctx context.Context, text string) ([]Entity, error)
+	// Search returns every entity matching q, best first.
+	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
+	// GetRelations returns the relations with these names, with all their claims, keyed by name.
+	GetRelations(ctx context.Context, names []RelationName) (map[RelationName]Relation, error)
+	// Links returns, for each named entity, every relation it takes part in (either end).
+	Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error)
+	// Counts returns how many entities, relations, claims and sources the graph holds.
+	Counts(ctx context.Context) (Counts, error)
+}
+
+// Writer upserts resources by name: writing one twice leaves one copy, with the later values. Lists
+// (aliases, claims' fields) are replaced, not appended to. Returns Unavailable or Internal errors.
+type Writer interface {
+	UpsertSources(ctx context.Context, sources []Source) error
+	UpsertEntities(ctx context.Context, entities []Entity) error
+	// UpsertRelations writes relations and their claims; the entities and sources they name must exist.
+	UpsertRelations(ctx context.Context, relations []Relation) error
+}
+
+// Counts is the size of the graph.
+type Counts struct {
+	Entities, Relations, Claims, Sources int
+}
+
+func indexed(field string, i int) string { return field + "[" + itoa(i) + "]" }
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

@@ -1,0 +1,230 @@
+// Package rpc serves polgraph.v1.GraphService over gRPC: it converts between protos and the domain and maps
+// domain errors to gRPC statuses, in one place.
+package rpc
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
+)
+
+// Server implements polgraph.v1.GraphService on a graph.Service.
+type Server struct {
+	pb.UnimplementedGraphServiceServer
+	svc *graph.Service
+	log *slog.Logger
+}
+
+// NewServer returns a Server.
+func NewServer(svc *graph.Service, log *slog.Logger) *Server { return &Server{svc: svc, log: log} }
+
+// codeOf is the one table from domain error kinds to gRPC codes.
+var codeOf = map[graph.ErrorKind]codes.Code{
+	graph.Internal:          codes.Internal,
+	graph.Invalid:           codes.InvalidArgument,
+	graph.NotFound:          codes.NotFound,
+	graph.Unavailable:       codes.Unavailable,
+	graph.ResourceExhausted: codes.ResourceExhausted,
+	graph.DeadlineExceeded:  codes.DeadlineExceeded,
+}
+
+// errorDomain names polgraph in google.rpc.ErrorInfo.
+const errorDomain = "polgraph"
+
+// toStatus turns an error into a gRPC status: the user sees the message (and field violations); the cause
+// goes to the log.
+func (s *Server) toStatus(ctx context.Context, method string, err error) error {
+	kind := graph.KindOf(err)
+	code := codeOf[kind]
+	if ctx.Err() == context.DeadlineExceeded {
+		code = codes.DeadlineExceeded
+	}
+	msg, reason := "internal error", "INTERNAL"
+	var ge *graph.Error
+	if errors.As(err, &ge) {
+		if kind != graph.Internal {
+			msg = ge.Message
+		}
+		if ge.Reason != "" {
+			reason = ge.Reason
+		}
+	}
+	if kind == graph.Internal || kind == graph.Unavailable {
+		s.log.Error("request failed", "method", method, "code", code.String(), "err", err)
+	} else {
+		s.log.Info("request refused", "method", method, "code", code.String(), "err", err)
+	}
+	info := &errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}
+	var st *status.Status
+	var werr error
+	if ge != nil && len(ge.Violations) > 0 {
+		br := &errdetails.BadRequest{}
+		for _, v := range ge.Violations {
+			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: v.Field, Description: v.Description})
+		}
+		st, werr = status.New(code, msg).WithDetails(info, br)
+	} else {
+		st, werr = status.New(code, msg).WithDetails(info)
+	}
+	if werr != nil {
+		return status.Error(code, msg)
+	}
+	return st.Err()
+}
+
+// GetEntity implements pb.GraphServiceServer.
+func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.GetEntityResponse, error) {
+	info, err := s.svc.GetEntity(ctx, req.GetName())
+	if err != nil {
+		return nil, s.toStatus(ctx, "GetEntity", err)
+	}
+	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity)}
+	for _, c := range info.Counts {
+		resp.RelationCounts = append(resp.RelationCounts, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
+	}
+	return resp, nil
+}
+
+type pageToken struct {
+	Query  string `json:"q"`
+	Offset int    `json:"o"`
+}
+
+// SearchEntities implements pb.GraphServiceServer.
+func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesRequest) (*pb.SearchEntitiesResponse, error) {
+	q := graph.SearchQuery{Text: req.GetQuery()}
+	var v graph.Violations
+	for i, k := range req.GetKinds() {
+		kind, ok := kindOf(k)
+		if !ok {
+			v.Add("kinds["+itoa(i)+"]", "%s is not an entity kind", k)
+		}
+		q.Kinds = append(q.Kinds, kind)
+	}
+	offset := 0
+	if t := req.GetPageToken(); t != "" {
+		var tok pageToken
+		b, err := base64.RawURLEncoding.DecodeString(t)
+		if err == nil {
+			err = json.Unmarshal(b, &tok)
+		}
+		switch {
+		case err != nil || tok.Offset < 0:
+			v.Add("page_token", "not a page token from this service")
+		case tok.Query != graph.NormalizeName(q.Text):
+			v.Add("page_token", "belongs to another query")
+		default:
+			offset = tok.Offset
+		}
+	}
+	if err := v.Err("SearchEntities", "invalid search"); err != nil {
+		return nil, s.toStatus(ctx, "SearchEntities", err)
+	}
+	results, next, err := s.svc.Search(ctx, q, int(req.GetPageSize()), offset)
+	if err != nil {
+		return nil, s.toStatus(ctx, "SearchEntities", err)
+	}
+	resp := &pb.SearchEntitiesResponse{}
+	for _, r := range results {
+		resp.Results = append(resp.Results, &pb.SearchResult{Entity: entityPB(r.Entity), Matched: r.Matched, Score: r.Score})
+	}
+	if next > 0 {
+		b, _ := json.Marshal(pageToken{Query: graph.NormalizeName(q.Text), Offset: next})
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString(b)
+	}
+	return resp, nil
+}
+
+// GetRelation implements pb.GraphServiceServer.
+func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*pb.GetRelationResponse, error) {
+	r, ents, err := s.svc.GetRelation(ctx, graph.RelationName(req.GetName()))
+	if err != nil {
+		return nil, s.toStatus(ctx, "GetRelation", err)
+	}
+	resp := &pb.GetRelationResponse{Relation: relationPB(r)}
+	for _, e := range ents {
+		resp.Entities = append(resp.Entities, entityPB(e))
+	}
+	return resp, nil
+}
+
+// FindPaths implements pb.GraphServiceServer.
+func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.FindPathsResponse, error) {
+	q := graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()),
+		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected()}
+	var v graph.Violations
+	q.Filter = filterOf(req.GetFilter(), &v)
+	if err := v.Err("FindPaths", "invalid path query"); err != nil {
+		return nil, s.toStatus(ctx, "FindPaths", err)
+	}
+	ans, err := s.svc.FindPaths(ctx, q)
+	if err != nil {
+		return nil, s.toStatus(ctx, "FindPaths", err)
+	}
+	resp := &pb.FindPathsResponse{}
+	for _, p := range ans.Paths {
+		pp := &pb.Path{}
+		for _, e := range p.Entities {
+			pp.Entities = append(pp.Entities, string(e))
+		}
+		for _, st := range p.Steps {
+			pp.Hops = append(pp.Hops, &pb.Hop{Relation: relationPB(ans.Relations[st.Relation]), Forward: st.Forward})
+		}
+		resp.Paths = append(resp.Paths, pp)
+	}
+	for _, e := range ans.Entities {
+		resp.Entities = append(resp.Entities, entityPB(e))
+	}
+	return resp, nil
+}
+
+// filterOf converts a filter, recording unconvertible values as violations.
+func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
+	var out graph.RelationFilter
+	if f == nil {
+		return out
+	}
+	for i, t := range f.GetIncludeTypes() {
+		rt, ok := relationTypeOf(t)
+		if !ok {
+			v.Add("filter.include_types["+itoa(i)+"]", "%s is not a relation type", t)
+		}
+		out.IncludeTypes = append(out.IncludeTypes, rt)
+	}
+	for i, t := range f.GetExcludeTypes() {
+		rt, ok := relationTypeOf(t)
+		if !ok {
+			v.Add("filter.exclude_types["+itoa(i)+"]", "%s is not a relation type", t)
+		}
+		out.ExcludeTypes = append(out.ExcludeTypes, rt)
+	}
+	for i, st := range f.GetStatuses() {
+		cs, ok := statusOf(st)
+		if !ok {
+			v.Add("filter.statuses["+itoa(i)+"]", "%s is not a claim status", st)
+		}
+		out.Statuses = append(out.Statuses, cs)
+	}
+	if d, err := graph.ParseFuzzyDate(f.GetAsOf()); err != nil {
+		v.Add("filter.as_of", "%v", err)
+	} else {
+		out.AsOf = d
+	}
+	out.MinConfidence = f.GetMinConfidence()
+	if out.MinConfidence < 0 || out.MinConfidence > 1 {
+		v.Add("filter.min_confidence", "must be between 0 and 1, got %g", out.MinConfidence)
+	}
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,241 @@
+package graph
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Service answers the questions polgraph exists for, on a Store. Adapters (gRPC, CLI) call it.
+type Service struct {
+	Store Store
+	// Budget is how many links one path query may read (DefaultWorkBudget when 0).
+	Budget int
+	// Timeout bounds every query, whatever the caller's deadline (no bound when 0).
+	Timeout time.Duration
+}
+
+func (s *Service) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.Timeout > 0 {
+		return context.WithTimeout(ctx, s.Timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// Resolve finds the entity a user means: by resource name, or by a display name or alias naming exactly
+// one entity. It returns NotFound when nothing matches and Invalid, listing the candidates, when several
+// do. field names the request field, for the error.
+func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, error) {
+	const op = "Resolve"
+	text = strings.TrimSpace(text)
+	if text == "" {
+		var v Violations
+		v.Add(field, "required: a resource name such as actors/lutfur-rahman, or a name")
+		return Entity{}, v.Err(op, "missing entity")
+	}
+	if len(text) > MaxQueryLength {
+		var v Violations
+		v.Add(field, "%d bytes; at most %d", len(text), MaxQueryLength)
+		return Entity{}, v.Err(op, "entity name too long")
+	}
+	if LooksLikeResourceName(text) {
+		e, err := s.Store.GetEntity(ctx, EntityName(text))
+		if KindOf(err) == NotFound {
+			return Entity{}, &Error{Op: op, Kind: NotFound, Reason: "ENTITY_NOT_FOUND", Message: field + ": no entity named " + text}
+		}
+		return e, err
+	}
+	found, err := s.Store.FindByName(ctx, text)
+	if err != nil {
+		return Entity{}, err
+	}
+	switch len(found) {
+	case 0:
+		return Entity{}, &Error{Op: op, Kind: NotFound, Reason: "ENTITY_NOT_FOUND",
+			Message: field + ": no entity is called " + quote(text) + " (try SearchEntities for near matches)"}
+	case 1:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, e := range found {
+		names[i] = string(e.Name) + " (" + e.DisplayName + ")"
+	}
+	var v Violations
+	v.Add(field, "%s names %d entities: %s; use a resource name", quote(text), len(found), strings.Join(names, ", "))
+	err = v.Err(op, "ambiguous entity name")
+	err.(*Error).Reason = "AMBIGUOUS_NAME"
+	return Entity{}, err
+}
+
+// MaxQueryLength bounds names and search text, in bytes.
+const MaxQueryLength = 200
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+// EntityInfo is an entity with a summary of its relations.
+type EntityInfo struct {
+	Entity Entity
+	Counts []RelationCount
+}
+
+// GetEntity returns the entity a user means (see Resolve) with its relation counts.
+func (s *Service) GetEntity(ctx context.Context, name string) (EntityInfo, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	e, err := s.Resolve(ctx, "name", name)
+	if err != nil {
+		return EntityInfo{}, err
+	}
+	counts, err := s.Store.RelationCounts(ctx, e.Name)
+	return EntityInfo{Entity: e, Counts: counts}, err
+}
+
+// Search limits.
+const (
+	DefaultPageSize = 10
+	MaxPageSize     = 100
+)
+
+// Search returns one page of entities matching text, best first, and the offset of the next page (0 on
+// the last page).
+func (s *Service) Search(ctx context.Context, q SearchQuery, pageSize, offset int) ([]SearchResult, int, error) {
+	var v Violations
+	if strings.TrimSpace(q.Text) == "" {
+		v.Add("query", "required")
+	} else if len(q.Text) > MaxQueryLength {
+		v.Add("query", "%d bytes; at most %d", len(q.Text), MaxQueryLength)
+	} else if NormalizeName(q.Text) == "" {
+		v.Add("query", "has no letters or digits to search for")
+	}
+	if pageSize < 0 || pageSize > MaxPageSize {
+		v.Add("page_size", "must be between 0 and %d, got %d", MaxPageSize, pageSize)
+	}
+	if err := v.Err("SearchEntities", "invalid search"); err != nil {
+		return nil, 0, err
+	}
+	if pageSize == 0 {
+		pageSize = DefaultPageSize
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	all, err := s.Store.Search(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if offset >= len(all) {
+		return nil, 0, nil
+	}
+	end := min(offset+pageSize, len(all))
+	next := 0
+	if end < len(all) {
+		next = end
+	}
+	return all[offset:end], next, nil
+}
+
+// GetRelation returns a relation with all its claims and the entities it names.
+func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation, []Entity, error) {
+	if !strings.HasPrefix(string(name), "relations/") || len(name) > 400 {
+		var v Violations
+		v.Add("name", "%q is not a relation name (relations/<from>.<type>.<to>)", truncate(string(name), 80))
+		return Relation{}, nil, v.Err("GetRelation", "invalid relation name")
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	rels, err := s.Store.GetRelations(ctx, []RelationName{name})
+	if err != nil {
+		return Relation{}, nil, err
+	}
+	r, ok := rels[name]
+	if !ok {
+		return Relation{}, nil, &Error{Op: "GetRelation", Kind: NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
+	}
+	ents, err := s.entities(ctx, []EntityName{r.From, r.To, r.Via})
+	return r, ents, err
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func (s *Service) entities(ctx context.Context, names []EntityName) ([]Entity, error) {
+	names = slices.DeleteFunc(slices.Clone(names), func(n EntityName) bool { return n == "" })
+	slices.Sort(names)
+	names = slices.Compact(names)
+	m, err := s.Store.GetEntities(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entity, 0, len(names))
+	for _, n := range names {
+		if e, ok := m[n]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// PathsAnswer is the answer to a path query: the paths, every relation on them with all its claims, and
+// every entity on them.
+type PathsAnswer struct {
+	From, To  Entity
+	Paths     []Path
+	Relations map[RelationName]Relation
+	Entities  []Entity
+}
+
+// FindPaths resolves the query's ends (by name or alias), checks it, finds the paths (see the function
+// FindPaths) and fetches the evidence for every hop.
+func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, error) {
+	q.Normalize()
+	// Check everything but the ends first, so a bad request reports all its problems at once.
+	probe := q
+	probe.From, probe.To = "actors/x", "actors/y"
+	if err := probe.Validate(); err != nil {
+		return PathsAnswer{}, err
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	from, err := s.Resolve(ctx, "from", string(q.From))
+	if err != nil {
+		return PathsAnswer{}, err
+	}
+	to, err := s.Resolve(ctx, "to", string(q.To))
+	if err != nil {
+		return PathsAnswer{}, err
+	}
+	q.From, q.To = from.Name, to.Name
+	if err := q.Validate(); err != nil {
+		return PathsAnswer{}, err
+	}
+	budget := s.Budget
+	if budget == 0 {
+		budget = DefaultWorkBudget
+	}
+	paths, err := FindPaths(ctx, s.Store, q, budget)
+	if err != nil {
+		return PathsAnswer{}, err
+	}
+	var relNames []RelationName
+	var entNames []EntityName
+	for _, p := range paths {
+		for _, st := range p.Steps {
+			relNames = append(relNames, st.Relation)
+		}
+		entNames = append(entNames, p.Entities...)
+	}
+	slices.Sort(relNames)
+	rels, err := s.Store.GetRelations(ctx, slices.Compact(relNames))
+	if err != nil {
+		return PathsAnswer{}, err
+	}
+	ents, err := s.entities(ctx, entNames)
+	if err != nil {
+		return PathsAnswer{}, err
+	}
+	return PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents}, nil
+}
