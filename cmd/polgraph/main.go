@@ -52,6 +52,9 @@ Commands:
   serve               serve gRPC on a running Dgraph (applies the schema first)
   load FILE...        check dataset files (data/FORMAT.md), report every problem, and load them only
                       when there is none
+  import ocd-divisions FILE
+                      load a constituency list in the Open Civic Data CSV format as seats, linking
+                      each seat to its successor
   help                this text
 
 Run "polgraph COMMAND -h" for a command's flags. Every flag can also be set in the environment:
@@ -73,6 +76,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return serveCmd(ctx, rest, stdout, stderr)
 	case "load":
 		return loadCmd(ctx, rest, stdout, stderr)
+	case "import":
+		return importCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
