@@ -47,3 +47,83 @@ func (e Entity) SearchKeys() []string {
 	}
 	return keys
 }
+
+// SearchTokens returns the distinct words of an entity's search keys, for matching a query word by word.
+func (e Entity) SearchTokens() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range e.SearchKeys() {
+		for _, t := range strings.Fields(k) {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// EditBudget is how many edits a word of n letters may need to still match: none below 4 letters, then
+// one per four letters, at most 3 (Dgraph's match() walks the trigram index within that distance).
+func EditBudget(n int) int { return min(n/4, 3) }
+
+// MatchScore says how well a normalised query matches a normalised name, from 0 to 1: 1 for the whole name;
+// for a close spelling of the whole name, 1 less the share of letters edited; and for a query matching
+// some of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
+func MatchScore(query, name string) float64 {
+	if query == name {
+		return 1
+	}
+	whole := 0.0
+	if d := levenshtein([]rune(query), []rune(name)); d <= EditBudget(len([]rune(query))) {
+		whole = 1 - float64(d)/float64(max(len([]rune(query)), len([]rune(name))))
+	}
+	qw, nw := strings.Fields(query), strings.Fields(name)
+	matched, sum := 0, 0.0
+	used := make([]bool, len(nw))
+	for _, w := range qw {
+		bestJ, bestS := -1, 0.0
+		for j, n := range nw {
+			if used[j] {
+				continue
+			}
+			d := levenshtein([]rune(w), []rune(n))
+			if d > EditBudget(len([]rune(w))) {
+				continue
+			}
+			if s := 1 - float64(d)/float64(max(len([]rune(w)), len([]rune(n)))); s > bestS {
+				bestJ, bestS = j, s
+			}
+		}
+		if bestJ >= 0 {
+			used[bestJ] = true
+			matched++
+			sum += bestS
+		}
+	}
+	if matched == 0 || matched < len(qw) {
+		return whole
+	}
+	words := 0.9 * (sum / float64(matched)) * (0.7 + 0.3*float64(matched)/float64(len(nw)))
+	return max(whole, words)
+}
+
+func levenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -3,45 +3,70 @@ package dgraph
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/polgraph/polgraph/graph"
 )
 
-// Search implements graph.Store: entities whose normalised display name or alias equals the normalised
-// query (score 1), or lies within a few edits of it (score falls with the edit distance).
+// maxQueryWords bounds how many words of a query are matched one by one.
+const maxQueryWords = 5
+
+// Search implements graph.Store. It asks Dgraph for entities whose normalised display name or alias is
+// the query or within a few edits of it, and for those with a word within a few edits of each query word
+// (so "Lutfor" finds "Lutfur Rahman" and "Rusnara" finds "Rushanara Ali"); then it ranks them here.
 func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
 	key := graph.NormalizeName(q.Text)
 	if key == "" {
 		return nil, nil
 	}
-	dist := min(max(len([]rune(key))/4, 1), 4)
-	// The distance is a number computed here, not user text; the query text travels as $k.
-	dq := `query q($k: string) {
-  exact(func: eq(pg.search_keys, $k), first: 200) { ` + entityFields + ` pg.search_keys }
-  fuzzy(func: match(pg.search_keys, $k, ` + strconv.Itoa(dist) + `), first: 200) { ` + entityFields + ` pg.search_keys }
-}`
-	type row struct {
-		entityJSON
-		Keys []string `json:"pg.search_keys"`
+	words := strings.Fields(key)
+	if len(words) > maxQueryWords {
+		words = words[:maxQueryWords]
 	}
-	var res struct{ Exact, Fuzzy []row }
-	if err := s.query(ctx, "dgraph.Search", dq, map[string]string{"$k": key}, &res); err != nil {
+	// Only numbers computed here enter the query text; the user's words travel as variables.
+	var decl, body strings.Builder
+	vars := map[string]string{"$k": key}
+	decl.WriteString("$k: string")
+	fmt.Fprintf(&body, "exact(func: eq(pg.search_keys, $k), first: 100) { %s }\n", searchFields)
+	if d := graph.EditBudget(len([]rune(key))); d > 0 {
+		fmt.Fprintf(&body, "whole(func: match(pg.search_keys, $k, %d), first: 100) { %s }\n", d, searchFields)
+	}
+	for i, w := range words {
+		v := fmt.Sprintf("$w%d", i)
+		vars[v] = w
+		decl.WriteString(", " + v + ": string")
+		if d := graph.EditBudget(len([]rune(w))); d > 0 {
+			fmt.Fprintf(&body, "w%d(func: match(pg.search_tokens, %s, %d), first: 100) { %s }\n", i, v, d, searchFields)
+		} else {
+			fmt.Fprintf(&body, "w%d(func: eq(pg.search_tokens, %s), first: 100) { %s }\n", i, v, searchFields)
+		}
+	}
+	var res map[string][]entityJSON
+	dq := "query q(" + decl.String() + ") {\n" + body.String() + "}"
+	if err := s.query(ctx, "dgraph.Search", dq, vars, &res); err != nil {
 		return nil, err
 	}
 	best := map[string]graph.SearchResult{}
-	for _, r := range append(res.Exact, res.Fuzzy...) {
-		e := r.entity()
-		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
-			continue
-		}
-		s.remember(r.Name, r.UID)
-		for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
-			score := similarity(key, graph.NormalizeName(n))
-			if old, ok := best[r.Name]; !ok || score > old.Score {
-				best[r.Name] = graph.SearchResult{Entity: e, Matched: n, Score: score}
+	for _, rows := range res {
+		for _, r := range rows {
+			e := r.entity()
+			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
+				continue
+			}
+			if _, done := best[r.Name]; done {
+				continue
+			}
+			s.remember(r.Name, r.UID)
+			var top graph.SearchResult
+			for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
+				if score := graph.MatchScore(key, graph.NormalizeName(n)); score > top.Score {
+					top = graph.SearchResult{Entity: e, Matched: n, Score: score}
+				}
+			}
+			if top.Score > 0 {
+				best[r.Name] = top
 			}
 		}
 	}
@@ -55,32 +80,4 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 	return out, nil
 }
 
-// similarity is 1 minus the edit distance over the longer length.
-func similarity(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
-	n := max(len(ra), len(rb))
-	if n == 0 {
-		return 0
-	}
-	return 1 - float64(levenshtein(ra, rb))/float64(n)
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+const searchFields = entityFields

@@ -156,11 +156,11 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 		var del strings.Builder
 		set := make([]map[string]any, 0, len(entities))
 		for _, e := range entities {
-			clear(&del, uids, string(e.Name), "pg.aliases", "pg.search_keys", "pg.ocd_id")
+			clear(&del, uids, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id")
 			n := node(uids, string(e.Name), "Entity")
 			n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
 			n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
-			n["pg.aliases"], n["pg.search_keys"] = nonNil(e.Aliases), e.SearchKeys()
+			n["pg.aliases"], n["pg.search_keys"], n["pg.search_tokens"] = nonNil(e.Aliases), e.SearchKeys(), e.SearchTokens()
 			ids := "{}"
 			if len(e.Identifiers) > 0 {
 				b, _ := json.Marshal(e.Identifiers)

@@ -19,7 +19,9 @@ func relationTypeOf(t pb.RelationType) (graph.RelationType, bool) {
 	return rt, rt.Valid()
 }
 
-func kindPB(k graph.Kind) pb.EntityKind { return pb.EntityKind(pb.EntityKind_value["ENTITY_KIND_"+string(k)]) }
+func kindPB(k graph.Kind) pb.EntityKind {
+	return pb.EntityKind(pb.EntityKind_value["ENTITY_KIND_"+string(k)])
+}
 
 func kindOf(k pb.EntityKind) (graph.Kind, bool) {
 	if k == pb.EntityKind_ENTITY_KIND_UNSPECIFIED {

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
+)
+
+// The tests in this package run the binary's own code (realMain, serve) against a real Dgraph that
+// TestMain starts, and talk to the service over real gRPC.
+var (
+	alphaAddr string
+	client    pb.GraphServiceClient
+	conn      *grpc.ClientConn
+	store     *dgraph.Store
+)
+
+const defaultDataset = "../../data/tower-hamlets/tower-hamlets.jsonl"
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("skipping tests that need Dgraph under -short")
+		return 0
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, stop, err := dgraphlocal.ForTests(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer stop()
+	alphaAddr = addr
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store, err = dgraph.Open(ctx, addr, log)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := store.DropAll(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := realMain(ctx, []string{"load", "--dgraph", addr, defaultDataset}, io.Discard, io.Discard); err != nil {
+		fmt.Fprintln(os.Stderr, "loading the default dataset:", err)
+		return 1
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg := defaultConfig()
+	served := make(chan error, 1)
+	go func() { served <- serve(ctx, lis, store, cfg, log, io.Discard) }()
+	conn, err = grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer conn.Close()
+	client = pb.NewGraphServiceClient(conn)
+	code := m.Run()
+	cancel()
+	if err := <-served; err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return code
+}
+
+func counts(t *testing.T) graph.Counts {
+	t.Helper()
+	c, err := store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestSchemaAppliesTwice(t *testing.T) {
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if err := store.ApplySchema(ctx); err != nil {
+			t.Fatalf("applying the schema, time %d: %v", i+1, err)
+		}
+	}
+	if _, err := store.GetEntity(ctx, "actors/lutfur-rahman"); err != nil {
+		t.Fatalf("after applying the schema again: %v", err)
+	}
+}
+
+func TestLoadTwiceChangesNoCounts(t *testing.T) {
+	before := counts(t)
+	if before.Relations < 100 || before.Claims < before.Relations {
+		t.Fatalf("the default graph looks too small: %+v", before)
+	}
+	var out bytes.Buffer
+	if err := realMain(context.Background(), []string{"load", "--dgraph", alphaAddr, defaultDataset}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if after := counts(t); after != before {
+		t.Errorf("counts changed on a second load: before %+v, after %+v", before, after)
+	}
+	if !strings.Contains(out.String(), "(new: 0 entities, 0 relations, 0 claims, 0 sources)") {
+		t.Errorf("the summary should say nothing is new; got:\n%s", out.String())
+	}
+}
+
+func TestChangedClaimUpdatesNotDuplicates(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write := func(excerpt string, conf float64) string {
+		p := filepath.Join(dir, "change.jsonl")
+		text := `{"record":"dataset","format":"polgraph/v1","name":"change"}
+{"record":"source","name":"sources/change-test","title":"T","kind":"OTHER"}
+{"record":"entity","name":"actors/change-a","display_name":"Change A"}
+{"record":"entity","name":"actors/change-b","display_name":"Change B","aliases":["Changeling B"]}
+{"record":"relation","type":"ENDORSES","from":"actors/change-a","to":"actors/change-b","claims":[{"source":"sources/change-test","excerpt":"` + excerpt + `","confidence":` + fmt.Sprint(conf) + `,"status":"REPORTED"}]}
+`
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := realMain(ctx, []string{"load", "--dgraph", alphaAddr, write("first words", 0.5)}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	before := counts(t)
+	if err := realMain(ctx, []string{"load", "--dgraph", alphaAddr, write("second words", 0.7)}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if after := counts(t); after != before {
+		t.Errorf("counts changed when a claim changed: before %+v, after %+v", before, after)
+	}
+	resp, err := client.GetRelation(ctx, &pb.GetRelationRequest{Name: "relations/change-a.endorses.change-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := resp.GetRelation().GetClaims()
+	if len(cs) != 1 || cs[0].GetExcerpt() != "second words" || cs[0].GetConfidence() != 0.7 {
+		t.Errorf("want the one claim updated to \"second words\" at 0.7; got %v", cs)
+	}
+	e, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: "actors/change-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.GetEntity().GetAliases(); len(got) != 1 {
+		t.Errorf("aliases after two loads: %v; want one", got)
+	}
+}
+
+func TestInvalidFileWritesNothing(t *testing.T) {
+	before := counts(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(good, []byte(`{"record":"dataset","format":"polgraph/v1","name":"good"}
+{"record":"entity","name":"actors/valid-person","display_name":"Valid Person"}
+`), 0o644)
+	os.WriteFile(bad, []byte(`{"record":"dataset","format":"polgraph/v1","name":"bad"}
+{"record":"entity","name":"actors/Not A Slug","display_name":"X"}
+{"record":"relation","type":"LIKES","from":"actors/valid-person","to":"actors/nobody","claims":[{"source":"sources/none","excerpt":"","confidence":2,"status":"MAYBE"}]}
+{"record":"entity","name":"actors/valid-person","display_name":"Again","colour":"red"}
+not json
+`), 0o644)
+	var stderr bytes.Buffer
+	err := realMain(context.Background(), []string{"load", "--dgraph", alphaAddr, good, bad}, io.Discard, &stderr)
+	if graph.KindOf(err) != graph.Invalid {
+		t.Fatalf("got %v, want an Invalid error", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		bad + ":2: name", bad + ":3: type", bad + ":3: to", bad + ":3: claims[0].source", bad + ":3: claims[0].excerpt",
+		bad + ":3: claims[0].confidence", bad + ":3: claims[0].status", bad + ":4: colour", bad + ":5:",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error should name %q; got:\n%s", want, msg)
+		}
+	}
+	if after := counts(t); after != before {
+		t.Errorf("an invalid input wrote something: before %+v, after %+v", before, after)
+	}
+	if _, err := store.GetEntity(context.Background(), "actors/valid-person"); graph.KindOf(err) != graph.NotFound {
+		t.Errorf("the valid file was written although another was invalid: %v", err)
+	}
+}
+
+func TestLoadSaysWhereDgraphIsMissing(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := realMain(ctx, []string{"load", "--dgraph", dead, defaultDataset}, io.Discard, io.Discard)
+	if graph.KindOf(err) != graph.Unavailable || !strings.Contains(err.Error(), dead) || !strings.Contains(err.Error(), "make run") {
+		t.Fatalf("got %v; want an Unavailable error naming %s and how to start Dgraph", err, dead)
+	}
+	if exitCode(err) != 4 {
+		t.Errorf("exit code %d, want 4", exitCode(err))
+	}
+}
