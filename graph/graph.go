@@ -37,6 +37,9 @@ var collections = map[string]Kind{
 	"organisations": KindOrganisation,
 }
 
+// Collections lists the resource-name collections, one per kind.
+var Collections = []string{"actors", "parties", "seats", "organisations"}
+
 var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ValidSlug reports whether s is a slug: lower-case ASCII letters and digits joined by single hyphens.
@@ -226,4 +229,11 @@ type RelationCount struct {
 	Type     RelationType
 	Outgoing bool
 	Count    int
+}
+
+// RelationHeader is a relation without its claims, with what a drawing of it needs from them.
+type RelationHeader struct {
+	Relation   Relation // Claims is empty
+	ClaimCount int
+	Support    Support
 }

@@ -19,7 +19,7 @@ func TestFindPathsAgreesWithOracle(t *testing.T) {
 	nonEmpty := 0
 	for seed := uint64(1); seed <= 300; seed++ {
 		n := 6 + int(seed%20)
-		ents, rels := graphtest.RandomGraph(seed, n, n+int(seed%(2*uint64(n))))
+		ents, rels := graphtest.RandomGraph(seed, n, n+n/2+int(seed%(2*uint64(n))))
 		src := graphtest.NewMemoryLinks(rels)
 		r := rand.New(rand.NewPCG(seed, 7))
 		for i := 0; i < 5; i++ {
@@ -64,6 +64,10 @@ func TestRelationFilterCounts(t *testing.T) {
 		Claims: []graph.Claim{{Status: graph.StatusReported, Confidence: 0.8}}}
 	denied := graph.Relation{Type: graph.Endorses,
 		Claims: []graph.Claim{{Status: graph.StatusDenied, Confidence: 0.9}}}
+	disputed := graph.Relation{Type: graph.Endorses, Claims: []graph.Claim{
+		{Status: graph.StatusAlleged, Confidence: 0.6}, {Status: graph.StatusDenied, Confidence: 0.8}}}
+	overruled := graph.Relation{Type: graph.Endorses, Claims: []graph.Claim{
+		{Status: graph.StatusConfirmed, Confidence: 0.9}, {Status: graph.StatusDenied, Confidence: 0.8}}}
 	office := graph.Relation{Type: graph.HoldsOffice, ValidFrom: graph.FuzzyDate{Year: 2010}, ValidTo: graph.FuzzyDate{Year: 2015, Month: 6},
 		Claims: []graph.Claim{{Status: graph.StatusConfirmed, Confidence: 1}}}
 	tests := []struct {
@@ -78,6 +82,10 @@ func TestRelationFilterCounts(t *testing.T) {
 		{"event after as-of does not", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2010}}, false},
 		{"denied never counts by default", denied, graph.RelationFilter{}, false},
 		{"denied counts when asked", denied, graph.RelationFilter{Statuses: []graph.ClaimStatus{graph.StatusDenied}}, true},
+		{"alleged but denied is not a link by default", disputed, graph.RelationFilter{}, false},
+		{"alleged but denied is not a link when asking for allegations", disputed, graph.RelationFilter{Statuses: []graph.ClaimStatus{graph.StatusAlleged}}, false},
+		{"alleged but denied counts when denials are asked for", disputed, graph.RelationFilter{Statuses: []graph.ClaimStatus{graph.StatusAlleged, graph.StatusDenied}}, true},
+		{"confirmed despite a denial counts", overruled, graph.RelationFilter{}, true},
 		{"confidence below minimum", endorse, graph.RelationFilter{MinConfidence: 0.9}, false},
 		{"confidence at minimum", endorse, graph.RelationFilter{MinConfidence: 0.8}, true},
 		{"included type", endorse, graph.RelationFilter{IncludeTypes: []graph.RelationType{graph.Endorses}}, true},

@@ -41,7 +41,9 @@ func (f RelationFilter) Validate(prefix string, v *Violations) {
 
 // Counts reports whether a relation counts as a link under the filter: its type is included and not
 // excluded; its period overlaps the as-of date's (each fuzzy bound read at its widest); and one of its
-// claims with a counted status has at least the minimum confidence.
+// claims with a counted status has at least the minimum confidence. A relation with a DENIED claim is
+// disputed: unless DENIED is among the statuses asked for, it counts only through a CONFIRMED claim, so
+// support that someone alleges and someone else denies is never a link by default.
 func (f RelationFilter) Counts(l Link) bool {
 	if len(f.IncludeTypes) > 0 && !slices.Contains(f.IncludeTypes, l.Type) {
 		return false
@@ -56,7 +58,11 @@ func (f RelationFilter) Counts(l Link) bool {
 	if len(statuses) == 0 {
 		statuses = DefaultStatuses
 	}
+	disputed := l.Support[StatusDenied.Index()] >= 0 && !slices.Contains(statuses, StatusDenied)
 	for _, s := range statuses {
+		if disputed && s != StatusConfirmed {
+			continue
+		}
 		if c := l.Support[s.Index()]; c >= 0 && c >= f.MinConfidence {
 			return true
 		}
@@ -161,6 +167,11 @@ type Store interface {
 	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
 	// GetRelations returns the relations with these names, with all their claims, keyed by name.
 	GetRelations(ctx context.Context, names []RelationName) (map[RelationName]Relation, error)
+	// RelationHeaders returns the relations with these names without their claims, but with their claim
+	// count and support, keyed by name.
+	RelationHeaders(ctx context.Context, names []RelationName) (map[RelationName]RelationHeader, error)
+	// Degrees returns how many relations each named entity takes part in, whatever their type or claims.
+	Degrees(ctx context.Context, entities []EntityName) (map[EntityName]int, error)
 	// Links returns, for each named entity, every relation it takes part in (either end).
 	Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error)
 	// Counts returns how many entities, relations, claims and sources the graph holds.

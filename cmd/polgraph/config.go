@@ -10,19 +10,21 @@ import (
 	"time"
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/graph"
 )
 
 // Config is every setting of the polgraph binary, with defaults, overridden by environment variables,
 // then by flags.
 type Config struct {
 	Addr        string        // gRPC listen address
-	Dgraph      string        // Dgraph alpha gRPC address (serve, load)
+	Dgraph      string        // Dgraph alpha gRPC address (serve, load, import)
 	Timeout     time.Duration // server-side bound on every query
 	LogLevel    string
 	DataDir     string // run: where the local Dgraph keeps its data
 	PortOffset  int    // run: offset of the local Dgraph's ports
 	DgraphBin   string // run: the dgraph binary
-	Batch       int    // load: records per transaction
+	Batch       int    // load, import: records per transaction
+	WorkBudget  int    // relations one query may read before it stops with RESOURCE_EXHAUSTED
 	ShowVersion bool
 }
 
@@ -36,6 +38,7 @@ func defaultConfig() Config {
 		PortOffset: dgraphlocal.DefaultPortOffset,
 		DgraphBin:  dgraphlocal.DefaultBinary(),
 		Batch:      400,
+		WorkBudget: graph.DefaultWorkBudget,
 	}
 }
 
@@ -61,6 +64,7 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 				c.Timeout = d
 			}
 			fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "server-side deadline of every query ($POLGRAPH_TIMEOUT)")
+			fs.IntVar(&c.WorkBudget, "work-budget", c.WorkBudget, "relations one query may read before it stops with RESOURCE_EXHAUSTED")
 		case "log":
 			fs.StringVar(&c.LogLevel, "log-level", env("POLGRAPH_LOG_LEVEL", c.LogLevel), "debug, info, warn or error ($POLGRAPH_LOG_LEVEL)")
 		case "local":

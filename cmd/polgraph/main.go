@@ -3,6 +3,8 @@
 //	polgraph run                  start a local Dgraph, load the default graph, serve gRPC
 //	polgraph serve                serve gRPC on an existing Dgraph
 //	polgraph load FILE...         check dataset files, then load them
+//	polgraph path FROM TO         how two entities are connected, with evidence
+//	polgraph around NAME          what surrounds an entity
 //
 // Run `polgraph help` for flags and environment variables.
 package main
@@ -52,6 +54,9 @@ Commands:
   serve               serve gRPC on a running Dgraph (applies the schema first)
   load FILE...        check dataset files (data/FORMAT.md), report every problem, and load them only
                       when there is none
+  path FROM TO        how two entities are connected: the shortest paths, each hop with its evidence
+                      (asks a running polgraph; --max-depth, --types, --as-of, --json, ...)
+  around NAME         what surrounds an entity, hop by hop (--depth 1-3, --as-of, --json, ...)
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
                       each seat to its successor
@@ -76,6 +81,10 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return serveCmd(ctx, rest, stdout, stderr)
 	case "load":
 		return loadCmd(ctx, rest, stdout, stderr)
+	case "path":
+		return pathCmd(ctx, rest, stdout, stderr)
+	case "around":
+		return aroundCmd(ctx, rest, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":

@@ -57,7 +57,7 @@ func openStore(ctx context.Context, addr string, log *slog.Logger) (*dgraph.Stor
 
 // serve answers gRPC on lis until ctx is done, then stops gracefully (in-flight calls get 10 s).
 func serve(ctx context.Context, lis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer) error {
-	svc := &graph.Service{Store: store, Timeout: cfg.Timeout}
+	svc := &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}
 	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log)))
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	hs := health.NewServer()

@@ -1,11 +1,8 @@
 package dgraph
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -239,8 +236,52 @@ func (s *Store) GetRelations(ctx context.Context, names []graph.RelationName) (m
 	return out, nil
 }
 
-func sortCounts(cs []graph.RelationCount) {
-	slices.SortFunc(cs, func(a, b graph.RelationCount) int {
-		return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Type, b.Type), cmp.Compare(fmt.Sprint(!a.Outgoing), fmt.Sprint(!b.Outgoing)))
-	})
+// RelationHeaders implements graph.Store.
+func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.RelationHeader, error) {
+	type headerJSON struct {
+		relationJSON
+		Support    string `json:"pg.support"`
+		ClaimCount int    `json:"count(~pg.claim_of)"`
+	}
+	out := make(map[graph.RelationName]graph.RelationHeader, len(names))
+	for _, chunk := range chunks(strs(names), 500) {
+		q, vars := nameBlocks(chunk, relationHeaderFields)
+		var res map[string][]headerJSON
+		if err := s.query(ctx, "dgraph.RelationHeaders", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				if r.Type != "" {
+					out[graph.RelationName(r.Name)] = graph.RelationHeader{Relation: r.relation(),
+						ClaimCount: r.ClaimCount, Support: decodeSupport(r.Support)}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.support
+  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } count(~pg.claim_of)`
+
+// Degrees implements graph.Store.
+func (s *Store) Degrees(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName]int, error) {
+	out := make(map[graph.EntityName]int, len(entities))
+	for _, chunk := range chunks(strs(entities), 500) {
+		q, vars := nameBlocks(chunk, "pg.name out: count(~pg.from) in: count(~pg.to)")
+		var res map[string][]struct {
+			Name    string `json:"pg.name"`
+			Out, In int
+		}
+		if err := s.query(ctx, "dgraph.Degrees", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				out[graph.EntityName(r.Name)] = r.Out + r.In
+			}
+		}
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,15 +107,21 @@ func (s *Store) query(ctx context.Context, op, q string, vars map[string]string,
 // nameBlocks builds one query block per name, `n0(func: eq(pg.name, $n0)) { fields }`, with the names
 // as variables. It returns the query and its variables.
 func nameBlocks(names []string, fields string) (string, map[string]string) {
+	return eqBlocks("pg.name", names, fields)
+}
+
+// eqBlocks builds one query block per value of an indexed predicate, `n0(func: eq(pred, $n0)) { fields }`,
+// with the values as variables. pred and fields are polgraph's own text, never a user's.
+func eqBlocks(pred string, values []string, fields string) (string, map[string]string) {
 	var decl, body strings.Builder
-	vars := make(map[string]string, len(names))
-	for i, n := range names {
+	vars := make(map[string]string, len(values))
+	for i, n := range values {
 		v := "$n" + strconv.Itoa(i)
 		if i > 0 {
 			decl.WriteString(", ")
 		}
 		decl.WriteString(v + ": string")
-		fmt.Fprintf(&body, "n%d(func: eq(pg.name, %s)) { %s }\n", i, v, fields)
+		fmt.Fprintf(&body, "n%d(func: eq(%s, %s)) { %s }\n", i, pred, v, fields)
 		vars[v] = n
 	}
 	return "query q(" + decl.String() + ") {\n" + body.String() + "}", vars
@@ -192,6 +199,37 @@ func (s *Store) GetEntities(ctx context.Context, names []graph.EntityName) (map[
 				out[graph.EntityName(r.Name)] = r.entity()
 			}
 		}
+	}
+	return out, nil
+}
+
+// EntitiesByOCD returns, for each Open Civic Data division id (an entity's identifiers.ocd), the entities
+// that hold it, ordered by name; ids no entity holds are absent. Each id should have one holder: two mean
+// the same seat was loaded under two names. It returns Unavailable, DeadlineExceeded or Internal errors.
+func (s *Store) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
+	out := make(map[string][]graph.Entity)
+	for _, chunk := range chunks(ids, 500) {
+		q, vars := eqBlocks("pg.ocd_id", chunk, entityFields+" pg.ocd_id")
+		var res map[string][]struct {
+			entityJSON
+			OCD string `json:"pg.ocd_id"`
+		}
+		if err := s.query(ctx, "dgraph.EntitiesByOCD", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				if r.Kind == "" || r.OCD == "" {
+					continue
+				}
+				s.remember(r.Name, r.UID)
+				out[r.OCD] = append(out[r.OCD], r.entity())
+			}
+		}
+	}
+	for id, es := range out {
+		slices.SortFunc(es, func(a, b graph.Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
+		out[id] = slices.CompactFunc(es, func(a, b graph.Entity) bool { return a.Name == b.Name })
 	}
 	return out, nil
 }
@@ -276,29 +314,7 @@ func (s *Store) RelationCounts(ctx context.Context, name graph.EntityName) ([]gr
 			}
 		}
 	}
-	return mergeCounts(out), nil
-}
-
-func mergeCounts(in []graph.RelationCount) []graph.RelationCount {
-	type key struct {
-		t   graph.RelationType
-		out bool
-	}
-	sum := map[key]int{}
-	var order []key
-	for _, c := range in {
-		k := key{c.Type, c.Outgoing}
-		if _, ok := sum[k]; !ok {
-			order = append(order, k)
-		}
-		sum[k] += c.Count
-	}
-	out := make([]graph.RelationCount, 0, len(order))
-	for _, k := range order {
-		out = append(out, graph.RelationCount{Type: k.t, Outgoing: k.out, Count: sum[k]})
-	}
-	sortCounts(out)
-	return out
+	return graph.SumRelationCounts(out), nil
 }
 
 func strs[N ~string](ns []N) []string {

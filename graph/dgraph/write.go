@@ -76,15 +76,16 @@ func (s *Store) upsertOnce(ctx context.Context, names []string, build func(map[s
 	if err != nil {
 		return err
 	}
-	var muts []*api.Mutation
+	// Deletions go first, in their own mutation, so that the values set next replace what was there.
 	if len(del) > 0 {
-		muts = append(muts, &api.Mutation{DelNquads: del})
+		if _, err := txn.Mutate(ctx, &api.Mutation{DelNquads: del}); err != nil {
+			return err
+		}
 	}
-	muts = append(muts, &api.Mutation{SetJson: setJSON})
-	if _, err := txn.Do(ctx, &api.Request{Mutations: muts, CommitNow: true}); err != nil {
+	if _, err := txn.Mutate(ctx, &api.Mutation{SetJson: setJSON}); err != nil {
 		return err
 	}
-	return nil
+	return txn.Commit(ctx)
 }
 
 // node returns the JSON object for a resource: its uid when it exists, else a blank node.

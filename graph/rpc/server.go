@@ -4,7 +4,9 @@ package rpc
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -13,6 +15,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
@@ -95,6 +98,7 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	return resp, nil
 }
 
+// pageToken is what a page token holds: the request's fingerprint and where the next page starts.
 type pageToken struct {
 	Query  string `json:"q"`
 	Offset int    `json:"o"`
@@ -112,17 +116,14 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 		q.Kinds = append(q.Kinds, kind)
 	}
 	offset := 0
+	fp := fingerprint(req, func(r *pb.SearchEntitiesRequest) { r.PageToken, r.PageSize = "", 0 })
 	if t := req.GetPageToken(); t != "" {
-		var tok pageToken
-		b, err := base64.RawURLEncoding.DecodeString(t)
-		if err == nil {
-			err = json.Unmarshal(b, &tok)
-		}
+		tok, ok := decodeToken(t)
 		switch {
-		case err != nil || tok.Offset < 0:
+		case !ok:
 			v.Add("page_token", "not a page token from this service")
-		case tok.Query != graph.NormalizeName(q.Text):
-			v.Add("page_token", "belongs to another query")
+		case tok.Query != fp:
+			v.Add("page_token", "belongs to another request")
 		default:
 			offset = tok.Offset
 		}
@@ -139,8 +140,7 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 		resp.Results = append(resp.Results, &pb.SearchResult{Entity: entityPB(r.Entity), Matched: r.Matched, Score: r.Score})
 	}
 	if next > 0 {
-		b, _ := json.Marshal(pageToken{Query: graph.NormalizeName(q.Text), Offset: next})
-		resp.NextPageToken = base64.RawURLEncoding.EncodeToString(b)
+		resp.NextPageToken = encodeToken(pageToken{Query: fp, Offset: next})
 	}
 	return resp, nil
 }
@@ -164,8 +164,22 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
-	if err := v.Err("FindPaths", "invalid path query"); err != nil {
-		return nil, s.toStatus(ctx, "FindPaths", err)
+	if len(v) > 0 {
+		// Report the other fields' problems too, in one answer.
+		probe := q
+		probe.Normalize()
+		probe.Filter = graph.RelationFilter{}
+		if probe.From == "" {
+			probe.From = "actors/x"
+		}
+		if probe.To == "" || probe.To == probe.From {
+			probe.To = "actors/y"
+		}
+		var ge *graph.Error
+		if errors.As(probe.Validate(), &ge) {
+			v = append(v, ge.Violations...)
+		}
+		return nil, s.toStatus(ctx, "FindPaths", v.Err("FindPaths", "invalid path query"))
 	}
 	ans, err := s.svc.FindPaths(ctx, q)
 	if err != nil {
@@ -228,3 +242,83 @@ func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// ExploreNeighborhood implements pb.GraphServiceServer.
+func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighborhoodRequest) (*pb.ExploreNeighborhoodResponse, error) {
+	q := graph.NeighborhoodQuery{Center: req.GetName(), Depth: int(req.GetDepth()), MaxPerNode: int(req.GetMaxPerNode()),
+		MaxNodes: int(req.GetMaxNodes()), PageSize: int(req.GetPageSize())}
+	var v graph.Violations
+	q.Filter = filterOf(req.GetFilter(), &v)
+	for _, n := range req.GetExclude() {
+		q.Exclude = append(q.Exclude, graph.EntityName(n))
+	}
+	fp := fingerprint(req, func(r *pb.ExploreNeighborhoodRequest) { r.PageToken, r.PageSize = "", 0 })
+	if t := req.GetPageToken(); t != "" {
+		tok, ok := decodeToken(t)
+		switch {
+		case !ok:
+			v.Add("page_token", "not a page token from this service")
+		case tok.Query != fp:
+			v.Add("page_token", "belongs to another request")
+		default:
+			q.Offset = tok.Offset
+		}
+	}
+	if err := v.Err("ExploreNeighborhood", "invalid neighbourhood query"); err != nil {
+		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
+	}
+	n, err := s.svc.ExploreNeighborhood(ctx, q)
+	if err != nil {
+		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
+	}
+	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total)}
+	for _, node := range n.Nodes {
+		resp.Nodes = append(resp.Nodes, &pb.NeighborhoodNode{Entity: entityPB(node.Entity), Distance: int32(node.Distance),
+			RelationCount: int32(node.RelationCount)})
+	}
+	for _, e := range n.Edges {
+		r := e.Relation
+		edge := &pb.Edge{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
+			Symmetric: r.Type.Symmetric(), Role: r.Role, ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
+			Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence}
+		for _, st := range e.Statuses {
+			edge.Statuses = append(edge.Statuses, statusPB(st))
+		}
+		resp.Edges = append(resp.Edges, edge)
+	}
+	for _, t := range n.Truncated {
+		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut)}
+		for _, c := range t.ByType {
+			tr.ByType = append(tr.ByType, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
+		}
+		resp.Truncated = append(resp.Truncated, tr)
+	}
+	if n.NextOffset > 0 {
+		resp.NextPageToken = encodeToken(pageToken{Query: fp, Offset: n.NextOffset})
+	}
+	return resp, nil
+}
+
+// fingerprint identifies a request apart from its paging fields (which clear removes), so that a page
+// token is only accepted for the request that produced it.
+func fingerprint[M proto.Message](req M, clear func(M)) string {
+	c := proto.Clone(req).(M)
+	clear(c)
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func encodeToken(t pageToken) string {
+	b, _ := json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeToken(s string) (pageToken, bool) {
+	var tok pageToken
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &tok)
+	}
+	return tok, err == nil && tok.Offset > 0
+}

@@ -823,6 +823,484 @@ func (x *Hop) GetForward() bool {
 	return false
 }
 
+// ExploreNeighborhoodRequest asks what surrounds an entity.
+type ExploreNeighborhoodRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity at the centre: a resource name, or a name or alias naming exactly one entity.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// How many hops out to go, 1 to 3 (default 1).
+	Depth int32 `protobuf:"varint,2,opt,name=depth,proto3" json:"depth,omitempty"`
+	// Which relations count as links.
+	Filter *RelationFilter `protobuf:"bytes,3,opt,name=filter,proto3" json:"filter,omitempty"`
+	// At most this many new neighbours are shown for each entity expanded (default 25, at most 200); the
+	// rest are counted in `truncated`.
+	MaxPerNode int32 `protobuf:"varint,4,opt,name=max_per_node,json=maxPerNode,proto3" json:"max_per_node,omitempty"`
+	// At most this many entities in the whole answer, the centre included (default 100, at most 500).
+	MaxNodes int32 `protobuf:"varint,5,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
+	// Resource names of entities the caller already shows. They are not returned as nodes, take no place
+	// under the caps and are not expanded, but edges to them are returned. Asking again for an entity with
+	// its shown neighbours excluded gives its next neighbours ("show more").
+	Exclude []string `protobuf:"bytes,6,rep,name=exclude,proto3" json:"exclude,omitempty"`
+	// At most this many nodes per page (default and maximum: max_nodes). Edges come with the page holding
+	// their second end.
+	PageSize int32 `protobuf:"varint,7,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A `next_page_token` from an earlier response to the same request, to continue from there.
+	PageToken     string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExploreNeighborhoodRequest) Reset() {
+	*x = ExploreNeighborhoodRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExploreNeighborhoodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExploreNeighborhoodRequest) ProtoMessage() {}
+
+func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
+func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ExploreNeighborhoodRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ExploreNeighborhoodRequest) GetDepth() int32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *ExploreNeighborhoodRequest) GetFilter() *RelationFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *ExploreNeighborhoodRequest) GetMaxPerNode() int32 {
+	if x != nil {
+		return x.MaxPerNode
+	}
+	return 0
+}
+
+func (x *ExploreNeighborhoodRequest) GetMaxNodes() int32 {
+	if x != nil {
+		return x.MaxNodes
+	}
+	return 0
+}
+
+func (x *ExploreNeighborhoodRequest) GetExclude() []string {
+	if x != nil {
+		return x.Exclude
+	}
+	return nil
+}
+
+func (x *ExploreNeighborhoodRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ExploreNeighborhoodRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
+type ExploreNeighborhoodResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The centre entity (also the first node of the first page).
+	Center *Entity `protobuf:"bytes,1,opt,name=center,proto3" json:"center,omitempty"`
+	// Entities in this page, nearest first, then in name order.
+	Nodes []*NeighborhoodNode `protobuf:"bytes,2,rep,name=nodes,proto3" json:"nodes,omitempty"`
+	// Relations between entities of this page and entities of earlier pages, the centre or `exclude`.
+	Edges []*Edge `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
+	// For each expanded entity whose links the caps cut, how many were left out.
+	Truncated []*Truncation `protobuf:"bytes,4,rep,name=truncated,proto3" json:"truncated,omitempty"`
+	// Pass as `page_token` to get the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,5,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// How many nodes all pages hold together.
+	TotalNodes    int32 `protobuf:"varint,6,opt,name=total_nodes,json=totalNodes,proto3" json:"total_nodes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExploreNeighborhoodResponse) Reset() {
+	*x = ExploreNeighborhoodResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExploreNeighborhoodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExploreNeighborhoodResponse) ProtoMessage() {}
+
+func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
+func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
+	if x != nil {
+		return x.Center
+	}
+	return nil
+}
+
+func (x *ExploreNeighborhoodResponse) GetNodes() []*NeighborhoodNode {
+	if x != nil {
+		return x.Nodes
+	}
+	return nil
+}
+
+func (x *ExploreNeighborhoodResponse) GetEdges() []*Edge {
+	if x != nil {
+		return x.Edges
+	}
+	return nil
+}
+
+func (x *ExploreNeighborhoodResponse) GetTruncated() []*Truncation {
+	if x != nil {
+		return x.Truncated
+	}
+	return nil
+}
+
+func (x *ExploreNeighborhoodResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *ExploreNeighborhoodResponse) GetTotalNodes() int32 {
+	if x != nil {
+		return x.TotalNodes
+	}
+	return 0
+}
+
+// NeighborhoodNode is an entity in a neighbourhood.
+type NeighborhoodNode struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity.
+	Entity *Entity `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// Hops from the centre (0 for the centre).
+	Distance int32 `protobuf:"varint,2,opt,name=distance,proto3" json:"distance,omitempty"`
+	// How many relations the entity has in all, whatever the filter: a hint for "N more".
+	RelationCount int32 `protobuf:"varint,3,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NeighborhoodNode) Reset() {
+	*x = NeighborhoodNode{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NeighborhoodNode) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NeighborhoodNode) ProtoMessage() {}
+
+func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
+func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *NeighborhoodNode) GetEntity() *Entity {
+	if x != nil {
+		return x.Entity
+	}
+	return nil
+}
+
+func (x *NeighborhoodNode) GetDistance() int32 {
+	if x != nil {
+		return x.Distance
+	}
+	return 0
+}
+
+func (x *NeighborhoodNode) GetRelationCount() int32 {
+	if x != nil {
+		return x.RelationCount
+	}
+	return 0
+}
+
+// Edge is a relation drawn between two nodes, without its claims (GetRelation has them).
+type Edge struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The relation's resource name: a stable edge id.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The relation type.
+	Type RelationType `protobuf:"varint,2,opt,name=type,proto3,enum=polgraph.v1.RelationType" json:"type,omitempty"`
+	// The `from` end's resource name.
+	From string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	// The `to` end's resource name.
+	To string `protobuf:"bytes,4,opt,name=to,proto3" json:"to,omitempty"`
+	// True for symmetric types: draw without an arrow.
+	Symmetric bool `protobuf:"varint,5,opt,name=symmetric,proto3" json:"symmetric,omitempty"`
+	// A short label such as "Mayor".
+	Role string `protobuf:"bytes,6,opt,name=role,proto3" json:"role,omitempty"`
+	// Start of the state, fuzzy; empty when unknown.
+	ValidFrom string `protobuf:"bytes,7,opt,name=valid_from,json=validFrom,proto3" json:"valid_from,omitempty"`
+	// End of the state, fuzzy; empty when unknown or ongoing.
+	ValidTo string `protobuf:"bytes,8,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
+	// Date of the event, fuzzy; empty when not an event.
+	Date string `protobuf:"bytes,9,opt,name=date,proto3" json:"date,omitempty"`
+	// How many claims back or deny the relation.
+	ClaimCount int32 `protobuf:"varint,10,opt,name=claim_count,json=claimCount,proto3" json:"claim_count,omitempty"`
+	// The statuses its claims have, in the order ALLEGED, REPORTED, CONFIRMED, DENIED: an edge whose only
+	// counted claims are ALLEGED or DENIED can be drawn differently.
+	Statuses []ClaimStatus `protobuf:"varint,11,rep,packed,name=statuses,proto3,enum=polgraph.v1.ClaimStatus" json:"statuses,omitempty"`
+	// The highest confidence among its claims with a counted status.
+	Confidence    float64 `protobuf:"fixed64,12,opt,name=confidence,proto3" json:"confidence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Edge) Reset() {
+	*x = Edge{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Edge) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Edge) ProtoMessage() {}
+
+func (x *Edge) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Edge.ProtoReflect.Descriptor instead.
+func (*Edge) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Edge) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Edge) GetType() RelationType {
+	if x != nil {
+		return x.Type
+	}
+	return RelationType_RELATION_TYPE_UNSPECIFIED
+}
+
+func (x *Edge) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *Edge) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *Edge) GetSymmetric() bool {
+	if x != nil {
+		return x.Symmetric
+	}
+	return false
+}
+
+func (x *Edge) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *Edge) GetValidFrom() string {
+	if x != nil {
+		return x.ValidFrom
+	}
+	return ""
+}
+
+func (x *Edge) GetValidTo() string {
+	if x != nil {
+		return x.ValidTo
+	}
+	return ""
+}
+
+func (x *Edge) GetDate() string {
+	if x != nil {
+		return x.Date
+	}
+	return ""
+}
+
+func (x *Edge) GetClaimCount() int32 {
+	if x != nil {
+		return x.ClaimCount
+	}
+	return 0
+}
+
+func (x *Edge) GetStatuses() []ClaimStatus {
+	if x != nil {
+		return x.Statuses
+	}
+	return nil
+}
+
+func (x *Edge) GetConfidence() float64 {
+	if x != nil {
+		return x.Confidence
+	}
+	return 0
+}
+
+// Truncation counts the links of one entity that the caps left out.
+type Truncation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity whose links were cut.
+	Entity string `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// How many of its links to entities not shown were left out.
+	LeftOut int32 `protobuf:"varint,2,opt,name=left_out,json=leftOut,proto3" json:"left_out,omitempty"`
+	// The same, by relation type and direction, most first.
+	ByType        []*RelationCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Truncation) Reset() {
+	*x = Truncation{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Truncation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Truncation) ProtoMessage() {}
+
+func (x *Truncation) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
+func (*Truncation) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *Truncation) GetEntity() string {
+	if x != nil {
+		return x.Entity
+	}
+	return ""
+}
+
+func (x *Truncation) GetLeftOut() int32 {
+	if x != nil {
+		return x.LeftOut
+	}
+	return 0
+}
+
+func (x *Truncation) GetByType() []*RelationCount {
+	if x != nil {
+		return x.ByType
+	}
+	return nil
+}
+
 var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
@@ -876,12 +1354,59 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\"R\n" +
 	"\x03Hop\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
-	"\aforward\x18\x02 \x01(\bR\aforward2\xd3\x02\n" +
+	"\aforward\x18\x02 \x01(\bR\aforward\"\x90\x02\n" +
+	"\x1aExploreNeighborhoodRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05depth\x18\x02 \x01(\x05R\x05depth\x123\n" +
+	"\x06filter\x18\x03 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12 \n" +
+	"\fmax_per_node\x18\x04 \x01(\x05R\n" +
+	"maxPerNode\x12\x1b\n" +
+	"\tmax_nodes\x18\x05 \x01(\x05R\bmaxNodes\x12\x18\n" +
+	"\aexclude\x18\x06 \x03(\tR\aexclude\x12\x1b\n" +
+	"\tpage_size\x18\a \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\"\xa8\x02\n" +
+	"\x1bExploreNeighborhoodResponse\x12+\n" +
+	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
+	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
+	"\x05edges\x18\x03 \x03(\v2\x11.polgraph.v1.EdgeR\x05edges\x125\n" +
+	"\ttruncated\x18\x04 \x03(\v2\x17.polgraph.v1.TruncationR\ttruncated\x12&\n" +
+	"\x0fnext_page_token\x18\x05 \x01(\tR\rnextPageToken\x12\x1f\n" +
+	"\vtotal_nodes\x18\x06 \x01(\x05R\n" +
+	"totalNodes\"\x82\x01\n" +
+	"\x10NeighborhoodNode\x12+\n" +
+	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x1a\n" +
+	"\bdistance\x18\x02 \x01(\x05R\bdistance\x12%\n" +
+	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xe4\x02\n" +
+	"\x04Edge\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
+	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1c\n" +
+	"\tsymmetric\x18\x05 \x01(\bR\tsymmetric\x12\x12\n" +
+	"\x04role\x18\x06 \x01(\tR\x04role\x12\x1d\n" +
+	"\n" +
+	"valid_from\x18\a \x01(\tR\tvalidFrom\x12\x19\n" +
+	"\bvalid_to\x18\b \x01(\tR\avalidTo\x12\x12\n" +
+	"\x04date\x18\t \x01(\tR\x04date\x12\x1f\n" +
+	"\vclaim_count\x18\n" +
+	" \x01(\x05R\n" +
+	"claimCount\x124\n" +
+	"\bstatuses\x18\v \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x12\x1e\n" +
+	"\n" +
+	"confidence\x18\f \x01(\x01R\n" +
+	"confidence\"t\n" +
+	"\n" +
+	"Truncation\x12\x16\n" +
+	"\x06entity\x18\x01 \x01(\tR\x06entity\x12\x19\n" +
+	"\bleft_out\x18\x02 \x01(\x05R\aleftOut\x123\n" +
+	"\aby_type\x18\x03 \x03(\v2\x1a.polgraph.v1.RelationCountR\x06byType2\xbd\x03\n" +
 	"\fGraphService\x12J\n" +
 	"\tGetEntity\x12\x1d.polgraph.v1.GetEntityRequest\x1a\x1e.polgraph.v1.GetEntityResponse\x12Y\n" +
 	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12P\n" +
 	"\vGetRelation\x12\x1f.polgraph.v1.GetRelationRequest\x1a .polgraph.v1.GetRelationResponse\x12J\n" +
-	"\tFindPaths\x12\x1d.polgraph.v1.FindPathsRequest\x1a\x1e.polgraph.v1.FindPathsResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
+	"\tFindPaths\x12\x1d.polgraph.v1.FindPathsRequest\x1a\x1e.polgraph.v1.FindPathsResponse\x12h\n" +
+	"\x13ExploreNeighborhood\x12'.polgraph.v1.ExploreNeighborhoodRequest\x1a(.polgraph.v1.ExploreNeighborhoodResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
 
 var (
 	file_polgraph_v1_graph_service_proto_rawDescOnce sync.Once
@@ -895,57 +1420,73 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_graph_service_proto_rawDescData
 }
 
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
-	(*GetEntityRequest)(nil),       // 0: polgraph.v1.GetEntityRequest
-	(*GetEntityResponse)(nil),      // 1: polgraph.v1.GetEntityResponse
-	(*RelationCount)(nil),          // 2: polgraph.v1.RelationCount
-	(*SearchEntitiesRequest)(nil),  // 3: polgraph.v1.SearchEntitiesRequest
-	(*SearchEntitiesResponse)(nil), // 4: polgraph.v1.SearchEntitiesResponse
-	(*SearchResult)(nil),           // 5: polgraph.v1.SearchResult
-	(*GetRelationRequest)(nil),     // 6: polgraph.v1.GetRelationRequest
-	(*GetRelationResponse)(nil),    // 7: polgraph.v1.GetRelationResponse
-	(*RelationFilter)(nil),         // 8: polgraph.v1.RelationFilter
-	(*FindPathsRequest)(nil),       // 9: polgraph.v1.FindPathsRequest
-	(*FindPathsResponse)(nil),      // 10: polgraph.v1.FindPathsResponse
-	(*Path)(nil),                   // 11: polgraph.v1.Path
-	(*Hop)(nil),                    // 12: polgraph.v1.Hop
-	(*Entity)(nil),                 // 13: polgraph.v1.Entity
-	(RelationType)(0),              // 14: polgraph.v1.RelationType
-	(EntityKind)(0),                // 15: polgraph.v1.EntityKind
-	(*Relation)(nil),               // 16: polgraph.v1.Relation
-	(ClaimStatus)(0),               // 17: polgraph.v1.ClaimStatus
+	(*GetEntityRequest)(nil),            // 0: polgraph.v1.GetEntityRequest
+	(*GetEntityResponse)(nil),           // 1: polgraph.v1.GetEntityResponse
+	(*RelationCount)(nil),               // 2: polgraph.v1.RelationCount
+	(*SearchEntitiesRequest)(nil),       // 3: polgraph.v1.SearchEntitiesRequest
+	(*SearchEntitiesResponse)(nil),      // 4: polgraph.v1.SearchEntitiesResponse
+	(*SearchResult)(nil),                // 5: polgraph.v1.SearchResult
+	(*GetRelationRequest)(nil),          // 6: polgraph.v1.GetRelationRequest
+	(*GetRelationResponse)(nil),         // 7: polgraph.v1.GetRelationResponse
+	(*RelationFilter)(nil),              // 8: polgraph.v1.RelationFilter
+	(*FindPathsRequest)(nil),            // 9: polgraph.v1.FindPathsRequest
+	(*FindPathsResponse)(nil),           // 10: polgraph.v1.FindPathsResponse
+	(*Path)(nil),                        // 11: polgraph.v1.Path
+	(*Hop)(nil),                         // 12: polgraph.v1.Hop
+	(*ExploreNeighborhoodRequest)(nil),  // 13: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 14: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 15: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 16: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 17: polgraph.v1.Truncation
+	(*Entity)(nil),                      // 18: polgraph.v1.Entity
+	(RelationType)(0),                   // 19: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 20: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 21: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 22: polgraph.v1.ClaimStatus
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
-	13, // 0: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	18, // 0: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
 	2,  // 1: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	14, // 2: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	15, // 3: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	19, // 2: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	20, // 3: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
 	5,  // 4: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	13, // 5: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	16, // 6: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	13, // 7: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	14, // 8: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	14, // 9: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	17, // 10: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	18, // 5: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	21, // 6: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	18, // 7: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	19, // 8: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	19, // 9: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	22, // 10: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
 	8,  // 11: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
 	11, // 12: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	13, // 13: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	18, // 13: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
 	12, // 14: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	16, // 15: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	0,  // 16: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	3,  // 17: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	6,  // 18: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	9,  // 19: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	1,  // 20: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	4,  // 21: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	7,  // 22: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	10, // 23: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	20, // [20:24] is the sub-list for method output_type
-	16, // [16:20] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	21, // 15: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	8,  // 16: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	18, // 17: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	15, // 18: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	16, // 19: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	17, // 20: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	18, // 21: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	19, // 22: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	22, // 23: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	2,  // 24: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	0,  // 25: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	3,  // 26: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	6,  // 27: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	9,  // 28: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	13, // 29: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	1,  // 30: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	4,  // 31: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	7,  // 32: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	10, // 33: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	14, // 34: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	30, // [30:35] is the sub-list for method output_type
+	25, // [25:30] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -960,7 +1501,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

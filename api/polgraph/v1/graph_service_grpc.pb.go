@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	GraphService_GetEntity_FullMethodName      = "/polgraph.v1.GraphService/GetEntity"
-	GraphService_SearchEntities_FullMethodName = "/polgraph.v1.GraphService/SearchEntities"
-	GraphService_GetRelation_FullMethodName    = "/polgraph.v1.GraphService/GetRelation"
-	GraphService_FindPaths_FullMethodName      = "/polgraph.v1.GraphService/FindPaths"
+	GraphService_GetEntity_FullMethodName           = "/polgraph.v1.GraphService/GetEntity"
+	GraphService_SearchEntities_FullMethodName      = "/polgraph.v1.GraphService/SearchEntities"
+	GraphService_GetRelation_FullMethodName         = "/polgraph.v1.GraphService/GetRelation"
+	GraphService_FindPaths_FullMethodName           = "/polgraph.v1.GraphService/FindPaths"
+	GraphService_ExploreNeighborhood_FullMethodName = "/polgraph.v1.GraphService/ExploreNeighborhood"
 )
 
 // GraphServiceClient is the client API for GraphService service.
@@ -45,6 +46,9 @@ type GraphServiceClient interface {
 	GetRelation(ctx context.Context, in *GetRelationRequest, opts ...grpc.CallOption) (*GetRelationResponse, error)
 	// FindPaths returns the shortest simple paths between two entities, each hop with its evidence.
 	FindPaths(ctx context.Context, in *FindPathsRequest, opts ...grpc.CallOption) (*FindPathsResponse, error)
+	// ExploreNeighborhood returns the entities within a few hops of one entity, as nodes and edges a
+	// visualizer can merge into what it already shows, with counts of what the caps left out.
+	ExploreNeighborhood(ctx context.Context, in *ExploreNeighborhoodRequest, opts ...grpc.CallOption) (*ExploreNeighborhoodResponse, error)
 }
 
 type graphServiceClient struct {
@@ -95,6 +99,16 @@ func (c *graphServiceClient) FindPaths(ctx context.Context, in *FindPathsRequest
 	return out, nil
 }
 
+func (c *graphServiceClient) ExploreNeighborhood(ctx context.Context, in *ExploreNeighborhoodRequest, opts ...grpc.CallOption) (*ExploreNeighborhoodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExploreNeighborhoodResponse)
+	err := c.cc.Invoke(ctx, GraphService_ExploreNeighborhood_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GraphServiceServer is the server API for GraphService service.
 // All implementations must embed UnimplementedGraphServiceServer
 // for forward compatibility.
@@ -115,6 +129,9 @@ type GraphServiceServer interface {
 	GetRelation(context.Context, *GetRelationRequest) (*GetRelationResponse, error)
 	// FindPaths returns the shortest simple paths between two entities, each hop with its evidence.
 	FindPaths(context.Context, *FindPathsRequest) (*FindPathsResponse, error)
+	// ExploreNeighborhood returns the entities within a few hops of one entity, as nodes and edges a
+	// visualizer can merge into what it already shows, with counts of what the caps left out.
+	ExploreNeighborhood(context.Context, *ExploreNeighborhoodRequest) (*ExploreNeighborhoodResponse, error)
 	mustEmbedUnimplementedGraphServiceServer()
 }
 
@@ -136,6 +153,9 @@ func (UnimplementedGraphServiceServer) GetRelation(context.Context, *GetRelation
 }
 func (UnimplementedGraphServiceServer) FindPaths(context.Context, *FindPathsRequest) (*FindPathsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FindPaths not implemented")
+}
+func (UnimplementedGraphServiceServer) ExploreNeighborhood(context.Context, *ExploreNeighborhoodRequest) (*ExploreNeighborhoodResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ExploreNeighborhood not implemented")
 }
 func (UnimplementedGraphServiceServer) mustEmbedUnimplementedGraphServiceServer() {}
 func (UnimplementedGraphServiceServer) testEmbeddedByValue()                      {}
@@ -230,6 +250,24 @@ func _GraphService_FindPaths_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GraphService_ExploreNeighborhood_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExploreNeighborhoodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).ExploreNeighborhood(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_ExploreNeighborhood_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).ExploreNeighborhood(ctx, req.(*ExploreNeighborhoodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GraphService_ServiceDesc is the grpc.ServiceDesc for GraphService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -252,6 +290,10 @@ var GraphService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FindPaths",
 			Handler:    _GraphService_FindPaths_Handler,
+		},
+		{
+			MethodName: "ExploreNeighborhood",
+			Handler:    _GraphService_ExploreNeighborhood_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
