@@ -27,7 +27,8 @@ tools:
 
 ## proto: regenerate api/ from the .proto files (needs protoc; see deploy/install-tools.sh)
 proto:
-	cd api && protoc -I . --go_out=paths=source_relative:. --go-grpc_out=paths=source_relative:. polgraph/v1/*.proto
+	cd api && protoc -I . --go_out=paths=source_relative:. --go-grpc_out=paths=source_relative:. \
+		--include_source_info --include_imports --descriptor_set_out=polgraph/v1/descriptor.binpb polgraph/v1/*.proto
 
 clean:
 	rm -rf bin .data

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
@@ -64,7 +65,12 @@ func serve(ctx context.Context, lis net.Listener, store graph.Store, cfg Config,
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(pb.GraphService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
+	docs, err := pb.DocumentedFiles()
+	if err != nil {
+		return err
+	}
+	refl := reflection.NewServerV1(reflection.ServerOptions{Services: srv, DescriptorResolver: docs})
+	reflectionpb.RegisterServerReflectionServer(srv, refl)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()

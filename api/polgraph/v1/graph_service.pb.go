@@ -495,7 +495,9 @@ type RelationFilter struct {
 	// A relation counts only if one of its counted claims has at least this confidence (0 to 1).
 	MinConfidence float64 `protobuf:"fixed64,4,opt,name=min_confidence,json=minConfidence,proto3" json:"min_confidence,omitempty"`
 	// Claims with these statuses count. Empty means ALLEGED, REPORTED and CONFIRMED: a denied claim never
-	// makes a link unless asked for explicitly.
+	// makes a link unless asked for explicitly. A relation with a DENIED claim is disputed: unless DENIED
+	// is listed here, it counts only through a CONFIRMED claim, so support that one source alleges and
+	// another denies is not a link by default.
 	Statuses      []ClaimStatus `protobuf:"varint,5,rep,packed,name=statuses,proto3,enum=polgraph.v1.ClaimStatus" json:"statuses,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
