@@ -9,9 +9,9 @@ run: dgraph build
 	./bin/polgraph run
 
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves
-test: dgraph
+test: dgraph tools
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 30m ./...
+	POLGRAPH_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 30m ./...
 
 ## build: the polgraph binary, in bin/
 build:
