@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -163,7 +164,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		}
 		if read > budget {
 			return Neighborhood{}, &Error{Op: "ExploreNeighborhood", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
-				Message: "the neighbourhood would read more than " + itoa(budget) + " relations; lower depth or narrow the filter"}
+				Message: "the neighbourhood would read more than " + strconv.Itoa(budget) + " relations; lower depth or narrow the filter"}
 		}
 		var next []EntityName
 		for _, u := range frontier {

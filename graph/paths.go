@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -105,7 +106,7 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 		}
 		if x.read > x.budget {
 			return &Error{Op: "FindPaths", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
-				Message: "the path query would read more than " + itoa(x.budget) +
+				Message: "the path query would read more than " + strconv.Itoa(x.budget) +
 					" relations; ask for a smaller max_depth or narrow the filter"}
 		}
 	}

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"slices"
+	"strconv"
 )
 
 // RelationFilter decides which relations count as links.
@@ -176,6 +177,8 @@ type Store interface {
 	Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error)
 	// Counts returns how many entities, relations, claims and sources the graph holds.
 	Counts(ctx context.Context) (Counts, error)
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
 }
 
 // Writer upserts resources by name: writing one twice leaves one copy, with the later values. Lists
@@ -192,11 +195,4 @@ type Counts struct {
 	Entities, Relations, Claims, Sources int
 }
 
-func indexed(field string, i int) string { return field + "[" + itoa(i) + "]" }
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
-}
+func indexed(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }

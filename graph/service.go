@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -61,11 +62,9 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, erro
 	for i, e := range found {
 		names[i] = string(e.Name) + " (" + e.DisplayName + ")"
 	}
-	var v Violations
-	v.Add(field, "%s names %d entities: %s; use a resource name", quote(text), len(found), strings.Join(names, ", "))
-	err = v.Err(op, "ambiguous entity name")
-	err.(*Error).Reason = "AMBIGUOUS_NAME"
-	return Entity{}, err
+	return Entity{}, &Error{Op: op, Kind: Invalid, Reason: "AMBIGUOUS_NAME", Message: "ambiguous entity name",
+		Violations: []FieldViolation{{Field: field, Description: fmt.Sprintf("%s names %d entities: %s; use a resource name",
+			quote(text), len(found), strings.Join(names, ", "))}}}
 }
 
 // MaxQueryLength bounds names and search text, in bytes.

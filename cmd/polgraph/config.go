@@ -16,16 +16,15 @@ import (
 // Config is every setting of the polgraph binary, with defaults, overridden by environment variables,
 // then by flags.
 type Config struct {
-	Addr        string        // gRPC listen address
-	Dgraph      string        // Dgraph alpha gRPC address (serve, load, import)
-	Timeout     time.Duration // server-side bound on every query
-	LogLevel    string
-	DataDir     string // run: where the local Dgraph keeps its data
-	PortOffset  int    // run: offset of the local Dgraph's ports
-	DgraphBin   string // run: the dgraph binary
-	Batch       int    // load, import: records per transaction
-	WorkBudget  int    // relations one query may read before it stops with RESOURCE_EXHAUSTED
-	ShowVersion bool
+	Addr       string        // gRPC listen address
+	Dgraph     string        // Dgraph alpha gRPC address (serve, load, import)
+	Timeout    time.Duration // server-side bound on every query
+	LogLevel   string
+	DataDir    string // run: where the local Dgraph keeps its data
+	PortOffset int    // run: offset of the local Dgraph's ports
+	DgraphBin  string // run: the dgraph binary
+	Batch      int    // load, import: records per transaction
+	WorkBudget int    // relations one query may read before it stops with RESOURCE_EXHAUSTED
 }
 
 func defaultConfig() Config {

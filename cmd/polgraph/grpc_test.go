@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 )
@@ -501,4 +503,58 @@ func TestFindPathsAgreesWithOracleOnRandomGraphs(t *testing.T) {
 		t.Errorf("compared %d answers, %d with paths; want at least 200 and 100", compared, nonEmpty)
 	}
 	t.Logf("compared %d answers with the oracle, %d with paths", compared, nonEmpty)
+}
+
+// TestDatabaseDown serves from a Dgraph of its own, stops that Dgraph, and expects UNAVAILABLE answers and
+// a NOT_SERVING health status rather than a crash.
+func TestDatabaseDown(t *testing.T) {
+	if os.Getenv("POLGRAPH_TEST_ALPHA") != "" {
+		t.Skip("needs a Dgraph of its own; POLGRAPH_TEST_ALPHA is set")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, stopDgraph, err := dgraphlocal.ForTests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopDgraph()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	own, err := openStore(ctx, addr, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	healthInterval = 200 * time.Millisecond
+	defer func() { healthInterval = 5 * time.Second }()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go serve(ctx, lis, own, defaultConfig(), log, io.Discard)
+	c, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	gs := pb.NewGraphServiceClient(c)
+	if _, err := gs.GetEntity(ctx, &pb.GetEntityRequest{Name: "actors/anyone"}); status.Code(err) != codes.NotFound {
+		t.Fatalf("with Dgraph up: %v, want NOT_FOUND", err)
+	}
+	stopDgraph()
+	_, err = gs.FindPaths(ctx, &pb.FindPathsRequest{From: "actors/a", To: "actors/b"})
+	if st := wantCode(t, err, codes.Unavailable); !strings.Contains(st.Message(), addr) {
+		t.Errorf("UNAVAILABLE should name the Dgraph address %s: %q", addr, st.Message())
+	}
+	hc := healthpb.NewHealthClient(c)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		h, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: "polgraph.v1.GraphService"})
+		if err == nil && h.GetStatus() == healthpb.HealthCheckResponse_NOT_SERVING {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health still says %v (%v) 15 s after Dgraph stopped", h.GetStatus(), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -72,6 +72,7 @@ func serve(ctx context.Context, lis net.Listener, store graph.Store, cfg Config,
 	refl := reflection.NewServerV1(reflection.ServerOptions{Services: srv, DescriptorResolver: docs})
 	reflectionpb.RegisterServerReflectionServer(srv, refl)
 
+	go watchDatabase(ctx, store, hs, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()
 	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String())
@@ -91,6 +92,37 @@ func serve(ctx context.Context, lis net.Listener, store graph.Store, cfg Config,
 		srv.Stop()
 	}
 	return nil
+}
+
+// healthInterval is how often the health service asks the database whether it answers.
+var healthInterval = 5 * time.Second
+
+// watchDatabase reports NOT_SERVING on the health service while the database does not answer, so that a
+// load balancer or an orchestrator can tell.
+func watchDatabase(ctx context.Context, store graph.Store, hs *health.Server, log *slog.Logger) {
+	tick := time.NewTicker(healthInterval)
+	defer tick.Stop()
+	serving := true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := store.Ping(ctx)
+		if ok := err == nil; ok != serving && ctx.Err() == nil {
+			serving = ok
+			st := healthpb.HealthCheckResponse_SERVING
+			if !ok {
+				st = healthpb.HealthCheckResponse_NOT_SERVING
+				log.Warn("the database does not answer", "err", err)
+			} else {
+				log.Info("the database answers again")
+			}
+			hs.SetServingStatus("", st)
+			hs.SetServingStatus(pb.GraphService_ServiceDesc.ServiceName, st)
+		}
+	}
 }
 
 // logCalls logs every call with its outcome and duration.

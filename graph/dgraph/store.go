@@ -46,13 +46,19 @@ func Open(ctx context.Context, addr string, log *slog.Logger) (*Store, error) {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + addr, Err: err}
 	}
 	s := &Store{addr: addr, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)), log: log, uids: map[string]string{}}
-	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, err := s.dg.NewReadOnlyTxn().Query(pingCtx, `{ q(func: uid(0x1)) { uid } }`); err != nil {
+	if err := s.Ping(ctx); err != nil {
 		conn.Close()
-		return nil, s.wrap("dgraph.Open", err)
+		return nil, err
 	}
 	return s, nil
+}
+
+// Ping implements graph.Store: a trivial query, bounded to 5 seconds.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := s.dg.NewReadOnlyTxn().Query(ctx, `{ q(func: uid(0x1)) { uid } }`)
+	return s.wrap("dgraph.Ping", err)
 }
 
 // Close closes the connection.
