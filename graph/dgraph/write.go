@@ -25,7 +25,7 @@ const maxAttempts = 8
 // upsert writes one batch in one transaction: it looks up the uids of names (the resources written and
 // the ones they point at), lets build turn them into deletions and a JSON set, and commits. A transaction
 // aborted by a concurrent write is retried from scratch, in a fresh transaction, with backoff.
-func (s *Store) upsert(ctx context.Context, op string, names []string, build func(uids map[string]string) (del []byte, set []map[string]any, err error)) error {
+func (s *Store) upsert(ctx context.Context, op string, names []string, build buildFunc) error {
 	for attempt := 1; ; attempt++ {
 		err := s.upsertOnce(ctx, names, build)
 		if err == nil {
@@ -48,7 +48,11 @@ func (s *Store) upsert(ctx context.Context, op string, names []string, build fun
 	}
 }
 
-func (s *Store) upsertOnce(ctx context.Context, names []string, build func(map[string]string) ([]byte, []map[string]any, error)) error {
+// buildFunc turns the uids of the names that exist into deletions and a JSON set; it may read more
+// through txn, whose reads take part in its conflict detection.
+type buildFunc func(ctx context.Context, txn *dgo.Txn, uids map[string]string) (del []byte, set []map[string]any, err error)
+
+func (s *Store) upsertOnce(ctx context.Context, names []string, build buildFunc) error {
 	txn := s.dg.NewTxn()
 	defer txn.Discard(ctx)
 	uids := map[string]string{}
@@ -68,7 +72,7 @@ func (s *Store) upsertOnce(ctx context.Context, names []string, build func(map[s
 			}
 		}
 	}
-	del, set, err := build(uids)
+	del, set, err := build(ctx, txn, uids)
 	if err != nil {
 		return err
 	}
@@ -135,7 +139,7 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 	for i, src := range sources {
 		names[i] = string(src.Name)
 	}
-	return s.upsert(ctx, "dgraph.UpsertSources", names, func(uids map[string]string) ([]byte, []map[string]any, error) {
+	return s.upsert(ctx, "dgraph.UpsertSources", names, func(ctx context.Context, txn *dgo.Txn, uids map[string]string) ([]byte, []map[string]any, error) {
 		set := make([]map[string]any, 0, len(sources))
 		for _, src := range sources {
 			n := node(uids, string(src.Name), "Source")
@@ -153,7 +157,7 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 	for i, e := range entities {
 		names[i] = string(e.Name)
 	}
-	return s.upsert(ctx, "dgraph.UpsertEntities", names, func(uids map[string]string) ([]byte, []map[string]any, error) {
+	return s.upsert(ctx, "dgraph.UpsertEntities", names, func(ctx context.Context, txn *dgo.Txn, uids map[string]string) ([]byte, []map[string]any, error) {
 		var del strings.Builder
 		set := make([]map[string]any, 0, len(entities))
 		for _, e := range entities {
@@ -205,7 +209,11 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 			add(string(c.SaidBy))
 		}
 	}
-	return s.upsert(ctx, "dgraph.UpsertRelations", names, func(uids map[string]string) ([]byte, []map[string]any, error) {
+	return s.upsert(ctx, "dgraph.UpsertRelations", names, func(ctx context.Context, txn *dgo.Txn, uids map[string]string) ([]byte, []map[string]any, error) {
+		kept, err := existingClaims(ctx, txn, relations, uids)
+		if err != nil {
+			return nil, nil, err
+		}
 		var del strings.Builder
 		var set []map[string]any
 		for _, r := range relations {
@@ -234,7 +242,8 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 			if p.End != graph.OpenPeriod.End {
 				n["pg.end_day"] = p.End
 			}
-			n["pg.support"] = encodeSupport(graph.SupportOf(r.Claims))
+			// The summary covers every claim of the relation: those written now and those other loads wrote.
+			n["pg.support"] = encodeSupport(graph.SupportOf(append(kept[r.Name], r.Claims...)))
 			set = append(set, n)
 			for _, c := range r.Claims {
 				clear(&del, uids, c.Name, "pg.said_by")
@@ -255,4 +264,56 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 		}
 		return []byte(del.String()), set, nil
 	})
+}
+
+// existingClaims returns, for each relation already in the graph, its claims that this write does not
+// replace (claims from other sources, loaded from other files), with their status and confidence.
+func existingClaims(ctx context.Context, txn *dgo.Txn, relations []graph.Relation, uids map[string]string) (map[graph.RelationName][]graph.Claim, error) {
+	var list []string
+	for _, r := range relations {
+		if u, ok := uids[string(r.Name)]; ok {
+			if !uidPattern.MatchString(u) {
+				return nil, fmt.Errorf("malformed uid %q", u)
+			}
+			list = append(list, u)
+		}
+	}
+	out := map[graph.RelationName][]graph.Claim{}
+	if len(list) == 0 {
+		return out, nil
+	}
+	// The uids come from Dgraph and were checked above; no user text is in the query.
+	resp, err := txn.Query(ctx, `{ q(func: uid(`+strings.Join(list, ",")+`)) { pg.name
+  claims: ~pg.claim_of { pg.name pg.status pg.confidence } } }`)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Q []struct {
+			Name   string `json:"pg.name"`
+			Claims []struct {
+				Name       string  `json:"pg.name"`
+				Status     string  `json:"pg.status"`
+				Confidence float64 `json:"pg.confidence"`
+			}
+		}
+	}
+	if err := json.Unmarshal(resp.Json, &res); err != nil {
+		return nil, err
+	}
+	writing := map[string]bool{}
+	for _, r := range relations {
+		for _, c := range r.Claims {
+			writing[c.Name] = true
+		}
+	}
+	for _, r := range res.Q {
+		for _, c := range r.Claims {
+			if !writing[c.Name] {
+				out[graph.RelationName(r.Name)] = append(out[graph.RelationName(r.Name)],
+					graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence})
+			}
+		}
+	}
+	return out, nil
 }
