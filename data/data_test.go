@@ -283,7 +283,7 @@ func checkDuplicates(recs []record) []string {
 			best, ka, kb := -1, "", ""
 			for _, x := range a.keys {
 				for _, y := range b.keys {
-					if d := levenshtein(x, y); x != y && nearlyEqual(x, y) && (best < 0 || d < best) {
+					if d := graph.EditDistance(x, y); x != y && nearlyEqual(x, y) && (best < 0 || d < best) {
 						best, ka, kb = d, x, y
 					}
 				}
@@ -301,28 +301,8 @@ func checkDuplicates(recs []record) []string {
 // longer one: "rushanara ali" and "rushnara ali" do; "lutfur" and "labour" do not.
 func nearlyEqual(a, b string) bool {
 	n := max(len([]rune(a)), len([]rune(b)))
-	d := levenshtein(a, b)
+	d := graph.EditDistance(a, b)
 	return d <= 3 && 10*d <= 3*n
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // checkSymmetric: a symmetric relation is written once, from < to, and not again under any order.

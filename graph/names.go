@@ -108,6 +108,9 @@ func MatchScore(query, name string) float64 {
 	return max(whole, words)
 }
 
+// EditDistance is the Levenshtein distance between two strings, in runes.
+func EditDistance(a, b string) int { return levenshtein([]rune(a), []rune(b)) }
+
 func levenshtein(a, b []rune) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)

@@ -69,7 +69,7 @@ func (c *clientFlags) checkNames() error {
 			v.Add("--statuses", "%q is not a claim status (ALLEGED, REPORTED, CONFIRMED, DENIED)", s)
 		}
 	}
-	return v.Err("polgraph", "invalid flags")
+	return v.Err("", "invalid flags")
 }
 
 func splitList(s string) []string {
@@ -125,28 +125,33 @@ func printJSON(w io.Writer, m proto.Message) error {
 	return err
 }
 
-// pathCmd is `polgraph path FROM TO`.
-func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var c clientFlags
-	fs := flag.NewFlagSet("polgraph path", flag.ContinueOnError)
+// clientCommand parses an analyst command's flags (its own, added by more, and the shared ones) and
+// wants exactly nargs arguments.
+func clientCommand(name, usage string, nargs int, args []string, stderr io.Writer, more func(*flag.FlagSet)) (*clientFlags, *flag.FlagSet, error) {
+	c := &clientFlags{}
+	fs := flag.NewFlagSet("polgraph "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c.register(fs)
-	maxDepth := fs.Int("max-depth", 0, "longest path in hops (default 4, at most 8)")
-	maxPaths := fs.Int("max-paths", 0, "how many paths (default 3, at most 20)")
-	directed := fs.Bool("directed", false, "follow relations only in their direction")
+	more(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: polgraph path [flags] FROM TO\n\nFROM and TO are resource names (actors/keir-starmer) or names (\"Keir Starmer\").")
+		fmt.Fprintln(stderr, usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(args)); err != nil || fs.NArg() != 2 {
+	if err := fs.Parse(reorder(args)); err != nil || fs.NArg() != nargs {
 		if err == nil {
 			fs.Usage()
 		}
-		return errUsage
+		return nil, nil, errUsage
 	}
 	if err := c.checkNames(); err != nil {
-		return err
+		return nil, nil, err
 	}
+	return c, fs, nil
+}
+
+// call dials the server, makes one call under the command's timeout, and prints its answer: as JSON with
+// --json, else with write.
+func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer, do func(context.Context, pb.GraphServiceClient) (M, error), write func(M)) error {
 	client, done, err := c.dial()
 	if err != nil {
 		return err
@@ -154,16 +159,35 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: fs.Arg(0), To: fs.Arg(1), MaxDepth: int32(*maxDepth),
-		MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter()})
+	resp, err := do(ctx, client)
 	if err != nil {
 		return c.callError(err)
 	}
 	if c.json {
 		return printJSON(stdout, resp)
 	}
-	writePaths(stdout, fs.Arg(0), fs.Arg(1), resp)
+	write(resp)
 	return nil
+}
+
+// pathCmd is `polgraph path FROM TO`.
+func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var maxDepth, maxPaths *int
+	var directed *bool
+	c, fs, err := clientCommand("path", "usage: polgraph path [flags] FROM TO\n\nFROM and TO are resource names (actors/keir-starmer) or names (\"Keir Starmer\").",
+		2, args, stderr, func(fs *flag.FlagSet) {
+			maxDepth = fs.Int("max-depth", 0, "longest path in hops (default 4, at most 8)")
+			maxPaths = fs.Int("max-paths", 0, "how many paths (default 3, at most 20)")
+			directed = fs.Bool("directed", false, "follow relations only in their direction")
+		})
+	if err != nil {
+		return err
+	}
+	from, to := fs.Arg(0), fs.Arg(1)
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
+		return client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
+			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter()})
+	}, func(resp *pb.FindPathsResponse) { writePaths(stdout, from, to, resp) })
 }
 
 // writePaths prints paths for a reader: each hop with its type and one line of evidence per claim.
@@ -253,43 +277,19 @@ func oneLine(s string, n int) string {
 
 // aroundCmd is `polgraph around NAME`.
 func aroundCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var c clientFlags
-	fs := flag.NewFlagSet("polgraph around", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c.register(fs)
-	depth := fs.Int("depth", 1, "hops out, 1 to 3")
-	perNode := fs.Int("max-per-node", 0, "new neighbours shown per entity (default 25)")
-	maxNodes := fs.Int("max-nodes", 0, "entities in all (default 100)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: polgraph around [flags] NAME")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(reorder(args)); err != nil || fs.NArg() != 1 {
-		if err == nil {
-			fs.Usage()
-		}
-		return errUsage
-	}
-	if err := c.checkNames(); err != nil {
-		return err
-	}
-	client, done, err := c.dial()
+	var depth, perNode, maxNodes *int
+	c, fs, err := clientCommand("around", "usage: polgraph around [flags] NAME", 1, args, stderr, func(fs *flag.FlagSet) {
+		depth = fs.Int("depth", 1, "hops out, 1 to 3")
+		perNode = fs.Int("max-per-node", 0, "new neighbours shown per entity (default 25)")
+		maxNodes = fs.Int("max-nodes", 0, "entities in all (default 100)")
+	})
 	if err != nil {
 		return err
 	}
-	defer done()
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	resp, err := client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: fs.Arg(0), Depth: int32(*depth),
-		MaxPerNode: int32(*perNode), MaxNodes: int32(*maxNodes), Filter: c.filter()})
-	if err != nil {
-		return c.callError(err)
-	}
-	if c.json {
-		return printJSON(stdout, resp)
-	}
-	writeNeighborhood(stdout, resp)
-	return nil
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.ExploreNeighborhoodResponse, error) {
+		return client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: fs.Arg(0), Depth: int32(*depth),
+			MaxPerNode: int32(*perNode), MaxNodes: int32(*maxNodes), Filter: c.filter()})
+	}, func(resp *pb.ExploreNeighborhoodResponse) { writeNeighborhood(stdout, resp) })
 }
 
 func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {

@@ -115,19 +115,8 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 		}
 		q.Kinds = append(q.Kinds, kind)
 	}
-	offset := 0
 	fp := fingerprint(req, func(r *pb.SearchEntitiesRequest) { r.PageToken, r.PageSize = "", 0 })
-	if t := req.GetPageToken(); t != "" {
-		tok, ok := decodeToken(t)
-		switch {
-		case !ok:
-			v.Add("page_token", "not a page token from this service")
-		case tok.Query != fp:
-			v.Add("page_token", "belongs to another request")
-		default:
-			offset = tok.Offset
-		}
-	}
+	offset := pageOffset(req.GetPageToken(), fp, &v)
 	if err := v.Err("SearchEntities", "invalid search"); err != nil {
 		return nil, s.toStatus(ctx, "SearchEntities", err)
 	}
@@ -253,17 +242,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		q.Exclude = append(q.Exclude, graph.EntityName(n))
 	}
 	fp := fingerprint(req, func(r *pb.ExploreNeighborhoodRequest) { r.PageToken, r.PageSize = "", 0 })
-	if t := req.GetPageToken(); t != "" {
-		tok, ok := decodeToken(t)
-		switch {
-		case !ok:
-			v.Add("page_token", "not a page token from this service")
-		case tok.Query != fp:
-			v.Add("page_token", "belongs to another request")
-		default:
-			q.Offset = tok.Offset
-		}
-	}
+	q.Offset = pageOffset(req.GetPageToken(), fp, &v)
 	if err := v.Err("ExploreNeighborhood", "invalid neighbourhood query"); err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
@@ -307,6 +286,24 @@ func fingerprint[M proto.Message](req M, clear func(M)) string {
 	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// pageOffset reads a page token given with a request of fingerprint fp: 0 for none, and a violation for a
+// token that is not this service's or belongs to another request.
+func pageOffset(token, fp string, v *graph.Violations) int {
+	if token == "" {
+		return 0
+	}
+	tok, ok := decodeToken(token)
+	switch {
+	case !ok:
+		v.Add("page_token", "not a page token from this service")
+	case tok.Query != fp:
+		v.Add("page_token", "belongs to another request")
+	default:
+		return tok.Offset
+	}
+	return 0
 }
 
 func encodeToken(t pageToken) string {
