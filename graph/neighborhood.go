@@ -155,7 +155,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	read := 0
 	frontier := []EntityName{center.Name}
 	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
-		links, err := s.Store.Links(ctx, frontier)
+		links, err := s.linkSource().Links(ctx, frontier)
 		if err != nil {
 			return Neighborhood{}, err
 		}

@@ -15,6 +15,17 @@ type Service struct {
 	Budget int
 	// Timeout bounds every query, whatever the caller's deadline (no bound when 0).
 	Timeout time.Duration
+	// Topology, when set and filled, gives path and neighbourhood searches their links from memory.
+	Topology *Topology
+}
+
+// linkSource is what path and neighbourhood searches read links from: the topology once it holds the
+// graph, else the store.
+func (s *Service) linkSource() LinkSource {
+	if s.Topology != nil && s.Topology.Ready() {
+		return s.Topology
+	}
+	return s.Store
 }
 
 func (s *Service) bound(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -215,7 +226,7 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	if budget == 0 {
 		budget = DefaultWorkBudget
 	}
-	paths, err := FindPaths(ctx, s.Store, q, budget)
+	paths, err := FindPaths(ctx, s.linkSource(), q, budget)
 	if err != nil {
 		return PathsAnswer{}, err
 	}

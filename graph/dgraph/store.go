@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/dgo/v230"
@@ -27,12 +28,14 @@ import (
 
 // Store is a graph.Store on one Dgraph alpha.
 type Store struct {
-	addr   string
-	conn   *grpc.ClientConn
-	dg     *dgo.Dgraph
-	log    *slog.Logger
-	uidsMu sync.RWMutex
-	uids   map[string]string // resource name → uid, for names seen to exist
+	addr string
+	conn *grpc.ClientConn
+	dg   *dgo.Dgraph
+	log  *slog.Logger
+	// retries counts transactions retried after Dgraph aborted them for a concurrent write.
+	retries atomic.Int64
+	uidsMu  sync.RWMutex
+	uids    map[string]string // resource name → uid, for names seen to exist
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -60,6 +63,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	_, err := s.dg.NewReadOnlyTxn().Query(ctx, `{ q(func: uid(0x1)) { uid } }`)
 	return s.wrap("dgraph.Ping", err)
 }
+
+// Retries returns how many transactions were retried after Dgraph aborted them for a concurrent write.
+func (s *Store) Retries() int64 { return s.retries.Load() }
 
 // Close closes the connection.
 func (s *Store) Close() error { return s.conn.Close() }

@@ -20,7 +20,7 @@ var _ graph.Writer = (*Store)(nil)
 
 // maxAttempts bounds the retries of a transaction that Dgraph aborted because another one wrote the same
 // keys at the same time.
-const maxAttempts = 8
+const maxAttempts = 12
 
 // upsert writes one batch in one transaction: it looks up the uids of names (the resources written and
 // the ones they point at), lets build turn them into deletions and a JSON set, and commits. A transaction
@@ -35,10 +35,17 @@ func (s *Store) upsert(ctx context.Context, op string, names []string, build bui
 		if errors.As(err, &ge) {
 			return err
 		}
-		if !errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts {
+		if !errors.Is(err, dgo.ErrAborted) {
 			return s.wrap(op, err)
 		}
-		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		if attempt == maxAttempts {
+			return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "WRITE_CONFLICTS",
+				Message: fmt.Sprintf("gave up after %d attempts: concurrent writes to the same resources kept conflicting", attempt), Err: err}
+		}
+		s.retries.Add(1)
+		// Exponential, capped at 2 s, with jitter so that writers that collided do not collide again.
+		base := min(time.Duration(10<<attempt)*time.Millisecond, 2*time.Second)
+		backoff := base/2 + time.Duration(rand.Int64N(int64(base)))
 		s.log.Debug("transaction aborted by a concurrent write; retrying", "op", op, "attempt", attempt, "backoff", backoff)
 		select {
 		case <-ctx.Done():
@@ -198,6 +205,7 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 			names = append(names, n)
 		}
 	}
+	add(metaName)
 	for _, r := range relations {
 		add(string(r.Name))
 		add(string(r.From))
@@ -214,8 +222,15 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 		if err != nil {
 			return nil, nil, err
 		}
+		version, err := graphVersion(ctx, txn, uids)
+		if err != nil {
+			return nil, nil, err
+		}
+		version++ // this write's version
+		meta := node(uids, metaName, "Meta")
+		meta["pg.version"] = version
 		var del strings.Builder
-		var set []map[string]any
+		set := []map[string]any{meta}
 		for _, r := range relations {
 			rn := string(r.Name)
 			clear(&del, uids, rn, "pg.via", "pg.start_day", "pg.end_day")
@@ -244,6 +259,7 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 			}
 			// The summary covers every claim of the relation: those written now and those other loads wrote.
 			n["pg.support"] = encodeSupport(graph.SupportOf(append(kept[r.Name], r.Claims...)))
+			n["pg.changed"] = version
 			set = append(set, n)
 			for _, c := range r.Claims {
 				clear(&del, uids, c.Name, "pg.said_by")
@@ -316,4 +332,29 @@ func existingClaims(ctx context.Context, txn *dgo.Txn, relations []graph.Relatio
 		}
 	}
 	return out, nil
+}
+
+// metaName names the node holding the graph's version (see schema.dql).
+const metaName = "meta/graph"
+
+// graphVersion reads the graph's version in txn: 0 before the first write of relations. Every relation
+// write sets it, so concurrent writers conflict on it and one of them retries: versions never repeat.
+func graphVersion(ctx context.Context, txn *dgo.Txn, uids map[string]string) (int64, error) {
+	u, ok := uids[metaName]
+	if !ok {
+		return 0, nil
+	}
+	resp, err := txn.QueryWithVars(ctx, `query q($u: string) { q(func: uid($u)) { pg.version } }`, map[string]string{"$u": u})
+	if err != nil {
+		return 0, err
+	}
+	var res struct {
+		Q []struct {
+			Version int64 `json:"pg.version"`
+		}
+	}
+	if err := json.Unmarshal(resp.Json, &res); err != nil || len(res.Q) == 0 {
+		return 0, err
+	}
+	return res.Q[0].Version, nil
 }

@@ -1,0 +1,88 @@
+package dgraph
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/dgraph-io/dgo/v230"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+var _ graph.ChangeFeed = (*Store)(nil)
+
+// changesPage is how many relations one query of Changes reads.
+const changesPage = 20000
+
+// Version implements graph.ChangeFeed.
+func (s *Store) Version(ctx context.Context) (int64, error) {
+	return s.version(ctx, s.dg.NewReadOnlyTxn())
+}
+
+func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
+	resp, err := txn.QueryWithVars(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { pg.version } }`,
+		map[string]string{"$m": metaName})
+	if err != nil {
+		return 0, s.wrap("dgraph.Version", err)
+	}
+	var res struct {
+		Q []struct {
+			Version int64 `json:"pg.version"`
+		}
+	}
+	if err := json.Unmarshal(resp.Json, &res); err != nil {
+		return 0, s.wrap("dgraph.Version", err)
+	}
+	if len(res.Q) == 0 {
+		return 0, nil
+	}
+	return res.Q[0].Version, nil
+}
+
+// Changes implements graph.ChangeFeed: pages of relations in uid order, all read in one read-only
+// transaction, so they and the version returned come from the same snapshot.
+func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link)) (int64, error) {
+	txn := s.dg.NewReadOnlyTxn()
+	version, err := s.version(ctx, txn)
+	if err != nil {
+		return 0, err
+	}
+	if version <= since {
+		return version, nil
+	}
+	after := "0x0"
+	for {
+		// after is a uid Dgraph returned (checked below); the version travels as a variable.
+		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) {
+  uid ` + linkFields + ` pg.from { pg.name } pg.to { pg.name } } }`
+		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
+		if err != nil {
+			return 0, s.wrap("dgraph.Changes", err)
+		}
+		var res struct {
+			Q []struct {
+				UID string `json:"uid"`
+				linkJSON
+			}
+		}
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return 0, s.wrap("dgraph.Changes", err)
+		}
+		batch := make([]graph.Link, 0, len(res.Q))
+		for _, r := range res.Q {
+			if r.From == nil || r.To == nil {
+				continue
+			}
+			batch = append(batch, r.link(""))
+		}
+		each(batch)
+		if len(res.Q) < changesPage {
+			return version, nil
+		}
+		after = res.Q[len(res.Q)-1].UID
+		if !uidPattern.MatchString(after) {
+			return 0, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package graph
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// ChangeFeed tells what changed in the graph since a version. The Dgraph store is one: every write of
+// relations raises the graph's version by one and marks the relations it wrote with the new version.
+type ChangeFeed interface {
+	// Version returns the graph's current version (0 before any relation was written).
+	Version(ctx context.Context) (int64, error)
+	// Changes calls each with batches of every relation changed after version since, all read from one
+	// snapshot of the graph, and returns that snapshot's version.
+	Changes(ctx context.Context, since int64, each func([]Link)) (int64, error)
+}
+
+// Topology is the graph's links held in memory, so that path and neighbourhood searches read them
+// without a round trip per level. Before every read it asks the feed for the graph's version and, when
+// the graph has changed, reads the relations changed since the version it holds: a search never misses a
+// write committed before it started. Claims and entity details stay in the store.
+type Topology struct {
+	feed  ChangeFeed
+	ready atomic.Bool
+
+	syncMu sync.Mutex // one sync at a time
+
+	mu      sync.RWMutex
+	version int64
+	index   map[RelationName]int32
+	links   []Link
+	adj     map[EntityName][]int32
+	intern  map[EntityName]EntityName
+}
+
+var _ LinkSource = (*Topology)(nil)
+
+// NewTopology returns an empty topology over feed; Sync fills it.
+func NewTopology(feed ChangeFeed) *Topology {
+	return &Topology{feed: feed, index: map[RelationName]int32{}, adj: map[EntityName][]int32{}, intern: map[EntityName]EntityName{}}
+}
+
+// Ready reports whether the topology has been filled once.
+func (t *Topology) Ready() bool { return t.ready.Load() }
+
+// Size returns how many entities and relations the topology holds, and its version.
+func (t *Topology) Size() (entities, relations int, version int64) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.adj), len(t.links), t.version
+}
+
+// Sync brings the topology up to the graph's current version.
+func (t *Topology) Sync(ctx context.Context) error {
+	v, err := t.feed.Version(ctx)
+	if err != nil {
+		return err
+	}
+	t.mu.RLock()
+	current := t.version
+	t.mu.RUnlock()
+	if v <= current && t.ready.Load() {
+		return nil
+	}
+	t.syncMu.Lock()
+	defer t.syncMu.Unlock()
+	t.mu.RLock()
+	current = t.version
+	t.mu.RUnlock()
+	if v <= current && t.ready.Load() {
+		return nil // another sync got there first
+	}
+	newVersion, err := t.feed.Changes(ctx, current, t.apply)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.version = max(t.version, newVersion)
+	t.mu.Unlock()
+	t.ready.Store(true)
+	return nil
+}
+
+// apply adds or replaces links. A relation's ends never change (its name is made of them), so a changed
+// relation only replaces its own entry.
+func (t *Topology) apply(batch []Link) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, l := range batch {
+		if i, ok := t.index[l.Name]; ok {
+			t.links[i] = l
+			continue
+		}
+		l.From, l.To = t.internName(l.From), t.internName(l.To)
+		i := int32(len(t.links))
+		t.links = append(t.links, l)
+		t.index[l.Name] = i
+		t.adj[l.From] = append(t.adj[l.From], i)
+		t.adj[l.To] = append(t.adj[l.To], i)
+	}
+}
+
+func (t *Topology) internName(n EntityName) EntityName {
+	if m, ok := t.intern[n]; ok {
+		return m
+	}
+	t.intern[n] = n
+	return n
+}
+
+// Links implements LinkSource, after a Sync.
+func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error) {
+	if err := t.Sync(ctx); err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make(map[EntityName][]Link, len(entities))
+	for _, e := range entities {
+		idx := t.adj[e]
+		ls := make([]Link, len(idx))
+		for j, i := range idx {
+			ls[j] = t.links[i]
+		}
+		out[e] = ls
+	}
+	return out, nil
+}
