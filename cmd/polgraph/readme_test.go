@@ -14,8 +14,8 @@ import (
 // TestREADMEExamplesRun runs every grpcurl and polgraph command of the README against the service under
 // test, as written but for the addresses.
 func TestREADMEExamplesRun(t *testing.T) {
-	cmds := readmeCommands(t, "../../README.md")
-	if len(cmds) < 8 {
+	cmds := append(readmeCommands(t, "../../README.md"), readmeCommands(t, "../../data/tower-hamlets/README.md")...)
+	if len(cmds) < 11 {
 		t.Fatalf("found only %d example commands in the README", len(cmds))
 	}
 	grpcurl := findGrpcurl(t)
@@ -79,11 +79,11 @@ func readmeCommands(t *testing.T, path string) []string {
 	inSh := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
+		line := strings.TrimSpace(sc.Text())
 		switch {
-		case strings.HasPrefix(line, "```sh"):
+		case strings.HasPrefix(strings.TrimSpace(line), "```sh"):
 			inSh = true
-		case strings.HasPrefix(line, "```"):
+		case strings.HasPrefix(strings.TrimSpace(line), "```"):
 			inSh = false
 		case inSh && (strings.HasPrefix(line, "grpcurl ") || strings.HasPrefix(line, "./bin/polgraph ")):
 			cmds = append(cmds, line)
