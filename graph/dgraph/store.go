@@ -116,27 +116,28 @@ func (s *Store) query(ctx context.Context, op, q string, vars map[string]string,
 	return nil
 }
 
-// nameBlocks builds one query block per name, `n0(func: eq(pg.name, $n0)) { fields }`, with the names
-// as variables. It returns the query and its variables.
+// nameBlocks builds a query for the resources with these names, `q(func: eq(pg.name, [$n0, $n1, …]))
+// { fields }`, with the names as variables. It returns the query and its variables.
 func nameBlocks(names []string, fields string) (string, map[string]string) {
 	return eqBlocks("pg.name", names, fields)
 }
 
-// eqBlocks builds one query block per value of an indexed predicate, `n0(func: eq(pred, $n0)) { fields }`,
-// with the values as variables. pred and fields are polgraph's own text, never a user's.
+// eqBlocks builds a query for the nodes whose indexed predicate pred has one of values, in one block
+// named q, with the values as variables. pred and fields are polgraph's own text, never a user's.
 func eqBlocks(pred string, values []string, fields string) (string, map[string]string) {
-	var decl, body strings.Builder
+	var decl, list strings.Builder
 	vars := make(map[string]string, len(values))
 	for i, n := range values {
 		v := "$n" + strconv.Itoa(i)
 		if i > 0 {
 			decl.WriteString(", ")
+			list.WriteString(", ")
 		}
 		decl.WriteString(v + ": string")
-		fmt.Fprintf(&body, "n%d(func: eq(%s, %s)) { %s }\n", i, pred, v, fields)
+		list.WriteString(v)
 		vars[v] = n
 	}
-	return "query q(" + decl.String() + ") {\n" + body.String() + "}", vars
+	return fmt.Sprintf("query q(%s) {\nq(func: eq(%s, [%s])) { %s }\n}", decl.String(), pred, list.String(), fields), vars
 }
 
 // --- decoding -----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,12 +23,47 @@ var _ graph.Writer = (*Store)(nil)
 // keys at the same time.
 const maxAttempts = 12
 
-// upsert writes one batch in one transaction: it looks up the uids of names (the resources written and
-// the ones they point at), lets build turn them into deletions and a JSON set, and commits. A transaction
-// aborted by a concurrent write is retried from scratch, in a fresh transaction, with backoff.
-func (s *Store) upsert(ctx context.Context, op string, names []string, build buildFunc) error {
+// metaName names the node holding the graph's version (see schema.dql).
+const metaName = "meta/graph"
+
+// found is what a write looks up of a resource that already exists.
+type found struct {
+	UID     string `json:"uid"`
+	Name    string `json:"pg.name"`
+	Version int64  `json:"pg.version"` // the meta node's
+	Claims  []struct {
+		Name       string  `json:"pg.name"`
+		Status     string  `json:"pg.status"`
+		Confidence float64 `json:"pg.confidence"`
+	} `json:"claims"` // a relation's
+}
+
+// write is one batch: the resources it writes (looked up in its transaction, with fields), the
+// resources they point at (which must exist), and how to build the mutation from what was found.
+type write struct {
+	op     string
+	lookup []string
+	fields string
+	refs   []string
+	mutate func(found map[string]found, refs map[string]string) (del []byte, set []map[string]any, err error)
+}
+
+// upsert runs a write in one transaction: one query looks up the resources written, the mutation
+// replaces their values, and the commit comes with it. A transaction aborted by a concurrent write is
+// retried from scratch, in a fresh transaction, with backoff. The uids of the resources pointed at are
+// resolved first, from the cache where known: resources are never deleted, so a uid once seen stays right.
+func (s *Store) upsert(ctx context.Context, w write) error {
+	refs, err := s.resolve(ctx, w.refs)
+	if err != nil {
+		return err
+	}
+	for _, n := range w.refs {
+		if _, ok := refs[n]; !ok {
+			return &graph.Error{Op: w.op, Kind: graph.Invalid, Message: "refers to " + n + ", which is not in the graph"}
+		}
+	}
 	for attempt := 1; ; attempt++ {
-		err := s.upsertOnce(ctx, names, build)
+		err := s.upsertOnce(ctx, w, refs)
 		if err == nil {
 			return nil
 		}
@@ -36,50 +72,44 @@ func (s *Store) upsert(ctx context.Context, op string, names []string, build bui
 			return err
 		}
 		if !errors.Is(err, dgo.ErrAborted) {
-			return s.wrap(op, err)
+			return s.wrap(w.op, err)
 		}
 		if attempt == maxAttempts {
-			return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "WRITE_CONFLICTS",
+			return &graph.Error{Op: w.op, Kind: graph.Unavailable, Reason: "WRITE_CONFLICTS",
 				Message: fmt.Sprintf("gave up after %d attempts: concurrent writes to the same resources kept conflicting", attempt), Err: err}
 		}
 		s.retries.Add(1)
 		// Exponential, capped at 2 s, with jitter so that writers that collided do not collide again.
 		base := min(time.Duration(10<<attempt)*time.Millisecond, 2*time.Second)
 		backoff := base/2 + time.Duration(rand.Int64N(int64(base)))
-		s.log.Debug("transaction aborted by a concurrent write; retrying", "op", op, "attempt", attempt, "backoff", backoff)
+		s.log.Debug("transaction aborted by a concurrent write; retrying", "op", w.op, "attempt", attempt, "backoff", backoff)
 		select {
 		case <-ctx.Done():
-			return s.wrap(op, ctx.Err())
+			return s.wrap(w.op, ctx.Err())
 		case <-time.After(backoff):
 		}
 	}
 }
 
-// buildFunc turns the uids of the names that exist into deletions and a JSON set; it may read more
-// through txn, whose reads take part in its conflict detection.
-type buildFunc func(ctx context.Context, txn *dgo.Txn, uids map[string]string) (del []byte, set []map[string]any, err error)
-
-func (s *Store) upsertOnce(ctx context.Context, names []string, build buildFunc) error {
+func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string) error {
 	txn := s.dg.NewTxn()
 	defer txn.Discard(ctx)
-	uids := map[string]string{}
-	for _, chunk := range chunks(names, 500) {
-		q, vars := nameBlocks(chunk, "uid pg.name")
+	got := map[string]found{}
+	for _, chunk := range chunks(w.lookup, 1000) {
+		q, vars := nameBlocks(chunk, w.fields)
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return err
 		}
-		var res map[string][]nameRef
+		var res struct{ Q []found }
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return err
 		}
-		for _, rows := range res {
-			for _, r := range rows {
-				uids[r.Name] = r.UID
-			}
+		for _, r := range res.Q {
+			got[r.Name] = r
 		}
 	}
-	del, set, err := build(ctx, txn, uids)
+	del, set, err := w.mutate(got, refs)
 	if err != nil {
 		return err
 	}
@@ -93,16 +123,24 @@ func (s *Store) upsertOnce(ctx context.Context, names []string, build buildFunc)
 			return err
 		}
 	}
-	if _, err := txn.Mutate(ctx, &api.Mutation{SetJson: setJSON}); err != nil {
+	resp, err := txn.Mutate(ctx, &api.Mutation{SetJson: setJSON, CommitNow: true})
+	if err != nil {
 		return err
 	}
-	return txn.Commit(ctx)
+	for _, n := range set {
+		if u, ok := n["uid"].(string); ok && strings.HasPrefix(u, "_:") {
+			if uid, ok := resp.Uids[u[2:]]; ok {
+				s.remember(n["pg.name"].(string), uid)
+			}
+		}
+	}
+	return nil
 }
 
 // node returns the JSON object for a resource: its uid when it exists, else a blank node.
-func node(uids map[string]string, name, typ string) map[string]any {
-	if u, ok := uids[name]; ok {
-		return map[string]any{"uid": u, "pg.name": name, "dgraph.type": typ}
+func node(got map[string]found, name, typ string) map[string]any {
+	if f, ok := got[name]; ok {
+		return map[string]any{"uid": f.UID, "pg.name": name, "dgraph.type": typ}
 	}
 	return map[string]any{"uid": "_:" + blank(name), "pg.name": name, "dgraph.type": typ}
 }
@@ -121,24 +159,18 @@ func fnv(s string) uint64 {
 	return h
 }
 
-// clear lists deletions of every value of preds on an existing node.
-func clear(del *strings.Builder, uids map[string]string, name string, preds ...string) {
-	u, ok := uids[name]
+// clear lists deletions of every value of preds on a resource that exists.
+func clear(del *strings.Builder, got map[string]found, name string, preds ...string) {
+	f, ok := got[name]
 	if !ok {
 		return
 	}
 	for _, p := range preds {
-		fmt.Fprintf(del, "<%s> <%s> * .\n", u, p)
+		fmt.Fprintf(del, "<%s> <%s> * .\n", f.UID, p)
 	}
 }
 
-func ref(uids map[string]string, name string) (map[string]any, error) {
-	u, ok := uids[name]
-	if !ok {
-		return nil, &graph.Error{Op: "dgraph.upsert", Kind: graph.Invalid, Message: "refers to " + name + ", which is not in the graph"}
-	}
-	return map[string]any{"uid": u}, nil
-}
+func uidRef(uid string) map[string]any { return map[string]any{"uid": uid} }
 
 // UpsertSources implements graph.Writer.
 func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error {
@@ -146,16 +178,17 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 	for i, src := range sources {
 		names[i] = string(src.Name)
 	}
-	return s.upsert(ctx, "dgraph.UpsertSources", names, func(ctx context.Context, txn *dgo.Txn, uids map[string]string) ([]byte, []map[string]any, error) {
-		set := make([]map[string]any, 0, len(sources))
-		for _, src := range sources {
-			n := node(uids, string(src.Name), "Source")
-			n["pg.title"], n["pg.source_kind"], n["pg.outlet"] = src.Title, string(src.Kind), src.Outlet
-			n["pg.author"], n["pg.published"], n["pg.url"] = src.Author, src.Published.String(), src.URL
-			set = append(set, n)
-		}
-		return nil, set, nil
-	})
+	return s.upsert(ctx, write{op: "dgraph.UpsertSources", lookup: names, fields: "uid pg.name",
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			set := make([]map[string]any, 0, len(sources))
+			for _, src := range sources {
+				n := node(got, string(src.Name), "Source")
+				n["pg.title"], n["pg.source_kind"], n["pg.outlet"] = src.Title, string(src.Kind), src.Outlet
+				n["pg.author"], n["pg.published"], n["pg.url"] = src.Author, src.Published.String(), src.URL
+				set = append(set, n)
+			}
+			return nil, set, nil
+		}})
 }
 
 // UpsertEntities implements graph.Writer.
@@ -164,28 +197,29 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 	for i, e := range entities {
 		names[i] = string(e.Name)
 	}
-	return s.upsert(ctx, "dgraph.UpsertEntities", names, func(ctx context.Context, txn *dgo.Txn, uids map[string]string) ([]byte, []map[string]any, error) {
-		var del strings.Builder
-		set := make([]map[string]any, 0, len(entities))
-		for _, e := range entities {
-			clear(&del, uids, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id")
-			n := node(uids, string(e.Name), "Entity")
-			n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
-			n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
-			n["pg.aliases"], n["pg.search_keys"], n["pg.search_tokens"] = nonNil(e.Aliases), e.SearchKeys(), e.SearchTokens()
-			ids := "{}"
-			if len(e.Identifiers) > 0 {
-				b, _ := json.Marshal(e.Identifiers)
-				ids = string(b)
+	return s.upsert(ctx, write{op: "dgraph.UpsertEntities", lookup: names, fields: "uid pg.name",
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			var del strings.Builder
+			set := make([]map[string]any, 0, len(entities))
+			for _, e := range entities {
+				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id")
+				n := node(got, string(e.Name), "Entity")
+				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
+				n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
+				n["pg.aliases"], n["pg.search_keys"], n["pg.search_tokens"] = nonNil(e.Aliases), e.SearchKeys(), e.SearchTokens()
+				ids := "{}"
+				if len(e.Identifiers) > 0 {
+					b, _ := json.Marshal(e.Identifiers)
+					ids = string(b)
+				}
+				n["pg.identifiers"] = ids
+				if ocd := e.Identifiers["ocd"]; ocd != "" {
+					n["pg.ocd_id"] = ocd
+				}
+				set = append(set, n)
 			}
-			n["pg.identifiers"] = ids
-			if ocd := e.Identifiers["ocd"]; ocd != "" {
-				n["pg.ocd_id"] = ocd
-			}
-			set = append(set, n)
-		}
-		return []byte(del.String()), set, nil
-	})
+			return []byte(del.String()), set, nil
+		}})
 }
 
 func nonNil(xs []string) []string {
@@ -195,166 +229,78 @@ func nonNil(xs []string) []string {
 	return xs
 }
 
-// UpsertRelations implements graph.Writer.
+// UpsertRelations implements graph.Writer. Besides the relations and their claims it raises the graph's
+// version by one and marks every relation written with it (see graph.ChangeFeed); concurrent writers
+// therefore conflict on the version, and one of them retries, so versions never repeat.
 func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation) error {
-	var names []string
+	var lookup, refs []string
 	seen := map[string]bool{}
-	add := func(n string) {
+	add := func(list *[]string, n string) {
 		if n != "" && !seen[n] {
 			seen[n] = true
-			names = append(names, n)
+			*list = append(*list, n)
 		}
 	}
-	add(metaName)
-	for _, r := range relations {
-		add(string(r.Name))
-		add(string(r.From))
-		add(string(r.To))
-		add(string(r.Via))
-		for _, c := range r.Claims {
-			add(c.Name)
-			add(string(c.Source.Name))
-			add(string(c.SaidBy))
-		}
-	}
-	return s.upsert(ctx, "dgraph.UpsertRelations", names, func(ctx context.Context, txn *dgo.Txn, uids map[string]string) ([]byte, []map[string]any, error) {
-		kept, err := existingClaims(ctx, txn, relations, uids)
-		if err != nil {
-			return nil, nil, err
-		}
-		version, err := graphVersion(ctx, txn, uids)
-		if err != nil {
-			return nil, nil, err
-		}
-		version++ // this write's version
-		meta := node(uids, metaName, "Meta")
-		meta["pg.version"] = version
-		var del strings.Builder
-		set := []map[string]any{meta}
-		for _, r := range relations {
-			rn := string(r.Name)
-			clear(&del, uids, rn, "pg.via", "pg.start_day", "pg.end_day")
-			n := node(uids, rn, "Relation")
-			from, err := ref(uids, string(r.From))
-			if err != nil {
-				return nil, nil, err
-			}
-			to, err := ref(uids, string(r.To))
-			if err != nil {
-				return nil, nil, err
-			}
-			n["pg.rel_type"], n["pg.from"], n["pg.to"], n["pg.role"] = string(r.Type), from, to, r.Role
-			n["pg.valid_from"], n["pg.valid_to"], n["pg.date"] = r.ValidFrom.String(), r.ValidTo.String(), r.Date.String()
-			if r.Via != "" {
-				if n["pg.via"], err = ref(uids, string(r.Via)); err != nil {
-					return nil, nil, err
-				}
-			}
-			p := r.Period()
-			if p.Start != graph.OpenPeriod.Start {
-				n["pg.start_day"] = p.Start
-			}
-			if p.End != graph.OpenPeriod.End {
-				n["pg.end_day"] = p.End
-			}
-			// The summary covers every claim of the relation: those written now and those other loads wrote.
-			n["pg.support"] = encodeSupport(graph.SupportOf(append(kept[r.Name], r.Claims...)))
-			n["pg.changed"] = version
-			set = append(set, n)
-			for _, c := range r.Claims {
-				clear(&del, uids, c.Name, "pg.said_by")
-				cn := node(uids, c.Name, "Claim")
-				src, err := ref(uids, string(c.Source.Name))
-				if err != nil {
-					return nil, nil, err
-				}
-				cn["pg.claim_of"] = map[string]any{"uid": n["uid"]}
-				cn["pg.source"], cn["pg.excerpt"], cn["pg.confidence"], cn["pg.status"] = src, c.Excerpt, c.Confidence, string(c.Status)
-				if c.SaidBy != "" {
-					if cn["pg.said_by"], err = ref(uids, string(c.SaidBy)); err != nil {
-						return nil, nil, err
-					}
-				}
-				set = append(set, cn)
-			}
-		}
-		return []byte(del.String()), set, nil
-	})
-}
-
-// existingClaims returns, for each relation already in the graph, its claims that this write does not
-// replace (claims from other sources, loaded from other files), with their status and confidence.
-func existingClaims(ctx context.Context, txn *dgo.Txn, relations []graph.Relation, uids map[string]string) (map[graph.RelationName][]graph.Claim, error) {
-	var list []string
-	for _, r := range relations {
-		if u, ok := uids[string(r.Name)]; ok {
-			if !uidPattern.MatchString(u) {
-				return nil, fmt.Errorf("malformed uid %q", u)
-			}
-			list = append(list, u)
-		}
-	}
-	out := map[graph.RelationName][]graph.Claim{}
-	if len(list) == 0 {
-		return out, nil
-	}
-	// The uids come from Dgraph and were checked above; no user text is in the query.
-	resp, err := txn.Query(ctx, `{ q(func: uid(`+strings.Join(list, ",")+`)) { pg.name
-  claims: ~pg.claim_of { pg.name pg.status pg.confidence } } }`)
-	if err != nil {
-		return nil, err
-	}
-	var res struct {
-		Q []struct {
-			Name   string `json:"pg.name"`
-			Claims []struct {
-				Name       string  `json:"pg.name"`
-				Status     string  `json:"pg.status"`
-				Confidence float64 `json:"pg.confidence"`
-			}
-		}
-	}
-	if err := json.Unmarshal(resp.Json, &res); err != nil {
-		return nil, err
-	}
+	add(&lookup, metaName)
 	writing := map[string]bool{}
 	for _, r := range relations {
+		add(&lookup, string(r.Name))
+		add(&refs, string(r.From))
+		add(&refs, string(r.To))
+		add(&refs, string(r.Via))
 		for _, c := range r.Claims {
+			add(&lookup, c.Name)
+			add(&refs, string(c.Source.Name))
+			add(&refs, string(c.SaidBy))
 			writing[c.Name] = true
 		}
 	}
-	for _, r := range res.Q {
-		for _, c := range r.Claims {
-			if !writing[c.Name] {
-				out[graph.RelationName(r.Name)] = append(out[graph.RelationName(r.Name)],
-					graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence})
+	const fields = `uid pg.name pg.version claims: ~pg.claim_of { pg.name pg.status pg.confidence }`
+	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs,
+		mutate: func(got map[string]found, refs map[string]string) ([]byte, []map[string]any, error) {
+			version := got[metaName].Version + 1 // this write's version
+			meta := node(got, metaName, "Meta")
+			meta["pg.version"] = version
+			var del strings.Builder
+			set := []map[string]any{meta}
+			for _, r := range relations {
+				rn := string(r.Name)
+				clear(&del, got, rn, "pg.via", "pg.start_day", "pg.end_day")
+				n := node(got, rn, "Relation")
+				n["pg.rel_type"], n["pg.from"], n["pg.to"], n["pg.role"] = string(r.Type), uidRef(refs[string(r.From)]), uidRef(refs[string(r.To)]), r.Role
+				n["pg.valid_from"], n["pg.valid_to"], n["pg.date"] = r.ValidFrom.String(), r.ValidTo.String(), r.Date.String()
+				if r.Via != "" {
+					n["pg.via"] = uidRef(refs[string(r.Via)])
+				}
+				p := r.Period()
+				if p.Start != graph.OpenPeriod.Start {
+					n["pg.start_day"] = p.Start
+				}
+				if p.End != graph.OpenPeriod.End {
+					n["pg.end_day"] = p.End
+				}
+				// The summary covers every claim of the relation: those written now and those that other
+				// loads wrote (claims from other sources, in other files).
+				claims := slices.Clone(r.Claims)
+				for _, c := range got[rn].Claims {
+					if !writing[c.Name] {
+						claims = append(claims, graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence})
+					}
+				}
+				n["pg.support"] = encodeSupport(graph.SupportOf(claims))
+				n["pg.changed"] = version
+				set = append(set, n)
+				for _, c := range r.Claims {
+					clear(&del, got, c.Name, "pg.said_by")
+					cn := node(got, c.Name, "Claim")
+					cn["pg.claim_of"] = map[string]any{"uid": n["uid"]}
+					cn["pg.source"], cn["pg.excerpt"], cn["pg.confidence"], cn["pg.status"] = uidRef(refs[string(c.Source.Name)]), c.Excerpt, c.Confidence, string(c.Status)
+					if c.SaidBy != "" {
+						cn["pg.said_by"] = uidRef(refs[string(c.SaidBy)])
+					}
+					set = append(set, cn)
+				}
 			}
-		}
-	}
-	return out, nil
-}
-
-// metaName names the node holding the graph's version (see schema.dql).
-const metaName = "meta/graph"
-
-// graphVersion reads the graph's version in txn: 0 before the first write of relations. Every relation
-// write sets it, so concurrent writers conflict on it and one of them retries: versions never repeat.
-func graphVersion(ctx context.Context, txn *dgo.Txn, uids map[string]string) (int64, error) {
-	u, ok := uids[metaName]
-	if !ok {
-		return 0, nil
-	}
-	resp, err := txn.QueryWithVars(ctx, `query q($u: string) { q(func: uid($u)) { pg.version } }`, map[string]string{"$u": u})
-	if err != nil {
-		return 0, err
-	}
-	var res struct {
-		Q []struct {
-			Version int64 `json:"pg.version"`
-		}
-	}
-	if err := json.Unmarshal(resp.Json, &res); err != nil || len(res.Q) == 0 {
-		return 0, err
-	}
-	return res.Q[0].Version, nil
+			return []byte(del.String()), set, nil
+		}})
 }
