@@ -2,16 +2,18 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test build dgraph tools proto lint clean
+.PHONY: run test build dgraph tools browser proto lint clean web web-deps web-proto web-test web-screenshot
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
+## and the graph explorer on http://127.0.0.1:8080/
 run: dgraph build
 	./bin/polgraph run
 
-## test: unit tests, and integration tests against real Dgraph instances the tests start themselves
-test: dgraph tools
+## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
+## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`)
+test: dgraph tools browser web/node_modules
 	$(GO) vet ./...
-	POLGRAPH_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 30m ./...
+	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
 
 ## build: the polgraph binary, in bin/
 build:
@@ -30,5 +32,37 @@ proto:
 	cd api && protoc -I . --go_out=paths=source_relative:. --go-grpc_out=paths=source_relative:. \
 		--include_source_info --include_imports --descriptor_set_out=polgraph/v1/descriptor.binpb polgraph/v1/*.proto
 
+## browser: Debian's Chromium, for the explorer's browser tests (installed when missing; needs root)
+browser:
+	./deploy/install-chromium.sh
+
+web/node_modules: web/package-lock.json
+	cd web && npm ci
+	touch web/node_modules
+
+## web-deps: the explorer's npm packages, as package-lock.json pins them, into web/node_modules
+web-deps:
+	cd web && npm ci
+
+## web: rebuild the explorer's bundle in web/dist (committed, embedded in the binary) from web/src
+web: web-deps
+	cd web && npm run build
+
+## web-proto: regenerate web/src/gen from the .proto files (protoc with protoc-gen-es from web/node_modules)
+web-proto:
+	[ -x web/node_modules/.bin/protoc-gen-es ] || $(MAKE) web-deps
+	rm -rf web/src/gen
+	mkdir -p web/src/gen
+	protoc -I api --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
+		--es_out=web/src/gen --es_opt=target=ts,import_extension=none api/polgraph/v1/*.proto
+
+## web-test: only the explorer's tests, in headless Chromium (screenshots in test-output/explorer/)
+web-test: dgraph
+	POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestExplorer|TestDatabaseDown' ./cmd/polgraph
+
+## web-screenshot: the browser test, also writing the README's screenshot, docs/explorer.png
+web-screenshot: dgraph
+	POLGRAPH_REQUIRE_BROWSER=1 POLGRAPH_UPDATE_SCREENSHOT=1 $(GO) test -count=1 -run 'TestExplorerInBrowser' ./cmd/polgraph
+
 clean:
-	rm -rf bin .data
+	rm -rf bin .data test-output

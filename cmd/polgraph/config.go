@@ -17,6 +17,7 @@ import (
 // then by flags.
 type Config struct {
 	Addr       string        // gRPC listen address
+	HTTP       string        // the graph explorer's HTTP listen address (run, serve); empty turns it off
 	Dgraph     string        // Dgraph alpha gRPC address (serve, load, import)
 	Timeout    time.Duration // server-side bound on every query
 	LogLevel   string
@@ -25,11 +26,13 @@ type Config struct {
 	DgraphBin  string // run: the dgraph binary
 	Batch      int    // load, import: records per transaction
 	WorkBudget int    // relations one query may read before it stops with RESOURCE_EXHAUSTED
+	InMemory   bool   // keep the graph's links in memory for path and neighbourhood searches
 }
 
 func defaultConfig() Config {
 	return Config{
 		Addr:       "127.0.0.1:50051",
+		HTTP:       "127.0.0.1:8080",
 		Dgraph:     "127.0.0.1:9180",
 		Timeout:    10 * time.Second,
 		LogLevel:   "info",
@@ -38,6 +41,7 @@ func defaultConfig() Config {
 		DgraphBin:  dgraphlocal.DefaultBinary(),
 		Batch:      400,
 		WorkBudget: graph.DefaultWorkBudget,
+		InMemory:   true,
 	}
 }
 
@@ -55,6 +59,8 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 		switch w {
 		case "addr":
 			fs.StringVar(&c.Addr, "addr", env("POLGRAPH_ADDR", c.Addr), "gRPC listen address ($POLGRAPH_ADDR)")
+		case "http":
+			fs.StringVar(&c.HTTP, "http", env("POLGRAPH_HTTP", c.HTTP), "the graph explorer's HTTP listen address; empty turns it off ($POLGRAPH_HTTP)")
 		case "dgraph":
 			fs.StringVar(&c.Dgraph, "dgraph", env("POLGRAPH_DGRAPH", c.Dgraph), "Dgraph alpha gRPC address ($POLGRAPH_DGRAPH)")
 		case "timeout":
@@ -64,6 +70,7 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			}
 			fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "server-side deadline of every query ($POLGRAPH_TIMEOUT)")
 			fs.IntVar(&c.WorkBudget, "work-budget", c.WorkBudget, "relations one query may read before it stops with RESOURCE_EXHAUSTED")
+			fs.BoolVar(&c.InMemory, "in-memory", env("POLGRAPH_IN_MEMORY", "true") == "true", "keep the graph's links in memory, in step with Dgraph, for path and neighbourhood searches ($POLGRAPH_IN_MEMORY)")
 		case "log":
 			fs.StringVar(&c.LogLevel, "log-level", env("POLGRAPH_LOG_LEVEL", c.LogLevel), "debug, info, warn or error ($POLGRAPH_LOG_LEVEL)")
 		case "local":

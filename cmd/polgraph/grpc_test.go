@@ -414,7 +414,7 @@ func TestLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go serve(ctx, lis, store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+		go serve(ctx, lis, nil, store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 		c, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
@@ -530,7 +530,11 @@ func TestDatabaseDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go serve(ctx, lis, own, defaultConfig(), log, io.Discard)
+	webLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go serve(ctx, lis, webLis, own, defaultConfig(), log, io.Discard)
 	c, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -557,4 +561,8 @@ func TestDatabaseDown(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	checkExplorerSaysDown(t, "http://"+webLis.Addr().String(), addr)
+	t.Run("the explorer's banner says so", func(t *testing.T) {
+		runBrowserScript(t, "e2e/database-down.mjs", "POLGRAPH_EXPLORER_URL=http://"+webLis.Addr().String()+"/", "POLGRAPH_DGRAPH_ADDR="+addr)
+	})
 }

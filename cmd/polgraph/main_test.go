@@ -32,6 +32,8 @@ var (
 	store     *dgraph.Store
 	// serverAddr is where the service under test listens.
 	serverAddr string
+	// explorerAddr is where the same service serves the graph explorer over HTTP.
+	explorerAddr string
 )
 
 const defaultDataset = "../../data/tower-hamlets/tower-hamlets.jsonl"
@@ -77,9 +79,27 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	webLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	explorerAddr = webLis.Addr().String()
 	cfg := defaultConfig()
 	served := make(chan error, 1)
-	go func() { served <- serve(ctx, lis, store, cfg, log, io.Discard) }()
+	services := make(chan *graph.Service, 1)
+	go func() {
+		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, func(s *graph.Service) { services <- s })
+	}()
+	// Every test runs on the in-memory topology, as the service does once it has started.
+	if svc := <-services; svc.Topology == nil {
+		fmt.Fprintln(os.Stderr, "the service under test does not keep the graph in memory")
+		return 1
+	} else {
+		for !svc.Topology.Ready() {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	conn, err = grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

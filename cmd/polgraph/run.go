@@ -13,11 +13,11 @@ import (
 	"github.com/polgraph/polgraph/graph/dataset"
 )
 
-// runAll is `make run`: a local Dgraph, the schema, the default graph, and the gRPC service, in the
-// foreground until Ctrl-C.
+// runAll is `make run`: a local Dgraph, the schema, the default graph, the gRPC service and the graph
+// explorer, in the foreground until Ctrl-C.
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("run", stderr, "addr", "timeout", "log", "local", "batch")
+	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "batch")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -34,6 +34,13 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("listen on %s: %w (is another polgraph running? set --addr or POLGRAPH_ADDR)", cfg.Addr, err)
 	}
 	defer lis.Close()
+	webLis, err := listenExplorer(cfg.HTTP)
+	if err != nil {
+		return err
+	}
+	if webLis != nil {
+		defer webLis.Close()
+	}
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
 		return err
@@ -60,5 +67,5 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := loadDataset(ctx, store, ds, cfg.Batch, stdout, stderr); err != nil {
 		return err
 	}
-	return serve(ctx, lis, store, cfg, log, stdout)
+	return serve(ctx, lis, webLis, store, cfg, log, stdout)
 }

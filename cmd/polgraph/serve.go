@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"google.golang.org/grpc"
@@ -23,7 +24,7 @@ import (
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("serve", stderr, "addr", "dgraph", "timeout", "log")
+	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "timeout", "log")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -40,7 +41,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	return serve(ctx, lis, store, cfg, log, stdout)
+	webLis, err := listenExplorer(cfg.HTTP)
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	return serve(ctx, lis, webLis, store, cfg, log, stdout)
 }
 
 // openStore connects to Dgraph and applies the schema.
@@ -56,9 +62,21 @@ func openStore(ctx context.Context, addr string, log *slog.Logger) (*dgraph.Stor
 	return store, nil
 }
 
-// serve answers gRPC on lis until ctx is done, then stops gracefully (in-flight calls get 10 s).
-func serve(ctx context.Context, lis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer) error {
+// serve answers gRPC on lis and, when webLis is not nil, serves the graph explorer and the same API for
+// browsers over HTTP on webLis (explorerHandler), until ctx is done or either server fails; then it stops
+// both gracefully (in-flight calls get 10 s).
+// Each option sees the service before it serves (tests use one to wait for the in-memory topology).
+func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...func(*graph.Service)) error {
 	svc := &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}
+	if cfg.InMemory {
+		if feed, ok := store.(graph.ChangeFeed); ok {
+			svc.Topology = graph.NewTopology(feed)
+			go fillTopology(ctx, svc.Topology, log)
+		}
+	}
+	for _, o := range options {
+		o(svc)
+	}
 	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log)))
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	hs := health.NewServer()
@@ -72,26 +90,62 @@ func serve(ctx context.Context, lis net.Listener, store graph.Store, cfg Config,
 	refl := reflection.NewServerV1(reflection.ServerOptions{Services: srv, DescriptorResolver: docs})
 	reflectionpb.RegisterServerReflectionServer(srv, refl)
 
+	var webSrv *http.Server
+	if webLis != nil {
+		h, err := explorerHandler(srv, hs)
+		if err != nil {
+			return err
+		}
+		webSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	}
+
 	go watchDatabase(ctx, store, hs, log)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
 	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String())
 	fmt.Fprintf(stdout, "polgraph is serving on %s; try: grpcurl -plaintext %s list\n", lis.Addr(), lis.Addr())
+	if webSrv != nil {
+		go func() { errc <- webSrv.Serve(webLis) }()
+		log.Info("serving the graph explorer", "url", explorerURL(webLis))
+		fmt.Fprintf(stdout, "the graph explorer is at %s\n", explorerURL(webLis))
+	}
+	var failed error
 	select {
-	case err := <-errc:
-		return err
+	case failed = <-errc:
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
 	hs.Shutdown()
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	done := make(chan struct{})
-	go func() { srv.GracefulStop(); close(done) }()
+	go func() {
+		if webSrv != nil {
+			webSrv.Shutdown(stopCtx)
+		}
+		srv.GracefulStop()
+		close(done)
+	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-stopCtx.Done():
+		if webSrv != nil {
+			webSrv.Close()
+		}
 		srv.Stop()
 	}
-	return nil
+	return failed
+}
+
+// fillTopology reads the graph's links into memory; until it is done, searches read them from Dgraph.
+func fillTopology(ctx context.Context, t *graph.Topology, log *slog.Logger) {
+	start := time.Now()
+	if err := t.Sync(ctx); err != nil {
+		log.Warn("cannot keep the graph in memory; searches read it from Dgraph", "err", err)
+		return
+	}
+	entities, relations, version := t.Size()
+	log.Info("graph held in memory", "entities", entities, "relations", relations, "version", version, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // healthInterval is how often the health service asks the database whether it answers.

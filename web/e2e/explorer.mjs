@@ -1,0 +1,377 @@
+// End-to-end test of the graph explorer in a real browser (Chromium, headless, driven by playwright-core)
+// against a running polgraph with the default graph. cmd/polgraph's TestExplorerInBrowser runs it; by hand:
+//
+//   POLGRAPH_EXPLORER_URL=http://127.0.0.1:8080/ node e2e/explorer.mjs
+//
+// Environment:
+//   POLGRAPH_EXPLORER_URL      the explorer (required)
+//   POLGRAPH_EXPLORER_CONTROL  a URL whose POST /down and POST /up take the explorer's HTTP backend away and
+//                              bring it back; without it the outage checks are skipped
+//   POLGRAPH_TEST_OUTPUT       where screenshots and exports go (default test-output/explorer/ at the root)
+//   POLGRAPH_DOCS_SCREENSHOT   when set, the README's screenshot is written there too
+//   POLGRAPH_CHROMIUM          the browser (default /usr/bin/chromium)
+import assert from "node:assert/strict";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { launch } from "./browser.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const base = process.env.POLGRAPH_EXPLORER_URL;
+if (!base) {
+  console.error("POLGRAPH_EXPLORER_URL is not set");
+  process.exit(2);
+}
+const control = process.env.POLGRAPH_EXPLORER_CONTROL ?? "";
+const out = path.resolve(process.env.POLGRAPH_TEST_OUTPUT ?? path.join(here, "../../test-output/explorer"));
+const docsShot = process.env.POLGRAPH_DOCS_SCREENSHOT ?? "";
+const wait = 20_000;
+
+await mkdir(out, { recursive: true });
+const browser = await launch();
+const context = browser.context;
+
+let step = "start";
+let outage = false; // while the backend is down on purpose, failed loads are expected in the console
+const problems = [];
+let shot = 0;
+
+function watch(page) {
+  page.on("pageerror", (err) => problems.push(`uncaught error in the page during "${step}": ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() !== "error") return;
+    if (outage && /Failed to load resource|ERR_CONNECTION|Failed to fetch/i.test(msg.text())) return;
+    problems.push(`console error during "${step}": ${msg.text()}`);
+  });
+}
+
+async function screenshot(page, name) {
+  shot++;
+  const file = path.join(out, `${String(shot).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path: file });
+  console.log(`  screenshot ${path.relative(process.cwd(), file)}`);
+  return file;
+}
+
+/** Waits until no call or layout runs. */
+async function idle(page) {
+  await page.waitForFunction(() => document.body.dataset.busy === "0" && window.explorer !== undefined, null, { timeout: wait });
+  await page.evaluate(() => window.explorer.idle());
+  // The layout animation has settled too: positions no longer move.
+  await page.waitForTimeout(100);
+}
+
+const graph = (page) =>
+  page.evaluate(() => {
+    const cy = window.explorer.cy;
+    return {
+      nodes: cy.nodes().not(".more").map((n) => n.id()).sort(),
+      edges: cy.edges().not(".more-edge").map((e) => e.id()).sort(),
+      more: cy.nodes(".more").map((n) => ({ id: n.id(), label: n.data("label") })),
+      expanded: cy.nodes(".expanded").map((n) => n.id()),
+      zoom: cy.zoom(),
+    };
+  });
+
+/** Where on the page an element of the graph is drawn: a node's centre or an edge's midpoint. */
+async function pointOf(page, id) {
+  const p = await page.evaluate((id) => {
+    const cy = window.explorer.cy;
+    const el = cy.getElementById(id);
+    if (el.empty()) return null;
+    const pos = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
+    const box = cy.container().getBoundingClientRect();
+    return { x: box.left + pos.x, y: box.top + pos.y, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
+  }, id);
+  assert.ok(p, `${id} is not in the graph`);
+  return p;
+}
+
+/** Clicks an element of the graph where it is drawn, bringing it into view first. */
+async function clickGraph(page, id) {
+  let p = await pointOf(page, id);
+  if (!p.inside) {
+    await page.evaluate((id) => window.explorer.cy.center(window.explorer.cy.getElementById(id)), id);
+    p = await pointOf(page, id);
+  }
+  await page.mouse.click(p.x, p.y);
+}
+
+/** Pairs of entities whose node shapes overlap, and the share of labels that overlap another label. */
+const overlaps = (page) =>
+  page.evaluate(() => {
+    const cy = window.explorer.cy;
+    const nodes = cy.nodes().not(".more");
+    const boxes = nodes.map((n) => ({ id: n.id(), body: n.renderedBoundingBox({ includeLabels: false }), label: n.renderedBoundingBox({ includeNodes: false, includeLabels: true, includeEdges: false }) }));
+    const cut = (a, b, pad) => a.x1 + pad < b.x2 && b.x1 + pad < a.x2 && a.y1 + pad < b.y2 && b.y1 + pad < a.y2;
+    const bodies = [];
+    const labels = new Set();
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        if (cut(boxes[i].body, boxes[j].body, 2)) bodies.push(`${boxes[i].id} / ${boxes[j].id}`);
+        if (cut(boxes[i].label, boxes[j].label, 2)) {
+          labels.add(boxes[i].id);
+          labels.add(boxes[j].id);
+        }
+      }
+    }
+    return { bodies, labelShare: boxes.length ? labels.size / boxes.length : 0, labelPx: 14 * cy.zoom() };
+  });
+
+async function pick(page, input, text, name) {
+  await page.fill(input, "");
+  await page.locator(input).pressSequentially(text, { delay: 60 });
+  const list = { "#search-input": "#search-list", "#path-from": "#path-from-list", "#path-to": "#path-to-list" }[input];
+  const option = page.locator(`${list} li[data-name="${name}"]`);
+  await option.waitFor({ state: "visible", timeout: wait });
+  return option;
+}
+
+const page = await context.newPage();
+watch(page);
+try {
+  step = "open the explorer";
+  console.log(step);
+  await page.goto(base);
+  await page.waitForSelector('#conn[data-state="ok"]', { timeout: wait });
+  await idle(page);
+  assert.ok(await page.locator("#empty").isVisible(), "the empty page should say what to do");
+  assert.ok(await page.locator("#banner").isHidden(), "no banner while all is well");
+
+  step = 'search "Lutfor" and open Lutfur Rahman';
+  console.log(step);
+  const lutfur = await pick(page, "#search-input", "Lutfor", "actors/lutfur-rahman");
+  assert.match(await page.locator("#search-list").innerText(), /Lutfur Rahman/);
+  await screenshot(page, "search-suggestions");
+  await lutfur.click();
+  await idle(page);
+  let g = await graph(page);
+  assert.ok(g.expanded.includes("actors/lutfur-rahman"), "Lutfur Rahman is expanded");
+  assert.ok(g.nodes.length >= 8, `Lutfur Rahman's neighbours are shown: ${g.nodes.length} nodes`);
+  await page.locator('[data-panel="entity"] h3', { hasText: "Lutfur Rahman" }).waitFor({ timeout: wait });
+  assert.match(page.url(), /open=actors\/lutfur-rahman/);
+  const more = g.more.find((m) => m.id === "more:actors/lutfur-rahman");
+  assert.ok(more, `Lutfur Rahman has more neighbours than one expansion shows: a "more" handle (${JSON.stringify(g.more)})`);
+  let o = await overlaps(page);
+  console.log(`  ${g.nodes.length} nodes; labels ${o.labelPx.toFixed(1)} px; ${(o.labelShare * 100).toFixed(0)}% of labels touch another`);
+  assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other");
+  assert.ok(o.labelPx >= 10, `labels are readable at the default zoom: ${o.labelPx.toFixed(1)} px`);
+  assert.ok(o.labelShare <= 0.25, `few labels overlap: ${(o.labelShare * 100).toFixed(0)}%`);
+  await screenshot(page, "open-lutfur-rahman");
+
+  step = 'page in the rest with the "more" handle';
+  console.log(step);
+  const before = g.nodes.length;
+  await clickGraph(page, "more:actors/lutfur-rahman");
+  await idle(page);
+  g = await graph(page);
+  assert.ok(g.nodes.length > before, `the handle pages in more neighbours: ${before} → ${g.nodes.length}`);
+  const left = g.more.find((m) => m.id === "more:actors/lutfur-rahman");
+  assert.ok(!left || left.label !== more.label, `the handle counts what is still left: ${more.label} → ${left?.label ?? "gone"}`);
+
+  step = "expand a neighbour by clicking it";
+  console.log(step);
+  const neighbour = "parties/labour";
+  assert.ok(g.nodes.includes(neighbour), `${neighbour} is one of Lutfur Rahman's neighbours`);
+  const count = g.nodes.length;
+  await clickGraph(page, neighbour);
+  await idle(page);
+  g = await graph(page);
+  assert.ok(g.expanded.includes(neighbour), `${neighbour} is expanded`);
+  assert.ok(g.nodes.length > count, `expanding ${neighbour} adds its neighbours: ${count} → ${g.nodes.length}`);
+  await page.locator('[data-panel="entity"] .sub', { hasText: neighbour }).waitFor({ timeout: wait });
+  o = await overlaps(page);
+  assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other after expanding");
+  await screenshot(page, "expanded");
+
+  step = "find paths from Ajmal Masroor to Keir Starmer";
+  console.log(step);
+  await (await pick(page, "#path-from", "Ajmal", "actors/ajmal-masroor")).click();
+  await (await pick(page, "#path-to", "Starmer", "actors/keir-starmer")).click();
+  await page.click("#path-go");
+  await idle(page);
+  const paths = page.locator('[data-panel="paths"]');
+  await paths.waitFor({ timeout: wait });
+  const pathItems = page.locator(".paths > li.path");
+  assert.ok((await pathItems.count()) >= 1, "at least one path is listed");
+  const first = await pathItems.first().innerText();
+  assert.match(first, /Ajmal Masroor/);
+  assert.match(first, /Keir Starmer/);
+  assert.match(first, /formerly worked with/, "each hop names its relation type");
+  assert.match(first, /Ajmal and Rabina were both previously working with Lutfur Rahman/, "each hop shows its evidence");
+  const onPath = await page.evaluate(() => window.explorer.cy.elements(".onpath").map((e) => e.id()));
+  assert.ok(onPath.includes("actors/keir-starmer") && onPath.includes("actors/ajmal-masroor"), "the path's ends are highlighted");
+  assert.ok(onPath.some((id) => id.startsWith("relations/")), "the path's relations are highlighted");
+  assert.match(page.url(), /path=actors\/ajmal-masroor,actors\/keir-starmer/);
+  await screenshot(page, "paths");
+  await pathItems.first().locator("header").click();
+  assert.equal(await pathItems.first().getAttribute("aria-current"), "true", "a path can be highlighted alone");
+
+  step = "show disputed relations and open the claims of the denied endorsement";
+  console.log(step);
+  await page.check('#statuses input[value="DENIED"]');
+  await idle(page);
+  const endorse = "relations/lutfur-rahman.endorses.ajmal-masroor";
+  const drawn = await page.evaluate((id) => {
+    const e = window.explorer.cy.getElementById(id);
+    return e.empty() ? null : { classes: e.classes(), lineStyle: e.style("line-style"), color: e.style("line-color") };
+  }, endorse);
+  assert.ok(drawn, `${endorse} is drawn once denied claims count`);
+  assert.ok(drawn.classes.includes("disputed"), "the endorsement is marked disputed");
+  assert.equal(drawn.lineStyle, "dashed", "a disputed relation is dashed");
+  assert.equal(drawn.color, "rgb(234,88,12)", "a disputed relation is drawn in the warning colour");
+  await page.evaluate((id) => {
+    const cy = window.explorer.cy;
+    cy.zoom(1.1);
+    cy.center(cy.getElementById(id));
+  }, endorse);
+  await clickGraph(page, endorse);
+  await idle(page);
+  const rel = page.locator('[data-panel="relation"]');
+  await rel.waitFor({ timeout: wait });
+  assert.match(await rel.locator(".sub").innerText(), new RegExp(endorse.replaceAll(".", "\\.")));
+  const claims = rel.locator("li.claim");
+  assert.equal(await claims.count(), 4, "all four claims are listed: one alleged, three denied");
+  assert.equal(await rel.locator('li.claim[data-status="DENIED"]').count(), 3);
+  assert.equal(await rel.locator('li.claim[data-status="ALLEGED"]').count(), 1);
+  const claimText = await rel.innerText();
+  assert.match(claimText, /did not support Ajmal Masroor/, "the excerpt is shown");
+  assert.match(claimText, /confidence 0\.\d\d/, "the confidence is shown");
+  assert.match(claimText, /said by Rabina Khan/, "who said it is shown");
+  assert.match(claimText, /2024/, "the source's date is shown");
+  assert.ok(await page.locator("#legend").getByText("disputed: a claim denies it").isVisible(), "the legend explains disputed edges");
+  await screenshot(page, "claims");
+  await page.uncheck('#statuses input[value="DENIED"]');
+  await idle(page);
+
+  step = "filter by relation type and by confidence";
+  console.log(step);
+  await page.click("#types-none");
+  await page.check('#types input[value="MEMBER_OF"]');
+  await idle(page);
+  let types = await page.evaluate(() => window.explorer.cy.edges().not(".more-edge").map((e) => e.data("type")));
+  assert.ok(types.length > 0 && types.every((t) => t === "MEMBER_OF"), `only MEMBER_OF relations are drawn: ${[...new Set(types)]}`);
+  assert.match(page.url(), /types=MEMBER_OF/);
+  await page.click("#types-all");
+  await page.fill("#minconf", "0.9");
+  await idle(page);
+  const confs = await page.evaluate(() => window.explorer.cy.edges().not(".more-edge").map((e) => e.data("confidence")));
+  assert.ok(confs.length > 0 && confs.every((c) => c >= 0.9), `only relations at least 0.9 sure are drawn: ${confs}`);
+  await page.fill("#minconf", "0");
+  await idle(page);
+
+  step = "move the time slider to 2010";
+  console.log(step);
+  const now = await graph(page);
+  for (const id of ["relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2022", "relations/lutfur-rahman.member-of.aspire"]) {
+    assert.ok(now.edges.includes(id), `${id} is drawn at any time`);
+  }
+  await page.uncheck("#anytime");
+  await page.fill("#asof", "2010");
+  await idle(page);
+  assert.equal(await page.locator("#asof-out").innerText(), "2010");
+  const then = await graph(page);
+  assert.ok(then.nodes.includes("actors/lutfur-rahman"), "Lutfur Rahman is still shown in 2010");
+  assert.ok(!then.edges.includes("relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2022"), "his 2022 mayoralty is not drawn as of 2010");
+  assert.ok(!then.edges.includes("relations/lutfur-rahman.member-of.aspire"), "his Aspire membership (from 2018) is not drawn as of 2010");
+  assert.ok(then.edges.includes("relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2010"), "his 2010–2015 mayoralty is drawn as of 2010");
+  assert.match(page.url(), /asof=2010/);
+  await screenshot(page, "as-of-2010");
+
+  step = "reopen the view from its link";
+  console.log(step);
+  const link = page.url();
+  const again = await context.newPage();
+  watch(again);
+  await again.goto(link);
+  await idle(again);
+  const reopened = await graph(again);
+  assert.deepEqual(reopened.nodes, then.nodes, "the link reopens the same entities");
+  assert.deepEqual(reopened.edges, then.edges, "the link reopens the same relations");
+  assert.equal(await again.locator("#asof").inputValue(), "2010");
+  assert.equal(await again.locator("#anytime").isChecked(), false);
+  await again.close();
+
+  step = "export PNG, GraphML and Cytoscape JSON";
+  console.log(step);
+  const exported = {};
+  for (const [button, file] of [["#export-png", "view.png"], ["#export-graphml", "view.graphml"], ["#export-json", "view.cyjs"]]) {
+    await page.click("details.export summary");
+    const [dl] = await Promise.all([page.waitForEvent("download", { timeout: wait }), page.click(button)]);
+    const to = path.join(out, file);
+    await dl.saveAs(to);
+    exported[file] = await readFile(to);
+  }
+  assert.deepEqual([...exported["view.png"].subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "the PNG is a PNG");
+  const graphml = exported["view.graphml"].toString();
+  assert.match(graphml, /<graphml xmlns="http:\/\/graphml.graphdrawing.org\/xmlns"/);
+  assert.equal((graphml.match(/<node id=/g) ?? []).length, then.nodes.length, "GraphML holds every entity shown");
+  assert.equal((graphml.match(/<edge id=/g) ?? []).length, then.edges.length, "GraphML holds every relation shown");
+  assert.match(graphml, /<node id="actors\/lutfur-rahman">/);
+  const cyjs = JSON.parse(exported["view.cyjs"].toString());
+  assert.equal(cyjs.elements.nodes.length, then.nodes.length, "Cytoscape JSON holds every entity shown");
+  assert.equal(cyjs.elements.edges.length, then.edges.length, "Cytoscape JSON holds every relation shown");
+
+  if (control) {
+    step = "the service goes away: a banner says so";
+    console.log(step);
+    outage = true;
+    let r = await fetch(new URL("down", control), { method: "POST" });
+    assert.ok(r.ok, `the test's control says ${r.status}`);
+    await page.fill("#search-input", "");
+    await page.locator("#search-input").pressSequentially("Rabina", { delay: 40 });
+    const banner = page.locator("#banner");
+    await banner.waitFor({ state: "visible", timeout: wait });
+    assert.equal(await banner.getAttribute("data-kind"), "unreachable");
+    assert.match(await banner.innerText(), /cannot be reached/);
+    assert.equal(await page.locator("#conn").getAttribute("data-state"), "down");
+    await page.locator("h1.brand").click(); // away from the search box, whose suggestions then close
+    await page.locator("#search-list").waitFor({ state: "hidden", timeout: wait });
+    await screenshot(page, "service-down");
+
+    step = "the service comes back: the banner goes and the search runs again";
+    console.log(step);
+    r = await fetch(new URL("up", control), { method: "POST" });
+    assert.ok(r.ok, `the test's control says ${r.status}`);
+    await page.waitForSelector('#banner[data-kind="recovered"]', { timeout: wait });
+    outage = false;
+    await page.waitForSelector('#conn[data-state="ok"]', { timeout: wait });
+    await page.locator('#search-list li[data-name="actors/rabina-khan"]').waitFor({ state: "visible", timeout: wait });
+    await screenshot(page, "service-back");
+    await page.waitForSelector("#banner", { state: "hidden", timeout: wait });
+    await page.keyboard.press("Escape");
+  } else {
+    console.log("(no POLGRAPH_EXPLORER_CONTROL: the outage checks are skipped)");
+  }
+
+  step = "the README's screenshot";
+  console.log(step);
+  const docs = await context.newPage();
+  watch(docs);
+  await docs.setViewportSize({ width: 1400, height: 860 });
+  await docs.goto(new URL("?open=actors/lutfur-rahman&path=actors/ajmal-masroor,actors/keir-starmer&sel=paths", base).href);
+  await idle(docs);
+  await docs.locator('[data-panel="paths"]').waitFor({ timeout: wait });
+  o = await overlaps(docs);
+  assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other in the README's view");
+  const file = await screenshot(docs, "readme");
+  if (docsShot) {
+    await copyFile(file, docsShot);
+    console.log(`  wrote ${docsShot}`);
+  }
+  await docs.close();
+
+  assert.deepEqual(problems, [], "the page logged no errors");
+  console.log("ok: the explorer passed every check");
+} catch (err) {
+  console.error(`FAILED at "${step}": ${err.stack ?? err}`);
+  if (problems.length) console.error(problems.join("\n"));
+  try {
+    await screenshot(page, "failure");
+  } catch {
+    // the page is gone; the error above says why
+  }
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}

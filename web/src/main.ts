@@ -1,0 +1,1064 @@
+// The graph explorer: search, expand, find paths, read the evidence, filter by type, confidence and time,
+// export, and keep all of it in the page's address.
+import cytoscape from "cytoscape";
+import fcose from "cytoscape-fcose";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { client, describeError, Health, outageOf, type Outage } from "./api";
+import { byId, download, h, safeLink } from "./dom";
+import { toCytoscapeJSON, toGraphML } from "./exporters";
+import type {
+  Edge,
+  ExploreNeighborhoodResponse,
+  FindPathsResponse,
+  GetEntityResponse,
+  GetRelationResponse,
+  RelationFilterSchema,
+} from "./gen/polgraph/v1/graph_service_pb";
+import { ClaimStatus, RelationType, type Entity, type Relation } from "./gen/polgraph/v1/resources_pb";
+import { highlightColor, stylesheet } from "./style";
+import { emptyView, formatView, parseView, type Step, type View } from "./view";
+import {
+  disputedColor,
+  families,
+  kindKey,
+  kinds,
+  relationTypes,
+  statusFromKey,
+  statusKey,
+  timeLabel,
+  typeFamily,
+  typeFromKey,
+  typeLabel,
+  type Family,
+} from "./vocab";
+
+cytoscape.use(fcose);
+
+const view: View = parseView(location.search);
+
+// ---------------------------------------------------------------------------------------------------------
+// Busy state: the page's body says data-busy="1" while a call or a layout runs, so a person (and a test)
+// can tell a finished view from one still loading.
+
+let busy = 0;
+function begin(): void {
+  busy++;
+  document.body.dataset.busy = "1";
+}
+function end(): void {
+  busy = Math.max(0, busy - 1);
+  if (busy === 0) document.body.dataset.busy = "0";
+}
+
+const statusEl = byId("status");
+function setStatus(text: string, error = false): void {
+  statusEl.textContent = text;
+  statusEl.classList.toggle("error", error);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The connection: a banner says when the service or its database is down, and goes once they are back.
+
+/** What to run again once the service answers again: the action that failed because it was down. */
+let retryOnRecovery: (() => void) | null = null;
+
+const banner = byId("banner");
+const conn = byId("conn");
+let bannerTimer: ReturnType<typeof setTimeout> | undefined;
+
+const health = new Health((outage, previous) => {
+  clearTimeout(bannerTimer);
+  if (outage) {
+    banner.hidden = false;
+    banner.dataset.kind = outage.kind;
+    byId("banner-title").textContent =
+      outage.kind === "unreachable"
+        ? `The polgraph service at ${location.host} cannot be reached.`
+        : "The polgraph service is up, but its graph database is not answering.";
+    byId("banner-text").textContent = `${outage.message} — retrying every 2 seconds.`;
+    conn.dataset.state = "down";
+    conn.textContent = "offline";
+    return;
+  }
+  conn.dataset.state = "ok";
+  conn.textContent = "connected";
+  if (previous) {
+    banner.hidden = false;
+    banner.dataset.kind = "recovered";
+    byId("banner-title").textContent = "Connected again.";
+    byId("banner-text").textContent = "The polgraph service and its database answer.";
+    bannerTimer = setTimeout(() => (banner.hidden = true), 4_000);
+    if (statusEl.classList.contains("error")) setStatus("");
+    const retry = retryOnRecovery;
+    retryOnRecovery = null;
+    retry?.();
+  }
+});
+byId("banner-retry").addEventListener("click", () => void health.check());
+
+/**
+ * Runs one call to the service. A failure that means an outage goes to the health watch (and the banner);
+ * the caller still gets the error.
+ */
+async function call<T>(doing: string, f: () => Promise<T>): Promise<T> {
+  begin();
+  setStatus(`${doing}…`);
+  try {
+    const r = await f();
+    setStatus("");
+    return r;
+  } catch (e) {
+    const o = outageOf(e);
+    if (o) health.report(o);
+    throw e;
+  } finally {
+    end();
+  }
+}
+
+/** Says what failed: in the banner for an outage (and runs retry once it is over), else in the status line. */
+function failed(what: string, e: unknown, retry?: () => void): Outage | null {
+  const o = outageOf(e);
+  if (o) {
+    if (retry) retryOnRecovery = retry;
+    setStatus(`Could not ${what}: ${o.kind === "unreachable" ? "polgraph" : "its database"} is not answering (see the banner); it runs again once it answers.`, true);
+  } else if (e instanceof ConnectError && e.code === Code.NotFound) {
+    setStatus(`Could not ${what}: ${describeError(e)}.`, true);
+  } else {
+    setStatus(`Could not ${what}: ${describeError(e)}`, true);
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The graph.
+
+const cy = cytoscape({
+  container: byId("cy"),
+  style: stylesheet(),
+  minZoom: 0.15,
+  maxZoom: 3,
+  wheelSensitivity: 0.3,
+  selectionType: "single",
+  boxSelectionEnabled: false,
+});
+
+/** Entities and relations, without the "N more" handles. */
+const realNodes = () => cy.nodes().not(".more");
+const realEdges = () => cy.edges().not(".more-edge");
+
+function filter(): MessageInitShape<typeof RelationFilterSchema> {
+  if (view.types.includes("NONE") || view.statuses.includes("NONE")) {
+    // Nothing is to count: every type excluded says so to the service.
+    return { excludeTypes: relationTypes.map((t) => t.type) };
+  }
+  return {
+    asOf: view.asOf,
+    minConfidence: view.minConfidence,
+    includeTypes: view.types.map(typeFromKey).filter((t) => t !== undefined),
+    statuses: view.statuses.map(statusFromKey).filter((s) => s !== undefined),
+  };
+}
+
+function label(name: string): string {
+  const n = cy.getElementById(name);
+  return n.nonempty() ? String(n.data("label")) : name;
+}
+
+/** A spot near `near` for a new node, spread around it so that new nodes do not start on top of each other. */
+let placed = 0;
+function spotNear(near: cytoscape.NodeSingular | null): cytoscape.Position {
+  placed++;
+  const angle = placed * 2.39996; // the golden angle
+  const r = 110 + (placed % 5) * 18;
+  const c = near?.nonempty() ? near.position() : { x: 0, y: 0 };
+  return { x: c.x + r * Math.cos(angle), y: c.y + r * Math.sin(angle) };
+}
+
+function addEntity(e: Entity, relationCount: number | undefined, near: cytoscape.NodeSingular | null): cytoscape.NodeSingular {
+  const existing = cy.getElementById(e.name);
+  const data = {
+    id: e.name,
+    label: e.displayName || e.name,
+    kind: kindKey(e.kind),
+    description: e.description,
+    ...(relationCount !== undefined ? { relationCount } : {}),
+  };
+  if (existing.nonempty()) {
+    existing.data(data);
+    return existing as cytoscape.NodeSingular;
+  }
+  return cy.add({
+    group: "nodes",
+    data: { relationCount: 0, ...data },
+    position: spotNear(near),
+  }) as unknown as cytoscape.NodeSingular;
+}
+
+/** An edge as the explorer draws it, from a neighbourhood's Edge or a path's Relation. */
+interface EdgeView {
+  name: string;
+  type: Edge["type"];
+  from: string;
+  to: string;
+  symmetric: boolean;
+  role: string;
+  validFrom: string;
+  validTo: string;
+  date: string;
+  statuses: ClaimStatus[];
+  confidence: number;
+  claimCount: number;
+}
+
+function edgeOfRelation(r: Relation): EdgeView {
+  const counted = view.statuses.length
+    ? new Set(view.statuses.map(statusFromKey))
+    : new Set([ClaimStatus.ALLEGED, ClaimStatus.REPORTED, ClaimStatus.CONFIRMED]);
+  const statuses = [...new Set(r.claims.map((c) => c.status))].sort((a, b) => a - b);
+  const confidence = Math.max(0, ...r.claims.filter((c) => counted.has(c.status)).map((c) => c.confidence));
+  return { ...r, statuses, confidence, claimCount: r.claims.length };
+}
+
+function addEdge(e: EdgeView): void {
+  if (cy.getElementById(e.from).empty() || cy.getElementById(e.to).empty()) return;
+  const statuses = e.statuses.map(statusKey);
+  const disputed = statuses.includes("DENIED");
+  const alleged = !disputed && statuses.length > 0 && statuses.every((s) => s === "ALLEGED");
+  const family = typeFamily(e.type);
+  const time = timeLabel(e);
+  const data = {
+    id: e.name,
+    source: e.from,
+    target: e.to,
+    type: RelationType[e.type],
+    family,
+    label: time ? `${typeLabel(e.type)} · ${time}` : typeLabel(e.type),
+    symmetric: e.symmetric,
+    role: e.role,
+    validFrom: e.validFrom,
+    validTo: e.validTo,
+    date: e.date,
+    statuses: statuses.join(" "),
+    confidence: e.confidence,
+    claimCount: e.claimCount,
+    disputed,
+  };
+  const classes = [family, disputed && "disputed", alleged && "alleged", e.symmetric && "symmetric", statuses.includes("CONFIRMED") && "confirmed"]
+    .filter(Boolean)
+    .join(" ");
+  const existing = cy.getElementById(e.name);
+  if (existing.nonempty()) {
+    existing.data(data);
+    existing.classes(classes);
+    return;
+  }
+  cy.add({ group: "edges", data, classes });
+}
+
+/** Shows or updates the "N more" handle of an entity whose neighbours the caps cut. */
+function setMore(entity: string, leftOut: number): void {
+  const id = `more:${entity}`;
+  const handle = cy.getElementById(id);
+  if (leftOut <= 0) {
+    handle.remove();
+    return;
+  }
+  const text = `+${leftOut} more`;
+  if (handle.nonempty()) {
+    handle.data("label", text);
+    handle.data("leftOut", leftOut);
+    return;
+  }
+  const owner = cy.getElementById(entity) as cytoscape.NodeSingular;
+  cy.add([
+    { group: "nodes", data: { id, label: text, more: entity, leftOut }, classes: "more", position: spotNear(owner) },
+    { group: "edges", data: { id: `more-edge:${entity}`, source: entity, target: id }, classes: "more-edge" },
+  ]);
+}
+
+/** Asks for an entity's neighbours that are not shown yet and merges them into the graph. */
+async function expand(name: string): Promise<ExploreNeighborhoodResponse> {
+  const exclude = realNodes()
+    .map((n) => n.id())
+    .slice(0, 1000);
+  let pageToken = "";
+  let first: ExploreNeighborhoodResponse | undefined;
+  do {
+    const resp = await call(`Loading what surrounds ${label(name)}`, () =>
+      client.exploreNeighborhood({ name, depth: 1, maxPerNode: view.perNode, exclude, filter: filter(), pageToken }),
+    );
+    first ??= resp;
+    const center = resp.center!;
+    cy.batch(() => {
+      const c = addEntity(center, resp.nodes.find((n) => n.entity?.name === center.name)?.relationCount, null);
+      c.addClass("expanded");
+      for (const n of resp.nodes) if (n.entity) addEntity(n.entity, n.relationCount, c);
+      for (const e of resp.edges) addEdge(e);
+      if (!pageToken) setMore(center.name, resp.truncated.find((t) => t.entity === center.name)?.leftOut ?? 0);
+    });
+    pageToken = resp.nextPageToken;
+  } while (pageToken);
+  return first;
+}
+
+interface PathsShown {
+  from: string;
+  to: string;
+  resp: FindPathsResponse;
+  /** The path highlighted alone, or -1 for all of them. */
+  active: number;
+  /** Display names of the entities on the paths and of the claims' speakers. */
+  names?: Map<string, string>;
+}
+let paths: PathsShown | null = null;
+
+const maxDepth = 4;
+const maxPaths = 5;
+
+async function findPaths(from: string, to: string): Promise<void> {
+  const resp = await call(`Finding paths from ${from} to ${to}`, () =>
+    client.findPaths({ from, to, maxPaths, maxDepth, filter: filter() }),
+  );
+  cy.batch(() => {
+    const anchor = (cy.getElementById(resp.paths[0]?.entities[0] ?? "") as cytoscape.NodeSingular) ?? null;
+    for (const e of resp.entities) addEntity(e, undefined, anchor.nonempty() ? anchor : null);
+    for (const p of resp.paths) for (const hop of p.hops) if (hop.relation) addEdge(edgeOfRelation(hop.relation));
+  });
+  paths = { from, to, resp, active: -1 };
+}
+
+/** Marks the paths shown (or the one picked) and fades the rest while the paths panel is open. */
+function highlightPaths(): void {
+  cy.batch(() => {
+    cy.elements().removeClass("onpath faded");
+    if (!paths || paths.resp.paths.length === 0) return;
+    const chosen = paths.active >= 0 ? [paths.resp.paths[paths.active]] : paths.resp.paths;
+    let on = cy.collection();
+    for (const p of chosen) {
+      for (const e of p.entities) on = on.union(cy.getElementById(e));
+      for (const hop of p.hops) if (hop.relation) on = on.union(cy.getElementById(hop.relation.name));
+    }
+    on.addClass("onpath");
+    if (view.selected === "paths") cy.elements().not(on).addClass("faded");
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Layout: fCoSE, which keeps nodes (and their labels) apart; incremental after an expansion, so that what
+// was shown stays roughly where it was.
+
+let layoutRun: cytoscape.Layouts | null = null;
+let focusAfterLayout: string | null = null;
+const minReadableZoom = 0.85;
+
+function relayout(fresh: boolean): void {
+  layoutRun?.stop();
+  byId("empty").hidden = cy.nodes().nonempty();
+  if (cy.nodes().empty()) return;
+  begin();
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    afterLayout();
+    end();
+  };
+  const animate = !fresh && !matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const options = {
+    name: "fcose",
+    quality: "proof",
+    randomize: fresh,
+    animate,
+    animationDuration: 450,
+    fit: true,
+    padding: 40,
+    nodeDimensionsIncludeLabels: true,
+    uniformNodeDimensions: false,
+    packComponents: false,
+    nodeRepulsion: () => 12000,
+    // Bundles of relations between one pair get room for their curves and labels.
+    idealEdgeLength: (e: cytoscape.EdgeSingular) => (e.hasClass("more-edge") ? 45 : 95 + 25 * (e.parallelEdges().length - 1)),
+    edgeElasticity: () => 0.4,
+    nodeSeparation: 90,
+    gravity: 0.3,
+    numIter: 3000,
+    tile: true,
+  };
+  const l = cy.layout(options as unknown as cytoscape.LayoutOptions);
+  layoutRun = l;
+  l.one("layoutstop", finish);
+  setTimeout(finish, animate ? 2_500 : 1_500);
+  l.run();
+}
+
+/** Keeps labels readable: when fitting everything would make them small, centres on what just changed. */
+function afterLayout(): void {
+  if (cy.zoom() >= minReadableZoom) return;
+  const focus = focusAfterLayout ? cy.getElementById(focusAfterLayout) : cy.collection();
+  const at = focus.nonempty() ? focus.closedNeighborhood() : cy.elements();
+  cy.zoom(minReadableZoom);
+  cy.center(at);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The address: every change of the view is written to it, so that a link reopens the same view.
+
+function saveView(): void {
+  const q = formatView(view);
+  history.replaceState(null, "", q ? `?${q}` : location.pathname);
+}
+
+function shownSummary(): string {
+  const n = realNodes().length;
+  const e = realEdges().length;
+  const more = cy.nodes(".more").reduce((sum, m) => sum + Number(m.data("leftOut") ?? 0), 0);
+  const when = view.asOf ? ` as of ${view.asOf}` : "";
+  return `${n} entities and ${e} relations shown${when}${more ? `; ${more} more links not shown yet (click a “more” handle)` : ""}.`;
+}
+
+async function runStep(step: Step): Promise<void> {
+  if (step.op === "open") await expand(step.name);
+  else await findPaths(step.from, step.to);
+}
+
+let rebuildGeneration = 0;
+
+/** Rebuilds the graph from the view's steps with the current filters, and reopens the side panel. */
+async function rebuild(): Promise<void> {
+  const generation = ++rebuildGeneration;
+  cy.elements().remove();
+  paths = null;
+  placed = 0;
+  begin();
+  try {
+    for (const step of view.steps) {
+      if (generation !== rebuildGeneration) return;
+      try {
+        await runStep(step);
+      } catch (e) {
+        const what = step.op === "open" ? `open ${step.name}` : `find paths from ${step.from} to ${step.to}`;
+        if (failed(what, e, () => void rebuild())) return;
+      }
+    }
+    if (generation !== rebuildGeneration) return;
+    focusAfterLayout = null;
+    relayout(true);
+    await showSelected();
+    if (!statusEl.classList.contains("error")) setStatus(view.steps.length ? shownSummary() : "");
+  } finally {
+    end();
+  }
+}
+
+/** Runs a new step: records it in the view (and the address), then merges its answer and lays out again. */
+async function act(step: Step, what: string): Promise<boolean> {
+  const fresh = cy.nodes().empty();
+  try {
+    await runStep(step);
+  } catch (e) {
+    failed(what, e, () => void act(step, what));
+    return false;
+  }
+  view.steps.push(step);
+  focusAfterLayout = step.op === "open" ? step.name : null;
+  relayout(fresh);
+  saveView();
+  setStatus(shownSummary());
+  return true;
+}
+
+async function openEntity(name: string): Promise<void> {
+  const ok = await act({ op: "open", name }, `open ${name}`);
+  if (!ok) return;
+  // The name may have been a display name; the centre's resource name is what the graph uses.
+  const id = cy.nodes(".expanded").filter((n) => n.id() === name || n.data("label") === name).first();
+  await select(id.nonempty() ? id.id() : name);
+}
+
+async function showMore(entity: string): Promise<void> {
+  await act({ op: "open", name: entity }, `load more around ${label(entity)}`);
+}
+
+async function askPaths(from: string, to: string): Promise<void> {
+  const ok = await act({ op: "path", from, to }, `find paths from ${from} to ${to}`);
+  if (ok) await select("paths");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The side panel: an entity, a relation with all its claims, or the paths found.
+
+const details = byId("details");
+
+function panel(...children: (Node | string | null | false)[]): void {
+  details.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== false));
+}
+
+async function select(name: string): Promise<void> {
+  view.selected = name;
+  saveView();
+  await showSelected();
+}
+
+async function showSelected(): Promise<void> {
+  const sel = view.selected;
+  cy.elements().unselect();
+  if (sel === "paths") {
+    if (paths) {
+      const shown = paths;
+      const relations = shown.resp.paths.flatMap((p) => p.hops.map((hop) => hop.relation!).filter(Boolean));
+      shown.names ??= await speakerNames(shown.resp.entities, relations);
+      if (view.selected === "paths" && paths === shown) renderPaths(shown);
+    }
+    highlightPaths();
+    return;
+  }
+  highlightPaths();
+  if (!sel) {
+    panel(h("div", { class: "placeholder" }, "Click a node for the entity, an edge for its claims; find paths to list each hop with its evidence."));
+    return;
+  }
+  cy.getElementById(sel).select();
+  try {
+    if (sel.startsWith("relations/")) {
+      const resp = await call("Loading the claims", () => client.getRelation({ name: sel }));
+      const names = await speakerNames(resp.entities, resp.relation ? [resp.relation] : []);
+      if (view.selected === sel) renderRelation(resp, names);
+    } else {
+      const resp = await call(`Loading ${label(sel)}`, () => client.getEntity({ name: sel }));
+      if (view.selected === sel) renderEntity(resp);
+    }
+  } catch (e) {
+    failed(`load ${label(sel)}`, e, () => void showSelected());
+  }
+}
+
+function kindTag(kind: ReturnType<typeof kindKey>): HTMLElement {
+  return h("span", { class: "kindtag", style: `background:${kinds[kind].color}` }, kinds[kind].label);
+}
+
+function entityButton(name: string, text: string): HTMLElement {
+  return h("button", { type: "button", class: "entity-link", title: name, onclick: () => void focusEntity(name) }, text);
+}
+
+/** Selects an entity: centres on it if shown, and opens it (adds it with its neighbours) if not. */
+async function focusEntity(name: string): Promise<void> {
+  const n = cy.getElementById(name);
+  if (n.nonempty()) {
+    cy.animate({ center: { eles: n }, duration: 250 });
+    await select(name);
+  } else {
+    await openEntity(name);
+  }
+}
+
+/** A note for a selection that the current filters leave out of the graph. */
+function notDrawn(name: string): HTMLElement | null {
+  if (cy.getElementById(name).nonempty()) return null;
+  return h("p", { class: "note" }, "Not drawn: it does not count as a link with the current filters" + (view.asOf ? ` (as of ${view.asOf})` : "") + ".");
+}
+
+function renderEntity(resp: GetEntityResponse): void {
+  const e = resp.entity!;
+  const kind = kindKey(e.kind);
+  const more = cy.getElementById(`more:${e.name}`);
+  const rows: HTMLElement[] = [];
+  if (e.aliases.length) rows.push(h("dt", null, "Also"), h("dd", null, e.aliases.join(", ")));
+  if (e.validFrom || e.validTo) rows.push(h("dt", null, "Existed"), h("dd", null, timeLabel({ validFrom: e.validFrom, validTo: e.validTo, date: "" })));
+  for (const [scheme, id] of Object.entries(e.identifiers)) rows.push(h("dt", null, scheme), h("dd", null, id));
+  const shown = cy.getElementById(e.name);
+  panel(
+    h("div", { "data-panel": "entity" },
+      kindTag(kind),
+      h("h3", null, e.displayName),
+      h("p", { class: "sub" }, e.name),
+      notDrawn(e.name),
+      e.description ? h("p", { class: "desc" }, e.description) : null,
+      rows.length ? h("dl", null, rows) : null,
+      h("div", { class: "actions" },
+        shown.empty() || !shown.hasClass("expanded")
+          ? h("button", { type: "button", class: "primary", onclick: () => void openEntity(e.name) }, "Show neighbours")
+          : null,
+        more.nonempty()
+          ? h("button", { type: "button", onclick: () => void showMore(e.name) }, `Show ${more.data("leftOut")} more`)
+          : null,
+        h("button", { type: "button", onclick: () => setPathEnd("from", e) }, "Path from here"),
+        h("button", { type: "button", onclick: () => setPathEnd("to", e) }, "Path to here"),
+      ),
+      h("h2", null, "Relations, whatever the filters"),
+      h("ul", { class: "counts" },
+        resp.relationCounts.map((c) =>
+          h("li", null,
+            h("span", null, `${c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`),
+            h("span", { class: "conf" }, String(c.count)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function claimItem(c: Relation["claims"][number], names: Map<string, string>): HTMLElement {
+  const st = statusKey(c.status);
+  const src = c.source;
+  const meta: (Node | string)[] = [];
+  if (src) {
+    meta.push("— ", safeLink(src.url, src.title || src.name));
+    const where = [src.outlet, src.published].filter(Boolean).join(", ");
+    if (where) meta.push(` (${where})`);
+  }
+  if (c.saidBy) meta.push(" · said by ", entityButton(c.saidBy, names.get(c.saidBy) ?? c.saidBy));
+  return h("li", { class: "claim", "data-status": st },
+    h("span", { class: `badge ${st}` }, st.toLowerCase()), " ",
+    h("span", { class: "conf", title: "confidence" }, `confidence ${c.confidence.toFixed(2)}`),
+    c.excerpt ? h("blockquote", null, `“${c.excerpt}”`) : null,
+    h("div", { class: "meta" }, meta),
+  );
+}
+
+function relationSentence(r: Relation, names: Map<string, string>): (Node | string)[] {
+  const from = names.get(r.from) ?? r.from;
+  const to = names.get(r.to) ?? r.to;
+  return [entityButton(r.from, from), ` ${r.symmetric ? "—" : ""}${typeLabel(r.type)}${r.symmetric ? "—" : ""} `, entityButton(r.to, to)];
+}
+
+/**
+ * Display names for the entities claims name as their speakers: from the answer, else from the graph, else
+ * asked for (a speaker need not be shown, nor be an end of the relation).
+ */
+async function speakerNames(known: Entity[], relations: Relation[]): Promise<Map<string, string>> {
+  const names = new Map(known.map((e) => [e.name, e.displayName]));
+  const missing = new Set<string>();
+  for (const r of relations) {
+    for (const c of r.claims) {
+      if (!c.saidBy || names.has(c.saidBy)) continue;
+      const n = cy.getElementById(c.saidBy);
+      if (n.nonempty()) names.set(c.saidBy, String(n.data("label")));
+      else missing.add(c.saidBy);
+    }
+  }
+  await Promise.all(
+    [...missing].map(async (name) => {
+      try {
+        const resp = await call(`Loading ${name}`, () => client.getEntity({ name }));
+        if (resp.entity) names.set(name, resp.entity.displayName);
+      } catch {
+        // The resource name stands in for the display name.
+      }
+    }),
+  );
+  return names;
+}
+
+function renderRelation(resp: GetRelationResponse, names: Map<string, string>): void {
+  const r = resp.relation!;
+  const rows: HTMLElement[] = [];
+  if (r.role) rows.push(h("dt", null, "Role"), h("dd", null, r.role));
+  const time = timeLabel(r);
+  if (time) rows.push(h("dt", null, r.date ? "Date" : "Valid"), h("dd", null, time));
+  if (r.via) rows.push(h("dt", null, "Via"), h("dd", null, entityButton(r.via, names.get(r.via) ?? r.via)));
+  const denied = r.claims.some((c) => c.status === ClaimStatus.DENIED);
+  panel(
+    h("div", { "data-panel": "relation" },
+      h("span", { class: "kindtag", style: `background:${denied ? disputedColor : families[typeFamily(r.type)].color}` },
+        denied ? "disputed relation" : "relation"),
+      h("h3", { class: "sentence" }, relationSentence(r, names)),
+      h("p", { class: "sub" }, r.name),
+      notDrawn(r.name),
+      rows.length ? h("dl", null, rows) : null,
+      h("h2", null, `Claims (${r.claims.length})`),
+      h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
+    ),
+  );
+}
+
+function renderPaths(p: PathsShown): void {
+  const names = p.names ?? new Map(p.resp.entities.map((e) => [e.name, e.displayName]));
+  const n = p.resp.paths.length;
+  const header = h("div", { "data-panel": "paths" },
+    h("h3", null, "Paths"),
+    h("p", { class: "sub" },
+      `${names.get(p.resp.paths[0]?.entities[0] ?? "") ?? p.from} → ${names.get(p.resp.paths[0]?.entities.at(-1) ?? "") ?? p.to}: `,
+      n ? `${n} shortest path${n > 1 ? "s" : ""} of at most ${maxDepth} hops` : `no path of at most ${maxDepth} hops`,
+      view.asOf ? ` as of ${view.asOf}` : "",
+      ".",
+    ),
+    n ? h("p", { class: "muted small" }, "↓ the relation goes from the entity above to the one below, ↑ the other way, ↕ both; click a hop for all its claims.") : null,
+    n > 1 ? h("div", { class: "actions" }, h("button", { type: "button", onclick: () => pickPath(-1) }, "Highlight all")) : null,
+    n === 0 ? h("p", { class: "muted" }, "Widen the filters (time, types, confidence) to find longer or older connections.") : null,
+  );
+  const list = h("ol", { class: "paths" },
+    p.resp.paths.map((path, i) =>
+      h("li", { class: "path", "aria-current": p.active === i ? "true" : "false", "data-path": i },
+        h("header", { onclick: () => pickPath(i), title: "Highlight this path" },
+          h("strong", null, `Path ${i + 1}`), h("span", { class: "muted" }, `${path.hops.length} hop${path.hops.length > 1 ? "s" : ""}`)),
+        h("ol", { class: "hops" },
+          path.entities.flatMap((name, j) => {
+            const items: HTMLElement[] = [h("li", { class: "hop-entity" }, entityButton(name, names.get(name) ?? name))];
+            const hop = path.hops[j];
+            if (hop?.relation) {
+              const r = hop.relation;
+              const time = timeLabel(r);
+              items.push(
+                h("li", { class: "hop-rel", "data-relation": r.name },
+                  h("div", null,
+                    h("button", { type: "button", class: "link type", onclick: () => void selectRelation(r.name) },
+                      `${r.symmetric ? "↕" : hop.forward ? "↓" : "↑"} ${typeLabel(r.type)}`),
+                    time ? h("span", { class: "muted" }, ` · ${time}`) : null,
+                    r.role ? h("span", { class: "muted" }, ` · ${r.role}`) : null,
+                  ),
+                  h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
+                ),
+              );
+            }
+            return items;
+          }),
+        ),
+      ),
+    ),
+  );
+  panel(header, list);
+}
+
+function pickPath(i: number): void {
+  if (!paths) return;
+  paths.active = i;
+  renderPaths(paths);
+  highlightPaths();
+}
+
+async function selectRelation(name: string): Promise<void> {
+  const e = cy.getElementById(name);
+  if (e.nonempty()) cy.animate({ center: { eles: e }, duration: 250 });
+  await select(name);
+}
+
+cy.on("tap", "node", (ev) => {
+  const n = ev.target as cytoscape.NodeSingular;
+  if (n.hasClass("more")) {
+    void showMore(String(n.data("more")));
+    return;
+  }
+  void (async () => {
+    if (!n.hasClass("expanded")) {
+      const ok = await act({ op: "open", name: n.id() }, `expand ${n.data("label")}`);
+      if (!ok) return;
+    }
+    await select(n.id());
+  })();
+});
+cy.on("tap", "edge", (ev) => {
+  const e = ev.target as cytoscape.EdgeSingular;
+  if (e.hasClass("more-edge")) return;
+  void select(e.id());
+});
+cy.on("mouseover", "node, edge", () => (byId("cy").style.cursor = "pointer"));
+cy.on("mouseout", "node, edge", () => (byId("cy").style.cursor = ""));
+
+// ---------------------------------------------------------------------------------------------------------
+// Search with suggestions as one types (SearchEntities), for the search box and the two ends of a path.
+
+function suggest(input: HTMLInputElement, list: HTMLUListElement, pick: (e: Entity) => void): void {
+  let seq = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let results: Entity[] = [];
+  let active = -1;
+  const hide = () => {
+    list.hidden = true;
+    active = -1;
+    input.setAttribute("aria-expanded", "false");
+  };
+  const mark = () => {
+    [...list.children].forEach((li, i) => li.setAttribute("aria-selected", String(i === active)));
+  };
+  const choose = (i: number) => {
+    const e = results[i];
+    if (!e) return;
+    hide();
+    pick(e);
+  };
+  const run = async () => {
+    const q = input.value.trim();
+    const mine = ++seq;
+    if (q.length < 2) {
+      hide();
+      return;
+    }
+    try {
+      const resp = await call(`Searching for “${q}”`, () => client.searchEntities({ query: q, pageSize: 8 }));
+      if (mine !== seq) return;
+      results = resp.results.map((r) => r.entity!).filter(Boolean);
+      list.replaceChildren(
+        ...(resp.results.length
+          ? resp.results.map((r, i) =>
+              h("li", { role: "option", "data-name": r.entity!.name, onmousedown: (ev: Event) => { ev.preventDefault(); choose(i); } },
+                h("span", { class: "name" }, r.entity!.displayName),
+                r.matched && r.matched !== r.entity!.displayName ? h("span", { class: "matched" }, `“${r.matched}”`) : null,
+                h("span", { class: "kind", style: `color:${kinds[kindKey(r.entity!.kind)].color}` }, kinds[kindKey(r.entity!.kind)].label),
+              ),
+            )
+          : [h("li", { class: "none" }, `Nothing matches “${q}”.`)]),
+      );
+      active = results.length ? 0 : -1;
+      mark();
+      list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+    } catch (e) {
+      if (mine !== seq) return;
+      const o = failed(`search for “${q}”`, e, () => void run());
+      list.replaceChildren(h("li", { class: "none" }, o ? "Not answering just now; the search runs again once it is back." : describeError(e)));
+      list.hidden = false;
+    }
+  };
+  input.addEventListener("input", () => {
+    delete input.dataset.name;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(), 150);
+  });
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+      if (list.hidden || !results.length) return;
+      ev.preventDefault();
+      active = (active + (ev.key === "ArrowDown" ? 1 : results.length - 1)) % results.length;
+      mark();
+    } else if (ev.key === "Enter" && !list.hidden && active >= 0) {
+      ev.preventDefault();
+      choose(active);
+    } else if (ev.key === "Escape") {
+      hide();
+    }
+  });
+  input.addEventListener("blur", () => setTimeout(hide, 100));
+  input.addEventListener("focus", () => {
+    if (results.length && input.value.trim().length >= 2 && !input.dataset.name) list.hidden = false;
+  });
+}
+
+const searchInput = byId<HTMLInputElement>("search-input");
+suggest(searchInput, byId<HTMLUListElement>("search-list"), (e) => {
+  searchInput.value = "";
+  void openEntity(e.name);
+});
+
+const pathFrom = byId<HTMLInputElement>("path-from");
+const pathTo = byId<HTMLInputElement>("path-to");
+const pathPick = (input: HTMLInputElement) => (e: Entity) => {
+  input.value = e.displayName;
+  input.dataset.name = e.name;
+};
+suggest(pathFrom, byId<HTMLUListElement>("path-from-list"), pathPick(pathFrom));
+suggest(pathTo, byId<HTMLUListElement>("path-to-list"), pathPick(pathTo));
+
+function setPathEnd(end: "from" | "to", e: Entity): void {
+  const input = end === "from" ? pathFrom : pathTo;
+  pathPick(input)(e);
+  const other = end === "from" ? pathTo : pathFrom;
+  if (other.value.trim()) void askPaths(pathFrom.dataset.name ?? pathFrom.value.trim(), pathTo.dataset.name ?? pathTo.value.trim());
+  else other.focus();
+}
+
+byId<HTMLFormElement>("path-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const from = pathFrom.dataset.name ?? pathFrom.value.trim();
+  const to = pathTo.dataset.name ?? pathTo.value.trim();
+  if (!from || !to) {
+    setStatus("Give both ends of the path: pick an entity in each box.", true);
+    (from ? pathTo : pathFrom).focus();
+    return;
+  }
+  void askPaths(from, to);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Filters: relation types, minimum confidence, claim statuses, time; every change asks the service again.
+
+const anytime = byId<HTMLInputElement>("anytime");
+const asof = byId<HTMLInputElement>("asof");
+const asofOut = byId<HTMLOutputElement>("asof-out");
+const minconf = byId<HTMLInputElement>("minconf");
+const minconfOut = byId<HTMLOutputElement>("minconf-out");
+const per = byId<HTMLSelectElement>("per");
+const typesBox = byId("types");
+
+let refilterTimer: ReturnType<typeof setTimeout> | undefined;
+/** Asks again with the new filters once they have stopped changing for a moment (a slider drags). */
+function refilter(): void {
+  saveView();
+  if (refilterTimer === undefined) begin();
+  clearTimeout(refilterTimer);
+  refilterTimer = setTimeout(() => {
+    refilterTimer = undefined;
+    void rebuild();
+    end();
+  }, 250);
+}
+
+function showFilters(): void {
+  anytime.checked = !view.asOf;
+  asof.disabled = !view.asOf;
+  if (view.asOf) asof.value = view.asOf;
+  asofOut.textContent = view.asOf || "any time";
+  minconf.value = String(view.minConfidence);
+  minconfOut.textContent = view.minConfidence.toFixed(2);
+  if (![...per.options].some((o) => o.value === String(view.perNode))) per.append(h("option", null, String(view.perNode)));
+  per.value = String(view.perNode);
+  const types = new Set(view.types);
+  typesBox.querySelectorAll<HTMLInputElement>("input").forEach((i) => (i.checked = types.size === 0 || types.has(i.value)));
+  const statuses = new Set(view.statuses.length ? view.statuses : ["ALLEGED", "REPORTED", "CONFIRMED"]);
+  byId("statuses").querySelectorAll<HTMLInputElement>("input").forEach((i) => (i.checked = statuses.has(i.value)));
+}
+
+function buildTypeFilter(): void {
+  const groups = new Map<Family, typeof relationTypes>();
+  for (const t of relationTypes) groups.set(t.family, [...(groups.get(t.family) ?? []), t]);
+  for (const [family, types] of groups) {
+    typesBox.append(
+      h("div", { class: "group" }, h("span", { class: "swatch", style: `background:${families[family].color}` }), " ", families[family].label),
+      ...types.map((t) =>
+        h("label", { class: "check" }, h("input", { type: "checkbox", value: t.key, checked: true, "data-type": t.key }), typeLabel(t.type)),
+      ),
+    );
+  }
+  typesBox.addEventListener("change", () => {
+    const boxes = [...typesBox.querySelectorAll<HTMLInputElement>("input")];
+    const on = boxes.filter((b) => b.checked).map((b) => b.value);
+    view.types = on.length === boxes.length ? [] : on.length === 0 ? ["NONE"] : on;
+    refilter();
+  });
+  const setAll = (on: boolean) => {
+    typesBox.querySelectorAll<HTMLInputElement>("input").forEach((i) => (i.checked = on));
+    typesBox.dispatchEvent(new Event("change"));
+  };
+  byId("types-all").addEventListener("click", () => setAll(true));
+  byId("types-none").addEventListener("click", () => setAll(false));
+}
+
+anytime.addEventListener("change", () => {
+  view.asOf = anytime.checked ? "" : asof.value;
+  asof.disabled = anytime.checked;
+  asofOut.textContent = view.asOf || "any time";
+  refilter();
+});
+asof.addEventListener("input", () => {
+  view.asOf = asof.value;
+  asofOut.textContent = asof.value;
+  refilter();
+});
+minconf.addEventListener("input", () => {
+  view.minConfidence = Number(minconf.value);
+  minconfOut.textContent = view.minConfidence.toFixed(2);
+  refilter();
+});
+byId("statuses").addEventListener("change", () => {
+  const on = [...byId("statuses").querySelectorAll<HTMLInputElement>("input")].filter((i) => i.checked).map((i) => i.value);
+  const isDefault = on.length === 3 && !on.includes("DENIED");
+  view.statuses = isDefault ? [] : on.length ? on : ["NONE"];
+  refilter();
+});
+per.addEventListener("change", () => {
+  view.perNode = Number(per.value);
+  refilter();
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The legend.
+
+function legend(): void {
+  const svg = (inner: string) => {
+    const el = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    el.setAttribute("width", "36");
+    el.setAttribute("height", "18");
+    el.setAttribute("viewBox", "0 0 36 18");
+    el.innerHTML = inner; // fixed markup, no data in it
+    return el;
+  };
+  const line = (color: string, dash = "", width = 2.5) =>
+    svg(`<line x1="2" y1="9" x2="34" y2="9" stroke="${color}" stroke-width="${width}" ${dash ? `stroke-dasharray="${dash}"` : ""}/>`);
+  const shapes: Record<string, string> = {
+    actor: `<circle cx="18" cy="9" r="7" fill="${kinds.actor.color}"/>`,
+    party: `<polygon points="11,9 14.5,3 21.5,3 25,9 21.5,15 14.5,15" fill="${kinds.party.color}"/>`,
+    seat: `<polygon points="18,1 26,9 18,17 10,9" fill="${kinds.seat.color}"/>`,
+    organisation: `<rect x="10" y="3" width="16" height="12" rx="3" fill="${kinds.organisation.color}"/>`,
+  };
+  const rows: [SVGElement, string][] = [
+    ...Object.entries(kinds).map(([k, v]) => [svg(shapes[k]), v.label] as [SVGElement, string]),
+    [svg(`<circle cx="18" cy="9" r="6" fill="#94a3b8" stroke="#111827" stroke-width="2.5"/>`), "expanded: its neighbours are shown"],
+    [svg(`<rect x="3" y="3" width="30" height="12" rx="3" fill="#f1f5f9" stroke="#64748b" stroke-dasharray="2 2"/>`), "“+N more”: click to show more"],
+    ...(Object.values(families).map((f) => [line(f.color), f.label]) as [SVGElement, string][]),
+    [line("#64748b", "6 3"), "alleged only"],
+    [line(disputedColor, "4 3"), "disputed: a claim denies it"],
+    [svg(`<line x1="2" y1="5" x2="34" y2="5" stroke="#64748b" stroke-width="1"/><line x1="2" y1="13" x2="34" y2="13" stroke="#64748b" stroke-width="4.5"/>`), "thicker: higher confidence"],
+    [svg(`<line x1="2" y1="9" x2="26" y2="9" stroke="#64748b" stroke-width="2"/><polygon points="26,5 34,9 26,13" fill="#64748b"/>`), "arrow: from → to (none if mutual)"],
+    [line(highlightColor, "", 8), "on a path found"],
+  ];
+  byId("legend").replaceChildren(...rows.flatMap(([icon, text]) => [icon, h("span", null, text)]));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tools: fit, clear, export, link.
+
+byId("fit").addEventListener("click", () => cy.animate({ fit: { eles: cy.elements(), padding: 40 }, duration: 250 }));
+byId("clear").addEventListener("click", () => {
+  const keep = { asOf: view.asOf, minConfidence: view.minConfidence, types: view.types, statuses: view.statuses, perNode: view.perNode };
+  Object.assign(view, emptyView(), keep);
+  cy.elements().remove();
+  paths = null;
+  byId("empty").hidden = false;
+  saveView();
+  void showSelected();
+  setStatus("");
+});
+
+function closeExportMenu(): void {
+  (document.querySelector("details.export") as HTMLDetailsElement).open = false;
+}
+byId("export-png").addEventListener("click", () => {
+  closeExportMenu();
+  download("polgraph-view.png", cy.png({ output: "blob", full: true, scale: 2, bg: "#ffffff" }));
+});
+byId("export-graphml").addEventListener("click", () => {
+  closeExportMenu();
+  download("polgraph-view.graphml", new Blob([toGraphML(realNodes(), realEdges(), location.href)], { type: "application/graphml+xml" }));
+});
+byId("export-json").addEventListener("click", () => {
+  closeExportMenu();
+  download("polgraph-view.cyjs", new Blob([toCytoscapeJSON(realNodes(), realEdges(), location.href)], { type: "application/json" }));
+});
+byId("copy-link").addEventListener("click", async () => {
+  closeExportMenu();
+  try {
+    await navigator.clipboard.writeText(location.href);
+    setStatus("The link to this view is copied.");
+  } catch {
+    setStatus(`The link to this view: ${location.href}`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Start: the filters and the graph from the address, and the health watch.
+
+/** For the browser console and for tests: the graph, the view, and a promise of the next quiet moment. */
+declare global {
+  interface Window {
+    explorer: { cy: cytoscape.Core; view: View; idle: () => Promise<void> };
+  }
+}
+window.explorer = {
+  cy,
+  view,
+  idle: () =>
+    new Promise((resolve) => {
+      const poll = () => (busy === 0 ? resolve() : setTimeout(poll, 50));
+      poll();
+    }),
+};
+
+buildTypeFilter();
+legend();
+showFilters();
+health.start();
+void rebuild().finally(() => {
+  if (view.steps.length === 0) byId("empty").hidden = false;
+  if (!view.steps.length) searchInput.focus();
+});

@@ -1,0 +1,139 @@
+// How the graph is drawn: nodes coloured and shaped by kind, relations coloured by family, dashed when
+// only alleged, dashed in the warning colour when a claim denies them, thicker the surer they are.
+import type cytoscape from "cytoscape";
+import { disputedColor, families, kinds } from "./vocab";
+
+export const highlightColor = "#facc15";
+
+export function stylesheet(): cytoscape.StylesheetJson {
+  const s: cytoscape.StylesheetJson = [
+    {
+      selector: "node",
+      style: {
+        label: "data(label)",
+        "font-size": 14,
+        "font-weight": 500,
+        color: "#111827",
+        "text-valign": "bottom",
+        "text-halign": "center",
+        "text-margin-y": 5,
+        "text-wrap": "wrap",
+        "text-max-width": "130px",
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.85,
+        "text-background-padding": "2px",
+        "text-background-shape": "roundrectangle",
+        "min-zoomed-font-size": 6,
+        width: "mapData(relationCount, 0, 30, 24, 46)",
+        height: "mapData(relationCount, 0, 30, 24, 46)",
+        "border-width": 2,
+        "border-color": "#ffffff",
+        "overlay-padding": 4,
+      },
+    },
+    {
+      selector: "node.expanded",
+      style: { "border-width": 3, "border-color": "#111827", "font-weight": 700 },
+    },
+    {
+      selector: "node:selected",
+      style: { "underlay-color": "#1d4ed8", "underlay-padding": 7, "underlay-opacity": 0.25, "underlay-shape": "ellipse" },
+    },
+    {
+      selector: "node.more",
+      style: {
+        label: "data(label)",
+        shape: "round-rectangle",
+        "background-color": "#f1f5f9",
+        "border-width": 1,
+        "border-style": "dashed",
+        "border-color": "#64748b",
+        color: "#334155",
+        "font-size": 12,
+        "font-weight": 600,
+        "text-valign": "center",
+        "text-margin-y": 0,
+        "text-background-opacity": 0,
+        width: "label",
+        height: 22,
+        "padding-left": "8px",
+        "padding-right": "8px",
+      } as cytoscape.Css.Node,
+    },
+    {
+      selector: "edge",
+      style: {
+        width: "mapData(confidence, 0, 1, 1, 4.5)",
+        "curve-style": "bezier",
+        "line-color": families.structure.color,
+        "target-arrow-color": families.structure.color,
+        "target-arrow-shape": "triangle",
+        "arrow-scale": 0.9,
+        label: "data(label)",
+        "font-size": 10,
+        color: "#374151",
+        "text-rotation": "autorotate",
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.8,
+        "text-background-padding": "1px",
+        "min-zoomed-font-size": 8,
+        opacity: 0.9,
+      },
+    },
+    { selector: "edge.symmetric", style: { "target-arrow-shape": "none" } },
+    {
+      selector: "edge.confirmed",
+      style: { "line-style": "solid", "source-arrow-shape": "none" },
+    },
+    {
+      selector: "edge.alleged",
+      style: { "line-style": "dashed", "line-dash-pattern": [7, 4] },
+    },
+    {
+      selector: "edge.disputed",
+      style: {
+        "line-style": "dashed",
+        "line-dash-pattern": [4, 3],
+        "line-color": disputedColor,
+        "target-arrow-color": disputedColor,
+        color: disputedColor,
+      },
+    },
+    {
+      selector: "edge.more-edge",
+      style: {
+        width: 1,
+        "line-style": "dotted",
+        "line-color": "#94a3b8",
+        "target-arrow-shape": "none",
+        label: "",
+      },
+    },
+    {
+      selector: "edge:selected",
+      style: { "underlay-color": "#1d4ed8", "underlay-padding": 5, "underlay-opacity": 0.25 },
+    },
+    {
+      selector: ".onpath",
+      style: { "underlay-color": highlightColor, "underlay-padding": 8, "underlay-opacity": 0.7 },
+    },
+    { selector: "node.onpath", style: { "underlay-shape": "ellipse" } },
+    { selector: "edge.onpath", style: { "underlay-padding": 5, opacity: 1 } },
+    { selector: ".faded", style: { opacity: 0.3, "text-opacity": 0.45 } },
+  ];
+  for (const [key, k] of Object.entries(kinds)) {
+    s.push({ selector: `node[kind = "${key}"]`, style: { shape: k.shape, "background-color": k.color } });
+  }
+  for (const [key, f] of Object.entries(families)) {
+    s.push({
+      selector: `edge.${key}`,
+      style: { "line-color": f.color, "target-arrow-color": f.color },
+    });
+  }
+  // Disputed wins over the family colour: listed last.
+  s.push({
+    selector: "edge.disputed",
+    style: { "line-color": disputedColor, "target-arrow-color": disputedColor },
+  });
+  return s;
+}
