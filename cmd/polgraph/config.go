@@ -39,7 +39,7 @@ func defaultConfig() Config {
 		DataDir:    ".data/dgraph",
 		PortOffset: dgraphlocal.DefaultPortOffset,
 		DgraphBin:  dgraphlocal.DefaultBinary(),
-		Batch:      400,
+		Batch:      2000,
 		WorkBudget: graph.DefaultWorkBudget,
 		InMemory:   true,
 	}
