@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test build dgraph tools browser proto lint clean web web-deps web-proto web-test web-screenshot
+.PHONY: run test build dgraph tools browser proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
@@ -39,6 +39,15 @@ browser:
 web/node_modules: web/package-lock.json
 	cd web && npm ci
 	touch web/node_modules
+
+## bench: the full benchmark (10k, 100k and 1M relations; polgraph beside raw Dgraph and an in-memory
+## floor), written to BENCHMARKS.md and docs/bench.svg. Not part of `make test`.
+bench: dgraph
+	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --load-budget 90s --out BENCHMARKS.md --svg docs/bench.svg
+
+## bench-quick: the same at 10k relations only (about 3 minutes)
+bench-quick: dgraph
+	$(GO) run ./cmd/polgraph-bench --sizes 10k --duration 2s --out BENCHMARKS.md --svg docs/bench.svg
 
 ## web-deps: the explorer's npm packages, as package-lock.json pins them, into web/node_modules
 web-deps:

@@ -49,9 +49,9 @@ func exitCode(err error) int {
 const usage = `polgraph: a political knowledge graph on Dgraph, served over gRPC.
 
 Commands:
-  run                 start a local Dgraph, apply the schema, load the default graph and serve gRPC
-                      (what ` + "`make run`" + ` does); Ctrl-C stops everything
-  serve               serve gRPC on a running Dgraph (applies the schema first)
+  run                 start a local Dgraph, apply the schema, load the default graph, serve gRPC and
+                      the graph explorer (what ` + "`make run`" + ` does); Ctrl-C stops everything
+  serve               serve gRPC and the graph explorer on a running Dgraph (applies the schema first)
   load FILE...        check dataset files (data/FORMAT.md), report every problem, and load them only
                       when there is none
   path FROM TO        how two entities are connected: the shortest paths, each hop with its evidence
@@ -60,10 +60,12 @@ Commands:
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
                       each seat to its successor
+  gen                 write a synthetic political graph in the dataset format (and as N-Quads), for
+                      benchmarks: --relations N --seed S --out FILE [--rdf FILE]
   help                this text
 
 Run "polgraph COMMAND -h" for a command's flags. Every flag can also be set in the environment:
-POLGRAPH_ADDR, POLGRAPH_DGRAPH, POLGRAPH_TIMEOUT, POLGRAPH_LOG_LEVEL, POLGRAPH_DATA_DIR,
+POLGRAPH_ADDR, POLGRAPH_HTTP, POLGRAPH_DGRAPH, POLGRAPH_TIMEOUT, POLGRAPH_IN_MEMORY, POLGRAPH_LOG_LEVEL, POLGRAPH_DATA_DIR,
 POLGRAPH_DGRAPH_PORT_OFFSET, POLGRAPH_DGRAPH_BIN.
 `
 
@@ -87,6 +89,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return aroundCmd(ctx, rest, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, stdout, stderr)
+	case "gen":
+		return genCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

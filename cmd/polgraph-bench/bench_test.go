@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/synth"
+)
+
+// TestFloorMatchesOracle checks the floor, which judges every other answer, against the oracle that
+// enumerates every simple path, on random graphs with parallel relations and disputed claims.
+func TestFloorMatchesOracle(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 30; seed++ {
+		ents, rels := graphtest.RandomGraph(seed, 12, 30)
+		counted, _ := buildGraphs(ents, rels)
+		x := newSearcher(counted)
+		r := rand.New(rand.NewPCG(seed, 1))
+		for range 20 {
+			a, b := r.IntN(len(ents)), r.IntN(len(ents))
+			if a == b {
+				continue
+			}
+			q := graph.PathQuery{From: ents[a].Name, To: ents[b].Name, MaxPaths: 1 + r.IntN(8), MaxDepth: 1 + r.IntN(6)}
+			var want []int
+			for _, p := range graphtest.OraclePaths(rels, q) {
+				want = append(want, p.Len())
+			}
+			got := x.kShortest(int32(a), int32(b), q.MaxPaths, q.MaxDepth)
+			if !slices.Equal(want, got) {
+				t.Fatalf("graph %d, %s→%s, k=%d, depth %d: floor lengths %v, oracle %v", seed, q.From, q.To, q.MaxPaths, q.MaxDepth, got, want)
+			}
+		}
+	}
+}
+
+func TestTypo(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, name := range []string{"Amina Khan", "Siobhán Pemberton", "Zoë Ali", "Mayor of Ashford"} {
+		got := typo(r, name)
+		if got == name && name != "Zoë Ali" {
+			t.Errorf("typo(%q) changed nothing", name)
+		}
+		if d := len([]rune(got)) - len([]rune(name)); d < -1 || d > 1 {
+			t.Errorf("typo(%q) = %q: more than one edit", name, got)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{{"10k", 10_000, true}, {"1m", 1_000_000, true}, {"1500", 1500, true}, {"100K", 100_000, true}, {"x", 0, false}, {"-1", 0, false}} {
+		got, err := parseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestBulkLoad checks the way the queries get their graph when polgraph's loader runs out of time.
+func TestBulkLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Dgraph")
+	}
+	if _, err := os.Stat(dgraphlocal.DefaultBinary()); err != nil {
+		t.Skip("no dgraph binary; run make dgraph")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	rdf := filepath.Join(dir, "graph.rdf")
+	stats, _, err := writeGraph(synth.Config{Relations: 800, Seed: 3}, filepath.Join(dir, "graph.jsonl"), rdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	res := &sizeResult{}
+	node, err := bulkLoad(ctx, config{DgraphBin: dgraphlocal.DefaultBinary()}, res, filepath.Join(dir, "dgraph"), rdf, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.stop()
+	store, err := dgraph.Open(ctx, node.cfg.AlphaAddr(), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	got, err := store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.Counts{Entities: stats.Entities, Relations: stats.Relations, Claims: stats.Claims, Sources: stats.Sources}
+	if got != want {
+		t.Errorf("after dgraph bulk the graph holds %+v; generated %+v", got, want)
+	}
+}
+
+// TestSmoke runs the whole benchmark on a tiny graph against real Dgraph instances: generation, both
+// loads and their comparison, every workload, the report and the chart.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Dgraph")
+	}
+	if _, err := os.Stat(dgraphlocal.DefaultBinary()); err != nil {
+		t.Skip("no dgraph binary; run make dgraph")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	out, svg := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg")
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"--sizes", "1500", "--duration", "50ms", "--pairs", "6", "--concurrency", "1,2",
+		"--work-dir", dir, "--out", out, "--svg", svg}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(md) {
+		t.Error("the report printed differs from the one written")
+	}
+	report := string(md)
+	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
+		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
+		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	for _, bad := range []string{"WRONG", "NOT the graph"} {
+		if strings.Contains(report, bad) {
+			t.Errorf("the report says %s:\n%s", bad, report)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		if _, err := dec.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("the chart is not well-formed XML: %v", err)
+		}
+	}
+	if !strings.Contains(string(b), "<polyline") && !strings.Contains(string(b), "<circle") {
+		t.Error("the chart draws no data")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "polgraph-bench-*"))
+	if len(left) > 0 {
+		t.Errorf("the run left %v behind", left)
+	}
+}

@@ -1,0 +1,221 @@
+// Command polgraph-bench measures polgraph on synthetic graphs of several sizes and writes the results as
+// a Markdown report and an SVG chart.
+//
+// For each size it generates a graph (package graph/synth), loads it into a fresh local Dgraph with
+// polgraph's own loader and, for comparison, into a second fresh Dgraph with `dgraph live`, then serves
+// polgraph's gRPC API in-process and times FindPaths, ExploreNeighborhood and SearchEntities at
+// concurrency 1 and 8, side by side with the raw Dgraph queries that answer the same questions and with
+// an in-memory floor on the same links, which also judges the path lengths every answer gives.
+//
+//	polgraph-bench --sizes 10k                       a quick run
+//	polgraph-bench --sizes 10k,100k,1m --duration 5s the full run
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "polgraph-bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// config is every setting of a benchmark run.
+type config struct {
+	Sizes      []int
+	Labels     []string // the sizes as written, e.g. 10k
+	Seed       uint64
+	Duration   time.Duration // how long each workload runs at each concurrency
+	Timeout    time.Duration // each query's deadline, polgraph's and raw Dgraph's alike
+	Pairs      int
+	Conc       []int
+	Batch      int
+	LoadBudget time.Duration // how long each loader may run (0: no limit)
+	Out, SVG   string
+	DgraphBin  string
+	WorkDir    string
+	Keep       bool
+	Topology   bool // also measure polgraph with its links in memory
+	LogLevel   slog.Level
+	Command    string // the command line, for the report
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("polgraph-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sizes := fs.String("sizes", "10k,100k,1m", "comma-separated graph sizes in relations (k and m suffixes)")
+	seed := fs.Uint64("seed", 1, "seed of the graphs and of the query inputs")
+	duration := fs.Duration("duration", 5*time.Second, "how long each workload runs at each concurrency")
+	timeout := fs.Duration("timeout", 5*time.Second, "deadline of each query")
+	pairs := fs.Int("pairs", 60, "how many entity pairs (and neighbourhood centres, and search texts) to ask about")
+	conc := fs.String("concurrency", "1,8", "comma-separated numbers of concurrent clients")
+	loadBudget := fs.Duration("load-budget", 0, "how long polgraph's loader and dgraph live may each run per size (0: no limit); past it the rate so far is reported and the queries run on a Dgraph filled by dgraph bulk")
+	batch := fs.Int("batch", 2000, "records per transaction for polgraph's loader (polgraph load's default)")
+	out := fs.String("out", "BENCHMARKS.md", "where to write the Markdown report")
+	svg := fs.String("svg", "docs/bench.svg", "where to write the SVG chart")
+	bin := fs.String("dgraph-bin", dgraphlocal.DefaultBinary(), "the dgraph binary ($POLGRAPH_DGRAPH_BIN)")
+	work := fs.String("work-dir", os.TempDir(), "where each size's files and Dgraph data go (removed afterwards)")
+	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
+	topology := fs.Bool("in-memory", true, "also measure polgraph with the graph's links held in memory (graph.Topology), as polgraph serve does by default")
+	level := fs.String("log-level", "warn", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() != 0 {
+		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	cfg := config{Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
+		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := parseSize(strings.TrimSpace(s))
+		if err != nil {
+			return config{}, err
+		}
+		cfg.Sizes, cfg.Labels = append(cfg.Sizes, n), append(cfg.Labels, strings.TrimSpace(s))
+	}
+	for _, s := range strings.Split(*conc, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || c < 1 {
+			return config{}, fmt.Errorf("--concurrency: %q is not a positive number", s)
+		}
+		cfg.Conc = append(cfg.Conc, c)
+	}
+	if cfg.Pairs < 1 || cfg.Duration <= 0 || cfg.Timeout <= 0 || cfg.Batch < 1 {
+		return config{}, fmt.Errorf("--pairs, --duration, --timeout and --batch must be positive")
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
+		return config{}, fmt.Errorf("--log-level: %w", err)
+	}
+	cfg.Command = "polgraph-bench " + strings.Join(args, " ")
+	return cfg, nil
+}
+
+// parseSize reads a count such as 10000, 10k or 1m.
+func parseSize(s string) (int, error) {
+	mult, num := 1, strings.ToLower(s)
+	switch {
+	case strings.HasSuffix(num, "k"):
+		mult, num = 1000, num[:len(num)-1]
+	case strings.HasSuffix(num, "m"):
+		mult, num = 1_000_000, num[:len(num)-1]
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a size: want e.g. 10000, 10k or 1m", s)
+	}
+	return n * mult, nil
+}
+
+// report is everything a run measured.
+type report struct {
+	Config        config
+	Started       time.Time
+	Elapsed       time.Duration
+	GoVersion     string
+	DgraphVersion string
+	Machine       machine
+	Sizes         []*sizeResult
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if _, err := os.Stat(cfg.DgraphBin); err != nil {
+		return fmt.Errorf("dgraph binary not found at %s: build it with `make dgraph`, or set --dgraph-bin", cfg.DgraphBin)
+	}
+	rep := &report{Config: cfg, Started: time.Now(), GoVersion: runtime.Version(),
+		DgraphVersion: dgraphVersion(cfg.DgraphBin), Machine: describeMachine()}
+	for i, n := range cfg.Sizes {
+		fmt.Fprintf(stderr, "== %s relations\n", cfg.Labels[i])
+		res, err := runSize(ctx, cfg, cfg.Labels[i], n, log, stderr)
+		if err != nil {
+			return fmt.Errorf("size %s: %w", cfg.Labels[i], err)
+		}
+		rep.Sizes = append(rep.Sizes, res)
+	}
+	rep.Elapsed = time.Since(rep.Started)
+	rep.Machine.LoadAtEnd = loadAverage()
+	md := rep.markdown()
+	fmt.Fprint(stdout, md)
+	for _, f := range []struct {
+		path, text string
+	}{{cfg.Out, md}, {cfg.SVG, rep.svg()}} {
+		if f.path == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.path, []byte(f.text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// machine describes where the run happened.
+type machine struct {
+	CPUs        int
+	Model       string
+	Memory      int64
+	LoadAtStart string // /proc/loadavg's 1, 5 and 15 minute averages
+	LoadAtEnd   string
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func describeMachine() machine {
+	m := machine{CPUs: runtime.NumCPU(), Model: "unknown", LoadAtStart: loadAverage()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.Model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				m.Memory = kb << 10
+			}
+		}
+	}
+	return m
+}

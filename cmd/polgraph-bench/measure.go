@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/status"
+)
+
+// outcome is what one query answered, for the exactness check: path lengths, a node count, or nothing.
+type outcome struct {
+	lengths []int
+	nodes   int
+}
+
+// check judges an answer to query i: "" when right, else what is wrong. nil checks nothing.
+type check func(i int, got outcome) string
+
+// workload is one kind of query asked one way, over a fixed list of inputs taken in turn.
+type workload struct {
+	family string // what is asked, e.g. "FindPaths k=1 depth 4"
+	system string // who answers it: polgraph, a raw Dgraph query, or the in-memory floor
+	n      int    // how many inputs there are
+	maxOps int    // stop after this many queries, however short the time (0: no limit)
+	run    func(ctx context.Context, i int) (outcome, error)
+	check  check
+}
+
+// result is a workload's measurement at one concurrency.
+type result struct {
+	Family, System string
+	Conc           int
+	N, OK          int
+	Errors         map[string]int // by kind: deadline, resource exhausted, ...
+	P50, P99       time.Duration  // over every query, failed ones included
+	Throughput     float64        // answered queries per second
+	Checked, Wrong int
+	WrongExample   string
+	AlphaPeak      int64 // the Dgraph alpha's peak resident memory during the measurement
+}
+
+func (r result) ErrorCount() int {
+	n := 0
+	for _, c := range r.Errors {
+		n += c
+	}
+	return n
+}
+
+func (r result) ErrorText() string {
+	if len(r.Errors) == 0 {
+		return "0"
+	}
+	keys := make([]string, 0, len(r.Errors))
+	for k := range r.Errors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", r.Errors[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// measure runs w with conc workers for about d: each worker takes the next input in turn and asks it
+// with its own deadline. Queries started before d ends are waited for. Every query counts in the
+// latencies, those that failed too.
+func measure(ctx context.Context, w workload, conc int, d, timeout time.Duration) result {
+	res := result{Family: w.family, System: w.system, Conc: conc, Errors: map[string]int{}}
+	var (
+		next      atomic.Int64
+		mu        sync.Mutex
+		latencies []time.Duration
+		wg        sync.WaitGroup
+	)
+	start := time.Now()
+	deadline := start.Add(d)
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if w.maxOps > 0 && k >= w.maxOps {
+					return
+				}
+				i := k % w.n
+				qctx, cancel := context.WithTimeout(ctx, timeout)
+				t0 := time.Now()
+				out, err := w.run(qctx, i)
+				lat := time.Since(t0)
+				cancel()
+				mu.Lock()
+				latencies = append(latencies, lat)
+				res.N++
+				if err != nil {
+					res.Errors[errorKind(err)]++
+				} else {
+					res.OK++
+					if w.check != nil {
+						res.Checked++
+						if msg := w.check(i, out); msg != "" {
+							res.Wrong++
+							if res.WrongExample == "" {
+								res.WrongExample = msg
+							}
+						}
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(latencies)
+	res.P50, res.P99 = quantile(latencies, 0.50), quantile(latencies, 0.99)
+	res.Throughput = float64(res.OK) / elapsed.Seconds()
+	return res
+}
+
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// errorKind names a failure for the table: a gRPC code, a deadline, or "other".
+func errorKind(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	if s, ok := status.FromError(err); ok {
+		switch code := s.Code().String(); code {
+		case "DeadlineExceeded":
+			return "timeout"
+		case "ResourceExhausted":
+			return "budget"
+		default:
+			return strings.ToLower(code)
+		}
+	}
+	if strings.Contains(err.Error(), "context deadline exceeded") || strings.Contains(err.Error(), "DeadlineExceeded") {
+		return "timeout"
+	}
+	return "other"
+}

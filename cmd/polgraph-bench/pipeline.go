@@ -1,0 +1,708 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/synth"
+)
+
+// sizeResult is what one graph size measured.
+type sizeResult struct {
+	Label     string
+	Relations int
+
+	Gen struct {
+		Stats              synth.Stats
+		Elapsed            time.Duration
+		JSONBytes, RDFSize int64
+		Quads              int64
+	}
+	Load polgraphLoadResult
+	Live liveResult
+	Bulk struct { // dgraph bulk, when polgraph's loader ran out of time
+		Elapsed    time.Duration
+		LoaderPeak int64
+	}
+	Topology struct { // polgraph's in-memory topology
+		Fill      time.Duration
+		Memory    int64 // growth of this process's resident memory
+		Relations int
+	}
+	Equivalence string // how the two loads compare
+	Distances   map[int]int
+	Query       struct {
+		AlphaPeak, HarnessPeak int64
+		AlphaPeakHow           string
+	}
+	Results []result
+}
+
+// runSize generates, loads and measures one graph size.
+func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Logger, progress io.Writer) (*sizeResult, error) {
+	res := &sizeResult{Label: label, Relations: n}
+	dir, err := os.MkdirTemp(cfg.WorkDir, "polgraph-bench-"+label+"-")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Keep {
+		fmt.Fprintf(progress, "files and data in %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	step := func(format string, args ...any) {
+		fmt.Fprintf(progress, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+
+	// The graph, as a dataset file and as N-Quads.
+	jsonPath, rdfPath := filepath.Join(dir, "graph.jsonl"), filepath.Join(dir, "graph.rdf")
+	start := time.Now()
+	stats, quads, err := writeGraph(synth.Config{Relations: n, Seed: cfg.Seed}, jsonPath, rdfPath)
+	if err != nil {
+		return nil, err
+	}
+	res.Gen.Stats, res.Gen.Elapsed, res.Gen.Quads = stats, time.Since(start), quads
+	res.Gen.JSONBytes, res.Gen.RDFSize = fileSize(jsonPath), fileSize(rdfPath)
+	step("generated %d relations, %d entities, %d claims in %s", stats.Relations, stats.Entities, stats.Claims, res.Gen.Elapsed.Round(time.Millisecond))
+
+	// dgraph live into a Dgraph of its own; then a sample of what it holds, to compare with polgraph's load.
+	sample := sampleEntities(stats, n)
+	sampleNames, err := entityNames(jsonPath, sample)
+	if err != nil {
+		return nil, err
+	}
+	liveSample, err := liveLoadAndSample(ctx, cfg, res, dir, rdfPath, sampleNames, log)
+	if err != nil {
+		return nil, err
+	}
+	step("dgraph live: %s", res.Live.describe(res.Gen.Quads))
+
+	// polgraph's loader into a fresh Dgraph, which then serves the queries, unless it ran out of time: then
+	// `dgraph bulk` fills a fresh Dgraph with the same graph for the queries.
+	node, err := startDgraph(ctx, cfg.DgraphBin, filepath.Join(dir, "dgraph"), log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { node.stop() }()
+	store, err := dgraph.Open(ctx, node.cfg.AlphaAddr(), log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { store.Close() }()
+	if err := store.ApplySchema(ctx); err != nil {
+		return nil, err
+	}
+	runtime.GC()
+	resetPeak(0)
+	f, err := os.Open(jsonPath)
+	if err != nil {
+		return nil, err
+	}
+	start = time.Now()
+	ds, err := dataset.Read([]dataset.File{{Name: jsonPath, R: f}})
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Load.Read = time.Since(start)
+	if err := polgraphLoad(ctx, cfg, res, store, ds); err != nil {
+		return nil, err
+	}
+	res.Load.HarnessPeak, res.Load.AlphaPeak = peakRSS(0), peakRSS(node.alphaPID())
+	step("polgraph load: read in %s, then %s", res.Load.Read.Round(time.Millisecond), res.Load.describe())
+
+	// The floor, the query inputs, and the answers every system is judged by; then the dataset can go.
+	counted, all := buildGraphs(ds.Entities, ds.Relations)
+	in := chooseInputs(counted, ds.Entities, cfg.Seed, cfg.Pairs)
+	res.Distances = in.distances
+	ds = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	ans := floorAnswers(counted, all, in)
+	step("chose %d pairs (by distance: %v), %d centres, %d search texts", len(in.pairs), in.distances, len(in.centers), len(in.searches))
+	if !res.Load.Complete {
+		store.Close()
+		if err := node.stop(); err != nil {
+			log.Warn("stopping Dgraph", "err", err)
+		}
+		os.RemoveAll(filepath.Join(dir, "dgraph"))
+		if node, err = bulkLoad(ctx, cfg, res, filepath.Join(dir, "bulk-dgraph"), rdfPath, log); err != nil {
+			return nil, err
+		}
+		step("dgraph bulk: %d quads in %s; the queries run on this Dgraph", res.Gen.Quads, res.Bulk.Elapsed.Round(time.Millisecond))
+		if store, err = dgraph.Open(ctx, node.cfg.AlphaAddr(), log); err != nil {
+			return nil, err
+		}
+	}
+	res.Equivalence, err = compareLoads(ctx, store, res, liveSample, sampleNames)
+	if err != nil {
+		return nil, err
+	}
+	step("the graph queried is %s", res.Equivalence)
+
+	// polgraph's gRPC service, in-process, on the Dgraph its loader filled: reading links from Dgraph level
+	// by level, and (as `polgraph serve` does by default) from the graph's topology held in memory.
+	raw, err := dialRaw(node.cfg.AlphaAddr())
+	if err != nil {
+		return nil, err
+	}
+	defer raw.close()
+	uids, err := raw.uids(ctx, in.names(counted))
+	if err != nil {
+		return nil, err
+	}
+	services := []namedClient{{system: sysPolgraph}}
+	if cfg.Topology {
+		runtime.GC()
+		before := procStatus(0, "VmRSS")
+		topo := graph.NewTopology(store)
+		start = time.Now()
+		if err := topo.Sync(ctx); err != nil {
+			return nil, fmt.Errorf("filling the in-memory topology: %w", err)
+		}
+		res.Topology.Fill = time.Since(start)
+		runtime.GC()
+		res.Topology.Memory = procStatus(0, "VmRSS") - before
+		_, res.Topology.Relations, _ = topo.Size()
+		step("in-memory topology: %d relations in %s (about %s)", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory))
+		services = append(services, namedClient{system: sysPolgraphMem, topology: topo})
+	}
+	for i := range services {
+		svc := &graph.Service{Store: store, Timeout: 2 * cfg.Timeout, Budget: graph.DefaultWorkBudget, Topology: services[i].topology}
+		client, stop, err := serveInProcess(svc, log)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		services[i].client = client
+	}
+	workloads := buildWorkloads(services, raw, counted, all, in, ans, uids)
+
+	runtime.GC()
+	resetPeak(0)
+	alphaPID := node.alphaPID()
+	canReset := resetPeak(alphaPID)
+	res.Query.AlphaPeakHow = "VmHWM, reset before each measurement, and VmRSS sampled every 100 ms"
+	if !canReset {
+		res.Query.AlphaPeakHow = "highest VmRSS sampled every 100 ms"
+	}
+	for _, w := range workloads {
+		for _, c := range cfg.Conc {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if canReset {
+				resetPeak(alphaPID)
+			}
+			watch := watchRSS(alphaPID, 100*time.Millisecond)
+			r := measure(ctx, w, c, cfg.Duration, cfg.Timeout)
+			r.AlphaPeak = watch.Stop()
+			if canReset {
+				r.AlphaPeak = max(r.AlphaPeak, peakRSS(alphaPID))
+			}
+			res.Query.AlphaPeak = max(res.Query.AlphaPeak, r.AlphaPeak)
+			res.Results = append(res.Results, r)
+			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  errors: %s%s", r.Family, r.System, c, r.N,
+				ms(r.P50), ms(r.P99), r.Throughput, mb(r.AlphaPeak), r.ErrorText(), wrongText(r))
+		}
+	}
+	res.Query.HarnessPeak = peakRSS(0)
+	return res, nil
+}
+
+func wrongText(r result) string {
+	if r.Wrong == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  WRONG %d/%d (%s)", r.Wrong, r.Checked, r.WrongExample)
+}
+
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// writeGraph generates a graph into a dataset file and an N-Quads file, as `polgraph gen` does.
+func writeGraph(cfg synth.Config, jsonPath, rdfPath string) (synth.Stats, int64, error) {
+	jf, err := os.Create(jsonPath)
+	if err != nil {
+		return synth.Stats{}, 0, err
+	}
+	defer jf.Close()
+	rf, err := os.Create(rdfPath)
+	if err != nil {
+		return synth.Stats{}, 0, err
+	}
+	defer rf.Close()
+	dw := dataset.NewWriter(jf, fmt.Sprintf("synthetic-%d-seed-%d", cfg.Relations, cfg.Seed), "A synthetic political graph for benchmarks.")
+	nq := dgraph.NewNQuadWriter(rf)
+	stats, err := synth.Generate(cfg, synth.Sinks{dw, nq})
+	if err != nil {
+		return stats, 0, err
+	}
+	if err := errors.Join(dw.Flush(), nq.Flush(), jf.Close(), rf.Close()); err != nil {
+		return stats, 0, err
+	}
+	return stats, nq.Quads(), nil
+}
+
+// sampleEntities picks entities whose links both loads must give alike: the best connected and a spread.
+func sampleEntities(stats synth.Stats, n int) []int {
+	order := make([]int, len(stats.Degrees))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(stats.Degrees[b], stats.Degrees[a]) })
+	picked := slices.Clone(order[:min(5, len(order))])
+	for i := 0; i < 45 && len(order) > 0; i++ {
+		picked = append(picked, order[(i*7919+n)%len(order)])
+	}
+	slices.Sort(picked)
+	return slices.Compact(picked)
+}
+
+// linkSample is what a store says of the sampled entities' links, as comparable text.
+type linkSample struct {
+	counts graph.Counts
+	links  map[graph.EntityName]string
+}
+
+func takeSample(ctx context.Context, store *dgraph.Store, names []graph.EntityName) (linkSample, error) {
+	s := linkSample{links: map[graph.EntityName]string{}}
+	var err error
+	if s.counts, err = store.Counts(ctx); err != nil {
+		return s, err
+	}
+	links, err := store.Links(ctx, names)
+	if err != nil {
+		return s, err
+	}
+	for _, n := range names {
+		ls := links[n]
+		lines := make([]string, len(ls))
+		for i, l := range ls {
+			lines[i] = fmt.Sprintf("%s %s %s %s %v %v", l.Name, l.Type, l.From, l.To, l.Period, l.Support)
+		}
+		slices.Sort(lines)
+		s.links[n] = strings.Join(lines, "\n")
+	}
+	return s, nil
+}
+
+// entityNames maps entity indices (the order Generate writes entities in, which Read keeps) to names,
+// from a dataset file.
+func entityNames(path string, idx []int) ([]graph.EntityName, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want := map[int]bool{}
+	for _, i := range idx {
+		want[i] = true
+	}
+	var out []graph.EntityName
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	i := 0
+	for sc.Scan() {
+		if !bytes.Contains(sc.Bytes(), []byte(`"record":"entity"`)) {
+			continue
+		}
+		if want[i] {
+			var e struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				return nil, err
+			}
+			out = append(out, graph.EntityName(e.Name))
+		}
+		i++
+	}
+	return out, sc.Err()
+}
+
+// liveLoadAndSample loads the N-Quads with dgraph live into a Dgraph of its own and, when the whole file
+// went in, samples it; the Dgraph is then stopped and its data removed.
+func liveLoadAndSample(ctx context.Context, cfg config, res *sizeResult, dir, rdfPath string, names []graph.EntityName, log *slog.Logger) (*linkSample, error) {
+	node, err := startDgraph(ctx, cfg.DgraphBin, filepath.Join(dir, "live-dgraph"), log)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(filepath.Join(dir, "live-dgraph"))
+	defer node.stop()
+	live, err := runLive(ctx, cfg.DgraphBin, node.cfg.AlphaAddr(), rdfPath, dir, cfg.LoadBudget)
+	if err != nil {
+		return nil, err
+	}
+	res.Live = live
+	res.Live.AlphaPeak = peakRSS(node.alphaPID())
+	quads := live.Quads
+	if live.Complete {
+		quads = res.Gen.Quads
+	}
+	res.Live.QuadsPS = float64(quads) / live.Elapsed.Seconds()
+	res.Live.RelationsPS = float64(res.Relations) * float64(quads) / float64(res.Gen.Quads) / live.Elapsed.Seconds()
+	if !live.Complete {
+		return nil, nil
+	}
+	store, err := dgraph.Open(ctx, node.cfg.AlphaAddr(), log)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	s, err := takeSample(ctx, store, names)
+	return &s, err
+}
+
+// compareLoads checks the graph the queries run on: its counts against what was generated and, when
+// dgraph live loaded the whole file, its sampled links against the live-loaded graph's.
+func compareLoads(ctx context.Context, store *dgraph.Store, res *sizeResult, live *linkSample, names []graph.EntityName) (string, error) {
+	mine, err := takeSample(ctx, store, names)
+	if err != nil {
+		return "", err
+	}
+	st := res.Gen.Stats
+	want := graph.Counts{Entities: st.Entities, Relations: st.Relations, Claims: st.Claims, Sources: st.Sources}
+	var diffs []string
+	if mine.counts != want {
+		diffs = append(diffs, fmt.Sprintf("counts %+v, generated %+v", mine.counts, want))
+	}
+	if live != nil {
+		if mine.counts != live.counts {
+			diffs = append(diffs, fmt.Sprintf("dgraph live's counts are %+v", live.counts))
+		}
+		for _, n := range names {
+			if mine.links[n] != live.links[n] {
+				diffs = append(diffs, "the links of "+string(n)+" differ from dgraph live's")
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		return "NOT the graph generated: " + strings.Join(diffs[:min(len(diffs), 3)], "; "), nil
+	}
+	if live == nil {
+		return "the graph generated (same counts of entities, relations, claims and sources)", nil
+	}
+	return fmt.Sprintf("the graph generated (same counts), and dgraph live's load of the N-Quads gives the same links (ends, type, period, support) for %d sampled entities", len(names)), nil
+}
+
+// --- query inputs -------------------------------------------------------------------------------------
+
+type pair struct {
+	from, to int32
+	distance int // hops under the default filter; -1 when more than maxPairDistance
+}
+
+const maxPairDistance = 6
+
+type inputs struct {
+	pairs     []pair
+	centers   []int32
+	searches  []search
+	distances map[int]int
+}
+
+type search struct {
+	text   string
+	target graph.EntityName
+}
+
+func (in inputs) names(g *memGraph) []graph.EntityName {
+	var out []graph.EntityName
+	for _, p := range in.pairs {
+		out = append(out, g.names[p.from], g.names[p.to])
+	}
+	for _, c := range in.centers {
+		out = append(out, g.names[c])
+	}
+	return out
+}
+
+// chooseInputs picks, deterministically from seed, entity pairs at distances 1 to 6 in turn (from a source
+// chosen half the time in proportion to its links, so hubs are asked about as people do), neighbourhood
+// centres chosen the same way, and search texts: names with one typo.
+func chooseInputs(g *memGraph, ents []graph.Entity, seed uint64, n int) inputs {
+	r := rand.New(rand.NewPCG(seed, 0xbe7c4))
+	in := inputs{distances: map[int]int{}}
+	var linked []int32
+	for u := range g.names {
+		if g.degree(int32(u)) > 0 {
+			linked = append(linked, int32(u))
+		}
+	}
+	pickNode := func(i int) int32 {
+		if i%2 == 0 && len(g.adj) > 0 {
+			return g.adj[r.IntN(len(g.adj))] // an end of a random link: in proportion to degree
+		}
+		return linked[r.IntN(len(linked))]
+	}
+	x := newSearcher(g)
+	for i := 0; i < n; i++ {
+		s := pickNode(i)
+		want := 1 + i%maxPairDistance
+		dist := x.distances(s, maxPairDistance)
+		byDist := make([][]int32, maxPairDistance+1)
+		for v, d := range dist {
+			if d > 0 {
+				byDist[d] = append(byDist[d], int32(v))
+			}
+		}
+		d := want
+		for d > 0 && len(byDist[d]) == 0 {
+			d--
+		}
+		var t int32
+		if d == 0 { // nothing within reach: an unconnected pair
+			t, d = linked[r.IntN(len(linked))], -1
+			if t == s {
+				continue
+			}
+		} else {
+			t = byDist[d][r.IntN(len(byDist[d]))]
+		}
+		in.pairs = append(in.pairs, pair{from: s, to: t, distance: d})
+		in.distances[d]++
+		in.centers = append(in.centers, pickNode(i))
+	}
+	for i := 0; i < n; i++ {
+		e := ents[r.IntN(len(ents))]
+		in.searches = append(in.searches, search{text: typo(r, e.DisplayName), target: e.Name})
+	}
+	return in
+}
+
+// typo changes one letter of the longest word of a name (swaps two, drops one, doubles one or replaces
+// one), as a hurried user would.
+func typo(r *rand.Rand, name string) string {
+	words := strings.Fields(name)
+	best := -1
+	for i, w := range words {
+		if utf8.RuneCountInString(w) >= 5 && (best < 0 || utf8.RuneCountInString(w) > utf8.RuneCountInString(words[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return name
+	}
+	w := []rune(words[best])
+	i := 1 + r.IntN(len(w)-2)
+	switch r.IntN(4) {
+	case 0:
+		w[i], w[i+1] = w[i+1], w[i]
+	case 1:
+		w = slices.Delete(w, i, i+1)
+	case 2:
+		w = slices.Insert(w, i, w[i])
+	default:
+		w[i] = rune('a' + r.IntN(26))
+	}
+	words[best] = string(w)
+	return strings.Join(words, " ")
+}
+
+// answers holds the floor's answers: path lengths under the default filter and over every relation.
+type answers struct {
+	counted, all map[variant][][]int // by variant, then pair
+}
+
+type variant struct{ k, depth int }
+
+var pathVariants = []variant{{1, 4}, {1, 6}, {5, 4}, {5, 6}}
+
+func floorAnswers(counted, all *memGraph, in inputs) answers {
+	a := answers{counted: map[variant][][]int{}, all: map[variant][][]int{}}
+	xc, xa := newSearcher(counted), newSearcher(all)
+	for _, v := range pathVariants {
+		for _, p := range in.pairs {
+			a.counted[v] = append(a.counted[v], xc.kShortest(p.from, p.to, v.k, v.depth))
+			a.all[v] = append(a.all[v], xa.kShortest(p.from, p.to, v.k, v.depth))
+		}
+	}
+	return a
+}
+
+// --- workloads ----------------------------------------------------------------------------------------
+
+// floorPasses bounds how many times the floor goes over its inputs: it needs no more to be measured,
+// and would otherwise keep both cores busy for the whole duration.
+const floorPasses = 50
+
+// namedClient is a polgraph service to measure, by the name the report gives it.
+type namedClient struct {
+	system   string
+	client   pb.GraphServiceClient
+	topology *graph.Topology
+}
+
+// serveInProcess serves svc over gRPC on a loopback port, as `polgraph serve` does, and connects to it.
+func serveInProcess(svc *graph.Service, log *slog.Logger) (pb.GraphServiceClient, func(), error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := grpc.NewServer()
+	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
+	go srv.Serve(lis)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)))
+	if err != nil {
+		srv.Stop()
+		return nil, nil, err
+	}
+	return pb.NewGraphServiceClient(conn), func() { conn.Close(); srv.Stop() }, nil
+}
+
+// System names, as the report shows them.
+const (
+	sysPolgraph    = "polgraph"
+	sysPolgraphMem = "polgraph, links in memory"
+	sysShortest    = "Dgraph shortest"
+	sysBFS         = "Dgraph client BFS"
+	sysRecurse     = "Dgraph @recurse"
+	sysFloor       = "in-memory floor"
+)
+
+func pathsFamily(v variant) string { return fmt.Sprintf("FindPaths k=%d depth %d", v.k, v.depth) }
+
+func nbhdFamily(depth int) string {
+	return fmt.Sprintf("Neighbourhood depth %d", depth)
+}
+
+const searchFamily = "SearchEntities (typo)"
+
+// sameLengths is a check: an answer's path lengths must be the floor's.
+func sameLengths(want [][]int, in inputs, g *memGraph) check {
+	return func(i int, got outcome) string {
+		w := want[i]
+		if slices.Equal(w, got.lengths) {
+			return ""
+		}
+		p := in.pairs[i]
+		return fmt.Sprintf("%s→%s: lengths %v, floor %v", g.names[p.from], g.names[p.to], got.lengths, w)
+	}
+}
+
+func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGraph, in inputs, ans answers, uids map[graph.EntityName]string) []workload {
+	var ws []workload
+	floors := sync.Pool{New: func() any { return newSearcher(counted) }}
+	for _, v := range pathVariants {
+		v := v
+		for _, s := range services {
+			client := s.client
+			ws = append(ws, workload{family: pathsFamily(v), system: s.system, n: len(in.pairs),
+				check: sameLengths(ans.counted[v], in, counted),
+				run: func(ctx context.Context, i int) (outcome, error) {
+					p := in.pairs[i]
+					resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: string(counted.names[p.from]), To: string(counted.names[p.to]),
+						MaxPaths: int32(v.k), MaxDepth: int32(v.depth)})
+					if err != nil {
+						return outcome{}, err
+					}
+					var out outcome
+					for _, path := range resp.GetPaths() {
+						out.lengths = append(out.lengths, len(path.GetHops()))
+					}
+					return out, nil
+				}})
+		}
+		ws = append(ws, workload{family: pathsFamily(v), system: sysShortest, n: len(in.pairs),
+			check: sameLengths(ans.all[v], in, all),
+			run: func(ctx context.Context, i int) (outcome, error) {
+				p := in.pairs[i]
+				l, err := raw.shortest(ctx, uids[counted.names[p.from]], uids[counted.names[p.to]], v.k, v.depth)
+				return outcome{lengths: l}, err
+			}})
+		if v.k == 1 {
+			ws = append(ws, workload{family: pathsFamily(v), system: sysBFS, n: len(in.pairs),
+				check: sameLengths(ans.counted[v], in, counted),
+				run: func(ctx context.Context, i int) (outcome, error) {
+					p := in.pairs[i]
+					l, err := raw.bfs(ctx, uids[counted.names[p.from]], uids[counted.names[p.to]], v.depth)
+					return outcome{lengths: l}, err
+				}})
+		}
+		ws = append(ws, workload{family: pathsFamily(v), system: sysFloor, n: len(in.pairs), maxOps: floorPasses * len(in.pairs),
+			run: func(ctx context.Context, i int) (outcome, error) {
+				x := floors.Get().(*searcher)
+				defer floors.Put(x)
+				p := in.pairs[i]
+				return outcome{lengths: x.kShortest(p.from, p.to, v.k, v.depth)}, nil
+			}})
+	}
+	const perNode, maxNodes = 25, 100
+	for _, depth := range []int{1, 2} {
+		depth := depth
+		for _, s := range services {
+			client := s.client
+			ws = append(ws, workload{family: nbhdFamily(depth), system: s.system, n: len(in.centers),
+				run: func(ctx context.Context, i int) (outcome, error) {
+					resp, err := client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: string(counted.names[in.centers[i]]),
+						Depth: int32(depth), MaxPerNode: perNode, MaxNodes: maxNodes})
+					return outcome{nodes: int(resp.GetTotalNodes())}, err
+				}})
+		}
+		ws = append(ws, workload{family: nbhdFamily(depth), system: sysRecurse, n: len(in.centers),
+			run: func(ctx context.Context, i int) (outcome, error) {
+				nodes, err := raw.recurse(ctx, uids[counted.names[in.centers[i]]], depth, perNode)
+				return outcome{nodes: nodes}, err
+			}})
+		ws = append(ws, workload{family: nbhdFamily(depth), system: sysFloor, n: len(in.centers), maxOps: floorPasses * len(in.centers),
+			run: func(ctx context.Context, i int) (outcome, error) {
+				x := floors.Get().(*searcher)
+				defer floors.Put(x)
+				return outcome{nodes: x.neighborhood(in.centers[i], depth, perNode, maxNodes)}, nil
+			}})
+	}
+	ws = append(ws, workload{family: searchFamily, system: sysPolgraph, n: len(in.searches),
+		check: func(i int, got outcome) string {
+			if got.nodes == 1 {
+				return ""
+			}
+			return fmt.Sprintf("%q did not find %s on the first page", in.searches[i].text, in.searches[i].target)
+		},
+		run: func(ctx context.Context, i int) (outcome, error) {
+			s := in.searches[i]
+			resp, err := services[0].client.SearchEntities(ctx, &pb.SearchEntitiesRequest{Query: s.text, PageSize: 10})
+			if err != nil {
+				return outcome{}, err
+			}
+			for _, r := range resp.GetResults() {
+				if r.GetEntity().GetName() == string(s.target) {
+					return outcome{nodes: 1}, nil
+				}
+			}
+			return outcome{}, nil
+		}})
+	return ws
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func mb(b int64) string {
+	if b <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+}
+
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 0.1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+func rate(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func checkedText(r result) string {
+	switch {
+	case r.Checked == 0:
+		return "–"
+	case r.Family == searchFamily:
+		return fmt.Sprintf("%d/%d found", r.Checked-r.Wrong, r.Checked)
+	case r.Wrong == 0:
+		return fmt.Sprintf("%d/%d exact", r.Checked, r.Checked)
+	}
+	return fmt.Sprintf("**%d/%d WRONG**", r.Wrong, r.Checked)
+}
+
+// markdown renders the report.
+func (rep *report) markdown() string {
+	var b strings.Builder
+	cfg := rep.Config
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# polgraph benchmarks\n\n")
+	p("Measured by `cmd/polgraph-bench` on %s; the run took %s.\n\n", rep.Started.UTC().Format("2006-01-02 15:04 MST"), rep.Elapsed.Round(time.Second))
+	p("- Command: `%s`\n", cfg.Command)
+	p("- Machine: %d CPUs (%s), %.1f GiB memory. Load average (1, 5, 15 min) %s at the start and %s at the end: above %d, other work shared the CPUs and the numbers are that much noisier.\n",
+		rep.Machine.CPUs, rep.Machine.Model, float64(rep.Machine.Memory)/(1<<30), rep.Machine.LoadAtStart, rep.Machine.LoadAtEnd, rep.Machine.CPUs)
+	p("- Go %s; Dgraph %s; one zero and one alpha on loopback, started fresh for each load.\n", rep.GoVersion, rep.DgraphVersion)
+	p("- Graphs from `graph/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
+		cfg.Seed, cfg.Duration, joinInts(cfg.Conc), cfg.Pairs, cfg.Timeout)
+	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED).\n\n")
+
+	p("## Graphs\n\n")
+	p("| size | entities | relations | claims | denied claims | relations with several claims | sources | max degree | generated in | dataset file | N-Quads |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range rep.Sizes {
+		st := s.Gen.Stats
+		p("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s (%d quads) |\n", s.Label, st.Entities, st.Relations, st.Claims, st.DeniedClaims,
+			st.MultiClaimRelations, st.Sources, slices.Max(append([]int32{0}, st.Degrees...)), secs(s.Gen.Elapsed), mb(s.Gen.JSONBytes), mb(s.Gen.RDFSize), s.Gen.Quads)
+	}
+
+	p("\n## Loading\n\n")
+	p("polgraph's loader is `dataset.Read` (parse and check everything) then `dataset.Load` over `graph/dgraph.Store` with batches of %d records, as `polgraph load` does. "+
+		"`dgraph live` loads the same graph as N-Quads (`graph/dgraph.NQuadWriter`) into a second fresh Dgraph. "+
+		"Rates are per second of writing; *end to end* adds polgraph's read; live's relations/s counts each relation's share of the quads. "+
+		"Peaks are resident memory (VmHWM): the alpha's over its life, polgraph's over the read and the load, the loaders' over their runs.", cfg.Batch)
+	if cfg.LoadBudget > 0 {
+		p(" Each loader had %s per size; a load that ran out of time is marked *partial* and its rate is over what it wrote; the queries then ran on a Dgraph filled by `dgraph bulk` from the same N-Quads.", cfg.LoadBudget)
+	}
+	p("\n\n| size | polgraph read | polgraph write | relations/s | claims/s | end to end relations/s | alpha peak | polgraph peak | dgraph live | quads/s | relations/s | live ÷ polgraph end to end | alpha peak | live loader peak |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range rep.Sizes {
+		l, v := s.Load, s.Live
+		write := secs(l.Write)
+		if !l.Complete {
+			write += fmt.Sprintf(" (partial: %d of %d relations)", l.Relations, s.Relations)
+		}
+		live := secs(v.Elapsed)
+		if !v.Complete {
+			live += fmt.Sprintf(" (partial: %d of %d quads)", v.Quads, s.Gen.Quads)
+		}
+		ratio := "–"
+		if l.EndToEndRate > 0 && v.RelationsPS > 0 {
+			ratio = fmt.Sprintf("%.1f×", v.RelationsPS/l.EndToEndRate)
+		}
+		p("| %s | %s | %s | %.0f | %.0f | %.0f | %s | %s | %s | %.0f | %.0f | %s | %s | %s |\n", s.Label, secs(l.Read), write, l.RelationsPS, l.ClaimsPS,
+			l.EndToEndRate, mb(l.AlphaPeak), mb(l.HarnessPeak), live, v.QuadsPS, v.RelationsPS, ratio, mb(v.AlphaPeak), mb(v.LoaderPeak))
+	}
+	p("\n")
+	for _, s := range rep.Sizes {
+		if s.Bulk.Elapsed > 0 {
+			p("- %s: `dgraph bulk` loaded the N-Quads in %s (%.0f quads/s; loader peak %s) for the queries.\n", s.Label, secs(s.Bulk.Elapsed),
+				float64(s.Gen.Quads)/s.Bulk.Elapsed.Seconds(), mb(s.Bulk.LoaderPeak))
+		}
+		p("- %s: the graph queried is %s.\n", s.Label, s.Equivalence)
+	}
+
+	for _, s := range rep.Sizes {
+		p("\n## Queries on %s relations\n\n", s.Label)
+		p("Pairs by distance in hops under the default filter (-1: not within %d): %s. ", maxPairDistance, distanceText(s.Distances))
+		p("Peak memory during the queries: alpha %s (%s); this process %s (polgraph's services in-process, the floor's graphs, the clients).",
+			mb(s.Query.AlphaPeak), s.Query.AlphaPeakHow, mb(s.Query.HarnessPeak))
+		if s.Topology.Relations > 0 {
+			p(" polgraph's in-memory topology read %d relations in %s and added about %s.", s.Topology.Relations, secs(s.Topology.Fill), mb(s.Topology.Memory))
+		}
+		p("\n\n")
+		p("| query | system | clients | queries | p50 ms | p99 ms | per s | errors | answers | alpha peak |\n")
+		p("|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, r := range s.Results {
+			p("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", r.Family, r.System, r.Conc, r.N, ms(r.P50), ms(r.P99), rate(r.Throughput), r.ErrorText(), checkedText(r), mb(r.AlphaPeak))
+		}
+		var wrong []string
+		for _, r := range s.Results {
+			if r.Wrong > 0 && r.Family != searchFamily {
+				wrong = append(wrong, fmt.Sprintf("%s, %s, %d clients: %s", r.Family, r.System, r.Conc, r.WrongExample))
+			}
+		}
+		if len(wrong) > 0 {
+			p("\nAnswers that differ from the floor's (first example of each):\n\n")
+			for _, w := range wrong {
+				p("- %s\n", w)
+			}
+		}
+	}
+
+	p("\n## What is compared\n\n")
+	p("- **%s**: polgraph's API over gRPC on loopback, served in-process by `graph/rpc` on `graph.Service` and `graph/dgraph.Store`: names resolved, paths found by the engine (bidirectional level-batched expansion, one `Store.Links` round trip per level, then Yen), every hop's relation and claims fetched. Default filter (DENIED claims do not count).\n", sysPolgraph)
+	p("- **%s**: the same service with `graph.Topology` (the graph's links held in memory, in step with Dgraph through its version), as `polgraph serve` runs by default; names, relations and claims still come from Dgraph.\n", sysPolgraphMem)
+	p("- **%s**: DQL `shortest(from, to, numpaths: k, depth: 2×hops)` over `~pg.from ~pg.to pg.from pg.to` (a hop is two Dgraph edges through the relation node). It returns bare uids and cannot read claims, so DENIED-only relations count as links: its lengths are judged against the floor over every relation. Uids are looked up before timing.\n", sysShortest)
+	p("- **%s**: the plain way from a client: breadth first from one end, one DQL query per level for the whole frontier, the default filter applied to `pg.support`; distance only (k=1).\n", sysBFS)
+	p("- **%s**: DQL `@recurse(depth: 2×hops+1)` from the centre with `first: 25` on each reverse edge, uids and names only.\n", sysRecurse)
+	p("- **%s**: bidirectional BFS and Yen's algorithm (k=5) on the same links, in compressed sparse rows in this process; for neighbourhoods, the same caps without polgraph's ordering by evidence. Its path lengths under the default filter judge polgraph's and the client BFS's answers (*exact*: the lengths of the k paths are the floor's).\n", sysFloor)
+	p("- Search: SearchEntities with one typo in the longest word of a random entity's name; *found*: the entity is on the first page of 10.\n")
+	p("\n![latency by graph size](%s)\n", svgRef(cfg))
+	return b.String()
+}
+
+// svgRef is the chart's path as the report links it: relative to the report.
+func svgRef(cfg config) string {
+	if rel, err := filepath.Rel(filepath.Dir(cfg.Out), cfg.SVG); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return cfg.SVG
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, " and ")
+}
+
+func distanceText(m map[int]int) string {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d: %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

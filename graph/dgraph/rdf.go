@@ -1,0 +1,198 @@
+package dgraph
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// NQuadWriter writes resources as RDF N-Quads for Dgraph's live loader (`dgraph live -f FILE -s
+// schema/schema.dql`): the same nodes, predicates and values the Store's upserts write, so that a graph
+// loaded either way answers every query alike. Each resource is a blank node whose label is derived from
+// its resource name, so records may refer to one another across the whole file, in any order, and the
+// writer keeps nothing between records. Empty values are left out.
+type NQuadWriter struct {
+	w     *bufio.Writer
+	buf   []byte
+	quads int64
+	err   error
+	meta  bool // whether the graph's version node is written
+}
+
+// NewNQuadWriter writes N-Quads to w.
+func NewNQuadWriter(w io.Writer) *NQuadWriter {
+	return &NQuadWriter{w: bufio.NewWriterSize(w, 256<<10)}
+}
+
+// Quads is how many N-Quads have been written.
+func (q *NQuadWriter) Quads() int64 { return q.quads }
+
+// Flush writes out what is buffered and reports the first error met.
+func (q *NQuadWriter) Flush() error {
+	if q.err != nil {
+		return q.err
+	}
+	return q.w.Flush()
+}
+
+func (q *NQuadWriter) emit() error {
+	if q.err == nil {
+		_, q.err = q.w.Write(q.buf)
+	}
+	q.buf = q.buf[:0]
+	return q.err
+}
+
+// label is the blank node of a resource: the one the Store's upserts use for a new node.
+func label(name string) string { return "_:" + blank(name) }
+
+func (q *NQuadWriter) str(subject, pred, value string) {
+	if value == "" {
+		return
+	}
+	q.buf = append(q.buf, subject...)
+	q.buf = append(q.buf, " <"...)
+	q.buf = append(q.buf, pred...)
+	q.buf = append(q.buf, "> "...)
+	q.buf = appendLiteral(q.buf, value)
+	q.buf = append(q.buf, " .\n"...)
+	q.quads++
+}
+
+func (q *NQuadWriter) typed(subject, pred, value, xsd string) {
+	q.buf = append(q.buf, subject...)
+	q.buf = append(q.buf, " <"...)
+	q.buf = append(q.buf, pred...)
+	q.buf = append(q.buf, "> "...)
+	q.buf = appendLiteral(q.buf, value)
+	q.buf = append(q.buf, "^^<xs:"...)
+	q.buf = append(q.buf, xsd...)
+	q.buf = append(q.buf, "> .\n"...)
+	q.quads++
+}
+
+func (q *NQuadWriter) edge(subject, pred, object string) {
+	q.buf = append(q.buf, subject...)
+	q.buf = append(q.buf, " <"...)
+	q.buf = append(q.buf, pred...)
+	q.buf = append(q.buf, "> "...)
+	q.buf = append(q.buf, object...)
+	q.buf = append(q.buf, " .\n"...)
+	q.quads++
+}
+
+// appendLiteral appends s as an N-Quads string literal.
+func appendLiteral(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// WriteSource writes a source node.
+func (q *NQuadWriter) WriteSource(s graph.Source) error {
+	n := label(string(s.Name))
+	q.str(n, "pg.name", string(s.Name))
+	q.str(n, "dgraph.type", "Source")
+	q.str(n, "pg.title", s.Title)
+	q.str(n, "pg.source_kind", string(s.Kind))
+	q.str(n, "pg.outlet", s.Outlet)
+	q.str(n, "pg.author", s.Author)
+	q.str(n, "pg.published", s.Published.String())
+	q.str(n, "pg.url", s.URL)
+	return q.emit()
+}
+
+// WriteEntity writes an entity node with its search keys.
+func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
+	n := label(string(e.Name))
+	q.str(n, "pg.name", string(e.Name))
+	q.str(n, "dgraph.type", "Entity")
+	q.str(n, "pg.kind", string(e.Kind))
+	q.str(n, "pg.display_name", e.DisplayName)
+	q.str(n, "pg.description", e.Description)
+	q.str(n, "pg.valid_from", e.ValidFrom.String())
+	q.str(n, "pg.valid_to", e.ValidTo.String())
+	for _, a := range e.Aliases {
+		q.str(n, "pg.aliases", a)
+	}
+	for _, k := range e.SearchKeys() {
+		q.str(n, "pg.search_keys", k)
+	}
+	for _, t := range e.SearchTokens() {
+		q.str(n, "pg.search_tokens", t)
+	}
+	ids := "{}"
+	if len(e.Identifiers) > 0 {
+		b, _ := json.Marshal(e.Identifiers)
+		ids = string(b)
+	}
+	q.str(n, "pg.identifiers", ids)
+	q.str(n, "pg.ocd_id", e.Identifiers["ocd"])
+	return q.emit()
+}
+
+// WriteRelation writes a relation node, its derived period and support, and a node for each claim. The
+// whole file is one write: the graph's version is 1 and every relation was changed at version 1.
+func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
+	if !q.meta {
+		m := label(metaName)
+		q.str(m, "pg.name", metaName)
+		q.str(m, "dgraph.type", "Meta")
+		q.typed(m, "pg.version", "1", "int")
+		q.meta = true
+	}
+	n := label(string(r.Name))
+	q.str(n, "pg.name", string(r.Name))
+	q.str(n, "dgraph.type", "Relation")
+	q.str(n, "pg.rel_type", string(r.Type))
+	q.edge(n, "pg.from", label(string(r.From)))
+	q.edge(n, "pg.to", label(string(r.To)))
+	q.str(n, "pg.role", r.Role)
+	if r.Via != "" {
+		q.edge(n, "pg.via", label(string(r.Via)))
+	}
+	q.str(n, "pg.valid_from", r.ValidFrom.String())
+	q.str(n, "pg.valid_to", r.ValidTo.String())
+	q.str(n, "pg.date", r.Date.String())
+	p := r.Period()
+	if p.Start != graph.OpenPeriod.Start {
+		q.typed(n, "pg.start_day", strconv.Itoa(p.Start), "int")
+	}
+	if p.End != graph.OpenPeriod.End {
+		q.typed(n, "pg.end_day", strconv.Itoa(p.End), "int")
+	}
+	q.str(n, "pg.support", encodeSupport(graph.SupportOf(r.Claims)))
+	q.typed(n, "pg.changed", "1", "int")
+	for _, c := range r.Claims {
+		cn := label(c.Name)
+		q.str(cn, "pg.name", c.Name)
+		q.str(cn, "dgraph.type", "Claim")
+		q.edge(cn, "pg.claim_of", n)
+		q.edge(cn, "pg.source", label(string(c.Source.Name)))
+		q.str(cn, "pg.excerpt", c.Excerpt)
+		q.typed(cn, "pg.confidence", strconv.FormatFloat(c.Confidence, 'g', -1, 64), "float")
+		q.str(cn, "pg.status", string(c.Status))
+		if c.SaidBy != "" {
+			q.edge(cn, "pg.said_by", label(string(c.SaidBy)))
+		}
+	}
+	return q.emit()
+}
