@@ -116,9 +116,18 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	center, err := s.Resolve(ctx, "name", q.Center)
-	if err != nil {
-		return Neighborhood{}, err
+	var center Entity
+	var centerErr error
+	var src LinkSource
+	srcErr := parallel(
+		func() error { center, centerErr = s.Resolve(ctx, "name", q.Center); return nil },
+		func() (err error) { src, err = s.linkSource(ctx); return err },
+	)
+	if centerErr != nil {
+		return Neighborhood{}, centerErr
+	}
+	if srcErr != nil {
+		return Neighborhood{}, srcErr
 	}
 	budget := s.Budget
 	if budget == 0 {
@@ -155,7 +164,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	read := 0
 	frontier := []EntityName{center.Name}
 	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
-		links, err := s.linkSource().Links(ctx, frontier)
+		links, err := src.Links(ctx, frontier)
 		if err != nil {
 			return Neighborhood{}, err
 		}
@@ -218,15 +227,21 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 			pageEdges = append(pageEdges, e.name)
 		}
 	}
-	ents, err := s.Store.GetEntities(ctx, page)
-	if err != nil {
-		return Neighborhood{}, err
-	}
-	degrees, err := s.Store.Degrees(ctx, page)
-	if err != nil {
-		return Neighborhood{}, err
-	}
-	headers, err := s.Store.RelationHeaders(ctx, pageEdges)
+	var ents map[EntityName]Entity
+	var degrees map[EntityName]int
+	var headers map[RelationName]RelationHeader
+	err := parallel(
+		func() (err error) { ents, err = s.Store.GetEntities(ctx, page); return err },
+		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageEdges); return err },
+		func() (err error) {
+			if t, ok := src.(topologyReader); ok {
+				degrees = t.t.Degrees(page)
+				return nil
+			}
+			degrees, err = s.Store.Degrees(ctx, page)
+			return err
+		},
+	)
 	if err != nil {
 		return Neighborhood{}, err
 	}

@@ -19,13 +19,28 @@ type Service struct {
 	Topology *Topology
 }
 
-// linkSource is what path and neighbourhood searches read links from: the topology once it holds the
-// graph, else the store.
-func (s *Service) linkSource() LinkSource {
+// linkSource is what one path or neighbourhood search reads links from: the topology, brought up to
+// date once for the search, when it holds the graph; else the store.
+func (s *Service) linkSource(ctx context.Context) (LinkSource, error) {
 	if s.Topology != nil && s.Topology.Ready() {
-		return s.Topology
+		return s.Topology.Synced(ctx)
 	}
-	return s.Store
+	return s.Store, nil
+}
+
+// parallel runs fs at once and returns the first error: independent round trips cost one's latency.
+func parallel(fs ...func() error) error {
+	errs := make(chan error, len(fs))
+	for _, f := range fs {
+		go func() { errs <- f() }()
+	}
+	var first error
+	for range fs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (s *Service) bound(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -210,13 +225,19 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	from, err := s.Resolve(ctx, "from", string(q.From))
-	if err != nil {
-		return PathsAnswer{}, err
-	}
-	to, err := s.Resolve(ctx, "to", string(q.To))
-	if err != nil {
-		return PathsAnswer{}, err
+	// The two ends and the links' source are independent round trips: make them at once.
+	var from, to Entity
+	var fromErr, toErr error
+	var src LinkSource
+	srcErr := parallel(
+		func() error { from, fromErr = s.Resolve(ctx, "from", string(q.From)); return nil },
+		func() error { to, toErr = s.Resolve(ctx, "to", string(q.To)); return nil },
+		func() (err error) { src, err = s.linkSource(ctx); return err },
+	)
+	for _, err := range []error{fromErr, toErr, srcErr} {
+		if err != nil {
+			return PathsAnswer{}, err
+		}
 	}
 	q.From, q.To = from.Name, to.Name
 	if err := q.Validate(); err != nil {
@@ -226,7 +247,7 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	if budget == 0 {
 		budget = DefaultWorkBudget
 	}
-	paths, err := FindPaths(ctx, s.linkSource(), q, budget)
+	paths, err := FindPaths(ctx, src, q, budget)
 	if err != nil {
 		return PathsAnswer{}, err
 	}
@@ -239,11 +260,12 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 		entNames = append(entNames, p.Entities...)
 	}
 	slices.Sort(relNames)
-	rels, err := s.Store.GetRelations(ctx, slices.Compact(relNames))
-	if err != nil {
-		return PathsAnswer{}, err
-	}
-	ents, err := s.entities(ctx, entNames)
+	var rels map[RelationName]Relation
+	var ents []Entity
+	err = parallel(
+		func() (err error) { rels, err = s.Store.GetRelations(ctx, slices.Compact(relNames)); return err },
+		func() (err error) { ents, err = s.entities(ctx, entNames); return err },
+	)
 	if err != nil {
 		return PathsAnswer{}, err
 	}

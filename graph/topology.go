@@ -114,6 +114,36 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 	if err := t.Sync(ctx); err != nil {
 		return nil, err
 	}
+	return t.read(entities), nil
+}
+
+// Synced syncs once and returns a LinkSource that reads the topology as it then is, without asking the
+// feed again: one search, one round trip for the version, however many levels it reads.
+func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
+	if err := t.Sync(ctx); err != nil {
+		return nil, err
+	}
+	return topologyReader{t}, nil
+}
+
+type topologyReader struct{ t *Topology }
+
+func (r topologyReader) Links(_ context.Context, entities []EntityName) (map[EntityName][]Link, error) {
+	return r.t.read(entities), nil
+}
+
+// Degrees returns how many relations each entity takes part in, as the topology holds them.
+func (t *Topology) Degrees(entities []EntityName) map[EntityName]int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make(map[EntityName]int, len(entities))
+	for _, e := range entities {
+		out[e] = len(t.adj[e])
+	}
+	return out
+}
+
+func (t *Topology) read(entities []EntityName) map[EntityName][]Link {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	out := make(map[EntityName][]Link, len(entities))
@@ -125,5 +155,5 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 		}
 		out[e] = ls
 	}
-	return out, nil
+	return out
 }
