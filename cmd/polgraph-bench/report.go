@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,8 +150,16 @@ func (rep *report) markdown() string {
 	p("- **%s**: bidirectional BFS and Yen's algorithm (k=5) on the same links, in compressed sparse rows in this process; for neighbourhoods, the same caps without polgraph's ordering by evidence. Its path lengths under the default filter judge polgraph's and the client BFS's answers (*exact*: the lengths of the k paths are the floor's).\n", sysFloor)
 	p("- Search: SearchEntities with one typo in the longest word of a random entity's name; *found*: the entity is on the first page of 10.\n")
 	p("\n![latency by graph size](%s)\n", svgRef(cfg))
+	// What earlier runs taught and what was changed because of them is kept beside the report, so that
+	// every new run carries it.
+	if notes, err := os.ReadFile(changesFile); err == nil {
+		p("\n%s", notes)
+	}
 	return b.String()
 }
+
+// changesFile holds the history of what the benchmarks changed, appended to every report.
+const changesFile = "docs/bench-changes.md"
 
 // svgRef is the chart's path as the report links it: relative to the report.
 func svgRef(cfg config) string {
