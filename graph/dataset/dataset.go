@@ -11,6 +11,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
@@ -400,27 +401,70 @@ func (r *reader) checkReferences() {
 type Progress func(stage string, done, total int)
 
 // Load writes a checked dataset: sources, then entities, then relations with their claims, in batches.
-// Every write is an upsert by name, so loading the same dataset twice changes nothing.
+// Every write is an upsert by name, so loading the same dataset twice changes nothing. Batches of sources
+// and of entities go several at a time (they are independent); batches of relations one after another,
+// since each raises the graph's version.
 func Load(ctx context.Context, w graph.Writer, ds *Dataset, batch int, progress Progress) error {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	if err := inBatches(ctx, "sources", ds.Sources, batch, w.UpsertSources, progress); err != nil {
+	if err := inBatches(ctx, "sources", ds.Sources, batch, parallelWriters, w.UpsertSources, progress); err != nil {
 		return err
 	}
-	if err := inBatches(ctx, "entities", ds.Entities, batch, w.UpsertEntities, progress); err != nil {
+	if err := inBatches(ctx, "entities", ds.Entities, batch, parallelWriters, w.UpsertEntities, progress); err != nil {
 		return err
 	}
-	return inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), w.UpsertRelations, progress)
+	return inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), 1, w.UpsertRelations, progress)
 }
 
-func inBatches[T any](ctx context.Context, stage string, xs []T, n int, write func(context.Context, []T) error, progress Progress) error {
-	for i := 0; i < len(xs); i += n {
-		end := min(i+n, len(xs))
-		if err := write(ctx, xs[i:end]); err != nil {
-			return fmt.Errorf("load %s %d-%d: %w", stage, i+1, end, err)
-		}
-		progress(stage, end, len(xs))
+// parallelWriters is how many batches of independent records are written at once.
+const parallelWriters = 4
+
+// inBatches writes xs in batches of n, with up to workers batches in flight, and stops at the first error.
+// progress is told how many records are written, in order, from one goroutine at a time.
+func inBatches[T any](ctx context.Context, stage string, xs []T, n, workers int, write func(context.Context, []T) error, progress Progress) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type span struct{ start, end int }
+	spans := make(chan span)
+	errs := make(chan error, workers)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sp := range spans {
+				if ctx.Err() != nil {
+					continue // another batch failed: drain without writing
+				}
+				if err := write(ctx, xs[sp.start:sp.end]); err != nil {
+					errs <- fmt.Errorf("load %s %d-%d: %w", stage, sp.start+1, sp.end, err)
+					cancel()
+					return
+				}
+				mu.Lock()
+				done += sp.end - sp.start
+				progress(stage, done, len(xs))
+				mu.Unlock()
+			}
+		}()
 	}
-	return nil
+feed:
+	for i := 0; i < len(xs); i += n {
+		select {
+		case spans <- span{i, min(i+n, len(xs))}:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(spans)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return ctx.Err()
+	}
 }
