@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
 )
 
 // dgraphNode is a fresh zero and alpha with data in a folder of their own.
@@ -271,7 +271,7 @@ func (r *rawDgraph) bfs(ctx context.Context, from, to string, depth int) ([]int,
 		}
 		var next []string
 		visit := func(support string, e *end) bool {
-			if e == nil || seen[e.UID] || !filter.Counts(graph.Link{Period: graph.OpenPeriod, Support: decodeSupport(support)}) {
+			if e == nil || seen[e.UID] || !filter.Counts(graph.Link{Period: graph.OpenPeriod, Support: dgraph.DecodeSupport(support)}) {
 				return false
 			}
 			seen[e.UID] = true
@@ -293,17 +293,4 @@ func (r *rawDgraph) bfs(ctx context.Context, from, to string, depth int) ([]int,
 		front = next
 	}
 	return nil, nil
-}
-
-// decodeSupport reads pg.support: four confidences, -1 for a status without claims.
-func decodeSupport(text string) graph.Support {
-	s := graph.NoSupport
-	for i, f := range strings.Fields(text) {
-		if i < len(s) {
-			if v, err := strconv.ParseFloat(f, 64); err == nil {
-				s[i] = v
-			}
-		}
-	}
-	return s
 }

@@ -18,7 +18,9 @@ func encodeSupport(s graph.Support) string {
 	return strings.Join(parts, " ")
 }
 
-func decodeSupport(text string) graph.Support {
+// DecodeSupport reads a relation's pg.support, as clients that query Dgraph directly find it: the best
+// confidence of its claims for each status, in graph.ClaimStatuses order, -1 for a status without claims.
+func DecodeSupport(text string) graph.Support {
 	s := graph.NoSupport
 	for i, f := range strings.Fields(text) {
 		if i < len(s) {
@@ -42,7 +44,7 @@ type linkJSON struct {
 
 func (l linkJSON) link(self graph.EntityName) graph.Link {
 	out := graph.Link{Name: graph.RelationName(l.Name), Type: graph.RelationType(l.Type),
-		From: self, To: self, Period: graph.OpenPeriod, Support: decodeSupport(l.Support)}
+		From: self, To: self, Period: graph.OpenPeriod, Support: DecodeSupport(l.Support)}
 	out.Symmetric = out.Type.Symmetric()
 	if l.To != nil {
 		out.To = graph.EntityName(l.To.Name)
@@ -254,7 +256,7 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 			for _, r := range rows {
 				if r.Type != "" {
 					out[graph.RelationName(r.Name)] = graph.RelationHeader{Relation: r.relation(),
-						ClaimCount: r.ClaimCount, Support: decodeSupport(r.Support)}
+						ClaimCount: r.ClaimCount, Support: DecodeSupport(r.Support)}
 				}
 			}
 		}
