@@ -29,18 +29,18 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 	var decl, body strings.Builder
 	vars := map[string]string{"$k": key}
 	decl.WriteString("$k: string")
-	fmt.Fprintf(&body, "exact(func: eq(pg.search_keys, $k), first: 100) { %s }\n", searchFields)
+	fmt.Fprintf(&body, "exact(func: eq(pg.search_keys, $k), first: 100) { %s }\n", entityFields)
 	if d := graph.EditBudget(len([]rune(key))); d > 0 {
-		fmt.Fprintf(&body, "whole(func: match(pg.search_keys, $k, %d), first: 100) { %s }\n", d, searchFields)
+		fmt.Fprintf(&body, "whole(func: match(pg.search_keys, $k, %d), first: 100) { %s }\n", d, entityFields)
 	}
 	for i, w := range words {
 		v := fmt.Sprintf("$w%d", i)
 		vars[v] = w
 		decl.WriteString(", " + v + ": string")
 		if d := graph.EditBudget(len([]rune(w))); d > 0 {
-			fmt.Fprintf(&body, "w%d(func: match(pg.search_tokens, %s, %d), first: 100) { %s }\n", i, v, d, searchFields)
+			fmt.Fprintf(&body, "w%d(func: match(pg.search_tokens, %s, %d), first: 100) { %s }\n", i, v, d, entityFields)
 		} else {
-			fmt.Fprintf(&body, "w%d(func: eq(pg.search_tokens, %s), first: 100) { %s }\n", i, v, searchFields)
+			fmt.Fprintf(&body, "w%d(func: eq(pg.search_tokens, %s), first: 100) { %s }\n", i, v, entityFields)
 		}
 	}
 	var res map[string][]entityJSON
@@ -79,5 +79,3 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 	})
 	return out, nil
 }
-
-const searchFields = entityFields

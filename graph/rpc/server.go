@@ -111,7 +111,7 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 	for i, k := range req.GetKinds() {
 		kind, ok := kindOf(k)
 		if !ok {
-			v.Add("kinds["+itoa(i)+"]", "%s is not an entity kind", k)
+			v.Add("kinds["+strconv.Itoa(i)+"]", "%s is not an entity kind", k)
 		}
 		q.Kinds = append(q.Kinds, kind)
 	}
@@ -200,21 +200,21 @@ func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 	for i, t := range f.GetIncludeTypes() {
 		rt, ok := relationTypeOf(t)
 		if !ok {
-			v.Add("filter.include_types["+itoa(i)+"]", "%s is not a relation type", t)
+			v.Add("filter.include_types["+strconv.Itoa(i)+"]", "%s is not a relation type", t)
 		}
 		out.IncludeTypes = append(out.IncludeTypes, rt)
 	}
 	for i, t := range f.GetExcludeTypes() {
 		rt, ok := relationTypeOf(t)
 		if !ok {
-			v.Add("filter.exclude_types["+itoa(i)+"]", "%s is not a relation type", t)
+			v.Add("filter.exclude_types["+strconv.Itoa(i)+"]", "%s is not a relation type", t)
 		}
 		out.ExcludeTypes = append(out.ExcludeTypes, rt)
 	}
 	for i, st := range f.GetStatuses() {
 		cs, ok := statusOf(st)
 		if !ok {
-			v.Add("filter.statuses["+itoa(i)+"]", "%s is not a claim status", st)
+			v.Add("filter.statuses["+strconv.Itoa(i)+"]", "%s is not a claim status", st)
 		}
 		out.Statuses = append(out.Statuses, cs)
 	}
@@ -229,8 +229,6 @@ func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 	}
 	return out
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // ExploreNeighborhood implements pb.GraphServiceServer.
 func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighborhoodRequest) (*pb.ExploreNeighborhoodResponse, error) {
