@@ -20,6 +20,7 @@ import (
 	"github.com/polgraph/polgraph/data"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/ocd"
 )
 
@@ -85,34 +86,6 @@ func parse(t *testing.T, content []byte) []record {
 		recs = append(recs, r)
 	}
 	return recs
-}
-
-// projectDir is the repository's root: the nearest folder above the test's with a go.mod.
-func projectDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
-// sharedPath is a path in ../shared beside the project, or "" when it is absent.
-func sharedPath(t *testing.T, elem ...string) string {
-	t.Helper()
-	p := filepath.Join(append([]string{projectDir(t), "..", "shared"}, elem...)...)
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
 }
 
 // --- checks -----------------------------------------------------------------------------------------
@@ -481,7 +454,7 @@ func TestDefaultDatasetClaims(t *testing.T) {
 }
 
 func TestExcerptsOccurInSources(t *testing.T) {
-	seeds := sharedPath(t, "seeds")
+	seeds := graphtest.SharedPath(t, "seeds")
 	if seeds == "" {
 		t.Skip("../shared/seeds is absent beside the project: cannot look for excerpts in the source texts")
 	}
@@ -503,7 +476,7 @@ func TestPromisedFacts(t *testing.T) {
 // readList reads the Open Civic Data list beside the project and returns it with its text, or skips.
 func readList(t *testing.T) (*ocd.List, string) {
 	t.Helper()
-	path := sharedPath(t, "data", ocd.StandardFile)
+	path := graphtest.SharedPath(t, "data", ocd.StandardFile)
 	if path == "" {
 		t.Skipf("../shared/data/%s is absent beside the project: cannot compare the seats with it", ocd.StandardFile)
 	}
@@ -619,7 +592,7 @@ func TestChecksCatchBrokenData(t *testing.T) {
 			case "claims":
 				got = checkClaims(recs)
 			case "excerpts":
-				seeds := sharedPath(t, "seeds")
+				seeds := graphtest.SharedPath(t, "seeds")
 				if seeds == "" {
 					t.Skip("../shared/seeds is absent")
 				}

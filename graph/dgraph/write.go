@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -147,16 +148,9 @@ func node(got map[string]found, name, typ string) map[string]any {
 
 // blank turns a resource name into a blank-node label.
 func blank(name string) string {
-	return "b" + strconv.FormatUint(fnv(name), 36)
-}
-
-func fnv(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return "b" + strconv.FormatUint(h.Sum64(), 36)
 }
 
 // clear lists deletions of every value of preds on a resource that exists.

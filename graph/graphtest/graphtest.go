@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"testing"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -157,4 +160,28 @@ func OraclePaths(rels []graph.Relation, q graph.PathQuery) []graph.Path {
 		all = all[:q.MaxPaths]
 	}
 	return all
+}
+
+// SharedPath is a path in the shared/ folder that lies beside the project (found from the nearest go.mod
+// above the test's directory), or "" when that path does not exist.
+func SharedPath(t testing.TB, elem ...string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = filepath.Dir(dir)
+	}
+	p := filepath.Join(append([]string{dir, "..", "shared"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
 }

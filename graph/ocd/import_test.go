@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/ocd"
 )
 
@@ -69,21 +69,10 @@ func emptyStore(t *testing.T) *dgraph.Store {
 // or skips the test when it is not there.
 func sharedList(t *testing.T) *ocd.List {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	path := graphtest.SharedPath(t, "data", ocd.StandardFile)
+	if path == "" {
+		t.Skipf("../shared/data/%s is absent beside the project (CI has it)", ocd.StandardFile)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "data", ocd.StandardFile)
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		t.Skipf("%s is absent: the Open Civic Data list lives in ../shared/data beside the project (CI has it)", path)

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -74,10 +75,7 @@ func (s *hashSet) grow() {
 
 // fnv64 hashes a string with FNV-1a.
 func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
