@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"slices"
 	"strconv"
@@ -133,83 +134,16 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	if budget == 0 {
 		budget = DefaultWorkBudget
 	}
-	excluded := map[EntityName]bool{}
-	for _, n := range q.Exclude {
-		excluded[n] = true
+	g, release, err := openGraph(ctx, src)
+	if err != nil {
+		return Neighborhood{}, err
 	}
-	delete(excluded, center.Name)
-	order := map[EntityName]int{center.Name: 0} // position in the node list
-	dist := map[EntityName]int{center.Name: 0}
-	nodes := []EntityName{center.Name}
-	type edgeAt struct {
-		name RelationName
-		pos  int // the later end's position; excluded ends count as -1
+	w, err := walkNeighborhood(ctx, g, q, center.Name, budget)
+	release()
+	if err != nil {
+		return Neighborhood{}, err
 	}
-	var edges []edgeAt
-	seenEdge := map[RelationName]bool{}
-	addEdge := func(l Link) {
-		if seenEdge[l.Name] {
-			return
-		}
-		seenEdge[l.Name] = true
-		pos := func(n EntityName) int {
-			if excluded[n] {
-				return -1
-			}
-			return order[n]
-		}
-		edges = append(edges, edgeAt{l.Name, max(pos(l.From), pos(l.To))})
-	}
-	var cut []Truncation
-	read := 0
-	frontier := []EntityName{center.Name}
-	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
-		links, err := src.Links(ctx, frontier)
-		if err != nil {
-			return Neighborhood{}, err
-		}
-		for _, u := range frontier {
-			read += len(links[u])
-		}
-		if read > budget {
-			return Neighborhood{}, &Error{Op: "ExploreNeighborhood", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
-				Message: "the neighbourhood would read more than " + strconv.Itoa(budget) + " relations; lower depth or narrow the filter"}
-		}
-		var next []EntityName
-		for _, u := range frontier {
-			ls := slices.DeleteFunc(slices.Clone(links[u]), func(l Link) bool { return !q.Filter.Counts(l) })
-			slices.SortFunc(ls, func(a, b Link) int {
-				return cmp.Or(-cmp.Compare(q.Filter.strength(a), q.Filter.strength(b)),
-					strings.Compare(string(other(a, u)), string(other(b, u))), strings.Compare(string(a.Name), string(b.Name)))
-			})
-			shown := 0
-			var left []RelationCount
-			for _, l := range ls {
-				w := other(l, u)
-				if excluded[w] {
-					addEdge(l)
-					continue
-				}
-				if _, shownAlready := order[w]; shownAlready {
-					addEdge(l)
-					continue
-				}
-				if shown >= q.MaxPerNode || len(nodes) >= q.MaxNodes {
-					left = append(left, RelationCount{Type: l.Type, Outgoing: l.From == u || l.Symmetric, Count: 1})
-					continue
-				}
-				shown++
-				order[w], dist[w] = len(nodes), d
-				nodes = append(nodes, w)
-				next = append(next, w)
-				addEdge(l)
-			}
-			if len(left) > 0 {
-				cut = append(cut, Truncation{Entity: u, LeftOut: len(left), ByType: SumRelationCounts(left)})
-			}
-		}
-		frontier = next
-	}
+	nodes, dist, edges, cut := w.nodes, w.dist, w.edges, w.cut
 
 	// The page.
 	end := min(q.Offset+q.PageSize, len(nodes))
@@ -222,6 +156,9 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	}
 	page := nodes[q.Offset:end]
 	var pageEdges []RelationName
+	slices.SortFunc(edges, func(a, b edgeAt) int {
+		return cmp.Or(cmp.Compare(a.pos, b.pos), strings.Compare(string(a.name), string(b.name)))
+	})
 	for _, e := range edges {
 		if e.pos >= q.Offset && e.pos < end {
 			pageEdges = append(pageEdges, e.name)
@@ -230,7 +167,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	var ents map[EntityName]Entity
 	var degrees map[EntityName]int
 	var headers map[RelationName]RelationHeader
-	err := parallel(
+	err = parallel(
 		func() (err error) { ents, err = s.Store.GetEntities(ctx, page); return err },
 		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageEdges); return err },
 		func() (err error) {
@@ -271,12 +208,152 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	return ans, nil
 }
 
-// other is the end of l that is not u.
-func other(l Link, u EntityName) EntityName {
-	if l.From == u {
-		return l.To
+// edgeAt is a relation drawn in a neighbourhood and the position in the node list of its later end
+// (excluded ends count as -1): it comes with the page holding that end.
+type edgeAt struct {
+	name RelationName
+	pos  int
+}
+
+// walked is the whole of a neighbourhood, before paging.
+type walked struct {
+	nodes []EntityName // in the order reached
+	dist  map[EntityName]int
+	edges []edgeAt
+	cut   []Truncation
+}
+
+// walkNeighborhood walks out from the centre. Each expanded entity, in the order reached, shows its new
+// neighbours strongest evidence first, then by name, then by relation name, until it has shown
+// q.MaxPerNode or the answer holds q.MaxNodes; only that prefix needs an order, so a hub's relations are
+// not all sorted.
+func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, center EntityName, budget int) (walked, error) {
+	w := walked{nodes: []EntityName{center}, dist: map[EntityName]int{center: 0}}
+	c, ok := g.node(center)
+	if !ok {
+		return w, nil // no relations
 	}
-	return l.From
+	excluded := map[int32]bool{}
+	for _, n := range q.Exclude {
+		if u, ok := g.node(n); ok && u != c {
+			excluded[u] = true
+		}
+	}
+	order := map[int32]int{c: 0} // position in the node list
+	seenEdge := map[int32]bool{}
+	addEdge := func(r int32) {
+		if seenEdge[r] {
+			return
+		}
+		seenEdge[r] = true
+		pos := func(u int32) int {
+			if excluded[u] {
+				return -1
+			}
+			return order[u]
+		}
+		e := g.ends(r)
+		w.edges = append(w.edges, edgeAt{g.link(r).Name, max(pos(e[0]), pos(e[1]))})
+	}
+	read := 0
+	frontier := []int32{c}
+	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
+		if err := g.fetch(ctx, frontier); err != nil {
+			return walked{}, err
+		}
+		for _, u := range frontier {
+			read += len(g.relationsOf(u))
+		}
+		if read > budget {
+			return walked{}, &Error{Op: "ExploreNeighborhood", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+				Message: "the neighbourhood would read more than " + strconv.Itoa(budget) + " relations; lower depth or narrow the filter"}
+		}
+		var next []int32
+		for _, u := range frontier {
+			if err := ctx.Err(); err != nil {
+				return walked{}, &Error{Op: "ExploreNeighborhood", Kind: DeadlineExceeded, Message: "the neighbourhood query ran out of time", Err: err}
+			}
+			// Relations to entities already shown or excluded are edges, whatever the order; the others
+			// are candidates, taken strongest first while the caps allow.
+			h := candidates{g: g}
+			for _, r := range g.relationsOf(u) {
+				l := g.link(r)
+				if !q.Filter.Counts(*l) {
+					continue
+				}
+				v := otherEnd(g.ends(r), u)
+				if _, shown := order[v]; shown || excluded[v] {
+					addEdge(r)
+					continue
+				}
+				h.items = append(h.items, candidate{rel: r, to: v, strength: q.Filter.strength(*l)})
+			}
+			heap.Init(&h)
+			shown := 0
+			for h.Len() > 0 && shown < q.MaxPerNode && len(w.nodes) < q.MaxNodes {
+				x := heap.Pop(&h).(candidate)
+				if _, already := order[x.to]; !already {
+					shown++
+					order[x.to] = len(w.nodes)
+					name := g.entity(x.to)
+					w.dist[name] = d
+					w.nodes = append(w.nodes, name)
+					next = append(next, x.to)
+				}
+				addEdge(x.rel)
+			}
+			var left []RelationCount
+			for _, x := range h.items {
+				if _, already := order[x.to]; already {
+					addEdge(x.rel)
+					continue
+				}
+				l := g.link(x.rel)
+				left = append(left, RelationCount{Type: l.Type, Outgoing: g.ends(x.rel)[0] == u || l.Symmetric, Count: 1})
+			}
+			if len(left) > 0 {
+				w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: len(left), ByType: SumRelationCounts(left)})
+			}
+		}
+		frontier = next
+	}
+	return w, nil
+}
+
+// candidate is a relation to an entity not yet shown.
+type candidate struct {
+	rel, to  int32
+	strength float64
+}
+
+// candidates is a heap of candidates, strongest first, then by the name of the entity, then of the
+// relation.
+type candidates struct {
+	g     pathGraph
+	items []candidate
+}
+
+func (h candidates) Len() int      { return len(h.items) }
+func (h candidates) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h candidates) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	return cmp.Or(-cmp.Compare(a.strength, b.strength),
+		strings.Compare(string(h.g.entity(a.to)), string(h.g.entity(b.to))),
+		strings.Compare(string(h.g.link(a.rel).Name), string(h.g.link(b.rel).Name))) < 0
+}
+func (h *candidates) Push(x any) { h.items = append(h.items, x.(candidate)) }
+func (h *candidates) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// otherEnd is the end of a relation that is not u.
+func otherEnd(e [2]int32, u int32) int32 {
+	if e[0] == u {
+		return e[1]
+	}
+	return e[0]
 }
 
 // strength is the highest confidence among a link's claims with a counted status (-1 when none).

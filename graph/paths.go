@@ -23,12 +23,158 @@ type LinkSource interface {
 // found or the depth cap is reached; then it runs Yen's algorithm on the links read so far, pruned to
 // entities close enough to both ends. It stops with ResourceExhausted once it has read more than budget
 // links, and with DeadlineExceeded when ctx expires.
+//
+// Entities and relations are numbered as they are met, so the search itself works on integers; a
+// Topology gives its own numbering and no round trips at all.
 func FindPaths(ctx context.Context, src LinkSource, q PathQuery, budget int) ([]Path, error) {
+	g, release, err := openGraph(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	s, okS := g.node(q.From)
+	t, okT := g.node(q.To)
+	if !okS || !okT {
+		return nil, nil // an entity without relations is joined to nothing
+	}
+	return findPaths(ctx, g, q, s, t, budget)
+}
+
+// pathGraph is the graph one path search walks: entities and relations numbered from 0, and the
+// relations of an entity known once it is fetched.
+type pathGraph interface {
+	// node returns an entity's number; ok is false when the graph knows the entity has no relations.
+	node(n EntityName) (u int32, ok bool)
+	// fetch makes the relations of entities known.
+	fetch(ctx context.Context, us []int32) error
+	// relationsOf returns the relations of a fetched entity.
+	relationsOf(u int32) []int32
+	link(r int32) *Link
+	ends(r int32) [2]int32 // from, to
+	entity(u int32) EntityName
+}
+
+// viewer is a LinkSource that holds its links numbered in memory: a search reads them in place, between
+// view and release.
+type viewer interface {
+	view(ctx context.Context) (g pathGraph, release func(), err error)
+}
+
+// openGraph returns the graph one search walks: a view of src when it holds its links numbered in
+// memory, else a fetchedGraph over it. Call release when the search is done.
+func openGraph(ctx context.Context, src LinkSource) (g pathGraph, release func(), err error) {
+	if v, ok := src.(viewer); ok {
+		return v.view(ctx)
+	}
+	return newFetchedGraph(src), func() {}, nil
+}
+
+// fetchedGraph numbers what a LinkSource returns, level by level, for one search.
+type fetchedGraph struct {
+	src     LinkSource
+	ids     map[EntityName]int32
+	names   []EntityName
+	adj     [][]int32
+	fetched []bool
+	rels    map[RelationName]int32
+	links   []Link
+	linkEnd [][2]int32
+}
+
+func newFetchedGraph(src LinkSource) *fetchedGraph {
+	return &fetchedGraph{src: src, ids: map[EntityName]int32{}, rels: map[RelationName]int32{}}
+}
+
+func (g *fetchedGraph) node(n EntityName) (int32, bool) {
+	if u, ok := g.ids[n]; ok {
+		return u, true
+	}
+	u := int32(len(g.names))
+	g.ids[n] = u
+	g.names = append(g.names, n)
+	g.adj = append(g.adj, nil)
+	g.fetched = append(g.fetched, false)
+	return u, true
+}
+
+func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
+	var need []int32
+	var names []EntityName
+	for _, u := range us {
+		if !g.fetched[u] {
+			need = append(need, u)
+			names = append(names, g.names[u])
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	got, err := g.src.Links(ctx, names)
+	if err != nil {
+		return err
+	}
+	for i, u := range need {
+		ls := got[names[i]]
+		rs := make([]int32, len(ls))
+		for j, l := range ls {
+			r, ok := g.rels[l.Name]
+			if !ok {
+				r = int32(len(g.links))
+				g.rels[l.Name] = r
+				g.links = append(g.links, l)
+				a, _ := g.node(l.From)
+				b, _ := g.node(l.To)
+				g.linkEnd = append(g.linkEnd, [2]int32{a, b})
+			}
+			rs[j] = r
+		}
+		g.adj[u], g.fetched[u] = rs, true
+	}
+	return nil
+}
+
+func (g *fetchedGraph) relationsOf(u int32) []int32 { return g.adj[u] }
+func (g *fetchedGraph) link(r int32) *Link          { return &g.links[r] }
+func (g *fetchedGraph) ends(r int32) [2]int32       { return g.linkEnd[r] }
+func (g *fetchedGraph) entity(u int32) EntityName   { return g.names[u] }
+
+// distances holds hop counts by entity number, growing as needed; 0 means unknown, d+1 a distance d.
+type distances []int8
+
+func (d distances) get(u int32) (int, bool) {
+	if int(u) >= len(d) || d[u] == 0 {
+		return 0, false
+	}
+	return int(d[u]) - 1, true
+}
+
+func (d *distances) set(u int32, v int) {
+	if int(u) >= len(*d) {
+		*d = slices.Grow(*d, int(u)+1-len(*d))[:int(u)+1]
+	}
+	(*d)[u] = int8(v + 1)
+}
+
+// explorer holds the state of one path search.
+type explorer struct {
+	q      PathQuery
+	g      pathGraph
+	s, t   int32
+	budget int
+	read   int
+
+	counted        map[int32][]int32 // counted relations of every expanded entity
+	ds, dt         distances         // exact hop distances from From and to To, where known
+	a, b           int               // levels expanded around From and around To
+	frontS, frontT []int32           // entities at distance a from From (b to To) not yet expanded
+}
+
+func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget int) ([]Path, error) {
 	const op = "FindPaths"
-	x := &explorer{q: q, src: src, budget: budget,
-		links: map[EntityName][]Link{},
-		ds:    map[EntityName]int{q.From: 0}, dt: map[EntityName]int{q.To: 0},
-		frontS: []EntityName{q.From}, frontT: []EntityName{q.To}}
+	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, counted: map[int32][]int32{},
+		frontS: []int32{s}, frontT: []int32{t}}
+	x.ds.set(s, 0)
+	x.dt.set(t, 0)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, &Error{Op: op, Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: err}
@@ -50,59 +196,48 @@ func FindPaths(ctx context.Context, src LinkSource, q PathQuery, budget int) ([]
 	}
 }
 
-// explorer holds the state of one path search.
-type explorer struct {
-	q      PathQuery
-	src    LinkSource
-	budget int
-	read   int
-
-	links          map[EntityName][]Link // counted links of every expanded entity
-	ds, dt         map[EntityName]int    // exact hop distances from From and to To, where known
-	a, b           int                   // levels expanded around From and around To
-	frontS, frontT []EntityName          // entities at distance a from From (b to To) not yet expanded
-}
-
-// walk returns the entity reached by walking l from u, forwards (away from From) when out is true.
-func (x *explorer) walk(l Link, u EntityName, out bool) (EntityName, bool) {
-	other := l.To
-	if l.To == u {
-		other = l.From
+// walk returns the entity reached by walking relation r from u, forwards (away from From) when out is
+// true, and whether the query lets r be walked that way.
+func (x *explorer) walk(r, u int32, out bool) (int32, bool) {
+	e := x.g.ends(r)
+	other := e[1]
+	if e[1] == u {
+		other = e[0]
 	}
-	if !x.q.Directed || l.Symmetric {
+	if !x.q.Directed || x.g.link(r).Symmetric {
 		return other, true
 	}
 	if out {
-		return other, l.From == u
+		return other, e[0] == u
 	}
-	return other, l.To == u
+	return other, e[1] == u
 }
 
 func (x *explorer) expand(ctx context.Context, forward bool) error {
-	front, dist, level, stop := x.frontS, x.ds, &x.a, x.q.To
+	front, dist, level, stop := x.frontS, &x.ds, &x.a, x.t
 	if !forward {
-		front, dist, level, stop = x.frontT, x.dt, &x.b, x.q.From
+		front, dist, level, stop = x.frontT, &x.dt, &x.b, x.s
 	}
-	var need []EntityName
+	var need []int32
 	for _, u := range front {
-		if _, ok := x.links[u]; !ok {
+		if _, ok := x.counted[u]; !ok {
 			need = append(need, u)
 		}
 	}
 	if len(need) > 0 {
-		got, err := x.src.Links(ctx, need)
-		if err != nil {
+		if err := x.g.fetch(ctx, need); err != nil {
 			return err
 		}
 		for _, u := range need {
-			x.read += len(got[u])
-			kept := make([]Link, 0, len(got[u]))
-			for _, l := range got[u] {
-				if x.q.Filter.Counts(l) {
-					kept = append(kept, l)
+			rs := x.g.relationsOf(u)
+			x.read += len(rs)
+			kept := make([]int32, 0, len(rs))
+			for _, r := range rs {
+				if x.q.Filter.Counts(*x.g.link(r)) {
+					kept = append(kept, r)
 				}
 			}
-			x.links[u] = kept
+			x.counted[u] = kept
 		}
 		if x.read > x.budget {
 			return &Error{Op: "FindPaths", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
@@ -110,15 +245,15 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 					" relations; ask for a smaller max_depth or narrow the filter"}
 		}
 	}
-	var next []EntityName
+	var next []int32
 	for _, u := range front {
-		for _, l := range x.links[u] {
-			w, ok := x.walk(l, u, forward)
+		for _, r := range x.counted[u] {
+			w, ok := x.walk(r, u, forward)
 			if !ok {
 				continue
 			}
-			if _, seen := dist[w]; !seen {
-				dist[w] = *level + 1
+			if _, seen := dist.get(w); !seen {
+				dist.set(w, *level+1)
 				if w != stop {
 					next = append(next, w)
 				}
@@ -126,7 +261,6 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 		}
 	}
 	*level++
-	slices.Sort(next)
 	if forward {
 		x.frontS = next
 	} else {
@@ -137,114 +271,262 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 
 // yen runs Yen's k-shortest simple paths on the links read so far, limited to paths of at most bound hops.
 func (x *explorer) yen(bound int) []Path {
-	lower := func(d map[EntityName]int, u EntityName, level int) int {
-		if v, ok := d[u]; ok {
+	lower := func(d distances, u int32, level int) int {
+		if v, ok := d.get(u); ok {
 			return v
 		}
 		return level + 1
 	}
-	near := func(u EntityName) bool { return lower(x.ds, u, x.a)+lower(x.dt, u, x.b) <= bound }
-	g := newSubgraph(x.q.Directed)
-	seen := map[RelationName]bool{}
-	for _, ls := range x.links {
-		for _, l := range ls {
-			if !seen[l.Name] && near(l.From) && near(l.To) {
-				seen[l.Name] = true
-				g.add(l)
+	near := func(u int32) bool { return lower(x.ds, u, x.a)+lower(x.dt, u, x.b) <= bound }
+	sg := newSubgraph(x.g, x.q.Directed)
+	for u, rs := range x.counted {
+		if !near(u) {
+			continue
+		}
+		for _, r := range rs {
+			e := x.g.ends(r)
+			w := e[0]
+			if w == u {
+				w = e[1]
+			}
+			if _, expanded := x.counted[w]; expanded && w < u {
+				continue // added from w's side
+			}
+			if near(w) {
+				sg.add(r)
 			}
 		}
 	}
-	return g.kShortest(x.q.From, x.q.To, x.q.MaxPaths, bound)
+	s, okS := sg.local[x.s]
+	t, okT := sg.local[x.t]
+	if !okS || !okT {
+		return nil
+	}
+	return sg.kShortest(s, t, x.q.MaxPaths, bound)
 }
 
-// subgraph is an in-memory graph for Yen's algorithm, with adjacency sorted for the tie-break.
+// subgraph is a small graph for Yen's algorithm, numbered afresh, with adjacency sorted for the
+// tie-break.
 type subgraph struct {
+	g        pathGraph
 	directed bool
-	out, in  map[EntityName][]arc
-	sorted   bool
+	local    map[int32]int32 // the search's entity number → the subgraph's
+	global   []int32
+	out, in  [][]arc
+
+	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
+	mark  []int32
+	dist  []int32
 }
 
 // arc is a relation walked in one direction.
 type arc struct {
-	to      EntityName // the entity reached (for in-arcs: the entity left)
-	rel     RelationName
+	to      int32 // the entity reached (for in-arcs: the entity left)
+	rel     int32
 	forward bool
 }
 
-func newSubgraph(directed bool) *subgraph {
-	return &subgraph{directed: directed, out: map[EntityName][]arc{}, in: map[EntityName][]arc{}}
+func newSubgraph(g pathGraph, directed bool) *subgraph {
+	return &subgraph{g: g, directed: directed, local: map[int32]int32{}}
 }
 
-func (g *subgraph) add(l Link) {
-	g.arc(l.From, l.To, l.Name, true)
-	if !g.directed || l.Symmetric {
-		g.arc(l.To, l.From, l.Name, false)
+func (sg *subgraph) id(u int32) int32 {
+	if v, ok := sg.local[u]; ok {
+		return v
 	}
-	g.sorted = false
+	v := int32(len(sg.global))
+	sg.local[u] = v
+	sg.global = append(sg.global, u)
+	sg.out = append(sg.out, nil)
+	sg.in = append(sg.in, nil)
+	return v
 }
 
-func (g *subgraph) arc(u, w EntityName, rel RelationName, forward bool) {
-	g.out[u] = append(g.out[u], arc{to: w, rel: rel, forward: forward})
-	g.in[w] = append(g.in[w], arc{to: u, rel: rel, forward: forward})
-}
-
-func compareArcs(p, q arc) int {
-	return cmp.Or(strings.Compare(string(p.to), string(q.to)), strings.Compare(string(p.rel), string(q.rel)))
-}
-
-func (g *subgraph) sort() {
-	if g.sorted {
-		return
+func (sg *subgraph) add(r int32) {
+	e := sg.g.ends(r)
+	a, b := sg.id(e[0]), sg.id(e[1])
+	sg.arc(a, b, r, true)
+	if !sg.directed || sg.g.link(r).Symmetric {
+		sg.arc(b, a, r, false)
 	}
-	for _, as := range g.out {
-		slices.SortFunc(as, compareArcs)
-	}
-	g.sorted = true
 }
 
-type arcKey struct {
-	from EntityName
-	rel  RelationName
+func (sg *subgraph) arc(u, w, r int32, forward bool) {
+	sg.out[u] = append(sg.out[u], arc{to: w, rel: r, forward: forward})
+	sg.in[w] = append(sg.in[w], arc{to: u, rel: r, forward: forward})
+}
+
+func (sg *subgraph) name(u int32) EntityName      { return sg.g.entity(sg.global[u]) }
+func (sg *subgraph) relName(r int32) RelationName { return sg.g.link(r).Name }
+
+// sort orders every entity's out-arcs as ComparePaths orders hops.
+func (sg *subgraph) sort() {
+	for _, as := range sg.out {
+		if len(as) > 1 {
+			slices.SortFunc(as, func(p, q arc) int {
+				return cmp.Or(strings.Compare(string(sg.name(p.to)), string(sg.name(q.to))),
+					strings.Compare(string(sg.relName(p.rel)), string(sg.relName(q.rel))))
+			})
+		}
+	}
+	sg.mark = make([]int32, len(sg.global))
+	sg.dist = make([]int32, len(sg.global))
+}
+
+type arcKey struct{ from, rel int32 }
+
+// ipath is a path in subgraph numbers.
+type ipath struct {
+	nodes []int32
+	steps []arc // steps[i] leads from nodes[i] to nodes[i+1]
+}
+
+func (p ipath) len() int { return len(p.steps) }
+
+// key identifies a path by its relations (a path's relations fix its entities).
+func (p ipath) key() string {
+	b := make([]byte, 0, 4*len(p.steps))
+	for _, s := range p.steps {
+		b = append(b, byte(s.rel), byte(s.rel>>8), byte(s.rel>>16), byte(s.rel>>24))
+	}
+	return string(b)
+}
+
+func (sg *subgraph) compare(p, q ipath) int {
+	if c := cmp.Compare(p.len(), q.len()); c != 0 {
+		return c
+	}
+	for i := range p.steps {
+		if p.nodes[i+1] != q.nodes[i+1] {
+			if c := strings.Compare(string(sg.name(p.nodes[i+1])), string(sg.name(q.nodes[i+1]))); c != 0 {
+				return c
+			}
+		}
+		if p.steps[i].rel != q.steps[i].rel {
+			if c := strings.Compare(string(sg.relName(p.steps[i].rel)), string(sg.relName(q.steps[i].rel))); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
 }
 
 // shortest returns the first path from s to t in path order, avoiding banned entities and arcs, of at
 // most limit hops; ok is false when there is none.
-func (g *subgraph) shortest(s, t EntityName, bannedNodes map[EntityName]bool, bannedArcs map[arcKey]bool, limit int) (Path, bool) {
-	dist := map[EntityName]int{t: 0}
-	level := []EntityName{t}
-	for d := 1; d <= limit && len(level) > 0; d++ {
-		var next []EntityName
+func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcKey]bool, limit int) (ipath, bool) {
+	sg.stamp++
+	stamp := sg.stamp
+	banned := func(u int32) bool { return bannedNodes != nil && bannedNodes[u] }
+	known := func(u int32) bool { return sg.mark[u] == stamp }
+	sg.mark[t], sg.dist[t] = stamp, 0
+	level := []int32{t}
+	for d := int32(1); int(d) <= limit && len(level) > 0; d++ {
+		var next []int32
 		for _, w := range level {
-			for _, a := range g.in[w] {
+			for _, a := range sg.in[w] {
 				u := a.to
-				if _, ok := dist[u]; ok || bannedNodes[u] || bannedArcs[arcKey{u, a.rel}] {
+				if known(u) || banned(u) || bannedArcs[arcKey{u, a.rel}] {
 					continue
 				}
-				dist[u] = d
+				sg.mark[u], sg.dist[u] = stamp, d
 				next = append(next, u)
 			}
 		}
-		if _, ok := dist[s]; ok {
+		if known(s) {
 			break
 		}
 		level = next
 	}
-	d, ok := dist[s]
-	if !ok {
-		return Path{}, false
+	if !known(s) {
+		return ipath{}, false
 	}
-	p := Path{Entities: []EntityName{s}}
+	d := sg.dist[s]
+	p := ipath{nodes: []int32{s}}
 	for u := s; d > 0; d-- {
-		for _, a := range g.out[u] {
-			if dd, ok := dist[a.to]; ok && dd == d-1 && !bannedNodes[a.to] && !bannedArcs[arcKey{u, a.rel}] {
-				p.Entities = append(p.Entities, a.to)
-				p.Steps = append(p.Steps, PathStep{Relation: a.rel, Forward: a.forward})
+		for _, a := range sg.out[u] {
+			if known(a.to) && sg.dist[a.to] == d-1 && !banned(a.to) && !bannedArcs[arcKey{u, a.rel}] {
+				p.nodes = append(p.nodes, a.to)
+				p.steps = append(p.steps, a)
 				u = a.to
 				break
 			}
 		}
 	}
 	return p, true
+}
+
+// kShortest is Yen's algorithm with ties broken as ComparePaths breaks them.
+func (sg *subgraph) kShortest(s, t int32, k, bound int) []Path {
+	sg.sort()
+	first, ok := sg.shortest(s, t, nil, nil, bound)
+	if !ok {
+		return nil
+	}
+	found := []ipath{first}
+	seen := map[string]bool{first.key(): true}
+	var candidates []ipath
+	bannedNodes := make([]bool, len(sg.global))
+	for len(found) < k {
+		prev := found[len(found)-1]
+		for i := 0; i < prev.len(); i++ {
+			spur := prev.nodes[i]
+			rootSteps := prev.steps[:i]
+			bannedArcs := map[arcKey]bool{}
+			for _, p := range found {
+				if p.len() > i && samePrefix(p.steps, rootSteps) {
+					bannedArcs[arcKey{spur, p.steps[i].rel}] = true
+				}
+			}
+			clear(bannedNodes)
+			for _, u := range prev.nodes[:i] {
+				bannedNodes[u] = true
+			}
+			tail, ok := sg.shortest(spur, t, bannedNodes, bannedArcs, bound-i)
+			if !ok {
+				continue
+			}
+			p := ipath{
+				nodes: append(slices.Clone(prev.nodes[:i]), tail.nodes...),
+				steps: append(slices.Clone(rootSteps), tail.steps...),
+			}
+			if key := p.key(); !seen[key] {
+				seen[key] = true
+				candidates = append(candidates, p)
+			}
+		}
+		if len(candidates) == 0 {
+			break
+		}
+		best := 0
+		for i := range candidates {
+			if sg.compare(candidates[i], candidates[best]) < 0 {
+				best = i
+			}
+		}
+		found = append(found, candidates[best])
+		candidates = slices.Delete(candidates, best, best+1)
+	}
+	out := make([]Path, len(found))
+	for i, p := range found {
+		out[i].Entities = make([]EntityName, len(p.nodes))
+		for j, u := range p.nodes {
+			out[i].Entities[j] = sg.name(u)
+		}
+		out[i].Steps = make([]PathStep, len(p.steps))
+		for j, a := range p.steps {
+			out[i].Steps[j] = PathStep{Relation: sg.relName(a.rel), Forward: a.forward}
+		}
+	}
+	return out
+}
+
+func samePrefix(steps, root []arc) bool {
+	for i := range root {
+		if steps[i].rel != root[i].rel {
+			return false
+		}
+	}
+	return true
 }
 
 // ComparePaths orders paths by length, then hop by hop by the name of the entity reached, then the name
@@ -262,75 +544,4 @@ func ComparePaths(p, q Path) int {
 		}
 	}
 	return 0
-}
-
-func pathKey(p Path) string {
-	var b strings.Builder
-	for _, s := range p.Steps {
-		b.WriteString(string(s.Relation))
-		b.WriteByte('|')
-	}
-	return b.String()
-}
-
-// kShortest is Yen's algorithm with ties broken by ComparePaths.
-func (g *subgraph) kShortest(s, t EntityName, k, bound int) []Path {
-	g.sort()
-	first, ok := g.shortest(s, t, nil, nil, bound)
-	if !ok {
-		return nil
-	}
-	found := []Path{first}
-	seen := map[string]bool{pathKey(first): true}
-	var candidates []Path
-	for len(found) < k {
-		prev := found[len(found)-1]
-		for i := 0; i < prev.Len(); i++ {
-			spur := prev.Entities[i]
-			rootSteps := prev.Steps[:i]
-			bannedArcs := map[arcKey]bool{}
-			for _, p := range found {
-				if p.Len() > i && samePrefix(p.Steps, rootSteps) {
-					bannedArcs[arcKey{spur, p.Steps[i].Relation}] = true
-				}
-			}
-			bannedNodes := map[EntityName]bool{}
-			for _, u := range prev.Entities[:i] {
-				bannedNodes[u] = true
-			}
-			tail, ok := g.shortest(spur, t, bannedNodes, bannedArcs, bound-i)
-			if !ok {
-				continue
-			}
-			p := Path{
-				Entities: append(slices.Clone(prev.Entities[:i]), tail.Entities...),
-				Steps:    append(slices.Clone(rootSteps), tail.Steps...),
-			}
-			if key := pathKey(p); !seen[key] {
-				seen[key] = true
-				candidates = append(candidates, p)
-			}
-		}
-		if len(candidates) == 0 {
-			break
-		}
-		best := 0
-		for i := range candidates {
-			if ComparePaths(candidates[i], candidates[best]) < 0 {
-				best = i
-			}
-		}
-		found = append(found, candidates[best])
-		candidates = slices.Delete(candidates, best, best+1)
-	}
-	return found
-}
-
-func samePrefix(steps, root []PathStep) bool {
-	for i := range root {
-		if steps[i].Relation != root[i].Relation {
-			return false
-		}
-	}
-	return true
 }

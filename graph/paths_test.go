@@ -20,24 +20,31 @@ func TestFindPathsAgreesWithOracle(t *testing.T) {
 	for seed := uint64(1); seed <= 300; seed++ {
 		n := 6 + int(seed%20)
 		ents, rels := graphtest.RandomGraph(seed, n, n+n/2+int(seed%(2*uint64(n))))
-		src := graphtest.NewMemoryLinks(rels)
+		topo := graph.NewTopology(graphtest.NewMemoryFeed(rels))
+		if err := topo.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The same search, level by level from a LinkSource and in place on a Topology.
+		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(rels), "topology": topo}
 		r := rand.New(rand.NewPCG(seed, 7))
 		for i := 0; i < 5; i++ {
 			q := graphtest.RandomQuery(r, ents)
 			want := graphtest.OraclePaths(rels, q)
-			got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
-			if err != nil {
-				t.Fatalf("seed %d query %+v: %v", seed, q, err)
-			}
 			if len(want) > 0 {
 				nonEmpty++
 			}
-			if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
-				t.Fatalf("seed %d query %+v:\nwant %v\n got %v", seed, q, want, got)
-			}
-			for _, p := range got {
-				if p.Len() > q.MaxDepth {
-					t.Fatalf("path longer than max_depth %d: %v", q.MaxDepth, p)
+			for name, src := range sources {
+				got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
+				if err != nil {
+					t.Fatalf("%s: seed %d query %+v: %v", name, seed, q, err)
+				}
+				if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
+					t.Fatalf("%s: seed %d query %+v:\nwant %v\n got %v", name, seed, q, want, got)
+				}
+				for _, p := range got {
+					if p.Len() > q.MaxDepth {
+						t.Fatalf("%s: path longer than max_depth %d: %v", name, q.MaxDepth, p)
+					}
 				}
 			}
 		}

@@ -28,17 +28,19 @@ type Topology struct {
 
 	mu      sync.RWMutex
 	version int64
-	index   map[RelationName]int32
+	index   map[RelationName]int32 // relation name → number
 	links   []Link
-	adj     map[EntityName][]int32
-	intern  map[EntityName]EntityName
+	linkEnd [][2]int32           // each relation's ends, numbered
+	ids     map[EntityName]int32 // entity name → number
+	names   []EntityName
+	adj     [][]int32 // each entity's relations
 }
 
 var _ LinkSource = (*Topology)(nil)
 
 // NewTopology returns an empty topology over feed; Sync fills it.
 func NewTopology(feed ChangeFeed) *Topology {
-	return &Topology{feed: feed, index: map[RelationName]int32{}, adj: map[EntityName][]int32{}, intern: map[EntityName]EntityName{}}
+	return &Topology{feed: feed, index: map[RelationName]int32{}, ids: map[EntityName]int32{}}
 }
 
 // Ready reports whether the topology has been filled once.
@@ -48,7 +50,7 @@ func (t *Topology) Ready() bool { return t.ready.Load() }
 func (t *Topology) Size() (entities, relations int, version int64) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return len(t.adj), len(t.links), t.version
+	return len(t.names), len(t.links), t.version
 }
 
 // Sync brings the topology up to the graph's current version.
@@ -88,25 +90,33 @@ func (t *Topology) apply(batch []Link) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, l := range batch {
+		a, b := t.node(l.From), t.node(l.To)
+		l.From, l.To = t.names[a], t.names[b] // one copy of each name
 		if i, ok := t.index[l.Name]; ok {
 			t.links[i] = l
 			continue
 		}
-		l.From, l.To = t.internName(l.From), t.internName(l.To)
 		i := int32(len(t.links))
 		t.links = append(t.links, l)
+		t.linkEnd = append(t.linkEnd, [2]int32{a, b})
 		t.index[l.Name] = i
-		t.adj[l.From] = append(t.adj[l.From], i)
-		t.adj[l.To] = append(t.adj[l.To], i)
+		t.adj[a] = append(t.adj[a], i)
+		if b != a {
+			t.adj[b] = append(t.adj[b], i)
+		}
 	}
 }
 
-func (t *Topology) internName(n EntityName) EntityName {
-	if m, ok := t.intern[n]; ok {
-		return m
+// node returns an entity's number, numbering it when new.
+func (t *Topology) node(n EntityName) int32 {
+	if u, ok := t.ids[n]; ok {
+		return u
 	}
-	t.intern[n] = n
-	return n
+	u := int32(len(t.names))
+	t.ids[n] = u
+	t.names = append(t.names, n)
+	t.adj = append(t.adj, nil)
+	return u
 }
 
 // Links implements LinkSource, after a Sync.
@@ -138,7 +148,11 @@ func (t *Topology) Degrees(entities []EntityName) map[EntityName]int {
 	defer t.mu.RUnlock()
 	out := make(map[EntityName]int, len(entities))
 	for _, e := range entities {
-		out[e] = len(t.adj[e])
+		if u, ok := t.ids[e]; ok {
+			out[e] = len(t.adj[u])
+		} else {
+			out[e] = 0
+		}
 	}
 	return out
 }
@@ -148,7 +162,10 @@ func (t *Topology) read(entities []EntityName) map[EntityName][]Link {
 	defer t.mu.RUnlock()
 	out := make(map[EntityName][]Link, len(entities))
 	for _, e := range entities {
-		idx := t.adj[e]
+		var idx []int32
+		if u, ok := t.ids[e]; ok {
+			idx = t.adj[u]
+		}
 		ls := make([]Link, len(idx))
 		for j, i := range idx {
 			ls[j] = t.links[i]
@@ -157,3 +174,30 @@ func (t *Topology) read(entities []EntityName) map[EntityName][]Link {
 	}
 	return out
 }
+
+// view implements viewer: a search reads the topology in place, holding the read lock.
+func (t *Topology) view(ctx context.Context) (pathGraph, func(), error) {
+	if err := t.Sync(ctx); err != nil {
+		return nil, nil, err
+	}
+	t.mu.RLock()
+	return topologyGraph{t}, t.mu.RUnlock, nil
+}
+
+func (r topologyReader) view(context.Context) (pathGraph, func(), error) {
+	r.t.mu.RLock()
+	return topologyGraph{r.t}, r.t.mu.RUnlock, nil
+}
+
+// topologyGraph is the topology as a path search sees it; its reader holds the read lock.
+type topologyGraph struct{ t *Topology }
+
+func (g topologyGraph) node(n EntityName) (int32, bool) {
+	u, ok := g.t.ids[n]
+	return u, ok
+}
+func (g topologyGraph) fetch(context.Context, []int32) error { return nil }
+func (g topologyGraph) relationsOf(u int32) []int32          { return g.t.adj[u] }
+func (g topologyGraph) link(r int32) *Link                   { return &g.t.links[r] }
+func (g topologyGraph) ends(r int32) [2]int32                { return g.t.linkEnd[r] }
+func (g topologyGraph) entity(u int32) EntityName            { return g.t.names[u] }

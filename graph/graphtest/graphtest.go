@@ -110,6 +110,29 @@ func (m MemoryLinks) Links(_ context.Context, names []graph.EntityName) (map[gra
 	return out, nil
 }
 
+// MemoryFeed is a graph.ChangeFeed over relations held in memory, all written at version 1.
+type MemoryFeed []graph.Link
+
+// NewMemoryFeed returns a feed of the relations' links.
+func NewMemoryFeed(rels []graph.Relation) MemoryFeed {
+	f := make(MemoryFeed, len(rels))
+	for i, r := range rels {
+		f[i] = r.Link()
+	}
+	return f
+}
+
+// Version implements graph.ChangeFeed.
+func (f MemoryFeed) Version(context.Context) (int64, error) { return 1, nil }
+
+// Changes implements graph.ChangeFeed.
+func (f MemoryFeed) Changes(_ context.Context, since int64, each func([]graph.Link)) (int64, error) {
+	if since < 1 {
+		each(slices.Clone(f))
+	}
+	return 1, nil
+}
+
 // OraclePaths enumerates every simple path the query allows, depth first, sorts them with
 // graph.ComparePaths and keeps the first q.MaxPaths. It shares no code with graph.FindPaths but the
 // filter and the order.

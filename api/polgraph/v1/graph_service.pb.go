@@ -943,9 +943,11 @@ type ExploreNeighborhoodResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The centre entity (also the first node of the first page).
 	Center *Entity `protobuf:"bytes,1,opt,name=center,proto3" json:"center,omitempty"`
-	// Entities in this page, nearest first, then in name order.
+	// Entities in this page, nearest first. Within a distance they come in the order they were reached:
+	// each expanded entity's new neighbours strongest evidence first, then by resource name.
 	Nodes []*NeighborhoodNode `protobuf:"bytes,2,rep,name=nodes,proto3" json:"nodes,omitempty"`
-	// Relations between entities of this page and entities of earlier pages, the centre or `exclude`.
+	// Relations between entities of this page and entities of earlier pages, the centre or `exclude`,
+	// ordered by the position of their later end in the node list, then by resource name.
 	Edges []*Edge `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
 	// For each expanded entity whose links the caps cut, how many were left out.
 	Truncated []*Truncation `protobuf:"bytes,4,rep,name=truncated,proto3" json:"truncated,omitempty"`

@@ -537,14 +537,16 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
   center?: Entity | undefined;
 
   /**
-   * Entities in this page, nearest first, then in name order.
+   * Entities in this page, nearest first. Within a distance they come in the order they were reached:
+   * each expanded entity's new neighbours strongest evidence first, then by resource name.
    *
    * @generated from field: repeated polgraph.v1.NeighborhoodNode nodes = 2;
    */
   nodes: NeighborhoodNode[];
 
   /**
-   * Relations between entities of this page and entities of earlier pages, the centre or `exclude`.
+   * Relations between entities of this page and entities of earlier pages, the centre or `exclude`,
+   * ordered by the position of their later end in the node list, then by resource name.
    *
    * @generated from field: repeated polgraph.v1.Edge edges = 3;
    */

@@ -1,0 +1,94 @@
+package graph_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/synth"
+)
+
+// collector keeps what synth generates.
+type collector struct {
+	entities  []graph.Entity
+	relations []graph.Relation
+}
+
+func (c *collector) WriteSource(graph.Source) error   { return nil }
+func (c *collector) WriteEntity(e graph.Entity) error { c.entities = append(c.entities, e); return nil }
+func (c *collector) WriteRelation(r graph.Relation) error {
+	c.relations = append(c.relations, r)
+	return nil
+}
+
+var benchGraph = sync.OnceValues(func() (*collector, *graph.Topology) {
+	n := 100_000
+	if s := os.Getenv("POLGRAPH_BENCH_RELATIONS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	c := &collector{}
+	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
+		panic(err)
+	}
+	topo := graph.NewTopology(memoryFeed(c.relations))
+	if err := topo.Sync(context.Background()); err != nil {
+		panic(err)
+	}
+	return c, topo
+})
+
+// memoryFeed is a graphtest.MemoryFeed without holding a second copy of every link.
+type memoryFeed []graph.Relation
+
+func (f memoryFeed) Version(context.Context) (int64, error) { return 1, nil }
+func (f memoryFeed) Changes(_ context.Context, since int64, each func([]graph.Link)) (int64, error) {
+	for i := 0; i < len(f); i += 10_000 {
+		batch := make([]graph.Link, 0, 10_000)
+		for _, r := range f[i:min(i+10_000, len(f))] {
+			batch = append(batch, r.Link())
+		}
+		each(batch)
+	}
+	return 1, nil
+}
+
+// BenchmarkFindPathsTopology runs path searches between random actors of a synthetic graph (100k
+// relations, or POLGRAPH_BENCH_RELATIONS) held in a Topology: the engine alone, without Dgraph or gRPC.
+func BenchmarkFindPathsTopology(b *testing.B) {
+	c, topo := benchGraph()
+	var actors []graph.EntityName
+	for _, e := range c.entities {
+		if e.Kind == graph.KindActor {
+			actors = append(actors, e.Name)
+		}
+	}
+	for _, tc := range []struct {
+		name         string
+		paths, depth int
+	}{{"k=1,depth=4", 1, 4}, {"k=1,depth=6", 1, 6}, {"k=5,depth=4", 5, 4}, {"k=5,depth=6", 5, 6}} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			ctx := context.Background()
+			var took []time.Duration
+			for b.Loop() {
+				q := graph.PathQuery{From: actors[r.IntN(len(actors))], To: actors[r.IntN(len(actors))], MaxPaths: tc.paths, MaxDepth: tc.depth}
+				if q.From == q.To {
+					continue
+				}
+				start := time.Now()
+				if _, err := graph.FindPaths(ctx, topo, q, graph.DefaultWorkBudget); err != nil && graph.KindOf(err) != graph.ResourceExhausted {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
