@@ -190,6 +190,23 @@ type Writer interface {
 	UpsertRelations(ctx context.Context, relations []Relation) error
 }
 
+// BulkWriter is a Writer that can also write the relations of one large load in parallel batches.
+type BulkWriter interface {
+	Writer
+	// BeginBulk starts a bulk load, waiting while another one runs. Until End, the load holds the
+	// graph's next version open: a ChangeFeed reports its relations only after End, all at once.
+	BeginBulk(ctx context.Context) (Bulk, error)
+}
+
+// Bulk is one bulk load in progress.
+type Bulk interface {
+	// UpsertRelations is Writer.UpsertRelations, safe to call from several goroutines at once.
+	UpsertRelations(ctx context.Context, relations []Relation) error
+	// End closes the load's version, publishing what it wrote; call it whether or not the writes
+	// succeeded.
+	End(ctx context.Context) error
+}
+
 // Counts is the size of the graph.
 type Counts struct {
 	Entities, Relations, Claims, Sources int

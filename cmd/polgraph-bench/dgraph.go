@@ -33,12 +33,10 @@ type dgraphNode struct {
 var started atomic.Int64
 
 func startDgraph(ctx context.Context, bin, dir string, log *slog.Logger) (*dgraphNode, error) {
-	offset, err := dgraphlocal.FreeOffset(3000 + os.Getpid()%100*7 + int(started.Add(1)%20)*700)
-	if err != nil {
-		return nil, err
-	}
-	cfg := dgraphlocal.Config{Binary: bin, DataDir: dir, PortOffset: offset, Logger: log}
-	c, err := dgraphlocal.Start(ctx, cfg)
+	// Offsets from 10000 put every port (15080 up) above the tests' and `make run`'s and below the
+	// kernel's ephemeral ports.
+	cfg := dgraphlocal.Config{Binary: bin, DataDir: dir, Logger: log}
+	c, cfg, err := dgraphlocal.StartOnFreePorts(ctx, cfg, 10000+os.Getpid()%100*7+int(started.Add(1)%10)*700)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,7 @@ type result struct {
 	Checked, Wrong int
 	WrongExample   string
 	AlphaPeak      int64 // the Dgraph alpha's peak resident memory during the measurement
+	AlphaBefore    int64 // its resident memory when the measurement began
 }
 
 func (r result) ErrorCount() int {

@@ -212,7 +212,18 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	if !canReset {
 		res.Query.AlphaPeakHow = "highest VmRSS sampled every 100 ms"
 	}
-	for _, w := range workloads {
+	// polgraph's rows are measured first, raw Dgraph's after, so that the alpha's memory in polgraph's rows
+	// is not what raw queries left behind (the alpha keeps what it grew to); the table keeps the
+	// workloads' order.
+	order := make([]int, len(workloads))
+	for i := range order {
+		order[i] = i
+	}
+	isRaw := func(i int) bool { s := workloads[i].system; return s != sysPolgraph && s != sysPolgraphMem }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(b2i(isRaw(a)), b2i(isRaw(b))) })
+	results := make([][]result, len(workloads))
+	for _, i := range order {
+		w := workloads[i]
 		for _, c := range cfg.Conc {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -220,17 +231,22 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			if canReset {
 				resetPeak(alphaPID)
 			}
+			alphaBefore := procStatus(alphaPID, "VmRSS")
 			watch := watchRSS(alphaPID, 100*time.Millisecond)
 			r := measure(ctx, w, c, cfg.Duration, cfg.Timeout)
 			r.AlphaPeak = watch.Stop()
 			if canReset {
 				r.AlphaPeak = max(r.AlphaPeak, peakRSS(alphaPID))
 			}
+			r.AlphaBefore = alphaBefore
 			res.Query.AlphaPeak = max(res.Query.AlphaPeak, r.AlphaPeak)
-			res.Results = append(res.Results, r)
+			results[i] = append(results[i], r)
 			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  errors: %s%s", r.Family, r.System, c, r.N,
 				ms(r.P50), ms(r.P99), r.Throughput, mb(r.AlphaPeak), r.ErrorText(), wrongText(r))
 		}
+	}
+	for _, rs := range results {
+		res.Results = append(res.Results, rs...)
 	}
 	res.Query.HarnessPeak = peakRSS(0)
 	return res, nil
@@ -705,4 +721,11 @@ func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGra
 			return outcome{}, nil
 		}})
 	return ws
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

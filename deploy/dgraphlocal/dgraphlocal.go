@@ -88,6 +88,28 @@ func (c Config) PortsFree() int {
 	return 0
 }
 
+// ErrPortInUse is wrapped by Start's error when one of the ports it needs is taken.
+var ErrPortInUse = errors.New("port in use")
+
+// StartOnFreePorts is Start at the first port offset at or above from where every port is free, trying
+// further offsets when another process takes a port between the check and the start (several test
+// processes start Dgraphs at once). It returns the config used.
+func StartOnFreePorts(ctx context.Context, cfg Config, from int) (*Cluster, Config, error) {
+	for attempt := 0; ; attempt++ {
+		o, err := FreeOffset(from)
+		if err != nil {
+			return nil, cfg, err
+		}
+		cfg.PortOffset = o
+		c, err := Start(ctx, cfg)
+		if errors.Is(err, ErrPortInUse) && attempt < 5 {
+			from = o + 7
+			continue
+		}
+		return c, cfg, err
+	}
+}
+
 // FreeOffset finds a port offset at or above from where all five Dgraph ports are free.
 func FreeOffset(from int) (int, error) {
 	for o := from; o < from+2000; o += 7 {
@@ -114,7 +136,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		if cfg.Healthy(ctx) {
 			hint = "a Dgraph alpha already answers on " + cfg.alphaHTTP() + " (another `make run`?)"
 		}
-		return nil, fmt.Errorf("port %d is in use: %s; stop it or choose other ports with POLGRAPH_DGRAPH_PORT_OFFSET", p, hint)
+		return nil, fmt.Errorf("port %d is in use: %s; stop it or choose other ports with POLGRAPH_DGRAPH_PORT_OFFSET: %w", p, hint, ErrPortInUse)
 	}
 	logs := filepath.Join(cfg.DataDir, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {

@@ -18,13 +18,11 @@ func ForTests(ctx context.Context) (addr string, stop func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	offset, err := FreeOffset(1000 + os.Getpid()%400*7)
-	if err != nil {
-		return "", nil, err
-	}
-	cfg := Config{Binary: DefaultBinary(), DataDir: dir, PortOffset: offset,
+	// Offsets 200-999 keep every port (5280-10079) clear of `make run`'s (offset 100) and of the
+	// benchmark's (offsets from 10000), and no two offsets in the range share a port.
+	cfg := Config{Binary: DefaultBinary(), DataDir: dir,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	c, err := Start(ctx, cfg)
+	c, cfg, err := StartOnFreePorts(ctx, cfg, 200+os.Getpid()%100*7)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("start a Dgraph for the tests: %w", err)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
@@ -414,7 +415,22 @@ func Load(ctx context.Context, w graph.Writer, ds *Dataset, batch int, progress 
 	if err := inBatches(ctx, "entities", ds.Entities, batch, parallelWriters, w.UpsertEntities, progress); err != nil {
 		return err
 	}
-	return inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), 1, w.UpsertRelations, progress)
+	bw, ok := w.(graph.BulkWriter)
+	if !ok {
+		return inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), 1, w.UpsertRelations, progress)
+	}
+	// Batches of relations in parallel, all under one version that readers see once the load ends.
+	b, err := bw.BeginBulk(ctx)
+	if err != nil {
+		return fmt.Errorf("load relations: %w", err)
+	}
+	err = inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), parallelWriters, b.UpsertRelations, progress)
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if endErr := b.End(endCtx); endErr != nil && err == nil {
+		err = fmt.Errorf("load relations: %w", endErr)
+	}
+	return err
 }
 
 // parallelWriters is how many batches of independent records are written at once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/dgraph-io/dgo/v230"
 
@@ -15,13 +16,14 @@ var _ graph.ChangeFeed = (*Store)(nil)
 // changesPage is how many relations one query of Changes reads.
 const changesPage = 20000
 
-// Version implements graph.ChangeFeed.
+// Version implements graph.ChangeFeed. While a bulk load holds a version open, the graph's version is the
+// one before it.
 func (s *Store) Version(ctx context.Context) (int64, error) {
 	return s.version(ctx, s.dg.NewReadOnlyTxn())
 }
 
 func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
-	resp, err := txn.QueryWithVars(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { pg.version } }`,
+	resp, err := txn.QueryWithVars(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { pg.version pg.lease_until } }`,
 		map[string]string{"$m": metaName})
 	if err != nil {
 		return 0, s.wrap("dgraph.Version", err)
@@ -29,6 +31,7 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 	var res struct {
 		Q []struct {
 			Version int64 `json:"pg.version"`
+			Lease   int64 `json:"pg.lease_until"`
 		}
 	}
 	if err := json.Unmarshal(resp.Json, &res); err != nil {
@@ -36,6 +39,9 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 	}
 	if len(res.Q) == 0 {
 		return 0, nil
+	}
+	if m := res.Q[0]; m.Lease > time.Now().UnixMilli() {
+		return m.Version - 1, nil // a bulk load holds its version open: only the one before is complete
 	}
 	return res.Q[0].Version, nil
 }

@@ -139,7 +139,7 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	for _, t := range e.SearchTokens() {
 		q.str(n, "pg.search_tokens", t)
 	}
-	ids := "{}"
+	ids := ""
 	if len(e.Identifiers) > 0 {
 		b, _ := json.Marshal(e.Identifiers)
 		ids = string(b)

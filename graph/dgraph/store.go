@@ -36,7 +36,14 @@ type Store struct {
 	retries atomic.Int64
 	uidsMu  sync.RWMutex
 	uids    map[string]string // resource name → uid, for names seen to exist
+	// leaseTime is how long a bulk load's hold on its version lasts unless renewed.
+	leaseTime time.Duration
 }
+
+// DefaultLeaseTime is how long a bulk load's hold on its version lasts unless renewed (it is renewed every
+// quarter of that). Clocks of the machines writing to and reading from one Dgraph must agree to well
+// within a third of it.
+const DefaultLeaseTime = time.Minute
 
 var _ graph.Store = (*Store)(nil)
 
@@ -48,7 +55,7 @@ func Open(ctx context.Context, addr string, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + addr, Err: err}
 	}
-	s := &Store{addr: addr, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)), log: log, uids: map[string]string{}}
+	s := &Store{addr: addr, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)), log: log, uids: map[string]string{}, leaseTime: DefaultLeaseTime}
 	if err := s.Ping(ctx); err != nil {
 		conn.Close()
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
@@ -187,6 +188,167 @@ func TestConcurrentWritesAllLand(t *testing.T) {
 	for _, r := range rels {
 		if seen[r.Name] != 2 {
 			t.Errorf("%s appears %d times among its ends' links, want 2", r.Name, seen[r.Name])
+		}
+	}
+}
+
+// linksOf returns every link of the entities, each once, by name.
+func linksOf(t *testing.T, src graph.LinkSource, ents []graph.Entity) map[graph.RelationName]graph.Link {
+	t.Helper()
+	names := make([]graph.EntityName, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name
+	}
+	got, err := src.Links(context.Background(), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[graph.RelationName]graph.Link{}
+	for _, ls := range got {
+		for _, l := range ls {
+			out[l.Name] = l
+		}
+	}
+	return out
+}
+
+// TestBulkLoadPublishesAtEnd writes a bulk load in parallel batches, with a plain write and a second bulk
+// load during it: readers of the change feed see nothing of the load until it ends, then all of it, and
+// the second load waits for the first.
+func TestBulkLoadPublishesAtEnd(t *testing.T) {
+	ctx := context.Background()
+	ents, rels := graphtest.RandomGraph(7200, 40, 200)
+	if err := store.UpsertEntities(ctx, ents); err != nil {
+		t.Fatal(err)
+	}
+	topo := graph.NewTopology(store)
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, before, v0 := topo.Size()
+	b, err := store.BeginBulk(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w * 40; i < (w+1)*40; i += 10 {
+				if err := b.UpsertRelations(ctx, rels[i:i+10]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("a batch of the bulk load failed: %v", err)
+	}
+	if err := store.UpsertRelations(ctx, rels[160:170]); err != nil {
+		t.Fatalf("a plain write during a bulk load: %v", err)
+	}
+	if v, err := store.Version(ctx); err != nil || v != v0 {
+		t.Errorf("version %d (%v) during the bulk load; want %d, the last complete one", v, err, v0)
+	}
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, _ := topo.Size(); n != before {
+		t.Errorf("the topology holds %d relations before the bulk load ended; want %d", n, before)
+	}
+
+	second := make(chan graph.Bulk, 1)
+	go func() {
+		b2, err := store.BeginBulk(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		second <- b2
+	}()
+	select {
+	case <-second:
+		t.Fatal("a second bulk load began while the first held its version")
+	case <-time.After(time.Second):
+	}
+	if err := b.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var b2 graph.Bulk
+	select {
+	case b2 = <-second:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the second bulk load did not begin after the first ended")
+	}
+	if err := b2.UpsertRelations(ctx, rels[170:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b2.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := store.Version(ctx); err != nil || v != v0+2 {
+		t.Errorf("version %d (%v) after two bulk loads; want %d", v, err, v0+2)
+	}
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, _ := topo.Size(); n != before+len(rels) {
+		t.Errorf("the topology holds %d relations; want %d", n, before+len(rels))
+	}
+	want, got := linksOf(t, store, ents), linksOf(t, topo, ents)
+	if len(want) != len(rels) || !reflect.DeepEqual(want, got) {
+		t.Errorf("after the loads the topology has %d of the entities' links and Dgraph %d (want %d), or they differ", len(got), len(want), len(rels))
+	}
+}
+
+// TestBulkLoadThatDies holds a version and stops renewing, as a load that died would: once the hold
+// lapses, readers take the version as complete, plain writes raise it again, and a late batch of the dead
+// load fails rather than be written where readers would miss it.
+func TestBulkLoadThatDies(t *testing.T) {
+	ctx := context.Background()
+	const lease = 3 * time.Second
+	dgraph.SetLeaseTime(store, lease)
+	defer dgraph.SetLeaseTime(store, dgraph.DefaultLeaseTime)
+	ents, rels := graphtest.RandomGraph(7300, 20, 60)
+	if err := store.UpsertEntities(ctx, ents); err != nil {
+		t.Fatal(err)
+	}
+	topo := graph.NewTopology(store)
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, _, v0 := topo.Size()
+	b, err := store.BeginBulk(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UpsertRelations(ctx, rels[:20]); err != nil {
+		t.Fatal(err)
+	}
+	dgraph.Abandon(b)
+	if v, _ := store.Version(ctx); v != v0 {
+		t.Errorf("version %d while the dead load's hold lasts; want %d", v, v0)
+	}
+	time.Sleep(lease + lease/4)
+	err = b.UpsertRelations(ctx, rels[20:30])
+	if graph.KindOf(err) != graph.Unavailable || !strings.Contains(err.Error(), "lapsed") {
+		t.Errorf("a batch after the hold lapsed: got %v, want an Unavailable error saying the hold lapsed", err)
+	}
+	if err := store.UpsertRelations(ctx, rels[30:]); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := store.Version(ctx); v != v0+2 {
+		t.Errorf("version %d after the lapse and a plain write; want %d", v, v0+2)
+	}
+	got := linksOf(t, topo, ents) // Links syncs
+	for i, r := range rels {
+		_, ok := got[r.Name]
+		if wantIt := i < 20 || i >= 30; ok != wantIt {
+			t.Errorf("relation %d (%s): in the topology %v, want %v", i, r.Name, ok, wantIt)
 		}
 	}
 }

@@ -31,7 +31,8 @@ const metaName = "meta/graph"
 type found struct {
 	UID     string `json:"uid"`
 	Name    string `json:"pg.name"`
-	Version int64  `json:"pg.version"` // the meta node's
+	Version int64  `json:"pg.version"`     // the meta node's
+	Lease   int64  `json:"pg.lease_until"` // the meta node's
 	Claims  []struct {
 		Name       string  `json:"pg.name"`
 		Status     string  `json:"pg.status"`
@@ -114,6 +115,10 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 	if err != nil {
 		return err
 	}
+	del = dropEmpty(set, del)
+	if len(set) == 0 && len(del) == 0 {
+		return nil // nothing to write
+	}
 	setJSON, err := json.Marshal(set)
 	if err != nil {
 		return err
@@ -136,6 +141,24 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 		}
 	}
 	return nil
+}
+
+// dropEmpty makes an empty string mean "no value": it is left out of a new node and deleted from an
+// existing one, so the database holds no empty values (nor spends time indexing them).
+func dropEmpty(set []map[string]any, del []byte) []byte {
+	for _, n := range set {
+		uid, _ := n["uid"].(string)
+		for k, v := range n {
+			if v != "" {
+				continue
+			}
+			delete(n, k)
+			if !strings.HasPrefix(uid, "_:") {
+				del = fmt.Appendf(del, "<%s> <%s> * .\n", uid, k)
+			}
+		}
+	}
+	return del
 }
 
 // node returns the JSON object for a resource: its uid when it exists, else a blank node.
@@ -201,7 +224,7 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
 				n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
 				n["pg.aliases"], n["pg.search_keys"], n["pg.search_tokens"] = nonNil(e.Aliases), e.SearchKeys(), e.SearchTokens()
-				ids := "{}"
+				ids := ""
 				if len(e.Identifiers) > 0 {
 					b, _ := json.Marshal(e.Identifiers)
 					ids = string(b)
@@ -225,8 +248,14 @@ func nonNil(xs []string) []string {
 
 // UpsertRelations implements graph.Writer. Besides the relations and their claims it raises the graph's
 // version by one and marks every relation written with it (see graph.ChangeFeed); concurrent writers
-// therefore conflict on the version, and one of them retries, so versions never repeat.
+// therefore conflict on the version, and one of them retries, so versions never repeat. While a bulk
+// load holds a version open, the write joins that version instead (and still writes the version node,
+// so that it is ordered with the load's end).
 func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation) error {
+	return s.upsertRelations(ctx, relations, nil)
+}
+
+func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation, b *bulk) error {
 	var lookup, refs []string
 	seen := map[string]bool{}
 	add := func(list *[]string, n string) {
@@ -249,14 +278,14 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 			writing[c.Name] = true
 		}
 	}
-	const fields = `uid pg.name pg.version claims: ~pg.claim_of { pg.name pg.status pg.confidence }`
+	const fields = `uid pg.name pg.version pg.lease_until claims: ~pg.claim_of { pg.name pg.status pg.confidence }`
 	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs,
 		mutate: func(got map[string]found, refs map[string]string) ([]byte, []map[string]any, error) {
-			version := got[metaName].Version + 1 // this write's version
-			meta := node(got, metaName, "Meta")
-			meta["pg.version"] = version
+			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), b)
+			if err != nil {
+				return nil, nil, err
+			}
 			var del strings.Builder
-			set := []map[string]any{meta}
 			for _, r := range relations {
 				rn := string(r.Name)
 				clear(&del, got, rn, "pg.via", "pg.start_day", "pg.end_day")
@@ -297,4 +326,138 @@ func (s *Store) UpsertRelations(ctx context.Context, relations []graph.Relation)
 			}
 			return []byte(del.String()), set, nil
 		}})
+}
+
+// versionFor returns the version that a write of relations marks them with, and the write of the
+// version node that goes with it (none for a bulk load's batches, which must not conflict with each
+// other). A write outside a bulk load raises the version by one, or joins the version a bulk load holds
+// open. A bulk load's batch fails when the load's hold on its version has lapsed or is about to: readers
+// may then have moved past it.
+func (s *Store) versionFor(m found, meta map[string]any, b *bulk) (int64, []map[string]any, error) {
+	now := time.Now().UnixMilli()
+	margin := s.leaseTime.Milliseconds() / 3
+	switch {
+	case b != nil:
+		if m.Version != b.version || m.Lease-now < margin {
+			return 0, nil, &graph.Error{Op: "dgraph.UpsertRelations", Kind: graph.Unavailable, Reason: "LOAD_LEASE_LAPSED",
+				Message: fmt.Sprintf("this load's hold on graph version %d lapsed (the load stalled for over %s); load again", b.version, s.leaseTime-s.leaseTime/3)}
+		}
+		return b.version, nil, nil
+	case m.Lease > now && m.Lease-now < margin:
+		// A bulk load's hold is about to lapse (it is probably dead): wait until it has.
+		return 0, nil, dgo.ErrAborted
+	case m.Lease > now:
+		meta["pg.lease_until"] = m.Lease
+		return m.Version, []map[string]any{meta}, nil
+	default:
+		meta["pg.version"] = m.Version + 1
+		return m.Version + 1, []map[string]any{meta}, nil
+	}
+}
+
+// bulk is a bulk load in progress: it holds version open until End, renewing its lease.
+type bulk struct {
+	s       *Store
+	version int64
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+var _ graph.BulkWriter = (*Store)(nil)
+
+// BeginBulk implements graph.BulkWriter: it raises the graph's version and holds it open for
+// s.leaseTime, renewing the hold every quarter of that until End. A load that finds another load's hold
+// waits until it is released or has lapsed.
+func (s *Store) BeginBulk(ctx context.Context) (graph.Bulk, error) {
+	const op = "dgraph.BeginBulk"
+	for {
+		var version int64
+		var heldUntil int64
+		err := s.upsert(ctx, write{op: op, lookup: []string{metaName}, fields: "uid pg.name pg.version pg.lease_until",
+			mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+				m := got[metaName]
+				if now := time.Now().UnixMilli(); m.Lease > now {
+					heldUntil = m.Lease
+					return nil, nil, &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "LOAD_IN_PROGRESS"}
+				}
+				version = m.Version + 1
+				meta := node(got, metaName, "Meta")
+				meta["pg.version"], meta["pg.lease_until"] = version, time.Now().Add(s.leaseTime).UnixMilli()
+				return nil, []map[string]any{meta}, nil
+			}})
+		var ge *graph.Error
+		if errors.As(err, &ge) && ge.Reason == "LOAD_IN_PROGRESS" {
+			wait := min(time.Until(time.UnixMilli(heldUntil)), time.Second) + 10*time.Millisecond
+			s.log.Info("another load is writing relations; waiting for it", "held_until", time.UnixMilli(heldUntil).Format(time.TimeOnly))
+			select {
+			case <-ctx.Done():
+				return nil, s.wrap(op, ctx.Err())
+			case <-time.After(wait):
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		b := &bulk{s: s, version: version, stop: make(chan struct{}), stopped: make(chan struct{})}
+		go b.renew()
+		return b, nil
+	}
+}
+
+// renew extends the load's hold on its version every quarter of the lease until stopped.
+func (b *bulk) renew() {
+	defer close(b.stopped)
+	t := time.NewTicker(b.s.leaseTime / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), b.s.leaseTime/4)
+			err := b.setLease(ctx, time.Now().Add(b.s.leaseTime).UnixMilli(), true)
+			cancel()
+			if err != nil {
+				// The batches will notice when the hold lapses, and fail.
+				b.s.log.Warn("could not renew the load's hold on its graph version", "version", b.version, "err", err)
+			}
+		}
+	}
+}
+
+// setLease sets the hold's end, when the hold is still this load's. When it is not, renewing (mustHold)
+// fails, and releasing has nothing to do: every batch that succeeded was committed with time to spare.
+func (b *bulk) setLease(ctx context.Context, until int64, mustHold bool) error {
+	const op = "dgraph.Bulk"
+	return b.s.upsert(ctx, write{op: op, lookup: []string{metaName}, fields: "uid pg.name pg.version pg.lease_until",
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			if m := got[metaName]; m.Version != b.version || m.Lease < time.Now().UnixMilli() {
+				if !mustHold {
+					return nil, nil, nil
+				}
+				return nil, nil, &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "LOAD_LEASE_LAPSED",
+					Message: fmt.Sprintf("this load's hold on graph version %d had lapsed", b.version)}
+			}
+			meta := node(got, metaName, "Meta")
+			meta["pg.lease_until"] = until
+			return nil, []map[string]any{meta}, nil
+		}})
+}
+
+// UpsertRelations implements graph.Bulk.
+func (b *bulk) UpsertRelations(ctx context.Context, relations []graph.Relation) error {
+	return b.s.upsertRelations(ctx, relations, b)
+}
+
+// End implements graph.Bulk: it releases the hold, so readers take the version as complete.
+func (b *bulk) End(ctx context.Context) error {
+	select {
+	case <-b.stop:
+		return nil // ended already
+	default:
+	}
+	close(b.stop)
+	<-b.stopped
+	return b.setLease(ctx, 0, false)
 }
