@@ -61,7 +61,7 @@ func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
 		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) {
-  uid ` + linkFields + ` pg.from { pg.name } pg.to { pg.name } } }`
+  uid ` + linkFields + ` pg.from { uid pg.name } pg.to { uid pg.name } } }`
 		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
@@ -76,12 +76,16 @@ func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link
 			return 0, s.wrap("dgraph.Changes", err)
 		}
 		batch := make([]graph.Link, 0, len(res.Q))
+		uids := make([][2]string, 0, 3*len(res.Q))
 		for _, r := range res.Q {
 			if r.From == nil || r.To == nil {
 				continue
 			}
 			batch = append(batch, r.link(""))
+			uids = append(uids, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
 		}
+		// Readers of the answers' relations and entities then fetch them by uid.
+		s.rememberAll(uids)
 		each(batch)
 		if len(res.Q) < changesPage {
 			return version, nil

@@ -222,14 +222,15 @@ func (j relationJSON) relation() graph.Relation {
 func (s *Store) GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
 	out := make(map[graph.RelationName]graph.Relation, len(names))
 	for _, chunk := range chunks(strs(names), 200) {
-		q, vars := nameBlocks(chunk, relationFields)
+		q, vars := s.readBlocks(chunk, relationFields)
 		var res map[string][]relationJSON
 		if err := s.query(ctx, "dgraph.GetRelations", q, vars, &res); err != nil {
 			return nil, err
 		}
+		asked := set(chunk)
 		for _, rows := range res {
 			for _, r := range rows {
-				if r.Type != "" {
+				if r.Type != "" && asked[r.Name] {
 					out[graph.RelationName(r.Name)] = r.relation()
 				}
 			}
@@ -247,14 +248,15 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 	}
 	out := make(map[graph.RelationName]graph.RelationHeader, len(names))
 	for _, chunk := range chunks(strs(names), 500) {
-		q, vars := nameBlocks(chunk, relationHeaderFields)
+		q, vars := s.readBlocks(chunk, relationHeaderFields)
 		var res map[string][]headerJSON
 		if err := s.query(ctx, "dgraph.RelationHeaders", q, vars, &res); err != nil {
 			return nil, err
 		}
+		asked := set(chunk)
 		for _, rows := range res {
 			for _, r := range rows {
-				if r.Type != "" {
+				if r.Type != "" && asked[r.Name] {
 					out[graph.RelationName(r.Name)] = graph.RelationHeader{Relation: r.relation(),
 						ClaimCount: r.ClaimCount, Support: DecodeSupport(r.Support)}
 				}
@@ -271,7 +273,7 @@ const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid
 func (s *Store) Degrees(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName]int, error) {
 	out := make(map[graph.EntityName]int, len(entities))
 	for _, chunk := range chunks(strs(entities), 500) {
-		q, vars := nameBlocks(chunk, "pg.name out: count(~pg.from) in: count(~pg.to)")
+		q, vars := s.readBlocks(chunk, "pg.name out: count(~pg.from) in: count(~pg.to)")
 		var res map[string][]struct {
 			Name    string `json:"pg.name"`
 			Out, In int
@@ -279,9 +281,12 @@ func (s *Store) Degrees(ctx context.Context, entities []graph.EntityName) (map[g
 		if err := s.query(ctx, "dgraph.Degrees", q, vars, &res); err != nil {
 			return nil, err
 		}
+		asked := set(chunk)
 		for _, rows := range res {
 			for _, r := range rows {
-				out[graph.EntityName(r.Name)] = r.Out + r.In
+				if asked[r.Name] {
+					out[graph.EntityName(r.Name)] = r.Out + r.In
+				}
 			}
 		}
 	}

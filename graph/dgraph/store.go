@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,6 +130,46 @@ func nameBlocks(names []string, fields string) (string, map[string]string) {
 	return eqBlocks("pg.name", names, fields)
 }
 
+// readBlocks builds a read query for the resources with these names: by uid for those whose uid the store
+// has seen (one variable holds them all, which Dgraph parses far faster than one variable per name), by
+// name for the others. Callers must ignore rows whose name they did not ask for: a uid is trusted only
+// because resources are never deleted.
+func (s *Store) readBlocks(names []string, fields string) (string, map[string]string) {
+	var uids, rest []string
+	s.uidsMu.RLock()
+	for _, n := range names {
+		if u, ok := s.uids[n]; ok {
+			uids = append(uids, u)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	s.uidsMu.RUnlock()
+	if len(uids) == 0 {
+		return nameBlocks(rest, fields)
+	}
+	byUID := "u(func: uid($u)) { " + fields + " }"
+	vars := map[string]string{"$u": "[" + strings.Join(uids, ", ") + "]"}
+	if len(rest) == 0 {
+		return "query q($u: string) {\n" + byUID + "\n}", vars
+	}
+	q, more := nameBlocks(rest, fields)
+	maps.Copy(vars, more)
+	q = strings.Replace(q, "query q(", "query q($u: string, ", 1)
+	return strings.Replace(q, "{\n", "{\n"+byUID+"\n", 1), vars
+}
+
+// rememberAll caches the uids of many resources at once.
+func (s *Store) rememberAll(pairs [][2]string) {
+	s.uidsMu.Lock()
+	defer s.uidsMu.Unlock()
+	for _, p := range pairs {
+		if p[0] != "" && uidPattern.MatchString(p[1]) {
+			s.uids[p[0]] = p[1]
+		}
+	}
+}
+
 // eqBlocks builds a query for the nodes whose indexed predicate pred has one of values, in one block
 // named q, with the values as variables. pred and fields are polgraph's own text, never a user's.
 func eqBlocks(pred string, values []string, fields string) (string, map[string]string) {
@@ -179,6 +220,14 @@ func (e entityJSON) entity() graph.Entity {
 	return out
 }
 
+func set(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
 func (s *Store) remember(name, uid string) {
 	if name == "" || uid == "" {
 		return
@@ -205,14 +254,15 @@ func (s *Store) GetEntity(ctx context.Context, name graph.EntityName) (graph.Ent
 func (s *Store) GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
 	out := make(map[graph.EntityName]graph.Entity, len(names))
 	for _, chunk := range chunks(strs(names), 500) {
-		q, vars := nameBlocks(chunk, entityFields)
+		q, vars := s.readBlocks(chunk, entityFields)
 		var res map[string][]entityJSON
 		if err := s.query(ctx, "dgraph.GetEntities", q, vars, &res); err != nil {
 			return nil, err
 		}
+		asked := set(chunk)
 		for _, rows := range res {
 			for _, r := range rows {
-				if r.Kind == "" {
+				if r.Kind == "" || !asked[r.Name] {
 					continue // a relation, claim or source with this name, not an entity
 				}
 				s.remember(r.Name, r.UID)

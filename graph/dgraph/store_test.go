@@ -20,7 +20,10 @@ import (
 	"github.com/polgraph/polgraph/graph/graphtest"
 )
 
-var store *dgraph.Store
+var (
+	store     *dgraph.Store
+	alphaAddr string
+)
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
@@ -37,6 +40,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer stop()
+	alphaAddr = addr
 	store, err = dgraph.Open(ctx, addr, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -350,5 +354,89 @@ func TestBulkLoadThatDies(t *testing.T) {
 		if wantIt := i < 20 || i >= 30; ok != wantIt {
 			t.Errorf("relation %d (%s): in the topology %v, want %v", i, r.Name, ok, wantIt)
 		}
+	}
+}
+
+// TestReadsByUIDAgreeWithReadsByName reads entities, relations, headers and degrees with a fresh store
+// (by name), after a topology fill taught it the uids (by uid), and for a mix of both; the answers agree,
+// and names not asked for never appear.
+func TestReadsByUIDAgreeWithReadsByName(t *testing.T) {
+	ctx := context.Background()
+	ents, rels := graphtest.RandomGraph(7400, 20, 50)
+	load(t, ents, rels)
+	entNames := make([]graph.EntityName, len(ents))
+	for i, e := range ents {
+		entNames[i] = e.Name
+	}
+	relNames := make([]graph.RelationName, len(rels))
+	for i, r := range rels {
+		relNames[i] = r.Name
+	}
+	type answers struct {
+		Entities map[graph.EntityName]graph.Entity
+		Rels     map[graph.RelationName]graph.Relation
+		Headers  map[graph.RelationName]graph.RelationHeader
+		Degrees  map[graph.EntityName]int
+	}
+	read := func(s *dgraph.Store, ents []graph.EntityName, rels []graph.RelationName) answers {
+		t.Helper()
+		var a answers
+		var err error
+		if a.Entities, err = s.GetEntities(ctx, ents); err != nil {
+			t.Fatal(err)
+		}
+		if a.Rels, err = s.GetRelations(ctx, rels); err != nil {
+			t.Fatal(err)
+		}
+		if a.Headers, err = s.RelationHeaders(ctx, rels); err != nil {
+			t.Fatal(err)
+		}
+		if a.Degrees, err = s.Degrees(ctx, ents); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	fresh := func() *dgraph.Store {
+		s, err := dgraph.Open(ctx, alphaAddr, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	half := func(a answers, ents []graph.EntityName, rels []graph.RelationName) answers {
+		out := answers{map[graph.EntityName]graph.Entity{}, map[graph.RelationName]graph.Relation{}, map[graph.RelationName]graph.RelationHeader{}, map[graph.EntityName]int{}}
+		for _, n := range ents {
+			out.Entities[n], out.Degrees[n] = a.Entities[n], a.Degrees[n]
+		}
+		for _, n := range rels {
+			out.Rels[n], out.Headers[n] = a.Rels[n], a.Headers[n]
+		}
+		return out
+	}
+	byName := read(fresh(), entNames, relNames)
+	if len(byName.Entities) != len(ents) || len(byName.Rels) != len(rels) || len(byName.Headers) != len(rels) {
+		t.Fatalf("by name: %d entities, %d relations, %d headers; want %d, %d, %d", len(byName.Entities), len(byName.Rels), len(byName.Headers), len(ents), len(rels), len(rels))
+	}
+	taught := fresh()
+	if err := graph.NewTopology(taught).Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(taught, entNames, relNames); !reflect.DeepEqual(got, byName) {
+		t.Errorf("reads by uid differ from reads by name")
+	}
+	// Half the names known by uid (relations taught by the fill), half not (entities never linked).
+	extra, _ := graphtest.RandomGraph(7401, 5, 0)
+	if err := store.UpsertEntities(ctx, extra); err != nil {
+		t.Fatal(err)
+	}
+	mixEnts := append(slices.Clone(entNames[:10]), extra[0].Name, extra[1].Name)
+	got := read(taught, mixEnts, relNames[:25])
+	want := half(byName, entNames[:10], relNames[:25])
+	for _, e := range extra[:2] {
+		want.Entities[e.Name], want.Degrees[e.Name] = e, 0
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a mixed read differs:\n got %+v\nwant %+v", got, want)
 	}
 }
