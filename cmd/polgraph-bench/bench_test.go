@@ -130,7 +130,7 @@ func TestSmoke(t *testing.T) {
 	dir := t.TempDir()
 	out, svg := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg")
 	var stdout, stderr bytes.Buffer
-	err := run(ctx, []string{"--sizes", "1500", "--duration", "50ms", "--pairs", "6", "--concurrency", "1,2",
+	err := run(ctx, []string{"--sizes", "1500", "--settle", "5s", "--duration", "50ms", "--pairs", "6", "--concurrency", "1,2",
 		"--work-dir", dir, "--out", out, "--svg", svg}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -145,9 +145,17 @@ func TestSmoke(t *testing.T) {
 	report := string(md)
 	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
 		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
-		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem} {
+		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem,
+		"it was then restarted on the same data"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	// polgraph answers every query of the tiny graph, the Dgraph restart before the queries notwithstanding.
+	for _, line := range strings.Split(report, "\n") {
+		cols := strings.Split(line, "|")
+		if len(cols) == 13 && (strings.TrimSpace(cols[2]) == sysPolgraph || strings.TrimSpace(cols[2]) == sysPolgraphMem) && strings.TrimSpace(cols[8]) != "0" {
+			t.Errorf("polgraph failed queries: %s", line)
 		}
 	}
 	for _, bad := range []string{"WRONG", "NOT the graph"} {

@@ -78,6 +78,19 @@ func (d *dgraphNode) alphaPID() int {
 
 func (d *dgraphNode) stop() error { return d.cluster.Stop() }
 
+// restart stops zero and alpha and starts them again on the same data and ports.
+func (d *dgraphNode) restart(ctx context.Context) error {
+	if err := d.cluster.Stop(); err != nil {
+		return err
+	}
+	c, err := dgraphlocal.Start(ctx, d.cfg)
+	if err != nil {
+		return err
+	}
+	d.cluster = c
+	return d.waitReady(ctx)
+}
+
 // dgraphVersion asks the binary which release it is. A binary built from the module proxy (as
 // deploy/build-dgraph.sh builds it) calls itself "dev"; then the module version it was built from is given.
 func dgraphVersion(bin string) string {

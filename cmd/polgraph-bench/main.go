@@ -56,7 +56,8 @@ type config struct {
 	DgraphBin  string
 	WorkDir    string
 	Keep       bool
-	Topology   bool // also measure polgraph with its links in memory
+	Topology   bool          // also measure polgraph with its links in memory
+	Settle     time.Duration // how long to wait at most for a quiet alpha before the queries
 	LogLevel   slog.Level
 	Command    string // the command line, for the report
 }
@@ -79,13 +80,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
 	topology := fs.Bool("in-memory", true, "also measure polgraph with the graph's links held in memory (graph.Topology), as polgraph serve does by default")
 	level := fs.String("log-level", "warn", "debug, info, warn or error")
+	settle := fs.Duration("settle", 3*time.Minute, "before the queries, wait at most this long for the alpha to use under a quarter of a core (a Dgraph just filled keeps compacting)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() != 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := config{Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
+	cfg := config{Settle: *settle, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
 		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))

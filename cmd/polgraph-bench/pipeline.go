@@ -60,6 +60,10 @@ type sizeResult struct {
 	Query       struct {
 		AlphaPeak, HarnessPeak int64
 		AlphaPeakHow           string
+		AlphaBeforeRestart     int64         // the alpha's resident memory after the load and the fill
+		AlphaAtStart           int64         // the alpha's resident memory when the queries began
+		Settle                 time.Duration // how long the alpha took to go quiet before them
+		Settled                bool          // false when it was still busy when the wait ended
 	}
 	Results []result
 }
@@ -160,6 +164,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, err
 		}
 	}
+	step("the alpha that serves the queries has %s resident", mb(procStatus(node.alphaPID(), "VmRSS")))
 	res.Equivalence, err = compareLoads(ctx, store, res, liveSample, sampleNames)
 	if err != nil {
 		return nil, err
@@ -190,7 +195,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		runtime.GC()
 		res.Topology.Memory = procStatus(0, "VmRSS") - before
 		_, res.Topology.Relations, _ = topo.Size()
-		step("in-memory topology: %d relations in %s (about %s)", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory))
+		step("in-memory topology: %d relations in %s (about %s); the alpha now has %s resident", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory), mb(procStatus(node.alphaPID(), "VmRSS")))
 		services = append(services, namedClient{system: sysPolgraphMem, topology: topo})
 	}
 	for i := range services {
@@ -203,6 +208,35 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		services[i].client = client
 	}
 	workloads := buildWorkloads(services, raw, counted, all, in, ans, uids)
+
+	// The alpha keeps the memory that loading and the fill made it grow to; restart it, so that its memory
+	// in the rows below is what answering costs. Clients reconnect by themselves.
+	res.Query.AlphaBeforeRestart = procStatus(node.alphaPID(), "VmRSS")
+	if err := node.restart(ctx); err != nil {
+		return nil, fmt.Errorf("restarting Dgraph before the queries: %w", err)
+	}
+	for i := 0; ; i++ {
+		var out any
+		err := store.Ping(ctx)
+		if err == nil {
+			err = raw.query(ctx, `{ q(func: uid(0x1)) { uid } }`, nil, &out)
+		}
+		if err == nil {
+			break
+		}
+		if i == 120 {
+			return nil, fmt.Errorf("Dgraph did not answer after its restart: %w", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+
+	// A Dgraph just filled keeps compacting for minutes; queries measured meanwhile measure that. Wait
+	// (up to cfg.Settle) until the alpha uses under a quarter of a core.
+	start = time.Now()
+	res.Query.Settled = waitQuiet(ctx, node.alphaPID(), 0.25, cfg.Settle)
+	res.Query.Settle = time.Since(start)
+	res.Query.AlphaAtStart = procStatus(node.alphaPID(), "VmRSS")
+	step("the alpha went quiet after %s (%v), at %s resident", res.Query.Settle.Round(time.Second), res.Query.Settled, mb(res.Query.AlphaAtStart))
 
 	runtime.GC()
 	resetPeak(0)
@@ -728,4 +762,23 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// waitQuiet waits until the process has used less than cores of CPU over 5 s, or until limit; it reports
+// whether the process went quiet.
+func waitQuiet(ctx context.Context, pid int, cores float64, limit time.Duration) bool {
+	const window = 5 * time.Second
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		before := cpuTime(pid)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(window):
+		}
+		if used := cpuTime(pid) - before; used >= 0 && used.Seconds() < cores*window.Seconds() {
+			return true
+		}
+	}
+	return false
 }
