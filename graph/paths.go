@@ -72,29 +72,49 @@ func openGraph(ctx context.Context, src LinkSource) (g pathGraph, release func()
 // fetchedGraph numbers what a LinkSource returns, level by level, for one search.
 type fetchedGraph struct {
 	src     LinkSource
-	ids     map[EntityName]int32
-	names   []EntityName
+	ents    numbering[EntityName]
 	adj     [][]int32
 	fetched []bool
-	rels    map[RelationName]int32
+	rels    numbering[RelationName]
 	links   []Link
 	linkEnd [][2]int32
 }
 
-func newFetchedGraph(src LinkSource) *fetchedGraph {
-	return &fetchedGraph{src: src, ids: map[EntityName]int32{}, rels: map[RelationName]int32{}}
-}
+func newFetchedGraph(src LinkSource) *fetchedGraph { return &fetchedGraph{src: src} }
 
 func (g *fetchedGraph) node(n EntityName) (int32, bool) {
-	if u, ok := g.ids[n]; ok {
-		return u, true
+	u, isNew := g.ents.number(n)
+	if isNew {
+		g.adj = append(g.adj, nil)
+		g.fetched = append(g.fetched, false)
 	}
-	u := int32(len(g.names))
-	g.ids[n] = u
-	g.names = append(g.names, n)
-	g.adj = append(g.adj, nil)
-	g.fetched = append(g.fetched, false)
 	return u, true
+}
+
+// numbering numbers keys from 0 in the order they are first met.
+type numbering[K comparable] struct {
+	ids  map[K]int32
+	keys []K
+}
+
+// number returns k's number, giving it the next one (isNew) when k is new.
+func (n *numbering[K]) number(k K) (id int32, isNew bool) {
+	if id, ok := n.ids[k]; ok {
+		return id, false
+	}
+	if n.ids == nil {
+		n.ids = map[K]int32{}
+	}
+	id = int32(len(n.keys))
+	n.ids[k] = id
+	n.keys = append(n.keys, k)
+	return id, true
+}
+
+// lookup returns k's number, if it has one.
+func (n *numbering[K]) lookup(k K) (int32, bool) {
+	id, ok := n.ids[k]
+	return id, ok
 }
 
 func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
@@ -103,7 +123,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 	for _, u := range us {
 		if !g.fetched[u] {
 			need = append(need, u)
-			names = append(names, g.names[u])
+			names = append(names, g.ents.keys[u])
 		}
 	}
 	if len(need) == 0 {
@@ -117,10 +137,8 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 		ls := got[names[i]]
 		rs := make([]int32, len(ls))
 		for j, l := range ls {
-			r, ok := g.rels[l.Name]
-			if !ok {
-				r = int32(len(g.links))
-				g.rels[l.Name] = r
+			r, isNew := g.rels.number(l.Name)
+			if isNew {
 				g.links = append(g.links, l)
 				a, _ := g.node(l.From)
 				b, _ := g.node(l.To)
@@ -136,7 +154,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 func (g *fetchedGraph) relationsOf(u int32) []int32 { return g.adj[u] }
 func (g *fetchedGraph) link(r int32) *Link          { return &g.links[r] }
 func (g *fetchedGraph) ends(r int32) [2]int32       { return g.linkEnd[r] }
-func (g *fetchedGraph) entity(u int32) EntityName   { return g.names[u] }
+func (g *fetchedGraph) entity(u int32) EntityName   { return g.ents.keys[u] }
 
 // distances holds hop counts by entity number, growing as needed; 0 means unknown, d+1 a distance d.
 type distances []int8
@@ -297,8 +315,8 @@ func (x *explorer) yen(bound int) []Path {
 			}
 		}
 	}
-	s, okS := sg.local[x.s]
-	t, okT := sg.local[x.t]
+	s, okS := sg.nodes.lookup(x.s)
+	t, okT := sg.nodes.lookup(x.t)
 	if !okS || !okT {
 		return nil
 	}
@@ -310,8 +328,7 @@ func (x *explorer) yen(bound int) []Path {
 type subgraph struct {
 	g        pathGraph
 	directed bool
-	local    map[int32]int32 // the search's entity number → the subgraph's
-	global   []int32
+	nodes    numbering[int32] // the subgraph's numbers for the search's entity numbers
 	out, in  [][]arc
 
 	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
@@ -327,18 +344,15 @@ type arc struct {
 }
 
 func newSubgraph(g pathGraph, directed bool) *subgraph {
-	return &subgraph{g: g, directed: directed, local: map[int32]int32{}}
+	return &subgraph{g: g, directed: directed}
 }
 
 func (sg *subgraph) id(u int32) int32 {
-	if v, ok := sg.local[u]; ok {
-		return v
+	v, isNew := sg.nodes.number(u)
+	if isNew {
+		sg.out = append(sg.out, nil)
+		sg.in = append(sg.in, nil)
 	}
-	v := int32(len(sg.global))
-	sg.local[u] = v
-	sg.global = append(sg.global, u)
-	sg.out = append(sg.out, nil)
-	sg.in = append(sg.in, nil)
 	return v
 }
 
@@ -356,7 +370,7 @@ func (sg *subgraph) arc(u, w, r int32, forward bool) {
 	sg.in[w] = append(sg.in[w], arc{to: u, rel: r, forward: forward})
 }
 
-func (sg *subgraph) name(u int32) EntityName      { return sg.g.entity(sg.global[u]) }
+func (sg *subgraph) name(u int32) EntityName      { return sg.g.entity(sg.nodes.keys[u]) }
 func (sg *subgraph) relName(r int32) RelationName { return sg.g.link(r).Name }
 
 // sort orders every entity's out-arcs as ComparePaths orders hops.
@@ -369,8 +383,8 @@ func (sg *subgraph) sort() {
 			})
 		}
 	}
-	sg.mark = make([]int32, len(sg.global))
-	sg.dist = make([]int32, len(sg.global))
+	sg.mark = make([]int32, len(sg.nodes.keys))
+	sg.dist = make([]int32, len(sg.nodes.keys))
 }
 
 type arcKey struct{ from, rel int32 }
@@ -465,7 +479,7 @@ func (sg *subgraph) kShortest(s, t int32, k, bound int) []Path {
 	found := []ipath{first}
 	seen := map[string]bool{first.key(): true}
 	var candidates []ipath
-	bannedNodes := make([]bool, len(sg.global))
+	bannedNodes := make([]bool, len(sg.nodes.keys))
 	for len(found) < k {
 		prev := found[len(found)-1]
 		for i := 0; i < prev.len(); i++ {

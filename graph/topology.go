@@ -28,11 +28,10 @@ type Topology struct {
 
 	mu      sync.RWMutex
 	version int64
-	index   map[RelationName]int32 // relation name → number
+	rels    numbering[RelationName]
 	links   []Link
-	linkEnd [][2]int32           // each relation's ends, numbered
-	ids     map[EntityName]int32 // entity name → number
-	names   []EntityName
+	linkEnd [][2]int32 // each relation's ends
+	ents    numbering[EntityName]
 	adj     [][]int32 // each entity's relations
 }
 
@@ -40,7 +39,7 @@ var _ LinkSource = (*Topology)(nil)
 
 // NewTopology returns an empty topology over feed; Sync fills it.
 func NewTopology(feed ChangeFeed) *Topology {
-	return &Topology{feed: feed, index: map[RelationName]int32{}, ids: map[EntityName]int32{}}
+	return &Topology{feed: feed}
 }
 
 // Ready reports whether the topology has been filled once.
@@ -50,7 +49,7 @@ func (t *Topology) Ready() bool { return t.ready.Load() }
 func (t *Topology) Size() (entities, relations int, version int64) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return len(t.names), len(t.links), t.version
+	return len(t.ents.keys), len(t.links), t.version
 }
 
 // Sync brings the topology up to the graph's current version.
@@ -91,15 +90,14 @@ func (t *Topology) apply(batch []Link) {
 	defer t.mu.Unlock()
 	for _, l := range batch {
 		a, b := t.node(l.From), t.node(l.To)
-		l.From, l.To = t.names[a], t.names[b] // one copy of each name
-		if i, ok := t.index[l.Name]; ok {
+		l.From, l.To = t.ents.keys[a], t.ents.keys[b] // one copy of each name
+		i, isNew := t.rels.number(l.Name)
+		if !isNew {
 			t.links[i] = l
 			continue
 		}
-		i := int32(len(t.links))
 		t.links = append(t.links, l)
 		t.linkEnd = append(t.linkEnd, [2]int32{a, b})
-		t.index[l.Name] = i
 		t.adj[a] = append(t.adj[a], i)
 		if b != a {
 			t.adj[b] = append(t.adj[b], i)
@@ -109,13 +107,10 @@ func (t *Topology) apply(batch []Link) {
 
 // node returns an entity's number, numbering it when new.
 func (t *Topology) node(n EntityName) int32 {
-	if u, ok := t.ids[n]; ok {
-		return u
+	u, isNew := t.ents.number(n)
+	if isNew {
+		t.adj = append(t.adj, nil)
 	}
-	u := int32(len(t.names))
-	t.ids[n] = u
-	t.names = append(t.names, n)
-	t.adj = append(t.adj, nil)
 	return u
 }
 
@@ -148,7 +143,7 @@ func (t *Topology) Degrees(entities []EntityName) map[EntityName]int {
 	defer t.mu.RUnlock()
 	out := make(map[EntityName]int, len(entities))
 	for _, e := range entities {
-		if u, ok := t.ids[e]; ok {
+		if u, ok := t.ents.lookup(e); ok {
 			out[e] = len(t.adj[u])
 		} else {
 			out[e] = 0
@@ -163,7 +158,7 @@ func (t *Topology) read(entities []EntityName) map[EntityName][]Link {
 	out := make(map[EntityName][]Link, len(entities))
 	for _, e := range entities {
 		var idx []int32
-		if u, ok := t.ids[e]; ok {
+		if u, ok := t.ents.lookup(e); ok {
 			idx = t.adj[u]
 		}
 		ls := make([]Link, len(idx))
@@ -193,11 +188,10 @@ func (r topologyReader) view(context.Context) (pathGraph, func(), error) {
 type topologyGraph struct{ t *Topology }
 
 func (g topologyGraph) node(n EntityName) (int32, bool) {
-	u, ok := g.t.ids[n]
-	return u, ok
+	return g.t.ents.lookup(n)
 }
 func (g topologyGraph) fetch(context.Context, []int32) error { return nil }
 func (g topologyGraph) relationsOf(u int32) []int32          { return g.t.adj[u] }
 func (g topologyGraph) link(r int32) *Link                   { return &g.t.links[r] }
 func (g topologyGraph) ends(r int32) [2]int32                { return g.t.linkEnd[r] }
-func (g topologyGraph) entity(u int32) EntityName            { return g.t.names[u] }
+func (g topologyGraph) entity(u int32) EntityName            { return g.t.ents.keys[u] }
