@@ -249,12 +249,14 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	// polgraph's rows are measured first, raw Dgraph's after, so that the alpha's memory in polgraph's rows
 	// is not what raw queries left behind (the alpha keeps what it grew to); the table keeps the
 	// workloads' order.
-	order := make([]int, len(workloads))
-	for i := range order {
-		order[i] = i
+	var order []int
+	for _, raw := range []bool{false, true} {
+		for i, w := range workloads {
+			if (w.system != sysPolgraph && w.system != sysPolgraphMem) == raw {
+				order = append(order, i)
+			}
+		}
 	}
-	isRaw := func(i int) bool { s := workloads[i].system; return s != sysPolgraph && s != sysPolgraphMem }
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(b2i(isRaw(a)), b2i(isRaw(b))) })
 	results := make([][]result, len(workloads))
 	for _, i := range order {
 		w := workloads[i]
@@ -755,13 +757,6 @@ func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGra
 			return outcome{}, nil
 		}})
 	return ws
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // waitQuiet waits until the process has used less than cores of CPU over 5 s, or until limit; it reports

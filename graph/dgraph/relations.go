@@ -221,22 +221,13 @@ func (j relationJSON) relation() graph.Relation {
 // GetRelations implements graph.Store.
 func (s *Store) GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
 	out := make(map[graph.RelationName]graph.Relation, len(names))
-	for _, chunk := range chunks(strs(names), 200) {
-		q, vars := s.readBlocks(chunk, relationFields)
-		var res map[string][]relationJSON
-		if err := s.query(ctx, "dgraph.GetRelations", q, vars, &res); err != nil {
-			return nil, err
-		}
-		asked := set(chunk)
-		for _, rows := range res {
-			for _, r := range rows {
-				if r.Type != "" && asked[r.Name] {
-					out[graph.RelationName(r.Name)] = r.relation()
-				}
+	err := readNamed(ctx, s, "dgraph.GetRelations", strs(names), 200, relationFields, func(r relationJSON) string { return r.Name },
+		func(r relationJSON) {
+			if r.Type != "" {
+				out[graph.RelationName(r.Name)] = r.relation()
 			}
-		}
-	}
-	return out, nil
+		})
+	return out, err
 }
 
 // RelationHeaders implements graph.Store.
@@ -247,23 +238,14 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 		ClaimCount int    `json:"count(~pg.claim_of)"`
 	}
 	out := make(map[graph.RelationName]graph.RelationHeader, len(names))
-	for _, chunk := range chunks(strs(names), 500) {
-		q, vars := s.readBlocks(chunk, relationHeaderFields)
-		var res map[string][]headerJSON
-		if err := s.query(ctx, "dgraph.RelationHeaders", q, vars, &res); err != nil {
-			return nil, err
-		}
-		asked := set(chunk)
-		for _, rows := range res {
-			for _, r := range rows {
-				if r.Type != "" && asked[r.Name] {
-					out[graph.RelationName(r.Name)] = graph.RelationHeader{Relation: r.relation(),
-						ClaimCount: r.ClaimCount, Support: DecodeSupport(r.Support)}
-				}
+	err := readNamed(ctx, s, "dgraph.RelationHeaders", strs(names), 500, relationHeaderFields, func(r headerJSON) string { return r.Name },
+		func(r headerJSON) {
+			if r.Type != "" {
+				out[graph.RelationName(r.Name)] = graph.RelationHeader{Relation: r.relation(),
+					ClaimCount: r.ClaimCount, Support: DecodeSupport(r.Support)}
 			}
-		}
-	}
-	return out, nil
+		})
+	return out, err
 }
 
 const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.support
@@ -271,24 +253,12 @@ const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid
 
 // Degrees implements graph.Store.
 func (s *Store) Degrees(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName]int, error) {
-	out := make(map[graph.EntityName]int, len(entities))
-	for _, chunk := range chunks(strs(entities), 500) {
-		q, vars := s.readBlocks(chunk, "pg.name out: count(~pg.from) in: count(~pg.to)")
-		var res map[string][]struct {
-			Name    string `json:"pg.name"`
-			Out, In int
-		}
-		if err := s.query(ctx, "dgraph.Degrees", q, vars, &res); err != nil {
-			return nil, err
-		}
-		asked := set(chunk)
-		for _, rows := range res {
-			for _, r := range rows {
-				if asked[r.Name] {
-					out[graph.EntityName(r.Name)] = r.Out + r.In
-				}
-			}
-		}
+	type degreeJSON struct {
+		Name    string `json:"pg.name"`
+		Out, In int
 	}
-	return out, nil
+	out := make(map[graph.EntityName]int, len(entities))
+	err := readNamed(ctx, s, "dgraph.Degrees", strs(entities), 500, "pg.name out: count(~pg.from) in: count(~pg.to)",
+		func(r degreeJSON) string { return r.Name }, func(r degreeJSON) { out[graph.EntityName(r.Name)] = r.Out + r.In })
+	return out, err
 }

@@ -145,18 +145,41 @@ func (s *Store) readBlocks(names []string, fields string) (string, map[string]st
 		}
 	}
 	s.uidsMu.RUnlock()
-	if len(uids) == 0 {
-		return nameBlocks(rest, fields)
+	var decls, blocks []string
+	vars := map[string]string{}
+	if len(uids) > 0 {
+		decls = append(decls, "$u: string")
+		blocks = append(blocks, "u(func: uid($u)) { "+fields+" }")
+		vars["$u"] = "[" + strings.Join(uids, ", ") + "]"
 	}
-	byUID := "u(func: uid($u)) { " + fields + " }"
-	vars := map[string]string{"$u": "[" + strings.Join(uids, ", ") + "]"}
-	if len(rest) == 0 {
-		return "query q($u: string) {\n" + byUID + "\n}", vars
+	if len(rest) > 0 {
+		decl, list, more := eqClause(rest)
+		decls = append(decls, decl)
+		blocks = append(blocks, "q(func: eq(pg.name, ["+list+"])) { "+fields+" }")
+		maps.Copy(vars, more)
 	}
-	q, more := nameBlocks(rest, fields)
-	maps.Copy(vars, more)
-	q = strings.Replace(q, "query q(", "query q($u: string, ", 1)
-	return strings.Replace(q, "{\n", "{\n"+byUID+"\n", 1), vars
+	return "query q(" + strings.Join(decls, ", ") + ") {\n" + strings.Join(blocks, "\n") + "\n}", vars
+}
+
+// readNamed reads the resources with these names, n names to a query (by uid where the store knows it,
+// see readBlocks), and calls keep with every row whose name name(row) was asked for.
+func readNamed[T any](ctx context.Context, s *Store, op string, names []string, n int, fields string, name func(T) string, keep func(T)) error {
+	for _, chunk := range chunks(names, n) {
+		q, vars := s.readBlocks(chunk, fields)
+		var res map[string][]T
+		if err := s.query(ctx, op, q, vars, &res); err != nil {
+			return err
+		}
+		asked := set(chunk)
+		for _, rows := range res {
+			for _, r := range rows {
+				if asked[name(r)] {
+					keep(r)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // rememberAll caches the uids of many resources at once.
@@ -173,19 +196,25 @@ func (s *Store) rememberAll(pairs [][2]string) {
 // eqBlocks builds a query for the nodes whose indexed predicate pred has one of values, in one block
 // named q, with the values as variables. pred and fields are polgraph's own text, never a user's.
 func eqBlocks(pred string, values []string, fields string) (string, map[string]string) {
-	var decl, list strings.Builder
-	vars := make(map[string]string, len(values))
+	decl, list, vars := eqClause(values)
+	return fmt.Sprintf("query q(%s) {\nq(func: eq(%s, [%s])) { %s }\n}", decl, pred, list, fields), vars
+}
+
+// eqClause declares one string variable per value and lists them, for eq(pred, [list]).
+func eqClause(values []string) (decl, list string, vars map[string]string) {
+	var d, l strings.Builder
+	vars = make(map[string]string, len(values))
 	for i, n := range values {
 		v := "$n" + strconv.Itoa(i)
 		if i > 0 {
-			decl.WriteString(", ")
-			list.WriteString(", ")
+			d.WriteString(", ")
+			l.WriteString(", ")
 		}
-		decl.WriteString(v + ": string")
-		list.WriteString(v)
+		d.WriteString(v + ": string")
+		l.WriteString(v)
 		vars[v] = n
 	}
-	return fmt.Sprintf("query q(%s) {\nq(func: eq(%s, [%s])) { %s }\n}", decl.String(), pred, list.String(), fields), vars
+	return d.String(), l.String(), vars
 }
 
 // --- decoding -----------------------------------------------------------------------------------------
@@ -253,24 +282,14 @@ func (s *Store) GetEntity(ctx context.Context, name graph.EntityName) (graph.Ent
 // GetEntities implements graph.Store.
 func (s *Store) GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
 	out := make(map[graph.EntityName]graph.Entity, len(names))
-	for _, chunk := range chunks(strs(names), 500) {
-		q, vars := s.readBlocks(chunk, entityFields)
-		var res map[string][]entityJSON
-		if err := s.query(ctx, "dgraph.GetEntities", q, vars, &res); err != nil {
-			return nil, err
-		}
-		asked := set(chunk)
-		for _, rows := range res {
-			for _, r := range rows {
-				if r.Kind == "" || !asked[r.Name] {
-					continue // a relation, claim or source with this name, not an entity
-				}
+	err := readNamed(ctx, s, "dgraph.GetEntities", strs(names), 500, entityFields, func(r entityJSON) string { return r.Name },
+		func(r entityJSON) {
+			if r.Kind != "" { // else a relation, claim or source with this name, not an entity
 				s.remember(r.Name, r.UID)
 				out[graph.EntityName(r.Name)] = r.entity()
 			}
-		}
-	}
-	return out, nil
+		})
+	return out, err
 }
 
 // EntitiesByOCD returns, for each Open Civic Data division id (an entity's identifiers.ocd), the entities

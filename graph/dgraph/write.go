@@ -73,6 +73,18 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		if errors.As(err, &ge) {
 			return err
 		}
+		var held leaseHeld
+		if errors.As(err, &held) {
+			// Not a conflict: look again every second (the load may end sooner), however long it takes.
+			s.log.Info("a bulk load holds the graph's version; waiting for it", "op", w.op, "held_until", held.until.Format(time.TimeOnly))
+			select {
+			case <-ctx.Done():
+				return s.wrap(w.op, ctx.Err())
+			case <-time.After(min(time.Until(held.until), time.Second) + 10*time.Millisecond):
+			}
+			attempt--
+			continue
+		}
 		if !errors.Is(err, dgo.ErrAborted) {
 			return s.wrap(w.op, err)
 		}
@@ -91,6 +103,14 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		case <-time.After(backoff):
 		}
 	}
+}
+
+// leaseHeld is what a write's mutate returns when a bulk load's hold on the graph's version stands in its
+// way: upsert waits until the hold ends or lapses, then tries again.
+type leaseHeld struct{ until time.Time }
+
+func (e leaseHeld) Error() string {
+	return "a bulk load holds the graph's version until " + e.until.Format(time.TimeOnly)
 }
 
 func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string) error {
@@ -345,7 +365,7 @@ func (s *Store) versionFor(m found, meta map[string]any, b *bulk) (int64, []map[
 		return b.version, nil, nil
 	case m.Lease > now && m.Lease-now < margin:
 		// A bulk load's hold is about to lapse (it is probably dead): wait until it has.
-		return 0, nil, dgo.ErrAborted
+		return 0, nil, leaseHeld{time.UnixMilli(m.Lease)}
 	case m.Lease > now:
 		meta["pg.lease_until"] = m.Lease
 		return m.Version, []map[string]any{meta}, nil
@@ -369,40 +389,24 @@ var _ graph.BulkWriter = (*Store)(nil)
 // s.leaseTime, renewing the hold every quarter of that until End. A load that finds another load's hold
 // waits until it is released or has lapsed.
 func (s *Store) BeginBulk(ctx context.Context) (graph.Bulk, error) {
-	const op = "dgraph.BeginBulk"
-	for {
-		var version int64
-		var heldUntil int64
-		err := s.upsert(ctx, write{op: op, lookup: []string{metaName}, fields: "uid pg.name pg.version pg.lease_until",
-			mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
-				m := got[metaName]
-				if now := time.Now().UnixMilli(); m.Lease > now {
-					heldUntil = m.Lease
-					return nil, nil, &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "LOAD_IN_PROGRESS"}
-				}
-				version = m.Version + 1
-				meta := node(got, metaName, "Meta")
-				meta["pg.version"], meta["pg.lease_until"] = version, time.Now().Add(s.leaseTime).UnixMilli()
-				return nil, []map[string]any{meta}, nil
-			}})
-		var ge *graph.Error
-		if errors.As(err, &ge) && ge.Reason == "LOAD_IN_PROGRESS" {
-			wait := min(time.Until(time.UnixMilli(heldUntil)), time.Second) + 10*time.Millisecond
-			s.log.Info("another load is writing relations; waiting for it", "held_until", time.UnixMilli(heldUntil).Format(time.TimeOnly))
-			select {
-			case <-ctx.Done():
-				return nil, s.wrap(op, ctx.Err())
-			case <-time.After(wait):
+	var version int64
+	err := s.upsert(ctx, write{op: "dgraph.BeginBulk", lookup: []string{metaName}, fields: "uid pg.name pg.version pg.lease_until",
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			m := got[metaName]
+			if m.Lease > time.Now().UnixMilli() {
+				return nil, nil, leaseHeld{time.UnixMilli(m.Lease)} // another load's
 			}
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		b := &bulk{s: s, version: version, stop: make(chan struct{}), stopped: make(chan struct{})}
-		go b.renew()
-		return b, nil
+			version = m.Version + 1
+			meta := node(got, metaName, "Meta")
+			meta["pg.version"], meta["pg.lease_until"] = version, time.Now().Add(s.leaseTime).UnixMilli()
+			return nil, []map[string]any{meta}, nil
+		}})
+	if err != nil {
+		return nil, err
 	}
+	b := &bulk{s: s, version: version, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go b.renew()
+	return b, nil
 }
 
 // renew extends the load's hold on its version every quarter of the lease until stopped.
