@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test build dgraph tools browser proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
+.PHONY: run test fuzz build dgraph tools browser proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
@@ -14,6 +14,17 @@ run: dgraph build
 test: dgraph tools browser web/node_modules
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+
+## fuzz: run every fuzz target for FUZZTIME each (10s in `make test`; longer by hand, e.g. FUZZTIME=10m),
+## starting from the seed corpora committed in testdata/fuzz; a failure writes the input that found it there
+FUZZTIME ?= 10s
+FUZZ_TARGETS := ./graph/dataset:FuzzRead ./graph:FuzzParseFuzzyDate ./graph:FuzzEntityName ./graph/rpc:FuzzRequests
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
+	done
 
 ## build: the polgraph binary, in bin/
 build:

@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 )
 
@@ -12,38 +11,55 @@ type FuzzyDate struct {
 	Year, Month, Day int // Month and Day are 0 when not known
 }
 
-// ParseFuzzyDate reads YYYY, YYYY-MM or YYYY-MM-DD. The empty string is the zero FuzzyDate.
+// ParseFuzzyDate reads YYYY, YYYY-MM or YYYY-MM-DD, digits only, with a year from 1000 on and a real
+// month and day. The empty string is the zero FuzzyDate.
 func ParseFuzzyDate(s string) (FuzzyDate, error) {
 	if s == "" {
 		return FuzzyDate{}, nil
 	}
-	bad := fmt.Errorf("%q is not a date: want YYYY, YYYY-MM or YYYY-MM-DD", s)
+	bad := fmt.Errorf("%q is not a date: want YYYY, YYYY-MM or YYYY-MM-DD", truncate(s, 40))
+	digits := func(from, to int) (int, bool) {
+		n := 0
+		for _, c := range []byte(s[from:to]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
 	var d FuzzyDate
-	var err error
+	ok := true
 	switch len(s) {
 	case 4:
-		d.Year, err = strconv.Atoi(s)
+		d.Year, ok = digits(0, 4)
 	case 7:
-		if s[4] != '-' {
-			return d, bad
-		}
-		if d.Year, err = strconv.Atoi(s[:4]); err == nil {
-			d.Month, err = strconv.Atoi(s[5:])
+		d.Year, ok = digits(0, 4)
+		if ok && s[4] == '-' {
+			d.Month, ok = digits(5, 7)
+		} else {
+			ok = false
 		}
 	case 10:
-		if s[4] != '-' || s[7] != '-' {
-			return d, bad
+		d.Year, ok = digits(0, 4)
+		if ok && s[4] == '-' && s[7] == '-' {
+			d.Month, ok = digits(5, 7)
+			if ok {
+				d.Day, ok = digits(8, 10)
+			}
+		} else {
+			ok = false
 		}
-		t, perr := time.Parse("2006-01-02", s)
-		if perr != nil {
-			return d, bad
-		}
-		return FuzzyDate{t.Year(), int(t.Month()), t.Day()}, nil
 	default:
-		return d, bad
+		ok = false
 	}
-	if err != nil || d.Year < 1000 || d.Month < 0 || d.Month > 12 || (len(s) == 7 && d.Month == 0) {
+	if !ok || d.Year < 1000 || (len(s) >= 7 && (d.Month < 1 || d.Month > 12)) {
 		return FuzzyDate{}, bad
+	}
+	if len(s) == 10 {
+		if t := time.Date(d.Year, time.Month(d.Month), d.Day, 0, 0, 0, 0, time.UTC); d.Day < 1 || t.Day() != d.Day {
+			return FuzzyDate{}, bad // 2023-02-30
+		}
 	}
 	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ErrorKind classifies errors so that each adapter can answer in its own terms (gRPC codes, exit codes).
@@ -37,6 +38,9 @@ type Error struct {
 	Message    string
 	Violations []FieldViolation
 	Reason     string // an UPPER_SNAKE reason for machines, e.g. "AMBIGUOUS_NAME"
+	// RetryAfter, when set, tells the client when trying again may succeed (ResourceExhausted,
+	// Unavailable).
+	RetryAfter time.Duration
 	Err        error
 }
 

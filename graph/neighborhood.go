@@ -63,12 +63,11 @@ func (q NeighborhoodQuery) Validate() error {
 	if q.PageSize < 0 {
 		v.Add("page_size", "must not be negative, got %d", q.PageSize)
 	}
-	if len(q.Exclude) > MaxExclude {
-		v.Add("exclude", "%d names; at most %d", len(q.Exclude), MaxExclude)
-	}
-	for i, n := range q.Exclude {
-		if !LooksLikeResourceName(string(n)) {
-			v.Add(indexed("exclude", i), "%q is not a resource name", truncate(string(n), 80))
+	if CheckCount(&v, "exclude", len(q.Exclude), MaxExclude) {
+		for i, n := range q.Exclude {
+			if len(n) > MaxQueryLength || !LooksLikeResourceName(string(n)) {
+				v.Add(indexed("exclude", i), "%q is not a resource name", truncate(string(n), 80))
+			}
 		}
 	}
 	q.Filter.Validate("filter.", &v)

@@ -200,11 +200,12 @@ func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget
 		complete := len(x.frontS) == 0 || len(x.frontT) == 0
 		bound := x.a + x.b
 		if complete || bound >= q.MaxDepth {
-			return x.yen(q.MaxDepth), nil
+			return x.yen(ctx, q.MaxDepth)
 		}
 		if bound > 0 {
-			if paths := x.yen(bound); len(paths) >= q.MaxPaths {
-				return paths, nil
+			paths, err := x.yen(ctx, bound)
+			if err != nil || len(paths) >= q.MaxPaths {
+				return paths, err
 			}
 		}
 		forward := len(x.frontS) <= len(x.frontT)
@@ -288,7 +289,7 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 }
 
 // yen runs Yen's k-shortest simple paths on the links read so far, limited to paths of at most bound hops.
-func (x *explorer) yen(bound int) []Path {
+func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 	lower := func(d distances, u int32, level int) int {
 		if v, ok := d.get(u); ok {
 			return v
@@ -318,9 +319,9 @@ func (x *explorer) yen(bound int) []Path {
 	s, okS := sg.nodes.lookup(x.s)
 	t, okT := sg.nodes.lookup(x.t)
 	if !okS || !okT {
-		return nil
+		return nil, nil
 	}
-	return sg.kShortest(s, t, x.q.MaxPaths, bound)
+	return sg.kShortest(ctx, s, t, x.q.MaxPaths, bound)
 }
 
 // subgraph is a small graph for Yen's algorithm, numbered afresh, with adjacency sorted for the
@@ -470,17 +471,20 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 }
 
 // kShortest is Yen's algorithm with ties broken as ComparePaths breaks them.
-func (sg *subgraph) kShortest(s, t int32, k, bound int) []Path {
+func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]Path, error) {
 	sg.sort()
 	first, ok := sg.shortest(s, t, nil, nil, bound)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	found := []ipath{first}
 	seen := map[string]bool{first.key(): true}
 	var candidates []ipath
 	bannedNodes := make([]bool, len(sg.nodes.keys))
 	for len(found) < k {
+		if err := ctx.Err(); err != nil {
+			return nil, &Error{Op: "FindPaths", Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: err}
+		}
 		prev := found[len(found)-1]
 		for i := 0; i < prev.len(); i++ {
 			spur := prev.nodes[i]
@@ -531,7 +535,7 @@ func (sg *subgraph) kShortest(s, t int32, k, bound int) []Path {
 			out[i].Steps[j] = PathStep{Relation: sg.relName(a.rel), Forward: a.forward}
 		}
 	}
-	return out
+	return out, nil
 }
 
 func samePrefix(steps, root []arc) bool {

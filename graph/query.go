@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -18,25 +19,50 @@ type RelationFilter struct {
 // DefaultStatuses are the claim statuses that count when a filter names none: never DENIED.
 var DefaultStatuses = []ClaimStatus{StatusAlleged, StatusReported, StatusConfirmed}
 
-// Validate reports every problem with the filter, naming fields under prefix (e.g. "filter.").
+// Caps on a filter's lists: each is longer than any list without repeats can be.
+const (
+	MaxFilterTypes    = 32
+	MaxFilterStatuses = 8
+)
+
+// Validate reports every problem with the filter, naming fields under prefix (e.g. "filter."). A list
+// over its cap is reported once, without looking at its items.
 func (f RelationFilter) Validate(prefix string, v *Violations) {
-	for i, t := range f.IncludeTypes {
-		if !t.Valid() {
-			v.Add(indexed(prefix+"include_types", i), "%q is not a relation type", t)
+	for _, list := range []struct {
+		field string
+		types []RelationType
+	}{{"include_types", f.IncludeTypes}, {"exclude_types", f.ExcludeTypes}} {
+		if CheckCount(v, prefix+list.field, len(list.types), MaxFilterTypes) {
+			for i, t := range list.types {
+				if !t.Valid() {
+					v.Add(indexed(prefix+list.field, i), "%q is not a relation type", truncate(string(t), 40))
+				}
+			}
 		}
 	}
-	for i, t := range f.ExcludeTypes {
-		if !t.Valid() {
-			v.Add(indexed(prefix+"exclude_types", i), "%q is not a relation type", t)
+	CheckFraction(v, prefix+"min_confidence", f.MinConfidence)
+	if CheckCount(v, prefix+"statuses", len(f.Statuses), MaxFilterStatuses) {
+		for i, s := range f.Statuses {
+			if s.Index() < 0 {
+				v.Add(indexed(prefix+"statuses", i), "%q is not a claim status", truncate(string(s), 40))
+			}
 		}
 	}
-	if f.MinConfidence < 0 || f.MinConfidence > 1 {
-		v.Add(prefix+"min_confidence", "must be between 0 and 1, got %g", f.MinConfidence)
+}
+
+// CheckCount reports a list of n items over its cap, and says whether its items are worth checking.
+func CheckCount(v *Violations, field string, n, cap int) bool {
+	if n > cap {
+		v.Add(field, "%d items; at most %d", n, cap)
+		return false
 	}
-	for i, s := range f.Statuses {
-		if s.Index() < 0 {
-			v.Add(indexed(prefix+"statuses", i), "%q is not a claim status", s)
-		}
+	return true
+}
+
+// CheckFraction reports a number that is not between 0 and 1 (NaN and infinities included).
+func CheckFraction(v *Violations, field string, x float64) {
+	if math.IsNaN(x) || x < 0 || x > 1 {
+		v.Add(field, "must be a number between 0 and 1, got %g", x)
 	}
 }
 

@@ -180,11 +180,25 @@ func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation,
 	return r, ents, err
 }
 
+// truncate shortens user text quoted back in a message to at most n bytes and some, at a character
+// boundary, and makes it valid UTF-8 (a message that is not cannot travel in a protobuf).
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+	cut := len(s) > n
+	if cut {
+		end := 0
+		for i := range s { // i: where each character starts
+			if i > n {
+				break
+			}
+			end = i
+		}
+		s = s[:end]
 	}
-	return s[:n] + "…"
+	s = strings.ToValidUTF8(s, "\ufffd")
+	if cut {
+		s += "…"
+	}
+	return s
 }
 
 func (s *Service) entities(ctx context.Context, names []EntityName) ([]Entity, error) {

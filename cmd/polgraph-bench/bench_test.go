@@ -100,7 +100,7 @@ func TestBulkLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.stop()
-	store, err := dgraph.Open(ctx, node.cfg.AlphaAddr(), log)
+	store, err := dgraph.Open(ctx, node.cluster.Service(), log)
 	if err != nil {
 		t.Fatal(err)
 	}

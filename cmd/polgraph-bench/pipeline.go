@@ -114,7 +114,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		return nil, err
 	}
 	defer func() { node.stop() }()
-	store, err := dgraph.Open(ctx, node.cfg.AlphaAddr(), log)
+	store, err := dgraph.Open(ctx, node.cluster.Service(), log)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, err
 		}
 		step("dgraph bulk: %d quads in %s; the queries run on this Dgraph", res.Gen.Quads, res.Bulk.Elapsed.Round(time.Millisecond))
-		if store, err = dgraph.Open(ctx, node.cfg.AlphaAddr(), log); err != nil {
+		if store, err = dgraph.Open(ctx, node.cluster.Service(), log); err != nil {
 			return nil, err
 		}
 	}
@@ -428,7 +428,7 @@ func liveLoadAndSample(ctx context.Context, cfg config, res *sizeResult, dir, rd
 	if !live.Complete {
 		return nil, nil
 	}
-	store, err := dgraph.Open(ctx, node.cfg.AlphaAddr(), log)
+	store, err := dgraph.Open(ctx, node.cluster.Service(), log)
 	if err != nil {
 		return nil, err
 	}

@@ -11,22 +11,35 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 // Config is every setting of the polgraph binary, with defaults, overridden by environment variables,
 // then by flags.
 type Config struct {
-	Addr       string        // gRPC listen address
-	HTTP       string        // the graph explorer's HTTP listen address (run, serve); empty turns it off
-	Dgraph     string        // Dgraph alpha gRPC address (serve, load, import)
-	Timeout    time.Duration // server-side bound on every query
-	LogLevel   string
-	DataDir    string // run: where the local Dgraph keeps its data
-	PortOffset int    // run: offset of the local Dgraph's ports
-	DgraphBin  string // run: the dgraph binary
-	Batch      int    // load, import: records per transaction
-	WorkBudget int    // relations one query may read before it stops with RESOURCE_EXHAUSTED
-	InMemory   bool   // keep the graph's links in memory for path and neighbourhood searches
+	Addr string // gRPC listen address
+	HTTP string // the graph explorer's HTTP listen address (run, serve); empty turns it off
+	// HTTPAllowedHosts are the host names the explorer's HTTP server answers to (besides IP addresses);
+	// empty: localhost only.
+	HTTPAllowedHosts []string
+	Dgraph           string // Dgraph alpha gRPC address (serve, load, import)
+	// How to log in to Dgraph (serve, load, import); see dgraphConfig.
+	DgraphUser          string
+	DgraphPasswordFile  string
+	DgraphAuthTokenFile string
+	DgraphTLSCA         string // CA certificate(s) to verify the alpha with; setting any TLS field turns TLS on
+	DgraphTLSCert       string // polgraph's client certificate, for an alpha that asks for one
+	DgraphTLSKey        string
+	DgraphTLSServerName string
+	Timeout             time.Duration // server-side bound on every query
+	LogLevel            string
+	DataDir             string     // run: where the local Dgraph keeps its data
+	PortOffset          int        // run: offset of the local Dgraph's ports
+	DgraphBin           string     // run: the dgraph binary
+	Batch               int        // load, import: records per transaction
+	WorkBudget          int        // relations one query may read before it stops with RESOURCE_EXHAUSTED
+	InMemory            bool       // keep the graph's links in memory for path and neighbourhood searches
+	Limits              rpc.Limits // how many calls of one method run at once, and wait
 }
 
 func defaultConfig() Config {
@@ -42,6 +55,7 @@ func defaultConfig() Config {
 		Batch:      2000,
 		WorkBudget: graph.DefaultWorkBudget,
 		InMemory:   true,
+		Limits:     rpc.DefaultLimits(),
 	}
 }
 
@@ -61,8 +75,20 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			fs.StringVar(&c.Addr, "addr", env("POLGRAPH_ADDR", c.Addr), "gRPC listen address ($POLGRAPH_ADDR)")
 		case "http":
 			fs.StringVar(&c.HTTP, "http", env("POLGRAPH_HTTP", c.HTTP), "the graph explorer's HTTP listen address; empty turns it off ($POLGRAPH_HTTP)")
+			fs.Func("http-allowed-hosts", "comma-separated host names the explorer answers to, besides IP addresses (default localhost; * for any, e.g. behind a proxy that checks names) ($POLGRAPH_HTTP_ALLOWED_HOSTS)", func(v string) error {
+				c.HTTPAllowedHosts = hostList(v)
+				return nil
+			})
+			c.HTTPAllowedHosts = hostList(env("POLGRAPH_HTTP_ALLOWED_HOSTS", ""))
 		case "dgraph":
 			fs.StringVar(&c.Dgraph, "dgraph", env("POLGRAPH_DGRAPH", c.Dgraph), "Dgraph alpha gRPC address ($POLGRAPH_DGRAPH)")
+			fs.StringVar(&c.DgraphUser, "dgraph-user", env("POLGRAPH_DGRAPH_USER", ""), "the Dgraph user to log in as, for a Dgraph with ACL on; default: the local Dgraph's polgraph user, when --dgraph is on loopback and --data-dir holds its secrets ($POLGRAPH_DGRAPH_USER)")
+			fs.StringVar(&c.DgraphPasswordFile, "dgraph-password-file", env("POLGRAPH_DGRAPH_PASSWORD_FILE", ""), "a file holding the Dgraph user's password, readable by its owner only; or set $POLGRAPH_DGRAPH_PASSWORD ($POLGRAPH_DGRAPH_PASSWORD_FILE)")
+			fs.StringVar(&c.DgraphAuthTokenFile, "dgraph-auth-token-file", env("POLGRAPH_DGRAPH_AUTH_TOKEN_FILE", ""), "a file holding Dgraph's admin token (its --security token=), readable by its owner only; or set $POLGRAPH_DGRAPH_AUTH_TOKEN ($POLGRAPH_DGRAPH_AUTH_TOKEN_FILE)")
+			fs.StringVar(&c.DgraphTLSCA, "dgraph-tls-ca", env("POLGRAPH_DGRAPH_TLS_CA", ""), "PEM CA certificate(s) to verify the Dgraph alpha with; turns TLS on ($POLGRAPH_DGRAPH_TLS_CA)")
+			fs.StringVar(&c.DgraphTLSCert, "dgraph-tls-cert", env("POLGRAPH_DGRAPH_TLS_CERT", ""), "PEM client certificate for an alpha that asks for one ($POLGRAPH_DGRAPH_TLS_CERT)")
+			fs.StringVar(&c.DgraphTLSKey, "dgraph-tls-key", env("POLGRAPH_DGRAPH_TLS_KEY", ""), "PEM key of the client certificate ($POLGRAPH_DGRAPH_TLS_KEY)")
+			fs.StringVar(&c.DgraphTLSServerName, "dgraph-tls-server-name", env("POLGRAPH_DGRAPH_TLS_SERVER_NAME", ""), "the name the alpha's certificate must carry; default: the host of --dgraph ($POLGRAPH_DGRAPH_TLS_SERVER_NAME)")
 		case "timeout":
 			d, err := time.ParseDuration(env("POLGRAPH_TIMEOUT", c.Timeout.String()))
 			if err == nil {
@@ -70,11 +96,14 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			}
 			fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "server-side deadline of every query ($POLGRAPH_TIMEOUT)")
 			fs.IntVar(&c.WorkBudget, "work-budget", c.WorkBudget, "relations one query may read before it stops with RESOURCE_EXHAUSTED")
+			fs.IntVar(&c.Limits.InFlight, "max-in-flight", c.Limits.InFlight, "calls of one method served at once; more wait their turn")
+			fs.IntVar(&c.Limits.Queued, "max-queued", c.Limits.Queued, "calls of one method that may wait for a turn (at most 2 s); more are refused with RESOURCE_EXHAUSTED")
 			fs.BoolVar(&c.InMemory, "in-memory", env("POLGRAPH_IN_MEMORY", "true") == "true", "keep the graph's links in memory, in step with Dgraph, for path and neighbourhood searches ($POLGRAPH_IN_MEMORY)")
 		case "log":
 			fs.StringVar(&c.LogLevel, "log-level", env("POLGRAPH_LOG_LEVEL", c.LogLevel), "debug, info, warn or error ($POLGRAPH_LOG_LEVEL)")
+		case "data-dir":
+			fs.StringVar(&c.DataDir, "data-dir", env("POLGRAPH_DATA_DIR", c.DataDir), "where the local Dgraph keeps its data and secrets ($POLGRAPH_DATA_DIR)")
 		case "local":
-			fs.StringVar(&c.DataDir, "data-dir", env("POLGRAPH_DATA_DIR", c.DataDir), "where the local Dgraph keeps its data ($POLGRAPH_DATA_DIR)")
 			var off int
 			if _, err := fmt.Sscan(env("POLGRAPH_DGRAPH_PORT_OFFSET", fmt.Sprint(c.PortOffset)), &off); err == nil {
 				c.PortOffset = off
@@ -94,4 +123,15 @@ func (c Config) logger(w io.Writer) (*slog.Logger, error) {
 		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel)
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
+}
+
+// hostList reads a comma-separated list of host names, in lower case.
+func hostList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, strings.ToLower(item))
+		}
+	}
+	return out
 }

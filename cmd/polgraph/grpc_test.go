@@ -513,13 +513,14 @@ func TestDatabaseDown(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addr, stopDgraph, err := dgraphlocal.ForTests(ctx)
+	d, stopDgraph, err := dgraphlocal.ForTests(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stopDgraph()
+	addr := d.Service.Addr
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	own, err := openStore(ctx, addr, log)
+	own, err := openStore(ctx, d.Service, log)
 	if err != nil {
 		t.Fatal(err)
 	}

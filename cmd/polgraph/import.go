@@ -26,7 +26,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errUsage
 	}
 	cfg := defaultConfig()
-	fs := cfg.flags("import ocd-divisions", stderr, "dgraph", "log", "batch")
+	fs := cfg.flags("import ocd-divisions", stderr, "dgraph", "data-dir", "log", "batch")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, importUsage+"\n")
 		fs.PrintDefaults()
@@ -52,7 +52,11 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, cfg.Dgraph, log)
+	dc, err := cfg.dgraphConfig()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, dc, log)
 	if err != nil {
 		return err
 	}

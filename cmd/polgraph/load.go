@@ -14,7 +14,7 @@ import (
 
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("load", stderr, "dgraph", "log", "batch")
+	fs := cfg.flags("load", stderr, "dgraph", "data-dir", "log", "batch")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: polgraph load [flags] FILE...\n\nChecks every file first and writes nothing unless all are valid.")
 		fs.PrintDefaults()
@@ -43,7 +43,11 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, cfg.Dgraph, log)
+	dc, err := cfg.dgraphConfig()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, dc, log)
 	if err != nil {
 		return err
 	}

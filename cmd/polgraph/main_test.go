@@ -26,10 +26,12 @@ import (
 // The tests in this package run the binary's own code (realMain, serve) against a real Dgraph that
 // TestMain starts, and talk to the service over real gRPC.
 var (
-	alphaAddr string
-	client    pb.GraphServiceClient
-	conn      *grpc.ClientConn
-	store     *dgraph.Store
+	// testDgraph is the Dgraph the tests use; alphaAddr its address.
+	testDgraph dgraphlocal.TestDgraph
+	alphaAddr  string
+	client     pb.GraphServiceClient
+	conn       *grpc.ClientConn
+	store      *dgraph.Store
 	// serverAddr is where the service under test listens.
 	serverAddr string
 	// explorerAddr is where the same service serves the graph explorer over HTTP.
@@ -50,26 +52,28 @@ func testMain(m *testing.M) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addr, stop, err := dgraphlocal.ForTests(ctx)
+	d, stop, err := dgraphlocal.ForTests(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer stop()
-	alphaAddr = addr
+	testDgraph, alphaAddr = d, d.Service.Addr
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err = dgraph.Open(ctx, addr, log)
-	if err != nil {
+	if err := d.Reset(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := store.DropAll(ctx); err != nil {
+	// The service logs in as polgraph's own Dgraph user, as `polgraph run` does: the tests would fail if
+	// that user lacked a right the service needs.
+	store, err = dgraph.Open(ctx, d.Service, log)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	// Loaded twice, so that every query test also checks that a second load leaves the graph intact.
 	for i := 0; i < 2; i++ {
-		if err := realMain(ctx, []string{"load", "--dgraph", addr, defaultDataset}, io.Discard, io.Discard); err != nil {
+		if err := realMain(ctx, append([]string{"load"}, append(dgraphFlags(), defaultDataset)...), io.Discard, io.Discard); err != nil {
 			fmt.Fprintln(os.Stderr, "loading the default dataset:", err)
 			return 1
 		}
@@ -117,6 +121,12 @@ func testMain(m *testing.M) int {
 	return code
 }
 
+// dgraphFlags are the flags that point a command at the test Dgraph: its address, and the data folder
+// whose secrets log in to it.
+func dgraphFlags() []string {
+	return []string{"--dgraph", alphaAddr, "--data-dir", testDgraph.DataDir}
+}
+
 func counts(t *testing.T) graph.Counts {
 	t.Helper()
 	c, err := store.Counts(context.Background())
@@ -144,7 +154,7 @@ func TestLoadTwiceChangesNoCounts(t *testing.T) {
 		t.Fatalf("the default graph looks too small: %+v", before)
 	}
 	var out bytes.Buffer
-	if err := realMain(context.Background(), []string{"load", "--dgraph", alphaAddr, defaultDataset}, &out, io.Discard); err != nil {
+	if err := realMain(context.Background(), append([]string{"load"}, append(dgraphFlags(), defaultDataset)...), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if after := counts(t); after != before {
@@ -171,11 +181,11 @@ func TestChangedClaimUpdatesNotDuplicates(t *testing.T) {
 		}
 		return p
 	}
-	if err := realMain(ctx, []string{"load", "--dgraph", alphaAddr, write("first words", 0.5)}, io.Discard, io.Discard); err != nil {
+	if err := realMain(ctx, append([]string{"load"}, append(dgraphFlags(), write("first words", 0.5))...), io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	before := counts(t)
-	if err := realMain(ctx, []string{"load", "--dgraph", alphaAddr, write("second words", 0.7)}, io.Discard, io.Discard); err != nil {
+	if err := realMain(ctx, append([]string{"load"}, append(dgraphFlags(), write("second words", 0.7))...), io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if after := counts(t); after != before {
@@ -213,7 +223,7 @@ func TestInvalidFileWritesNothing(t *testing.T) {
 not json
 `), 0o644)
 	var stderr bytes.Buffer
-	err := realMain(context.Background(), []string{"load", "--dgraph", alphaAddr, good, bad}, io.Discard, &stderr)
+	err := realMain(context.Background(), append([]string{"load"}, append(dgraphFlags(), good, bad)...), io.Discard, &stderr)
 	if graph.KindOf(err) != graph.Invalid {
 		t.Fatalf("got %v, want an Invalid error", err)
 	}

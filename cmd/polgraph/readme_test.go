@@ -40,7 +40,7 @@ func TestREADMEExamplesRun(t *testing.T) {
 				case "path", "around":
 					args = append(args, "--server", serverAddr)
 				case "load":
-					args = append(args[:2], append([]string{"--dgraph", alphaAddr}, args[2:]...)...)
+					args = append(args[:2], append(dgraphFlags(), args[2:]...)...)
 					for i, a := range args {
 						if strings.HasPrefix(a, "data/") {
 							args[i] = "../../" + a

@@ -17,7 +17,7 @@ import (
 // explorer, in the foreground until Ctrl-C.
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "batch")
+	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "data-dir", "batch")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -45,7 +45,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
 	local := dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log}
@@ -59,7 +59,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			log.Warn("stopping Dgraph", "err", err)
 		}
 	}()
-	store, err := openStore(ctx, local.AlphaAddr(), log)
+	store, err := openStore(ctx, cluster.Service(), log)
 	if err != nil {
 		return err
 	}

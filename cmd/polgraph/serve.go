@@ -19,12 +19,13 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "timeout", "log")
+	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -32,7 +33,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, cfg.Dgraph, log)
+	dc, err := cfg.dgraphConfig()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, dc, log)
 	if err != nil {
 		return err
 	}
@@ -50,8 +55,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // openStore connects to Dgraph and applies the schema.
-func openStore(ctx context.Context, addr string, log *slog.Logger) (*dgraph.Store, error) {
-	store, err := dgraph.Open(ctx, addr, log)
+func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph.Store, error) {
+	store, err := dgraph.Open(ctx, dc, log)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +68,7 @@ func openStore(ctx context.Context, addr string, log *slog.Logger) (*dgraph.Stor
 }
 
 // serve answers gRPC on lis and, when webLis is not nil, serves the graph explorer and the same API for
-// browsers over HTTP on webLis (explorerHandler), until ctx is done or either server fails; then it stops
+// browsers over HTTP on webLis (httpapi.Handler), until ctx is done or either server fails; then it stops
 // both gracefully (in-flight calls get 10 s).
 // Each option sees the service before it serves (tests use one to wait for the in-memory topology).
 func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...func(*graph.Service)) error {
@@ -77,7 +82,9 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	for _, o := range options {
 		o(svc)
 	}
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log)))
+	limiter := rpc.NewLimiter(cfg.Limits, log, pb.GraphService_ServiceDesc)
+	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), limiter.Unary()), grpc.ChainStreamInterceptor(limiter.Stream()),
+		grpc.MaxRecvMsgSize(maxRequestBytes))
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -92,11 +99,11 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 
 	var webSrv *http.Server
 	if webLis != nil {
-		h, err := explorerHandler(srv, hs)
+		h, err := httpapi.Handler(srv, hs, httpapi.Options{AllowedHosts: cfg.HTTPAllowedHosts})
 		if err != nil {
 			return err
 		}
-		webSrv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		webSrv = httpapi.Server(h, httpapi.DefaultTimeouts(cfg.Timeout), log)
 	}
 
 	go watchDatabase(ctx, store, hs, log)
@@ -136,6 +143,9 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 	return failed
 }
+
+// maxRequestBytes bounds a gRPC request: the largest read request (1,000 excluded names) is well under it.
+const maxRequestBytes = 4 << 20
 
 // fillTopology reads the graph's links into memory; until it is done, searches read them from Dgraph.
 func fillTopology(ctx context.Context, t *graph.Topology, log *slog.Logger) {

@@ -1,10 +1,16 @@
 // Package dgraphlocal starts and stops a local Dgraph (one zero, one alpha) on loopback, for `polgraph
 // run` and for tests. The binary comes from deploy/build-dgraph.sh, which builds Dgraph from the Go module
 // proxy and caches it by version.
+//
+// The Dgraph it starts is closed: ACL on, with generated secrets kept under the data folder (Secrets);
+// every login, schema change and /admin call needs the admin token; zero's HTTP admin endpoints are off.
+// polgraph logs in as its own user, which may touch polgraph's predicates only.
 package dgraphlocal
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +22,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/polgraph/polgraph/graph/dgraph"
 )
 
 // Version is the Dgraph release polgraph is built and tested against.
@@ -44,6 +52,47 @@ type Config struct {
 	DataDir    string // where zero and alpha keep their data and logs
 	PortOffset int    // added to every Dgraph port (zero 5080/6080, alpha 7080/8080/9080)
 	Logger     *slog.Logger
+	// Open starts Dgraph without ACL and without the admin token, as it comes out of the box: for the
+	// benchmark's raw-Dgraph baselines only, never for a Dgraph that serves users.
+	Open bool
+	// TLS, when set, makes the alpha's gRPC and HTTP ports speak TLS only (as a remote Dgraph would).
+	TLS *TLSFiles
+}
+
+// TLSFiles are the PEM files of an alpha that speaks TLS.
+type TLSFiles struct {
+	CA, Cert, Key string
+	// RequireClientCert makes the alpha ask every client for a certificate signed by CA (mutual TLS);
+	// dgraphlocal's own clients then show ClientCert.
+	RequireClientCert     bool
+	ClientCert, ClientKey string
+}
+
+// httpClient is a client for the alpha's HTTP port: one that trusts its CA when it speaks TLS.
+func (c Config) httpClient() *http.Client {
+	if c.TLS == nil {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: c.clientTLS()}}
+}
+
+// clientTLS is how a client trusts the alpha (and shows its certificate, when the alpha asks for one);
+// nil when the alpha does not speak TLS.
+func (c Config) clientTLS() *tls.Config {
+	if c.TLS == nil {
+		return nil
+	}
+	pool := x509.NewCertPool()
+	if pem, err := os.ReadFile(c.TLS.CA); err == nil {
+		pool.AppendCertsFromPEM(pem)
+	}
+	t := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if c.TLS.RequireClientCert {
+		if pair, err := tls.LoadX509KeyPair(c.TLS.ClientCert, c.TLS.ClientKey); err == nil {
+			t.Certificates = []tls.Certificate{pair}
+		}
+	}
+	return t
 }
 
 // Cluster is a running zero and alpha.
@@ -51,12 +100,36 @@ type Cluster struct {
 	cfg         Config
 	zero, alpha *exec.Cmd
 	exited      map[*exec.Cmd]chan struct{}
+	secrets     Secrets
+}
+
+// Service is how polgraph logs in: as ServiceUser, which may read, write and alter polgraph's
+// predicates only.
+func (c *Cluster) Service() dgraph.Config {
+	if c.cfg.Open {
+		return dgraph.Config{Addr: c.cfg.AlphaAddr()}
+	}
+	return dgraph.Config{Addr: c.cfg.AlphaAddr(), User: ServiceUser, Password: c.secrets.ServicePassword, AuthToken: c.secrets.AuthToken, TLS: c.cfg.clientTLS()}
+}
+
+// Admin is how an administrator logs in: as groot, who may do anything, dropping all data included.
+func (c *Cluster) Admin() dgraph.Config {
+	if c.cfg.Open {
+		return dgraph.Config{Addr: c.cfg.AlphaAddr()}
+	}
+	return dgraph.Config{Addr: c.cfg.AlphaAddr(), User: "groot", Password: c.secrets.GrootPassword, AuthToken: c.secrets.AuthToken, TLS: c.cfg.clientTLS()}
 }
 
 // AlphaAddr is the alpha's gRPC address, for dgo.
 func (c Config) AlphaAddr() string { return "127.0.0.1:" + strconv.Itoa(9080+c.PortOffset) }
 
-func (c Config) alphaHTTP() string { return "http://127.0.0.1:" + strconv.Itoa(8080+c.PortOffset) }
+func (c Config) alphaHTTP() string {
+	scheme := "http"
+	if c.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://127.0.0.1:" + strconv.Itoa(8080+c.PortOffset)
+}
 
 func (c Config) ports() []int {
 	o := c.PortOffset
@@ -68,7 +141,7 @@ func (c Config) Healthy(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.alphaHTTP()+"/health", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return false
 	}
@@ -138,26 +211,55 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("port %d is in use: %s; stop it or choose other ports with POLGRAPH_DGRAPH_PORT_OFFSET: %w", p, hint, ErrPortInUse)
 	}
+	// The data folder is the user's alone: other local users can neither read the graph's files nor the
+	// secrets and logs.
 	logs := filepath.Join(cfg.DataDir, "logs")
-	if err := os.MkdirAll(logs, 0o755); err != nil {
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
 		return nil, err
 	}
 	c := &Cluster{cfg: cfg, exited: map[*exec.Cmd]chan struct{}{}}
 	o := cfg.PortOffset
 	tele := "reports=false; sentry=false;"
+	zeroArgs := []string{"zero",
+		"--my=127.0.0.1:" + strconv.Itoa(5080+o), "--port_offset=" + strconv.Itoa(o), "--bindall=false",
+		"--wal=" + filepath.Join(cfg.DataDir, "zw"), "--telemetry=" + tele}
+	alphaArgs := []string{"alpha",
+		"--my=127.0.0.1:" + strconv.Itoa(7080+o), "--zero=127.0.0.1:" + strconv.Itoa(5080+o),
+		"--port_offset=" + strconv.Itoa(o), "--bindall=false",
+		"--postings=" + filepath.Join(cfg.DataDir, "p"), "--wal=" + filepath.Join(cfg.DataDir, "w"),
+		"--tmp=" + filepath.Join(cfg.DataDir, "t"), "--telemetry=" + tele}
+	var alphaEnv []string
+	if t := cfg.TLS; t != nil {
+		auth := "VERIFYIFGIVEN"
+		if t.RequireClientCert {
+			auth = "REQUIREANDVERIFY"
+		}
+		alphaArgs = append(alphaArgs, "--tls=ca-cert="+t.CA+"; server-cert="+t.Cert+"; server-key="+t.Key+"; client-auth-type="+auth+";")
+	}
+	if cfg.Open {
+		alphaArgs = append(alphaArgs, "--security=whitelist=127.0.0.1/8")
+	} else {
+		var err error
+		if c.secrets, err = EnsureSecrets(cfg.DataDir); err != nil {
+			return nil, fmt.Errorf("Dgraph's secrets in %s: %w", SecretsDir(cfg.DataDir), err)
+		}
+		// Zero's HTTP admin endpoints (/removeNode, /moveTablet, /assign, /state) take plain GETs with no
+		// credentials at all: any web page could call them. polgraph needs none of them.
+		zeroArgs = append(zeroArgs, "--limit=disable-admin-http=true")
+		alphaArgs = append(alphaArgs, "--acl=secret-file="+c.secrets.HMACFile()+"; access-ttl=1h; refresh-ttl=720h;")
+		// The token goes in the environment, which only the user can read, not on the command line,
+		// which every local user can (ps, /proc/PID/cmdline).
+		alphaEnv = append(alphaEnv, "DGRAPH_ALPHA_SECURITY=token="+c.secrets.AuthToken+"; whitelist=127.0.0.1/8;")
+	}
 	var err error
-	c.zero, err = c.spawn("zero", "zero",
-		"--my=127.0.0.1:"+strconv.Itoa(5080+o), "--port_offset="+strconv.Itoa(o), "--bindall=false",
-		"--wal="+filepath.Join(cfg.DataDir, "zw"), "--telemetry="+tele)
+	c.zero, err = c.spawn("zero", nil, zeroArgs...)
 	if err != nil {
 		return nil, err
 	}
-	c.alpha, err = c.spawn("alpha", "alpha",
-		"--my=127.0.0.1:"+strconv.Itoa(7080+o), "--zero=127.0.0.1:"+strconv.Itoa(5080+o),
-		"--port_offset="+strconv.Itoa(o), "--bindall=false",
-		"--postings="+filepath.Join(cfg.DataDir, "p"), "--wal="+filepath.Join(cfg.DataDir, "w"),
-		"--tmp="+filepath.Join(cfg.DataDir, "t"), "--telemetry="+tele,
-		"--security=whitelist=127.0.0.1/8")
+	c.alpha, err = c.spawn("alpha", alphaEnv, alphaArgs...)
 	if err != nil {
 		c.Stop()
 		return nil, err
@@ -182,17 +284,25 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			return nil, fmt.Errorf("dgraph alpha not healthy after 90s; see %s", logs)
 		}
 	}
-	log.Info("Dgraph is up", "alpha", cfg.AlphaAddr(), "data", cfg.DataDir)
+	if !cfg.Open {
+		if err := bootstrapACL(ctx, aclClient{base: cfg.alphaHTTP(), token: c.secrets.AuthToken, http: cfg.httpClient()}, c.secrets, log); err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("set up Dgraph's users: %w", err)
+		}
+	}
+	log.Info("Dgraph is up", "alpha", cfg.AlphaAddr(), "data", cfg.DataDir, "acl", !cfg.Open)
 	return c, nil
 }
 
-func (c *Cluster) spawn(name string, args ...string) (*exec.Cmd, error) {
-	f, err := os.OpenFile(filepath.Join(c.cfg.DataDir, "logs", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// spawn starts one Dgraph process with args and, added to polgraph's environment, env.
+func (c *Cluster) spawn(name string, env []string, args ...string) (*exec.Cmd, error) {
+	f, err := os.OpenFile(filepath.Join(c.cfg.DataDir, "logs", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(c.cfg.Binary, args...)
 	cmd.Dir = c.cfg.DataDir
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	// Own process group, so a terminal's Ctrl-C reaches polgraph, which stops Dgraph in order; and a
 	// parent-death signal, so Dgraph never outlives a crashed polgraph.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,18 @@ type File struct {
 	R    io.Reader
 }
 
+// Limits of the file format beyond those of the records (graph/limits.go); data/FORMAT.md lists them all.
+const (
+	// MaxExcerpt is graph.MaxExcerpt, kept here for the readers of other formats that make excerpts.
+	MaxExcerpt = graph.MaxExcerpt
+	// MaxDatasetName bounds the header's name.
+	MaxDatasetName = 200
+	// MaxTextFile bounds a source's text_file, a file name.
+	MaxTextFile = 255
+	// MaxProblems is how many problems Read lists; it counts the rest and says how many there were.
+	MaxProblems = 1_000
+)
+
 // where remembers the line a resource was defined on, for messages about references to it.
 type where struct {
 	file string
@@ -99,14 +112,16 @@ func (w where) String() string { return fmt.Sprintf("%s:%d", w.file, w.line) }
 
 // reader accumulates the dataset and every problem found.
 type reader struct {
-	ds         Dataset
-	problems   graph.Violations
-	entityAt   map[graph.EntityName]where
-	kinds      map[graph.EntityName]graph.Kind
-	sourceAt   map[graph.SourceName]where
-	relationAt map[graph.RelationName]where
-	slugAt     map[string]where
-	refs       []reference
+	ds            Dataset
+	problems      graph.Violations
+	found         int   // problems found, listed or not
+	firstUnlisted where // where the first problem past MaxProblems was found
+	entityAt      map[graph.EntityName]where
+	kinds         map[graph.EntityName]graph.Kind
+	sourceAt      map[graph.SourceName]where
+	relationAt    map[graph.RelationName]where
+	slugAt        map[string]where
+	refs          []reference
 }
 
 type reference struct {
@@ -117,7 +132,8 @@ type reference struct {
 }
 
 // Read parses and checks files. It reports every problem in every file, each as "FILE:LINE: FIELD:
-// message", in one Invalid *graph.Error; the Dataset is returned only when there is none.
+// message", in one Invalid *graph.Error; the Dataset is returned only when there is none. It lists the
+// first MaxProblems problems and then one saying how many more there were.
 func Read(files []File) (*Dataset, error) {
 	r := &reader{ds: Dataset{TextFiles: map[graph.SourceName]string{}},
 		entityAt: map[graph.EntityName]where{}, kinds: map[graph.EntityName]graph.Kind{},
@@ -126,13 +142,24 @@ func Read(files []File) (*Dataset, error) {
 		r.readFile(f)
 	}
 	r.checkReferences()
-	if err := r.problems.Err("dataset.Read", fmt.Sprintf("%d problem(s) in the input; nothing was written", len(r.problems))); err != nil {
+	if unlisted := r.found - len(r.problems); unlisted > 0 {
+		r.problems = append(r.problems, graph.FieldViolation{Field: r.firstUnlisted.String(),
+			Description: fmt.Sprintf("... and %d more problems from here on (only the first %d are listed)", unlisted, MaxProblems)})
+	}
+	if err := r.problems.Err("dataset.Read", fmt.Sprintf("%d problem(s) in the input; nothing was written", r.found)); err != nil {
 		return nil, err
 	}
 	return &r.ds, nil
 }
 
 func (r *reader) add(at where, field, format string, args ...any) {
+	r.found++
+	if len(r.problems) >= MaxProblems {
+		if r.found == MaxProblems+1 {
+			r.firstUnlisted = at
+		}
+		return
+	}
 	f := at.String()
 	if field != "" {
 		f += ": " + field
@@ -140,68 +167,122 @@ func (r *reader) add(at where, field, format string, args ...any) {
 	r.problems.Add(f, format, args...)
 }
 
+// headerExample is how a file must start.
+var headerExample = fmt.Sprintf(`{"record":"dataset","format":%q,"name":...}`, Format)
+
+// fileState is what reading a file has seen so far.
+type fileState struct {
+	records int  // lines that are not blank
+	headers int  // dataset headers
+	warned  bool // the first record was not the header, and that was said
+}
+
 func (r *reader) readFile(f File) {
-	sc := bufio.NewScanner(f.R)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	line, sawHeader := 0, false
-	for sc.Scan() {
+	lines := newLineReader(f.R, graph.MaxRecordBytes)
+	var st fileState
+	line := 0
+	for {
+		text, n, err := lines.next()
+		if err == io.EOF {
+			break
+		}
 		line++
 		at := where{f.Name, line}
-		text := bytes.TrimSpace(sc.Bytes())
+		if err != nil {
+			r.add(at, "", "cannot read: %v", err)
+			break
+		}
+		if n > graph.MaxRecordBytes {
+			st.records++
+			r.add(at, "", "the line is %d bytes, longer than %d MiB (the longest record polgraph reads); it was skipped", n, graph.MaxRecordBytes>>20)
+			continue
+		}
+		text = bytes.TrimSpace(text)
 		if len(text) == 0 {
 			continue
 		}
-		if !utf8.Valid(text) {
-			r.add(at, "", "not valid UTF-8")
-			continue
-		}
-		var probe struct {
-			Record string `json:"record"`
-		}
-		if err := json.Unmarshal(text, &probe); err != nil {
-			r.add(at, "", "not a JSON object: %v", err)
-			continue
-		}
-		if !sawHeader && probe.Record != "dataset" {
-			r.add(at, "record", "the first record must be the dataset header {\"record\":\"dataset\",\"format\":%q,...}", Format)
-			sawHeader = true // say it once
-		}
-		switch probe.Record {
-		case "dataset":
-			var h header
-			if r.decode(at, text, &h) {
-				if h.Format != Format {
-					r.add(at, "format", "is %q; this version of polgraph reads %q", h.Format, Format)
-				}
-				if sawHeader {
-					r.add(at, "record", "a second dataset header")
-				}
-			}
-			sawHeader = true
-		case "source":
-			var s sourceRecord
-			if r.decode(at, text, &s) {
-				r.source(at, s)
-			}
-		case "entity":
-			var e entityRecord
-			if r.decode(at, text, &e) {
-				r.entity(at, e)
-			}
-		case "relation":
-			var rel relationRecord
-			if r.decode(at, text, &rel) {
-				r.relation(at, rel)
-			}
-		default:
-			r.add(at, "record", "%q is not a record type (want dataset, source, entity or relation)", probe.Record)
-		}
+		st.records++
+		r.record(at, text, &st)
 	}
-	if err := sc.Err(); err != nil {
-		r.add(where{f.Name, line + 1}, "", "cannot read: %v", err)
+	if st.records == 0 {
+		r.add(where{f.Name, 1}, "", "the file holds no records; the first must be the dataset header %s", headerExample)
 	}
-	if line == 0 {
-		r.add(where{f.Name, 1}, "", "the file is empty")
+}
+
+// record reads one line that is not blank.
+func (r *reader) record(at where, text []byte, st *fileState) {
+	if !utf8.Valid(text) {
+		i := 0
+		for i < len(text) {
+			c, n := utf8.DecodeRune(text[i:])
+			if c == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		r.add(at, "", "not valid UTF-8 (at byte %d)", i+1)
+		return
+	}
+	if !json.Valid(text) {
+		var v struct{}
+		_, msg := decodeProblem(json.Unmarshal(text, &v))
+		r.add(at, "", "%s", msg)
+		return
+	}
+	if text[0] != '{' {
+		r.add(at, "", "not a JSON object: the line holds %s", kindAt(text[0]).article())
+		return
+	}
+	kind, got, found := recordType(text)
+	switch {
+	case !found:
+		r.add(at, "record", "required: say what the line is (dataset, source, entity or relation)")
+		return
+	case got != jsonString:
+		r.add(at, "record", "want a string, got %s", got.article())
+		return
+	}
+	switch {
+	case kind == "dataset":
+		if st.headers++; st.headers > 1 {
+			r.add(at, "record", "a second dataset header")
+		}
+	case st.headers == 0 && !st.warned:
+		r.add(at, "record", "the first record must be the dataset header %s", headerExample)
+		st.warned = true // say it once
+	}
+	sh, ok := recordShapes[kind]
+	if !ok {
+		r.add(at, "record", "%s is not a record type (want dataset, source, entity or relation)", quote(kind))
+		return
+	}
+	bad := r.found
+	w := &walker{text: text, problem: func(field, format string, args ...any) { r.add(at, field, format, args...) }}
+	w.value(sh)
+	if r.found > bad {
+		return // the record cannot be read as it stands
+	}
+	switch kind {
+	case "dataset":
+		var h header
+		if r.decode(at, text, &h) {
+			r.header(at, h)
+		}
+	case "source":
+		var s sourceRecord
+		if r.decode(at, text, &s) {
+			r.source(at, s)
+		}
+	case "entity":
+		var e entityRecord
+		if r.decode(at, text, &e) {
+			r.entity(at, e)
+		}
+	case "relation":
+		var rel relationRecord
+		if r.decode(at, text, &rel) {
+			r.relation(at, rel)
+		}
 	}
 }
 
@@ -210,18 +291,130 @@ func (r *reader) decode(at where, text []byte, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		msg := err.Error()
-		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-			r.add(at, strings.Trim(f, `"`), "unknown field")
-			return false
-		}
-		r.add(at, "", "%s", msg)
+		field, msg := decodeProblem(err)
+		r.add(at, field, "%s", msg)
 		return false
 	}
 	return true
 }
 
+// lineReader reads lines of at most max bytes, holding no more than that: a longer line is read through
+// and its length returned, so that the next line can be read.
+type lineReader struct {
+	br   *bufio.Reader
+	max  int
+	buf  []byte
+	done bool
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its line break and its length; the line is nil when the length is
+// over max. It returns io.EOF after the last line. The line is valid until the next call.
+func (l *lineReader) next() ([]byte, int, error) {
+	if l.done {
+		return nil, 0, io.EOF
+	}
+	l.buf = l.buf[:0]
+	n := 0
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		n += len(chunk)
+		if err == nil {
+			n-- // the line break
+			chunk = chunk[:len(chunk)-1]
+		}
+		switch {
+		case n > l.max:
+			l.buf = l.buf[:0]
+		case err == nil && len(l.buf) == 0:
+			return chunk, n, nil // the whole line was in the buffer
+		default:
+			l.buf = append(l.buf, chunk...)
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil:
+		case io.EOF:
+			l.done = true
+			if n == 0 {
+				return nil, 0, io.EOF
+			}
+		default:
+			l.done = true
+			return nil, n, err
+		}
+		if n > l.max {
+			return nil, n, nil
+		}
+		return l.buf, n, nil
+	}
+}
+
+// text checks a value the format leaves free: its length in bytes and its characters. Free text (a
+// title, a description) may hold tabs; see graph.ControlAt.
+func (r *reader) text(at where, field, s string, most int, freeText bool) {
+	if len(s) > most {
+		r.add(at, field, "%d bytes; at most %d", len(s), most)
+	}
+	r.control(at, field, s, freeText)
+}
+
+func (r *reader) control(at where, field, s string, freeText bool) {
+	if i, c := graph.ControlAt(s, freeText); i >= 0 {
+		r.add(at, field, "contains the control character %s at byte %d", controlName(c), i+1)
+	}
+}
+
+// controlName names a control character: U+0000 (NUL).
+func controlName(c rune) string {
+	name := map[rune]string{0: "NUL", '\t': "tab", '\n': "line feed", '\r': "carriage return", 0x1b: "escape", 0x7f: "DEL"}[c]
+	if name == "" {
+		return fmt.Sprintf("U+%04X", c)
+	}
+	return fmt.Sprintf("U+%04X (%s)", c, name)
+}
+
+// name checks that a resource name, or a reference to one, is short enough to be worth reading; an
+// over-long one is reported and not read further.
+func (r *reader) name(at where, field, s string) bool {
+	if len(s) > graph.MaxName {
+		r.add(at, field, "%d bytes; a name is at most %d", len(s), graph.MaxName)
+		return false
+	}
+	return true
+}
+
+// show shows a name from the input in a message: as it stands when it looks like one, else quoted.
+func show(name string) string {
+	if len(name) <= graph.MaxName && graph.LooksLikeResourceName(name) {
+		return name
+	}
+	return quote(name)
+}
+
+func (r *reader) header(at where, h header) {
+	if h.Format != Format {
+		r.add(at, "format", "is %s; this version of polgraph reads %q", quote(h.Format), Format)
+	}
+	if strings.TrimSpace(h.Name) == "" {
+		r.add(at, "name", "required")
+	}
+	r.text(at, "name", h.Name, MaxDatasetName, false)
+	r.text(at, "description", h.Description, graph.MaxDescription, true)
+}
+
+// longestDate is the length of the longest date, YYYY-MM-DD.
+const longestDate = len("2006-01-02")
+
 func (r *reader) date(at where, field, s string) graph.FuzzyDate {
+	if len(s) > longestDate {
+		r.add(at, field, "%s is not a date: want YYYY, YYYY-MM or YYYY-MM-DD", quote(s))
+		return graph.FuzzyDate{}
+	}
 	d, err := graph.ParseFuzzyDate(s)
 	if err != nil {
 		r.add(at, field, "%v", err)
@@ -240,21 +433,28 @@ func (r *reader) slug(at where, name string) {
 
 func (r *reader) source(at where, s sourceRecord) {
 	name := graph.SourceName(s.Name)
-	coll, slug, _ := strings.Cut(s.Name, "/")
-	if coll != "sources" || !graph.ValidSlug(slug) {
-		r.add(at, "name", "%q is not a source name: want sources/<slug>", s.Name)
-	} else if prev, ok := r.sourceAt[name]; ok {
-		r.add(at, "name", "%s is already defined at %s", s.Name, prev)
-	} else {
-		r.sourceAt[name] = at
+	if r.name(at, "name", s.Name) {
+		coll, slug, _ := strings.Cut(s.Name, "/")
+		if coll != "sources" || !graph.ValidSlug(slug) {
+			r.add(at, "name", "%s is not a source name: want sources/<slug>", quote(s.Name))
+		} else if prev, ok := r.sourceAt[name]; ok {
+			r.add(at, "name", "%s is already defined at %s", s.Name, prev)
+		} else {
+			r.sourceAt[name] = at
+		}
 	}
 	if strings.TrimSpace(s.Title) == "" {
 		r.add(at, "title", "required")
 	}
+	r.text(at, "title", s.Title, graph.MaxTitle, true)
 	kind := graph.SourceKind(s.Kind)
 	if !slices.Contains([]graph.SourceKind{graph.SourceArticle, graph.SourceSocialPost, graph.SourceDataset, graph.SourceOther}, kind) {
-		r.add(at, "kind", "%q is not a source kind (want ARTICLE, SOCIAL_POST, DATASET or OTHER)", s.Kind)
+		r.add(at, "kind", "%s is not a source kind (want ARTICLE, SOCIAL_POST, DATASET or OTHER)", quote(s.Kind))
 	}
+	r.text(at, "outlet", s.Outlet, graph.MaxOutlet, false)
+	r.text(at, "author", s.Author, graph.MaxAuthor, false)
+	r.text(at, "url", s.URL, graph.MaxURL, false)
+	r.text(at, "text_file", s.TextFile, MaxTextFile, false)
 	src := graph.Source{Name: name, Title: s.Title, Kind: kind, Outlet: s.Outlet, Author: s.Author,
 		Published: r.date(at, "published", s.Published), URL: s.URL}
 	r.ds.Sources = append(r.ds.Sources, src)
@@ -265,27 +465,55 @@ func (r *reader) source(at where, s sourceRecord) {
 
 func (r *reader) entity(at where, e entityRecord) {
 	name := graph.EntityName(e.Name)
-	kind, err := graph.ParseEntityName(e.Name)
-	if err != nil {
-		r.add(at, "name", "%v", err)
-	} else if prev, ok := r.entityAt[name]; ok {
-		r.add(at, "name", "%s is already defined at %s", e.Name, prev)
-	} else {
-		r.entityAt[name] = at
-		r.kinds[name] = kind
-		r.slug(at, e.Name)
+	var kind graph.Kind
+	if r.name(at, "name", e.Name) {
+		var err error
+		if kind, err = graph.ParseEntityName(e.Name); err != nil {
+			r.add(at, "name", "%v", err)
+		} else if prev, ok := r.entityAt[name]; ok {
+			r.add(at, "name", "%s is already defined at %s", e.Name, prev)
+		} else {
+			r.entityAt[name] = at
+			r.kinds[name] = kind
+			r.slug(at, e.Name)
+		}
 	}
 	if strings.TrimSpace(e.DisplayName) == "" {
 		r.add(at, "display_name", "required")
 	}
-	for i, a := range e.Aliases {
-		if strings.TrimSpace(a) == "" {
-			r.add(at, fmt.Sprintf("aliases[%d]", i), "empty alias")
-		}
+	r.text(at, "display_name", e.DisplayName, graph.MaxDisplayName, false)
+	if len(e.Aliases) > graph.MaxAliases {
+		r.add(at, "aliases", "%d aliases; at most %d", len(e.Aliases), graph.MaxAliases)
 	}
-	for k, v := range e.Identifiers {
-		if k == "ocd" && !strings.HasPrefix(v, "ocd-division/") {
-			r.add(at, "identifiers.ocd", "%q is not an Open Civic Data division id (ocd-division/...)", v)
+	for i, a := range e.Aliases {
+		field := fmt.Sprintf("aliases[%d]", i)
+		if strings.TrimSpace(a) == "" {
+			r.add(at, field, "empty alias")
+		}
+		r.text(at, field, a, graph.MaxAlias, false)
+	}
+	r.text(at, "description", e.Description, graph.MaxDescription, true)
+	if len(e.Identifiers) > graph.MaxIdentifiers {
+		r.add(at, "identifiers", "%d ids; at most %d", len(e.Identifiers), graph.MaxIdentifiers)
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Identifiers)) { // sorted: the same input, the same report
+		v := e.Identifiers[k]
+		field := keyPath("identifiers", k)
+		switch {
+		case k == "":
+			r.add(at, field, "an id needs a name (ocd, wikidata)")
+		case len(k) > graph.MaxIdentifierKey:
+			r.add(at, field, "the id's name is %d bytes; at most %d", len(k), graph.MaxIdentifierKey)
+		}
+		if i, c := graph.ControlAt(k, false); i >= 0 {
+			r.add(at, field, "the id's name contains the control character %s at byte %d", controlName(c), i+1)
+		}
+		if strings.TrimSpace(v) == "" {
+			r.add(at, field, "empty id")
+		}
+		r.text(at, field, v, graph.MaxIdentifierValue, false)
+		if k == "ocd" && v != "" && !strings.HasPrefix(v, "ocd-division/") {
+			r.add(at, field, "%s is not an Open Civic Data division id (ocd-division/...)", quote(v))
 		}
 	}
 	r.ds.Entities = append(r.ds.Entities, graph.Entity{Name: name, Kind: kind, DisplayName: e.DisplayName,
@@ -293,30 +521,35 @@ func (r *reader) entity(at where, e entityRecord) {
 		ValidFrom: r.date(at, "valid_from", e.ValidFrom), ValidTo: r.date(at, "valid_to", e.ValidTo)})
 }
 
-// MaxExcerpt bounds an excerpt's length; an excerpt is at most one sentence.
-const MaxExcerpt = 600
+// ref checks a reference to a resource and remembers it, to look it up once every file is read.
+func (r *reader) ref(at where, field, name string, isSrc bool) {
+	if r.name(at, field, name) {
+		r.refs = append(r.refs, reference{at: at, field: field, name: name, isSrc: isSrc})
+	}
+}
 
 func (r *reader) relation(at where, rec relationRecord) {
 	t := graph.RelationType(rec.Type)
 	if !t.Valid() {
-		r.add(at, "type", "%q is not in the relation vocabulary (see data/FORMAT.md)", rec.Type)
+		r.add(at, "type", "%s is not in the relation vocabulary (see data/FORMAT.md)", quote(rec.Type))
 	}
 	for _, f := range []struct{ field, name string }{{"from", rec.From}, {"to", rec.To}, {"via", rec.Via}} {
 		if f.name == "" && f.field != "via" {
 			r.add(at, f.field, "required")
 		} else if f.name != "" {
-			r.refs = append(r.refs, reference{at: at, field: f.field, name: f.name})
+			r.ref(at, f.field, f.name, false)
 		}
 	}
 	if rec.From != "" && rec.From == rec.To {
-		r.add(at, "to", "a relation cannot join %s to itself", rec.From)
+		r.add(at, "to", "a relation cannot join %s to itself", show(rec.From))
 	}
 	if t.Symmetric() && rec.From > rec.To {
-		r.add(at, "from", "%s is symmetric: write it once with from < to (%s before %s)", t, rec.To, rec.From)
+		r.add(at, "from", "%s is symmetric: write it once with from < to (%s before %s)", t, show(rec.To), show(rec.From))
 	}
 	if rec.Key != "" && !graph.ValidSlug(rec.Key) {
-		r.add(at, "key", "%q must be a slug (lower-case letters and digits joined by hyphens)", rec.Key)
+		r.add(at, "key", "%s must be a slug (lower-case letters and digits joined by hyphens)", quote(rec.Key))
 	}
+	r.text(at, "role", rec.Role, graph.MaxRole, false)
 	rel := graph.Relation{Type: t, From: graph.EntityName(rec.From), To: graph.EntityName(rec.To), Role: rec.Role,
 		Via: graph.EntityName(rec.Via), ValidFrom: r.date(at, "valid_from", rec.ValidFrom),
 		ValidTo: r.date(at, "valid_to", rec.ValidTo), Date: r.date(at, "date", rec.Date)}
@@ -325,12 +558,15 @@ func (r *reader) relation(at where, rec relationRecord) {
 	}
 	rel.Name = graph.RelationNameFor(rel.From, t, rel.To, rec.Key)
 	if prev, ok := r.relationAt[rel.Name]; ok {
-		r.add(at, "key", "%s is already defined at %s; give one of them a key", rel.Name, prev)
+		r.add(at, "key", "%s is already defined at %s; give one of them a key", show(string(rel.Name)), prev)
 	} else {
 		r.relationAt[rel.Name] = at
 	}
-	if len(rec.Claims) == 0 {
+	switch {
+	case len(rec.Claims) == 0:
 		r.add(at, "claims", "a relation needs at least one claim")
+	case len(rec.Claims) > graph.MaxClaims:
+		r.add(at, "claims", "%d claims; at most %d", len(rec.Claims), graph.MaxClaims)
 	}
 	claimNames := map[string]bool{}
 	for i, c := range rec.Claims {
@@ -338,10 +574,10 @@ func (r *reader) relation(at where, rec relationRecord) {
 		if c.Source == "" {
 			r.add(at, field("source"), "required")
 		} else {
-			r.refs = append(r.refs, reference{at: at, field: field("source"), name: c.Source, isSrc: true})
+			r.ref(at, field("source"), c.Source, true)
 		}
 		if c.SaidBy != "" {
-			r.refs = append(r.refs, reference{at: at, field: field("said_by"), name: c.SaidBy})
+			r.ref(at, field("said_by"), c.SaidBy, false)
 		}
 		switch n := utf8.RuneCountInString(c.Excerpt); {
 		case strings.TrimSpace(c.Excerpt) == "":
@@ -349,6 +585,7 @@ func (r *reader) relation(at where, rec relationRecord) {
 		case n > MaxExcerpt:
 			r.add(at, field("excerpt"), "%d characters; an excerpt is at most one sentence (%d characters)", n, MaxExcerpt)
 		}
+		r.control(at, field("excerpt"), c.Excerpt, true)
 		if c.Confidence == nil {
 			r.add(at, field("confidence"), "required")
 		} else if *c.Confidence < 0 || *c.Confidence > 1 {
@@ -356,14 +593,14 @@ func (r *reader) relation(at where, rec relationRecord) {
 		}
 		status := graph.ClaimStatus(c.Status)
 		if status.Index() < 0 {
-			r.add(at, field("status"), "%q is not a claim status (want ALLEGED, REPORTED, CONFIRMED or DENIED)", c.Status)
+			r.add(at, field("status"), "%s is not a claim status (want ALLEGED, REPORTED, CONFIRMED or DENIED)", quote(c.Status))
 		}
 		if c.Key != "" && !graph.ValidSlug(c.Key) {
-			r.add(at, field("key"), "%q must be a slug", c.Key)
+			r.add(at, field("key"), "%s must be a slug", quote(c.Key))
 		}
 		name := graph.ClaimNameFor(rel.Name, graph.SourceName(c.Source), c.Key)
 		if claimNames[name] {
-			r.add(at, field("key"), "a second claim from %s; give it a key", c.Source)
+			r.add(at, field("key"), "a second claim from %s; give it a key", show(c.Source))
 		}
 		claimNames[name] = true
 		conf := 0.0
@@ -381,12 +618,12 @@ func (r *reader) checkReferences() {
 	for _, ref := range r.refs {
 		if ref.isSrc {
 			if _, ok := r.sourceAt[graph.SourceName(ref.name)]; !ok {
-				r.add(ref.at, ref.field, "%s is not defined in the input", ref.name)
+				r.add(ref.at, ref.field, "%s is not defined in the input", show(ref.name))
 			}
 			continue
 		}
 		if _, ok := r.entityAt[graph.EntityName(ref.name)]; !ok {
-			r.add(ref.at, ref.field, "%s is not defined in the input", ref.name)
+			r.add(ref.at, ref.field, "%s is not defined in the input", show(ref.name))
 		}
 	}
 	for _, rel := range r.ds.Relations {

@@ -4,11 +4,13 @@ package dgraph
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +22,9 @@ import (
 	"github.com/dgraph-io/dgo/v230/protos/api"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/polgraph/polgraph/graph"
@@ -29,10 +33,11 @@ import (
 
 // Store is a graph.Store on one Dgraph alpha.
 type Store struct {
-	addr string
-	conn *grpc.ClientConn
-	dg   *dgo.Dgraph
-	log  *slog.Logger
+	addr           string
+	user, password string
+	conn           *grpc.ClientConn
+	dg             *dgo.Dgraph
+	log            *slog.Logger
 	// retries counts transactions retried after Dgraph aborted them for a concurrent write.
 	retries atomic.Int64
 	uidsMu  sync.RWMutex
@@ -48,15 +53,50 @@ const DefaultLeaseTime = time.Minute
 
 var _ graph.Store = (*Store)(nil)
 
-// Open connects to the alpha at addr (host:port of its gRPC endpoint) and checks that it answers.
-// It fails with an Unavailable error naming the address when it does not.
-func Open(ctx context.Context, addr string, log *slog.Logger) (*Store, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
-	if err != nil {
-		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + addr, Err: err}
+// Config says how to reach Dgraph and log in to it.
+type Config struct {
+	// Addr is the alpha's gRPC address, host:port.
+	Addr string
+	// User and Password log in to a Dgraph with ACL on; empty User: no login (a Dgraph without ACL).
+	User, Password string
+	// AuthToken is sent with every call as Dgraph's admin token (its --security token), which a Dgraph
+	// that sets one asks for at login and for schema changes.
+	AuthToken string
+	// TLS, when set, encrypts the connection (and authenticates polgraph when it holds a certificate).
+	TLS *tls.Config
+}
+
+// Open connects to the alpha, logs in when cfg names a user, and checks that it answers. It fails with an
+// Unavailable error naming the address when it does not, or when Dgraph refuses the login.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
+	creds := insecure.NewCredentials()
+	if cfg.TLS != nil {
+		creds = credentials.NewTLS(cfg.TLS)
 	}
-	s := &Store{addr: addr, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)), log: log, uids: map[string]string{}, leaseTime: DefaultLeaseTime}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20))}
+	if cfg.AuthToken != "" {
+		md := func(ctx context.Context) context.Context {
+			return metadata.AppendToOutgoingContext(ctx, "auth-token", cfg.AuthToken)
+		}
+		opts = append(opts,
+			grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, o ...grpc.CallOption) error {
+				return invoker(md(ctx), method, req, reply, cc, o...)
+			}),
+			grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, o ...grpc.CallOption) (grpc.ClientStream, error) {
+				return streamer(md(ctx), desc, cc, method, o...)
+			}))
+	}
+	conn, err := grpc.NewClient(cfg.Addr, opts...)
+	if err != nil {
+		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + cfg.Addr, Err: err}
+	}
+	s := &Store{addr: cfg.Addr, user: cfg.User, password: cfg.Password, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)),
+		log: log, uids: map[string]string{}, leaseTime: DefaultLeaseTime}
+	if err := s.login(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	if err := s.Ping(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -64,11 +104,36 @@ func Open(ctx context.Context, addr string, log *slog.Logger) (*Store, error) {
 	return s, nil
 }
 
+// login logs in as the configured user, if any. dgo then renews the session by itself; Ping logs in
+// again should the session be lost all the same (e.g. its refresh token expired).
+func (s *Store) login(ctx context.Context) error {
+	if s.user == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := s.dg.Login(ctx, s.user, s.password)
+	switch {
+	case err == nil:
+		return nil
+	case status.Code(err) == codes.Unavailable || errors.Is(err, context.DeadlineExceeded):
+		return s.wrap("dgraph.Login", err)
+	}
+	return &graph.Error{Op: "dgraph.Login", Kind: graph.Unavailable, Reason: "DATABASE_LOGIN_REFUSED",
+		Message: "Dgraph at " + s.addr + " refused polgraph's login as " + s.user +
+			" (check --dgraph-user, --dgraph-password-file and --dgraph-auth-token-file)", Err: err}
+}
+
 // Ping implements graph.Store: a trivial query, bounded to 5 seconds.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	_, err := s.dg.NewReadOnlyTxn().Query(ctx, `{ q(func: uid(0x1)) { uid } }`)
+	if status.Code(err) == codes.Unauthenticated && s.user != "" {
+		if err = s.login(ctx); err == nil {
+			_, err = s.dg.NewReadOnlyTxn().Query(ctx, `{ q(func: uid(0x1)) { uid } }`)
+		}
+	}
 	return s.wrap("dgraph.Ping", err)
 }
 
@@ -92,6 +157,11 @@ func (s *Store) wrap(op string, err error) error {
 		return &graph.Error{Op: op, Kind: graph.DeadlineExceeded, Message: "the query ran out of time", Err: err}
 	case errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled:
 		return &graph.Error{Op: op, Kind: graph.DeadlineExceeded, Message: "the query was cancelled", Err: err}
+	case status.Code(err) == codes.Unauthenticated:
+		return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_LOGIN_REFUSED",
+			Message: "Dgraph at " + s.addr + " does not accept polgraph's login (is its ACL on? check --dgraph-user and --dgraph-password-file)", Err: err}
+	case status.Code(err) == codes.PermissionDenied:
+		return &graph.Error{Op: op, Kind: graph.Internal, Message: "Dgraph refused polgraph's user access to what it needs (see the log)", Err: err}
 	case status.Code(err) == codes.Unavailable:
 		return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_UNAVAILABLE",
 			Message: "cannot reach Dgraph at " + s.addr + " (start it with `make run`, or point --dgraph at a running alpha)", Err: err}
@@ -99,9 +169,61 @@ func (s *Store) wrap(op string, err error) error {
 	return &graph.Error{Op: op, Kind: graph.Internal, Message: "Dgraph query failed", Err: err}
 }
 
-// ApplySchema implements graph.Store.
+// ApplySchema implements graph.Store. When Dgraph does not let polgraph change the schema (it was not
+// given the admin token of a Dgraph that sets one), it is enough that an administrator applied it: every
+// predicate must be there, else the error lists the missing ones.
 func (s *Store) ApplySchema(ctx context.Context) error {
-	return s.wrap("dgraph.ApplySchema", s.dg.Alter(ctx, &api.Operation{Schema: schema.DQL}))
+	err := s.dg.Alter(ctx, &api.Operation{Schema: schema.DQL})
+	if err == nil {
+		return nil
+	}
+	if c := status.Code(err); c == codes.Unavailable || c == codes.DeadlineExceeded || c == codes.Canceled {
+		return s.wrap("dgraph.ApplySchema", err)
+	}
+	have, qerr := s.HasPredicates(ctx, schema.Predicates())
+	if qerr != nil {
+		return s.wrap("dgraph.ApplySchema", err)
+	}
+	var missing []string
+	for _, p := range schema.Predicates() {
+		if !have[p] {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return &graph.Error{Op: "dgraph.ApplySchema", Kind: graph.Unavailable, Reason: "SCHEMA_MISSING",
+			Message: "Dgraph at " + s.addr + " refused polgraph's schema and lacks " + strings.Join(missing, ", ") +
+				": give polgraph the admin token (--dgraph-auth-token-file) or have an administrator apply schema/schema.dql", Err: err}
+	}
+	s.log.Warn("Dgraph refused the schema change, but has every predicate polgraph needs; going on", "err", err)
+	return nil
+}
+
+var predicateName = regexp.MustCompile(`^[A-Za-z0-9_.]+$`)
+
+// HasPredicates reports which of the named predicates the database's schema holds (as far as the user
+// may see). Names are predicate names from polgraph's own schema, never user input.
+func (s *Store) HasPredicates(ctx context.Context, names []string) (map[string]bool, error) {
+	for _, n := range names {
+		if !predicateName.MatchString(n) {
+			return nil, &graph.Error{Op: "dgraph.HasPredicates", Kind: graph.Invalid, Message: "not a predicate name: " + n}
+		}
+	}
+	resp, err := s.dg.NewReadOnlyTxn().Query(ctx, "schema(pred: ["+strings.Join(names, ", ")+"]) { type }")
+	if err != nil {
+		return nil, s.wrap("dgraph.HasPredicates", err)
+	}
+	var out struct {
+		Schema []struct{ Predicate string } `json:"schema"`
+	}
+	if err := json.Unmarshal(resp.Json, &out); err != nil {
+		return nil, &graph.Error{Op: "dgraph.HasPredicates", Kind: graph.Internal, Message: "cannot decode Dgraph's schema", Err: err}
+	}
+	have := map[string]bool{}
+	for _, p := range out.Schema {
+		have[p.Predicate] = true
+	}
+	return have, nil
 }
 
 // DropAll deletes every node and the schema. For tests and `polgraph reset` only.

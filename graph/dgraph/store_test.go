@@ -21,8 +21,9 @@ import (
 )
 
 var (
-	store     *dgraph.Store
-	alphaAddr string
+	store *dgraph.Store
+	// service is how the tests log in: as polgraph's own Dgraph user.
+	service dgraph.Config
 )
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
@@ -34,19 +35,19 @@ func testMain(m *testing.M) int {
 		return 0
 	}
 	ctx := context.Background()
-	addr, stop, err := dgraphlocal.ForTests(ctx)
+	d, stop, err := dgraphlocal.ForTests(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer stop()
-	alphaAddr = addr
-	store, err = dgraph.Open(ctx, addr, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
+	service = d.Service
+	if err := d.Reset(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := store.DropAll(ctx); err != nil {
+	store, err = dgraph.Open(ctx, d.Service, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -397,7 +398,7 @@ func TestReadsByUIDAgreeWithReadsByName(t *testing.T) {
 		return a
 	}
 	fresh := func() *dgraph.Store {
-		s, err := dgraph.Open(ctx, alphaAddr, slog.New(slog.DiscardHandler))
+		s, err := dgraph.Open(ctx, service, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

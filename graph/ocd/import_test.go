@@ -23,7 +23,7 @@ import (
 // each test drops everything first, so they do not run in parallel.
 var (
 	dgraphOnce sync.Once
-	dgraphAddr string
+	testDgraph dgraphlocal.TestDgraph
 	dgraphErr  error
 	stopDgraph = func() {}
 )
@@ -42,7 +42,7 @@ func emptyStore(t *testing.T) *dgraph.Store {
 		t.Skip("needs Dgraph; skipped under -short")
 	}
 	dgraphOnce.Do(func() {
-		dgraphAddr, stopDgraph, dgraphErr = dgraphlocal.ForTests(context.Background())
+		testDgraph, stopDgraph, dgraphErr = dgraphlocal.ForTests(context.Background())
 		if stopDgraph == nil {
 			stopDgraph = func() {}
 		}
@@ -51,14 +51,14 @@ func emptyStore(t *testing.T) *dgraph.Store {
 		t.Fatal(dgraphErr)
 	}
 	ctx := context.Background()
-	store, err := dgraph.Open(ctx, dgraphAddr, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err := testDgraph.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	store, err := dgraph.Open(ctx, testDgraph.Service, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if err := store.DropAll(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if err := store.ApplySchema(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 
@@ -16,6 +17,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
@@ -47,6 +50,11 @@ const errorDomain = "polgraph"
 // toStatus turns an error into a gRPC status: the user sees the message (and field violations); the cause
 // goes to the log.
 func (s *Server) toStatus(ctx context.Context, method string, err error) error {
+	return toStatus(ctx, s.log, method, err)
+}
+
+// toStatus is the one place where domain errors become gRPC statuses.
+func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
 	kind := graph.KindOf(err)
 	code := codeOf[kind]
 	if ctx.Err() == context.DeadlineExceeded {
@@ -63,26 +71,39 @@ func (s *Server) toStatus(ctx context.Context, method string, err error) error {
 		}
 	}
 	if kind == graph.Internal || kind == graph.Unavailable {
-		s.log.Error("request failed", "method", method, "code", code.String(), "err", err)
+		log.Error("request failed", "method", method, "code", code.String(), "err", err)
 	} else {
-		s.log.Info("request refused", "method", method, "code", code.String(), "err", err)
+		log.Info("request refused", "method", method, "code", code.String(), "err", err)
 	}
-	info := &errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}
-	var st *status.Status
-	var werr error
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}}
 	if ge != nil && len(ge.Violations) > 0 {
-		br := &errdetails.BadRequest{}
-		for _, v := range ge.Violations {
-			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: v.Field, Description: v.Description})
-		}
-		st, werr = status.New(code, msg).WithDetails(info, br)
-	} else {
-		st, werr = status.New(code, msg).WithDetails(info)
+		details = append(details, badRequest(ge.Violations))
 	}
+	if ge != nil && ge.RetryAfter > 0 {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(ge.RetryAfter)})
+	}
+	st, werr := status.New(code, msg).WithDetails(details...)
 	if werr != nil {
 		return status.Error(code, msg)
 	}
 	return st.Err()
+}
+
+// MaxViolationsShown bounds the field violations an error carries: the first ones, then one saying how
+// many more there were, so that a request with a million bad values gets a small answer.
+const MaxViolationsShown = 20
+
+func badRequest(vs []graph.FieldViolation) *errdetails.BadRequest {
+	br := &errdetails.BadRequest{}
+	for i, v := range vs {
+		if i == MaxViolationsShown {
+			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
+				Description: fmt.Sprintf("and %d more problems", len(vs)-MaxViolationsShown)})
+			break
+		}
+		br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: v.Field, Description: v.Description})
+	}
+	return br
 }
 
 // GetEntity implements pb.GraphServiceServer.
@@ -108,12 +129,14 @@ type pageToken struct {
 func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesRequest) (*pb.SearchEntitiesResponse, error) {
 	q := graph.SearchQuery{Text: req.GetQuery()}
 	var v graph.Violations
-	for i, k := range req.GetKinds() {
-		kind, ok := kindOf(k)
-		if !ok {
-			v.Add("kinds["+strconv.Itoa(i)+"]", "%s is not an entity kind", k)
+	if graph.CheckCount(&v, "kinds", len(req.GetKinds()), len(graph.Collections)) {
+		for i, k := range req.GetKinds() {
+			kind, ok := kindOf(k)
+			if !ok {
+				v.Add("kinds["+strconv.Itoa(i)+"]", "%s is not an entity kind", k)
+			}
+			q.Kinds = append(q.Kinds, kind)
 		}
-		q.Kinds = append(q.Kinds, kind)
 	}
 	fp := fingerprint(req, func(r *pb.SearchEntitiesRequest) { r.PageToken, r.PageSize = "", 0 })
 	offset := pageOffset(req.GetPageToken(), fp, &v)
@@ -191,32 +214,37 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 	return resp, nil
 }
 
-// filterOf converts a filter, recording unconvertible values as violations.
+// filterOf converts a filter, recording unconvertible values as violations. A list over its cap is
+// reported once and not converted at all, so that a huge request costs no more than a small one.
 func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 	var out graph.RelationFilter
 	if f == nil {
 		return out
 	}
-	for i, t := range f.GetIncludeTypes() {
-		rt, ok := relationTypeOf(t)
-		if !ok {
-			v.Add("filter.include_types["+strconv.Itoa(i)+"]", "%s is not a relation type", t)
+	types := func(field string, in []pb.RelationType) []graph.RelationType {
+		if !graph.CheckCount(v, field, len(in), graph.MaxFilterTypes) {
+			return nil
 		}
-		out.IncludeTypes = append(out.IncludeTypes, rt)
+		var ts []graph.RelationType
+		for i, t := range in {
+			rt, ok := relationTypeOf(t)
+			if !ok {
+				v.Add(field+"["+strconv.Itoa(i)+"]", "%s is not a relation type", t)
+			}
+			ts = append(ts, rt)
+		}
+		return ts
 	}
-	for i, t := range f.GetExcludeTypes() {
-		rt, ok := relationTypeOf(t)
-		if !ok {
-			v.Add("filter.exclude_types["+strconv.Itoa(i)+"]", "%s is not a relation type", t)
+	out.IncludeTypes = types("filter.include_types", f.GetIncludeTypes())
+	out.ExcludeTypes = types("filter.exclude_types", f.GetExcludeTypes())
+	if graph.CheckCount(v, "filter.statuses", len(f.GetStatuses()), graph.MaxFilterStatuses) {
+		for i, st := range f.GetStatuses() {
+			cs, ok := statusOf(st)
+			if !ok {
+				v.Add("filter.statuses["+strconv.Itoa(i)+"]", "%s is not a claim status", st)
+			}
+			out.Statuses = append(out.Statuses, cs)
 		}
-		out.ExcludeTypes = append(out.ExcludeTypes, rt)
-	}
-	for i, st := range f.GetStatuses() {
-		cs, ok := statusOf(st)
-		if !ok {
-			v.Add("filter.statuses["+strconv.Itoa(i)+"]", "%s is not a claim status", st)
-		}
-		out.Statuses = append(out.Statuses, cs)
 	}
 	if d, err := graph.ParseFuzzyDate(f.GetAsOf()); err != nil {
 		v.Add("filter.as_of", "%v", err)
@@ -224,9 +252,7 @@ func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 		out.AsOf = d
 	}
 	out.MinConfidence = f.GetMinConfidence()
-	if out.MinConfidence < 0 || out.MinConfidence > 1 {
-		v.Add("filter.min_confidence", "must be between 0 and 1, got %g", out.MinConfidence)
-	}
+	graph.CheckFraction(v, "filter.min_confidence", out.MinConfidence)
 	return out
 }
 
@@ -236,8 +262,10 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		MaxNodes: int(req.GetMaxNodes()), PageSize: int(req.GetPageSize())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
-	for _, n := range req.GetExclude() {
-		q.Exclude = append(q.Exclude, graph.EntityName(n))
+	if graph.CheckCount(&v, "exclude", len(req.GetExclude()), graph.MaxExclude) {
+		for _, n := range req.GetExclude() {
+			q.Exclude = append(q.Exclude, graph.EntityName(n))
+		}
 	}
 	fp := fingerprint(req, func(r *pb.ExploreNeighborhoodRequest) { r.PageToken, r.PageSize = "", 0 })
 	q.Offset = pageOffset(req.GetPageToken(), fp, &v)
@@ -292,6 +320,10 @@ func pageOffset(token, fp string, v *graph.Violations) int {
 	if token == "" {
 		return 0
 	}
+	if len(token) > maxPageToken {
+		v.Add("page_token", "%d bytes; a page token from this service is at most %d", len(token), maxPageToken)
+		return 0
+	}
 	tok, ok := decodeToken(token)
 	switch {
 	case !ok:
@@ -303,6 +335,9 @@ func pageOffset(token, fp string, v *graph.Violations) int {
 	}
 	return 0
 }
+
+// maxPageToken bounds page tokens: the ones this service makes are under 60 bytes.
+const maxPageToken = 200
 
 func encodeToken(t pageToken) string {
 	b, _ := json.Marshal(t)

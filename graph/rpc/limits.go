@@ -1,0 +1,124 @@
+package rpc
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// Limits bound how many calls of one method run at once and how many may wait for a turn.
+type Limits struct {
+	InFlight int           // calls of one method running at once
+	Queued   int           // calls of one method waiting for a turn; more are refused at once
+	MaxWait  time.Duration // the longest a call waits for a turn (and never past its deadline)
+}
+
+// DefaultLimits suit the machine: enough calls in flight to keep every core busy while some wait on the
+// database, and a queue that absorbs bursts of many clients without letting a flood pile up.
+func DefaultLimits() Limits {
+	return Limits{InFlight: max(8, 4*runtime.GOMAXPROCS(0)), Queued: 256, MaxWait: 2 * time.Second}
+}
+
+// Limiter gives each method of the services it guards its own turns, so that a flood of one kind of call
+// (a million searches) cannot starve the others: a call over its method's limit waits in a short queue,
+// and is refused with RESOURCE_EXHAUSTED and a retry delay when the queue is full or its wait is over.
+type Limiter struct {
+	limits  Limits
+	log     *slog.Logger
+	methods map[string]*turns
+}
+
+type turns struct {
+	running chan struct{}
+	waiting atomic.Int64
+	refused atomic.Int64
+}
+
+// NewLimiter returns a Limiter for the methods of the services named (e.g. "polgraph.v1.GraphService"),
+// as srv would register them; other methods (health, reflection) are not limited.
+func NewLimiter(limits Limits, log *slog.Logger, services ...grpc.ServiceDesc) *Limiter {
+	l := &Limiter{limits: limits, log: log, methods: map[string]*turns{}}
+	for _, sd := range services {
+		for _, m := range sd.Methods {
+			l.methods["/"+sd.ServiceName+"/"+m.MethodName] = &turns{running: make(chan struct{}, limits.InFlight)}
+		}
+		for _, m := range sd.Streams {
+			l.methods["/"+sd.ServiceName+"/"+m.StreamName] = &turns{running: make(chan struct{}, limits.InFlight)}
+		}
+	}
+	return l
+}
+
+// Refused returns how many calls of a method (its full name, /service/Method) were refused.
+func (l *Limiter) Refused(method string) int64 {
+	if t, ok := l.methods[method]; ok {
+		return t.refused.Load()
+	}
+	return 0
+}
+
+// Unary is the interceptor that applies the limits to unary calls.
+func (l *Limiter) Unary() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		t, ok := l.methods[info.FullMethod]
+		if !ok {
+			return handler(ctx, req)
+		}
+		if err := l.acquire(ctx, t, info.FullMethod); err != nil {
+			return nil, err
+		}
+		defer func() { <-t.running }()
+		return handler(ctx, req)
+	}
+}
+
+// Stream is the interceptor that applies the limits to streaming calls, for the whole stream.
+func (l *Limiter) Stream() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		t, ok := l.methods[info.FullMethod]
+		if !ok {
+			return handler(srv, ss)
+		}
+		if err := l.acquire(ss.Context(), t, info.FullMethod); err != nil {
+			return err
+		}
+		defer func() { <-t.running }()
+		return handler(srv, ss)
+	}
+}
+
+func (l *Limiter) acquire(ctx context.Context, t *turns, method string) error {
+	select {
+	case t.running <- struct{}{}:
+		return nil
+	default:
+	}
+	refuse := func(why string) error {
+		t.refused.Add(1)
+		name := method[strings.LastIndexByte(method, '/')+1:]
+		return toStatus(ctx, l.log, name, &graph.Error{Op: name, Kind: graph.ResourceExhausted, Reason: "TOO_MANY_REQUESTS",
+			Message: "too many " + name + " calls at once (" + why + "); try again shortly", RetryAfter: time.Second})
+	}
+	if t.waiting.Add(1) > int64(l.limits.Queued) {
+		t.waiting.Add(-1)
+		return refuse("the queue is full")
+	}
+	defer t.waiting.Add(-1)
+	timer := time.NewTimer(l.limits.MaxWait)
+	defer timer.Stop()
+	select {
+	case t.running <- struct{}{}:
+		return nil
+	case <-timer.C:
+		return refuse("no turn within " + l.limits.MaxWait.String())
+	case <-ctx.Done():
+		return toStatus(ctx, l.log, method, &graph.Error{Op: method, Kind: graph.DeadlineExceeded, Message: "the deadline passed while waiting for a turn", Err: ctx.Err()})
+	}
+}
