@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +47,17 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	// The test binary doubles as the polgraph binary, for tests that need the service in a process of its
+	// own (to measure it, or kill it): POLGRAPH_TEST_MAIN holds the command line.
+	if args := os.Getenv("POLGRAPH_TEST_MAIN"); args != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := realMain(ctx, strings.Fields(args), os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "polgraph:", err)
+			return exitCode(err)
+		}
+		return 0
+	}
 	flag.Parse()
 	if testing.Short() {
 		fmt.Println("skipping tests that need Dgraph under -short")
@@ -256,5 +269,47 @@ func TestLoadSaysWhereDgraphIsMissing(t *testing.T) {
 	}
 	if exitCode(err) != 4 {
 		t.Errorf("exit code %d, want 4", exitCode(err))
+	}
+}
+
+// TestHostileFilesWriteNothing loads the files that once passed the check and failed in Dgraph, or were
+// taken silently: each is refused with FILE:LINE and the graph is as it was.
+func TestHostileFilesWriteNothing(t *testing.T) {
+	header := `{"record":"dataset","format":"polgraph/v1","name":"hostile"}` + "\n"
+	source := `{"record":"source","name":"sources/hostile","title":"A hostile source","kind":"OTHER"}` + "\n"
+	tests := []struct {
+		name, content, says string
+	}{
+		{"a display name over 64 KB", header + source +
+			`{"record":"entity","name":"actors/huge","display_name":"` + strings.Repeat("x", 70_000) + `"}` + "\n",
+			":3: display_name: 70000 bytes; at most 500"},
+		{"a million blank lines and no header", strings.Repeat("\n", 1_000_000), ":1: the file holds no records"},
+		{"NUL in a name", header + `{"record":"entity","name":"actors/nul","display_name":"Nul\u0000Person"}` + "\n",
+			":2: display_name: contains the control character U+0000"},
+		{"a duplicate key", header + `{"record":"entity","name":"actors/one","name":"actors/two","display_name":"Two"}` + "\n",
+			":2: name: duplicate key"},
+		{"a line over 16 MiB", header + `{"record":"entity","name":"actors/long","display_name":"` + strings.Repeat("y", 17<<20) + `"}` + "\n",
+			":2: the line is 17825850 bytes, longer than 16 MiB"},
+		{"wrong JSON types", header + `{"record":"entity","name":"actors/typed","display_name":5,"aliases":"one"}` + "\n",
+			":2: display_name: want a string, got a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := counts(t)
+			path := filepath.Join(t.TempDir(), "hostile.jsonl")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := realMain(context.Background(), append([]string{"load"}, append(dgraphFlags(), path)...), io.Discard, io.Discard)
+			if graph.KindOf(err) != graph.Invalid || !strings.Contains(err.Error(), path+tt.says) {
+				t.Errorf("got %.500v\nwant an Invalid error saying %q", err, path+tt.says)
+			}
+			if strings.Contains(fmt.Sprint(err), "json:") || strings.Contains(fmt.Sprint(err), "Go struct") {
+				t.Errorf("the message speaks of Go, not of the record: %.300v", err)
+			}
+			if after := counts(t); after != before {
+				t.Errorf("a refused file wrote something: before %+v, after %+v", before, after)
+			}
+		})
 	}
 }
