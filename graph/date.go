@@ -99,6 +99,9 @@ func (d FuzzyDate) LastDay() int {
 
 func dayNumber(t time.Time) int { return int(t.Unix() / 86400) }
 
+// DayString writes a day number as YYYY-MM-DD.
+func DayString(day int) string { return time.Unix(int64(day)*86400, 0).UTC().Format("2006-01-02") }
+
 // Period is a span of days, both ends included, in days since 1970-01-01.
 type Period struct{ Start, End int }
 
@@ -110,3 +113,14 @@ func PeriodOf(d FuzzyDate) Period { return Period{Start: d.FirstDay(), End: d.La
 
 // Overlaps reports whether the two periods share a day.
 func (p Period) Overlaps(q Period) bool { return p.Start <= q.End && q.Start <= p.End }
+
+// Intersect is the days both periods share; Empty when none.
+func (p Period) Intersect(q Period) Period {
+	return Period{Start: max(p.Start, q.Start), End: min(p.End, q.End)}
+}
+
+// Empty reports whether the period holds no day.
+func (p Period) Empty() bool { return p.Start > p.End }
+
+// Open reports whether the period is all of time.
+func (p Period) Open() bool { return p == OpenPeriod }

@@ -2,26 +2,29 @@ package graph
 
 import (
 	"context"
-	"slices"
 )
 
-// WalkNeighborhood exposes walkNeighborhood to the external tests: the nodes in order, the edges sorted
-// by name, and the truncations.
-func WalkNeighborhood(ctx context.Context, src LinkSource, q NeighborhoodQuery, center EntityName) ([]EntityName, []RelationName, []Truncation, error) {
+// Walked is the whole answer of a neighbourhood walk, for the external tests.
+type Walked struct {
+	Nodes        []EntityName
+	Dist         map[EntityName]int
+	Edges        []RelationName // in answer order
+	EdgesLeftOut int
+	Cut          []Truncation
+}
+
+// WalkNeighborhood exposes walkNeighborhood to the external tests.
+func WalkNeighborhood(ctx context.Context, src LinkSource, q NeighborhoodQuery, center EntityName) (Walked, error) {
 	q.Normalize()
 	g, release, err := openGraph(ctx, src)
 	if err != nil {
-		return nil, nil, nil, err
+		return Walked{}, err
 	}
 	defer release()
 	w, err := walkNeighborhood(ctx, g, q, center, DefaultWorkBudget)
-	var edges []RelationName
+	out := Walked{Nodes: w.nodes, Dist: w.dist, EdgesLeftOut: w.edgesLeftOut, Cut: w.cut}
 	for _, e := range w.edges {
-		edges = append(edges, e.name)
+		out.Edges = append(out.Edges, e.name)
 	}
-	slices.Sort(edges)
-	return w.nodes, edges, w.cut, err
+	return out, err
 }
-
-// Strength exposes RelationFilter.strength.
-func (f RelationFilter) Strength(l Link) float64 { return f.strength(l) }

@@ -161,15 +161,77 @@ func SupportOf(claims []Claim) Support {
 	return s
 }
 
+// Verdict counts the claims behind a relation (indexed as ClaimStatuses), and the distinct sources that
+// support it and that deny it: how much evidence there is for it and against it.
+type Verdict struct {
+	Claims                            [4]int
+	SupportingSources, DenyingSources int
+}
+
+// VerdictOf counts claims and their sources.
+func VerdictOf(claims []Claim) Verdict {
+	var v Verdict
+	supporting, denying := map[SourceName]bool{}, map[SourceName]bool{}
+	for _, c := range claims {
+		i := c.Status.Index()
+		if i < 0 {
+			continue
+		}
+		v.Claims[i]++
+		if c.Status == StatusDenied {
+			denying[c.Source.Name] = true
+		} else {
+			supporting[c.Source.Name] = true
+		}
+	}
+	v.SupportingSources, v.DenyingSources = len(supporting), len(denying)
+	return v
+}
+
+// Supporting counts the claims that support the relation (every status but DENIED).
+func (v Verdict) Supporting() int { return v.Claims[0] + v.Claims[1] + v.Claims[2] }
+
+// Denying counts the claims that deny it.
+func (v Verdict) Denying() int { return v.Claims[StatusDenied.Index()] }
+
+// String says it in words: "3 claims support it", "3 of 4 claims deny it".
+func (v Verdict) String() string {
+	total := v.Supporting() + v.Denying()
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	}
+	switch {
+	case total == 0:
+		return "no claims"
+	case v.Denying() == 0:
+		return fmt.Sprintf("%d %s %s it", total, plural(total, "claim", "claims"), plural(total, "supports", "support"))
+	case v.Supporting() == 0:
+		return fmt.Sprintf("%d %s %s it", total, plural(total, "claim", "claims"), plural(total, "denies", "deny"))
+	}
+	return fmt.Sprintf("%d of %d claims deny it", v.Denying(), total)
+}
+
 // Link is what path search needs to know of a relation: its ends, type, time and support.
 type Link struct {
-	Name      RelationName
-	Type      RelationType
-	From, To  EntityName
-	Period    Period
+	Name     RelationName
+	Type     RelationType
+	From, To EntityName
+	// Period is when the relation itself holds (Relation.Period); Dated says whether its source gave any
+	// date at all (an undated relation's Period is all of time).
+	Period Period
+	Dated  bool
+	// Life is when both ends existed (the overlap of their lifetimes; all of time when neither has one):
+	// the relation cannot hold outside it.
+	Life      Period
 	Support   Support
 	Symmetric bool
 }
+
+// Effective is when the relation holds with both its ends in existence.
+func (l Link) Effective() Period { return l.Period.Intersect(l.Life) }
 
 // Relation is a typed link between two entities with its claims.
 type Relation struct {
@@ -202,9 +264,19 @@ func ClaimNameFor(rel RelationName, src SourceName, key string) string {
 	return n
 }
 
-// Period returns when the relation holds: from its start (or its event's date) to its end, each fuzzy
-// bound read at its widest.
+// Period returns when the relation holds, each fuzzy bound read at its widest:
+//   - a state (valid_from and/or valid_to) holds from its start to its end, open where a bound is missing
+//     (a missing start is the event's date, when the relation has one);
+//   - an event (a date, and no valid_from or valid_to) holds during its date: "2015" is the whole of 2015,
+//     "2015-11-07" that day; it does not hold before or after;
+//   - an undated relation holds at all times (Dated says it is undated).
 func (r Relation) Period() Period {
+	if r.ValidFrom.IsZero() && r.ValidTo.IsZero() {
+		if r.Date.IsZero() {
+			return OpenPeriod
+		}
+		return PeriodOf(r.Date)
+	}
 	p := OpenPeriod
 	switch {
 	case !r.ValidFrom.IsZero():
@@ -218,10 +290,35 @@ func (r Relation) Period() Period {
 	return p
 }
 
-// Link returns the relation as path search sees it.
+// Dated reports whether the relation has a date or a bound.
+func (r Relation) Dated() bool {
+	return !r.ValidFrom.IsZero() || !r.ValidTo.IsZero() || !r.Date.IsZero()
+}
+
+// Link returns the relation as path search sees it, with its ends' lifetimes unknown (all of time); see
+// LinkBetween.
 func (r Relation) Link() Link {
-	return Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: r.Period(),
-		Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric()}
+	return r.LinkBetween(OpenPeriod, OpenPeriod)
+}
+
+// LinkBetween returns the relation as path search sees it, between ends that existed during fromLife and
+// toLife.
+func (r Relation) LinkBetween(fromLife, toLife Period) Link {
+	return Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: r.Period(), Dated: r.Dated(),
+		Life: fromLife.Intersect(toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric()}
+}
+
+// Lifetime is when the entity existed: from its valid_from (a seat's creation, a party's founding) to its
+// valid_to (abolition, dissolution), open where a bound is missing.
+func (e Entity) Lifetime() Period {
+	p := OpenPeriod
+	if !e.ValidFrom.IsZero() {
+		p.Start = e.ValidFrom.FirstDay()
+	}
+	if !e.ValidTo.IsZero() {
+		p.End = e.ValidTo.LastDay()
+	}
+	return p
 }
 
 // RelationCount counts an entity's relations of one type in one direction.
@@ -236,4 +333,5 @@ type RelationHeader struct {
 	Relation   Relation // Claims is empty
 	ClaimCount int
 	Support    Support
+	Verdict    Verdict
 }

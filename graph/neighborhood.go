@@ -17,6 +17,8 @@ const (
 	MaxMaxPerNode            = 200
 	DefaultMaxNodes          = 100
 	MaxMaxNodes              = 500
+	DefaultMaxEdges          = 1000
+	MaxMaxEdges              = 5000
 	MaxExclude               = 1000
 )
 
@@ -26,6 +28,7 @@ type NeighborhoodQuery struct {
 	Depth      int
 	MaxPerNode int
 	MaxNodes   int
+	MaxEdges   int // 0: DefaultMaxEdges
 	Filter     RelationFilter
 	Exclude    []EntityName
 	PageSize   int
@@ -42,6 +45,9 @@ func (q *NeighborhoodQuery) Normalize() {
 	}
 	if q.MaxNodes == 0 {
 		q.MaxNodes = DefaultMaxNodes
+	}
+	if q.MaxEdges == 0 {
+		q.MaxEdges = DefaultMaxEdges
 	}
 	if q.PageSize == 0 || q.PageSize > q.MaxNodes {
 		q.PageSize = q.MaxNodes
@@ -60,6 +66,9 @@ func (q NeighborhoodQuery) Validate() error {
 	if q.MaxNodes < 1 || q.MaxNodes > MaxMaxNodes {
 		v.Add("max_nodes", "must be between 1 and %d, got %d", MaxMaxNodes, q.MaxNodes)
 	}
+	if q.MaxEdges < 1 || q.MaxEdges > MaxMaxEdges {
+		v.Add("max_edges", "must be between 1 and %d, got %d", MaxMaxEdges, q.MaxEdges)
+	}
 	if q.PageSize < 0 {
 		v.Add("page_size", "must not be negative, got %d", q.PageSize)
 	}
@@ -77,7 +86,7 @@ func (q NeighborhoodQuery) Validate() error {
 // NeighborNode is an entity in a neighbourhood.
 type NeighborNode struct {
 	Entity        Entity
-	Distance      int
+	Distance      int // hops from the centre under the filter, in the whole graph
 	RelationCount int
 }
 
@@ -85,14 +94,17 @@ type NeighborNode struct {
 type Edge struct {
 	RelationHeader
 	Statuses   []ClaimStatus
-	Confidence float64
+	Confidence float64 // Strength under the filter: never a denial's
 }
 
-// Truncation counts the links of one entity that the caps left out.
+// Truncation counts what the caps left out around one expanded entity.
 type Truncation struct {
-	Entity  EntityName
+	Entity EntityName
+	// LeftOut counts the entities joined to it under the filter that the answer does not hold.
 	LeftOut int
-	ByType  []RelationCount
+	// RelationsLeftOut counts the relations to those entities; ByType breaks them down.
+	RelationsLeftOut int
+	ByType           []RelationCount
 }
 
 // Neighborhood is one page of the answer to a NeighborhoodQuery.
@@ -102,13 +114,17 @@ type Neighborhood struct {
 	Edges      []Edge
 	Truncated  []Truncation
 	Total      int // nodes in all pages
-	NextOffset int // 0 on the last page
+	TotalEdges int // edges in all pages
+	// EdgesLeftOut counts relations among the answer's entities that MaxEdges left out.
+	EdgesLeftOut int
+	NextOffset   int // 0 on the last page
 }
 
-// ExploreNeighborhood walks out from the centre one level per round trip. Each expanded entity shows at
-// most MaxPerNode new neighbours, strongest evidence first (then by name), and the whole answer at most
-// MaxNodes entities; what the caps cut is counted per entity. The walk is deterministic, so pages of one
-// query fit together.
+// ExploreNeighborhood returns the graph around the centre: the entities a capped walk reaches (each
+// expanded entity shows at most MaxPerNode new neighbours, strongest evidence first, then by name; the
+// whole answer at most MaxNodes entities), every relation that counts among them (the induced subgraph,
+// at most MaxEdges), their true hop distance under the filter, and for each expanded entity what the caps
+// left out. The walk is deterministic, so pages of one query fit together.
 func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) (Neighborhood, error) {
 	q.Normalize()
 	if err := q.Validate(); err != nil {
@@ -142,23 +158,19 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	if err != nil {
 		return Neighborhood{}, err
 	}
-	nodes, dist, edges, cut := w.nodes, w.dist, w.edges, w.cut
 
 	// The page.
-	end := min(q.Offset+q.PageSize, len(nodes))
-	ans := Neighborhood{Center: center, Total: len(nodes)}
-	if end < len(nodes) {
+	end := min(q.Offset+q.PageSize, len(w.nodes))
+	ans := Neighborhood{Center: center, Total: len(w.nodes), TotalEdges: len(w.edges), EdgesLeftOut: w.edgesLeftOut}
+	if end < len(w.nodes) {
 		ans.NextOffset = end
 	}
-	if q.Offset >= len(nodes) {
+	if q.Offset >= len(w.nodes) {
 		return ans, nil
 	}
-	page := nodes[q.Offset:end]
+	page := w.nodes[q.Offset:end]
 	var pageEdges []RelationName
-	slices.SortFunc(edges, func(a, b edgeAt) int {
-		return cmp.Or(cmp.Compare(a.pos, b.pos), strings.Compare(string(a.name), string(b.name)))
-	})
-	for _, e := range edges {
+	for _, e := range w.edges {
 		if e.pos >= q.Offset && e.pos < end {
 			pageEdges = append(pageEdges, e.name)
 		}
@@ -182,24 +194,24 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		return Neighborhood{}, err
 	}
 	for _, n := range page {
-		ans.Nodes = append(ans.Nodes, NeighborNode{Entity: ents[n], Distance: dist[n], RelationCount: degrees[n]})
+		ans.Nodes = append(ans.Nodes, NeighborNode{Entity: ents[n], Distance: w.dist[n], RelationCount: degrees[n]})
 	}
 	for _, n := range pageEdges {
 		h := headers[n]
-		e := Edge{RelationHeader: h, Confidence: -1}
+		e := Edge{RelationHeader: h}
 		for i, c := range h.Support {
 			if c >= 0 {
 				e.Statuses = append(e.Statuses, ClaimStatuses[i])
 			}
 		}
-		e.Confidence = q.Filter.strength(Link{Support: h.Support})
+		e.Confidence = q.Filter.Strength(h.Support)
 		ans.Edges = append(ans.Edges, e)
 	}
 	inPage := map[EntityName]bool{}
 	for _, n := range page {
 		inPage[n] = true
 	}
-	for _, t := range cut {
+	for _, t := range w.cut {
 		if inPage[t.Entity] {
 			ans.Truncated = append(ans.Truncated, t)
 		}
@@ -216,17 +228,28 @@ type edgeAt struct {
 
 // walked is the whole of a neighbourhood, before paging.
 type walked struct {
-	nodes []EntityName // in the order reached
-	dist  map[EntityName]int
-	edges []edgeAt
-	cut   []Truncation
+	nodes        []EntityName // nearest first; within a distance, in the order reached
+	dist         map[EntityName]int
+	edges        []edgeAt // by the position of their later end, then by name
+	edgesLeftOut int
+	cut          []Truncation
 }
 
-// walkNeighborhood walks out from the centre. Each expanded entity, in the order reached, shows its new
-// neighbours strongest evidence first, then by name, then by relation name, until it has shown
-// q.MaxPerNode or the answer holds q.MaxNodes; only that prefix needs an order, so a hub's relations are
-// not all sorted.
+// walkNeighborhood finds the whole of a neighbourhood:
+//
+//  1. the walk: out from the centre, each expanded entity, in the order reached, shows its new neighbours
+//     strongest evidence first, then by name, then by relation name, until it has shown q.MaxPerNode or
+//     the answer holds q.MaxNodes (only that prefix needs an order, so a hub's relations are not all
+//     sorted);
+//  2. the true distance of each entity reached, under the filter, in the whole graph (a capped walk may
+//     reach an entity the long way round): 1 for the centre's neighbours, 2 for theirs, else the walk's
+//     (at most 3, the deepest walk);
+//  3. the induced subgraph: every counted relation between two entities of the answer, or between one of
+//     them and an excluded entity, the first q.MaxEdges of them by the position of their later end;
+//  4. for each expanded entity, the entities joined to it that the answer does not hold, and the
+//     relations to them by type.
 func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, center EntityName, budget int) (walked, error) {
+	const op = "ExploreNeighborhood"
 	w := walked{nodes: []EntityName{center}, dist: map[EntityName]int{center: 0}}
 	c, ok := g.node(center)
 	if !ok {
@@ -238,42 +261,42 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			excluded[u] = true
 		}
 	}
-	order := map[int32]int{c: 0} // position in the node list
-	seenEdge := map[int32]bool{}
-	addEdge := func(r int32) {
-		if seenEdge[r] {
-			return
-		}
-		seenEdge[r] = true
-		pos := func(u int32) int {
-			if excluded[u] {
-				return -1
-			}
-			return order[u]
-		}
-		e := g.ends(r)
-		w.edges = append(w.edges, edgeAt{g.link(r).Name, max(pos(e[0]), pos(e[1]))})
-	}
 	read := 0
-	frontier := []int32{c}
-	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
-		if err := g.fetch(ctx, frontier); err != nil {
-			return walked{}, err
+	fetch := func(us []int32) error {
+		if err := g.fetch(ctx, us); err != nil {
+			return err
 		}
-		for _, u := range frontier {
+		for _, u := range us {
 			read += len(g.relationsOf(u))
 		}
 		if read > budget {
-			return walked{}, &Error{Op: "ExploreNeighborhood", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+			return &Error{Op: op, Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
 				Message: "the neighbourhood would read more than " + strconv.Itoa(budget) + " relations; lower depth or narrow the filter"}
+		}
+		return nil
+	}
+	expired := func() error {
+		if err := ctx.Err(); err != nil {
+			return &Error{Op: op, Kind: DeadlineExceeded, Message: "the neighbourhood query ran out of time", Err: err}
+		}
+		return nil
+	}
+
+	// 1. The walk.
+	walkedDist := map[int32]int{c: 0}
+	reached := []int32{c}
+	var expanded []int32
+	frontier := []int32{c}
+	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
+		if err := fetch(frontier); err != nil {
+			return walked{}, err
 		}
 		var next []int32
 		for _, u := range frontier {
-			if err := ctx.Err(); err != nil {
-				return walked{}, &Error{Op: "ExploreNeighborhood", Kind: DeadlineExceeded, Message: "the neighbourhood query ran out of time", Err: err}
+			if err := expired(); err != nil {
+				return walked{}, err
 			}
-			// Relations to entities already shown or excluded are edges, whatever the order; the others
-			// are candidates, taken strongest first while the caps allow.
+			expanded = append(expanded, u)
 			h := candidates{g: g}
 			for _, r := range g.relationsOf(u) {
 				l := g.link(r)
@@ -281,40 +304,110 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 					continue
 				}
 				v := otherEnd(g.ends(r), u)
-				if _, shown := order[v]; shown || excluded[v] {
-					addEdge(r)
+				if _, shown := walkedDist[v]; shown || excluded[v] {
 					continue
 				}
-				h.items = append(h.items, candidate{rel: r, to: v, strength: q.Filter.strength(*l)})
+				h.items = append(h.items, candidate{rel: r, to: v, strength: q.Filter.Strength(l.Support)})
 			}
 			heap.Init(&h)
 			shown := 0
-			for h.Len() > 0 && shown < q.MaxPerNode && len(w.nodes) < q.MaxNodes {
+			for h.Len() > 0 && shown < q.MaxPerNode && len(reached) < q.MaxNodes {
 				x := heap.Pop(&h).(candidate)
-				if _, already := order[x.to]; !already {
+				if _, already := walkedDist[x.to]; !already {
 					shown++
-					order[x.to] = len(w.nodes)
-					name := g.entity(x.to)
-					w.dist[name] = d
-					w.nodes = append(w.nodes, name)
+					walkedDist[x.to] = d
+					reached = append(reached, x.to)
 					next = append(next, x.to)
 				}
-				addEdge(x.rel)
-			}
-			var left []RelationCount
-			for _, x := range h.items {
-				if _, already := order[x.to]; already {
-					addEdge(x.rel)
-					continue
-				}
-				l := g.link(x.rel)
-				left = append(left, RelationCount{Type: l.Type, Outgoing: g.ends(x.rel)[0] == u || l.Symmetric, Count: 1})
-			}
-			if len(left) > 0 {
-				w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: len(left), ByType: SumRelationCounts(left)})
 			}
 		}
 		frontier = next
+	}
+	// Every entity of the answer's relations are needed from here on.
+	if err := fetch(reached); err != nil {
+		return walked{}, err
+	}
+	counted := func(u int32, each func(r, v int32)) {
+		for _, r := range g.relationsOf(u) {
+			if q.Filter.Counts(*g.link(r)) {
+				each(r, otherEnd(g.ends(r), u))
+			}
+		}
+	}
+
+	// 2. True distances.
+	nearCenter := map[int32]bool{}
+	counted(c, func(_, v int32) { nearCenter[v] = true })
+	dist := make(map[int32]int, len(reached))
+	for _, u := range reached {
+		d := walkedDist[u]
+		switch {
+		case d <= 1:
+		case nearCenter[u]:
+			d = 1
+		case d == 3:
+			counted(u, func(_, v int32) {
+				if nearCenter[v] {
+					d = 2
+				}
+			})
+		}
+		dist[u] = d
+	}
+	order := slices.Clone(reached)
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(dist[a], dist[b]) })
+	pos := make(map[int32]int, len(order))
+	for i, u := range order {
+		pos[u] = i
+		name := g.entity(u)
+		w.nodes = append(w.nodes[:i], name)
+		w.dist[name] = dist[u]
+	}
+
+	// 3. The induced subgraph.
+	seen := map[int32]bool{}
+	for _, u := range order {
+		if err := expired(); err != nil {
+			return walked{}, err
+		}
+		counted(u, func(r, v int32) {
+			if seen[r] {
+				return
+			}
+			p, in := pos[v]
+			switch {
+			case excluded[v]:
+				p = -1
+			case !in:
+				return
+			}
+			seen[r] = true
+			w.edges = append(w.edges, edgeAt{g.link(r).Name, max(pos[u], p)})
+		})
+	}
+	slices.SortFunc(w.edges, func(a, b edgeAt) int {
+		return cmp.Or(cmp.Compare(a.pos, b.pos), strings.Compare(string(a.name), string(b.name)))
+	})
+	if len(w.edges) > q.MaxEdges {
+		w.edgesLeftOut = len(w.edges) - q.MaxEdges
+		w.edges = w.edges[:q.MaxEdges]
+	}
+
+	// 4. What the caps left out.
+	for _, u := range expanded {
+		leftOut := map[int32]bool{}
+		var rels []RelationCount
+		counted(u, func(r, v int32) {
+			if _, in := pos[v]; in || excluded[v] {
+				return
+			}
+			leftOut[v] = true
+			l := g.link(r)
+			rels = append(rels, RelationCount{Type: l.Type, Outgoing: g.ends(r)[0] == u || l.Symmetric, Count: 1})
+		})
+		if len(leftOut) > 0 {
+			w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: len(leftOut), RelationsLeftOut: len(rels), ByType: SumRelationCounts(rels)})
+		}
 	}
 	return w, nil
 }
@@ -355,15 +448,25 @@ func otherEnd(e [2]int32, u int32) int32 {
 	return e[0]
 }
 
-// strength is the highest confidence among a link's claims with a counted status (-1 when none).
-func (f RelationFilter) strength(l Link) float64 {
+// Strength is how sure the evidence for a relation is under the filter: the highest confidence among its
+// supporting claims (ALLEGED, REPORTED, CONFIRMED) with a counted status. A denial is never strength: a
+// relation that counts only through DENIED claims (when denials are asked for) has strength 0; -1 means
+// no claim counts.
+func (f RelationFilter) Strength(s Support) float64 {
 	statuses := f.Statuses
 	if len(statuses) == 0 {
 		statuses = DefaultStatuses
 	}
 	best := -1.0
-	for _, s := range statuses {
-		best = max(best, l.Support[s.Index()])
+	for _, st := range statuses {
+		c := s[st.Index()]
+		if c < 0 {
+			continue
+		}
+		if st == StatusDenied {
+			c = 0
+		}
+		best = max(best, c)
 	}
 	return best
 }

@@ -297,7 +297,7 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 		return level + 1
 	}
 	near := func(u int32) bool { return lower(x.ds, u, x.a)+lower(x.dt, u, x.b) <= bound }
-	sg := newSubgraph(x.g, x.q.Directed)
+	sg := newSubgraph(x.g, x.q)
 	for u, rs := range x.counted {
 		if !near(u) {
 			continue
@@ -321,31 +321,37 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 	if !okS || !okT {
 		return nil, nil
 	}
+	if x.q.CoTemporal {
+		return sg.kShortestCoTemporal(ctx, s, t, x.q.MaxPaths, bound, x.q.Filter.Window(), x.budget)
+	}
 	return sg.kShortest(ctx, s, t, x.q.MaxPaths, bound)
 }
 
-// subgraph is a small graph for Yen's algorithm, numbered afresh, with adjacency sorted for the
-// tie-break.
+// subgraph is a small graph of routes for Yen's algorithm, numbered afresh: one arc per pair of entities
+// (per direction), holding every counted relation between them that may be walked that way, with
+// adjacency sorted for the tie-break.
 type subgraph struct {
 	g        pathGraph
+	filter   RelationFilter
 	directed bool
 	nodes    numbering[int32] // the subgraph's numbers for the search's entity numbers
 	out, in  [][]arc
+	arcOf    map[[2]int32]int // (from, to) → index in out[from]
 
 	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
 	mark  []int32
 	dist  []int32
 }
 
-// arc is a relation walked in one direction.
+// arc is a hop between two entities, in one direction, with the relations that make it.
 type arc struct {
-	to      int32 // the entity reached (for in-arcs: the entity left)
-	rel     int32
-	forward bool
+	to   int32 // the entity reached (for in-arcs: the entity left)
+	rels []PathStep
+	ids  []int32 // the relations' numbers in the search, as rels
 }
 
-func newSubgraph(g pathGraph, directed bool) *subgraph {
-	return &subgraph{g: g, directed: directed}
+func newSubgraph(g pathGraph, q PathQuery) *subgraph {
+	return &subgraph{g: g, filter: q.Filter, directed: q.Directed, arcOf: map[[2]int32]int{}}
 }
 
 func (sg *subgraph) id(u int32) int32 {
@@ -367,42 +373,75 @@ func (sg *subgraph) add(r int32) {
 }
 
 func (sg *subgraph) arc(u, w, r int32, forward bool) {
-	sg.out[u] = append(sg.out[u], arc{to: w, rel: r, forward: forward})
-	sg.in[w] = append(sg.in[w], arc{to: u, rel: r, forward: forward})
+	step := PathStep{Relation: sg.g.link(r).Name, Forward: forward}
+	if i, ok := sg.arcOf[[2]int32{u, w}]; ok {
+		a := &sg.out[u][i]
+		a.rels, a.ids = append(a.rels, step), append(a.ids, r)
+		return
+	}
+	sg.arcOf[[2]int32{u, w}] = len(sg.out[u])
+	sg.out[u] = append(sg.out[u], arc{to: w, rels: []PathStep{step}, ids: []int32{r}})
 }
 
-func (sg *subgraph) name(u int32) EntityName      { return sg.g.entity(sg.nodes.keys[u]) }
-func (sg *subgraph) relName(r int32) RelationName { return sg.g.link(r).Name }
+func (sg *subgraph) name(u int32) EntityName { return sg.g.entity(sg.nodes.keys[u]) }
 
-// sort orders every entity's out-arcs as ComparePaths orders hops.
+// sort orders every entity's out-arcs by the name of the entity reached, as ComparePaths orders routes,
+// orders each arc's relations as a hop lists them (byEvidence), and builds the in-arcs.
 func (sg *subgraph) sort() {
-	for _, as := range sg.out {
-		if len(as) > 1 {
-			slices.SortFunc(as, func(p, q arc) int {
-				return cmp.Or(strings.Compare(string(sg.name(p.to)), string(sg.name(q.to))),
-					strings.Compare(string(sg.relName(p.rel)), string(sg.relName(q.rel))))
-			})
+	for u, as := range sg.out {
+		slices.SortFunc(as, func(p, q arc) int { return strings.Compare(string(sg.name(p.to)), string(sg.name(q.to))) })
+		for i := range as {
+			a := &as[i]
+			sg.arcOf[[2]int32{int32(u), a.to}] = i
+			order := make([]int, len(a.ids))
+			for j := range order {
+				order[j] = j
+			}
+			slices.SortFunc(order, func(x, y int) int { return sg.byEvidence(a.ids[x], a.ids[y]) })
+			rels, ids := make([]PathStep, len(order)), make([]int32, len(order))
+			for j, o := range order {
+				rels[j], ids[j] = a.rels[o], a.ids[o]
+			}
+			a.rels, a.ids = rels, ids
+			sg.in[a.to] = append(sg.in[a.to], arc{to: int32(u)})
 		}
 	}
 	sg.mark = make([]int32, len(sg.nodes.keys))
 	sg.dist = make([]int32, len(sg.nodes.keys))
 }
 
-type arcKey struct{ from, rel int32 }
-
-// ipath is a path in subgraph numbers.
-type ipath struct {
-	nodes []int32
-	steps []arc // steps[i] leads from nodes[i] to nodes[i+1]
+// byEvidence orders the relations of one hop: the strongest evidence first (Strength, under the filter),
+// then the earliest, undated last, then by name.
+func (sg *subgraph) byEvidence(a, b int32) int {
+	la, lb := sg.g.link(a), sg.g.link(b)
+	return HopOrder(sg.filter, *la, *lb)
 }
 
-func (p ipath) len() int { return len(p.steps) }
+// HopOrder is the order of the relations of one hop: the strongest evidence under the filter first, then
+// the earliest start (undated relations last), then by name.
+func HopOrder(f RelationFilter, a, b Link) int {
+	start := func(l Link) int {
+		if !l.Dated {
+			return OpenPeriod.End
+		}
+		return l.Period.Start
+	}
+	return cmp.Or(-cmp.Compare(f.Strength(a.Support), f.Strength(b.Support)), cmp.Compare(start(a), start(b)),
+		strings.Compare(string(a.Name), string(b.Name)))
+}
 
-// key identifies a path by its relations (a path's relations fix its entities).
+type arcKey struct{ from, to int32 }
+
+// ipath is a route in subgraph numbers.
+type ipath struct{ nodes []int32 }
+
+func (p ipath) len() int { return len(p.nodes) - 1 }
+
+// key identifies a route by its entities.
 func (p ipath) key() string {
-	b := make([]byte, 0, 4*len(p.steps))
-	for _, s := range p.steps {
-		b = append(b, byte(s.rel), byte(s.rel>>8), byte(s.rel>>16), byte(s.rel>>24))
+	b := make([]byte, 0, 4*len(p.nodes))
+	for _, u := range p.nodes {
+		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
 	}
 	return string(b)
 }
@@ -411,14 +450,9 @@ func (sg *subgraph) compare(p, q ipath) int {
 	if c := cmp.Compare(p.len(), q.len()); c != 0 {
 		return c
 	}
-	for i := range p.steps {
-		if p.nodes[i+1] != q.nodes[i+1] {
-			if c := strings.Compare(string(sg.name(p.nodes[i+1])), string(sg.name(q.nodes[i+1]))); c != 0 {
-				return c
-			}
-		}
-		if p.steps[i].rel != q.steps[i].rel {
-			if c := strings.Compare(string(sg.relName(p.steps[i].rel)), string(sg.relName(q.steps[i].rel))); c != 0 {
+	for i := 1; i < len(p.nodes); i++ {
+		if p.nodes[i] != q.nodes[i] {
+			if c := strings.Compare(string(sg.name(p.nodes[i])), string(sg.name(q.nodes[i]))); c != 0 {
 				return c
 			}
 		}
@@ -426,7 +460,7 @@ func (sg *subgraph) compare(p, q ipath) int {
 	return 0
 }
 
-// shortest returns the first path from s to t in path order, avoiding banned entities and arcs, of at
+// shortest returns the first route from s to t in route order, avoiding banned entities and arcs, of at
 // most limit hops; ok is false when there is none.
 func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcKey]bool, limit int) (ipath, bool) {
 	sg.stamp++
@@ -440,7 +474,7 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 		for _, w := range level {
 			for _, a := range sg.in[w] {
 				u := a.to
-				if known(u) || banned(u) || bannedArcs[arcKey{u, a.rel}] {
+				if known(u) || banned(u) || bannedArcs[arcKey{u, w}] {
 					continue
 				}
 				sg.mark[u], sg.dist[u] = stamp, d
@@ -459,9 +493,8 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 	p := ipath{nodes: []int32{s}}
 	for u := s; d > 0; d-- {
 		for _, a := range sg.out[u] {
-			if known(a.to) && sg.dist[a.to] == d-1 && !banned(a.to) && !bannedArcs[arcKey{u, a.rel}] {
+			if known(a.to) && sg.dist[a.to] == d-1 && !banned(a.to) && !bannedArcs[arcKey{u, a.to}] {
 				p.nodes = append(p.nodes, a.to)
-				p.steps = append(p.steps, a)
 				u = a.to
 				break
 			}
@@ -470,7 +503,7 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 	return p, true
 }
 
-// kShortest is Yen's algorithm with ties broken as ComparePaths breaks them.
+// kShortest is Yen's algorithm on routes, with ties broken as ComparePaths breaks them.
 func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]Path, error) {
 	sg.sort()
 	first, ok := sg.shortest(s, t, nil, nil, bound)
@@ -488,11 +521,11 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 		prev := found[len(found)-1]
 		for i := 0; i < prev.len(); i++ {
 			spur := prev.nodes[i]
-			rootSteps := prev.steps[:i]
+			root := prev.nodes[:i+1]
 			bannedArcs := map[arcKey]bool{}
 			for _, p := range found {
-				if p.len() > i && samePrefix(p.steps, rootSteps) {
-					bannedArcs[arcKey{spur, p.steps[i].rel}] = true
+				if p.len() > i && slices.Equal(p.nodes[:i+1], root) {
+					bannedArcs[arcKey{spur, p.nodes[i+1]}] = true
 				}
 			}
 			clear(bannedNodes)
@@ -503,10 +536,7 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 			if !ok {
 				continue
 			}
-			p := ipath{
-				nodes: append(slices.Clone(prev.nodes[:i]), tail.nodes...),
-				steps: append(slices.Clone(rootSteps), tail.steps...),
-			}
+			p := ipath{nodes: append(slices.Clone(prev.nodes[:i]), tail.nodes...)}
 			if key := p.key(); !seen[key] {
 				seen[key] = true
 				candidates = append(candidates, p)
@@ -526,38 +556,154 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 	}
 	out := make([]Path, len(found))
 	for i, p := range found {
-		out[i].Entities = make([]EntityName, len(p.nodes))
-		for j, u := range p.nodes {
-			out[i].Entities[j] = sg.name(u)
-		}
-		out[i].Steps = make([]PathStep, len(p.steps))
-		for j, a := range p.steps {
-			out[i].Steps[j] = PathStep{Relation: sg.relName(a.rel), Forward: a.forward}
-		}
+		out[i] = sg.path(p)
 	}
 	return out, nil
 }
 
-func samePrefix(steps, root []arc) bool {
-	for i := range root {
-		if steps[i].rel != root[i].rel {
-			return false
+// kShortestCoTemporal returns the first k routes, in route order, of at most bound hops whose hops all
+// held on some common day of window (each hop holding while any of its relations held, both ends in
+// existence). It enumerates routes depth first, one length at a time, in name order, keeping the days on
+// which the route so far held and cutting a branch when none is left or when the target is too far
+// (by hop distance, ignoring time); it stops with ResourceExhausted after budget steps.
+func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, bound int, window Period, budget int) ([]Path, error) {
+	sg.sort()
+	spans := make([][][]Period, len(sg.out)) // spans[u][i]: when out[u][i] held, within window
+	for u, as := range sg.out {
+		spans[u] = make([][]Period, len(as))
+		for i, a := range as {
+			var ps []Period
+			for _, r := range a.ids {
+				if p := sg.g.link(r).Effective().Intersect(window); !p.Empty() {
+					ps = append(ps, p)
+				}
+			}
+			spans[u][i] = unionPeriods(ps)
 		}
 	}
-	return true
+	// Hop distances to t, ignoring time, to cut branches that cannot reach it in time.
+	distT := make([]int32, len(sg.nodes.keys))
+	for i := range distT {
+		distT[i] = -1
+	}
+	distT[t] = 0
+	for level := []int32{t}; len(level) > 0; {
+		var next []int32
+		for _, w := range level {
+			for _, a := range sg.in[w] {
+				if distT[a.to] < 0 {
+					distT[a.to] = distT[w] + 1
+					next = append(next, a.to)
+				}
+			}
+		}
+		level = next
+	}
+	if distT[s] < 0 {
+		return nil, nil
+	}
+	var found []Path
+	onPath := make([]bool, len(sg.nodes.keys))
+	nodes := []int32{s}
+	steps := 0
+	var stop error
+	var dfs func(u int32, length int, during []Period)
+	dfs = func(u int32, length int, during []Period) {
+		if stop != nil || len(found) == k {
+			return
+		}
+		if u == t {
+			if len(nodes)-1 == length {
+				p := sg.path(ipath{nodes: slices.Clone(nodes)})
+				p.During = during
+				found = append(found, p)
+			}
+			return
+		}
+		onPath[u] = true
+		defer func() { onPath[u] = false }()
+		for i, a := range sg.out[u] {
+			if steps++; steps > budget {
+				stop = &Error{Op: "FindPaths", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+					Message: "the co-temporal search would take more than " + strconv.Itoa(budget) + " steps; ask for a smaller max_depth or narrow the filter"}
+				return
+			}
+			if steps%4096 == 0 && ctx.Err() != nil {
+				stop = &Error{Op: "FindPaths", Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: ctx.Err()}
+				return
+			}
+			v := a.to
+			if onPath[v] || distT[v] < 0 || len(nodes)+int(distT[v]) > length {
+				continue
+			}
+			next := intersectPeriods(during, spans[u][i])
+			if len(next) == 0 {
+				continue
+			}
+			nodes = append(nodes, v)
+			dfs(v, length, next)
+			nodes = nodes[:len(nodes)-1]
+			if stop != nil || len(found) == k {
+				return
+			}
+		}
+	}
+	for length := int(distT[s]); length <= bound && len(found) < k && stop == nil; length++ {
+		dfs(s, length, []Period{window})
+	}
+	return found, stop
 }
 
-// ComparePaths orders paths by length, then hop by hop by the name of the entity reached, then the name
-// of the relation walked.
+// unionPeriods merges periods into sorted, disjoint ones.
+func unionPeriods(ps []Period) []Period {
+	slices.SortFunc(ps, func(a, b Period) int { return cmp.Compare(a.Start, b.Start) })
+	var out []Period
+	for _, p := range ps {
+		if n := len(out); n > 0 && p.Start <= out[n-1].End+1 {
+			out[n-1].End = max(out[n-1].End, p.End)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// intersectPeriods returns the days two sets of sorted, disjoint periods share, as such a set.
+func intersectPeriods(a, b []Period) []Period {
+	var out []Period
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		if p := a[i].Intersect(b[j]); !p.Empty() {
+			out = append(out, p)
+		}
+		if a[i].End < b[j].End {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
+
+// path turns a route into a Path: its entities, and each hop's relations in hop order.
+func (sg *subgraph) path(p ipath) Path {
+	out := Path{Entities: make([]EntityName, len(p.nodes)), Hops: make([]Hop, p.len())}
+	for j, u := range p.nodes {
+		out.Entities[j] = sg.name(u)
+	}
+	for j := range out.Hops {
+		a := sg.out[p.nodes[j]][sg.arcOf[[2]int32{p.nodes[j], p.nodes[j+1]}]]
+		out.Hops[j] = Hop{Relations: slices.Clone(a.rels)}
+	}
+	return out
+}
+
+// ComparePaths orders routes by length, then hop by hop by the name of the entity reached.
 func ComparePaths(p, q Path) int {
 	if c := cmp.Compare(p.Len(), q.Len()); c != 0 {
 		return c
 	}
-	for i := range p.Steps {
-		if c := strings.Compare(string(p.Entities[i+1]), string(q.Entities[i+1])); c != 0 {
-			return c
-		}
-		if c := strings.Compare(string(p.Steps[i].Relation), string(q.Steps[i].Relation)); c != 0 {
+	for i := 1; i < len(p.Entities); i++ {
+		if c := strings.Compare(string(p.Entities[i]), string(q.Entities[i])); c != 0 {
 			return c
 		}
 	}

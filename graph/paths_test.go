@@ -5,33 +5,45 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 )
 
-// TestFindPathsAgreesWithOracle compares the bidirectional Yen search with plain enumeration of every
-// simple path on many random graphs and queries.
+// TestFindPathsAgreesWithOracle compares the bidirectional search (Yen's algorithm on routes, or the
+// co-temporal enumeration) with a plain enumeration of every route, on many random multigraphs with
+// parallel relations, entity lifetimes, events and undated relations, and random filters.
 func TestFindPathsAgreesWithOracle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	nonEmpty := 0
+	nonEmpty, parallelHops, coTemporal := 0, 0, 0
 	for seed := uint64(1); seed <= 300; seed++ {
 		n := 6 + int(seed%20)
-		ents, rels := graphtest.RandomGraph(seed, n, n+n/2+int(seed%(2*uint64(n))))
-		topo := graph.NewTopology(graphtest.NewMemoryFeed(rels))
+		ents, rels := graphtest.RandomGraph(seed, n, 2*n+int(seed%(2*uint64(n))))
+		topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
 		if err := topo.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// The same search, level by level from a LinkSource and in place on a Topology.
-		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(rels), "topology": topo}
+		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo}
 		r := rand.New(rand.NewPCG(seed, 7))
-		for i := 0; i < 5; i++ {
+		for i := 0; i < 8; i++ {
 			q := graphtest.RandomQuery(r, ents)
-			want := graphtest.OraclePaths(rels, q)
+			want := graphtest.OraclePaths(ents, rels, q)
 			if len(want) > 0 {
 				nonEmpty++
+				if q.CoTemporal {
+					coTemporal++
+				}
+			}
+			for _, p := range want {
+				for _, h := range p.Hops {
+					if len(h.Relations) > 1 {
+						parallelHops++
+					}
+				}
 			}
 			for name, src := range sources {
 				got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
@@ -49,8 +61,8 @@ func TestFindPathsAgreesWithOracle(t *testing.T) {
 			}
 		}
 	}
-	if nonEmpty < 500 {
-		t.Errorf("only %d of 1500 random queries had a path; the test is too weak", nonEmpty)
+	if nonEmpty < 500 || parallelHops < 100 || coTemporal < 100 {
+		t.Errorf("of 2400 random queries, %d had a route, %d co-temporal; %d hops had parallel relations: the test is too weak", nonEmpty, coTemporal, parallelHops)
 	}
 }
 
@@ -59,7 +71,7 @@ func TestFindPathsStopsAtWorkBudget(t *testing.T) {
 	ents, rels := graphtest.RandomGraph(42, 200, 2000)
 	q := graph.PathQuery{From: ents[0].Name, To: ents[1].Name, MaxPaths: 20, MaxDepth: 8,
 		Filter: graph.RelationFilter{Statuses: []graph.ClaimStatus{graph.StatusConfirmed}}}
-	_, err := graph.FindPaths(context.Background(), graphtest.NewMemoryLinks(rels), q, 50)
+	_, err := graph.FindPaths(context.Background(), graphtest.NewMemoryLinks(ents, rels), q, 50)
 	if graph.KindOf(err) != graph.ResourceExhausted {
 		t.Fatalf("got %v, want a ResourceExhausted error", err)
 	}
@@ -75,6 +87,11 @@ func TestRelationFilterCounts(t *testing.T) {
 		{Status: graph.StatusAlleged, Confidence: 0.6}, {Status: graph.StatusDenied, Confidence: 0.8}}}
 	overruled := graph.Relation{Type: graph.Endorses, Claims: []graph.Claim{
 		{Status: graph.StatusConfirmed, Confidence: 0.9}, {Status: graph.StatusDenied, Confidence: 0.8}}}
+	dayEvent := graph.Relation{Type: graph.Criticised, Date: graph.FuzzyDate{Year: 2023, Month: 11, Day: 3},
+		Claims: []graph.Claim{{Status: graph.StatusReported, Confidence: 0.8}}}
+	undated := graph.Relation{Type: graph.Leads, Claims: []graph.Claim{{Status: graph.StatusReported, Confidence: 0.8}}}
+	openState := graph.Relation{Type: graph.MemberOf, ValidFrom: graph.FuzzyDate{Year: 2018},
+		Claims: []graph.Claim{{Status: graph.StatusReported, Confidence: 0.8}}}
 	office := graph.Relation{Type: graph.HoldsOffice, ValidFrom: graph.FuzzyDate{Year: 2010}, ValidTo: graph.FuzzyDate{Year: 2015, Month: 6},
 		Claims: []graph.Claim{{Status: graph.StatusConfirmed, Confidence: 1}}}
 	tests := []struct {
@@ -84,9 +101,17 @@ func TestRelationFilterCounts(t *testing.T) {
 		want   bool
 	}{
 		{"no filter", endorse, graph.RelationFilter{}, true},
-		{"event before as-of counts", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2016}}, true},
-		{"event in the as-of year counts", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2015, Month: 12}}, true},
-		{"event after as-of does not", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2010}}, false},
+		{"an event does not count after its date", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2016}}, false},
+		{"an event of a year counts in each month of it", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2015, Month: 12}}, true},
+		{"an event does not count before its date", endorse, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2010}}, false},
+		{"a day's event counts in its year", dayEvent, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2023}}, true},
+		{"a day's event does not count the next day", dayEvent, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2023, Month: 11, Day: 4}}, false},
+		{"undated: counts without as-of", undated, graph.RelationFilter{}, true},
+		{"undated: not with as-of by default", undated, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 1999}}, false},
+		{"undated: with as-of when included", undated, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 1999}, Undated: graph.UndatedInclude}, true},
+		{"undated: not even without as-of when excluded", undated, graph.RelationFilter{Undated: graph.UndatedExclude}, false},
+		{"an open state counts long after its start", openState, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2040}}, true},
+		{"an open state not before its start", openState, graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2017}}, false},
 		{"denied never counts by default", denied, graph.RelationFilter{}, false},
 		{"denied counts when asked", denied, graph.RelationFilter{Statuses: []graph.ClaimStatus{graph.StatusDenied}}, true},
 		{"alleged but denied is not a link by default", disputed, graph.RelationFilter{}, false},
@@ -139,11 +164,43 @@ func ExampleFindPaths() {
 	}
 	rels := []graph.Relation{rel("a", "b", graph.Endorses), rel("b", "c", graph.Family), rel("a", "c", graph.Criticised)}
 	q := graph.PathQuery{From: "actors/a", To: "actors/c", MaxPaths: 3, MaxDepth: 4}
-	paths, _ := graph.FindPaths(context.Background(), graphtest.NewMemoryLinks(rels), q, 100)
+	paths, _ := graph.FindPaths(context.Background(), graphtest.NewMemoryLinks(nil, rels), q, 100)
 	for _, p := range paths {
 		fmt.Println(p.Entities)
 	}
 	// Output:
 	// [actors/a actors/c]
 	// [actors/a actors/b actors/c]
+}
+
+// TestHopOrder: the relations of one hop come strongest first (a denial is never strength), then the
+// earliest, undated last, then by name.
+func TestHopOrder(t *testing.T) {
+	t.Parallel()
+	link := func(name string, conf float64, status graph.ClaimStatus, from int) graph.Link {
+		r := graph.Relation{Name: graph.RelationName(name), Type: graph.HoldsOffice,
+			Claims: []graph.Claim{{Status: status, Confidence: conf}}}
+		if from > 0 {
+			r.ValidFrom = graph.FuzzyDate{Year: from}
+		}
+		return r.Link()
+	}
+	links := []graph.Link{
+		link("relations/f-undated", 0.9, graph.StatusReported, 0),
+		link("relations/e-2022", 0.9, graph.StatusReported, 2022),
+		link("relations/d-denied", 1, graph.StatusDenied, 1990),
+		link("relations/c-2010", 0.9, graph.StatusReported, 2010),
+		link("relations/b-weak", 0.5, graph.StatusConfirmed, 2000),
+		link("relations/a-2010", 0.9, graph.StatusReported, 2010),
+	}
+	filter := graph.RelationFilter{Statuses: graph.ClaimStatuses}
+	slices.SortFunc(links, func(a, b graph.Link) int { return graph.HopOrder(filter, a, b) })
+	var got []graph.RelationName
+	for _, l := range links {
+		got = append(got, l.Name)
+	}
+	want := []graph.RelationName{"relations/a-2010", "relations/c-2010", "relations/e-2022", "relations/f-undated", "relations/b-weak", "relations/d-denied"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
 }

@@ -14,6 +14,39 @@ type RelationFilter struct {
 	AsOf          FuzzyDate // zero: no time filter
 	MinConfidence float64
 	Statuses      []ClaimStatus // empty: DefaultStatuses
+	Undated       UndatedPolicy
+}
+
+// UndatedPolicy says whether relations without any date count when a filter asks about a time (AsOf).
+type UndatedPolicy string
+
+// The undated policies.
+const (
+	// UndatedDefault is UndatedExclude when the filter has an AsOf, else UndatedInclude.
+	UndatedDefault UndatedPolicy = ""
+	// UndatedInclude counts undated relations at every date: "not known to be false then".
+	UndatedInclude UndatedPolicy = "INCLUDE"
+	// UndatedExclude counts only relations known to hold at the date asked about.
+	UndatedExclude UndatedPolicy = "EXCLUDE"
+)
+
+// includesUndated reports whether undated relations count under the filter.
+func (f RelationFilter) includesUndated() bool {
+	switch f.Undated {
+	case UndatedInclude:
+		return true
+	case UndatedExclude:
+		return false
+	}
+	return f.AsOf.IsZero()
+}
+
+// Window is the period a filter asks about: AsOf's, or all of time.
+func (f RelationFilter) Window() Period {
+	if f.AsOf.IsZero() {
+		return OpenPeriod
+	}
+	return PeriodOf(f.AsOf)
 }
 
 // DefaultStatuses are the claim statuses that count when a filter names none: never DENIED.
@@ -41,6 +74,11 @@ func (f RelationFilter) Validate(prefix string, v *Violations) {
 		}
 	}
 	CheckFraction(v, prefix+"min_confidence", f.MinConfidence)
+	switch f.Undated {
+	case UndatedDefault, UndatedInclude, UndatedExclude:
+	default:
+		v.Add(prefix+"undated", "%q is not a policy (want INCLUDE or EXCLUDE)", truncate(string(f.Undated), 40))
+	}
 	if CheckCount(v, prefix+"statuses", len(f.Statuses), MaxFilterStatuses) {
 		for i, s := range f.Statuses {
 			if s.Index() < 0 {
@@ -67,10 +105,12 @@ func CheckFraction(v *Violations, field string, x float64) {
 }
 
 // Counts reports whether a relation counts as a link under the filter: its type is included and not
-// excluded; its period overlaps the as-of date's (each fuzzy bound read at its widest); and one of its
-// claims with a counted status has at least the minimum confidence. A relation with a DENIED claim is
-// disputed: unless DENIED is among the statuses asked for, it counts only through a CONFIRMED claim, so
-// support that someone alleges and someone else denies is never a link by default.
+// excluded; with an as-of date, it is dated (unless the filter includes undated relations) and holds, with
+// both its ends in existence, on some day of the as-of period (Link.Effective, each fuzzy bound read at
+// its widest); and one of its claims with a counted status has at least the minimum confidence. A
+// relation with a DENIED claim is disputed: unless DENIED is among the statuses asked for, it counts only
+// through a CONFIRMED claim, so support that someone alleges and someone else denies is never a link by
+// default.
 func (f RelationFilter) Counts(l Link) bool {
 	if len(f.IncludeTypes) > 0 && !slices.Contains(f.IncludeTypes, l.Type) {
 		return false
@@ -78,7 +118,10 @@ func (f RelationFilter) Counts(l Link) bool {
 	if slices.Contains(f.ExcludeTypes, l.Type) {
 		return false
 	}
-	if !f.AsOf.IsZero() && !l.Period.Overlaps(PeriodOf(f.AsOf)) {
+	if !l.Dated && !f.includesUndated() {
+		return false
+	}
+	if !f.AsOf.IsZero() && !l.Effective().Overlaps(PeriodOf(f.AsOf)) {
 		return false
 	}
 	statuses := f.Statuses
@@ -107,13 +150,16 @@ const (
 	DefaultWorkBudget = 500_000
 )
 
-// PathQuery asks for the shortest simple paths between two entities.
+// PathQuery asks for the shortest routes between two entities.
 type PathQuery struct {
 	From, To EntityName
 	MaxPaths int // 0: DefaultMaxPaths
 	MaxDepth int // 0: DefaultMaxDepth
 	Directed bool
 	Filter   RelationFilter
+	// CoTemporal asks for routes whose every hop held at one common moment (of the filter's as-of period,
+	// or of all time), its ends in existence then: chains that existed at once.
+	CoTemporal bool
 }
 
 // Normalize fills in defaults.
@@ -148,20 +194,29 @@ func (q PathQuery) Validate() error {
 	return v.Err("FindPaths", "invalid path query")
 }
 
-// PathStep is one hop of a path: the relation walked and whether it was walked from its `from` end.
+// PathStep is a relation walked on a path, and whether it was walked from its `from` end.
 type PathStep struct {
 	Relation RelationName
 	Forward  bool
 }
 
-// Path is a simple path: Entities[i] and Entities[i+1] are joined by Steps[i].
+// Hop joins two consecutive entities of a route: every relation between them that counts under the
+// filter and may be walked that way, in HopOrder.
+type Hop struct {
+	Relations []PathStep
+}
+
+// Path is a route: distinct entities, Entities[i] and Entities[i+1] joined by Hops[i].
 type Path struct {
 	Entities []EntityName
-	Steps    []PathStep
+	Hops     []Hop
+	// During is, for a co-temporal query, when the route held as a whole: the days of the as-of period
+	// (or of all time) on which every hop held; empty otherwise.
+	During []Period
 }
 
 // Len is the path's length in hops.
-func (p Path) Len() int { return len(p.Steps) }
+func (p Path) Len() int { return len(p.Hops) }
 
 // SearchResult is an entity matching a search, with what matched and how well.
 type SearchResult struct {

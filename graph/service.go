@@ -268,8 +268,10 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	var relNames []RelationName
 	var entNames []EntityName
 	for _, p := range paths {
-		for _, st := range p.Steps {
-			relNames = append(relNames, st.Relation)
+		for _, h := range p.Hops {
+			for _, st := range h.Relations {
+				relNames = append(relNames, st.Relation)
+			}
 		}
 		entNames = append(entNames, p.Entities...)
 	}

@@ -67,6 +67,7 @@ func (g *memGraph) degree(u int32) int { return int(g.off[u+1] - g.off[u]) }
 // so a search costs only what it visits.
 type searcher struct {
 	g                  *memGraph
+	routes             bool
 	epoch              int32
 	markS, markT, ban  []int32
 	distS, distT       []int32
@@ -75,9 +76,11 @@ type searcher struct {
 	frontS, frontT, nx []int32
 }
 
-func newSearcher(g *memGraph) *searcher {
+// newSearcher returns a searcher whose kShortest tells routes apart by their entities (routes) or by
+// their relations.
+func newSearcher(g *memGraph, routes bool) *searcher {
 	n := len(g.names)
-	return &searcher{g: g, markS: make([]int32, n), markT: make([]int32, n), ban: make([]int32, n),
+	return &searcher{g: g, routes: routes, markS: make([]int32, n), markT: make([]int32, n), ban: make([]int32, n),
 		distS: make([]int32, n), distT: make([]int32, n), parS: make([]int32, n), parT: make([]int32, n),
 		relS: make([]int32, n), relT: make([]int32, n)}
 }
@@ -89,9 +92,9 @@ type memPath struct {
 }
 
 // shortest finds a shortest path from s to t of at most limit hops that avoids the banned nodes (marked
-// with the current epoch in ban) and relations, by breadth-first search from both ends, one whole level
-// of the smaller side at a time.
-func (x *searcher) shortest(s, t int32, limit int, bannedRels []int32) (memPath, bool) {
+// with the current epoch in ban) and hops (from, to), by breadth-first search from both ends, one whole
+// level of the smaller side at a time.
+func (x *searcher) shortest(s, t int32, limit int, bannedHops [][2]int32, bannedRels []int32) (memPath, bool) {
 	g, ep := x.g, x.epoch
 	x.markS[s], x.distS[s], x.parS[s] = ep, 0, -1
 	x.markT[t], x.distT[t], x.parT[t] = ep, 0, -1
@@ -111,7 +114,12 @@ func (x *searcher) shortest(s, t int32, limit int, bannedRels []int32) (memPath,
 		for _, u := range front {
 			for i := g.off[u]; i < g.off[u+1]; i++ {
 				v := g.adj[i]
-				if mark[v] == ep || x.ban[v] == ep || (len(bannedRels) > 0 && slices.Contains(bannedRels, g.rel[i])) {
+				hop := [2]int32{u, v} // as the path walks it
+				if !fromS {
+					hop = [2]int32{v, u}
+				}
+				if mark[v] == ep || x.ban[v] == ep || (len(bannedHops) > 0 && slices.Contains(bannedHops, hop)) ||
+					(len(bannedRels) > 0 && slices.Contains(bannedRels, g.rel[i])) {
 					continue
 				}
 				mark[v], dist[v], par[v], rel[v] = ep, int32(level+1), u, g.rel[i]
@@ -158,26 +166,33 @@ func (x *searcher) firstS(m int32) int32 {
 }
 
 // kShortest returns the lengths of the k shortest simple paths from s to t of at most bound hops, by Yen's
-// algorithm; parallel relations make distinct paths, as in polgraph.
+// algorithm: routes told apart by their entities (parallel relations are one hop, as in polgraph) when
+// the searcher was made for routes, else paths told apart by their relations (as Dgraph's shortest
+// tells them apart).
 func (x *searcher) kShortest(s, t int32, k, bound int) []int {
 	if s == t {
 		return nil
 	}
 	x.epoch++
-	first, ok := x.shortest(s, t, bound, nil)
+	first, ok := x.shortest(s, t, bound, nil, nil)
 	if !ok {
 		return nil
 	}
 	found := []memPath{first}
-	seen := map[string]bool{pathKey(first): true}
+	seen := map[string]bool{x.pathKey(first): true}
 	var candidates []memPath
 	for len(found) < k {
 		prev := found[len(found)-1]
 		for i := 0; i < len(prev.rels); i++ {
-			spur, root := prev.nodes[i], prev.rels[:i]
+			spur := prev.nodes[i]
+			var bannedHops [][2]int32
 			var bannedRels []int32
 			for _, p := range found {
-				if len(p.rels) > i && slices.Equal(p.rels[:i], root) {
+				switch {
+				case len(p.rels) <= i:
+				case x.routes && slices.Equal(p.nodes[:i+1], prev.nodes[:i+1]):
+					bannedHops = append(bannedHops, [2]int32{spur, p.nodes[i+1]})
+				case !x.routes && slices.Equal(p.rels[:i], prev.rels[:i]):
 					bannedRels = append(bannedRels, p.rels[i])
 				}
 			}
@@ -185,12 +200,12 @@ func (x *searcher) kShortest(s, t int32, k, bound int) []int {
 			for _, u := range prev.nodes[:i] {
 				x.ban[u] = x.epoch
 			}
-			tail, ok := x.shortest(spur, t, bound-i, bannedRels)
+			tail, ok := x.shortest(spur, t, bound-i, bannedHops, bannedRels)
 			if !ok {
 				continue
 			}
-			p := memPath{nodes: append(slices.Clone(prev.nodes[:i]), tail.nodes...), rels: append(slices.Clone(root), tail.rels...)}
-			if key := pathKey(p); !seen[key] {
+			p := memPath{nodes: append(slices.Clone(prev.nodes[:i]), tail.nodes...), rels: append(slices.Clone(prev.rels[:i]), tail.rels...)}
+			if key := x.pathKey(p); !seen[key] {
 				seen[key] = true
 				candidates = append(candidates, p)
 			}
@@ -214,10 +229,15 @@ func (x *searcher) kShortest(s, t int32, k, bound int) []int {
 	return lengths
 }
 
-func pathKey(p memPath) string {
+// pathKey identifies a route by its entities, or a path by its relations.
+func (x *searcher) pathKey(p memPath) string {
+	ids := p.rels
+	if x.routes {
+		ids = p.nodes
+	}
 	var b strings.Builder
-	for _, r := range p.rels {
-		b.WriteString(strconv.Itoa(int(r)))
+	for _, u := range ids {
+		b.WriteString(strconv.Itoa(int(u)))
 		b.WriteByte('|')
 	}
 	return b.String()

@@ -519,7 +519,7 @@ func chooseInputs(g *memGraph, ents []graph.Entity, seed uint64, n int) inputs {
 		}
 		return linked[r.IntN(len(linked))]
 	}
-	x := newSearcher(g)
+	x := newSearcher(g, true)
 	for i := 0; i < n; i++ {
 		s := pickNode(i)
 		want := 1 + i%maxPairDistance
@@ -594,7 +594,7 @@ var pathVariants = []variant{{1, 4}, {1, 6}, {5, 4}, {5, 6}}
 
 func floorAnswers(counted, all *memGraph, in inputs) answers {
 	a := answers{counted: map[variant][][]int{}, all: map[variant][][]int{}}
-	xc, xa := newSearcher(counted), newSearcher(all)
+	xc, xa := newSearcher(counted, true), newSearcher(all, false) // polgraph answers routes; Dgraph's shortest, paths
 	for _, v := range pathVariants {
 		for _, p := range in.pairs {
 			a.counted[v] = append(a.counted[v], xc.kShortest(p.from, p.to, v.k, v.depth))
@@ -667,7 +667,7 @@ func sameLengths(want [][]int, in inputs, g *memGraph) check {
 
 func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGraph, in inputs, ans answers, uids map[graph.EntityName]string) []workload {
 	var ws []workload
-	floors := sync.Pool{New: func() any { return newSearcher(counted) }}
+	floors := sync.Pool{New: func() any { return newSearcher(counted, true) }}
 	for _, v := range pathVariants {
 		v := v
 		for _, s := range services {

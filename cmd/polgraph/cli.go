@@ -22,15 +22,16 @@ import (
 
 // clientFlags are the flags shared by the analyst commands, which call a running polgraph over gRPC.
 type clientFlags struct {
-	server, asOf, types, excludeTypes, statuses string
-	minConfidence                               float64
-	json                                        bool
-	timeout                                     time.Duration
+	server, asOf, types, excludeTypes, statuses, undated string
+	minConfidence                                        float64
+	json                                                 bool
+	timeout                                              time.Duration
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.server, "server", envOr("POLGRAPH_ADDR", "127.0.0.1:50051"), "polgraph's gRPC address ($POLGRAPH_ADDR)")
-	fs.StringVar(&c.asOf, "as-of", "", "only relations valid at this date: YYYY, YYYY-MM or YYYY-MM-DD")
+	fs.StringVar(&c.asOf, "as-of", "", "only relations that held at this date: YYYY, YYYY-MM or YYYY-MM-DD")
+	fs.StringVar(&c.undated, "undated", "", "whether relations without a date count: include or exclude (default: exclude with --as-of, include without)")
 	fs.StringVar(&c.types, "types", "", "only these relation types, comma-separated (e.g. ENDORSES,MEMBER_OF)")
 	fs.StringVar(&c.excludeTypes, "exclude-types", "", "never these relation types, comma-separated")
 	fs.StringVar(&c.statuses, "statuses", "", "claim statuses that count, comma-separated (default ALLEGED,REPORTED,CONFIRMED)")
@@ -51,6 +52,9 @@ func (c *clientFlags) filter() *pb.RelationFilter {
 	for _, s := range splitList(c.statuses) {
 		f.Statuses = append(f.Statuses, pb.ClaimStatus(pb.ClaimStatus_value["CLAIM_STATUS_"+s]))
 	}
+	if c.undated != "" {
+		f.Undated = pb.UndatedPolicy(pb.UndatedPolicy_value["UNDATED_POLICY_"+strings.ToUpper(c.undated)])
+	}
 	return f
 }
 
@@ -68,6 +72,9 @@ func (c *clientFlags) checkNames() error {
 		if graph.ClaimStatus(s).Index() < 0 {
 			v.Add("--statuses", "%q is not a claim status (ALLEGED, REPORTED, CONFIRMED, DENIED)", s)
 		}
+	}
+	if u := strings.ToLower(c.undated); u != "" && u != "include" && u != "exclude" {
+		v.Add("--undated", "%q: want include or exclude", c.undated)
 	}
 	return v.Err("", "invalid flags")
 }
@@ -173,12 +180,14 @@ func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer
 // pathCmd is `polgraph path FROM TO`.
 func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var maxDepth, maxPaths *int
+	var coTemporal *bool
 	var directed *bool
 	c, fs, err := clientCommand("path", "usage: polgraph path [flags] FROM TO\n\nFROM and TO are resource names (actors/keir-starmer) or names (\"Keir Starmer\").",
 		2, args, stderr, func(fs *flag.FlagSet) {
 			maxDepth = fs.Int("max-depth", 0, "longest path in hops (default 4, at most 8)")
-			maxPaths = fs.Int("max-paths", 0, "how many paths (default 3, at most 20)")
+			maxPaths = fs.Int("max-paths", 0, "how many routes (default 3, at most 20)")
 			directed = fs.Bool("directed", false, "follow relations only in their direction")
+			coTemporal = fs.Bool("co-temporal", false, "only routes whose hops all held at one moment (of --as-of, or of all time)")
 		})
 	if err != nil {
 		return err
@@ -186,11 +195,12 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	from, to := fs.Arg(0), fs.Arg(1)
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
 		return client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
-			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter()})
+			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal})
 	}, func(resp *pb.FindPathsResponse) { writePaths(stdout, from, to, resp) })
 }
 
-// writePaths prints paths for a reader: each hop with its type and one line of evidence per claim.
+// writePaths prints paths for a reader: each hop with every relation that makes it, its verdict, and one
+// line of evidence per claim.
 func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 	names := map[string]string{}
 	for _, e := range resp.GetEntities() {
@@ -209,24 +219,52 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 	for i, p := range resp.GetPaths() {
 		ents := p.GetEntities()
 		fmt.Fprintf(w, "Path %d (%d hops): %s\n", i+1, len(p.GetHops()), chain(ents, p.GetHops(), show))
+		if len(p.GetDuring()) > 0 {
+			var spans []string
+			for _, d := range p.GetDuring() {
+				spans = append(spans, d.GetFrom()+"–"+d.GetTo())
+			}
+			fmt.Fprintf(w, "  held as a whole during %s\n", strings.Join(spans, ", "))
+		}
 		for _, h := range p.GetHops() {
-			r := h.GetRelation()
-			fmt.Fprintf(w, "  %s %s %s%s\n", show(r.GetFrom()), typeWords(r.GetType()), show(r.GetTo()), when(r))
-			for _, c := range r.GetClaims() {
-				fmt.Fprintf(w, "    %s %.2f  %q — %s\n", strings.TrimPrefix(c.GetStatus().String(), "CLAIM_STATUS_"),
-					c.GetConfidence(), oneLine(c.GetExcerpt(), 140), sourceLine(c.GetSource()))
+			rels := append([]*pb.Relation{h.GetRelation()}, hopParallel(h)...)
+			if len(rels) > 1 {
+				fmt.Fprintf(w, "  %d relations, %s\n", len(rels), h.GetVerdict().GetSummary())
+			}
+			for _, r := range rels {
+				fmt.Fprintf(w, "  %s %s %s%s", show(r.GetFrom()), typeWords(r.GetType()), show(r.GetTo()), when(r))
+				if v := r.GetVerdict(); v.GetDenyingClaims() > 0 {
+					fmt.Fprintf(w, " [disputed: %s]", v.GetSummary())
+				}
+				fmt.Fprintln(w)
+				for _, c := range r.GetClaims() {
+					fmt.Fprintf(w, "    %s %.2f  %q — %s\n", strings.TrimPrefix(c.GetStatus().String(), "CLAIM_STATUS_"),
+						c.GetConfidence(), oneLine(c.GetExcerpt(), 140), sourceLine(c.GetSource()))
+				}
 			}
 		}
 		fmt.Fprintln(w)
 	}
 }
 
+func hopParallel(h *pb.Hop) []*pb.Relation {
+	var out []*pb.Relation
+	for _, p := range h.GetParallel() {
+		out = append(out, p.GetRelation())
+	}
+	return out
+}
+
+// chain writes a route on one line: each hop by its first relation's type, and how many more it has.
 func chain(ents []string, hops []*pb.Hop, show func(string) string) string {
 	var b strings.Builder
 	for i, e := range ents {
 		b.WriteString(show(e))
 		if i < len(hops) {
 			t := strings.TrimPrefix(hops[i].GetRelation().GetType().String(), "RELATION_TYPE_")
+			if n := len(hops[i].GetParallel()); n > 0 {
+				t += fmt.Sprintf(" +%d", n)
+			}
 			switch {
 			case hops[i].GetRelation().GetSymmetric():
 				fmt.Fprintf(&b, " —%s— ", t)
@@ -244,6 +282,7 @@ func typeWords(t pb.RelationType) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(t.String(), "RELATION_TYPE_")), "_", " ")
 }
 
+// when writes a relation's dates, or says it has none.
 func when(r *pb.Relation) string {
 	switch {
 	case r.GetValidFrom() != "" || r.GetValidTo() != "":
@@ -251,7 +290,7 @@ func when(r *pb.Relation) string {
 	case r.GetDate() != "":
 		return " (" + r.GetDate() + ")"
 	}
-	return ""
+	return " (undated)"
 }
 
 func sourceLine(s *pb.Source) string {
@@ -277,18 +316,19 @@ func oneLine(s string, n int) string {
 
 // aroundCmd is `polgraph around NAME`.
 func aroundCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var depth, perNode, maxNodes *int
+	var depth, perNode, maxNodes, maxEdges *int
 	c, fs, err := clientCommand("around", "usage: polgraph around [flags] NAME", 1, args, stderr, func(fs *flag.FlagSet) {
 		depth = fs.Int("depth", 1, "hops out, 1 to 3")
 		perNode = fs.Int("max-per-node", 0, "new neighbours shown per entity (default 25)")
 		maxNodes = fs.Int("max-nodes", 0, "entities in all (default 100)")
+		maxEdges = fs.Int("max-edges", 0, "relations in all (default 1000)")
 	})
 	if err != nil {
 		return err
 	}
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.ExploreNeighborhoodResponse, error) {
 		return client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: fs.Arg(0), Depth: int32(*depth),
-			MaxPerNode: int32(*perNode), MaxNodes: int32(*maxNodes), Filter: c.filter()})
+			MaxPerNode: int32(*perNode), MaxNodes: int32(*maxNodes), MaxEdges: int32(*maxEdges), Filter: c.filter()})
 	}, func(resp *pb.ExploreNeighborhoodResponse) { writeNeighborhood(stdout, resp) })
 }
 
@@ -326,7 +366,11 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 				if !e.GetSymmetric() {
 					arrow = "→"
 				}
-				via = append(via, fmt.Sprintf("%s %s %s %s%s", show(e.GetFrom()), typeWords(e.GetType()), arrow, show(e.GetTo()), edgeWhen(e)))
+				disputed := ""
+				if v := e.GetVerdict(); v.GetDenyingClaims() > 0 {
+					disputed = " [disputed: " + v.GetSummary() + "]"
+				}
+				via = append(via, fmt.Sprintf("%s %s %s %s%s%s", show(e.GetFrom()), typeWords(e.GetType()), arrow, show(e.GetTo()), edgeWhen(e), disputed))
 			}
 		}
 		fmt.Fprintf(w, "%s%s (%s)  %s\n", strings.Repeat("  ", int(n.GetDistance())), n.GetEntity().GetDisplayName(),
@@ -341,8 +385,19 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 			}
 			parts = append(parts, fmt.Sprintf("%d %s %s", c.GetCount(), typeWords(c.GetType()), dir))
 		}
-		fmt.Fprintf(w, "%s: %d more not shown (%s)\n", show(t.GetEntity()), t.GetLeftOut(), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "%s: %d more %s not shown (%d %s: %s)\n", show(t.GetEntity()), t.GetLeftOut(), plural(int(t.GetLeftOut()), "entity", "entities"),
+			t.GetRelationsLeftOut(), plural(int(t.GetRelationsLeftOut()), "relation", "relations"), strings.Join(parts, ", "))
 	}
+	if n := resp.GetEdgesLeftOut(); n > 0 {
+		fmt.Fprintf(w, "%d more %s among these entities not shown (raise --max-edges)\n", n, plural(int(n), "relation", "relations"))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func edgeWhen(e *pb.Edge) string {

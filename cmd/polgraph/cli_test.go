@@ -23,7 +23,8 @@ func TestCLIPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Path 1 (3 hops): Ajmal Masroor —", "Path 2 (3 hops)", "Keir Starmer leads Labour",
+		"Path 1 (3 hops): Ajmal Masroor —FORMERLY_WORKED_WITH— Lutfur Rahman —MEMBER_OF +1→ Labour", "Path 2 (4 hops)", "Keir Starmer leads Labour",
+		"  2 relations, 3 claims support it\n  Lutfur Rahman member of Labour", "  Lutfur Rahman defeated Labour (2022)",
 		`REPORTED 0.90  "Ajmal and Rabina were both previously working with Lutfur Rahman." — `, "Daily Mail, 2023-11-03",
 	} {
 		if !strings.Contains(out, want) {

@@ -438,7 +438,8 @@ func TestLimits(t *testing.T) {
 
 // toFilterPB converts a domain filter for the random-query test.
 func toFilterPB(f graph.RelationFilter) *pb.RelationFilter {
-	out := &pb.RelationFilter{AsOf: f.AsOf.String(), MinConfidence: f.MinConfidence}
+	out := &pb.RelationFilter{AsOf: f.AsOf.String(), MinConfidence: f.MinConfidence,
+		Undated: pb.UndatedPolicy(pb.UndatedPolicy_value["UNDATED_POLICY_"+string(f.Undated)])}
 	for _, t := range f.IncludeTypes {
 		out.IncludeTypes = append(out.IncludeTypes, pb.RelationType(pb.RelationType_value["RELATION_TYPE_"+string(t)]))
 	}
@@ -451,18 +452,19 @@ func toFilterPB(f graph.RelationFilter) *pb.RelationFilter {
 	return out
 }
 
-// TestFindPathsAgreesWithOracleOnRandomGraphs loads random graphs into Dgraph and checks every answer
-// over gRPC against plain enumeration of all simple paths in memory.
+// TestFindPathsAgreesWithOracleOnRandomGraphs loads random multigraphs (parallel relations, entity
+// lifetimes, events, undated relations) into Dgraph and checks every answer over gRPC, co-temporal ones
+// included, against a plain enumeration of every route in memory.
 func TestFindPathsAgreesWithOracleOnRandomGraphs(t *testing.T) {
 	ctx := context.Background()
 	if err := store.UpsertSources(ctx, []graph.Source{{Name: "sources/random", Title: "random", Kind: graph.SourceOther}}); err != nil {
 		t.Fatal(err)
 	}
-	const graphs, perGraph = 40, 8
+	const graphs, perGraph = 60, 10
 	compared, nonEmpty := 0, 0
 	for g := uint64(1); g <= graphs; g++ {
 		n := 8 + int(g%12)
-		ents, rels := graphtest.RandomGraph(1000+g, n, 2*n+int(g%uint64(n)))
+		ents, rels := graphtest.RandomGraph(1000+g, n, 3*n+int(g%uint64(n)))
 		if err := store.UpsertEntities(ctx, ents); err != nil {
 			t.Fatal(err)
 		}
@@ -472,9 +474,10 @@ func TestFindPathsAgreesWithOracleOnRandomGraphs(t *testing.T) {
 		r := rand.New(rand.NewPCG(g, 99))
 		for i := 0; i < perGraph; i++ {
 			q := graphtest.RandomQuery(r, ents)
-			want := graphtest.OraclePaths(rels, q)
+			want := graphtest.OraclePaths(ents, rels, q)
 			resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: string(q.From), To: string(q.To),
-				MaxPaths: int32(q.MaxPaths), MaxDepth: int32(q.MaxDepth), Directed: q.Directed, Filter: toFilterPB(q.Filter)})
+				MaxPaths: int32(q.MaxPaths), MaxDepth: int32(q.MaxDepth), Directed: q.Directed, Filter: toFilterPB(q.Filter),
+				CoTemporal: q.CoTemporal})
 			if err != nil {
 				t.Fatalf("graph %d query %+v: %v", g, q, err)
 			}
@@ -486,7 +489,21 @@ func TestFindPathsAgreesWithOracleOnRandomGraphs(t *testing.T) {
 					gp.Entities = append(gp.Entities, graph.EntityName(e))
 				}
 				for _, h := range p.GetHops() {
-					gp.Steps = append(gp.Steps, graph.PathStep{Relation: graph.RelationName(h.GetRelation().GetName()), Forward: h.GetForward()})
+					gh := graph.Hop{Relations: []graph.PathStep{{Relation: graph.RelationName(h.GetRelation().GetName()), Forward: h.GetForward()}}}
+					for _, pr := range h.GetParallel() {
+						gh.Relations = append(gh.Relations, graph.PathStep{Relation: graph.RelationName(pr.GetRelation().GetName()), Forward: pr.GetForward()})
+					}
+					gp.Hops = append(gp.Hops, gh)
+				}
+				for _, d := range p.GetDuring() {
+					period := graph.OpenPeriod
+					if f, err := graph.ParseFuzzyDate(d.GetFrom()); err == nil && !f.IsZero() {
+						period.Start = f.FirstDay()
+					}
+					if to, err := graph.ParseFuzzyDate(d.GetTo()); err == nil && !to.IsZero() {
+						period.End = to.LastDay()
+					}
+					gp.During = append(gp.During, period)
 				}
 				got = append(got, gp)
 			}
@@ -499,8 +516,8 @@ func TestFindPathsAgreesWithOracleOnRandomGraphs(t *testing.T) {
 			}
 		}
 	}
-	if compared < 200 || nonEmpty < 100 {
-		t.Errorf("compared %d answers, %d with paths; want at least 200 and 100", compared, nonEmpty)
+	if compared < 600 || nonEmpty < 150 {
+		t.Errorf("compared %d answers, %d with paths; want at least 600 and 150", compared, nonEmpty)
 	}
 	t.Logf("compared %d answers with the oracle, %d with paths", compared, nonEmpty)
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// loadStar writes a hub with 30 members (the last five joined in 2020) and a relative for each of the
-// first three members.
+// loadStar writes a hub with 30 members (the last five joined in 2020; the others undated), a relative
+// for each of the first three members, a campaign of members 01 and 02 together (a relation between two
+// of the hub's neighbours), and the leadership of member 29 since 2021 (a second relation to the hub).
 func loadStar(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
@@ -41,6 +42,13 @@ func loadStar(t *testing.T) {
 			rels = append(rels, f)
 		}
 	}
+	campaign := graph.Relation{Name: graph.RelationNameFor("actors/star-member-01", graph.CampaignedWith, "actors/star-member-02", ""),
+		Type: graph.CampaignedWith, From: "actors/star-member-01", To: "actors/star-member-02"}
+	campaign.Claims = claim(campaign.Name)
+	leads := graph.Relation{Name: graph.RelationNameFor("actors/star-member-29", graph.Leads, "organisations/star-hub", ""),
+		Type: graph.Leads, From: "actors/star-member-29", To: "organisations/star-hub", ValidFrom: graph.FuzzyDate{Year: 2021}}
+	leads.Claims = claim(leads.Name)
+	rels = append(rels, campaign, leads)
 	if err := store.UpsertEntities(ctx, ents); err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +100,14 @@ func TestExploreNeighborhood(t *testing.T) {
 		}
 		return 0, nil
 	}
+	relationsLeftOut := func(resp *pb.ExploreNeighborhoodResponse, entity string) int32 {
+		for _, tr := range resp.GetTruncated() {
+			if tr.GetEntity() == entity {
+				return tr.GetRelationsLeftOut()
+			}
+		}
+		return 0
+	}
 
 	t.Run("fan-out cap and what it left out", func(t *testing.T) {
 		resp := explore(&pb.ExploreNeighborhoodRequest{Name: "organisations/star-hub", MaxPerNode: 10})
@@ -99,17 +115,33 @@ func TestExploreNeighborhood(t *testing.T) {
 		if got := nodeNames(resp); !slices.Equal(got, want) {
 			t.Fatalf("nodes %v, want %v", got, want)
 		}
+		// Left out: 20 entities (members 10 to 29), through 21 relations (member 29 also leads the hub).
 		n, byType := leftOut(resp, "organisations/star-hub")
-		if n != 20 || len(byType) != 1 || byType[0].GetType() != pb.RelationType_RELATION_TYPE_MEMBER_OF || byType[0].GetOutgoing() || byType[0].GetCount() != 20 {
-			t.Errorf("left out %d %v; want 20 incoming MEMBER_OF", n, byType)
+		if n != 20 || relationsLeftOut(resp, "organisations/star-hub") != 21 || len(byType) != 2 ||
+			byType[0].GetType() != pb.RelationType_RELATION_TYPE_MEMBER_OF || byType[0].GetOutgoing() || byType[0].GetCount() != 20 {
+			t.Errorf("left out %d entities, %d relations, %v; want 20 entities, 21 relations (20 incoming MEMBER_OF, 1 LEADS)", n, relationsLeftOut(resp, "organisations/star-hub"), byType)
 		}
-		if len(resp.GetEdges()) != 10 || resp.GetNodes()[1].GetDistance() != 1 || resp.GetNodes()[1].GetRelationCount() != 2 {
-			t.Errorf("edges %d (want 10); first member %v", len(resp.GetEdges()), resp.GetNodes()[1])
+		// The edges are the subgraph of the shown entities: ten memberships, and the campaign of two members
+		// that neither walk nor expansion went through.
+		if len(resp.GetEdges()) != 11 || resp.GetTotalEdges() != 11 || resp.GetNodes()[1].GetDistance() != 1 || resp.GetNodes()[1].GetRelationCount() != 2 {
+			t.Errorf("edges %d (want 11); first member %v", len(resp.GetEdges()), resp.GetNodes()[1])
+		}
+		campaign := "relations/star-member-01.campaigned-with.star-member-02"
+		if !slices.Contains(edgeNames(resp), campaign) {
+			t.Errorf("edges %v lack %s, between two shown members", edgeNames(resp), campaign)
 		}
 		for _, e := range resp.GetEdges() {
-			if e.GetClaimCount() != 1 || e.GetTo() != "organisations/star-hub" || !slices.Equal(e.GetStatuses(), []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_REPORTED}) {
+			if e.GetClaimCount() != 1 || !slices.Equal(e.GetStatuses(), []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_REPORTED}) ||
+				e.GetVerdict().GetSupportingClaims() != 1 || e.GetVerdict().GetSummary() != "1 claim supports it" || e.GetDated() {
 				t.Errorf("edge %v", e)
 			}
+		}
+	})
+
+	t.Run("edge cap", func(t *testing.T) {
+		resp := explore(&pb.ExploreNeighborhoodRequest{Name: "organisations/star-hub", MaxPerNode: 10, MaxEdges: 4})
+		if len(resp.GetEdges()) != 4 || resp.GetTotalEdges() != 4 || resp.GetEdgesLeftOut() != 7 {
+			t.Errorf("%d edges (total %d), %d left out; want 4, 4, 7", len(resp.GetEdges()), resp.GetTotalEdges(), resp.GetEdgesLeftOut())
 		}
 	})
 
@@ -122,8 +154,8 @@ func TestExploreNeighborhood(t *testing.T) {
 		if len(resp.GetEdges()) != 20 {
 			t.Errorf("%d edges; want 20 (10 to new members, 10 to the excluded ones)", len(resp.GetEdges()))
 		}
-		if n, _ := leftOut(resp, "organisations/star-hub"); n != 10 {
-			t.Errorf("left out %d, want 10", n)
+		if n, _ := leftOut(resp, "organisations/star-hub"); n != 10 || relationsLeftOut(resp, "organisations/star-hub") != 11 {
+			t.Errorf("left out %d entities, %d relations; want 10 and 11", n, relationsLeftOut(resp, "organisations/star-hub"))
 		}
 	})
 
@@ -132,15 +164,28 @@ func TestExploreNeighborhood(t *testing.T) {
 		if len(resp.GetNodes()) != 5 || resp.GetTotalNodes() != 5 {
 			t.Errorf("%d nodes (total %d), want 5", len(resp.GetNodes()), resp.GetTotalNodes())
 		}
-		if n, _ := leftOut(resp, "organisations/star-hub"); n != 26 {
-			t.Errorf("left out %d, want 26", n)
+		if n, _ := leftOut(resp, "organisations/star-hub"); n != 26 || relationsLeftOut(resp, "organisations/star-hub") != 27 {
+			t.Errorf("left out %d entities, %d relations; want 26 and 27", n, relationsLeftOut(resp, "organisations/star-hub"))
 		}
 	})
 
 	t.Run("time filter", func(t *testing.T) {
-		resp := explore(&pb.ExploreNeighborhoodRequest{Name: "organisations/star-hub", MaxPerNode: 100, Filter: &pb.RelationFilter{AsOf: "2010"}})
-		if got := len(resp.GetNodes()); got != 26 {
-			t.Errorf("as of 2010: %d nodes, want the hub and 25 members", got)
+		for _, tt := range []struct {
+			asOf    string
+			undated pb.UndatedPolicy
+			want    int
+		}{
+			{"2010", pb.UndatedPolicy_UNDATED_POLICY_UNSPECIFIED, 1}, // the undated memberships are not known to hold then
+			{"2010", pb.UndatedPolicy_UNDATED_POLICY_INCLUDE, 26},    // ... unless asked for
+			{"2021", pb.UndatedPolicy_UNDATED_POLICY_UNSPECIFIED, 6}, // the five who joined in 2020
+			{"", pb.UndatedPolicy_UNDATED_POLICY_EXCLUDE, 6},         // dated relations only
+			{"", pb.UndatedPolicy_UNDATED_POLICY_UNSPECIFIED, 31},    // everyone
+		} {
+			resp := explore(&pb.ExploreNeighborhoodRequest{Name: "organisations/star-hub", MaxPerNode: 100,
+				Filter: &pb.RelationFilter{AsOf: tt.asOf, Undated: tt.undated}})
+			if got := len(resp.GetNodes()); got != tt.want {
+				t.Errorf("as of %q, undated %v: %d nodes, want %d", tt.asOf, tt.undated, got, tt.want)
+			}
 		}
 	})
 
@@ -183,8 +228,8 @@ func TestExploreNeighborhood(t *testing.T) {
 		if !slices.Equal(edges, we) {
 			t.Errorf("paged edges differ from the whole: %d vs %d", len(edges), len(we))
 		}
-		if len(we) != 33 {
-			t.Errorf("%d edges, want 33 (30 memberships, 3 family ties)", len(we))
+		if len(we) != 35 {
+			t.Errorf("%d edges, want 35 (30 memberships, 3 family ties, a campaign, a leadership)", len(we))
 		}
 	})
 }

@@ -61,7 +61,7 @@ func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
 		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) {
-  uid ` + linkFields + ` pg.from { uid pg.name } pg.to { uid pg.name } } }`
+  uid ` + linkFields + ` pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
 		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
@@ -81,7 +81,7 @@ func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link
 			if r.From == nil || r.To == nil {
 				continue
 			}
-			batch = append(batch, r.link(""))
+			batch = append(batch, r.link(nil))
 			uids = append(uids, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
 		}
 		// Readers of the answers' relations and entities then fetch them by uid.

@@ -130,6 +130,12 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	q.str(n, "pg.description", e.Description)
 	q.str(n, "pg.valid_from", e.ValidFrom.String())
 	q.str(n, "pg.valid_to", e.ValidTo.String())
+	if life := e.Lifetime(); life.Start != graph.OpenPeriod.Start {
+		q.typed(n, "pg.start_day", strconv.Itoa(life.Start), "int")
+	}
+	if life := e.Lifetime(); life.End != graph.OpenPeriod.End {
+		q.typed(n, "pg.end_day", strconv.Itoa(life.End), "int")
+	}
 	for _, a := range e.Aliases {
 		q.str(n, "pg.aliases", a)
 	}
@@ -179,7 +185,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	if p.End != graph.OpenPeriod.End {
 		q.typed(n, "pg.end_day", strconv.Itoa(p.End), "int")
 	}
-	q.str(n, "pg.support", encodeSupport(graph.SupportOf(r.Claims)))
+	q.str(n, "pg.support", encodeSupport(r.Claims))
 	q.typed(n, "pg.changed", "1", "int")
 	for _, c := range r.Claims {
 		cn := label(c.Name)

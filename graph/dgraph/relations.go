@@ -9,27 +9,54 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// encodeSupport writes a relation's support summary as four numbers, -1 for a status without claims.
-func encodeSupport(s graph.Support) string {
-	parts := make([]string, len(s))
-	for i, c := range s {
-		parts[i] = strconv.FormatFloat(c, 'g', -1, 64)
+// encodeSupport writes a relation's summary of its claims (pg.support): ten numbers, for each claim status
+// in graph.ClaimStatuses order the best confidence (-1 for a status without claims), then for each status
+// the number of claims, then the number of distinct sources that support it and that deny it.
+func encodeSupport(claims []graph.Claim) string {
+	s, v := graph.SupportOf(claims), graph.VerdictOf(claims)
+	parts := make([]string, 0, 10)
+	for _, c := range s {
+		parts = append(parts, strconv.FormatFloat(c, 'g', -1, 64))
 	}
+	for _, n := range v.Claims {
+		parts = append(parts, strconv.Itoa(n))
+	}
+	parts = append(parts, strconv.Itoa(v.SupportingSources), strconv.Itoa(v.DenyingSources))
 	return strings.Join(parts, " ")
 }
 
-// DecodeSupport reads a relation's pg.support, as clients that query Dgraph directly find it: the best
-// confidence of its claims for each status, in graph.ClaimStatuses order, -1 for a status without claims.
+// DecodeSupport reads the best confidence per claim status from a relation's pg.support, as clients that
+// query Dgraph directly find it (see encodeSupport).
 func DecodeSupport(text string) graph.Support {
 	s := graph.NoSupport
 	for i, f := range strings.Fields(text) {
-		if i < len(s) {
-			if v, err := strconv.ParseFloat(f, 64); err == nil {
-				s[i] = v
-			}
+		if i >= len(s) {
+			break
+		}
+		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			s[i] = v
 		}
 	}
 	return s
+}
+
+// decodeVerdict reads the counts of claims and sources from a relation's pg.support (zero when it was
+// written before it held them).
+func decodeVerdict(text string) graph.Verdict {
+	var v graph.Verdict
+	for i, f := range strings.Fields(text) {
+		n, err := strconv.Atoi(f)
+		switch {
+		case err != nil || i < 4:
+		case i < 8:
+			v.Claims[i-4] = n
+		case i == 8:
+			v.SupportingSources = n
+		case i == 9:
+			v.DenyingSources = n
+		}
+	}
+	return v
 }
 
 type linkJSON struct {
@@ -38,32 +65,55 @@ type linkJSON struct {
 	StartDay *int     `json:"pg.start_day"`
 	EndDay   *int     `json:"pg.end_day"`
 	Support  string   `json:"pg.support"`
-	To       *nameRef `json:"pg.to"`
-	From     *nameRef `json:"pg.from"`
+	To       *endJSON `json:"pg.to"`
+	From     *endJSON `json:"pg.from"`
 }
 
-func (l linkJSON) link(self graph.EntityName) graph.Link {
-	out := graph.Link{Name: graph.RelationName(l.Name), Type: graph.RelationType(l.Type),
-		From: self, To: self, Period: graph.OpenPeriod, Support: DecodeSupport(l.Support)}
-	out.Symmetric = out.Type.Symmetric()
-	if l.To != nil {
-		out.To = graph.EntityName(l.To.Name)
+// endJSON is an end of a relation: its name and lifetime (pg.start_day, pg.end_day, derived from its
+// valid_from and valid_to).
+type endJSON struct {
+	UID      string `json:"uid"`
+	Name     string `json:"pg.name"`
+	StartDay *int   `json:"pg.start_day"`
+	EndDay   *int   `json:"pg.end_day"`
+}
+
+func (e *endJSON) life() graph.Period { return period(e.StartDay, e.EndDay) }
+
+// period reads derived days, open where one is missing.
+func period(start, end *int) graph.Period {
+	p := graph.OpenPeriod
+	if start != nil {
+		p.Start = *start
 	}
+	if end != nil {
+		p.End = *end
+	}
+	return p
+}
+
+// link is the relation as path search sees it; self stands for the end the query started from.
+func (l linkJSON) link(self *endJSON) graph.Link {
+	from, to := self, self
 	if l.From != nil {
-		out.From = graph.EntityName(l.From.Name)
+		from = l.From
 	}
-	if l.StartDay != nil {
-		out.Period.Start = *l.StartDay
+	if l.To != nil {
+		to = l.To
 	}
-	if l.EndDay != nil {
-		out.Period.End = *l.EndDay
-	}
+	out := graph.Link{Name: graph.RelationName(l.Name), Type: graph.RelationType(l.Type),
+		From: graph.EntityName(from.Name), To: graph.EntityName(to.Name), Period: period(l.StartDay, l.EndDay),
+		Dated: l.StartDay != nil || l.EndDay != nil, Life: from.life().Intersect(to.life()), Support: DecodeSupport(l.Support)}
+	out.Symmetric = out.Type.Symmetric()
 	return out
 }
 
 var uidPattern = regexp.MustCompile(`^0x[0-9a-f]{1,16}$`)
 
-const linkFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support`
+const (
+	linkFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support`
+	endFields  = `uid pg.name pg.start_day pg.end_day`
+)
 
 // resolve returns the uids of the named resources that exist, from the cache or from Dgraph.
 func (s *Store) resolve(ctx context.Context, names []string) (map[string]string, error) {
@@ -114,23 +164,22 @@ func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[gra
 	}
 	var res struct {
 		Q []struct {
-			UID  string     `json:"uid"`
-			Name string     `json:"pg.name"`
-			Out  []linkJSON `json:"out"`
-			In   []linkJSON `json:"in"`
+			endJSON
+			Out []linkJSON `json:"out"`
+			In  []linkJSON `json:"in"`
 		}
 	}
 	// uid() takes no variable list, so the uids (which come from Dgraph and were checked above) are
 	// written into the query; nothing from the user is.
-	q := `{ q(func: uid(` + strings.Join(list, ",") + `)) { uid pg.name
-  out: ~pg.from { ` + linkFields + ` pg.to { uid pg.name } }
-  in: ~pg.to { ` + linkFields + ` pg.from { uid pg.name } }
+	q := `{ q(func: uid(` + strings.Join(list, ",") + `)) { ` + endFields + `
+  out: ~pg.from { ` + linkFields + ` pg.to { ` + endFields + ` } }
+  in: ~pg.to { ` + linkFields + ` pg.from { ` + endFields + ` } }
 } }`
 	if err := s.query(ctx, "dgraph.Links", q, nil, &res); err != nil {
 		return nil, err
 	}
 	for _, r := range res.Q {
-		self := graph.EntityName(r.Name)
+		self := &r.endJSON
 		ls := make([]graph.Link, 0, len(r.Out)+len(r.In))
 		for _, l := range r.Out {
 			if l.To != nil {
@@ -144,7 +193,7 @@ func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[gra
 			}
 			ls = append(ls, l.link(self))
 		}
-		out[self] = ls
+		out[graph.EntityName(r.Name)] = ls
 	}
 	return out, nil
 }
@@ -242,7 +291,7 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 		func(r headerJSON) {
 			if r.Type != "" {
 				out[graph.RelationName(r.Name)] = graph.RelationHeader{Relation: r.relation(),
-					ClaimCount: r.ClaimCount, Support: DecodeSupport(r.Support)}
+					ClaimCount: r.ClaimCount, Support: DecodeSupport(r.Support), Verdict: decodeVerdict(r.Support)}
 			}
 		})
 	return out, err

@@ -33,10 +33,16 @@ type found struct {
 	Name    string `json:"pg.name"`
 	Version int64  `json:"pg.version"`     // the meta node's
 	Lease   int64  `json:"pg.lease_until"` // the meta node's
+	// An entity's lifetime, and (when asked for) its relations.
+	StartDay *int      `json:"pg.start_day"`
+	EndDay   *int      `json:"pg.end_day"`
+	Out      []nameRef `json:"out"`
+	In       []nameRef `json:"in"`
 	Claims  []struct {
-		Name       string  `json:"pg.name"`
-		Status     string  `json:"pg.status"`
-		Confidence float64 `json:"pg.confidence"`
+		Name       string   `json:"pg.name"`
+		Status     string   `json:"pg.status"`
+		Confidence float64  `json:"pg.confidence"`
+		Source     *nameRef `json:"pg.source"`
 	} `json:"claims"` // a relation's
 }
 
@@ -228,22 +234,54 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 		}})
 }
 
-// UpsertEntities implements graph.Writer.
+// UpsertEntities implements graph.Writer. An entity's lifetime bounds when its relations count, and the
+// graph in memory holds it with each relation: so a write that changes the lifetime of an entity that
+// exists also raises the graph's version and marks the entity's relations changed.
 func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) error {
+	err := s.upsertEntities(ctx, entities, false)
+	if errors.Is(err, errLifetimeChanged) {
+		err = s.upsertEntities(ctx, entities, true)
+	}
+	return err
+}
+
+// errLifetimeChanged says that a write of entities changes a lifetime and must mark relations.
+var errLifetimeChanged = errors.New("an entity's lifetime changes")
+
+func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, markRelations bool) error {
 	names := make([]string, len(entities))
 	for i, e := range entities {
 		names[i] = string(e.Name)
 	}
-	return s.upsert(ctx, write{op: "dgraph.UpsertEntities", lookup: names, fields: "uid pg.name",
+	fields := "uid pg.name pg.start_day pg.end_day"
+	if markRelations {
+		names = append(names, metaName)
+		fields += " pg.version pg.lease_until out: ~pg.from { uid } in: ~pg.to { uid }"
+	}
+	return s.upsert(ctx, write{op: "dgraph.UpsertEntities", lookup: names, fields: fields,
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
 			var del strings.Builder
 			set := make([]map[string]any, 0, len(entities))
+			var marked []nameRef
 			for _, e := range entities {
-				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id")
+				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.start_day", "pg.end_day")
 				n := node(got, string(e.Name), "Entity")
 				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
 				n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
 				n["pg.aliases"], n["pg.search_keys"], n["pg.search_tokens"] = nonNil(e.Aliases), e.SearchKeys(), e.SearchTokens()
+				life := e.Lifetime()
+				if life.Start != graph.OpenPeriod.Start {
+					n["pg.start_day"] = life.Start
+				}
+				if life.End != graph.OpenPeriod.End {
+					n["pg.end_day"] = life.End
+				}
+				if f, ok := got[string(e.Name)]; ok && period(f.StartDay, f.EndDay) != life {
+					if !markRelations {
+						return nil, nil, errLifetimeChanged
+					}
+					marked = append(append(marked, f.Out...), f.In...)
+				}
 				ids := ""
 				if len(e.Identifiers) > 0 {
 					b, _ := json.Marshal(e.Identifiers)
@@ -254,6 +292,16 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 					n["pg.ocd_id"] = ocd
 				}
 				set = append(set, n)
+			}
+			if len(marked) > 0 {
+				version, meta, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
+				if err != nil {
+					return nil, nil, err
+				}
+				set = append(set, meta...)
+				for _, r := range marked {
+					set = append(set, map[string]any{"uid": r.UID, "pg.changed": version})
+				}
 			}
 			return []byte(del.String()), set, nil
 		}})
@@ -298,7 +346,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 			writing[c.Name] = true
 		}
 	}
-	const fields = `uid pg.name pg.version pg.lease_until claims: ~pg.claim_of { pg.name pg.status pg.confidence }`
+	const fields = `uid pg.name pg.version pg.lease_until claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } }`
 	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs,
 		mutate: func(got map[string]found, refs map[string]string) ([]byte, []map[string]any, error) {
 			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), b)
@@ -327,10 +375,14 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				claims := slices.Clone(r.Claims)
 				for _, c := range got[rn].Claims {
 					if !writing[c.Name] {
-						claims = append(claims, graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence})
+						claim := graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence}
+						if c.Source != nil {
+							claim.Source.Name = graph.SourceName(c.Source.Name)
+						}
+						claims = append(claims, claim)
 					}
 				}
-				n["pg.support"] = encodeSupport(graph.SupportOf(claims))
+				n["pg.support"] = encodeSupport(claims)
 				n["pg.changed"] = version
 				set = append(set, n)
 				for _, c := range r.Claims {

@@ -14,40 +14,64 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// RandomGraph makes a random graph of n actors and about m relations with random types, dates and claim
-// statuses, deterministic from seed. Relations between the same pair may repeat with other types.
+// RandomGraph makes a random multigraph of n actors and about m relations with random types, dates and
+// claim statuses, deterministic from seed: relations between the same pair repeat, with other types and
+// with the same type at other times (told apart by a key), some relations are undated, some are events,
+// and some entities have a lifetime.
 func RandomGraph(seed uint64, n, m int) ([]graph.Entity, []graph.Relation) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	ents := make([]graph.Entity, n)
 	for i := range ents {
 		ents[i] = graph.Entity{Name: graph.EntityName(fmt.Sprintf("actors/r%d-e%02d", seed, i)),
 			Kind: graph.KindActor, DisplayName: fmt.Sprintf("Entity %d of graph %d", i, seed)}
+		switch r.IntN(6) {
+		case 0:
+			ents[i].ValidFrom = graph.FuzzyDate{Year: 2000 + r.IntN(20)}
+		case 1:
+			ents[i].ValidTo = graph.FuzzyDate{Year: 2005 + r.IntN(20), Month: 1 + r.IntN(12)}
+		}
 	}
 	types := []graph.RelationType{graph.Endorses, graph.Criticised, graph.FormerlyWorkedWith, graph.Accused, graph.Family}
 	seen := map[graph.RelationName]bool{}
 	var rels []graph.Relation
 	for len(rels) < m {
-		a, b := r.IntN(n), r.IntN(n)
-		if a == b {
-			continue
+		var from, to graph.EntityName
+		var t graph.RelationType
+		if len(rels) > 0 && r.IntN(4) == 0 {
+			// A parallel relation: the same pair as an earlier one, with its type or another.
+			prev := rels[r.IntN(len(rels))]
+			from, to, t = prev.From, prev.To, prev.Type
+			if r.IntN(2) == 0 {
+				t = types[r.IntN(len(types))]
+			}
+		} else {
+			a, b := r.IntN(n), r.IntN(n)
+			if a == b {
+				continue
+			}
+			from, to, t = ents[a].Name, ents[b].Name, types[r.IntN(len(types))]
 		}
-		t := types[r.IntN(len(types))]
-		from, to := ents[a].Name, ents[b].Name
 		if t.Symmetric() && to < from {
 			from, to = to, from
 		}
-		name := graph.RelationNameFor(from, t, to, "")
-		if seen[name] {
-			continue
+		key := ""
+		if seen[graph.RelationNameFor(from, t, to, "")] {
+			key = fmt.Sprintf("k%d", len(rels))
 		}
+		name := graph.RelationNameFor(from, t, to, key)
 		seen[name] = true
 		rel := graph.Relation{Name: name, Type: t, From: from, To: to}
-		switch r.IntN(4) {
-		case 0:
+		switch r.IntN(5) {
+		case 0, 1:
 			rel.ValidFrom = graph.FuzzyDate{Year: 2000 + r.IntN(20)}
-			rel.ValidTo = graph.FuzzyDate{Year: rel.ValidFrom.Year + r.IntN(5), Month: 1 + r.IntN(12)}
-		case 1:
-			rel.Date = graph.FuzzyDate{Year: 2000 + r.IntN(20), Month: 1 + r.IntN(12), Day: 1 + r.IntN(28)}
+			if r.IntN(3) > 0 {
+				rel.ValidTo = graph.FuzzyDate{Year: rel.ValidFrom.Year + r.IntN(10), Month: 1 + r.IntN(12)}
+			}
+		case 2, 3:
+			rel.Date = graph.FuzzyDate{Year: 2000 + r.IntN(20)}
+			if r.IntN(2) == 0 {
+				rel.Date.Month = 1 + r.IntN(12)
+			}
 		}
 		for c := 0; c < 1+r.IntN(2); c++ {
 			rel.Claims = append(rel.Claims, graph.Claim{
@@ -68,10 +92,11 @@ func RandomQuery(r *rand.Rand, ents []graph.Entity) graph.PathQuery {
 	a := r.IntN(len(ents))
 	b := (a + 1 + r.IntN(len(ents)-1)) % len(ents)
 	q := graph.PathQuery{From: ents[a].Name, To: ents[b].Name,
-		MaxPaths: 1 + r.IntN(8), MaxDepth: 1 + r.IntN(6), Directed: r.IntN(3) == 0}
-	if r.IntN(2) == 0 {
+		MaxPaths: 1 + r.IntN(8), MaxDepth: 1 + r.IntN(6), Directed: r.IntN(3) == 0, CoTemporal: r.IntN(3) == 0}
+	if r.IntN(3) == 0 {
 		q.Filter.AsOf = graph.FuzzyDate{Year: 2000 + r.IntN(25)}
 	}
+	q.Filter.Undated = []graph.UndatedPolicy{graph.UndatedDefault, graph.UndatedInclude, graph.UndatedExclude}[r.IntN(3)]
 	if r.IntN(3) == 0 {
 		q.Filter.MinConfidence = float64(r.IntN(10)) / 10
 	}
@@ -87,16 +112,34 @@ func RandomQuery(r *rand.Rand, ents []graph.Entity) graph.PathQuery {
 	return q
 }
 
+// Links returns the relations as path search sees them, with their ends' lifetimes.
+func Links(ents []graph.Entity, rels []graph.Relation) []graph.Link {
+	life := map[graph.EntityName]graph.Period{}
+	for _, e := range ents {
+		life[e.Name] = e.Lifetime()
+	}
+	lifeOf := func(n graph.EntityName) graph.Period {
+		if p, ok := life[n]; ok {
+			return p
+		}
+		return graph.OpenPeriod
+	}
+	out := make([]graph.Link, len(rels))
+	for i, r := range rels {
+		out[i] = r.LinkBetween(lifeOf(r.From), lifeOf(r.To))
+	}
+	return out
+}
+
 // MemoryLinks is a LinkSource over relations held in memory.
 type MemoryLinks map[graph.EntityName][]graph.Link
 
 // NewMemoryLinks indexes relations by both ends.
-func NewMemoryLinks(rels []graph.Relation) MemoryLinks {
+func NewMemoryLinks(ents []graph.Entity, rels []graph.Relation) MemoryLinks {
 	m := MemoryLinks{}
-	for _, r := range rels {
-		l := r.Link()
-		m[r.From] = append(m[r.From], l)
-		m[r.To] = append(m[r.To], l)
+	for _, l := range Links(ents, rels) {
+		m[l.From] = append(m[l.From], l)
+		m[l.To] = append(m[l.To], l)
 	}
 	return m
 }
@@ -114,12 +157,8 @@ func (m MemoryLinks) Links(_ context.Context, names []graph.EntityName) (map[gra
 type MemoryFeed []graph.Link
 
 // NewMemoryFeed returns a feed of the relations' links.
-func NewMemoryFeed(rels []graph.Relation) MemoryFeed {
-	f := make(MemoryFeed, len(rels))
-	for i, r := range rels {
-		f[i] = r.Link()
-	}
-	return f
+func NewMemoryFeed(ents []graph.Entity, rels []graph.Relation) MemoryFeed {
+	return MemoryFeed(Links(ents, rels))
 }
 
 // Version implements graph.ChangeFeed.
@@ -133,48 +172,75 @@ func (f MemoryFeed) Changes(_ context.Context, since int64, each func([]graph.Li
 	return 1, nil
 }
 
-// OraclePaths enumerates every simple path the query allows, depth first, sorts them with
-// graph.ComparePaths and keeps the first q.MaxPaths. It shares no code with graph.FindPaths but the
-// filter and the order.
-func OraclePaths(rels []graph.Relation, q graph.PathQuery) []graph.Path {
+// OraclePaths enumerates every route (a path of distinct entities) the query allows, depth first; gives
+// each hop every counted relation between its two entities that may be walked that way (in
+// graph.HopOrder); keeps, for a co-temporal query, the routes that held as a whole on some day (checked
+// day segment by day segment); sorts them with graph.ComparePaths and keeps the first q.MaxPaths. It
+// shares no code with graph.FindPaths but the filter and the two orders.
+func OraclePaths(ents []graph.Entity, rels []graph.Relation, q graph.PathQuery) []graph.Path {
 	type step struct {
-		to  graph.EntityName
-		rel graph.RelationName
-		fwd bool
+		link graph.Link
+		fwd  bool
 	}
-	adj := map[graph.EntityName][]step{}
-	for _, r := range rels {
-		if !q.Filter.Counts(r.Link()) {
+	hops := map[[2]graph.EntityName][]step{}
+	var neighbours = map[graph.EntityName][]graph.EntityName{}
+	add := func(u, w graph.EntityName, l graph.Link, fwd bool) {
+		k := [2]graph.EntityName{u, w}
+		if len(hops[k]) == 0 {
+			neighbours[u] = append(neighbours[u], w)
+		}
+		hops[k] = append(hops[k], step{l, fwd})
+	}
+	for _, l := range Links(ents, rels) {
+		if !q.Filter.Counts(l) {
 			continue
 		}
-		adj[r.From] = append(adj[r.From], step{r.To, r.Name, true})
-		if !q.Directed || r.Type.Symmetric() {
-			adj[r.To] = append(adj[r.To], step{r.From, r.Name, false})
+		add(l.From, l.To, l, true)
+		if !q.Directed || l.Symmetric {
+			add(l.To, l.From, l, false)
 		}
 	}
+	window := q.Filter.Window()
 	var all []graph.Path
 	onPath := map[graph.EntityName]bool{q.From: true}
-	cur := graph.Path{Entities: []graph.EntityName{q.From}}
+	cur := []graph.EntityName{q.From}
 	var dfs func(u graph.EntityName)
 	dfs = func(u graph.EntityName) {
 		if u == q.To {
-			all = append(all, graph.Path{Entities: slices.Clone(cur.Entities), Steps: slices.Clone(cur.Steps)})
+			p := graph.Path{Entities: slices.Clone(cur)}
+			var periods [][]graph.Period
+			for i := 0; i+1 < len(cur); i++ {
+				ss := slices.Clone(hops[[2]graph.EntityName{cur[i], cur[i+1]}])
+				slices.SortFunc(ss, func(a, b step) int { return graph.HopOrder(q.Filter, a.link, b.link) })
+				var h graph.Hop
+				var ps []graph.Period
+				for _, s := range ss {
+					h.Relations = append(h.Relations, graph.PathStep{Relation: s.link.Name, Forward: s.fwd})
+					ps = append(ps, s.link.Effective())
+				}
+				p.Hops = append(p.Hops, h)
+				periods = append(periods, ps)
+			}
+			if q.CoTemporal {
+				if p.During = commonDays(periods, window); len(p.During) == 0 {
+					return
+				}
+			}
+			all = append(all, p)
 			return
 		}
-		if cur.Len() == q.MaxDepth {
+		if len(cur)-1 == q.MaxDepth {
 			return
 		}
-		for _, s := range adj[u] {
-			if onPath[s.to] {
+		for _, w := range neighbours[u] {
+			if onPath[w] {
 				continue
 			}
-			onPath[s.to] = true
-			cur.Entities = append(cur.Entities, s.to)
-			cur.Steps = append(cur.Steps, graph.PathStep{Relation: s.rel, Forward: s.fwd})
-			dfs(s.to)
-			cur.Entities = cur.Entities[:len(cur.Entities)-1]
-			cur.Steps = cur.Steps[:len(cur.Steps)-1]
-			onPath[s.to] = false
+			onPath[w] = true
+			cur = append(cur, w)
+			dfs(w)
+			cur = cur[:len(cur)-1]
+			onPath[w] = false
 		}
 	}
 	dfs(q.From)
@@ -183,6 +249,47 @@ func OraclePaths(rels []graph.Relation, q graph.PathQuery) []graph.Path {
 		all = all[:q.MaxPaths]
 	}
 	return all
+}
+
+// commonDays returns the days of window on which every hop held (a hop holds on a day when one of its
+// periods holds it), as sorted, disjoint periods: it cuts window at every period's bounds and tests one
+// day of each piece, on which the answer cannot change.
+func commonDays(hops [][]graph.Period, window graph.Period) []graph.Period {
+	cuts := []int{window.Start}
+	for _, ps := range hops {
+		for _, p := range ps {
+			for _, c := range []int{p.Start, p.End + 1} {
+				if c > window.Start && c <= window.End {
+					cuts = append(cuts, c)
+				}
+			}
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var out []graph.Period
+	for i, c := range cuts {
+		end := window.End
+		if i+1 < len(cuts) {
+			end = cuts[i+1] - 1
+		}
+		held := true
+		for _, ps := range hops {
+			if !slices.ContainsFunc(ps, func(p graph.Period) bool { return p.Start <= c && c <= p.End }) {
+				held = false
+				break
+			}
+		}
+		if !held {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].End+1 == c {
+			out[n-1].End = end
+		} else {
+			out = append(out, graph.Period{Start: c, End: end})
+		}
+	}
+	return out
 }
 
 // SharedPath is a path in the shared/ folder that lies beside the project (found from the nearest go.mod

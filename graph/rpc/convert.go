@@ -52,13 +52,48 @@ func entityPB(e graph.Entity) *pb.Entity {
 func relationPB(r graph.Relation) *pb.Relation {
 	out := &pb.Relation{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
-		Date: r.Date.String(), Symmetric: r.Type.Symmetric()}
+		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Dated: r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims))}
 	for _, c := range r.Claims {
 		src := c.Source
 		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, Confidence: c.Confidence,
 			Status: statusPB(c.Status), SaidBy: string(c.SaidBy),
 			Source: &pb.Source{Name: string(src.Name), Title: src.Title, Kind: sourceKindPB(src.Kind), Outlet: src.Outlet,
 				Author: src.Author, Published: src.Published.String(), Url: src.URL}})
+	}
+	return out
+}
+
+func verdictPB(v graph.Verdict) *pb.Verdict {
+	return &pb.Verdict{SupportingClaims: int32(v.Supporting()), DenyingClaims: int32(v.Denying()),
+		SupportingSources: int32(v.SupportingSources), DenyingSources: int32(v.DenyingSources), Summary: v.String()}
+}
+
+// hopPB is a hop with its relations (from rels, which holds every relation of the answer) in hop order:
+// the first as the hop's relation, the others as parallel ones; the verdict is over all their claims.
+func hopPB(h graph.Hop, rels map[graph.RelationName]graph.Relation) *pb.Hop {
+	out := &pb.Hop{}
+	var claims []graph.Claim
+	for i, st := range h.Relations {
+		r := rels[st.Relation]
+		claims = append(claims, r.Claims...)
+		if i == 0 {
+			out.Relation, out.Forward = relationPB(r), st.Forward
+			continue
+		}
+		out.Parallel = append(out.Parallel, &pb.HopRelation{Relation: relationPB(r), Forward: st.Forward})
+	}
+	out.Verdict = verdictPB(graph.VerdictOf(claims))
+	return out
+}
+
+// dateRangePB writes a period as days, open ends empty.
+func dateRangePB(p graph.Period) *pb.DateRange {
+	out := &pb.DateRange{}
+	if p.Start != graph.OpenPeriod.Start {
+		out.From = graph.DayString(p.Start)
+	}
+	if p.End != graph.OpenPeriod.End {
+		out.To = graph.DayString(p.End)
 	}
 	return out
 }

@@ -173,7 +173,7 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 // FindPaths implements pb.GraphServiceServer.
 func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.FindPathsResponse, error) {
 	q := graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()),
-		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected()}
+		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected(), CoTemporal: req.GetCoTemporal()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
 	if len(v) > 0 {
@@ -203,8 +203,11 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		for _, e := range p.Entities {
 			pp.Entities = append(pp.Entities, string(e))
 		}
-		for _, st := range p.Steps {
-			pp.Hops = append(pp.Hops, &pb.Hop{Relation: relationPB(ans.Relations[st.Relation]), Forward: st.Forward})
+		for _, h := range p.Hops {
+			pp.Hops = append(pp.Hops, hopPB(h, ans.Relations))
+		}
+		for _, d := range p.During {
+			pp.During = append(pp.During, dateRangePB(d))
 		}
 		resp.Paths = append(resp.Paths, pp)
 	}
@@ -253,13 +256,22 @@ func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 	}
 	out.MinConfidence = f.GetMinConfidence()
 	graph.CheckFraction(v, "filter.min_confidence", out.MinConfidence)
+	switch f.GetUndated() {
+	case pb.UndatedPolicy_UNDATED_POLICY_UNSPECIFIED:
+	case pb.UndatedPolicy_UNDATED_POLICY_INCLUDE:
+		out.Undated = graph.UndatedInclude
+	case pb.UndatedPolicy_UNDATED_POLICY_EXCLUDE:
+		out.Undated = graph.UndatedExclude
+	default:
+		v.Add("filter.undated", "%s is not an undated policy", f.GetUndated())
+	}
 	return out
 }
 
 // ExploreNeighborhood implements pb.GraphServiceServer.
 func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighborhoodRequest) (*pb.ExploreNeighborhoodResponse, error) {
 	q := graph.NeighborhoodQuery{Center: req.GetName(), Depth: int(req.GetDepth()), MaxPerNode: int(req.GetMaxPerNode()),
-		MaxNodes: int(req.GetMaxNodes()), PageSize: int(req.GetPageSize())}
+		MaxNodes: int(req.GetMaxNodes()), MaxEdges: int(req.GetMaxEdges()), PageSize: int(req.GetPageSize())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
 	if graph.CheckCount(&v, "exclude", len(req.GetExclude()), graph.MaxExclude) {
@@ -276,7 +288,8 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 	if err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
-	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total)}
+	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total),
+		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut)}
 	for _, node := range n.Nodes {
 		resp.Nodes = append(resp.Nodes, &pb.NeighborhoodNode{Entity: entityPB(node.Entity), Distance: int32(node.Distance),
 			RelationCount: int32(node.RelationCount)})
@@ -285,14 +298,15 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		r := e.Relation
 		edge := &pb.Edge{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 			Symmetric: r.Type.Symmetric(), Role: r.Role, ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
-			Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence}
+			Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence, Dated: r.Dated(),
+			Verdict: verdictPB(e.Verdict)}
 		for _, st := range e.Statuses {
 			edge.Statuses = append(edge.Statuses, statusPB(st))
 		}
 		resp.Edges = append(resp.Edges, edge)
 	}
 	for _, t := range n.Truncated {
-		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut)}
+		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut)}
 		for _, c := range t.ByType {
 			tr.ByType = append(tr.ByType, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
 		}

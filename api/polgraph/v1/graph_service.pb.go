@@ -21,6 +21,59 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// UndatedPolicy says whether relations without any date count as links.
+type UndatedPolicy int32
+
+const (
+	// EXCLUDE when the filter has `as_of`, INCLUDE otherwise.
+	UndatedPolicy_UNDATED_POLICY_UNSPECIFIED UndatedPolicy = 0
+	// Undated relations count at every date.
+	UndatedPolicy_UNDATED_POLICY_INCLUDE UndatedPolicy = 1
+	// Undated relations never count.
+	UndatedPolicy_UNDATED_POLICY_EXCLUDE UndatedPolicy = 2
+)
+
+// Enum value maps for UndatedPolicy.
+var (
+	UndatedPolicy_name = map[int32]string{
+		0: "UNDATED_POLICY_UNSPECIFIED",
+		1: "UNDATED_POLICY_INCLUDE",
+		2: "UNDATED_POLICY_EXCLUDE",
+	}
+	UndatedPolicy_value = map[string]int32{
+		"UNDATED_POLICY_UNSPECIFIED": 0,
+		"UNDATED_POLICY_INCLUDE":     1,
+		"UNDATED_POLICY_EXCLUDE":     2,
+	}
+)
+
+func (x UndatedPolicy) Enum() *UndatedPolicy {
+	p := new(UndatedPolicy)
+	*p = x
+	return p
+}
+
+func (x UndatedPolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UndatedPolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_polgraph_v1_graph_service_proto_enumTypes[0].Descriptor()
+}
+
+func (UndatedPolicy) Type() protoreflect.EnumType {
+	return &file_polgraph_v1_graph_service_proto_enumTypes[0]
+}
+
+func (x UndatedPolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UndatedPolicy.Descriptor instead.
+func (UndatedPolicy) EnumDescriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{0}
+}
+
 // GetEntityRequest names the entity to return.
 type GetEntityRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -484,21 +537,27 @@ func (x *GetRelationResponse) GetEntities() []*Entity {
 // RelationFilter decides which relations count as links.
 type RelationFilter struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only these types count. Empty means every type.
+	// Only these types count (at most 32). Empty means every type.
 	IncludeTypes []RelationType `protobuf:"varint,1,rep,packed,name=include_types,json=includeTypes,proto3,enum=polgraph.v1.RelationType" json:"include_types,omitempty"`
-	// These types never count.
+	// These types never count (at most 32).
 	ExcludeTypes []RelationType `protobuf:"varint,2,rep,packed,name=exclude_types,json=excludeTypes,proto3,enum=polgraph.v1.RelationType" json:"exclude_types,omitempty"`
-	// Only relations valid at some moment of this period count: YYYY, YYYY-MM or YYYY-MM-DD. Every fuzzy
-	// bound is read at its widest: a relation from `2010` to `2015` counts as of 2015-12; an event counts
-	// from its date on; a relation without dates always counts. Empty means no time filter.
+	// Only relations that held on some day of this period count: YYYY, YYYY-MM or YYYY-MM-DD (`2015` is the
+	// whole of 2015). Every fuzzy bound is read at its widest: a state from `2010` to `2015` holds through
+	// 2015-12-31; an event holds during its date only (a `2015` election counts as of 2015, not as of 2016);
+	// a relation counts only while both its ends existed (Entity.valid_from, valid_to). Undated relations:
+	// see `undated`. Empty means no time filter.
 	AsOf string `protobuf:"bytes,3,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
 	// A relation counts only if one of its counted claims has at least this confidence (0 to 1).
 	MinConfidence float64 `protobuf:"fixed64,4,opt,name=min_confidence,json=minConfidence,proto3" json:"min_confidence,omitempty"`
 	// Claims with these statuses count. Empty means ALLEGED, REPORTED and CONFIRMED: a denied claim never
 	// makes a link unless asked for explicitly. A relation with a DENIED claim is disputed: unless DENIED
 	// is listed here, it counts only through a CONFIRMED claim, so support that one source alleges and
-	// another denies is not a link by default.
-	Statuses      []ClaimStatus `protobuf:"varint,5,rep,packed,name=statuses,proto3,enum=polgraph.v1.ClaimStatus" json:"statuses,omitempty"`
+	// another denies is not a link by default. At most 8.
+	Statuses []ClaimStatus `protobuf:"varint,5,rep,packed,name=statuses,proto3,enum=polgraph.v1.ClaimStatus" json:"statuses,omitempty"`
+	// Whether relations without any date count. Default: they do not when `as_of` is set (an undated
+	// relation is not known to hold then, and an answer "as of 1999" must not rest on it), and do otherwise.
+	// Every relation in an answer says whether it is dated.
+	Undated       UndatedPolicy `protobuf:"varint,6,opt,name=undated,proto3,enum=polgraph.v1.UndatedPolicy" json:"undated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -568,21 +627,34 @@ func (x *RelationFilter) GetStatuses() []ClaimStatus {
 	return nil
 }
 
-// FindPathsRequest asks how two entities are connected.
+func (x *RelationFilter) GetUndated() UndatedPolicy {
+	if x != nil {
+		return x.Undated
+	}
+	return UndatedPolicy_UNDATED_POLICY_UNSPECIFIED
+}
+
+// FindPathsRequest asks how two entities are connected: the shortest distinct routes (chains of distinct
+// entities) between them, each hop with every relation between its two entities that counts.
 type FindPathsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where paths start: a resource name, or a name or alias naming exactly one entity.
 	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
 	// Where paths end: a resource name, or a name or alias naming exactly one entity.
 	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
-	// How many paths to return, shortest first (default 3, at most 20).
+	// How many routes to return, shortest first (default 3, at most 20). Routes differ in their entities:
+	// relations between the same two entities (an MP's five terms) are one hop of one route.
 	MaxPaths int32 `protobuf:"varint,3,opt,name=max_paths,json=maxPaths,proto3" json:"max_paths,omitempty"`
 	// The longest path to return, in hops (default 4, at most 8). No longer path is ever returned.
 	MaxDepth int32 `protobuf:"varint,4,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
 	// Follow relations only from `from` to `to` (symmetric types both ways). Default: either way.
 	Directed bool `protobuf:"varint,5,opt,name=directed,proto3" json:"directed,omitempty"`
 	// Which relations count as links.
-	Filter        *RelationFilter `protobuf:"bytes,6,opt,name=filter,proto3" json:"filter,omitempty"`
+	Filter *RelationFilter `protobuf:"bytes,6,opt,name=filter,proto3" json:"filter,omitempty"`
+	// Only routes that held as a whole: every hop held (and its ends existed) on one common day of `as_of`
+	// (of all time, without `as_of`), so the route is a chain that existed at once, not hops ten years
+	// apart. Each path then says when it held (`during`).
+	CoTemporal    bool `protobuf:"varint,7,opt,name=co_temporal,json=coTemporal,proto3" json:"co_temporal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -659,11 +731,18 @@ func (x *FindPathsRequest) GetFilter() *RelationFilter {
 	return nil
 }
 
+func (x *FindPathsRequest) GetCoTemporal() bool {
+	if x != nil {
+		return x.CoTemporal
+	}
+	return false
+}
+
 // FindPathsResponse holds the paths found, shortest first, and every entity on them.
 type FindPathsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The simple paths found, by length, then by the names of their entities and relations in order.
-	// No two are the same path; empty when the entities are not connected within `max_depth`.
+	// The routes found, by length, then by the names of their entities in order. No two have the same
+	// entities; empty when the entities are not connected within `max_depth`.
 	Paths []*Path `protobuf:"bytes,1,rep,name=paths,proto3" json:"paths,omitempty"`
 	// Every entity on some path, once, in name order: the nodes a visualizer draws.
 	Entities      []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
@@ -715,13 +794,15 @@ func (x *FindPathsResponse) GetEntities() []*Entity {
 	return nil
 }
 
-// Path is a chain of relations between two entities.
+// Path is a route between two entities: distinct entities, each joined to the next by a hop.
 type Path struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entities along the path, from the start to the end, as resource names.
 	Entities []string `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty"`
 	// The hops: hops[i] joins entities[i] and entities[i+1].
-	Hops          []*Hop `protobuf:"bytes,2,rep,name=hops,proto3" json:"hops,omitempty"`
+	Hops []*Hop `protobuf:"bytes,2,rep,name=hops,proto3" json:"hops,omitempty"`
+	// For a co-temporal request: the days on which the whole route held (within `as_of`). Empty otherwise.
+	During        []*DateRange `protobuf:"bytes,3,rep,name=during,proto3" json:"during,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -770,13 +851,28 @@ func (x *Path) GetHops() []*Hop {
 	return nil
 }
 
-// Hop is one relation on a path.
+func (x *Path) GetDuring() []*DateRange {
+	if x != nil {
+		return x.During
+	}
+	return nil
+}
+
+// Hop joins two consecutive entities of a path, through every relation between them that counts under
+// the filter (and may be walked that way). The relations are ordered: the strongest evidence first
+// (the best confidence of a supporting claim; a denial is never strength), then the earliest start
+// (undated last), then by name. `relation` is the first; `parallel` holds the others.
 type Hop struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The relation, with all its claims.
+	// The hop's first relation, with all its claims.
 	Relation *Relation `protobuf:"bytes,1,opt,name=relation,proto3" json:"relation,omitempty"`
-	// True when the path walks the relation from its `from` end to its `to` end.
-	Forward       bool `protobuf:"varint,2,opt,name=forward,proto3" json:"forward,omitempty"`
+	// True when the path walks `relation` from its `from` end to its `to` end.
+	Forward bool `protobuf:"varint,2,opt,name=forward,proto3" json:"forward,omitempty"`
+	// The hop's other relations, in order, each with all its claims: an office held twice, a candidacy
+	// beside a membership.
+	Parallel []*HopRelation `protobuf:"bytes,3,rep,name=parallel,proto3" json:"parallel,omitempty"`
+	// The evidence over all the hop's relations.
+	Verdict       *Verdict `protobuf:"bytes,4,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -825,6 +921,75 @@ func (x *Hop) GetForward() bool {
 	return false
 }
 
+func (x *Hop) GetParallel() []*HopRelation {
+	if x != nil {
+		return x.Parallel
+	}
+	return nil
+}
+
+func (x *Hop) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+// HopRelation is a relation walked on a hop, and which way.
+type HopRelation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The relation, with all its claims.
+	Relation *Relation `protobuf:"bytes,1,opt,name=relation,proto3" json:"relation,omitempty"`
+	// True when the path walks it from its `from` end to its `to` end.
+	Forward       bool `protobuf:"varint,2,opt,name=forward,proto3" json:"forward,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HopRelation) Reset() {
+	*x = HopRelation{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HopRelation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HopRelation) ProtoMessage() {}
+
+func (x *HopRelation) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HopRelation.ProtoReflect.Descriptor instead.
+func (*HopRelation) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *HopRelation) GetRelation() *Relation {
+	if x != nil {
+		return x.Relation
+	}
+	return nil
+}
+
+func (x *HopRelation) GetForward() bool {
+	if x != nil {
+		return x.Forward
+	}
+	return false
+}
+
 // ExploreNeighborhoodRequest asks what surrounds an entity.
 type ExploreNeighborhoodRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -839,6 +1004,9 @@ type ExploreNeighborhoodRequest struct {
 	MaxPerNode int32 `protobuf:"varint,4,opt,name=max_per_node,json=maxPerNode,proto3" json:"max_per_node,omitempty"`
 	// At most this many entities in the whole answer, the centre included (default 100, at most 500).
 	MaxNodes int32 `protobuf:"varint,5,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
+	// At most this many edges in the whole answer (default 1000, at most 5000); the rest are counted in
+	// `edges_left_out`.
+	MaxEdges int32 `protobuf:"varint,9,opt,name=max_edges,json=maxEdges,proto3" json:"max_edges,omitempty"`
 	// Resource names of entities the caller already shows. They are not returned as nodes, take no place
 	// under the caps and are not expanded, but edges to them are returned. Asking again for an entity with
 	// its shown neighbours excluded gives its next neighbours ("show more").
@@ -854,7 +1022,7 @@ type ExploreNeighborhoodRequest struct {
 
 func (x *ExploreNeighborhoodRequest) Reset() {
 	*x = ExploreNeighborhoodRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +1034,7 @@ func (x *ExploreNeighborhoodRequest) String() string {
 func (*ExploreNeighborhoodRequest) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +1047,7 @@ func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ExploreNeighborhoodRequest) GetName() string {
@@ -917,6 +1085,13 @@ func (x *ExploreNeighborhoodRequest) GetMaxNodes() int32 {
 	return 0
 }
 
+func (x *ExploreNeighborhoodRequest) GetMaxEdges() int32 {
+	if x != nil {
+		return x.MaxEdges
+	}
+	return 0
+}
+
 func (x *ExploreNeighborhoodRequest) GetExclude() []string {
 	if x != nil {
 		return x.Exclude
@@ -943,25 +1118,31 @@ type ExploreNeighborhoodResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The centre entity (also the first node of the first page).
 	Center *Entity `protobuf:"bytes,1,opt,name=center,proto3" json:"center,omitempty"`
-	// Entities in this page, nearest first. Within a distance they come in the order they were reached:
-	// each expanded entity's new neighbours strongest evidence first, then by resource name.
+	// Entities in this page, nearest first (by their true distance). Within a distance they come in the
+	// order they were reached: each expanded entity's new neighbours strongest evidence first, then by
+	// resource name.
 	Nodes []*NeighborhoodNode `protobuf:"bytes,2,rep,name=nodes,proto3" json:"nodes,omitempty"`
-	// Relations between entities of this page and entities of earlier pages, the centre or `exclude`,
-	// ordered by the position of their later end in the node list, then by resource name.
+	// Every relation that counts between two entities of the answer (or one and an `exclude` entity): the
+	// answer is the subgraph the entities induce, not only the relations walked. This page holds those whose
+	// later end is in it, ordered by the position of that end in the node list, then by resource name.
 	Edges []*Edge `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
-	// For each expanded entity whose links the caps cut, how many were left out.
+	// For each expanded entity of this page whose links the caps cut, what was left out.
 	Truncated []*Truncation `protobuf:"bytes,4,rep,name=truncated,proto3" json:"truncated,omitempty"`
 	// Pass as `page_token` to get the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,5,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	// How many nodes all pages hold together.
-	TotalNodes    int32 `protobuf:"varint,6,opt,name=total_nodes,json=totalNodes,proto3" json:"total_nodes,omitempty"`
+	TotalNodes int32 `protobuf:"varint,6,opt,name=total_nodes,json=totalNodes,proto3" json:"total_nodes,omitempty"`
+	// How many edges all pages hold together.
+	TotalEdges int32 `protobuf:"varint,7,opt,name=total_edges,json=totalEdges,proto3" json:"total_edges,omitempty"`
+	// Relations among the answer's entities that `max_edges` left out.
+	EdgesLeftOut  int32 `protobuf:"varint,8,opt,name=edges_left_out,json=edgesLeftOut,proto3" json:"edges_left_out,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExploreNeighborhoodResponse) Reset() {
 	*x = ExploreNeighborhoodResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1154,7 @@ func (x *ExploreNeighborhoodResponse) String() string {
 func (*ExploreNeighborhoodResponse) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1167,7 @@ func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
@@ -1031,12 +1212,27 @@ func (x *ExploreNeighborhoodResponse) GetTotalNodes() int32 {
 	return 0
 }
 
+func (x *ExploreNeighborhoodResponse) GetTotalEdges() int32 {
+	if x != nil {
+		return x.TotalEdges
+	}
+	return 0
+}
+
+func (x *ExploreNeighborhoodResponse) GetEdgesLeftOut() int32 {
+	if x != nil {
+		return x.EdgesLeftOut
+	}
+	return 0
+}
+
 // NeighborhoodNode is an entity in a neighbourhood.
 type NeighborhoodNode struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entity.
 	Entity *Entity `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
-	// Hops from the centre (0 for the centre).
+	// Hops from the centre in the whole graph, under the filter (0 for the centre): the true distance, not
+	// the walk's.
 	Distance int32 `protobuf:"varint,2,opt,name=distance,proto3" json:"distance,omitempty"`
 	// How many relations the entity has in all, whatever the filter: a hint for "N more".
 	RelationCount int32 `protobuf:"varint,3,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
@@ -1046,7 +1242,7 @@ type NeighborhoodNode struct {
 
 func (x *NeighborhoodNode) Reset() {
 	*x = NeighborhoodNode{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1254,7 @@ func (x *NeighborhoodNode) String() string {
 func (*NeighborhoodNode) ProtoMessage() {}
 
 func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1267,7 @@ func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
 func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NeighborhoodNode) GetEntity() *Entity {
@@ -1121,15 +1317,20 @@ type Edge struct {
 	// The statuses its claims have, in the order ALLEGED, REPORTED, CONFIRMED, DENIED: an edge whose only
 	// counted claims are ALLEGED or DENIED can be drawn differently.
 	Statuses []ClaimStatus `protobuf:"varint,11,rep,packed,name=statuses,proto3,enum=polgraph.v1.ClaimStatus" json:"statuses,omitempty"`
-	// The highest confidence among its claims with a counted status.
-	Confidence    float64 `protobuf:"fixed64,12,opt,name=confidence,proto3" json:"confidence,omitempty"`
+	// How sure the evidence for the relation is: the highest confidence among its supporting claims with a
+	// counted status. A denial is never strength: a relation that counts only through denials has 0.
+	Confidence float64 `protobuf:"fixed64,12,opt,name=confidence,proto3" json:"confidence,omitempty"`
+	// False when the relation has no date at all.
+	Dated bool `protobuf:"varint,13,opt,name=dated,proto3" json:"dated,omitempty"`
+	// How much of the evidence supports the relation and how much denies it.
+	Verdict       *Verdict `protobuf:"bytes,14,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1342,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1355,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Edge) GetName() string {
@@ -1241,22 +1442,38 @@ func (x *Edge) GetConfidence() float64 {
 	return 0
 }
 
-// Truncation counts the links of one entity that the caps left out.
+func (x *Edge) GetDated() bool {
+	if x != nil {
+		return x.Dated
+	}
+	return false
+}
+
+func (x *Edge) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+// Truncation says what the caps left out around one expanded entity.
 type Truncation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The entity whose links were cut.
+	// The entity whose neighbours were cut.
 	Entity string `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
-	// How many of its links to entities not shown were left out.
+	// How many entities joined to it (under the filter) the answer does not hold.
 	LeftOut int32 `protobuf:"varint,2,opt,name=left_out,json=leftOut,proto3" json:"left_out,omitempty"`
-	// The same, by relation type and direction, most first.
-	ByType        []*RelationCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The relations to those entities, by relation type and direction, most first.
+	ByType []*RelationCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
+	// How many relations to those entities there are (several may join it to one entity).
+	RelationsLeftOut int32 `protobuf:"varint,4,opt,name=relations_left_out,json=relationsLeftOut,proto3" json:"relations_left_out,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Truncation) Reset() {
 	*x = Truncation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1485,7 @@ func (x *Truncation) String() string {
 func (*Truncation) ProtoMessage() {}
 
 func (x *Truncation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1498,7 @@ func (x *Truncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
 func (*Truncation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Truncation) GetEntity() string {
@@ -1303,6 +1520,13 @@ func (x *Truncation) GetByType() []*RelationCount {
 		return x.ByType
 	}
 	return nil
+}
+
+func (x *Truncation) GetRelationsLeftOut() int32 {
+	if x != nil {
+		return x.RelationsLeftOut
+	}
+	return 0
 }
 
 var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
@@ -1336,40 +1560,50 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"y\n" +
 	"\x13GetRelationResponse\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12/\n" +
-	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"\x82\x02\n" +
+	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"\xb8\x02\n" +
 	"\x0eRelationFilter\x12>\n" +
 	"\rinclude_types\x18\x01 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fincludeTypes\x12>\n" +
 	"\rexclude_types\x18\x02 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fexcludeTypes\x12\x13\n" +
 	"\x05as_of\x18\x03 \x01(\tR\x04asOf\x12%\n" +
 	"\x0emin_confidence\x18\x04 \x01(\x01R\rminConfidence\x124\n" +
-	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\"\xc1\x01\n" +
+	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x124\n" +
+	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xe2\x01\n" +
 	"\x10FindPathsRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1b\n" +
 	"\tmax_paths\x18\x03 \x01(\x05R\bmaxPaths\x12\x1b\n" +
 	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\x12\x1a\n" +
 	"\bdirected\x18\x05 \x01(\bR\bdirected\x123\n" +
-	"\x06filter\x18\x06 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\"m\n" +
+	"\x06filter\x18\x06 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1f\n" +
+	"\vco_temporal\x18\a \x01(\bR\n" +
+	"coTemporal\"m\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
-	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"H\n" +
+	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"x\n" +
 	"\x04Path\x12\x1a\n" +
 	"\bentities\x18\x01 \x03(\tR\bentities\x12$\n" +
-	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\"R\n" +
+	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\x12.\n" +
+	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\"\xb8\x01\n" +
 	"\x03Hop\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
-	"\aforward\x18\x02 \x01(\bR\aforward\"\x90\x02\n" +
+	"\aforward\x18\x02 \x01(\bR\aforward\x124\n" +
+	"\bparallel\x18\x03 \x03(\v2\x18.polgraph.v1.HopRelationR\bparallel\x12.\n" +
+	"\averdict\x18\x04 \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"Z\n" +
+	"\vHopRelation\x121\n" +
+	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
+	"\aforward\x18\x02 \x01(\bR\aforward\"\xad\x02\n" +
 	"\x1aExploreNeighborhoodRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\x05R\x05depth\x123\n" +
 	"\x06filter\x18\x03 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12 \n" +
 	"\fmax_per_node\x18\x04 \x01(\x05R\n" +
 	"maxPerNode\x12\x1b\n" +
-	"\tmax_nodes\x18\x05 \x01(\x05R\bmaxNodes\x12\x18\n" +
+	"\tmax_nodes\x18\x05 \x01(\x05R\bmaxNodes\x12\x1b\n" +
+	"\tmax_edges\x18\t \x01(\x05R\bmaxEdges\x12\x18\n" +
 	"\aexclude\x18\x06 \x03(\tR\aexclude\x12\x1b\n" +
 	"\tpage_size\x18\a \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\b \x01(\tR\tpageToken\"\xa8\x02\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\"\xef\x02\n" +
 	"\x1bExploreNeighborhoodResponse\x12+\n" +
 	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
@@ -1377,11 +1611,14 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\ttruncated\x18\x04 \x03(\v2\x17.polgraph.v1.TruncationR\ttruncated\x12&\n" +
 	"\x0fnext_page_token\x18\x05 \x01(\tR\rnextPageToken\x12\x1f\n" +
 	"\vtotal_nodes\x18\x06 \x01(\x05R\n" +
-	"totalNodes\"\x82\x01\n" +
+	"totalNodes\x12\x1f\n" +
+	"\vtotal_edges\x18\a \x01(\x05R\n" +
+	"totalEdges\x12$\n" +
+	"\x0eedges_left_out\x18\b \x01(\x05R\fedgesLeftOut\"\x82\x01\n" +
 	"\x10NeighborhoodNode\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x1a\n" +
 	"\bdistance\x18\x02 \x01(\x05R\bdistance\x12%\n" +
-	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xe4\x02\n" +
+	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xaa\x03\n" +
 	"\x04Edge\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -1399,12 +1636,19 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\bstatuses\x18\v \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x12\x1e\n" +
 	"\n" +
 	"confidence\x18\f \x01(\x01R\n" +
-	"confidence\"t\n" +
+	"confidence\x12\x14\n" +
+	"\x05dated\x18\r \x01(\bR\x05dated\x12.\n" +
+	"\averdict\x18\x0e \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"\xa2\x01\n" +
 	"\n" +
 	"Truncation\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x12\x19\n" +
 	"\bleft_out\x18\x02 \x01(\x05R\aleftOut\x123\n" +
-	"\aby_type\x18\x03 \x03(\v2\x1a.polgraph.v1.RelationCountR\x06byType2\xbd\x03\n" +
+	"\aby_type\x18\x03 \x03(\v2\x1a.polgraph.v1.RelationCountR\x06byType\x12,\n" +
+	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut*g\n" +
+	"\rUndatedPolicy\x12\x1e\n" +
+	"\x1aUNDATED_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16UNDATED_POLICY_INCLUDE\x10\x01\x12\x1a\n" +
+	"\x16UNDATED_POLICY_EXCLUDE\x10\x022\xbd\x03\n" +
 	"\fGraphService\x12J\n" +
 	"\tGetEntity\x12\x1d.polgraph.v1.GetEntityRequest\x1a\x1e.polgraph.v1.GetEntityResponse\x12Y\n" +
 	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12P\n" +
@@ -1424,73 +1668,84 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_graph_service_proto_rawDescData
 }
 
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
-	(*GetEntityRequest)(nil),            // 0: polgraph.v1.GetEntityRequest
-	(*GetEntityResponse)(nil),           // 1: polgraph.v1.GetEntityResponse
-	(*RelationCount)(nil),               // 2: polgraph.v1.RelationCount
-	(*SearchEntitiesRequest)(nil),       // 3: polgraph.v1.SearchEntitiesRequest
-	(*SearchEntitiesResponse)(nil),      // 4: polgraph.v1.SearchEntitiesResponse
-	(*SearchResult)(nil),                // 5: polgraph.v1.SearchResult
-	(*GetRelationRequest)(nil),          // 6: polgraph.v1.GetRelationRequest
-	(*GetRelationResponse)(nil),         // 7: polgraph.v1.GetRelationResponse
-	(*RelationFilter)(nil),              // 8: polgraph.v1.RelationFilter
-	(*FindPathsRequest)(nil),            // 9: polgraph.v1.FindPathsRequest
-	(*FindPathsResponse)(nil),           // 10: polgraph.v1.FindPathsResponse
-	(*Path)(nil),                        // 11: polgraph.v1.Path
-	(*Hop)(nil),                         // 12: polgraph.v1.Hop
-	(*ExploreNeighborhoodRequest)(nil),  // 13: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 14: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 15: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 16: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 17: polgraph.v1.Truncation
-	(*Entity)(nil),                      // 18: polgraph.v1.Entity
-	(RelationType)(0),                   // 19: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 20: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 21: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 22: polgraph.v1.ClaimStatus
+	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
+	(*GetEntityRequest)(nil),            // 1: polgraph.v1.GetEntityRequest
+	(*GetEntityResponse)(nil),           // 2: polgraph.v1.GetEntityResponse
+	(*RelationCount)(nil),               // 3: polgraph.v1.RelationCount
+	(*SearchEntitiesRequest)(nil),       // 4: polgraph.v1.SearchEntitiesRequest
+	(*SearchEntitiesResponse)(nil),      // 5: polgraph.v1.SearchEntitiesResponse
+	(*SearchResult)(nil),                // 6: polgraph.v1.SearchResult
+	(*GetRelationRequest)(nil),          // 7: polgraph.v1.GetRelationRequest
+	(*GetRelationResponse)(nil),         // 8: polgraph.v1.GetRelationResponse
+	(*RelationFilter)(nil),              // 9: polgraph.v1.RelationFilter
+	(*FindPathsRequest)(nil),            // 10: polgraph.v1.FindPathsRequest
+	(*FindPathsResponse)(nil),           // 11: polgraph.v1.FindPathsResponse
+	(*Path)(nil),                        // 12: polgraph.v1.Path
+	(*Hop)(nil),                         // 13: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 14: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 15: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 16: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 17: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 18: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 19: polgraph.v1.Truncation
+	(*Entity)(nil),                      // 20: polgraph.v1.Entity
+	(RelationType)(0),                   // 21: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 22: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 23: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 24: polgraph.v1.ClaimStatus
+	(*DateRange)(nil),                   // 25: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 26: polgraph.v1.Verdict
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
-	18, // 0: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
-	2,  // 1: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	19, // 2: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	20, // 3: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	5,  // 4: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	18, // 5: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	21, // 6: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	18, // 7: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	19, // 8: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	19, // 9: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	22, // 10: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	8,  // 11: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	11, // 12: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	18, // 13: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	12, // 14: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	21, // 15: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	8,  // 16: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	18, // 17: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	15, // 18: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	16, // 19: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	17, // 20: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	18, // 21: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	19, // 22: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	22, // 23: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	2,  // 24: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	0,  // 25: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	3,  // 26: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	6,  // 27: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	9,  // 28: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	13, // 29: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	1,  // 30: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	4,  // 31: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	7,  // 32: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	10, // 33: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	14, // 34: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	30, // [30:35] is the sub-list for method output_type
-	25, // [25:30] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	20, // 0: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	3,  // 1: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
+	21, // 2: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	22, // 3: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	6,  // 4: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	20, // 5: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	23, // 6: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	20, // 7: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	21, // 8: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	21, // 9: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	24, // 10: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,  // 11: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	9,  // 12: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	12, // 13: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	20, // 14: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	13, // 15: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	25, // 16: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	23, // 17: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	14, // 18: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	26, // 19: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	23, // 20: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	9,  // 21: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	20, // 22: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	17, // 23: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	18, // 24: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	19, // 25: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	20, // 26: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	21, // 27: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	24, // 28: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	26, // 29: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	3,  // 30: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	1,  // 31: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	4,  // 32: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	7,  // 33: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	10, // 34: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	15, // 35: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	2,  // 36: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	5,  // 37: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	8,  // 38: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	11, // 39: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	16, // 40: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	36, // [36:41] is the sub-list for method output_type
+	31, // [31:36] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -1504,13 +1759,14 @@ func file_polgraph_v1_graph_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   18,
+			NumEnums:      1,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_polgraph_v1_graph_service_proto_goTypes,
 		DependencyIndexes: file_polgraph_v1_graph_service_proto_depIdxs,
+		EnumInfos:         file_polgraph_v1_graph_service_proto_enumTypes,
 		MessageInfos:      file_polgraph_v1_graph_service_proto_msgTypes,
 	}.Build()
 	File_polgraph_v1_graph_service_proto = out.File

@@ -340,9 +340,10 @@ type Entity struct {
 	Description string `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
 	// External identifiers by scheme: `ocd` (Open Civic Data division id), `wikidata`.
 	Identifiers map[string]string `protobuf:"bytes,6,rep,name=identifiers,proto3" json:"identifiers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// When the entity came into being (a seat created), as a fuzzy date: YYYY, YYYY-MM or YYYY-MM-DD.
+	// When the entity came into being (a seat created, a party founded), as a fuzzy date: YYYY, YYYY-MM or
+	// YYYY-MM-DD. An `as_of` filter leaves out the relations of an entity that did not exist then.
 	ValidFrom string `protobuf:"bytes,7,opt,name=valid_from,json=validFrom,proto3" json:"valid_from,omitempty"`
-	// When the entity ended (a seat abolished), as a fuzzy date.
+	// When the entity ended (a seat abolished, a party dissolved), as a fuzzy date.
 	ValidTo       string `protobuf:"bytes,8,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -641,17 +642,24 @@ type Relation struct {
 	Role string `protobuf:"bytes,5,opt,name=role,proto3" json:"role,omitempty"`
 	// An entity the relation is on behalf of or brought about by, e.g. the party of a candidacy.
 	Via string `protobuf:"bytes,6,opt,name=via,proto3" json:"via,omitempty"`
-	// Start of a state (membership, office), fuzzy. Empty when unknown or not a state.
+	// Start of a state (membership, office), fuzzy. Empty when unknown or not a state. A state holds from
+	// its start to its end, open where a bound is missing.
 	ValidFrom string `protobuf:"bytes,7,opt,name=valid_from,json=validFrom,proto3" json:"valid_from,omitempty"`
 	// End of a state, fuzzy. Empty when unknown, ongoing, or not a state.
 	ValidTo string `protobuf:"bytes,8,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
-	// Date of an event (accusation, resignation), fuzzy. An event counts from this date on.
+	// Date of an event (accusation, resignation, election), fuzzy. An event holds during its date ("2015"
+	// is the whole year), not before or after.
 	Date string `protobuf:"bytes,9,opt,name=date,proto3" json:"date,omitempty"`
 	// True for symmetric types (FORMERLY_WORKED_WITH, FAMILY, APPEARED_WITH, CAMPAIGNED_WITH).
 	Symmetric bool `protobuf:"varint,10,opt,name=symmetric,proto3" json:"symmetric,omitempty"`
 	// The claims backing the relation. Every claim is returned, including denied ones, so the evidence is
 	// complete; filters decide only whether the relation counts as a link.
-	Claims        []*Claim `protobuf:"bytes,11,rep,name=claims,proto3" json:"claims,omitempty"`
+	Claims []*Claim `protobuf:"bytes,11,rep,name=claims,proto3" json:"claims,omitempty"`
+	// False when the sources give no date at all (no `valid_from`, `valid_to` or `date`): the relation is
+	// not known to hold at any particular time. See RelationFilter.undated.
+	Dated bool `protobuf:"varint,12,opt,name=dated,proto3" json:"dated,omitempty"`
+	// How much of the evidence supports the relation and how much denies it.
+	Verdict       *Verdict `protobuf:"bytes,13,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -763,6 +771,157 @@ func (x *Relation) GetClaims() []*Claim {
 	return nil
 }
 
+func (x *Relation) GetDated() bool {
+	if x != nil {
+		return x.Dated
+	}
+	return false
+}
+
+func (x *Relation) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+// Verdict sums up the claims behind a relation (or behind every relation of a hop).
+type Verdict struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Claims that support it: ALLEGED, REPORTED or CONFIRMED.
+	SupportingClaims int32 `protobuf:"varint,1,opt,name=supporting_claims,json=supportingClaims,proto3" json:"supporting_claims,omitempty"`
+	// Claims that deny it.
+	DenyingClaims int32 `protobuf:"varint,2,opt,name=denying_claims,json=denyingClaims,proto3" json:"denying_claims,omitempty"`
+	// Distinct sources among the supporting claims.
+	SupportingSources int32 `protobuf:"varint,3,opt,name=supporting_sources,json=supportingSources,proto3" json:"supporting_sources,omitempty"`
+	// Distinct sources among the denying claims.
+	DenyingSources int32 `protobuf:"varint,4,opt,name=denying_sources,json=denyingSources,proto3" json:"denying_sources,omitempty"`
+	// The same in words: "2 claims support it", "3 of 4 claims deny it".
+	Summary       string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Verdict) Reset() {
+	*x = Verdict{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Verdict) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Verdict) ProtoMessage() {}
+
+func (x *Verdict) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Verdict.ProtoReflect.Descriptor instead.
+func (*Verdict) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Verdict) GetSupportingClaims() int32 {
+	if x != nil {
+		return x.SupportingClaims
+	}
+	return 0
+}
+
+func (x *Verdict) GetDenyingClaims() int32 {
+	if x != nil {
+		return x.DenyingClaims
+	}
+	return 0
+}
+
+func (x *Verdict) GetSupportingSources() int32 {
+	if x != nil {
+		return x.SupportingSources
+	}
+	return 0
+}
+
+func (x *Verdict) GetDenyingSources() int32 {
+	if x != nil {
+		return x.DenyingSources
+	}
+	return 0
+}
+
+func (x *Verdict) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+// DateRange is a span of days, both ends included, as YYYY-MM-DD; an empty end is open.
+type DateRange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first day; empty: since always.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The last day; empty: still.
+	To            string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DateRange) Reset() {
+	*x = DateRange{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DateRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DateRange) ProtoMessage() {}
+
+func (x *DateRange) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DateRange.ProtoReflect.Descriptor instead.
+func (*DateRange) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *DateRange) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *DateRange) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
 var File_polgraph_v1_resources_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_resources_proto_rawDesc = "" +
@@ -797,7 +956,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"confidence\x18\x04 \x01(\x01R\n" +
 	"confidence\x120\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x17\n" +
-	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\"\xaf\x02\n" +
+	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\"\xf5\x02\n" +
 	"\bRelation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -811,7 +970,18 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x04date\x18\t \x01(\tR\x04date\x12\x1c\n" +
 	"\tsymmetric\x18\n" +
 	" \x01(\bR\tsymmetric\x12*\n" +
-	"\x06claims\x18\v \x03(\v2\x12.polgraph.v1.ClaimR\x06claims*\x8b\x01\n" +
+	"\x06claims\x18\v \x03(\v2\x12.polgraph.v1.ClaimR\x06claims\x12\x14\n" +
+	"\x05dated\x18\f \x01(\bR\x05dated\x12.\n" +
+	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"\xcf\x01\n" +
+	"\aVerdict\x12+\n" +
+	"\x11supporting_claims\x18\x01 \x01(\x05R\x10supportingClaims\x12%\n" +
+	"\x0edenying_claims\x18\x02 \x01(\x05R\rdenyingClaims\x12-\n" +
+	"\x12supporting_sources\x18\x03 \x01(\x05R\x11supportingSources\x12'\n" +
+	"\x0fdenying_sources\x18\x04 \x01(\x05R\x0edenyingSources\x12\x18\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary\"/\n" +
+	"\tDateRange\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to*\x8b\x01\n" +
 	"\n" +
 	"EntityKind\x12\x1b\n" +
 	"\x17ENTITY_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -867,7 +1037,7 @@ func file_polgraph_v1_resources_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_resources_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_polgraph_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_polgraph_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_polgraph_v1_resources_proto_goTypes = []any{
 	(EntityKind)(0),   // 0: polgraph.v1.EntityKind
 	(RelationType)(0), // 1: polgraph.v1.RelationType
@@ -877,21 +1047,24 @@ var file_polgraph_v1_resources_proto_goTypes = []any{
 	(*Source)(nil),    // 5: polgraph.v1.Source
 	(*Claim)(nil),     // 6: polgraph.v1.Claim
 	(*Relation)(nil),  // 7: polgraph.v1.Relation
-	nil,               // 8: polgraph.v1.Entity.IdentifiersEntry
+	(*Verdict)(nil),   // 8: polgraph.v1.Verdict
+	(*DateRange)(nil), // 9: polgraph.v1.DateRange
+	nil,               // 10: polgraph.v1.Entity.IdentifiersEntry
 }
 var file_polgraph_v1_resources_proto_depIdxs = []int32{
-	0, // 0: polgraph.v1.Entity.kind:type_name -> polgraph.v1.EntityKind
-	8, // 1: polgraph.v1.Entity.identifiers:type_name -> polgraph.v1.Entity.IdentifiersEntry
-	3, // 2: polgraph.v1.Source.kind:type_name -> polgraph.v1.SourceKind
-	5, // 3: polgraph.v1.Claim.source:type_name -> polgraph.v1.Source
-	2, // 4: polgraph.v1.Claim.status:type_name -> polgraph.v1.ClaimStatus
-	1, // 5: polgraph.v1.Relation.type:type_name -> polgraph.v1.RelationType
-	6, // 6: polgraph.v1.Relation.claims:type_name -> polgraph.v1.Claim
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	0,  // 0: polgraph.v1.Entity.kind:type_name -> polgraph.v1.EntityKind
+	10, // 1: polgraph.v1.Entity.identifiers:type_name -> polgraph.v1.Entity.IdentifiersEntry
+	3,  // 2: polgraph.v1.Source.kind:type_name -> polgraph.v1.SourceKind
+	5,  // 3: polgraph.v1.Claim.source:type_name -> polgraph.v1.Source
+	2,  // 4: polgraph.v1.Claim.status:type_name -> polgraph.v1.ClaimStatus
+	1,  // 5: polgraph.v1.Relation.type:type_name -> polgraph.v1.RelationType
+	6,  // 6: polgraph.v1.Relation.claims:type_name -> polgraph.v1.Claim
+	8,  // 7: polgraph.v1.Relation.verdict:type_name -> polgraph.v1.Verdict
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_resources_proto_init() }
@@ -905,7 +1078,7 @@ func file_polgraph_v1_resources_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_resources_proto_rawDesc), len(file_polgraph_v1_resources_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
