@@ -110,7 +110,9 @@ func referenceNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.N
 			edges = append(edges, edge{l.Name, pt})
 		}
 	}
-	slices.SortFunc(edges, func(a, b edge) int { return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(string(a.name), string(b.name))) })
+	slices.SortFunc(edges, func(a, b edge) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(string(a.name), string(b.name)))
+	})
 	if len(edges) > q.MaxEdges {
 		out.EdgesLeftOut = len(edges) - q.MaxEdges
 		edges = edges[:q.MaxEdges]

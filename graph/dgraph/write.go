@@ -38,7 +38,7 @@ type found struct {
 	EndDay   *int      `json:"pg.end_day"`
 	Out      []nameRef `json:"out"`
 	In       []nameRef `json:"in"`
-	Claims  []struct {
+	Claims   []struct {
 		Name       string   `json:"pg.name"`
 		Status     string   `json:"pg.status"`
 		Confidence float64  `json:"pg.confidence"`
