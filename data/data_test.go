@@ -46,6 +46,7 @@ type record struct {
 	To          string            `json:"to"`
 	Key         string            `json:"key"`
 	Date        string            `json:"date"`
+	Role        string            `json:"role"`
 	Claims      []struct {
 		Source     string   `json:"source"`
 		Excerpt    string   `json:"excerpt"`
@@ -133,6 +134,9 @@ func checkClaims(recs []record) []string {
 		if eventTypes[r.Type] && r.Date == "" && r.ValidFrom == "" {
 			out = append(out, fmt.Sprintf("%s: %s is an event without a date; it would count at every as_of date (give the date the text says, else its source's publication date)", r.at(), r.relationName()))
 		}
+		if !eventTypes[r.Type] && r.Type != "FAMILY" && r.ValidTo == "" && formerWords.MatchString(r.Role) {
+			out = append(out, fmt.Sprintf("%s: %s is a state its role calls former (%q) without valid_to; it would hold today (give its end)", r.at(), r.relationName(), r.Role))
+		}
 	}
 	return out
 }
@@ -141,7 +145,11 @@ func checkClaims(recs []record) []string {
 // the graph dates each of them, so that an as_of query never shows an event from after its date.
 var eventTypes = map[string]bool{"ACCUSED": true, "CRITICISED": true, "ENDORSES": true, "DEFEATED": true,
 	"APPEARED_WITH": true, "CAMPAIGNED_WITH": true, "SUSPENDED_FROM": true, "RESIGNED_FROM": true,
-	"REMOVED_FROM_OFFICE": true, "FOUNDED": true}
+	"REMOVED_FROM_OFFICE": true, "FOUNDED": true, "CANDIDATE_FOR": true, "SUCCEEDED_BY": true}
+
+// formerWords find a role that says a state has ended ("former Mayor of London", "ex-leader"). FAMILY is
+// not checked: an ex-husband is a family tie of its own.
+var formerWords = regexp.MustCompile(`(?i)\b(former|ex-|previously|used to)`)
 
 var (
 	jsonEscape = regexp.MustCompile(`\\u[0-9a-fA-F]{4}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|\\[/"\\nrt]`)
@@ -552,6 +560,9 @@ func TestChecksCatchBrokenData(t *testing.T) {
 			`"excerpt": "Apsana's ex-husband, Ehtashamul Haque, is an independent candidate", "confidence": 0`, "claims", "confidence: 0 is not in (0,1]"},
 		{"undated event", `"held the mayor to account at Overview & Scrutiny Committee", "date": "2024"`,
 			`"held the mayor to account at Overview & Scrutiny Committee"`, "claims", "is an event without a date"},
+		{"undated candidacy", `"role": "Labour campaign", "date": "2024-05"`, `"role": "Labour campaign"`, "claims", "is an event without a date"},
+		{"a former office with no end", `"role": "former Mayor of London", "valid_from": "2000-05", "valid_to": "2008-05"`,
+			`"role": "former Mayor of London", "valid_from": "2000-05"`, "claims", "is a state its role calls former"},
 		{"empty excerpt", `"excerpt": "Labour whip Kim Leadbeater", "confidence": 0.95`, `"excerpt": " ", "confidence": 0.95`,
 			"claims", "has no claim with a source and an excerpt"},
 		{"paraphrased excerpt", `"excerpt": "Ajmal and Rabina were both previously working with Lutfur Rahman."`,

@@ -132,7 +132,7 @@ func TestExploreNeighborhood(t *testing.T) {
 		}
 		for _, e := range resp.GetEdges() {
 			if e.GetClaimCount() != 1 || !slices.Equal(e.GetStatuses(), []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_REPORTED}) ||
-				e.GetVerdict().GetSupportingClaims() != 1 || e.GetVerdict().GetSummary() != "1 claim supports it" || e.GetDated() {
+				e.GetVerdict().GetSupportingClaims() != 1 || e.GetVerdict().GetSummary() != "1 claim supports it" || !e.GetUndated() {
 				t.Errorf("edge %v", e)
 			}
 		}

@@ -1,44 +1,48 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestREADMEExamplesRun runs every grpcurl and polgraph command of the README against the service under
-// test, as written but for the addresses.
+// TestREADMEExamplesRun runs every grpcurl, curl and polgraph command of the README (and of the default
+// dataset's README) against the service under test, as written but for the addresses, and compares what
+// it prints with the output the README shows after it (see matchOutput).
 func TestREADMEExamplesRun(t *testing.T) {
-	cmds := append(readmeCommands(t, "../../README.md"), readmeCommands(t, "../../data/tower-hamlets/README.md")...)
-	if len(cmds) < 11 {
-		t.Fatalf("found only %d example commands in the README", len(cmds))
+	examples := append(readmeExamples(t, "../../README.md"), readmeExamples(t, "../../data/tower-hamlets/README.md")...)
+	if len(examples) < 11 {
+		t.Fatalf("found only %d example commands in the README", len(examples))
 	}
+	shown := 0
 	grpcurl := findGrpcurl(t)
-	for _, line := range cmds {
-		t.Run(line, func(t *testing.T) {
-			args := shellWords(t, line)
+	for _, ex := range examples {
+		t.Run(ex.command, func(t *testing.T) {
+			args := shellWords(t, ex.command)
 			var out bytes.Buffer
 			var err error
 			switch args[0] {
-			case "grpcurl":
+			case "grpcurl", "curl":
 				for i, a := range args {
-					if a == "127.0.0.1:50051" {
-						args[i] = serverAddr
-					}
+					args[i] = strings.NewReplacer("127.0.0.1:50051", serverAddr, "127.0.0.1:8080", explorerAddr).Replace(a)
 				}
-				cmd := exec.Command(grpcurl, args[1:]...)
+				bin := grpcurl
+				if args[0] == "curl" {
+					bin = "curl"
+				}
+				cmd := exec.Command(bin, args[1:]...)
 				cmd.Dir = "../.."
 				cmd.Stdout, cmd.Stderr = &out, &out
 				err = cmd.Run()
 			case "./bin/polgraph":
 				switch args[1] {
-				case "path", "around":
-					args = append(args, "--server", serverAddr)
 				case "load":
 					args = append(args[:2], append(dgraphFlags(), args[2:]...)...)
 					for i, a := range args {
@@ -46,50 +50,159 @@ func TestREADMEExamplesRun(t *testing.T) {
 							args[i] = "../../" + a
 						}
 					}
+				default:
+					args = append(args, "--server", serverAddr)
 				}
 				err = realMain(context.Background(), args[1:], &out, &out)
 			default:
 				t.Fatalf("no runner for %q", args[0])
 			}
-			if strings.Contains(line, `"max_depth": 9`) { // the README's example of a refused request
+			if strings.Contains(ex.command, `"max_depth": 9`) { // the README's example of a refused request
 				if err == nil || !strings.Contains(out.String(), "InvalidArgument") {
 					t.Errorf("want the request refused with InvalidArgument; got %v\n%s", err, out.String())
 				}
-				return
-			}
-			if err != nil {
+			} else if err != nil {
 				t.Errorf("%v\n%s", err, out.String())
 			}
 			if out.Len() == 0 {
 				t.Errorf("no output")
 			}
+			if ex.want != nil {
+				shown++
+				if err := matchOutput(ex.want, out.String()); err != nil {
+					t.Errorf("%s:%d: the output differs from the README's: %v\nthe whole output:\n%s", ex.file, ex.line, err, out.String())
+				}
+			}
 		})
+	}
+	if shown < 10 {
+		t.Errorf("only %d examples show their output; the README's outputs are not being checked", shown)
 	}
 }
 
-// readmeCommands returns the lines of ```sh blocks that run grpcurl or the polgraph binary.
-func readmeCommands(t *testing.T, path string) []string {
+// example is a command of a README and the output it shows after it (nil when it shows none).
+type example struct {
+	file    string
+	line    int
+	command string
+	want    []string
+}
+
+// readmeExamples returns the commands of ```sh blocks that run grpcurl, curl or the polgraph binary (a
+// command continued with a backslash is joined into one line), each with the plain ``` block that follows
+// its block, when the block holds just that command.
+func readmeExamples(t *testing.T, path string) []example {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var cmds []string
-	inSh := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case strings.HasPrefix(strings.TrimSpace(line), "```sh"):
-			inSh = true
-		case strings.HasPrefix(strings.TrimSpace(line), "```"):
-			inSh = false
-		case inSh && (strings.HasPrefix(line, "grpcurl ") || strings.HasPrefix(line, "./bin/polgraph ")):
-			cmds = append(cmds, line)
+	lines := strings.Split(string(b), "\n")
+	var out []example
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "```sh" {
+			continue
 		}
+		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		var cmds []example
+		cur := ""
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			line := strings.TrimSpace(lines[i])
+			if cont, ok := strings.CutSuffix(line, "\\"); ok {
+				cur += cont
+				continue
+			}
+			line, cur = cur+line, ""
+			if strings.HasPrefix(line, "grpcurl ") || strings.HasPrefix(line, "curl ") || strings.HasPrefix(line, "./bin/polgraph ") {
+				cmds = append(cmds, example{file: path, line: i + 1, command: line})
+			}
+		}
+		// The output block, if one follows.
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if len(cmds) == 1 && j < len(lines) && strings.TrimSpace(lines[j]) == "```" {
+			want := []string{}
+			for j++; j < len(lines) && strings.TrimSpace(lines[j]) != "```"; j++ {
+				l := lines[j]
+				if len(l) >= indent && strings.TrimSpace(l[:indent]) == "" {
+					l = l[indent:]
+				}
+				want = append(want, l)
+			}
+			cmds[0].want = want
+			i = j
+		}
+		out = append(out, cmds...)
 	}
-	return cmds
+	return out
+}
+
+var (
+	durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m)\b`)
+	rates     = regexp.MustCompile(`\(\d+ relations/s\)`)
+)
+
+// normalizeLine is a line of output as it is compared: without trailing spaces, and with durations and
+// rates, which differ from run to run, replaced by placeholders.
+func normalizeLine(s string) string {
+	s = strings.TrimRight(s, " \t\r")
+	s = rates.ReplaceAllString(s, "(N relations/s)")
+	return durations.ReplaceAllString(s, "DURATION")
+}
+
+// matchOutput checks output against the lines a README shows: the shown lines are the output's own lines,
+// in order; a line of just "..." (at any indentation) stands for any number of lines left out. Without
+// a "..." at its start (or end), what is shown starts (or ends) where the output does.
+func matchOutput(want []string, output string) error {
+	got := strings.Split(strings.TrimRight(output, "\n"), "\n")
+	for i := range got {
+		got[i] = normalizeLine(got[i])
+	}
+	var segments [][]string
+	seg := []string{}
+	openStart, openEnd := false, false
+	for i, w := range want {
+		if strings.TrimSpace(w) == "..." {
+			if i == 0 {
+				openStart = true
+			}
+			if i == len(want)-1 {
+				openEnd = true
+			}
+			if len(seg) > 0 {
+				segments = append(segments, seg)
+			}
+			seg = []string{}
+			continue
+		}
+		seg = append(seg, normalizeLine(w))
+	}
+	if len(seg) > 0 {
+		segments = append(segments, seg)
+	}
+	at := 0
+	for k, seg := range segments {
+		found := -1
+		for i := at; i+len(seg) <= len(got); i++ {
+			if slices.Equal(got[i:i+len(seg)], seg) {
+				found = i
+				break
+			}
+			if k == 0 && !openStart {
+				break // the first lines shown must be the first printed
+			}
+		}
+		if found < 0 {
+			return fmt.Errorf("these lines, in this order, are not in the output (after line %d):\n%s", at, strings.Join(seg, "\n"))
+		}
+		at = found + len(seg)
+	}
+	if !openEnd && at != len(got) && len(segments) > 0 {
+		return fmt.Errorf("the output goes on after the lines shown (%d more); end the README's block with ...", len(got)-at)
+	}
+	return nil
 }
 
 // findGrpcurl finds the grpcurl that `make tools` installs. `make test` installs it first, so it is an
@@ -149,4 +262,28 @@ func shellWords(t *testing.T, line string) []string {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+func TestMatchOutput(t *testing.T) {
+	t.Parallel()
+	out := "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}\nloaded in 412ms (272 relations/s)"
+	for _, tc := range []struct {
+		name string
+		want []string
+		ok   bool
+	}{
+		{"all of it", []string{"{", `  "a": 1,`, `  "b": 2,`, `  "c": 3`, "}", "loaded in 9ms (1 relations/s)"}, true},
+		{"the start and a gap", []string{"{", `  "a": 1,`, "  ...", "}", "..."}, true},
+		{"a middle", []string{"...", `  "b": 2,`, "..."}, true},
+		{"out of order", []string{"...", `  "c": 3`, `  "a": 1,`, "..."}, false},
+		{"not at the start", []string{`  "b": 2,`, "..."}, false},
+		{"goes on", []string{"{", `  "a": 1,`}, false},
+		{"a changed value", []string{"...", `  "b": 3,`, "..."}, false},
+		{"lines that are not together", []string{"...", `  "a": 1,`, `  "c": 3`, "..."}, false},
+		{"indentation counts", []string{"...", `"b": 2,`, "..."}, false},
+	} {
+		if err := matchOutput(tc.want, out); (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
 }
