@@ -129,6 +129,64 @@ func TestTopologyFollowsWrites(t *testing.T) {
 	}
 }
 
+// TestTopologyFollowsLifetimeChanges: an entity's lifetime bounds its relations, which the topology holds
+// with them; a write that changes only the entity must reach the topology too, and one that changes
+// nothing must not raise the graph's version.
+func TestTopologyFollowsLifetimeChanges(t *testing.T) {
+	ctx := context.Background()
+	ents, rels := graphtest.RandomGraph(7050, 6, 12)
+	for i := range ents {
+		ents[i].ValidFrom, ents[i].ValidTo = graph.FuzzyDate{}, graph.FuzzyDate{}
+	}
+	load(t, ents, rels)
+	topo := graph.NewTopology(store)
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	target := rels[0].From
+	lifeOf := func() []graph.Period {
+		t.Helper()
+		got, err := topo.Links(ctx, []graph.EntityName{target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []graph.Period
+		for _, l := range got[target] {
+			out = append(out, l.Life)
+		}
+		return out
+	}
+	for _, p := range lifeOf() {
+		if p != graph.OpenPeriod {
+			t.Fatalf("before: a link's ends' lifetime is %v, want all of time", p)
+		}
+	}
+	before, _ := store.Version(ctx)
+	if err := store.UpsertEntities(ctx, ents); err != nil { // the same again: nothing changes
+		t.Fatal(err)
+	}
+	if v, _ := store.Version(ctx); v != before {
+		t.Errorf("rewriting entities unchanged raised the version from %d to %d", before, v)
+	}
+	abolished := ents[slices.IndexFunc(ents, func(e graph.Entity) bool { return e.Name == target })]
+	abolished.ValidTo = graph.FuzzyDate{Year: 2004}
+	if err := store.UpsertEntities(ctx, []graph.Entity{abolished}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := store.Version(ctx); v <= before {
+		t.Errorf("a lifetime change left the version at %d", v)
+	}
+	lives := lifeOf()
+	if len(lives) == 0 {
+		t.Fatal("no links")
+	}
+	for _, p := range lives {
+		if p.End != (graph.FuzzyDate{Year: 2004}).LastDay() {
+			t.Errorf("after the entity ended in 2004, a link's ends' lifetime is %v", p)
+		}
+	}
+}
+
 // TestConcurrentWritesAllLand writes relations from several goroutines at once: Dgraph aborts some
 // transactions, the store retries them, and in the end every relation is there once and the topology,
 // following the version, has them all.
