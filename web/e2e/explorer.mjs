@@ -67,7 +67,7 @@ const graph = (page) =>
     return {
       nodes: cy.nodes().not(".more").map((n) => n.id()).sort(),
       edges: cy.edges().not(".more-edge").map((e) => e.id()).sort(),
-      more: cy.nodes(".more").map((n) => ({ id: n.id(), label: n.data("label") })),
+      more: cy.nodes(".more").map((n) => ({ id: n.id(), label: n.data("label"), leftOut: n.data("leftOut") })),
       expanded: cy.nodes(".expanded").map((n) => n.id()),
       zoom: cy.zoom(),
     };
@@ -152,6 +152,8 @@ try {
   assert.match(page.url(), /open=actors\/lutfur-rahman/);
   const more = g.more.find((m) => m.id === "more:actors/lutfur-rahman");
   assert.ok(more, `Lutfur Rahman has more neighbours than one expansion shows: a "more" handle (${JSON.stringify(g.more)})`);
+  assert.match(more.label, /^\+\d+ more$/, "the handle says how many more");
+  assert.equal(more.label, `+${more.leftOut} more`, "the handle counts entities left out (Truncation.left_out)");
   let o = await overlaps(page);
   console.log(`  ${g.nodes.length} nodes; labels ${o.labelPx.toFixed(1)} px; ${(o.labelShare * 100).toFixed(0)}% of labels touch another`);
   assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other");
@@ -166,8 +168,11 @@ try {
   await idle(page);
   g = await graph(page);
   assert.ok(g.nodes.length > before, `the handle pages in more neighbours: ${before} → ${g.nodes.length}`);
+  // left_out counts entities: the next page of neighbours is that many, up to the 10 per expansion.
+  assert.equal(g.nodes.length - before, Math.min(more.leftOut, 10), `the handle's ${more.leftOut} are entities: ${before} → ${g.nodes.length} nodes`);
   const left = g.more.find((m) => m.id === "more:actors/lutfur-rahman");
   assert.ok(!left || left.label !== more.label, `the handle counts what is still left: ${more.label} → ${left?.label ?? "gone"}`);
+  if (left) assert.equal(left.leftOut, more.leftOut - (g.nodes.length - before), "what is left is what was left, less what came in");
 
   step = "expand a neighbour by clicking it";
   console.log(step);
@@ -179,6 +184,20 @@ try {
   g = await graph(page);
   assert.ok(g.expanded.includes(neighbour), `${neighbour} is expanded`);
   assert.ok(g.nodes.length > count, `expanding ${neighbour} adds its neighbours: ${count} → ${g.nodes.length}`);
+  // The neighbourhood is the subgraph its entities induce: relations among nodes that were not expanded
+  // come too, once each, and each joins two nodes that are drawn.
+  const induced = await page.evaluate(() => {
+    const cy = window.explorer.cy;
+    const edges = cy.edges().not(".more-edge");
+    return {
+      ids: edges.map((e) => e.id()),
+      ends: edges.map((e) => [e.source().id(), e.target().id()]),
+      amongUnexpanded: edges.filter((e) => !e.source().hasClass("expanded") && !e.target().hasClass("expanded")).map((e) => e.id()),
+    };
+  });
+  assert.equal(new Set(induced.ids).size, induced.ids.length, "no relation is drawn twice");
+  assert.ok(induced.amongUnexpanded.length > 0, "relations between two entities neither of which was expanded are drawn");
+  console.log(`  ${induced.amongUnexpanded.length} relations among entities not expanded, e.g. ${induced.amongUnexpanded[0]}`);
   await page.locator('[data-panel="entity"] .sub', { hasText: neighbour }).waitFor({ timeout: wait });
   o = await overlaps(page);
   assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other after expanding");
@@ -199,13 +218,120 @@ try {
   assert.match(first, /Keir Starmer/);
   assert.match(first, /formerly worked with/, "each hop names its relation type");
   assert.match(first, /Ajmal and Rabina were both previously working with Lutfur Rahman/, "each hop shows its evidence");
+  // Routes, not copies: the Lutfur Rahman–Labour hop holds both its relations, grouped under the hop.
+  const member = "relations/lutfur-rahman.member-of.labour";
+  const defeated = "relations/lutfur-rahman.defeated.labour";
+  const hop = page.locator(".paths li.hop").filter({ has: page.locator(`li.hop-rel[data-relation="${member}"]`) }).first();
+  await hop.waitFor({ timeout: wait });
+  assert.equal(await hop.locator(`li.hop-rel[data-relation="${defeated}"]`).count(), 1, "the hop groups its DEFEATED relation with its MEMBER_OF");
+  assert.equal(await hop.getAttribute("data-relations"), "2", "the Lutfur Rahman–Labour hop has two relations");
+  const hopText = await hop.innerText();
+  assert.match(await hop.locator(".hop-head").innerText(), /^2 relations, \d+ claims? supports? it$/, "the hop says how many relations and what the evidence says");
+  assert.match(await hop.locator(`li.hop-rel[data-relation="${member}"] > div`).innerText(), /member of · until 2010/, "the membership with its end");
+  assert.match(await hop.locator(`li.hop-rel[data-relation="${defeated}"] > div`).innerText(), /defeated · 2022/, "the defeat with its date");
+  assert.match(hopText, /Rahman was Labour leader of Tower Hamlets council/, "each relation of the hop shows its claims");
+  const undatedHop = page.locator('.paths li.hop-rel[data-relation="relations/ajmal-masroor.formerly-worked-with.lutfur-rahman"]').first();
+  assert.equal(await undatedHop.getAttribute("data-undated"), "1");
+  assert.match(await undatedHop.locator("> div").innerText(), /formerly worked with · undated/, "an undated relation of a hop says so");
   const onPath = await page.evaluate(() => window.explorer.cy.elements(".onpath").map((e) => e.id()));
   assert.ok(onPath.includes("actors/keir-starmer") && onPath.includes("actors/ajmal-masroor"), "the path's ends are highlighted");
   assert.ok(onPath.some((id) => id.startsWith("relations/")), "the path's relations are highlighted");
+  assert.ok(onPath.includes(member) && onPath.includes(defeated), "every relation of a hop is drawn and highlighted, not only the first");
   assert.match(page.url(), /path=actors\/ajmal-masroor,actors\/keir-starmer/);
+  // The edges the page makes of a path's relations say what the service's own edges say.
+  const compared = await page.evaluate(async () => {
+    const r = await fetch("/polgraph.v1.GraphService/ExploreNeighborhood", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+      body: JSON.stringify({ name: "actors/lutfur-rahman", maxPerNode: 200 }),
+    });
+    const served = new Map(((await r.json()).edges ?? []).map((e) => [e.name, e]));
+    const cy = window.explorer.cy;
+    return cy.edges(".onpath").map((e) => {
+      const s = served.get(e.id());
+      return s && {
+        id: e.id(),
+        drawn: [e.data("confidence"), e.data("verdict"), e.data("undated")],
+        served: [s.confidence ?? 0, s.verdict?.summary ?? "", s.undated ?? false],
+      };
+    }).filter(Boolean);
+  });
+  assert.ok(compared.length >= 3, `some relations of the paths are in Lutfur Rahman's neighbourhood: ${compared.length}`);
+  for (const c of compared) assert.deepEqual(c.drawn, c.served, `${c.id}: confidence, verdict and undated as the service says`);
   await screenshot(page, "paths");
   await pathItems.first().locator("header").click();
   assert.equal(await pathItems.first().getAttribute("aria-current"), "true", "a path can be highlighted alone");
+
+  step = "an undated relation is drawn dotted, and its tooltip says so";
+  console.log(step);
+  const undatedEdge = "relations/ajmal-masroor.formerly-worked-with.lutfur-rahman";
+  const dotted = await page.evaluate((id) => {
+    const e = window.explorer.cy.getElementById(id);
+    return e.empty() ? null : { classes: e.classes(), lineStyle: e.style("line-style"), title: e.data("title") };
+  }, undatedEdge);
+  assert.ok(dotted, `${undatedEdge} is drawn`);
+  assert.ok(dotted.classes.includes("undated"), "the relation without a date is marked undated");
+  assert.equal(dotted.lineStyle, "dotted", "an undated relation is dotted");
+  assert.match(dotted.title, /^formerly worked with · no date — \d+ claims? supports? it$/, "its title says it has no date, and the verdict");
+  const dated = await page.evaluate((id) => window.explorer.cy.getElementById(id).style("line-style"), member);
+  assert.equal(dated, "solid", "a dated, reported relation is solid");
+  await page.evaluate((id) => {
+    const cy = window.explorer.cy;
+    cy.zoom(1.2);
+    cy.center(cy.getElementById(id));
+  }, undatedEdge);
+  const mid = await pointOf(page, undatedEdge);
+  await page.mouse.move(mid.x - 3, mid.y - 3);
+  await page.mouse.move(mid.x, mid.y);
+  await page.locator("#tip").waitFor({ state: "visible", timeout: wait });
+  assert.match(await page.locator("#tip").innerText(), /no date/, "the edge's tooltip says it has no date");
+  assert.ok(await page.locator("#legend").getByText("no date: not known when it held").isVisible(), "the legend explains dotted edges");
+  await screenshot(page, "undated-tooltip");
+  await page.mouse.move(5, 5);
+
+  step = "co-temporal paths";
+  console.log(step);
+  const [request] = await Promise.all([
+    page.waitForRequest((r) => r.url().endsWith("/polgraph.v1.GraphService/FindPaths"), { timeout: wait }),
+    page.check("#cotemporal"),
+  ]);
+  assert.equal(JSON.parse(request.postData() ?? "{}").coTemporal, true, "the checkbox asks FindPaths for co-temporal routes");
+  await idle(page);
+  assert.match(page.url(), /cotemporal=1/);
+  const coPanel = page.locator('[data-panel="paths"][data-cotemporal="1"]');
+  await coPanel.waitFor({ timeout: wait });
+  assert.match(await coPanel.innerText(), /held as a whole at one moment/);
+  const during = page.locator(".paths > li.path .during");
+  assert.ok((await during.count()) >= 1, "a co-temporal route says when it held");
+  assert.match(await during.first().innerText(), /^This route held as a whole during \S/);
+  console.log(`  ${(await during.allInnerTexts()).join(" / ")}`);
+  // The Lutfur Rahman–Labour hop held in 2022 through the defeat; the membership (until 2010) did not hold then.
+  const coHop = page.locator(".paths li.path").filter({ hasText: "This route held as a whole during 2022:" }).locator("li.hop")
+    .filter({ has: page.locator(`li.hop-rel[data-relation="${member}"]`) }).first();
+  await coHop.waitFor({ timeout: wait });
+  assert.equal(await coHop.locator(`li.hop-rel[data-relation="${defeated}"]`).getAttribute("data-held-then"), "1", "the 2022 defeat held then");
+  assert.equal(await coHop.locator(`li.hop-rel[data-relation="${member}"]`).getAttribute("data-held-then"), "0", "the membership until 2010 did not");
+  assert.match(await coHop.locator(`li.hop-rel[data-relation="${member}"] > div`).innerText(), /not then/);
+  await screenshot(page, "paths-co-temporal");
+  await page.uncheck("#cotemporal");
+  await idle(page);
+  assert.doesNotMatch(page.url(), /cotemporal/);
+  await page.locator('[data-panel="paths"][data-cotemporal="0"]').waitFor({ timeout: wait });
+
+  step = "open the undated relation's claims";
+  console.log(step);
+  await page.evaluate((id) => {
+    const cy = window.explorer.cy;
+    cy.zoom(1.2);
+    cy.center(cy.getElementById(id));
+  }, undatedEdge);
+  await clickGraph(page, undatedEdge);
+  await idle(page);
+  const undatedPanel = page.locator('[data-panel="relation"]');
+  await undatedPanel.locator(".sub", { hasText: undatedEdge }).waitFor({ timeout: wait });
+  assert.match(await undatedPanel.locator("dd.undated").innerText(), /^no date/, "the panel says the relation has no date");
+  assert.match(await undatedPanel.locator("dd.verdict").innerText(), /^1 claim supports it/, "and what the evidence says");
+  await screenshot(page, "undated-claims");
 
   step = "show disputed relations and open the claims of the denied endorsement";
   console.log(step);
@@ -239,6 +365,9 @@ try {
   assert.match(claimText, /confidence 0\.\d\d/, "the confidence is shown");
   assert.match(claimText, /said by Rabina Khan/, "who said it is shown");
   assert.match(claimText, /2024/, "the source's date is shown");
+  assert.match(await rel.locator("dd.verdict").innerText(), /^3 of 4 claims deny it/, "the panel sums up the evidence");
+  const endorseTitle = await page.evaluate((id) => window.explorer.cy.getElementById(id).data("title"), endorse);
+  assert.match(endorseTitle, /3 of 4 claims deny it/, "the edge's title sums up the evidence");
   assert.ok(await page.locator("#legend").getByText("disputed: a claim denies it").isVisible(), "the legend explains disputed edges");
   await screenshot(page, "claims");
   await page.uncheck('#statuses input[value="DENIED"]');
@@ -276,7 +405,31 @@ try {
   assert.ok(!then.edges.includes("relations/lutfur-rahman.member-of.aspire"), "his Aspire membership (from 2018) is not drawn as of 2010");
   assert.ok(then.edges.includes("relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2010"), "his 2010–2015 mayoralty is drawn as of 2010");
   assert.match(page.url(), /asof=2010/);
+  assert.ok(!then.edges.includes("relations/ajmal-masroor.formerly-worked-with.lutfur-rahman"), "undated ties are left out as of 2010 by default");
+  const undatedThen = await page.evaluate(() => window.explorer.cy.edges(".undated").length);
+  assert.equal(undatedThen, 0, "no undated relation is drawn as of 2010 by default");
+  assert.ok(await page.locator("#undated-row").isVisible(), "a year chosen, undated relations can be included");
+  assert.equal(await page.locator("#undated").isChecked(), false, "by default they are not");
+  const hint = await page.locator("#asof-hint").innerText();
+  assert.match(hint, /held at some moment of that year/, "the hint says which relations count");
+  assert.match(hint, /an event only in its own year/, "the hint says events count only in their year");
+  assert.match(hint, /no date at all are left out/, "the hint says undated relations are left out");
+  assert.match(hint, /did not exist then are left out/, "the hint says entities that did not exist are left out");
   await screenshot(page, "as-of-2010");
+
+  step = "include undated relations as of 2010";
+  console.log(step);
+  await page.check("#undated");
+  await idle(page);
+  assert.match(page.url(), /undated=include/);
+  const withUndated = await graph(page);
+  const undatedNow = await page.evaluate(() => window.explorer.cy.edges(".undated").map((e) => e.id()));
+  assert.ok(undatedNow.length > 0, "undated relations come back when included");
+  assert.ok(withUndated.edges.includes("relations/ajmal-masroor.formerly-worked-with.lutfur-rahman"), "Ajmal Masroor's undated tie to Lutfur Rahman comes back");
+  assert.ok(!withUndated.edges.includes("relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2022"), "dated relations still follow the year");
+  assert.match(await page.locator("#asof-hint").innerText(), /no date at all are included/);
+  console.log(`  ${undatedNow.length} undated relations included as of 2010`);
+  await screenshot(page, "as-of-2010-undated");
 
   step = "reopen the view from its link";
   console.log(step);
@@ -286,10 +439,11 @@ try {
   await again.goto(link);
   await idle(again);
   const reopened = await graph(again);
-  assert.deepEqual(reopened.nodes, then.nodes, "the link reopens the same entities");
-  assert.deepEqual(reopened.edges, then.edges, "the link reopens the same relations");
+  assert.deepEqual(reopened.nodes, withUndated.nodes, "the link reopens the same entities");
+  assert.deepEqual(reopened.edges, withUndated.edges, "the link reopens the same relations");
   assert.equal(await again.locator("#asof").inputValue(), "2010");
   assert.equal(await again.locator("#anytime").isChecked(), false);
+  assert.equal(await again.locator("#undated").isChecked(), true, "the link keeps undated relations included");
   await again.close();
 
   step = "export PNG, GraphML and Cytoscape JSON";
@@ -305,12 +459,13 @@ try {
   assert.deepEqual([...exported["view.png"].subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "the PNG is a PNG");
   const graphml = exported["view.graphml"].toString();
   assert.match(graphml, /<graphml xmlns="http:\/\/graphml.graphdrawing.org\/xmlns"/);
-  assert.equal((graphml.match(/<node id=/g) ?? []).length, then.nodes.length, "GraphML holds every entity shown");
-  assert.equal((graphml.match(/<edge id=/g) ?? []).length, then.edges.length, "GraphML holds every relation shown");
+  assert.equal((graphml.match(/<node id=/g) ?? []).length, withUndated.nodes.length, "GraphML holds every entity shown");
+  assert.equal((graphml.match(/<edge id=/g) ?? []).length, withUndated.edges.length, "GraphML holds every relation shown");
+  assert.match(graphml, /<data key="e_undated">true<\/data>/, "GraphML says which relations are undated");
   assert.match(graphml, /<node id="actors\/lutfur-rahman">/);
   const cyjs = JSON.parse(exported["view.cyjs"].toString());
-  assert.equal(cyjs.elements.nodes.length, then.nodes.length, "Cytoscape JSON holds every entity shown");
-  assert.equal(cyjs.elements.edges.length, then.edges.length, "Cytoscape JSON holds every relation shown");
+  assert.equal(cyjs.elements.nodes.length, withUndated.nodes.length, "Cytoscape JSON holds every entity shown");
+  assert.equal(cyjs.elements.edges.length, withUndated.edges.length, "Cytoscape JSON holds every relation shown");
 
   if (control) {
     step = "the service goes away: a banner says so";

@@ -34,6 +34,8 @@ const keys: Key[] = [
   { id: "confidence", for: "edge", type: "double", data: "confidence" },
   { id: "claim_count", for: "edge", type: "int", data: "claimCount" },
   { id: "disputed", for: "edge", type: "boolean", data: "disputed" },
+  { id: "undated", for: "edge", type: "boolean", data: "undated" },
+  { id: "verdict", for: "edge", type: "string", data: "verdict" },
 ];
 
 const keyId = (k: Key) => `${k.for === "node" ? "n" : "e"}_${k.id}`;

@@ -7,15 +7,18 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { client, describeError, Health, outageOf, type Outage } from "./api";
 import { byId, download, h, safeLink } from "./dom";
 import { toCytoscapeJSON, toGraphML } from "./exporters";
-import type {
-  Edge,
-  ExploreNeighborhoodResponse,
-  FindPathsResponse,
-  GetEntityResponse,
-  GetRelationResponse,
-  RelationFilterSchema,
+import {
+  UndatedPolicy,
+  type Edge,
+  type ExploreNeighborhoodResponse,
+  type FindPathsResponse,
+  type GetEntityResponse,
+  type GetRelationResponse,
+  type Hop,
+  type RelationFilterSchema,
+  type Truncation,
 } from "./gen/polgraph/v1/graph_service_pb";
-import { ClaimStatus, RelationType, type Entity, type Relation } from "./gen/polgraph/v1/resources_pb";
+import { ClaimStatus, RelationType, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
 import { highlightColor, stylesheet } from "./style";
 import { emptyView, formatView, parseView, type Step, type View } from "./view";
 import {
@@ -24,9 +27,12 @@ import {
   kindKey,
   kinds,
   relationTypes,
+  heldDuring,
+  spanLabel,
   statusFromKey,
   statusKey,
   timeLabel,
+  timeOrUndated,
   typeFamily,
   typeFromKey,
   typeLabel,
@@ -155,6 +161,8 @@ function filter(): MessageInitShape<typeof RelationFilterSchema> {
   }
   return {
     asOf: view.asOf,
+    // Unticked leaves it to the service: undated relations are left out as of a year, counted otherwise.
+    undated: view.asOf && view.undated ? UndatedPolicy.INCLUDE : UndatedPolicy.UNSPECIFIED,
     minConfidence: view.minConfidence,
     includeTypes: view.types.map(typeFromKey).filter((t) => t !== undefined),
     statuses: view.statuses.map(statusFromKey).filter((s) => s !== undefined),
@@ -208,17 +216,34 @@ interface EdgeView {
   validTo: string;
   date: string;
   statuses: ClaimStatus[];
+  /** The best confidence of a supporting claim with a counted status: a denial is never strength. */
   confidence: number;
   claimCount: number;
+  /** No date at all: not known to hold at any particular time. */
+  undated: boolean;
+  verdict?: Verdict;
 }
 
+/**
+ * The edge a neighbourhood would hold for a relation of a path, computed from its claims as the service
+ * does: the statuses of all its claims, the strength from its supporting claims with a counted status only,
+ * and the verdict over all of them.
+ */
 function edgeOfRelation(r: Relation): EdgeView {
   const counted = view.statuses.length
     ? new Set(view.statuses.map(statusFromKey))
     : new Set([ClaimStatus.ALLEGED, ClaimStatus.REPORTED, ClaimStatus.CONFIRMED]);
   const statuses = [...new Set(r.claims.map((c) => c.status))].sort((a, b) => a - b);
-  const confidence = Math.max(0, ...r.claims.filter((c) => counted.has(c.status)).map((c) => c.confidence));
+  const supporting = r.claims.filter((c) => c.status !== ClaimStatus.DENIED && counted.has(c.status));
+  const confidence = Math.max(0, ...supporting.map((c) => c.confidence));
   return { ...r, statuses, confidence, claimCount: r.claims.length };
+}
+
+/** "endorses · 2024 — 3 of 4 claims deny it": what an edge's tooltip and title say. */
+function edgeTitle(e: EdgeView): string {
+  const verdict = e.verdict?.summary || `${e.claimCount} claim${e.claimCount === 1 ? "" : "s"}`;
+  const when = timeOrUndated(e);
+  return `${typeLabel(e.type)}${e.role ? ` (${e.role})` : ""}${when ? ` · ${when}` : ""} — ${verdict}`;
 }
 
 function addEdge(e: EdgeView): void {
@@ -244,36 +269,56 @@ function addEdge(e: EdgeView): void {
     confidence: e.confidence,
     claimCount: e.claimCount,
     disputed,
+    undated: e.undated,
+    verdict: e.verdict?.summary ?? "",
+    title: edgeTitle(e),
   };
-  const classes = [family, disputed && "disputed", alleged && "alleged", e.symmetric && "symmetric", statuses.includes("CONFIRMED") && "confirmed"]
-    .filter(Boolean)
-    .join(" ");
+  const classes = [
+    family,
+    disputed && "disputed",
+    alleged && "alleged",
+    e.undated && "undated",
+    e.symmetric && "symmetric",
+    statuses.includes("CONFIRMED") && "confirmed",
+  ].filter(Boolean) as string[];
+  // One element per relation, whichever answer brings it (a neighbourhood, a later one that shows the edges
+  // among nodes already drawn, a path): it is merged, keeping its highlight.
   const existing = cy.getElementById(e.name);
   if (existing.nonempty()) {
     existing.data(data);
-    existing.classes(classes);
+    existing.classes([...classes, ...["onpath", "faded"].filter((c) => existing.hasClass(c))]);
     return;
   }
-  cy.add({ group: "edges", data, classes });
+  cy.add({ group: "edges", data, classes: classes.join(" ") });
 }
 
-/** Shows or updates the "N more" handle of an entity whose neighbours the caps cut. */
-function setMore(entity: string, leftOut: number): void {
+/**
+ * Shows or updates the "+N more" handle of an entity whose neighbours the caps cut: N entities joined to it
+ * are not shown yet (through `relations` relations).
+ */
+function setMore(entity: string, t: Truncation | undefined): void {
   const id = `more:${entity}`;
   const handle = cy.getElementById(id);
+  const leftOut = t?.leftOut ?? 0;
   if (leftOut <= 0) {
     handle.remove();
     return;
   }
-  const text = `+${leftOut} more`;
+  const relations = t?.relationsLeftOut ?? 0;
+  const data = {
+    label: `+${leftOut} more`,
+    leftOut,
+    relationsLeftOut: relations,
+    title: `${leftOut} more ${leftOut === 1 ? "entity" : "entities"} joined to ${label(entity)}` +
+      (relations > leftOut ? ` (by ${relations} relations)` : "") + ": click to show the next ones",
+  };
   if (handle.nonempty()) {
-    handle.data("label", text);
-    handle.data("leftOut", leftOut);
+    handle.data(data);
     return;
   }
   const owner = cy.getElementById(entity) as cytoscape.NodeSingular;
   cy.add([
-    { group: "nodes", data: { id, label: text, more: entity, leftOut }, classes: "more", position: spotNear(owner) },
+    { group: "nodes", data: { id, more: entity, ...data }, classes: "more", position: spotNear(owner) },
     { group: "edges", data: { id: `more-edge:${entity}`, source: entity, target: id }, classes: "more-edge" },
   ]);
 }
@@ -295,8 +340,10 @@ async function expand(name: string): Promise<ExploreNeighborhoodResponse> {
       const c = addEntity(center, resp.nodes.find((n) => n.entity?.name === center.name)?.relationCount, null);
       c.addClass("expanded");
       for (const n of resp.nodes) if (n.entity) addEntity(n.entity, n.relationCount, c);
+      // The answer is the subgraph its entities induce: edges among nodes already shown (expanded or not)
+      // come again, and are merged by their name.
       for (const e of resp.edges) addEdge(e);
-      if (!pageToken) setMore(center.name, resp.truncated.find((t) => t.entity === center.name)?.leftOut ?? 0);
+      if (!pageToken) setMore(center.name, resp.truncated.find((t) => t.entity === center.name));
     });
     pageToken = resp.nextPageToken;
   } while (pageToken);
@@ -307,6 +354,8 @@ interface PathsShown {
   from: string;
   to: string;
   resp: FindPathsResponse;
+  /** Asked for co-temporal routes: each path says when it held as a whole. */
+  coTemporal: boolean;
   /** The path highlighted alone, or -1 for all of them. */
   active: number;
   /** Display names of the entities on the paths and of the claims' speakers. */
@@ -317,16 +366,31 @@ let paths: PathsShown | null = null;
 const maxDepth = 4;
 const maxPaths = 5;
 
+/** Every relation of a hop, the first (strongest) first, each with the way the path walks it. */
+function hopRelations(hop: Hop): { relation: Relation; forward: boolean }[] {
+  const out = hop.relation ? [{ relation: hop.relation, forward: hop.forward }] : [];
+  for (const p of hop.parallel) if (p.relation) out.push({ relation: p.relation, forward: p.forward });
+  return out;
+}
+
+/** Every relation of the paths given, once. */
+function pathRelations(ps: FindPathsResponse["paths"]): Relation[] {
+  const seen = new Map<string, Relation>();
+  for (const p of ps) for (const hop of p.hops) for (const { relation } of hopRelations(hop)) seen.set(relation.name, relation);
+  return [...seen.values()];
+}
+
 async function findPaths(from: string, to: string): Promise<void> {
+  const coTemporal = view.coTemporal;
   const resp = await call(`Finding paths from ${from} to ${to}`, () =>
-    client.findPaths({ from, to, maxPaths, maxDepth, filter: filter() }),
+    client.findPaths({ from, to, maxPaths, maxDepth, coTemporal, filter: filter() }),
   );
   cy.batch(() => {
     const anchor = (cy.getElementById(resp.paths[0]?.entities[0] ?? "") as cytoscape.NodeSingular) ?? null;
     for (const e of resp.entities) addEntity(e, undefined, anchor.nonempty() ? anchor : null);
-    for (const p of resp.paths) for (const hop of p.hops) if (hop.relation) addEdge(edgeOfRelation(hop.relation));
+    for (const r of pathRelations(resp.paths)) addEdge(edgeOfRelation(r));
   });
-  paths = { from, to, resp, active: -1 };
+  paths = { from, to, resp, coTemporal, active: -1 };
 }
 
 /** Marks the paths shown (or the one picked) and fades the rest while the paths panel is open. */
@@ -338,7 +402,7 @@ function highlightPaths(): void {
     let on = cy.collection();
     for (const p of chosen) {
       for (const e of p.entities) on = on.union(cy.getElementById(e));
-      for (const hop of p.hops) if (hop.relation) on = on.union(cy.getElementById(hop.relation.name));
+      for (const r of pathRelations([p])) on = on.union(cy.getElementById(r.name));
     }
     on.addClass("onpath");
     if (view.selected === "paths") cy.elements().not(on).addClass("faded");
@@ -414,8 +478,11 @@ function shownSummary(): string {
   const n = realNodes().length;
   const e = realEdges().length;
   const more = cy.nodes(".more").reduce((sum, m) => sum + Number(m.data("leftOut") ?? 0), 0);
-  const when = view.asOf ? ` as of ${view.asOf}` : "";
-  return `${n} entities and ${e} relations shown${when}${more ? `; ${more} more links not shown yet (click a “more” handle)` : ""}.`;
+  const when = view.asOf ? ` as of ${view.asOf} (undated relations ${view.undated ? "included" : "left out"})` : "";
+  const undated = realEdges().filter((x) => Boolean(x.data("undated"))).length;
+  const dotted = undated ? `, ${undated} of them undated (dotted)` : "";
+  const rest = more ? `; ${more} more ${more === 1 ? "entity" : "entities"} not shown yet (click a “+N more” handle)` : "";
+  return `${n} entities and ${e} relations shown${when}${dotted}${rest}.`;
 }
 
 async function runStep(step: Step): Promise<void> {
@@ -463,6 +530,7 @@ async function act(step: Step, what: string): Promise<boolean> {
   }
   view.steps.push(step);
   focusAfterLayout = step.op === "open" ? step.name : null;
+  highlightPaths();
   relayout(fresh);
   saveView();
   setStatus(shownSummary());
@@ -507,8 +575,7 @@ async function showSelected(): Promise<void> {
   if (sel === "paths") {
     if (paths) {
       const shown = paths;
-      const relations = shown.resp.paths.flatMap((p) => p.hops.map((hop) => hop.relation!).filter(Boolean));
-      shown.names ??= await speakerNames(shown.resp.entities, relations);
+      shown.names ??= await speakerNames(shown.resp.entities, pathRelations(shown.resp.paths));
       if (view.selected === "paths" && paths === shown) renderPaths(shown);
     }
     highlightPaths();
@@ -581,7 +648,8 @@ function renderEntity(resp: GetEntityResponse): void {
           ? h("button", { type: "button", class: "primary", onclick: () => void openEntity(e.name) }, "Show neighbours")
           : null,
         more.nonempty()
-          ? h("button", { type: "button", onclick: () => void showMore(e.name) }, `Show ${more.data("leftOut")} more`)
+          ? h("button", { type: "button", title: String(more.data("title")), onclick: () => void showMore(e.name) },
+              `Show ${more.data("leftOut")} more ${Number(more.data("leftOut")) === 1 ? "neighbour" : "neighbours"}`)
           : null,
         h("button", { type: "button", onclick: () => setPathEnd("from", e) }, "Path from here"),
         h("button", { type: "button", onclick: () => setPathEnd("to", e) }, "Path to here"),
@@ -651,67 +719,121 @@ async function speakerNames(known: Entity[], relations: Relation[]): Promise<Map
   return names;
 }
 
+/** The evidence in words: "3 of 4 claims deny it", and how many sources on each side. */
+function verdictText(v: Verdict | undefined, claims: number): string {
+  if (!v) return `${claims} claim${claims === 1 ? "" : "s"}`;
+  const src = (n: number) => `${n} source${n === 1 ? "" : "s"}`;
+  const sides =
+    v.denyingClaims === 0
+      ? v.supportingSources ? ` (from ${src(v.supportingSources)})` : ""
+      : v.supportingClaims === 0
+        ? ` (from ${src(v.denyingSources)})`
+        : ` (${src(v.supportingSources)} for, ${src(v.denyingSources)} against)`;
+  return `${v.summary}${sides}`;
+}
+
 function renderRelation(resp: GetRelationResponse, names: Map<string, string>): void {
   const r = resp.relation!;
   const rows: HTMLElement[] = [];
   if (r.role) rows.push(h("dt", null, "Role"), h("dd", null, r.role));
-  const time = timeLabel(r);
-  if (time) rows.push(h("dt", null, r.date ? "Date" : "Valid"), h("dd", null, time));
+  if (r.undated) {
+    rows.push(h("dt", null, "When"), h("dd", { class: "undated" }, "no date: the sources do not say when it held"));
+  } else {
+    rows.push(h("dt", null, r.date ? "Date" : "Valid"), h("dd", null, timeLabel(r)));
+  }
   if (r.via) rows.push(h("dt", null, "Via"), h("dd", null, entityButton(r.via, names.get(r.via) ?? r.via)));
-  const denied = r.claims.some((c) => c.status === ClaimStatus.DENIED);
+  const denied = (r.verdict?.denyingClaims ?? 0) > 0 || r.claims.some((c) => c.status === ClaimStatus.DENIED);
+  rows.push(h("dt", null, "Evidence"), h("dd", { class: denied ? "verdict disputed" : "verdict" }, verdictText(r.verdict, r.claims.length)));
   panel(
     h("div", { "data-panel": "relation" },
       h("span", { class: "kindtag", style: `background:${denied ? disputedColor : families[typeFamily(r.type)].color}` },
         denied ? "disputed relation" : "relation"),
+      r.undated ? h("span", { class: "kindtag undated" }, "undated") : null,
       h("h3", { class: "sentence" }, relationSentence(r, names)),
       h("p", { class: "sub" }, r.name),
       notDrawn(r.name),
-      rows.length ? h("dl", null, rows) : null,
+      h("dl", null, rows),
       h("h2", null, `Claims (${r.claims.length})`),
       h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
     ),
   );
 }
 
+/**
+ * One relation of a hop: its type and the way the path walks it, when it held, whether it is disputed, its
+ * claims. On a co-temporal route (`during` given), a relation that did not hold then is marked so: the hop
+ * held through its others.
+ */
+function hopRelationItem(r: Relation, forward: boolean, names: Map<string, string>, during?: DateRange[]): HTMLElement {
+  const disputed = r.claims.some((c) => c.status === ClaimStatus.DENIED);
+  const notThen = during !== undefined && !heldDuring(r, during);
+  return h("li", {
+      class: notThen ? "hop-rel not-then" : "hop-rel",
+      "data-relation": r.name,
+      "data-undated": r.undated ? "1" : undefined,
+      "data-disputed": disputed ? "1" : undefined,
+      "data-held-then": during === undefined ? undefined : notThen ? "0" : "1",
+    },
+    h("div", null,
+      h("button", { type: "button", class: "link type", title: "All its claims", onclick: () => void selectRelation(r.name) },
+        `${r.symmetric ? "↕" : forward ? "↓" : "↑"} ${typeLabel(r.type)}`),
+      r.undated ? h("span", { class: "muted undated" }, " · undated") : h("span", { class: "muted" }, ` · ${timeLabel(r)}`),
+      r.role ? h("span", { class: "muted" }, ` · ${r.role}`) : null,
+      disputed ? h("span", { class: "badge DENIED", title: r.verdict?.summary ?? "a claim denies it" }, "disputed") : null,
+      notThen ? h("span", { class: "badge then", title: "It did not hold while the whole route held; the hop held through its other relations." }, "not then") : null,
+    ),
+    h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
+  );
+}
+
+/** A hop: how many relations join its two entities and what the evidence over all of them says, then each. */
+function hopItem(hop: Hop, names: Map<string, string>, during?: DateRange[]): HTMLElement {
+  const rels = hopRelations(hop);
+  const claims = rels.reduce((n, { relation }) => n + relation.claims.length, 0);
+  const head = `${rels.length} relation${rels.length === 1 ? "" : "s"}, ${hop.verdict?.summary || `${claims} claims`}`;
+  return h("li", { class: "hop", "data-relations": rels.length },
+    h("div", { class: "hop-head" }, head),
+    h("ul", { class: "hop-rels" }, rels.map(({ relation, forward }) => hopRelationItem(relation, forward, names, during))),
+  );
+}
+
 function renderPaths(p: PathsShown): void {
   const names = p.names ?? new Map(p.resp.entities.map((e) => [e.name, e.displayName]));
   const n = p.resp.paths.length;
-  const header = h("div", { "data-panel": "paths" },
+  const header = h("div", { "data-panel": "paths", "data-cotemporal": p.coTemporal ? "1" : "0" },
     h("h3", null, "Paths"),
     h("p", { class: "sub" },
       `${names.get(p.resp.paths[0]?.entities[0] ?? "") ?? p.from} → ${names.get(p.resp.paths[0]?.entities.at(-1) ?? "") ?? p.to}: `,
-      n ? `${n} shortest path${n > 1 ? "s" : ""} of at most ${maxDepth} hops` : `no path of at most ${maxDepth} hops`,
+      n ? `${n} shortest route${n > 1 ? "s" : ""} of at most ${maxDepth} hops` : `no route of at most ${maxDepth} hops`,
+      p.coTemporal ? " that held as a whole at one moment" : "",
       view.asOf ? ` as of ${view.asOf}` : "",
       ".",
     ),
-    n ? h("p", { class: "muted small" }, "↓ the relation goes from the entity above to the one below, ↑ the other way, ↕ both; click a hop for all its claims.") : null,
+    n
+      ? h("p", { class: "muted small" },
+          "Each hop lists every relation between its two entities: ↓ from the entity above to the one below, ↑ the other way, ↕ both. Click a relation for all its claims.")
+      : null,
     n > 1 ? h("div", { class: "actions" }, h("button", { type: "button", onclick: () => pickPath(-1) }, "Highlight all")) : null,
-    n === 0 ? h("p", { class: "muted" }, "Widen the filters (time, types, confidence) to find longer or older connections.") : null,
+    n === 0
+      ? h("p", { class: "muted" },
+          p.coTemporal
+            ? "Untick co-temporal to find routes whose hops held at different times, or widen the filters."
+            : "Widen the filters (time, types, confidence) to find longer or older connections.")
+      : null,
   );
   const list = h("ol", { class: "paths" },
     p.resp.paths.map((path, i) =>
       h("li", { class: "path", "aria-current": p.active === i ? "true" : "false", "data-path": i },
         h("header", { onclick: () => pickPath(i), title: "Highlight this path" },
           h("strong", null, `Path ${i + 1}`), h("span", { class: "muted" }, `${path.hops.length} hop${path.hops.length > 1 ? "s" : ""}`)),
+        p.coTemporal && path.during.length
+          ? h("p", { class: "during" }, `This route held as a whole during ${path.during.map(spanLabel).join(", ")}: each hop through at least one of its relations.`)
+          : null,
         h("ol", { class: "hops" },
           path.entities.flatMap((name, j) => {
             const items: HTMLElement[] = [h("li", { class: "hop-entity" }, entityButton(name, names.get(name) ?? name))];
             const hop = path.hops[j];
-            if (hop?.relation) {
-              const r = hop.relation;
-              const time = timeLabel(r);
-              items.push(
-                h("li", { class: "hop-rel", "data-relation": r.name },
-                  h("div", null,
-                    h("button", { type: "button", class: "link type", onclick: () => void selectRelation(r.name) },
-                      `${r.symmetric ? "↕" : hop.forward ? "↓" : "↑"} ${typeLabel(r.type)}`),
-                    time ? h("span", { class: "muted" }, ` · ${time}`) : null,
-                    r.role ? h("span", { class: "muted" }, ` · ${r.role}`) : null,
-                  ),
-                  h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
-                ),
-              );
-            }
+            if (hop) items.push(hopItem(hop, names, p.coTemporal && path.during.length ? path.during : undefined));
             return items;
           }),
         ),
@@ -755,6 +877,24 @@ cy.on("tap", "edge", (ev) => {
 });
 cy.on("mouseover", "node, edge", () => (byId("cy").style.cursor = "pointer"));
 cy.on("mouseout", "node, edge", () => (byId("cy").style.cursor = ""));
+
+// Tooltips: an edge's type, time ("no date" when undated) and verdict; what a "+N more" handle holds.
+const tip = byId("tip");
+cy.on("mouseover", "edge, node.more", (ev) => {
+  const title = String(ev.target.data("title") ?? "");
+  if (!title) return;
+  tip.textContent = title;
+  tip.hidden = false;
+});
+cy.on("mousemove", "edge, node.more", (ev) => {
+  const p = ev.renderedPosition;
+  if (!p) return;
+  const box = byId("cy").getBoundingClientRect();
+  tip.style.left = `${Math.min(p.x + 14, box.width - tip.offsetWidth - 8)}px`;
+  tip.style.top = `${Math.max(4, p.y - tip.offsetHeight - 12)}px`;
+});
+cy.on("mouseout", "edge, node.more", () => (tip.hidden = true));
+cy.on("pan zoom", () => (tip.hidden = true));
 
 // ---------------------------------------------------------------------------------------------------------
 // Search with suggestions as one types (SearchEntities), for the search box and the two ends of a path.
@@ -874,6 +1014,10 @@ byId<HTMLFormElement>("path-form").addEventListener("submit", (ev) => {
 // Filters: relation types, minimum confidence, claim statuses, time; every change asks the service again.
 
 const anytime = byId<HTMLInputElement>("anytime");
+const undatedBox = byId<HTMLInputElement>("undated");
+const undatedRow = byId("undated-row");
+const asofHint = byId("asof-hint");
+const coTemporalBox = byId<HTMLInputElement>("cotemporal");
 const asof = byId<HTMLInputElement>("asof");
 const asofOut = byId<HTMLOutputElement>("asof-out");
 const minconf = byId<HTMLInputElement>("minconf");
@@ -894,11 +1038,26 @@ function refilter(): void {
   }, 250);
 }
 
-function showFilters(): void {
+/** What the time filter does, said under the slider. */
+function showTime(): void {
   anytime.checked = !view.asOf;
   asof.disabled = !view.asOf;
   if (view.asOf) asof.value = view.asOf;
   asofOut.textContent = view.asOf || "any time";
+  undatedRow.hidden = !view.asOf;
+  undatedBox.checked = view.undated;
+  asofHint.textContent = view.asOf
+    ? `The graph as it was in ${view.asOf}: relations that held at some moment of that year (an event only in its own year), ` +
+      "between entities that both existed then; entities that did not exist then are left out. " +
+      (view.undated
+        ? "Relations with no date at all are included, as if they held then."
+        : "Relations with no date at all are left out, unless included above.")
+    : "Every relation, whenever it held; those with no date at all are drawn dotted. Untick to see the graph as it was in one year.";
+}
+
+function showFilters(): void {
+  showTime();
+  coTemporalBox.checked = view.coTemporal;
   minconf.value = String(view.minConfidence);
   minconfOut.textContent = view.minConfidence.toFixed(2);
   if (![...per.options].some((o) => o.value === String(view.perNode))) per.append(h("option", null, String(view.perNode)));
@@ -936,14 +1095,24 @@ function buildTypeFilter(): void {
 
 anytime.addEventListener("change", () => {
   view.asOf = anytime.checked ? "" : asof.value;
-  asof.disabled = anytime.checked;
-  asofOut.textContent = view.asOf || "any time";
+  showTime();
   refilter();
 });
 asof.addEventListener("input", () => {
   view.asOf = asof.value;
-  asofOut.textContent = asof.value;
+  showTime();
   refilter();
+});
+undatedBox.addEventListener("change", () => {
+  view.undated = undatedBox.checked;
+  showTime();
+  refilter();
+});
+coTemporalBox.addEventListener("change", () => {
+  view.coTemporal = coTemporalBox.checked;
+  // Paths already asked for are asked again the new way; without any, it applies to the next.
+  if (view.steps.some((s) => s.op === "path")) refilter();
+  else saveView();
 });
 minconf.addEventListener("input", () => {
   view.minConfidence = Number(minconf.value);
@@ -987,6 +1156,7 @@ function legend(): void {
     [svg(`<rect x="3" y="3" width="30" height="12" rx="3" fill="#f1f5f9" stroke="#64748b" stroke-dasharray="2 2"/>`), "“+N more”: click to show more"],
     ...(Object.values(families).map((f) => [line(f.color), f.label]) as [SVGElement, string][]),
     [line("#64748b", "6 3"), "alleged only"],
+    [svg(`<line x1="2" y1="9" x2="34" y2="9" stroke="#64748b" stroke-width="2.5" stroke-linecap="round" stroke-dasharray="0.1 4.5"/>`), "no date: not known when it held"],
     [line(disputedColor, "4 3"), "disputed: a claim denies it"],
     [svg(`<line x1="2" y1="5" x2="34" y2="5" stroke="#64748b" stroke-width="1"/><line x1="2" y1="13" x2="34" y2="13" stroke="#64748b" stroke-width="4.5"/>`), "thicker: higher confidence"],
     [svg(`<line x1="2" y1="9" x2="26" y2="9" stroke="#64748b" stroke-width="2"/><polygon points="26,5 34,9 26,13" fill="#64748b"/>`), "arrow: from → to (none if mutual)"],
@@ -1000,7 +1170,15 @@ function legend(): void {
 
 byId("fit").addEventListener("click", () => cy.animate({ fit: { eles: cy.elements(), padding: 40 }, duration: 250 }));
 byId("clear").addEventListener("click", () => {
-  const keep = { asOf: view.asOf, minConfidence: view.minConfidence, types: view.types, statuses: view.statuses, perNode: view.perNode };
+  const keep = {
+    asOf: view.asOf,
+    undated: view.undated,
+    minConfidence: view.minConfidence,
+    types: view.types,
+    statuses: view.statuses,
+    perNode: view.perNode,
+    coTemporal: view.coTemporal,
+  };
   Object.assign(view, emptyView(), keep);
   cy.elements().remove();
   paths = null;

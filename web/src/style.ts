@@ -1,5 +1,6 @@
 // How the graph is drawn: nodes coloured and shaped by kind, relations coloured by family, dashed when
-// only alleged, dashed in the warning colour when a claim denies them, thicker the surer they are.
+// only alleged, dotted when undated (dash-dot when both), dashed in the warning colour when a claim denies
+// them, thicker the surer they are.
 import type cytoscape from "cytoscape";
 import { disputedColor, families, kinds } from "./vocab";
 
@@ -90,6 +91,16 @@ export function stylesheet(): cytoscape.StylesheetJson {
       style: { "line-style": "dashed", "line-dash-pattern": [7, 4] },
     },
     {
+      // No date at all: not known to hold at any particular time.
+      selector: "edge.undated",
+      style: { "line-style": "dotted" },
+    },
+    {
+      selector: "edge.alleged.undated",
+      style: { "line-style": "dashed", "line-dash-pattern": [7, 3, 1.5, 3] },
+    },
+    {
+      // Disputed wins over alleged and undated: listed after them.
       selector: "edge.disputed",
       style: {
         "line-style": "dashed",

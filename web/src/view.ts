@@ -8,6 +8,11 @@ export interface View {
   steps: Step[];
   /** YYYY, or "" for any time. */
   asOf: string;
+  /**
+   * Whether relations without any date count as of a year (UNDATED_POLICY_INCLUDE). False leaves it to the
+   * service, which leaves them out when there is a year and counts them when there is none.
+   */
+  undated: boolean;
   minConfidence: number;
   /** Relation type keys (MEMBER_OF, ...) that count; empty means every type. */
   types: string[];
@@ -15,6 +20,8 @@ export interface View {
   statuses: string[];
   /** New neighbours per expansion. */
   perNode: number;
+  /** Paths are asked for co-temporal: only routes whose hops all held at one moment. */
+  coTemporal: boolean;
   /** The side panel: an entity's or a relation's resource name, "paths", or "". */
   selected: string;
 }
@@ -22,7 +29,7 @@ export interface View {
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, selected: "" };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, selected: "" };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -35,10 +42,12 @@ export function formatView(v: View): string {
     else parts.push(`path=${enc(s.from)},${enc(s.to)}`);
   }
   if (v.asOf) parts.push(`asof=${enc(v.asOf)}`);
+  if (v.undated && v.asOf) parts.push("undated=include");
   if (v.minConfidence > 0) parts.push(`minconf=${v.minConfidence}`);
   if (v.types.length) parts.push(`types=${v.types.map(enc).join(",")}`);
   if (v.statuses.length) parts.push(`statuses=${v.statuses.map(enc).join(",")}`);
   if (v.perNode !== defaultPerNode) parts.push(`per=${v.perNode}`);
+  if (v.coTemporal) parts.push("cotemporal=1");
   if (v.selected) parts.push(`sel=${enc(v.selected)}`);
   return parts.join("&");
 }
@@ -71,6 +80,12 @@ export function parseView(query: string): View {
       }
       case "asof":
         if (/^\d{4}$/.test(dec(raw))) v.asOf = dec(raw);
+        break;
+      case "undated":
+        v.undated = dec(raw) === "include";
+        break;
+      case "cotemporal":
+        v.coTemporal = dec(raw) === "1";
         break;
       case "minconf": {
         const c = Number(dec(raw));

@@ -99,3 +99,71 @@ export function timeLabel(r: { validFrom: string; validTo: string; date: string 
   if (r.validTo) return `until ${r.validTo}`;
   return "";
 }
+
+/** A relation's time, or "no date" for one the sources give no date at all. */
+export function timeOrUndated(r: { validFrom: string; validTo: string; date: string; undated: boolean }): string {
+  return r.undated ? "no date" : timeLabel(r);
+}
+
+type Precision = 0 | 1 | 2; // year, month, day
+
+/** How short a day can be said at that end of a span: "2010-01-01" as a start is the year 2010. */
+function precisionOf(day: string, end: "from" | "to"): Precision {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return 2;
+  const [, y, mo, d] = m;
+  if (end === "from") return d !== "01" ? 2 : mo === "01" ? 0 : 1;
+  const last = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+  return Number(d) !== last ? 2 : mo === "12" ? 0 : 1;
+}
+
+function cut(day: string, p: Precision): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day.slice(0, [4, 7, 10][p]) : day;
+}
+
+/**
+ * A span of days (DateRange, both ends included, an empty end open), as people write it: "2022",
+ * "2020-04–2022-03", "2024-07-04 – 2024-12-31", "from 2020-04 on"; both ends said as precisely as the
+ * more precise one needs.
+ */
+export function spanLabel(r: { from: string; to: string }): string {
+  if (r.from && r.to) {
+    const p = Math.max(precisionOf(r.from, "from"), precisionOf(r.to, "to")) as Precision;
+    const from = cut(r.from, p);
+    const to = cut(r.to, p);
+    return from === to ? from : p === 2 ? `${from} – ${to}` : `${from}–${to}`;
+  }
+  if (r.from) return `from ${cut(r.from, precisionOf(r.from, "from"))} on`;
+  if (r.to) return `until ${cut(r.to, precisionOf(r.to, "to"))}`;
+  return "all along";
+}
+
+/** The first day a fuzzy date (YYYY, YYYY-MM, YYYY-MM-DD) can mean. */
+function firstDay(d: string): string {
+  return d.length === 4 ? `${d}-01-01` : d.length === 7 ? `${d}-01` : d;
+}
+
+/** The last day a fuzzy date can mean. */
+function lastDay(d: string): string {
+  if (d.length === 4) return `${d}-12-31`;
+  if (d.length === 7) {
+    const last = new Date(Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)), 0)).getUTCDate();
+    return `${d}-${String(last).padStart(2, "0")}`;
+  }
+  return d;
+}
+
+/**
+ * Whether a relation held on some day of the spans given (a co-temporal path's `during`), each fuzzy bound
+ * read at its widest: an event during its date, a state between its bounds, an undated one at any time.
+ * The spans already lie within the lifetimes of the hop's ends, so those need no check here.
+ */
+export function heldDuring(
+  r: { validFrom: string; validTo: string; date: string; undated: boolean },
+  spans: { from: string; to: string }[],
+): boolean {
+  if (r.undated) return true;
+  const from = r.date ? firstDay(r.date) : r.validFrom ? firstDay(r.validFrom) : "";
+  const to = r.date ? lastDay(r.date) : r.validTo ? lastDay(r.validTo) : "";
+  return spans.some((s) => (!to || !s.from || s.from <= to) && (!from || !s.to || from <= s.to));
+}

@@ -2,9 +2,11 @@
 // @generated from file polgraph/v1/graph_service.proto (package polgraph.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { ClaimStatus, Entity, EntityKind, Relation, RelationType } from "./resources_pb";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ClaimStatus, DateRange, Entity, EntityKind, Relation, RelationType, Source, SourceKind, Verdict } from "./resources_pb";
 import { file_polgraph_v1_resources } from "./resources_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/graph_service.proto.
  */
 export const file_polgraph_v1_graph_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSIgChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkibQoRR2V0RW50aXR5UmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EjMKD3JlbGF0aW9uX2NvdW50cxgCIAMoCzIaLnBvbGdyYXBoLnYxLlJlbGF0aW9uQ291bnQiWQoNUmVsYXRpb25Db3VudBInCgR0eXBlGAEgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEhAKCG91dGdvaW5nGAIgASgIEg0KBWNvdW50GAMgASgFInUKFVNlYXJjaEVudGl0aWVzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRImCgVraW5kcxgCIAMoDjIXLnBvbGdyYXBoLnYxLkVudGl0eUtpbmQSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoWU2VhcmNoRW50aXRpZXNSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkucG9sZ3JhcGgudjEuU2VhcmNoUmVzdWx0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJTCgxTZWFyY2hSZXN1bHQSIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5Eg8KB21hdGNoZWQYAiABKAkSDQoFc2NvcmUYAyABKAEiIgoSR2V0UmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkiZQoTR2V0UmVsYXRpb25SZXNwb25zZRInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IscBCg5SZWxhdGlvbkZpbHRlchIwCg1pbmNsdWRlX3R5cGVzGAEgAygOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEjAKDWV4Y2x1ZGVfdHlwZXMYAiADKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFYXNfb2YYAyABKAkSFgoObWluX2NvbmZpZGVuY2UYBCABKAESKgoIc3RhdHVzZXMYBSADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cyKRAQoQRmluZFBhdGhzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEhEKCW1heF9wYXRocxgDIAEoBRIRCgltYXhfZGVwdGgYBCABKAUSEAoIZGlyZWN0ZWQYBSABKAgSKwoGZmlsdGVyGAYgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXIiXAoRRmluZFBhdGhzUmVzcG9uc2USIAoFcGF0aHMYASADKAsyES5wb2xncmFwaC52MS5QYXRoEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IjgKBFBhdGgSEAoIZW50aXRpZXMYASADKAkSHgoEaG9wcxgCIAMoCzIQLnBvbGdyYXBoLnYxLkhvcCI/CgNIb3ASJwoIcmVsYXRpb24YASABKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIPCgdmb3J3YXJkGAIgASgIIscBChpFeHBsb3JlTmVpZ2hib3Job29kUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWRlcHRoGAIgASgFEisKBmZpbHRlchgDIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhQKDG1heF9wZXJfbm9kZRgEIAEoBRIRCgltYXhfbm9kZXMYBSABKAUSDwoHZXhjbHVkZRgGIAMoCRIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCSLsAQobRXhwbG9yZU5laWdoYm9yaG9vZFJlc3BvbnNlEiMKBmNlbnRlchgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIsCgVub2RlcxgCIAMoCzIdLnBvbGdyYXBoLnYxLk5laWdoYm9yaG9vZE5vZGUSIAoFZWRnZXMYAyADKAsyES5wb2xncmFwaC52MS5FZGdlEioKCXRydW5jYXRlZBgEIAMoCzIXLnBvbGdyYXBoLnYxLlRydW5jYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAUgASgJEhMKC3RvdGFsX25vZGVzGAYgASgFImEKEE5laWdoYm9yaG9vZE5vZGUSIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EhAKCGRpc3RhbmNlGAIgASgFEhYKDnJlbGF0aW9uX2NvdW50GAMgASgFIoECCgRFZGdlEgwKBG5hbWUYASABKAkSJwoEdHlwZRgCIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEhEKCXN5bW1ldHJpYxgFIAEoCBIMCgRyb2xlGAYgASgJEhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSDAoEZGF0ZRgJIAEoCRITCgtjbGFpbV9jb3VudBgKIAEoBRIqCghzdGF0dXNlcxgLIAMoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEhIKCmNvbmZpZGVuY2UYDCABKAEiWwoKVHJ1bmNhdGlvbhIOCgZlbnRpdHkYASABKAkSEAoIbGVmdF9vdXQYAiABKAUSKwoHYnlfdHlwZRgDIAMoCzIaLnBvbGdyYXBoLnYxLlJlbGF0aW9uQ291bnQyvQMKDEdyYXBoU2VydmljZRJKCglHZXRFbnRpdHkSHS5wb2xncmFwaC52MS5HZXRFbnRpdHlSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuR2V0RW50aXR5UmVzcG9uc2USWQoOU2VhcmNoRW50aXRpZXMSIi5wb2xncmFwaC52MS5TZWFyY2hFbnRpdGllc1JlcXVlc3QaIy5wb2xncmFwaC52MS5TZWFyY2hFbnRpdGllc1Jlc3BvbnNlElAKC0dldFJlbGF0aW9uEh8ucG9sZ3JhcGgudjEuR2V0UmVsYXRpb25SZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0UmVsYXRpb25SZXNwb25zZRJKCglGaW5kUGF0aHMSHS5wb2xncmFwaC52MS5GaW5kUGF0aHNSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuRmluZFBhdGhzUmVzcG9uc2USaAoTRXhwbG9yZU5laWdoYm9yaG9vZBInLnBvbGdyYXBoLnYxLkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0GigucG9sZ3JhcGgudjEuRXhwbG9yZU5laWdoYm9yaG9vZFJlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJNChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXIibQoRR2V0RW50aXR5UmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EjMKD3JlbGF0aW9uX2NvdW50cxgCIAMoCzIaLnBvbGdyYXBoLnYxLlJlbGF0aW9uQ291bnQiWQoNUmVsYXRpb25Db3VudBInCgR0eXBlGAEgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEhAKCG91dGdvaW5nGAIgASgIEg0KBWNvdW50GAMgASgFInUKFVNlYXJjaEVudGl0aWVzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRImCgVraW5kcxgCIAMoDjIXLnBvbGdyYXBoLnYxLkVudGl0eUtpbmQSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoWU2VhcmNoRW50aXRpZXNSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkucG9sZ3JhcGgudjEuU2VhcmNoUmVzdWx0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJTCgxTZWFyY2hSZXN1bHQSIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5Eg8KB21hdGNoZWQYAiABKAkSDQoFc2NvcmUYAyABKAEiIgoSR2V0UmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkiZQoTR2V0UmVsYXRpb25SZXNwb25zZRInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IvQBCg5SZWxhdGlvbkZpbHRlchIwCg1pbmNsdWRlX3R5cGVzGAEgAygOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEjAKDWV4Y2x1ZGVfdHlwZXMYAiADKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFYXNfb2YYAyABKAkSFgoObWluX2NvbmZpZGVuY2UYBCABKAESKgoIc3RhdHVzZXMYBSADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxIrCgd1bmRhdGVkGAYgASgOMhoucG9sZ3JhcGgudjEuVW5kYXRlZFBvbGljeSKmAQoQRmluZFBhdGhzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEhEKCW1heF9wYXRocxgDIAEoBRIRCgltYXhfZGVwdGgYBCABKAUSEAoIZGlyZWN0ZWQYBSABKAgSKwoGZmlsdGVyGAYgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEwoLY29fdGVtcG9yYWwYByABKAgiXAoRRmluZFBhdGhzUmVzcG9uc2USIAoFcGF0aHMYASADKAsyES5wb2xncmFwaC52MS5QYXRoEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5ImAKBFBhdGgSEAoIZW50aXRpZXMYASADKAkSHgoEaG9wcxgCIAMoCzIQLnBvbGdyYXBoLnYxLkhvcBImCgZkdXJpbmcYAyADKAsyFi5wb2xncmFwaC52MS5EYXRlUmFuZ2UikgEKA0hvcBInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSKgoIcGFyYWxsZWwYAyADKAsyGC5wb2xncmFwaC52MS5Ib3BSZWxhdGlvbhIlCgd2ZXJkaWN0GAQgASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdCJHCgtIb3BSZWxhdGlvbhInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgi2gEKGkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZGVwdGgYAiABKAUSKwoGZmlsdGVyGAMgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMbWF4X3Blcl9ub2RlGAQgASgFEhEKCW1heF9ub2RlcxgFIAEoBRIRCgltYXhfZWRnZXMYCSABKAUSDwoHZXhjbHVkZRgGIAMoCRIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCSKZAgobRXhwbG9yZU5laWdoYm9yaG9vZFJlc3BvbnNlEiMKBmNlbnRlchgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIsCgVub2RlcxgCIAMoCzIdLnBvbGdyYXBoLnYxLk5laWdoYm9yaG9vZE5vZGUSIAoFZWRnZXMYAyADKAsyES5wb2xncmFwaC52MS5FZGdlEioKCXRydW5jYXRlZBgEIAMoCzIXLnBvbGdyYXBoLnYxLlRydW5jYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAUgASgJEhMKC3RvdGFsX25vZGVzGAYgASgFEhMKC3RvdGFsX2VkZ2VzGAcgASgFEhYKDmVkZ2VzX2xlZnRfb3V0GAggASgFImEKEE5laWdoYm9yaG9vZE5vZGUSIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EhAKCGRpc3RhbmNlGAIgASgFEhYKDnJlbGF0aW9uX2NvdW50GAMgASgFIrkCCgRFZGdlEgwKBG5hbWUYASABKAkSJwoEdHlwZRgCIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEhEKCXN5bW1ldHJpYxgFIAEoCBIMCgRyb2xlGAYgASgJEhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSDAoEZGF0ZRgJIAEoCRITCgtjbGFpbV9jb3VudBgKIAEoBRIqCghzdGF0dXNlcxgLIAMoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEhIKCmNvbmZpZGVuY2UYDCABKAESDwoHdW5kYXRlZBgNIAEoCBIlCgd2ZXJkaWN0GA4gASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdCJ3CgpUcnVuY2F0aW9uEg4KBmVudGl0eRgBIAEoCRIQCghsZWZ0X291dBgCIAEoBRIrCgdieV90eXBlGAMgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIaChJyZWxhdGlvbnNfbGVmdF9vdXQYBCABKAUirQEKFExpc3RSZWxhdGlvbnNSZXF1ZXN0Eg4KBmVudGl0eRgBIAEoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchIxCglkaXJlY3Rpb24YAyABKA4yHi5wb2xncmFwaC52MS5SZWxhdGlvbkRpcmVjdGlvbhIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCSLCAQoVTGlzdFJlbGF0aW9uc1Jlc3BvbnNlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIoCglyZWxhdGlvbnMYAiADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAyABKAkSEgoKdG90YWxfc2l6ZRgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IngKEkdldFRpbWVsaW5lUmVxdWVzdBIOCgZlbnRpdHkYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkilwIKE0dldFRpbWVsaW5lUmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKB2VudHJpZXMYAiADKAsyGi5wb2xncmFwaC52MS5UaW1lbGluZUVudHJ5EiYKB3VuZGF0ZWQYAyADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YBCABKAkSEgoKdG90YWxfc2l6ZRgFIAEoBRITCgt0b3RhbF9kYXRlZBgGIAEoBRIVCg10b3RhbF91bmRhdGVkGAcgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYCCADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkijgEKDVRpbWVsaW5lRW50cnkSLAoEa2luZBgBIAEoDjIeLnBvbGdyYXBoLnYxLlRpbWVsaW5lRW50cnlLaW5kEiYKBnBlcmlvZBgCIAEoCzIWLnBvbGdyYXBoLnYxLkRhdGVSYW5nZRInCghyZWxhdGlvbhgDIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uIkcKEEdldFNvdXJjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSK/AQoRR2V0U291cmNlUmVzcG9uc2USIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEigKBmNsYWltcxgCIAMoCzIYLnBvbGdyYXBoLnYxLlNvdXJjZUNsYWltEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRITCgtjbGFpbV9jb3VudBgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IqcBCgtTb3VyY2VDbGFpbRIMCgRuYW1lGAEgASgJEigKBnN0YXR1cxgCIAEoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEhIKCmNvbmZpZGVuY2UYAyABKAESDwoHZXhjZXJwdBgEIAEoCRIPCgdzYWlkX2J5GAUgASgJEioKCHJlbGF0aW9uGAYgASgLMhgucG9sZ3JhcGgudjEuUmVsYXRpb25SZWYicQoLUmVsYXRpb25SZWYSDAoEbmFtZRgBIAEoCRInCgR0eXBlGAIgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkSEQoJc3ltbWV0cmljGAUgASgIInIKEkxpc3RTb3VyY2VzUmVxdWVzdBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBIOCgZvdXRsZXQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkibwoTTGlzdFNvdXJjZXNSZXNwb25zZRIrCgdzb3VyY2VzGAEgAygLMhoucG9sZ3JhcGgudjEuU291cmNlU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJJCg1Tb3VyY2VTdW1tYXJ5EiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRITCgtjbGFpbV9jb3VudBgCIAEoBSIWChRHZXRHcmFwaFN0YXRzUmVxdWVzdCKBAwoVR2V0R3JhcGhTdGF0c1Jlc3BvbnNlEhAKCGVudGl0aWVzGAEgASgFEhEKCXJlbGF0aW9ucxgCIAEoBRIOCgZjbGFpbXMYAyABKAUSDwoHc291cmNlcxgEIAEoBRI2ChBlbnRpdGllc19ieV9raW5kGAUgAygLMhwucG9sZ3JhcGgudjEuRW50aXR5S2luZENvdW50EjkKEXJlbGF0aW9uc19ieV90eXBlGAYgAygLMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlQ291bnQSNwoQY2xhaW1zX2J5X3N0YXR1cxgHIAMoCzIdLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzQ291bnQSNQoPc291cmNlc19ieV9raW5kGAggAygLMhwucG9sZ3JhcGgudjEuU291cmNlS2luZENvdW50Eg8KB3ZlcnNpb24YCSABKAMSLgoKd3JpdHRlbl9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRwoPRW50aXR5S2luZENvdW50EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEg0KBWNvdW50GAIgASgFIksKEVJlbGF0aW9uVHlwZUNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFY291bnQYAiABKAUiSwoQQ2xhaW1TdGF0dXNDb3VudBIoCgZzdGF0dXMYASABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxINCgVjb3VudBgCIAEoBSJHCg9Tb3VyY2VLaW5kQ291bnQSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDQoFY291bnQYAiABKAUifgoWRmluZENvbm5lY3Rpb25zUmVxdWVzdBIQCghlbnRpdGllcxgBIAMoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchISCgptYXhfc2hhcmVkGAMgASgFEhEKCW1heF9kZXB0aBgEIAEoBSLBAgoXRmluZENvbm5lY3Rpb25zUmVzcG9uc2USJQoIZW50aXRpZXMYASADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSNQoQc2hhcmVkX25laWdoYm9ycxgCIAMoCzIbLnBvbGdyYXBoLnYxLlNoYXJlZE5laWdoYm9yEiEKGXNoYXJlZF9uZWlnaGJvcnNfbGVmdF9vdXQYAyABKAUSMQoOc2hhcmVkX3NvdXJjZXMYBCADKAsyGS5wb2xncmFwaC52MS5TaGFyZWRTb3VyY2USHwoXc2hhcmVkX3NvdXJjZXNfbGVmdF9vdXQYBSABKAUSIgoGcm91dGVzGAYgAygLMhIucG9sZ3JhcGgudjEuUm91dGUSLQoQcmVsYXRlZF9lbnRpdGllcxgHIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSKIAQoOU2hhcmVkTmVpZ2hib3ISIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EhUKDWlucHV0c19qb2luZWQYAiABKAUSEAoIc3RyZW5ndGgYAyABKAESKAoFam9pbnMYBCADKAsyGS5wb2xncmFwaC52MS5OZWlnaGJvckpvaW4iQwoMTmVpZ2hib3JKb2luEg0KBWlucHV0GAEgASgJEiQKCXJlbGF0aW9ucxgCIAMoCzIRLnBvbGdyYXBoLnYxLkVkZ2UibQoMU2hhcmVkU291cmNlEiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIOCgZpbnB1dHMYAiADKAkSKAoGY2xhaW1zGAMgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0iVQoFUm91dGUSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIRCgljb25uZWN0ZWQYAyABKAgSHwoEcGF0aBgEIAEoCzIRLnBvbGdyYXBoLnYxLlBhdGgqZwoNVW5kYXRlZFBvbGljeRIeChpVTkRBVEVEX1BPTElDWV9VTlNQRUNJRklFRBAAEhoKFlVOREFURURfUE9MSUNZX0lOQ0xVREUQARIaChZVTkRBVEVEX1BPTElDWV9FWENMVURFEAIqlQEKEVJlbGF0aW9uRGlyZWN0aW9uEiIKHlJFTEFUSU9OX0RJUkVDVElPTl9VTlNQRUNJRklFRBAAEhoKFlJFTEFUSU9OX0RJUkVDVElPTl9BTlkQARIfChtSRUxBVElPTl9ESVJFQ1RJT05fT1VUR09JTkcQAhIfChtSRUxBVElPTl9ESVJFQ1RJT05fSU5DT01JTkcQAyp2ChFUaW1lbGluZUVudHJ5S2luZBIjCh9USU1FTElORV9FTlRSWV9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZVElNRUxJTkVfRU5UUllfS0lORF9FVkVOVBABEh0KGVRJTUVMSU5FX0VOVFJZX0tJTkRfU1RBVEUQAjK7BwoMR3JhcGhTZXJ2aWNlEkoKCUdldEVudGl0eRIdLnBvbGdyYXBoLnYxLkdldEVudGl0eVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRFbnRpdHlSZXNwb25zZRJZCg5TZWFyY2hFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVzcG9uc2USUAoLR2V0UmVsYXRpb24SHy5wb2xncmFwaC52MS5HZXRSZWxhdGlvblJlcXVlc3QaIC5wb2xncmFwaC52MS5HZXRSZWxhdGlvblJlc3BvbnNlEkoKCUZpbmRQYXRocxIdLnBvbGdyYXBoLnYxLkZpbmRQYXRoc1JlcXVlc3QaHi5wb2xncmFwaC52MS5GaW5kUGF0aHNSZXNwb25zZRJoChNFeHBsb3JlTmVpZ2hib3Job29kEicucG9sZ3JhcGgudjEuRXhwbG9yZU5laWdoYm9yaG9vZFJlcXVlc3QaKC5wb2xncmFwaC52MS5FeHBsb3JlTmVpZ2hib3Job29kUmVzcG9uc2USVgoNTGlzdFJlbGF0aW9ucxIhLnBvbGdyYXBoLnYxLkxpc3RSZWxhdGlvbnNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuTGlzdFJlbGF0aW9uc1Jlc3BvbnNlElAKC0dldFRpbWVsaW5lEh8ucG9sZ3JhcGgudjEuR2V0VGltZWxpbmVSZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0VGltZWxpbmVSZXNwb25zZRJKCglHZXRTb3VyY2USHS5wb2xncmFwaC52MS5HZXRTb3VyY2VSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuR2V0U291cmNlUmVzcG9uc2USUAoLTGlzdFNvdXJjZXMSHy5wb2xncmFwaC52MS5MaXN0U291cmNlc1JlcXVlc3QaIC5wb2xncmFwaC52MS5MaXN0U291cmNlc1Jlc3BvbnNlElYKDUdldEdyYXBoU3RhdHMSIS5wb2xncmFwaC52MS5HZXRHcmFwaFN0YXRzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLkdldEdyYXBoU3RhdHNSZXNwb25zZRJcCg9GaW5kQ29ubmVjdGlvbnMSIy5wb2xncmFwaC52MS5GaW5kQ29ubmVjdGlvbnNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuRmluZENvbm5lY3Rpb25zUmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * GetEntityRequest names the entity to return.
@@ -27,6 +29,15 @@ export type GetEntityRequest = Message<"polgraph.v1.GetEntityRequest"> & {
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * When set, `relation_counts` counts only the relations that count under this filter (an empty filter
+   * still leaves out relations that only denials support, as every filter does). Unset: every relation,
+   * whatever its claims.
+   *
+   * @generated from field: polgraph.v1.RelationFilter filter = 2;
+   */
+  filter?: RelationFilter | undefined;
 };
 
 /**
@@ -50,7 +61,8 @@ export type GetEntityResponse = Message<"polgraph.v1.GetEntityResponse"> & {
   entity?: Entity | undefined;
 
   /**
-   * How many relations of each type and direction the entity takes part in, most frequent first.
+   * How many relations of each type and direction the entity takes part in (under `filter`, when the
+   * request has one), most frequent first, then by type, outgoing before incoming.
    *
    * @generated from field: repeated polgraph.v1.RelationCount relation_counts = 2;
    */
@@ -261,23 +273,25 @@ export const GetRelationResponseSchema: GenMessage<GetRelationResponse> = /*@__P
  */
 export type RelationFilter = Message<"polgraph.v1.RelationFilter"> & {
   /**
-   * Only these types count. Empty means every type.
+   * Only these types count (at most 32). Empty means every type.
    *
    * @generated from field: repeated polgraph.v1.RelationType include_types = 1;
    */
   includeTypes: RelationType[];
 
   /**
-   * These types never count.
+   * These types never count (at most 32).
    *
    * @generated from field: repeated polgraph.v1.RelationType exclude_types = 2;
    */
   excludeTypes: RelationType[];
 
   /**
-   * Only relations valid at some moment of this period count: YYYY, YYYY-MM or YYYY-MM-DD. Every fuzzy
-   * bound is read at its widest: a relation from `2010` to `2015` counts as of 2015-12; an event counts
-   * from its date on; a relation without dates always counts. Empty means no time filter.
+   * Only relations that held on some day of this period count: YYYY, YYYY-MM or YYYY-MM-DD (`2015` is the
+   * whole of 2015). Every fuzzy bound is read at its widest: a state from `2010` to `2015` holds through
+   * 2015-12-31; an event holds during its date only (a `2015` election counts as of 2015, not as of 2016);
+   * a relation counts only while both its ends existed (Entity.valid_from, valid_to). Undated relations:
+   * see `undated`. Empty means no time filter.
    *
    * @generated from field: string as_of = 3;
    */
@@ -294,11 +308,20 @@ export type RelationFilter = Message<"polgraph.v1.RelationFilter"> & {
    * Claims with these statuses count. Empty means ALLEGED, REPORTED and CONFIRMED: a denied claim never
    * makes a link unless asked for explicitly. A relation with a DENIED claim is disputed: unless DENIED
    * is listed here, it counts only through a CONFIRMED claim, so support that one source alleges and
-   * another denies is not a link by default.
+   * another denies is not a link by default. At most 8.
    *
    * @generated from field: repeated polgraph.v1.ClaimStatus statuses = 5;
    */
   statuses: ClaimStatus[];
+
+  /**
+   * Whether relations without any date count. Default: they do not when `as_of` is set (an undated
+   * relation is not known to hold then, and an answer "as of 1999" must not rest on it), and do otherwise.
+   * Every undated relation in an answer says so (`undated`).
+   *
+   * @generated from field: polgraph.v1.UndatedPolicy undated = 6;
+   */
+  undated: UndatedPolicy;
 };
 
 /**
@@ -309,7 +332,8 @@ export const RelationFilterSchema: GenMessage<RelationFilter> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_graph_service, 8);
 
 /**
- * FindPathsRequest asks how two entities are connected.
+ * FindPathsRequest asks how two entities are connected: the shortest distinct routes (chains of distinct
+ * entities) between them, each hop with every relation between its two entities that counts.
  *
  * @generated from message polgraph.v1.FindPathsRequest
  */
@@ -329,7 +353,8 @@ export type FindPathsRequest = Message<"polgraph.v1.FindPathsRequest"> & {
   to: string;
 
   /**
-   * How many paths to return, shortest first (default 3, at most 20).
+   * How many routes to return, shortest first (default 3, at most 20). Routes differ in their entities:
+   * relations between the same two entities (an MP's five terms) are one hop of one route.
    *
    * @generated from field: int32 max_paths = 3;
    */
@@ -355,6 +380,15 @@ export type FindPathsRequest = Message<"polgraph.v1.FindPathsRequest"> & {
    * @generated from field: polgraph.v1.RelationFilter filter = 6;
    */
   filter?: RelationFilter | undefined;
+
+  /**
+   * Only routes that held as a whole: every hop held (and its ends existed) on one common day of `as_of`
+   * (of all time, without `as_of`), so the route is a chain that existed at once, not hops ten years
+   * apart. Each path then says when it held (`during`).
+   *
+   * @generated from field: bool co_temporal = 7;
+   */
+  coTemporal: boolean;
 };
 
 /**
@@ -371,8 +405,8 @@ export const FindPathsRequestSchema: GenMessage<FindPathsRequest> = /*@__PURE__*
  */
 export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
   /**
-   * The simple paths found, by length, then by the names of their entities and relations in order.
-   * No two are the same path; empty when the entities are not connected within `max_depth`.
+   * The routes found, by length, then by the names of their entities in order. No two have the same
+   * entities; empty when the entities are not connected within `max_depth`.
    *
    * @generated from field: repeated polgraph.v1.Path paths = 1;
    */
@@ -394,7 +428,7 @@ export const FindPathsResponseSchema: GenMessage<FindPathsResponse> = /*@__PURE_
   messageDesc(file_polgraph_v1_graph_service, 10);
 
 /**
- * Path is a chain of relations between two entities.
+ * Path is a route between two entities: distinct entities, each joined to the next by a hop.
  *
  * @generated from message polgraph.v1.Path
  */
@@ -412,6 +446,13 @@ export type Path = Message<"polgraph.v1.Path"> & {
    * @generated from field: repeated polgraph.v1.Hop hops = 2;
    */
   hops: Hop[];
+
+  /**
+   * For a co-temporal request: the days on which the whole route held (within `as_of`). Empty otherwise.
+   *
+   * @generated from field: repeated polgraph.v1.DateRange during = 3;
+   */
+  during: DateRange[];
 };
 
 /**
@@ -422,24 +463,42 @@ export const PathSchema: GenMessage<Path> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_graph_service, 11);
 
 /**
- * Hop is one relation on a path.
+ * Hop joins two consecutive entities of a path, through every relation between them that counts under
+ * the filter (and may be walked that way). The relations are ordered: the strongest evidence first
+ * (the best confidence of a supporting claim; a denial is never strength), then the earliest start
+ * (undated last), then by name. `relation` is the first; `parallel` holds the others.
  *
  * @generated from message polgraph.v1.Hop
  */
 export type Hop = Message<"polgraph.v1.Hop"> & {
   /**
-   * The relation, with all its claims.
+   * The hop's first relation, with all its claims.
    *
    * @generated from field: polgraph.v1.Relation relation = 1;
    */
   relation?: Relation | undefined;
 
   /**
-   * True when the path walks the relation from its `from` end to its `to` end.
+   * True when the path walks `relation` from its `from` end to its `to` end.
    *
    * @generated from field: bool forward = 2;
    */
   forward: boolean;
+
+  /**
+   * The hop's other relations, in order, each with all its claims: an office held twice, a candidacy
+   * beside a membership.
+   *
+   * @generated from field: repeated polgraph.v1.HopRelation parallel = 3;
+   */
+  parallel: HopRelation[];
+
+  /**
+   * The evidence over all the hop's relations.
+   *
+   * @generated from field: polgraph.v1.Verdict verdict = 4;
+   */
+  verdict?: Verdict | undefined;
 };
 
 /**
@@ -448,6 +507,34 @@ export type Hop = Message<"polgraph.v1.Hop"> & {
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_graph_service, 12);
+
+/**
+ * HopRelation is a relation walked on a hop, and which way.
+ *
+ * @generated from message polgraph.v1.HopRelation
+ */
+export type HopRelation = Message<"polgraph.v1.HopRelation"> & {
+  /**
+   * The relation, with all its claims.
+   *
+   * @generated from field: polgraph.v1.Relation relation = 1;
+   */
+  relation?: Relation | undefined;
+
+  /**
+   * True when the path walks it from its `from` end to its `to` end.
+   *
+   * @generated from field: bool forward = 2;
+   */
+  forward: boolean;
+};
+
+/**
+ * Describes the message polgraph.v1.HopRelation.
+ * Use `create(HopRelationSchema)` to create a new message.
+ */
+export const HopRelationSchema: GenMessage<HopRelation> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 13);
 
 /**
  * ExploreNeighborhoodRequest asks what surrounds an entity.
@@ -492,6 +579,14 @@ export type ExploreNeighborhoodRequest = Message<"polgraph.v1.ExploreNeighborhoo
   maxNodes: number;
 
   /**
+   * At most this many edges in the whole answer (default 1000, at most 5000); the rest are counted in
+   * `edges_left_out`.
+   *
+   * @generated from field: int32 max_edges = 9;
+   */
+  maxEdges: number;
+
+  /**
    * Resource names of entities the caller already shows. They are not returned as nodes, take no place
    * under the caps and are not expanded, but edges to them are returned. Asking again for an entity with
    * its shown neighbours excluded gives its next neighbours ("show more").
@@ -521,7 +616,7 @@ export type ExploreNeighborhoodRequest = Message<"polgraph.v1.ExploreNeighborhoo
  * Use `create(ExploreNeighborhoodRequestSchema)` to create a new message.
  */
 export const ExploreNeighborhoodRequestSchema: GenMessage<ExploreNeighborhoodRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 13);
+  messageDesc(file_polgraph_v1_graph_service, 14);
 
 /**
  * ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
@@ -537,23 +632,25 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
   center?: Entity | undefined;
 
   /**
-   * Entities in this page, nearest first. Within a distance they come in the order they were reached:
-   * each expanded entity's new neighbours strongest evidence first, then by resource name.
+   * Entities in this page, nearest first (by their true distance). Within a distance they come in the
+   * order they were reached: each expanded entity's new neighbours strongest evidence first, then by
+   * resource name.
    *
    * @generated from field: repeated polgraph.v1.NeighborhoodNode nodes = 2;
    */
   nodes: NeighborhoodNode[];
 
   /**
-   * Relations between entities of this page and entities of earlier pages, the centre or `exclude`,
-   * ordered by the position of their later end in the node list, then by resource name.
+   * Every relation that counts between two entities of the answer (or one and an `exclude` entity): the
+   * answer is the subgraph the entities induce, not only the relations walked. This page holds those whose
+   * later end is in it, ordered by the position of that end in the node list, then by resource name.
    *
    * @generated from field: repeated polgraph.v1.Edge edges = 3;
    */
   edges: Edge[];
 
   /**
-   * For each expanded entity whose links the caps cut, how many were left out.
+   * For each expanded entity of this page whose links the caps cut, what was left out.
    *
    * @generated from field: repeated polgraph.v1.Truncation truncated = 4;
    */
@@ -572,6 +669,20 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
    * @generated from field: int32 total_nodes = 6;
    */
   totalNodes: number;
+
+  /**
+   * How many edges all pages hold together.
+   *
+   * @generated from field: int32 total_edges = 7;
+   */
+  totalEdges: number;
+
+  /**
+   * Relations among the answer's entities that `max_edges` left out.
+   *
+   * @generated from field: int32 edges_left_out = 8;
+   */
+  edgesLeftOut: number;
 };
 
 /**
@@ -579,7 +690,7 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
  * Use `create(ExploreNeighborhoodResponseSchema)` to create a new message.
  */
 export const ExploreNeighborhoodResponseSchema: GenMessage<ExploreNeighborhoodResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 14);
+  messageDesc(file_polgraph_v1_graph_service, 15);
 
 /**
  * NeighborhoodNode is an entity in a neighbourhood.
@@ -595,7 +706,8 @@ export type NeighborhoodNode = Message<"polgraph.v1.NeighborhoodNode"> & {
   entity?: Entity | undefined;
 
   /**
-   * Hops from the centre (0 for the centre).
+   * Hops from the centre in the whole graph, under the filter (0 for the centre): the true distance, not
+   * the walk's.
    *
    * @generated from field: int32 distance = 2;
    */
@@ -614,7 +726,7 @@ export type NeighborhoodNode = Message<"polgraph.v1.NeighborhoodNode"> & {
  * Use `create(NeighborhoodNodeSchema)` to create a new message.
  */
 export const NeighborhoodNodeSchema: GenMessage<NeighborhoodNode> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 15);
+  messageDesc(file_polgraph_v1_graph_service, 16);
 
 /**
  * Edge is a relation drawn between two nodes, without its claims (GetRelation has them).
@@ -701,11 +813,26 @@ export type Edge = Message<"polgraph.v1.Edge"> & {
   statuses: ClaimStatus[];
 
   /**
-   * The highest confidence among its claims with a counted status.
+   * How sure the evidence for the relation is: the highest confidence among its supporting claims with a
+   * counted status. A denial is never strength: a relation that counts only through denials has 0.
    *
    * @generated from field: double confidence = 12;
    */
   confidence: number;
+
+  /**
+   * True when the relation has no date at all.
+   *
+   * @generated from field: bool undated = 13;
+   */
+  undated: boolean;
+
+  /**
+   * How much of the evidence supports the relation and how much denies it.
+   *
+   * @generated from field: polgraph.v1.Verdict verdict = 14;
+   */
+  verdict?: Verdict | undefined;
 };
 
 /**
@@ -713,34 +840,41 @@ export type Edge = Message<"polgraph.v1.Edge"> & {
  * Use `create(EdgeSchema)` to create a new message.
  */
 export const EdgeSchema: GenMessage<Edge> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 16);
+  messageDesc(file_polgraph_v1_graph_service, 17);
 
 /**
- * Truncation counts the links of one entity that the caps left out.
+ * Truncation says what the caps left out around one expanded entity.
  *
  * @generated from message polgraph.v1.Truncation
  */
 export type Truncation = Message<"polgraph.v1.Truncation"> & {
   /**
-   * The entity whose links were cut.
+   * The entity whose neighbours were cut.
    *
    * @generated from field: string entity = 1;
    */
   entity: string;
 
   /**
-   * How many of its links to entities not shown were left out.
+   * How many entities joined to it (under the filter) the answer does not hold.
    *
    * @generated from field: int32 left_out = 2;
    */
   leftOut: number;
 
   /**
-   * The same, by relation type and direction, most first.
+   * The relations to those entities, by relation type and direction, most first.
    *
    * @generated from field: repeated polgraph.v1.RelationCount by_type = 3;
    */
   byType: RelationCount[];
+
+  /**
+   * How many relations to those entities there are (several may join it to one entity).
+   *
+   * @generated from field: int32 relations_left_out = 4;
+   */
+  relationsLeftOut: number;
 };
 
 /**
@@ -748,14 +882,1160 @@ export type Truncation = Message<"polgraph.v1.Truncation"> & {
  * Use `create(TruncationSchema)` to create a new message.
  */
 export const TruncationSchema: GenMessage<Truncation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 17);
+  messageDesc(file_polgraph_v1_graph_service, 18);
+
+/**
+ * ListRelationsRequest asks for an entity's relations.
+ *
+ * @generated from message polgraph.v1.ListRelationsRequest
+ */
+export type ListRelationsRequest = Message<"polgraph.v1.ListRelationsRequest"> & {
+  /**
+   * The entity: a resource name, or a name or alias naming exactly one entity. Required; at most 200
+   * bytes.
+   *
+   * @generated from field: string entity = 1;
+   */
+  entity: string;
+
+  /**
+   * Only relations that count under this filter are listed. Unset: the default filter (every type,
+   * every date, relations that only denials support left out).
+   *
+   * @generated from field: polgraph.v1.RelationFilter filter = 2;
+   */
+  filter?: RelationFilter | undefined;
+
+  /**
+   * Only relations whose `from` end (OUTGOING) or `to` end (INCOMING) the entity is; symmetric relations
+   * either way. Default: any.
+   *
+   * @generated from field: polgraph.v1.RelationDirection direction = 3;
+   */
+  direction: RelationDirection;
+
+  /**
+   * At most this many relations per page (default 20, at most 100).
+   *
+   * @generated from field: int32 page_size = 4;
+   */
+  pageSize: number;
+
+  /**
+   * A `next_page_token` from an earlier response to the same request, to continue from there.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message polgraph.v1.ListRelationsRequest.
+ * Use `create(ListRelationsRequestSchema)` to create a new message.
+ */
+export const ListRelationsRequestSchema: GenMessage<ListRelationsRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 19);
+
+/**
+ * ListRelationsResponse is one page of an entity's relations.
+ *
+ * @generated from message polgraph.v1.ListRelationsResponse
+ */
+export type ListRelationsResponse = Message<"polgraph.v1.ListRelationsResponse"> & {
+  /**
+   * The entity, resolved.
+   *
+   * @generated from field: polgraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * The relations, each with all its claims, `undated` and `verdict`, newest first: dated relations by the
+   * day they start, latest first (an event by its date, a state by its start; a state known only by its
+   * end starts before every other), ties by resource name; then the undated ones by resource name.
+   *
+   * @generated from field: repeated polgraph.v1.Relation relations = 2;
+   */
+  relations: Relation[];
+
+  /**
+   * Pass as `page_token` to get the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
+
+  /**
+   * How many relations all pages hold together.
+   *
+   * @generated from field: int32 total_size = 4;
+   */
+  totalSize: number;
+
+  /**
+   * Every other entity this page's relations name (their other ends, their `via` entities), once, in
+   * resource-name order: what a reader needs to show them by name.
+   *
+   * @generated from field: repeated polgraph.v1.Entity related_entities = 5;
+   */
+  relatedEntities: Entity[];
+};
+
+/**
+ * Describes the message polgraph.v1.ListRelationsResponse.
+ * Use `create(ListRelationsResponseSchema)` to create a new message.
+ */
+export const ListRelationsResponseSchema: GenMessage<ListRelationsResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 20);
+
+/**
+ * GetTimelineRequest asks for an entity's relations in valid time.
+ *
+ * @generated from message polgraph.v1.GetTimelineRequest
+ */
+export type GetTimelineRequest = Message<"polgraph.v1.GetTimelineRequest"> & {
+  /**
+   * The entity: a resource name, or a name or alias naming exactly one entity. Required; at most 200
+   * bytes.
+   *
+   * @generated from field: string entity = 1;
+   */
+  entity: string;
+
+  /**
+   * Only relations that count under this filter are shown. Unset: the default filter. (With `as_of`,
+   * undated relations are left out unless `undated` is INCLUDE, as in every filter.)
+   *
+   * @generated from field: polgraph.v1.RelationFilter filter = 2;
+   */
+  filter?: RelationFilter | undefined;
+
+  /**
+   * At most this many relations per page, dated and undated together (default 50, at most 200).
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * A `next_page_token` from an earlier response to the same request, to continue from there.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message polgraph.v1.GetTimelineRequest.
+ * Use `create(GetTimelineRequestSchema)` to create a new message.
+ */
+export const GetTimelineRequestSchema: GenMessage<GetTimelineRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 21);
+
+/**
+ * GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
+ * time order, then the undated ones: a page holds entries, undated relations, or the end of one and the
+ * start of the other.
+ *
+ * @generated from message polgraph.v1.GetTimelineResponse
+ */
+export type GetTimelineResponse = Message<"polgraph.v1.GetTimelineResponse"> & {
+  /**
+   * The entity, resolved.
+   *
+   * @generated from field: polgraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * The dated relations of this page, in time order: by the first day they held (an event's date, a
+   * state's start; a state without a start first of all), then by their last day (a state without an end
+   * last), then by resource name.
+   *
+   * @generated from field: repeated polgraph.v1.TimelineEntry entries = 2;
+   */
+  entries: TimelineEntry[];
+
+  /**
+   * The undated relations of this page (no `valid_from`, `valid_to` or `date`: not known to hold at any
+   * particular time), by resource name.
+   *
+   * @generated from field: repeated polgraph.v1.Relation undated = 3;
+   */
+  undated: Relation[];
+
+  /**
+   * Pass as `page_token` to get the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 4;
+   */
+  nextPageToken: string;
+
+  /**
+   * How many relations all pages hold together: `total_dated` plus `total_undated`.
+   *
+   * @generated from field: int32 total_size = 5;
+   */
+  totalSize: number;
+
+  /**
+   * How many dated relations all pages hold together.
+   *
+   * @generated from field: int32 total_dated = 6;
+   */
+  totalDated: number;
+
+  /**
+   * How many undated relations all pages hold together.
+   *
+   * @generated from field: int32 total_undated = 7;
+   */
+  totalUndated: number;
+
+  /**
+   * Every other entity this page's relations name (their other ends, their `via` entities), once, in
+   * resource-name order.
+   *
+   * @generated from field: repeated polgraph.v1.Entity related_entities = 8;
+   */
+  relatedEntities: Entity[];
+};
+
+/**
+ * Describes the message polgraph.v1.GetTimelineResponse.
+ * Use `create(GetTimelineResponseSchema)` to create a new message.
+ */
+export const GetTimelineResponseSchema: GenMessage<GetTimelineResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 22);
+
+/**
+ * TimelineEntry is a dated relation on a timeline.
+ *
+ * @generated from message polgraph.v1.TimelineEntry
+ */
+export type TimelineEntry = Message<"polgraph.v1.TimelineEntry"> & {
+  /**
+   * Event or state.
+   *
+   * @generated from field: polgraph.v1.TimelineEntryKind kind = 1;
+   */
+  kind: TimelineEntryKind;
+
+  /**
+   * When the relation held, each fuzzy bound read at its widest: an event dated `2015` holds from
+   * 2015-01-01 to 2015-12-31. An empty end is open: a state without an end still holds.
+   *
+   * @generated from field: polgraph.v1.DateRange period = 2;
+   */
+  period?: DateRange | undefined;
+
+  /**
+   * The relation, with all its claims.
+   *
+   * @generated from field: polgraph.v1.Relation relation = 3;
+   */
+  relation?: Relation | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.TimelineEntry.
+ * Use `create(TimelineEntrySchema)` to create a new message.
+ */
+export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 23);
+
+/**
+ * GetSourceRequest names the source to return.
+ *
+ * @generated from message polgraph.v1.GetSourceRequest
+ */
+export type GetSourceRequest = Message<"polgraph.v1.GetSourceRequest"> & {
+  /**
+   * The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`. Required.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * At most this many claims per page (default 100, at most 500).
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * A `next_page_token` from an earlier response to the same request, to continue with the next claims.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message polgraph.v1.GetSourceRequest.
+ * Use `create(GetSourceRequestSchema)` to create a new message.
+ */
+export const GetSourceRequestSchema: GenMessage<GetSourceRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 24);
+
+/**
+ * GetSourceResponse is a source and one page of the claims that cite it.
+ *
+ * @generated from message polgraph.v1.GetSourceResponse
+ */
+export type GetSourceResponse = Message<"polgraph.v1.GetSourceResponse"> & {
+  /**
+   * The source.
+   *
+   * @generated from field: polgraph.v1.Source source = 1;
+   */
+  source?: Source | undefined;
+
+  /**
+   * The claims that cite the source, by resource name (so the claims of one relation come together),
+   * each with the relation it backs or denies.
+   *
+   * @generated from field: repeated polgraph.v1.SourceClaim claims = 2;
+   */
+  claims: SourceClaim[];
+
+  /**
+   * Pass as `page_token` to get the next claims; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
+
+  /**
+   * How many claims cite the source in all.
+   *
+   * @generated from field: int32 claim_count = 4;
+   */
+  claimCount: number;
+
+  /**
+   * Every entity this page's claims name (their relations' ends, `said_by`), once, in resource-name
+   * order.
+   *
+   * @generated from field: repeated polgraph.v1.Entity related_entities = 5;
+   */
+  relatedEntities: Entity[];
+};
+
+/**
+ * Describes the message polgraph.v1.GetSourceResponse.
+ * Use `create(GetSourceResponseSchema)` to create a new message.
+ */
+export const GetSourceResponseSchema: GenMessage<GetSourceResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 25);
+
+/**
+ * SourceClaim is a claim seen from its source: what it says, and of which relation.
+ *
+ * @generated from message polgraph.v1.SourceClaim
+ */
+export type SourceClaim = Message<"polgraph.v1.SourceClaim"> & {
+  /**
+   * The claim's resource name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * How the source puts it.
+   *
+   * @generated from field: polgraph.v1.ClaimStatus status = 2;
+   */
+  status: ClaimStatus;
+
+  /**
+   * How sure a careful reader is that the source says this and means it, from 0 to 1.
+   *
+   * @generated from field: double confidence = 3;
+   */
+  confidence: number;
+
+  /**
+   * At most one sentence of the source saying it, as written.
+   *
+   * @generated from field: string excerpt = 4;
+   */
+  excerpt: string;
+
+  /**
+   * The entity who made the statement when it is not the source's author.
+   *
+   * @generated from field: string said_by = 5;
+   */
+  saidBy: string;
+
+  /**
+   * The relation the claim backs (or denies).
+   *
+   * @generated from field: polgraph.v1.RelationRef relation = 6;
+   */
+  relation?: RelationRef | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.SourceClaim.
+ * Use `create(SourceClaimSchema)` to create a new message.
+ */
+export const SourceClaimSchema: GenMessage<SourceClaim> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 26);
+
+/**
+ * RelationRef names a relation and its ends, without its claims (GetRelation has them).
+ *
+ * @generated from message polgraph.v1.RelationRef
+ */
+export type RelationRef = Message<"polgraph.v1.RelationRef"> & {
+  /**
+   * The relation's resource name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The relation type.
+   *
+   * @generated from field: polgraph.v1.RelationType type = 2;
+   */
+  type: RelationType;
+
+  /**
+   * The `from` end's resource name.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * The `to` end's resource name.
+   *
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * True for symmetric types: `from` and `to` are then only in name order.
+   *
+   * @generated from field: bool symmetric = 5;
+   */
+  symmetric: boolean;
+};
+
+/**
+ * Describes the message polgraph.v1.RelationRef.
+ * Use `create(RelationRefSchema)` to create a new message.
+ */
+export const RelationRefSchema: GenMessage<RelationRef> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 27);
+
+/**
+ * ListSourcesRequest asks for sources.
+ *
+ * @generated from message polgraph.v1.ListSourcesRequest
+ */
+export type ListSourcesRequest = Message<"polgraph.v1.ListSourcesRequest"> & {
+  /**
+   * Only sources of this kind. Unset: every kind.
+   *
+   * @generated from field: polgraph.v1.SourceKind kind = 1;
+   */
+  kind: SourceKind;
+
+  /**
+   * Only sources from this outlet, exactly as the source gives it (e.g. "Daily Mail"; ListSources shows
+   * them). At most 200 bytes. Empty: every outlet.
+   *
+   * @generated from field: string outlet = 2;
+   */
+  outlet: string;
+
+  /**
+   * At most this many sources per page (default 20, at most 100).
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * A `next_page_token` from an earlier response to the same request, to continue from there.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message polgraph.v1.ListSourcesRequest.
+ * Use `create(ListSourcesRequestSchema)` to create a new message.
+ */
+export const ListSourcesRequestSchema: GenMessage<ListSourcesRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 28);
+
+/**
+ * ListSourcesResponse is one page of sources.
+ *
+ * @generated from message polgraph.v1.ListSourcesResponse
+ */
+export type ListSourcesResponse = Message<"polgraph.v1.ListSourcesResponse"> & {
+  /**
+   * The sources, in resource-name order.
+   *
+   * @generated from field: repeated polgraph.v1.SourceSummary sources = 1;
+   */
+  sources: SourceSummary[];
+
+  /**
+   * Pass as `page_token` to get the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * How many sources all pages hold together.
+   *
+   * @generated from field: int32 total_size = 3;
+   */
+  totalSize: number;
+};
+
+/**
+ * Describes the message polgraph.v1.ListSourcesResponse.
+ * Use `create(ListSourcesResponseSchema)` to create a new message.
+ */
+export const ListSourcesResponseSchema: GenMessage<ListSourcesResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 29);
+
+/**
+ * SourceSummary is a source and how much of the graph rests on it.
+ *
+ * @generated from message polgraph.v1.SourceSummary
+ */
+export type SourceSummary = Message<"polgraph.v1.SourceSummary"> & {
+  /**
+   * The source.
+   *
+   * @generated from field: polgraph.v1.Source source = 1;
+   */
+  source?: Source | undefined;
+
+  /**
+   * How many claims cite it (GetSource lists them).
+   *
+   * @generated from field: int32 claim_count = 2;
+   */
+  claimCount: number;
+};
+
+/**
+ * Describes the message polgraph.v1.SourceSummary.
+ * Use `create(SourceSummarySchema)` to create a new message.
+ */
+export const SourceSummarySchema: GenMessage<SourceSummary> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 30);
+
+/**
+ * GetGraphStatsRequest asks for the graph's size. It has no fields.
+ *
+ * @generated from message polgraph.v1.GetGraphStatsRequest
+ */
+export type GetGraphStatsRequest = Message<"polgraph.v1.GetGraphStatsRequest"> & {
+};
+
+/**
+ * Describes the message polgraph.v1.GetGraphStatsRequest.
+ * Use `create(GetGraphStatsRequestSchema)` to create a new message.
+ */
+export const GetGraphStatsRequestSchema: GenMessage<GetGraphStatsRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 31);
+
+/**
+ * GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
+ *
+ * @generated from message polgraph.v1.GetGraphStatsResponse
+ */
+export type GetGraphStatsResponse = Message<"polgraph.v1.GetGraphStatsResponse"> & {
+  /**
+   * How many entities, relations, claims and sources there are.
+   *
+   * @generated from field: int32 entities = 1;
+   */
+  entities: number;
+
+  /**
+   * How many relations there are.
+   *
+   * @generated from field: int32 relations = 2;
+   */
+  relations: number;
+
+  /**
+   * How many claims there are.
+   *
+   * @generated from field: int32 claims = 3;
+   */
+  claims: number;
+
+  /**
+   * How many sources there are.
+   *
+   * @generated from field: int32 sources = 4;
+   */
+  sources: number;
+
+  /**
+   * Entities by kind, most first, then by kind.
+   *
+   * @generated from field: repeated polgraph.v1.EntityKindCount entities_by_kind = 5;
+   */
+  entitiesByKind: EntityKindCount[];
+
+  /**
+   * Relations by type, most first, then by type.
+   *
+   * @generated from field: repeated polgraph.v1.RelationTypeCount relations_by_type = 6;
+   */
+  relationsByType: RelationTypeCount[];
+
+  /**
+   * Claims by status, most first, then by status.
+   *
+   * @generated from field: repeated polgraph.v1.ClaimStatusCount claims_by_status = 7;
+   */
+  claimsByStatus: ClaimStatusCount[];
+
+  /**
+   * Sources by kind, most first, then by kind.
+   *
+   * @generated from field: repeated polgraph.v1.SourceKindCount sources_by_kind = 8;
+   */
+  sourcesByKind: SourceKindCount[];
+
+  /**
+   * The graph's version: it goes up by one with every write of relations (a load raises it once). While
+   * a load runs, the version before it.
+   *
+   * @generated from field: int64 version = 9;
+   */
+  version: bigint;
+
+  /**
+   * When the graph's version was last raised: the last write of relations, or the end of the last load.
+   * Unset for a graph last written before polgraph recorded it.
+   *
+   * @generated from field: google.protobuf.Timestamp written_at = 10;
+   */
+  writtenAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.GetGraphStatsResponse.
+ * Use `create(GetGraphStatsResponseSchema)` to create a new message.
+ */
+export const GetGraphStatsResponseSchema: GenMessage<GetGraphStatsResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 32);
+
+/**
+ * EntityKindCount counts the entities of one kind.
+ *
+ * @generated from message polgraph.v1.EntityKindCount
+ */
+export type EntityKindCount = Message<"polgraph.v1.EntityKindCount"> & {
+  /**
+   * The kind.
+   *
+   * @generated from field: polgraph.v1.EntityKind kind = 1;
+   */
+  kind: EntityKind;
+
+  /**
+   * How many entities of that kind there are.
+   *
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message polgraph.v1.EntityKindCount.
+ * Use `create(EntityKindCountSchema)` to create a new message.
+ */
+export const EntityKindCountSchema: GenMessage<EntityKindCount> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 33);
+
+/**
+ * RelationTypeCount counts the relations of one type.
+ *
+ * @generated from message polgraph.v1.RelationTypeCount
+ */
+export type RelationTypeCount = Message<"polgraph.v1.RelationTypeCount"> & {
+  /**
+   * The type.
+   *
+   * @generated from field: polgraph.v1.RelationType type = 1;
+   */
+  type: RelationType;
+
+  /**
+   * How many relations of that type there are.
+   *
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message polgraph.v1.RelationTypeCount.
+ * Use `create(RelationTypeCountSchema)` to create a new message.
+ */
+export const RelationTypeCountSchema: GenMessage<RelationTypeCount> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 34);
+
+/**
+ * ClaimStatusCount counts the claims with one status.
+ *
+ * @generated from message polgraph.v1.ClaimStatusCount
+ */
+export type ClaimStatusCount = Message<"polgraph.v1.ClaimStatusCount"> & {
+  /**
+   * The status.
+   *
+   * @generated from field: polgraph.v1.ClaimStatus status = 1;
+   */
+  status: ClaimStatus;
+
+  /**
+   * How many claims have it.
+   *
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message polgraph.v1.ClaimStatusCount.
+ * Use `create(ClaimStatusCountSchema)` to create a new message.
+ */
+export const ClaimStatusCountSchema: GenMessage<ClaimStatusCount> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 35);
+
+/**
+ * SourceKindCount counts the sources of one kind.
+ *
+ * @generated from message polgraph.v1.SourceKindCount
+ */
+export type SourceKindCount = Message<"polgraph.v1.SourceKindCount"> & {
+  /**
+   * The kind.
+   *
+   * @generated from field: polgraph.v1.SourceKind kind = 1;
+   */
+  kind: SourceKind;
+
+  /**
+   * How many sources of that kind there are.
+   *
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message polgraph.v1.SourceKindCount.
+ * Use `create(SourceKindCountSchema)` to create a new message.
+ */
+export const SourceKindCountSchema: GenMessage<SourceKindCount> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 36);
+
+/**
+ * FindConnectionsRequest asks what some entities have in common.
+ *
+ * @generated from message polgraph.v1.FindConnectionsRequest
+ */
+export type FindConnectionsRequest = Message<"polgraph.v1.FindConnectionsRequest"> & {
+  /**
+   * The entities: 2 to 10 resource names, or names or aliases each naming exactly one entity, each at
+   * most 200 bytes. No two may name the same entity.
+   *
+   * @generated from field: repeated string entities = 1;
+   */
+  entities: string[];
+
+  /**
+   * Which relations count as links: for shared neighbours, shared sources and routes alike.
+   *
+   * @generated from field: polgraph.v1.RelationFilter filter = 2;
+   */
+  filter?: RelationFilter | undefined;
+
+  /**
+   * At most this many shared neighbours, and at most this many shared sources (default 20, at most 100);
+   * the rest are counted.
+   *
+   * @generated from field: int32 max_shared = 3;
+   */
+  maxShared: number;
+
+  /**
+   * The longest route between two of the entities, in hops (default 4, at most 8).
+   *
+   * @generated from field: int32 max_depth = 4;
+   */
+  maxDepth: number;
+};
+
+/**
+ * Describes the message polgraph.v1.FindConnectionsRequest.
+ * Use `create(FindConnectionsRequestSchema)` to create a new message.
+ */
+export const FindConnectionsRequestSchema: GenMessage<FindConnectionsRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 37);
+
+/**
+ * FindConnectionsResponse says what the entities have in common.
+ *
+ * @generated from message polgraph.v1.FindConnectionsResponse
+ */
+export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsResponse"> & {
+  /**
+   * The entities asked about, resolved, in the order asked.
+   *
+   * @generated from field: repeated polgraph.v1.Entity entities = 1;
+   */
+  entities: Entity[];
+
+  /**
+   * Entities joined under the filter to at least two of the entities asked about (never one of them:
+   * relations between them show as routes of one hop). Ranked by how many of them each joins, then by
+   * its strength, then by resource name.
+   *
+   * @generated from field: repeated polgraph.v1.SharedNeighbor shared_neighbors = 2;
+   */
+  sharedNeighbors: SharedNeighbor[];
+
+  /**
+   * How many more shared neighbours `max_shared` left out.
+   *
+   * @generated from field: int32 shared_neighbors_left_out = 3;
+   */
+  sharedNeighborsLeftOut: number;
+
+  /**
+   * Sources whose claims back relations of at least two of the entities asked about (relations that
+   * count under the filter, claims with a status it counts and at least its min_confidence). Ranked by
+   * how many of the entities each speaks of, then by how many claims, then by resource name.
+   *
+   * @generated from field: repeated polgraph.v1.SharedSource shared_sources = 4;
+   */
+  sharedSources: SharedSource[];
+
+  /**
+   * How many more shared sources `max_shared` left out.
+   *
+   * @generated from field: int32 shared_sources_left_out = 5;
+   */
+  sharedSourcesLeftOut: number;
+
+  /**
+   * The shortest route between each pair of the entities asked about (the first and the second, the
+   * first and the third, ..., the second and the third, ...), as FindPaths finds it with max_paths 1,
+   * either direction, under the same filter.
+   *
+   * @generated from field: repeated polgraph.v1.Route routes = 6;
+   */
+  routes: Route[];
+
+  /**
+   * Every entity the routes and the shared sources' claims name, once, in resource-name order (those
+   * asked about and the shared neighbours too, when they are named there).
+   *
+   * @generated from field: repeated polgraph.v1.Entity related_entities = 7;
+   */
+  relatedEntities: Entity[];
+};
+
+/**
+ * Describes the message polgraph.v1.FindConnectionsResponse.
+ * Use `create(FindConnectionsResponseSchema)` to create a new message.
+ */
+export const FindConnectionsResponseSchema: GenMessage<FindConnectionsResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 38);
+
+/**
+ * SharedNeighbor is an entity joined to several of the entities asked about.
+ *
+ * @generated from message polgraph.v1.SharedNeighbor
+ */
+export type SharedNeighbor = Message<"polgraph.v1.SharedNeighbor"> & {
+  /**
+   * The entity.
+   *
+   * @generated from field: polgraph.v1.Entity entity = 1;
+   */
+  entity?: Entity | undefined;
+
+  /**
+   * How many of the entities asked about it is joined to.
+   *
+   * @generated from field: int32 inputs_joined = 2;
+   */
+  inputsJoined: number;
+
+  /**
+   * How sure the weakest of its joins is: each join is as strong as its strongest relation (the best
+   * confidence of a supporting claim with a counted status; a denial is never strength).
+   *
+   * @generated from field: double strength = 3;
+   */
+  strength: number;
+
+  /**
+   * One join per entity asked about that it is joined to, in the order they were asked.
+   *
+   * @generated from field: repeated polgraph.v1.NeighborJoin joins = 4;
+   */
+  joins: NeighborJoin[];
+};
+
+/**
+ * Describes the message polgraph.v1.SharedNeighbor.
+ * Use `create(SharedNeighborSchema)` to create a new message.
+ */
+export const SharedNeighborSchema: GenMessage<SharedNeighbor> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 39);
+
+/**
+ * NeighborJoin is every relation between a shared neighbour and one of the entities asked about.
+ *
+ * @generated from message polgraph.v1.NeighborJoin
+ */
+export type NeighborJoin = Message<"polgraph.v1.NeighborJoin"> & {
+  /**
+   * The entity asked about, as a resource name.
+   *
+   * @generated from field: string input = 1;
+   */
+  input: string;
+
+  /**
+   * The relations that count, strongest evidence first, then the earliest start (undated last), then by
+   * name. `from` and `to` give each one's direction.
+   *
+   * @generated from field: repeated polgraph.v1.Edge relations = 2;
+   */
+  relations: Edge[];
+};
+
+/**
+ * Describes the message polgraph.v1.NeighborJoin.
+ * Use `create(NeighborJoinSchema)` to create a new message.
+ */
+export const NeighborJoinSchema: GenMessage<NeighborJoin> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 40);
+
+/**
+ * SharedSource is a source that speaks of several of the entities asked about.
+ *
+ * @generated from message polgraph.v1.SharedSource
+ */
+export type SharedSource = Message<"polgraph.v1.SharedSource"> & {
+  /**
+   * The source.
+   *
+   * @generated from field: polgraph.v1.Source source = 1;
+   */
+  source?: Source | undefined;
+
+  /**
+   * The entities asked about whose relations its claims back, in the order they were asked.
+   *
+   * @generated from field: repeated string inputs = 2;
+   */
+  inputs: string[];
+
+  /**
+   * Its claims that back those relations, by resource name; each relation has one of `inputs` at an
+   * end.
+   *
+   * @generated from field: repeated polgraph.v1.SourceClaim claims = 3;
+   */
+  claims: SourceClaim[];
+};
+
+/**
+ * Describes the message polgraph.v1.SharedSource.
+ * Use `create(SharedSourceSchema)` to create a new message.
+ */
+export const SharedSourceSchema: GenMessage<SharedSource> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 41);
+
+/**
+ * Route is the shortest route found between two of the entities asked about.
+ *
+ * @generated from message polgraph.v1.Route
+ */
+export type Route = Message<"polgraph.v1.Route"> & {
+  /**
+   * One of the pair, as a resource name (the one asked first).
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * The other.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * False when no route of at most `max_depth` hops joins them under the filter.
+   *
+   * @generated from field: bool connected = 3;
+   */
+  connected: boolean;
+
+  /**
+   * The route, when connected: as in FindPathsResponse, each hop with every relation and its claims.
+   *
+   * @generated from field: polgraph.v1.Path path = 4;
+   */
+  path?: Path | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.Route.
+ * Use `create(RouteSchema)` to create a new message.
+ */
+export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 42);
+
+/**
+ * UndatedPolicy says whether relations without any date count as links.
+ *
+ * @generated from enum polgraph.v1.UndatedPolicy
+ */
+export enum UndatedPolicy {
+  /**
+   * EXCLUDE when the filter has `as_of`, INCLUDE otherwise.
+   *
+   * @generated from enum value: UNDATED_POLICY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Undated relations count at every date.
+   *
+   * @generated from enum value: UNDATED_POLICY_INCLUDE = 1;
+   */
+  INCLUDE = 1,
+
+  /**
+   * Undated relations never count.
+   *
+   * @generated from enum value: UNDATED_POLICY_EXCLUDE = 2;
+   */
+  EXCLUDE = 2,
+}
+
+/**
+ * Describes the enum polgraph.v1.UndatedPolicy.
+ */
+export const UndatedPolicySchema: GenEnum<UndatedPolicy> = /*@__PURE__*/
+  enumDesc(file_polgraph_v1_graph_service, 0);
+
+/**
+ * RelationDirection says which end of its relations an entity must be.
+ *
+ * @generated from enum polgraph.v1.RelationDirection
+ */
+export enum RelationDirection {
+  /**
+   * Either end (the default).
+   *
+   * @generated from enum value: RELATION_DIRECTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Either end, said explicitly.
+   *
+   * @generated from enum value: RELATION_DIRECTION_ANY = 1;
+   */
+  ANY = 1,
+
+  /**
+   * The entity is the relation's `from` end (either end, for a symmetric type).
+   *
+   * @generated from enum value: RELATION_DIRECTION_OUTGOING = 2;
+   */
+  OUTGOING = 2,
+
+  /**
+   * The entity is the relation's `to` end (either end, for a symmetric type).
+   *
+   * @generated from enum value: RELATION_DIRECTION_INCOMING = 3;
+   */
+  INCOMING = 3,
+}
+
+/**
+ * Describes the enum polgraph.v1.RelationDirection.
+ */
+export const RelationDirectionSchema: GenEnum<RelationDirection> = /*@__PURE__*/
+  enumDesc(file_polgraph_v1_graph_service, 1);
+
+/**
+ * TimelineEntryKind says whether a relation is an event or a state.
+ *
+ * @generated from enum polgraph.v1.TimelineEntryKind
+ */
+export enum TimelineEntryKind {
+  /**
+   * Not set. Never returned.
+   *
+   * @generated from enum value: TIMELINE_ENTRY_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * An event (an election, an accusation): the relation has a `date` and no `valid_from` or `valid_to`;
+   * it held during its date only.
+   *
+   * @generated from enum value: TIMELINE_ENTRY_KIND_EVENT = 1;
+   */
+  EVENT = 1,
+
+  /**
+   * A state (a membership, an office): the relation has a `valid_from` or a `valid_to`; it held from its
+   * start to its end.
+   *
+   * @generated from enum value: TIMELINE_ENTRY_KIND_STATE = 2;
+   */
+  STATE = 2,
+}
+
+/**
+ * Describes the enum polgraph.v1.TimelineEntryKind.
+ */
+export const TimelineEntryKindSchema: GenEnum<TimelineEntryKind> = /*@__PURE__*/
+  enumDesc(file_polgraph_v1_graph_service, 2);
 
 /**
  * GraphService answers questions about the political graph: who an entity is, how two entities are
  * connected, and with what evidence.
  *
  * Errors: INVALID_ARGUMENT (with google.rpc.BadRequest field violations) for a malformed request or a
- * name that matches several entities; NOT_FOUND for an unknown entity or relation; RESOURCE_EXHAUSTED when
+ * name that matches several entities; NOT_FOUND for an unknown entity, relation or source (with
+ * google.rpc.ErrorInfo reasons ENTITY_NOT_FOUND, RELATION_NOT_FOUND, SOURCE_NOT_FOUND); RESOURCE_EXHAUSTED when
  * a query would pass the server's work budget; DEADLINE_EXCEEDED past the server's or the caller's
  * deadline; UNAVAILABLE when the database cannot be reached.
  *
@@ -812,6 +2092,69 @@ export const GraphService: GenService<{
     methodKind: "unary";
     input: typeof ExploreNeighborhoodRequestSchema;
     output: typeof ExploreNeighborhoodResponseSchema;
+  },
+  /**
+   * ListRelations lists an entity's relations that count under a filter, each with all its claims,
+   * newest first, a page at a time.
+   *
+   * @generated from rpc polgraph.v1.GraphService.ListRelations
+   */
+  listRelations: {
+    methodKind: "unary";
+    input: typeof ListRelationsRequestSchema;
+    output: typeof ListRelationsResponseSchema;
+  },
+  /**
+   * GetTimeline returns an entity's relations in valid time: events and states by when they start, and
+   * the undated ones apart.
+   *
+   * @generated from rpc polgraph.v1.GraphService.GetTimeline
+   */
+  getTimeline: {
+    methodKind: "unary";
+    input: typeof GetTimelineRequestSchema;
+    output: typeof GetTimelineResponseSchema;
+  },
+  /**
+   * GetSource returns one source with the claims that cite it, each with the relation it backs.
+   *
+   * @generated from rpc polgraph.v1.GraphService.GetSource
+   */
+  getSource: {
+    methodKind: "unary";
+    input: typeof GetSourceRequestSchema;
+    output: typeof GetSourceResponseSchema;
+  },
+  /**
+   * ListSources lists the sources, by kind and outlet, each with how many claims cite it.
+   *
+   * @generated from rpc polgraph.v1.GraphService.ListSources
+   */
+  listSources: {
+    methodKind: "unary";
+    input: typeof ListSourcesRequestSchema;
+    output: typeof ListSourcesResponseSchema;
+  },
+  /**
+   * GetGraphStats counts what the graph holds and says when it was last written.
+   *
+   * @generated from rpc polgraph.v1.GraphService.GetGraphStats
+   */
+  getGraphStats: {
+    methodKind: "unary";
+    input: typeof GetGraphStatsRequestSchema;
+    output: typeof GetGraphStatsResponseSchema;
+  },
+  /**
+   * FindConnections says what two to ten entities have in common: the entities joined to several of
+   * them, the sources that speak of several of them, and the shortest route between each pair.
+   *
+   * @generated from rpc polgraph.v1.GraphService.FindConnections
+   */
+  findConnections: {
+    methodKind: "unary";
+    input: typeof FindConnectionsRequestSchema;
+    output: typeof FindConnectionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_polgraph_v1_graph_service, 0);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/resources.proto.
  */
 export const file_polgraph_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("Chtwb2xncmFwaC92MS9yZXNvdXJjZXMucHJvdG8SC3BvbGdyYXBoLnYxIo4CCgZFbnRpdHkSDAoEbmFtZRgBIAEoCRIlCgRraW5kGAIgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIUCgxkaXNwbGF5X25hbWUYAyABKAkSDwoHYWxpYXNlcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRI5CgtpZGVudGlmaWVycxgGIAMoCzIkLnBvbGdyYXBoLnYxLkVudGl0eS5JZGVudGlmaWVyc0VudHJ5EhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkaMgoQSWRlbnRpZmllcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIowBCgZTb3VyY2USDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIlCgRraW5kGAMgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBIOCgZvdXRsZXQYBCABKAkSDgoGYXV0aG9yGAUgASgJEhEKCXB1Ymxpc2hlZBgGIAEoCRILCgN1cmwYByABKAkimgEKBUNsYWltEgwKBG5hbWUYASABKAkSIwoGc291cmNlGAIgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEg8KB2V4Y2VycHQYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoARIoCgZzdGF0dXMYBSABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxIPCgdzYWlkX2J5GAYgASgJIuEBCghSZWxhdGlvbhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEQoJc3ltbWV0cmljGAogASgIEiIKBmNsYWltcxgLIAMoCzISLnBvbGdyYXBoLnYxLkNsYWltKosBCgpFbnRpdHlLaW5kEhsKF0VOVElUWV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRRU5USVRZX0tJTkRfQUNUT1IQARIVChFFTlRJVFlfS0lORF9QQVJUWRACEhQKEEVOVElUWV9LSU5EX1NFQVQQAxIcChhFTlRJVFlfS0lORF9PUkdBTklTQVRJT04QBCrbBAoMUmVsYXRpb25UeXBlEh0KGVJFTEFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIbChdSRUxBVElPTl9UWVBFX01FTUJFUl9PRhABEhcKE1JFTEFUSU9OX1RZUEVfTEVBRFMQAhIeChpSRUxBVElPTl9UWVBFX0hPTERTX09GRklDRRADEh8KG1JFTEFUSU9OX1RZUEVfQ0FORElEQVRFX0ZPUhAEEiYKIlJFTEFUSU9OX1RZUEVfRk9STUVSTFlfV09SS0VEX1dJVEgQBRIaChZSRUxBVElPTl9UWVBFX0VORE9SU0VTEAYSGQoVUkVMQVRJT05fVFlQRV9BQ0NVU0VEEAcSJQohUkVMQVRJT05fVFlQRV9SRU1PVkVEX0ZST01fT0ZGSUNFEAgSIAocUkVMQVRJT05fVFlQRV9TVVNQRU5ERURfRlJPTRAJEh8KG1JFTEFUSU9OX1RZUEVfUkVTSUdORURfRlJPTRAKEhkKFVJFTEFUSU9OX1RZUEVfRk9VTkRFRBALEhwKGFJFTEFUSU9OX1RZUEVfQ1JJVElDSVNFRBAMEhoKFlJFTEFUSU9OX1RZUEVfREVGRUFURUQQDRIYChRSRUxBVElPTl9UWVBFX0ZBTUlMWRAOEh8KG1JFTEFUSU9OX1RZUEVfQVBQRUFSRURfV0lUSBAPEhkKFVJFTEFUSU9OX1RZUEVfUEFSVF9PRhAQEh4KGlJFTEFUSU9OX1RZUEVfU1VDQ0VFREVEX0JZEBESIQodUkVMQVRJT05fVFlQRV9DQU1QQUlHTkVEX1dJVEgQEiqVAQoLQ2xhaW1TdGF0dXMSHAoYQ0xBSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0xBSU1fU1RBVFVTX0FMTEVHRUQQARIZChVDTEFJTV9TVEFUVVNfUkVQT1JURUQQAhIaChZDTEFJTV9TVEFUVVNfQ09ORklSTUVEEAMSFwoTQ0xBSU1fU1RBVFVTX0RFTklFRBAEKo8BCgpTb3VyY2VLaW5kEhsKF1NPVVJDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTU09VUkNFX0tJTkRfQVJUSUNMRRABEhsKF1NPVVJDRV9LSU5EX1NPQ0lBTF9QT1NUEAISFwoTU09VUkNFX0tJTkRfREFUQVNFVBADEhUKEVNPVVJDRV9LSU5EX09USEVSEARCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z");
+  fileDesc("Chtwb2xncmFwaC92MS9yZXNvdXJjZXMucHJvdG8SC3BvbGdyYXBoLnYxIo4CCgZFbnRpdHkSDAoEbmFtZRgBIAEoCRIlCgRraW5kGAIgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIUCgxkaXNwbGF5X25hbWUYAyABKAkSDwoHYWxpYXNlcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRI5CgtpZGVudGlmaWVycxgGIAMoCzIkLnBvbGdyYXBoLnYxLkVudGl0eS5JZGVudGlmaWVyc0VudHJ5EhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkaMgoQSWRlbnRpZmllcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIowBCgZTb3VyY2USDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIlCgRraW5kGAMgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBIOCgZvdXRsZXQYBCABKAkSDgoGYXV0aG9yGAUgASgJEhEKCXB1Ymxpc2hlZBgGIAEoCRILCgN1cmwYByABKAkimgEKBUNsYWltEgwKBG5hbWUYASABKAkSIwoGc291cmNlGAIgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEg8KB2V4Y2VycHQYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoARIoCgZzdGF0dXMYBSABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxIPCgdzYWlkX2J5GAYgASgJIpkCCghSZWxhdGlvbhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEQoJc3ltbWV0cmljGAogASgIEiIKBmNsYWltcxgLIAMoCzISLnBvbGdyYXBoLnYxLkNsYWltEg8KB3VuZGF0ZWQYDCABKAgSJQoHdmVyZGljdBgNIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QiggEKB1ZlcmRpY3QSGQoRc3VwcG9ydGluZ19jbGFpbXMYASABKAUSFgoOZGVueWluZ19jbGFpbXMYAiABKAUSGgoSc3VwcG9ydGluZ19zb3VyY2VzGAMgASgFEhcKD2Rlbnlpbmdfc291cmNlcxgEIAEoBRIPCgdzdW1tYXJ5GAUgASgJIiUKCURhdGVSYW5nZRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJKosBCgpFbnRpdHlLaW5kEhsKF0VOVElUWV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRRU5USVRZX0tJTkRfQUNUT1IQARIVChFFTlRJVFlfS0lORF9QQVJUWRACEhQKEEVOVElUWV9LSU5EX1NFQVQQAxIcChhFTlRJVFlfS0lORF9PUkdBTklTQVRJT04QBCrbBAoMUmVsYXRpb25UeXBlEh0KGVJFTEFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIbChdSRUxBVElPTl9UWVBFX01FTUJFUl9PRhABEhcKE1JFTEFUSU9OX1RZUEVfTEVBRFMQAhIeChpSRUxBVElPTl9UWVBFX0hPTERTX09GRklDRRADEh8KG1JFTEFUSU9OX1RZUEVfQ0FORElEQVRFX0ZPUhAEEiYKIlJFTEFUSU9OX1RZUEVfRk9STUVSTFlfV09SS0VEX1dJVEgQBRIaChZSRUxBVElPTl9UWVBFX0VORE9SU0VTEAYSGQoVUkVMQVRJT05fVFlQRV9BQ0NVU0VEEAcSJQohUkVMQVRJT05fVFlQRV9SRU1PVkVEX0ZST01fT0ZGSUNFEAgSIAocUkVMQVRJT05fVFlQRV9TVVNQRU5ERURfRlJPTRAJEh8KG1JFTEFUSU9OX1RZUEVfUkVTSUdORURfRlJPTRAKEhkKFVJFTEFUSU9OX1RZUEVfRk9VTkRFRBALEhwKGFJFTEFUSU9OX1RZUEVfQ1JJVElDSVNFRBAMEhoKFlJFTEFUSU9OX1RZUEVfREVGRUFURUQQDRIYChRSRUxBVElPTl9UWVBFX0ZBTUlMWRAOEh8KG1JFTEFUSU9OX1RZUEVfQVBQRUFSRURfV0lUSBAPEhkKFVJFTEFUSU9OX1RZUEVfUEFSVF9PRhAQEh4KGlJFTEFUSU9OX1RZUEVfU1VDQ0VFREVEX0JZEBESIQodUkVMQVRJT05fVFlQRV9DQU1QQUlHTkVEX1dJVEgQEiqVAQoLQ2xhaW1TdGF0dXMSHAoYQ0xBSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0xBSU1fU1RBVFVTX0FMTEVHRUQQARIZChVDTEFJTV9TVEFUVVNfUkVQT1JURUQQAhIaChZDTEFJTV9TVEFUVVNfQ09ORklSTUVEEAMSFwoTQ0xBSU1fU1RBVFVTX0RFTklFRBAEKo8BCgpTb3VyY2VLaW5kEhsKF1NPVVJDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTU09VUkNFX0tJTkRfQVJUSUNMRRABEhsKF1NPVVJDRV9LSU5EX1NPQ0lBTF9QT1NUEAISFwoTU09VUkNFX0tJTkRfREFUQVNFVBADEhUKEVNPVVJDRV9LSU5EX09USEVSEARCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z");
 
 /**
  * Entity is an actor, party, seat or organisation.
@@ -61,14 +61,15 @@ export type Entity = Message<"polgraph.v1.Entity"> & {
   identifiers: { [key: string]: string };
 
   /**
-   * When the entity came into being (a seat created), as a fuzzy date: YYYY, YYYY-MM or YYYY-MM-DD.
+   * When the entity came into being (a seat created, a party founded), as a fuzzy date: YYYY, YYYY-MM or
+   * YYYY-MM-DD. An `as_of` filter leaves out the relations of an entity that did not exist then.
    *
    * @generated from field: string valid_from = 7;
    */
   validFrom: string;
 
   /**
-   * When the entity ended (a seat abolished), as a fuzzy date.
+   * When the entity ended (a seat abolished, a party dissolved), as a fuzzy date.
    *
    * @generated from field: string valid_to = 8;
    */
@@ -251,7 +252,8 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
   via: string;
 
   /**
-   * Start of a state (membership, office), fuzzy. Empty when unknown or not a state.
+   * Start of a state (membership, office), fuzzy. Empty when unknown or not a state. A state holds from
+   * its start to its end, open where a bound is missing.
    *
    * @generated from field: string valid_from = 7;
    */
@@ -265,7 +267,8 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
   validTo: string;
 
   /**
-   * Date of an event (accusation, resignation), fuzzy. An event counts from this date on.
+   * Date of an event (accusation, resignation, election), fuzzy. An event holds during its date ("2015"
+   * is the whole year), not before or after.
    *
    * @generated from field: string date = 9;
    */
@@ -285,6 +288,21 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
    * @generated from field: repeated polgraph.v1.Claim claims = 11;
    */
   claims: Claim[];
+
+  /**
+   * True when the sources give no date at all (no `valid_from`, `valid_to` or `date`): the relation is
+   * not known to hold at any particular time. See RelationFilter.undated.
+   *
+   * @generated from field: bool undated = 12;
+   */
+  undated: boolean;
+
+  /**
+   * How much of the evidence supports the relation and how much denies it.
+   *
+   * @generated from field: polgraph.v1.Verdict verdict = 13;
+   */
+  verdict?: Verdict | undefined;
 };
 
 /**
@@ -293,6 +311,83 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
  */
 export const RelationSchema: GenMessage<Relation> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_resources, 3);
+
+/**
+ * Verdict sums up the claims behind a relation (or behind every relation of a hop).
+ *
+ * @generated from message polgraph.v1.Verdict
+ */
+export type Verdict = Message<"polgraph.v1.Verdict"> & {
+  /**
+   * Claims that support it: ALLEGED, REPORTED or CONFIRMED.
+   *
+   * @generated from field: int32 supporting_claims = 1;
+   */
+  supportingClaims: number;
+
+  /**
+   * Claims that deny it.
+   *
+   * @generated from field: int32 denying_claims = 2;
+   */
+  denyingClaims: number;
+
+  /**
+   * Distinct sources among the supporting claims.
+   *
+   * @generated from field: int32 supporting_sources = 3;
+   */
+  supportingSources: number;
+
+  /**
+   * Distinct sources among the denying claims.
+   *
+   * @generated from field: int32 denying_sources = 4;
+   */
+  denyingSources: number;
+
+  /**
+   * The same in words: "2 claims support it", "3 of 4 claims deny it".
+   *
+   * @generated from field: string summary = 5;
+   */
+  summary: string;
+};
+
+/**
+ * Describes the message polgraph.v1.Verdict.
+ * Use `create(VerdictSchema)` to create a new message.
+ */
+export const VerdictSchema: GenMessage<Verdict> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 4);
+
+/**
+ * DateRange is a span of days, both ends included, as YYYY-MM-DD; an empty end is open.
+ *
+ * @generated from message polgraph.v1.DateRange
+ */
+export type DateRange = Message<"polgraph.v1.DateRange"> & {
+  /**
+   * The first day; empty: since always.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * The last day; empty: still.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message polgraph.v1.DateRange.
+ * Use `create(DateRangeSchema)` to create a new message.
+ */
+export const DateRangeSchema: GenMessage<DateRange> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 5);
 
 /**
  * EntityKind says what an entity is. It is also the collection of its resource name.
