@@ -258,6 +258,20 @@ type Store interface {
 	Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error)
 	// Counts returns how many entities, relations, claims and sources the graph holds.
 	Counts(ctx context.Context) (Counts, error)
+	// GetSource returns the source with this name, how many claims cite it, and the claims that cite it
+	// in name order from offset on, at most limit of them, each with the relation it backs (its Claim's
+	// Source is left empty); NotFound with reason SOURCE_NOT_FOUND when there is no such source.
+	GetSource(ctx context.Context, name SourceName, offset, limit int) (SourceInfo, error)
+	// ListSources returns the sources q asks for in name order, from q.Offset on, at most q.Limit of them,
+	// each with how many claims cite it, and how many sources q matches in all.
+	ListSources(ctx context.Context, q SourceQuery) ([]SourceSummary, int, error)
+	// ClaimSources returns, for each named relation that exists, its claims with only their name, status,
+	// confidence and source name (no excerpt, no other field of the source), keyed by relation name.
+	ClaimSources(ctx context.Context, relations []RelationName) (map[RelationName][]Claim, error)
+	// Stats counts the graph's entities by kind, relations by type, claims by status and sources by kind,
+	// all from one snapshot, with the graph's version (as ChangeFeed.Version reports it) and when it was
+	// last raised.
+	Stats(ctx context.Context) (GraphStats, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 }

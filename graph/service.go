@@ -104,10 +104,25 @@ type EntityInfo struct {
 	Counts []RelationCount
 }
 
-// GetEntity returns the entity a user means (see Resolve) with its relation counts.
-func (s *Service) GetEntity(ctx context.Context, name string) (EntityInfo, error) {
+// GetEntity returns the entity a user means (see Resolve) with its relation counts: of every relation it
+// takes part in when filter is nil, else of those that count under *filter.
+func (s *Service) GetEntity(ctx context.Context, name string, filter *RelationFilter) (EntityInfo, error) {
+	if filter != nil {
+		var v Violations
+		filter.Validate("filter.", &v)
+		if err := v.Err("GetEntity", "invalid entity request"); err != nil {
+			return EntityInfo{}, err
+		}
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
+	if filter != nil {
+		e, links, err := s.countedLinks(ctx, "name", name, *filter, DirectionAny)
+		if err != nil {
+			return EntityInfo{}, err
+		}
+		return EntityInfo{Entity: e, Counts: countLinks(e.Name, links)}, nil
+	}
 	e, err := s.Resolve(ctx, "name", name)
 	if err != nil {
 		return EntityInfo{}, err

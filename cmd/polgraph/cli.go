@@ -29,13 +29,18 @@ type clientFlags struct {
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.server, "server", envOr("POLGRAPH_ADDR", "127.0.0.1:50051"), "polgraph's gRPC address ($POLGRAPH_ADDR)")
+	c.registerCall(fs)
 	fs.StringVar(&c.asOf, "as-of", "", "only relations that held at this date: YYYY, YYYY-MM or YYYY-MM-DD")
 	fs.StringVar(&c.undated, "undated", "", "whether relations without a date count: include or exclude (default: exclude with --as-of, include without)")
 	fs.StringVar(&c.types, "types", "", "only these relation types, comma-separated (e.g. ENDORSES,MEMBER_OF)")
 	fs.StringVar(&c.excludeTypes, "exclude-types", "", "never these relation types, comma-separated")
 	fs.StringVar(&c.statuses, "statuses", "", "claim statuses that count, comma-separated (default ALLEGED,REPORTED,CONFIRMED)")
 	fs.Float64Var(&c.minConfidence, "min-confidence", 0, "only relations with a counted claim at least this sure (0 to 1)")
+}
+
+// registerCall registers the flags of every analyst command: where the server is, --json, --timeout.
+func (c *clientFlags) registerCall(fs *flag.FlagSet) {
+	fs.StringVar(&c.server, "server", envOr("POLGRAPH_ADDR", "127.0.0.1:50051"), "polgraph's gRPC address ($POLGRAPH_ADDR)")
 	fs.BoolVar(&c.json, "json", false, "print the answer as JSON")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long")
 }
@@ -135,16 +140,26 @@ func printJSON(w io.Writer, m proto.Message) error {
 // clientCommand parses an analyst command's flags (its own, added by more, and the shared ones) and
 // wants exactly nargs arguments.
 func clientCommand(name, usage string, nargs int, args []string, stderr io.Writer, more func(*flag.FlagSet)) (*clientFlags, *flag.FlagSet, error) {
+	return parseClientCommand(name, usage, nargs, nargs, true, args, stderr, more)
+}
+
+// parseClientCommand parses an analyst command's flags (its own, added by more, the call flags and, when
+// filtered, the filter flags) and wants from minArgs to maxArgs arguments.
+func parseClientCommand(name, usage string, minArgs, maxArgs int, filtered bool, args []string, stderr io.Writer, more func(*flag.FlagSet)) (*clientFlags, *flag.FlagSet, error) {
 	c := &clientFlags{}
 	fs := flag.NewFlagSet("polgraph "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c.register(fs)
+	if filtered {
+		c.register(fs)
+	} else {
+		c.registerCall(fs)
+	}
 	more(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(args)); err != nil || fs.NArg() != nargs {
+	if err := fs.Parse(reorder(args)); err != nil || fs.NArg() < minArgs || fs.NArg() > maxArgs {
 		if err == nil {
 			fs.Usage()
 		}
@@ -429,4 +444,359 @@ func reorder(args []string) []string {
 func isBoolFlag(a string) bool {
 	a = strings.TrimLeft(a, "-")
 	return a == "json" || a == "directed"
+}
+
+// pagingFlags are the flags of a command whose answer comes in pages.
+type pagingFlags struct {
+	size  *int
+	token *string
+}
+
+func (p *pagingFlags) register(fs *flag.FlagSet, size int, what string) {
+	p.size = fs.Int("page-size", size, "at most this many "+what+" (at most "+fmt.Sprint(size)+")")
+	p.token = fs.String("page-token", "", "continue where an earlier answer stopped (its last line gives the token)")
+}
+
+// writeMore tells how to get the next page, if there is one.
+func writeMore(w io.Writer, token string) {
+	if token != "" {
+		fmt.Fprintf(w, "More: --page-token %s\n", token)
+	}
+}
+
+// namesOf maps resource names to display names; show falls back to the resource name.
+func namesOf(ents ...[]*pb.Entity) func(string) string {
+	names := map[string]string{}
+	for _, es := range ents {
+		for _, e := range es {
+			names[e.GetName()] = e.GetDisplayName()
+		}
+	}
+	return func(n string) string {
+		if d, ok := names[n]; ok && d != "" {
+			return d
+		}
+		return n
+	}
+}
+
+// relationPhrase writes a relation without its dates: "Lutfur Rahman holds office Mayor of Tower Hamlets:
+// Mayor", with the entity it was via, if any.
+func relationPhrase(r *pb.Relation, show func(string) string) string {
+	s := show(r.GetFrom()) + " " + typeWords(r.GetType()) + " " + show(r.GetTo())
+	if r.GetVia() != "" {
+		s += " via " + show(r.GetVia())
+	}
+	if r.GetRole() != "" {
+		s += ": " + r.GetRole()
+	}
+	return s
+}
+
+func statusWord(s pb.ClaimStatus) string { return strings.TrimPrefix(s.String(), "CLAIM_STATUS_") }
+
+// writeClaims writes one line of evidence per claim.
+func writeClaims(w io.Writer, indent string, r *pb.Relation) {
+	for _, c := range r.GetClaims() {
+		fmt.Fprintf(w, "%s%s %.2f  %q — %s\n", indent, statusWord(c.GetStatus()), c.GetConfidence(), oneLine(c.GetExcerpt(), 140), sourceLine(c.GetSource()))
+	}
+}
+
+// directionOf reads --direction.
+func directionOf(s string) (pb.RelationDirection, error) {
+	switch strings.ToLower(s) {
+	case "", "any", "both":
+		return pb.RelationDirection_RELATION_DIRECTION_ANY, nil
+	case "out", "outgoing":
+		return pb.RelationDirection_RELATION_DIRECTION_OUTGOING, nil
+	case "in", "incoming":
+		return pb.RelationDirection_RELATION_DIRECTION_INCOMING, nil
+	}
+	var v graph.Violations
+	v.Add("--direction", "%q: want out or in", s)
+	return 0, v.Err("", "invalid flags")
+}
+
+// relationsCmd is `polgraph relations NAME`.
+func relationsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var direction *string
+	var page pagingFlags
+	c, fs, err := clientCommand("relations", "usage: polgraph relations [flags] NAME\n\nNAME's relations that count under the filters, newest first, each with its claims.",
+		1, args, stderr, func(fs *flag.FlagSet) {
+			direction = fs.String("direction", "", "only relations from NAME (out) or to it (in); symmetric ones either way")
+			page.register(fs, graph.MaxRelationsPageSize, "relations")
+		})
+	if err != nil {
+		return err
+	}
+	dir, err := directionOf(*direction)
+	if err != nil {
+		return err
+	}
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.ListRelationsResponse, error) {
+		return client.ListRelations(ctx, &pb.ListRelationsRequest{Entity: fs.Arg(0), Filter: c.filter(), Direction: dir,
+			PageSize: int32(*page.size), PageToken: *page.token})
+	}, func(resp *pb.ListRelationsResponse) { writeRelations(stdout, resp) })
+}
+
+func writeRelations(w io.Writer, resp *pb.ListRelationsResponse) {
+	e := resp.GetEntity()
+	show := namesOf([]*pb.Entity{e}, resp.GetRelatedEntities())
+	n := int(resp.GetTotalSize())
+	if n == 0 {
+		fmt.Fprintf(w, "%s (%s): no relations under the filters asked\n", e.GetDisplayName(), kindWord(e.GetKind()))
+		return
+	}
+	fmt.Fprintf(w, "%s (%s): %d %s, newest first\n", e.GetDisplayName(), kindWord(e.GetKind()), n, plural(n, "relation", "relations"))
+	for _, r := range resp.GetRelations() {
+		fmt.Fprintf(w, "  %s%s — %s\n", relationPhrase(r, show), when(r), r.GetVerdict().GetSummary())
+		writeClaims(w, "    ", r)
+	}
+	writeMore(w, resp.GetNextPageToken())
+}
+
+// timelineCmd is `polgraph timeline NAME`.
+func timelineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var page pagingFlags
+	c, fs, err := clientCommand("timeline", "usage: polgraph timeline [flags] NAME\n\nNAME's relations in time: events and states by when they start, undated ones apart.",
+		1, args, stderr, func(fs *flag.FlagSet) { page.register(fs, graph.MaxTimelinePageSize, "relations") })
+	if err != nil {
+		return err
+	}
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.GetTimelineResponse, error) {
+		return client.GetTimeline(ctx, &pb.GetTimelineRequest{Entity: fs.Arg(0), Filter: c.filter(),
+			PageSize: int32(*page.size), PageToken: *page.token})
+	}, func(resp *pb.GetTimelineResponse) { writeTimeline(stdout, resp) })
+}
+
+func writeTimeline(w io.Writer, resp *pb.GetTimelineResponse) {
+	e := resp.GetEntity()
+	show := namesOf([]*pb.Entity{e}, resp.GetRelatedEntities())
+	fmt.Fprintf(w, "%s (%s): %d dated %s, %d undated\n", e.GetDisplayName(), kindWord(e.GetKind()),
+		resp.GetTotalDated(), plural(int(resp.GetTotalDated()), "relation", "relations"), resp.GetTotalUndated())
+	dates := func(r *pb.Relation) string {
+		if r.GetValidFrom() != "" || r.GetValidTo() != "" {
+			return r.GetValidFrom() + "–" + r.GetValidTo()
+		}
+		return r.GetDate()
+	}
+	width := 0
+	for _, en := range resp.GetEntries() {
+		width = max(width, len([]rune(dates(en.GetRelation()))))
+	}
+	for _, en := range resp.GetEntries() {
+		r := en.GetRelation()
+		kind := strings.ToLower(strings.TrimPrefix(en.GetKind().String(), "TIMELINE_ENTRY_KIND_"))
+		fmt.Fprintf(w, "  %-*s  %-5s  %s — %s\n", width, dates(r), kind, relationPhrase(r, show), r.GetVerdict().GetSummary())
+	}
+	if len(resp.GetUndated()) > 0 {
+		fmt.Fprintln(w, "Undated:")
+		for _, r := range resp.GetUndated() {
+			fmt.Fprintf(w, "  %s — %s\n", relationPhrase(r, show), r.GetVerdict().GetSummary())
+		}
+	}
+	writeMore(w, resp.GetNextPageToken())
+}
+
+// sourceCmd is `polgraph source NAME`.
+func sourceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var page pagingFlags
+	c, fs, err := parseClientCommand("source", "usage: polgraph source [flags] NAME\n\nA source (sources/...) and every claim that cites it, with the relation it backs.",
+		1, 1, false, args, stderr, func(fs *flag.FlagSet) { page.register(fs, graph.MaxSourcePageSize, "claims") })
+	if err != nil {
+		return err
+	}
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.GetSourceResponse, error) {
+		return client.GetSource(ctx, &pb.GetSourceRequest{Name: fs.Arg(0), PageSize: int32(*page.size), PageToken: *page.token})
+	}, func(resp *pb.GetSourceResponse) { writeSource(stdout, resp) })
+}
+
+// sourceWords describes a source on one line: kind, outlet, author, date.
+func sourceWords(s *pb.Source) string {
+	parts := []string{strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(s.GetKind().String(), "SOURCE_KIND_")), "_", " ")}
+	for _, p := range []string{s.GetOutlet(), s.GetAuthor(), s.GetPublished()} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeSource(w io.Writer, resp *pb.GetSourceResponse) {
+	s := resp.GetSource()
+	show := namesOf(resp.GetRelatedEntities())
+	fmt.Fprintf(w, "%s (%s)\n", s.GetName(), sourceWords(s))
+	fmt.Fprintf(w, "  %q\n", oneLine(s.GetTitle(), 140))
+	if s.GetUrl() != "" {
+		fmt.Fprintf(w, "  %s\n", s.GetUrl())
+	}
+	n := int(resp.GetClaimCount())
+	fmt.Fprintf(w, "%d %s %s it:\n", n, plural(n, "claim", "claims"), plural(n, "cites", "cite"))
+	for _, c := range resp.GetClaims() {
+		r := c.GetRelation()
+		said := ""
+		if c.GetSaidBy() != "" {
+			said = " (said by " + show(c.GetSaidBy()) + ")"
+		}
+		fmt.Fprintf(w, "  %s %.2f  %s %s %s%s  %q\n", statusWord(c.GetStatus()), c.GetConfidence(), show(r.GetFrom()), typeWords(r.GetType()),
+			show(r.GetTo()), said, oneLine(c.GetExcerpt(), 140))
+	}
+	writeMore(w, resp.GetNextPageToken())
+}
+
+// sourcesCmd is `polgraph sources`.
+func sourcesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var kind, outlet *string
+	var page pagingFlags
+	c, _, err := parseClientCommand("sources", "usage: polgraph sources [flags]\n\nThe sources, in name order, each with how many claims cite it.",
+		0, 0, false, args, stderr, func(fs *flag.FlagSet) {
+			kind = fs.String("kind", "", "only sources of this kind: article, social-post, dataset or other")
+			outlet = fs.String("outlet", "", `only sources from this outlet, as the sources give it (e.g. "Daily Mail")`)
+			page.register(fs, graph.MaxSourcesPageSize, "sources")
+		})
+	if err != nil {
+		return err
+	}
+	var k pb.SourceKind
+	if *kind != "" {
+		v, ok := pb.SourceKind_value["SOURCE_KIND_"+strings.ToUpper(strings.ReplaceAll(*kind, "-", "_"))]
+		if !ok || v == 0 {
+			var vs graph.Violations
+			vs.Add("--kind", "%q: want article, social-post, dataset or other", *kind)
+			return vs.Err("", "invalid flags")
+		}
+		k = pb.SourceKind(v)
+	}
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.ListSourcesResponse, error) {
+		return client.ListSources(ctx, &pb.ListSourcesRequest{Kind: k, Outlet: *outlet, PageSize: int32(*page.size), PageToken: *page.token})
+	}, func(resp *pb.ListSourcesResponse) { writeSources(stdout, resp) })
+}
+
+func writeSources(w io.Writer, resp *pb.ListSourcesResponse) {
+	n := int(resp.GetTotalSize())
+	fmt.Fprintf(w, "%d %s\n", n, plural(n, "source", "sources"))
+	for _, s := range resp.GetSources() {
+		src := s.GetSource()
+		fmt.Fprintf(w, "  %s (%s): %d %s  %q\n", src.GetName(), sourceWords(src), s.GetClaimCount(),
+			plural(int(s.GetClaimCount()), "claim", "claims"), oneLine(src.GetTitle(), 60))
+	}
+	writeMore(w, resp.GetNextPageToken())
+}
+
+// statsCmd is `polgraph stats`.
+func statsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, _, err := parseClientCommand("stats", "usage: polgraph stats [flags]\n\nWhat the graph holds, and when it was last written.",
+		0, 0, false, args, stderr, func(*flag.FlagSet) {})
+	if err != nil {
+		return err
+	}
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.GetGraphStatsResponse, error) {
+		return client.GetGraphStats(ctx, &pb.GetGraphStatsRequest{})
+	}, func(resp *pb.GetGraphStatsResponse) { writeStats(stdout, resp) })
+}
+
+// writeStats writes the totals on one line, then each breakdown under a heading, most first.
+func writeStats(w io.Writer, resp *pb.GetGraphStatsResponse) {
+	written := "when is not recorded"
+	if resp.GetWrittenAt() != nil {
+		written = resp.GetWrittenAt().AsTime().UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	fmt.Fprintf(w, "Graph version %d, last written %s\n", resp.GetVersion(), written)
+	fmt.Fprintf(w, "In all: %d entities, %d relations, %d claims, %d sources\n", resp.GetEntities(), resp.GetRelations(), resp.GetClaims(), resp.GetSources())
+	group := func(heading, prefix string, n int, each func(i int) (fmt.Stringer, int32)) {
+		fmt.Fprintln(w, heading)
+		for i := range n {
+			e, c := each(i)
+			fmt.Fprintf(w, "  %s %d\n", strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(e.String(), prefix)), "_", " "), c)
+		}
+	}
+	kinds, types, statuses, sources := resp.GetEntitiesByKind(), resp.GetRelationsByType(), resp.GetClaimsByStatus(), resp.GetSourcesByKind()
+	group("Entities by kind:", "ENTITY_KIND_", len(kinds), func(i int) (fmt.Stringer, int32) { return kinds[i].GetKind(), kinds[i].GetCount() })
+	group("Relations by type:", "RELATION_TYPE_", len(types), func(i int) (fmt.Stringer, int32) { return types[i].GetType(), types[i].GetCount() })
+	group("Claims by status:", "CLAIM_STATUS_", len(statuses), func(i int) (fmt.Stringer, int32) { return statuses[i].GetStatus(), statuses[i].GetCount() })
+	group("Sources by kind:", "SOURCE_KIND_", len(sources), func(i int) (fmt.Stringer, int32) { return sources[i].GetKind(), sources[i].GetCount() })
+}
+
+// connectionsCmd is `polgraph connections A B [C...]`.
+func connectionsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var maxShared, maxDepth *int
+	c, fs, err := parseClientCommand("connections", "usage: polgraph connections [flags] A B [C...]\n\nWhat 2 to 10 entities have in common: shared neighbours, shared sources, and the shortest route between each pair.",
+		graph.MinConnectionEntities, graph.MaxConnectionEntities, true, args, stderr, func(fs *flag.FlagSet) {
+			maxShared = fs.Int("max-shared", 0, "at most this many shared neighbours and shared sources (default 20, at most 100)")
+			maxDepth = fs.Int("max-depth", 0, "longest route between two of them, in hops (default 4, at most 8)")
+		})
+	if err != nil {
+		return err
+	}
+	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindConnectionsResponse, error) {
+		return client.FindConnections(ctx, &pb.FindConnectionsRequest{Entities: fs.Args(), Filter: c.filter(),
+			MaxShared: int32(*maxShared), MaxDepth: int32(*maxDepth)})
+	}, func(resp *pb.FindConnectionsResponse) { writeConnections(stdout, resp, *maxDepth) })
+}
+
+func writeConnections(w io.Writer, resp *pb.FindConnectionsResponse, maxDepth int) {
+	var shared []*pb.Entity
+	for _, n := range resp.GetSharedNeighbors() {
+		shared = append(shared, n.GetEntity())
+	}
+	show := namesOf(resp.GetEntities(), shared, resp.GetRelatedEntities())
+	var names []string
+	for _, e := range resp.GetEntities() {
+		names = append(names, e.GetDisplayName())
+	}
+	asked := len(names)
+	fmt.Fprintf(w, "What %s have in common\n", strings.Join(names[:asked-1], ", ")+" and "+names[asked-1])
+
+	fmt.Fprintf(w, "Shared neighbours: %d\n", len(resp.GetSharedNeighbors())+int(resp.GetSharedNeighborsLeftOut()))
+	for _, n := range resp.GetSharedNeighbors() {
+		e := n.GetEntity()
+		fmt.Fprintf(w, "  %s (%s): joined to %d of %d, strength %.2f\n", e.GetDisplayName(), kindWord(e.GetKind()), n.GetInputsJoined(), asked, n.GetStrength())
+		for _, j := range n.GetJoins() {
+			var rels []string
+			for _, r := range j.GetRelations() {
+				arrow := "→"
+				if r.GetSymmetric() {
+					arrow = "—"
+				}
+				rels = append(rels, fmt.Sprintf("%s %s %s %s%s", show(r.GetFrom()), typeWords(r.GetType()), arrow, show(r.GetTo()), edgeWhen(r)))
+			}
+			fmt.Fprintf(w, "    %s\n", strings.Join(rels, "; "))
+		}
+	}
+	if n := resp.GetSharedNeighborsLeftOut(); n > 0 {
+		fmt.Fprintf(w, "  and %d more (raise --max-shared)\n", n)
+	}
+
+	fmt.Fprintf(w, "Shared sources: %d\n", len(resp.GetSharedSources())+int(resp.GetSharedSourcesLeftOut()))
+	for _, s := range resp.GetSharedSources() {
+		src := s.GetSource()
+		var about []string
+		for _, in := range s.GetInputs() {
+			about = append(about, show(in))
+		}
+		n := len(s.GetClaims())
+		fmt.Fprintf(w, "  %s (%s): speaks of %s in %d %s\n", src.GetName(), sourceWords(src), strings.Join(about, ", "), n, plural(n, "claim", "claims"))
+		for _, c := range s.GetClaims() {
+			r := c.GetRelation()
+			fmt.Fprintf(w, "    %s %.2f  %s %s %s  %q\n", statusWord(c.GetStatus()), c.GetConfidence(), show(r.GetFrom()), typeWords(r.GetType()),
+				show(r.GetTo()), oneLine(c.GetExcerpt(), 100))
+		}
+	}
+	if n := resp.GetSharedSourcesLeftOut(); n > 0 {
+		fmt.Fprintf(w, "  and %d more (raise --max-shared)\n", n)
+	}
+
+	fmt.Fprintln(w, "Routes:")
+	if maxDepth == 0 {
+		maxDepth = graph.DefaultMaxDepth
+	}
+	for _, r := range resp.GetRoutes() {
+		if !r.GetConnected() {
+			fmt.Fprintf(w, "  %s – %s: not connected within %d %s\n", show(r.GetFrom()), show(r.GetTo()), maxDepth, plural(maxDepth, "hop", "hops"))
+			continue
+		}
+		p := r.GetPath()
+		fmt.Fprintf(w, "  %s – %s (%d %s): %s\n", show(r.GetFrom()), show(r.GetTo()), len(p.GetHops()), plural(len(p.GetHops()), "hop", "hops"),
+			chain(p.GetEntities(), p.GetHops(), show))
+	}
 }

@@ -50,7 +50,7 @@ func TestCLIAround(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Lutfur Rahman (actor):", "Mayor of Tower Hamlets (seat)", "more not shown"} {
+	for _, want := range []string{"Lutfur Rahman (actor):", "Mayor of Tower Hamlets (seat)", "Lutfur Rahman: 1 more entity not shown (1 relation: 1 member of out)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

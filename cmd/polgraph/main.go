@@ -5,6 +5,12 @@
 //	polgraph load FILE...         check dataset files, then load them
 //	polgraph path FROM TO         how two entities are connected, with evidence
 //	polgraph around NAME          what surrounds an entity
+//	polgraph relations NAME       an entity's relations, newest first, with evidence
+//	polgraph timeline NAME        an entity's relations in time
+//	polgraph source NAME          a source and every claim that cites it
+//	polgraph sources              the sources, with how many claims cite each
+//	polgraph stats                what the graph holds
+//	polgraph connections A B ...  what entities have in common
 //
 // Run `polgraph help` for flags and environment variables.
 package main
@@ -57,6 +63,16 @@ Commands:
   path FROM TO        how two entities are connected: the shortest paths, each hop with its evidence
                       (asks a running polgraph; --max-depth, --types, --as-of, --json, ...)
   around NAME         what surrounds an entity, hop by hop (--depth 1-3, --as-of, --json, ...)
+  relations NAME      an entity's relations, newest first, each with its claims (--direction out|in,
+                      --types, --as-of, ...)
+  timeline NAME       an entity's relations in time: events and states by when they start, undated
+                      ones apart
+  source NAME         a source (sources/...) and every claim that cites it, with the relation it backs
+  sources             the sources, each with how many claims cite it (--kind, --outlet)
+  stats               what the graph holds, and when it was last written
+  connections A B [C...]
+                      what 2 to 10 entities have in common: shared neighbours, shared sources, and
+                      the shortest route between each pair (--max-shared, --max-depth, --types, ...)
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
                       each seat to its successor
@@ -87,6 +103,18 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return pathCmd(ctx, rest, stdout, stderr)
 	case "around":
 		return aroundCmd(ctx, rest, stdout, stderr)
+	case "relations":
+		return relationsCmd(ctx, rest, stdout, stderr)
+	case "timeline":
+		return timelineCmd(ctx, rest, stdout, stderr)
+	case "source":
+		return sourceCmd(ctx, rest, stdout, stderr)
+	case "sources":
+		return sourcesCmd(ctx, rest, stdout, stderr)
+	case "stats":
+		return statsCmd(ctx, rest, stdout, stderr)
+	case "connections":
+		return connectionsCmd(ctx, rest, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, stdout, stderr)
 	case "gen":

@@ -402,9 +402,9 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 
 // versionFor returns the version that a write of relations marks them with, and the write of the
 // version node that goes with it (none for a bulk load's batches, which must not conflict with each
-// other). A write outside a bulk load raises the version by one, or joins the version a bulk load holds
-// open. A bulk load's batch fails when the load's hold on its version has lapsed or is about to: readers
-// may then have moved past it.
+// other). A write outside a bulk load raises the version by one, recording the time in pg.written_at, or
+// joins the version a bulk load holds open (whose End records the time). A bulk load's batch fails when
+// the load's hold on its version has lapsed or is about to: readers may then have moved past it.
 func (s *Store) versionFor(m found, meta map[string]any, b *bulk) (int64, []map[string]any, error) {
 	now := time.Now().UnixMilli()
 	margin := s.leaseTime.Milliseconds() / 3
@@ -422,7 +422,7 @@ func (s *Store) versionFor(m found, meta map[string]any, b *bulk) (int64, []map[
 		meta["pg.lease_until"] = m.Lease
 		return m.Version, []map[string]any{meta}, nil
 	default:
-		meta["pg.version"] = m.Version + 1
+		meta["pg.version"], meta["pg.written_at"] = m.Version+1, now
 		return m.Version + 1, []map[string]any{meta}, nil
 	}
 }
@@ -497,6 +497,10 @@ func (b *bulk) setLease(ctx context.Context, until int64, mustHold bool) error {
 			}
 			meta := node(got, metaName, "Meta")
 			meta["pg.lease_until"] = until
+			if until == 0 {
+				// The load's relations appear now: the graph was written now.
+				meta["pg.written_at"] = time.Now().UnixMilli()
+			}
 			return nil, []map[string]any{meta}, nil
 		}})
 }
@@ -506,7 +510,8 @@ func (b *bulk) UpsertRelations(ctx context.Context, relations []graph.Relation) 
 	return b.s.upsertRelations(ctx, relations, b)
 }
 
-// End implements graph.Bulk: it releases the hold, so readers take the version as complete.
+// End implements graph.Bulk: it releases the hold, so readers take the version as complete, and records
+// the time as when the graph was last written (pg.written_at).
 func (b *bulk) End(ctx context.Context) error {
 	select {
 	case <-b.stop:

@@ -52,7 +52,7 @@ func entityPB(e graph.Entity) *pb.Entity {
 func relationPB(r graph.Relation) *pb.Relation {
 	out := &pb.Relation{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
-		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Dated: r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims))}
+		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Undated: !r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims))}
 	for _, c := range r.Claims {
 		src := c.Source
 		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, Confidence: c.Confidence,
@@ -94,6 +94,55 @@ func dateRangePB(p graph.Period) *pb.DateRange {
 	}
 	if p.End != graph.OpenPeriod.End {
 		out.To = graph.DayString(p.End)
+	}
+	return out
+}
+
+func sourceKindOf(k pb.SourceKind) (graph.SourceKind, bool) {
+	name, ok := pb.SourceKind_name[int32(k)]
+	sk := graph.SourceKind(strings.TrimPrefix(name, "SOURCE_KIND_"))
+	return sk, ok && k != pb.SourceKind_SOURCE_KIND_UNSPECIFIED
+}
+
+func sourcePB(s graph.Source) *pb.Source {
+	return &pb.Source{Name: string(s.Name), Title: s.Title, Kind: sourceKindPB(s.Kind), Outlet: s.Outlet,
+		Author: s.Author, Published: s.Published.String(), Url: s.URL}
+}
+
+func relationRefPB(r graph.RelationRef) *pb.RelationRef {
+	return &pb.RelationRef{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
+		Symmetric: r.Type.Symmetric()}
+}
+
+func sourceClaimPB(c graph.SourceClaim) *pb.SourceClaim {
+	return &pb.SourceClaim{Name: c.Claim.Name, Status: statusPB(c.Claim.Status), Confidence: c.Claim.Confidence,
+		Excerpt: c.Claim.Excerpt, SaidBy: string(c.Claim.SaidBy), Relation: relationRefPB(c.Relation)}
+}
+
+// edgePB is a relation drawn between two entities, without its claims.
+func edgePB(e graph.Edge) *pb.Edge {
+	r := e.Relation
+	out := &pb.Edge{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
+		Symmetric: r.Type.Symmetric(), Role: r.Role, ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
+		Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence, Undated: !r.Dated(),
+		Verdict: verdictPB(e.Verdict)}
+	for _, st := range e.Statuses {
+		out.Statuses = append(out.Statuses, statusPB(st))
+	}
+	return out
+}
+
+// pathPB is a route with every relation of its hops (from rels, which holds every relation of the answer).
+func pathPB(p graph.Path, rels map[graph.RelationName]graph.Relation) *pb.Path {
+	out := &pb.Path{}
+	for _, e := range p.Entities {
+		out.Entities = append(out.Entities, string(e))
+	}
+	for _, h := range p.Hops {
+		out.Hops = append(out.Hops, hopPB(h, rels))
+	}
+	for _, d := range p.During {
+		out.During = append(out.During, dateRangePB(d))
 	}
 	return out
 }

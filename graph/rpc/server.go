@@ -108,7 +108,16 @@ func badRequest(vs []graph.FieldViolation) *errdetails.BadRequest {
 
 // GetEntity implements pb.GraphServiceServer.
 func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.GetEntityResponse, error) {
-	info, err := s.svc.GetEntity(ctx, req.GetName())
+	var filter *graph.RelationFilter
+	if req.GetFilter() != nil {
+		var v graph.Violations
+		f := filterOf(req.GetFilter(), &v)
+		if err := v.Err("GetEntity", "invalid entity request"); err != nil {
+			return nil, s.toStatus(ctx, "GetEntity", err)
+		}
+		filter = &f
+	}
+	info, err := s.svc.GetEntity(ctx, req.GetName(), filter)
 	if err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
@@ -199,17 +208,7 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 	}
 	resp := &pb.FindPathsResponse{}
 	for _, p := range ans.Paths {
-		pp := &pb.Path{}
-		for _, e := range p.Entities {
-			pp.Entities = append(pp.Entities, string(e))
-		}
-		for _, h := range p.Hops {
-			pp.Hops = append(pp.Hops, hopPB(h, ans.Relations))
-		}
-		for _, d := range p.During {
-			pp.During = append(pp.During, dateRangePB(d))
-		}
-		resp.Paths = append(resp.Paths, pp)
+		resp.Paths = append(resp.Paths, pathPB(p, ans.Relations))
 	}
 	for _, e := range ans.Entities {
 		resp.Entities = append(resp.Entities, entityPB(e))
@@ -295,15 +294,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 			RelationCount: int32(node.RelationCount)})
 	}
 	for _, e := range n.Edges {
-		r := e.Relation
-		edge := &pb.Edge{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
-			Symmetric: r.Type.Symmetric(), Role: r.Role, ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
-			Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence, Dated: r.Dated(),
-			Verdict: verdictPB(e.Verdict)}
-		for _, st := range e.Statuses {
-			edge.Statuses = append(edge.Statuses, statusPB(st))
-		}
-		resp.Edges = append(resp.Edges, edge)
+		resp.Edges = append(resp.Edges, edgePB(e))
 	}
 	for _, t := range n.Truncated {
 		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut)}

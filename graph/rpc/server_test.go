@@ -37,6 +37,16 @@ func (emptyStore) GetRelations(context.Context, []graph.RelationName) (map[graph
 func (emptyStore) Links(context.Context, []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
 	return nil, nil
 }
+func (emptyStore) GetSource(context.Context, graph.SourceName, int, int) (graph.SourceInfo, error) {
+	return graph.SourceInfo{}, &graph.Error{Kind: graph.NotFound, Reason: "SOURCE_NOT_FOUND", Message: "no such source"}
+}
+func (emptyStore) ListSources(context.Context, graph.SourceQuery) ([]graph.SourceSummary, int, error) {
+	return nil, 0, nil
+}
+func (emptyStore) ClaimSources(context.Context, []graph.RelationName) (map[graph.RelationName][]graph.Claim, error) {
+	return nil, nil
+}
+func (emptyStore) Stats(context.Context) (graph.GraphStats, error) { return graph.GraphStats{}, nil }
 
 func newTestServer() *Server {
 	return NewServer(&graph.Service{Store: emptyStore{}}, slog.New(slog.DiscardHandler))
@@ -162,7 +172,14 @@ func FuzzRequests(f *testing.F) {
 		&pb.ExploreNeighborhoodRequest{Name: "actors/lutfur-rahman", Depth: 2, Exclude: []string{"parties/labour"}, PageToken: "eyJxIjoiYSIsIm8iOjF9"},
 		&pb.SearchEntitiesRequest{Query: "Rushnara", Kinds: []pb.EntityKind{pb.EntityKind_ENTITY_KIND_ACTOR}, PageSize: 3},
 		&pb.GetRelationRequest{Name: "relations/lutfur-rahman.endorses.ajmal-masroor"},
-		&pb.GetEntityRequest{Name: "parties/labour"},
+		&pb.GetEntityRequest{Name: "parties/labour", Filter: &pb.RelationFilter{AsOf: "2020"}},
+		&pb.ListRelationsRequest{Entity: "Lutfur Rahman", Direction: pb.RelationDirection_RELATION_DIRECTION_INCOMING, PageSize: 5,
+			Filter: &pb.RelationFilter{IncludeTypes: []pb.RelationType{pb.RelationType_RELATION_TYPE_CRITICISED}}},
+		&pb.GetTimelineRequest{Entity: "actors/lutfur-rahman", PageSize: 3, PageToken: "eyJxIjoiYSIsIm8iOjF9"},
+		&pb.GetSourceRequest{Name: "sources/daily-mail-2023-11-03-lutfur-rahman", PageSize: 10},
+		&pb.ListSourcesRequest{Kind: pb.SourceKind_SOURCE_KIND_ARTICLE, Outlet: "Daily Mail", PageSize: 2},
+		&pb.GetGraphStatsRequest{},
+		&pb.FindConnectionsRequest{Entities: []string{"Ajmal Masroor", "Rabina Khan", "parties/aspire"}, MaxShared: 5, MaxDepth: 3},
 	}
 	for i, m := range seeds {
 		b, _ := proto.Marshal(m)
@@ -173,7 +190,7 @@ func FuzzRequests(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method byte, b []byte) {
 		ctx := context.Background()
 		var err error
-		switch method % 5 {
+		switch method % 11 {
 		case 0:
 			var req pb.FindPathsRequest
 			if proto.Unmarshal(b, &req) != nil {
@@ -204,6 +221,42 @@ func FuzzRequests(f *testing.F) {
 				return
 			}
 			_, err = s.GetEntity(ctx, &req)
+		case 5:
+			var req pb.ListRelationsRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.ListRelations(ctx, &req)
+		case 6:
+			var req pb.GetTimelineRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.GetTimeline(ctx, &req)
+		case 7:
+			var req pb.GetSourceRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.GetSource(ctx, &req)
+		case 8:
+			var req pb.ListSourcesRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.ListSources(ctx, &req)
+		case 9:
+			var req pb.GetGraphStatsRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.GetGraphStats(ctx, &req)
+		case 10:
+			var req pb.FindConnectionsRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.FindConnections(ctx, &req)
 		}
 		if err == nil {
 			return

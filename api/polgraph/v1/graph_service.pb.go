@@ -9,6 +9,7 @@ package polgraphv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -74,12 +75,128 @@ func (UndatedPolicy) EnumDescriptor() ([]byte, []int) {
 	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{0}
 }
 
+// RelationDirection says which end of its relations an entity must be.
+type RelationDirection int32
+
+const (
+	// Either end (the default).
+	RelationDirection_RELATION_DIRECTION_UNSPECIFIED RelationDirection = 0
+	// Either end, said explicitly.
+	RelationDirection_RELATION_DIRECTION_ANY RelationDirection = 1
+	// The entity is the relation's `from` end (either end, for a symmetric type).
+	RelationDirection_RELATION_DIRECTION_OUTGOING RelationDirection = 2
+	// The entity is the relation's `to` end (either end, for a symmetric type).
+	RelationDirection_RELATION_DIRECTION_INCOMING RelationDirection = 3
+)
+
+// Enum value maps for RelationDirection.
+var (
+	RelationDirection_name = map[int32]string{
+		0: "RELATION_DIRECTION_UNSPECIFIED",
+		1: "RELATION_DIRECTION_ANY",
+		2: "RELATION_DIRECTION_OUTGOING",
+		3: "RELATION_DIRECTION_INCOMING",
+	}
+	RelationDirection_value = map[string]int32{
+		"RELATION_DIRECTION_UNSPECIFIED": 0,
+		"RELATION_DIRECTION_ANY":         1,
+		"RELATION_DIRECTION_OUTGOING":    2,
+		"RELATION_DIRECTION_INCOMING":    3,
+	}
+)
+
+func (x RelationDirection) Enum() *RelationDirection {
+	p := new(RelationDirection)
+	*p = x
+	return p
+}
+
+func (x RelationDirection) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RelationDirection) Descriptor() protoreflect.EnumDescriptor {
+	return file_polgraph_v1_graph_service_proto_enumTypes[1].Descriptor()
+}
+
+func (RelationDirection) Type() protoreflect.EnumType {
+	return &file_polgraph_v1_graph_service_proto_enumTypes[1]
+}
+
+func (x RelationDirection) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RelationDirection.Descriptor instead.
+func (RelationDirection) EnumDescriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{1}
+}
+
+// TimelineEntryKind says whether a relation is an event or a state.
+type TimelineEntryKind int32
+
+const (
+	// Not set. Never returned.
+	TimelineEntryKind_TIMELINE_ENTRY_KIND_UNSPECIFIED TimelineEntryKind = 0
+	// An event (an election, an accusation): the relation has a `date` and no `valid_from` or `valid_to`;
+	// it held during its date only.
+	TimelineEntryKind_TIMELINE_ENTRY_KIND_EVENT TimelineEntryKind = 1
+	// A state (a membership, an office): the relation has a `valid_from` or a `valid_to`; it held from its
+	// start to its end.
+	TimelineEntryKind_TIMELINE_ENTRY_KIND_STATE TimelineEntryKind = 2
+)
+
+// Enum value maps for TimelineEntryKind.
+var (
+	TimelineEntryKind_name = map[int32]string{
+		0: "TIMELINE_ENTRY_KIND_UNSPECIFIED",
+		1: "TIMELINE_ENTRY_KIND_EVENT",
+		2: "TIMELINE_ENTRY_KIND_STATE",
+	}
+	TimelineEntryKind_value = map[string]int32{
+		"TIMELINE_ENTRY_KIND_UNSPECIFIED": 0,
+		"TIMELINE_ENTRY_KIND_EVENT":       1,
+		"TIMELINE_ENTRY_KIND_STATE":       2,
+	}
+)
+
+func (x TimelineEntryKind) Enum() *TimelineEntryKind {
+	p := new(TimelineEntryKind)
+	*p = x
+	return p
+}
+
+func (x TimelineEntryKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TimelineEntryKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_polgraph_v1_graph_service_proto_enumTypes[2].Descriptor()
+}
+
+func (TimelineEntryKind) Type() protoreflect.EnumType {
+	return &file_polgraph_v1_graph_service_proto_enumTypes[2]
+}
+
+func (x TimelineEntryKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TimelineEntryKind.Descriptor instead.
+func (TimelineEntryKind) EnumDescriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{2}
+}
+
 // GetEntityRequest names the entity to return.
 type GetEntityRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entity's resource name (`actors/lutfur-rahman`), or a display name or alias that names exactly
 	// one entity ("Lutfur Rahman").
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// When set, `relation_counts` counts only the relations that count under this filter (an empty filter
+	// still leaves out relations that only denials support, as every filter does). Unset: every relation,
+	// whatever its claims.
+	Filter        *RelationFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -121,12 +238,20 @@ func (x *GetEntityRequest) GetName() string {
 	return ""
 }
 
+func (x *GetEntityRequest) GetFilter() *RelationFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
 // GetEntityResponse is an entity and a summary of its relations.
 type GetEntityResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entity.
 	Entity *Entity `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
-	// How many relations of each type and direction the entity takes part in, most frequent first.
+	// How many relations of each type and direction the entity takes part in (under `filter`, when the
+	// request has one), most frequent first, then by type, outgoing before incoming.
 	RelationCounts []*RelationCount `protobuf:"bytes,2,rep,name=relation_counts,json=relationCounts,proto3" json:"relation_counts,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -556,7 +681,7 @@ type RelationFilter struct {
 	Statuses []ClaimStatus `protobuf:"varint,5,rep,packed,name=statuses,proto3,enum=polgraph.v1.ClaimStatus" json:"statuses,omitempty"`
 	// Whether relations without any date count. Default: they do not when `as_of` is set (an undated
 	// relation is not known to hold then, and an answer "as of 1999" must not rest on it), and do otherwise.
-	// Every relation in an answer says whether it is dated.
+	// Every undated relation in an answer says so (`undated`).
 	Undated       UndatedPolicy `protobuf:"varint,6,opt,name=undated,proto3,enum=polgraph.v1.UndatedPolicy" json:"undated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1320,8 +1445,8 @@ type Edge struct {
 	// How sure the evidence for the relation is: the highest confidence among its supporting claims with a
 	// counted status. A denial is never strength: a relation that counts only through denials has 0.
 	Confidence float64 `protobuf:"fixed64,12,opt,name=confidence,proto3" json:"confidence,omitempty"`
-	// False when the relation has no date at all.
-	Dated bool `protobuf:"varint,13,opt,name=dated,proto3" json:"dated,omitempty"`
+	// True when the relation has no date at all.
+	Undated bool `protobuf:"varint,13,opt,name=undated,proto3" json:"undated,omitempty"`
 	// How much of the evidence supports the relation and how much denies it.
 	Verdict       *Verdict `protobuf:"bytes,14,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1442,9 +1567,9 @@ func (x *Edge) GetConfidence() float64 {
 	return 0
 }
 
-func (x *Edge) GetDated() bool {
+func (x *Edge) GetUndated() bool {
 	if x != nil {
-		return x.Dated
+		return x.Undated
 	}
 	return false
 }
@@ -1529,13 +1654,1789 @@ func (x *Truncation) GetRelationsLeftOut() int32 {
 	return 0
 }
 
+// ListRelationsRequest asks for an entity's relations.
+type ListRelationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity: a resource name, or a name or alias naming exactly one entity. Required; at most 200
+	// bytes.
+	Entity string `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// Only relations that count under this filter are listed. Unset: the default filter (every type,
+	// every date, relations that only denials support left out).
+	Filter *RelationFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
+	// Only relations whose `from` end (OUTGOING) or `to` end (INCOMING) the entity is; symmetric relations
+	// either way. Default: any.
+	Direction RelationDirection `protobuf:"varint,3,opt,name=direction,proto3,enum=polgraph.v1.RelationDirection" json:"direction,omitempty"`
+	// At most this many relations per page (default 20, at most 100).
+	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A `next_page_token` from an earlier response to the same request, to continue from there.
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRelationsRequest) Reset() {
+	*x = ListRelationsRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRelationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRelationsRequest) ProtoMessage() {}
+
+func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRelationsRequest.ProtoReflect.Descriptor instead.
+func (*ListRelationsRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListRelationsRequest) GetEntity() string {
+	if x != nil {
+		return x.Entity
+	}
+	return ""
+}
+
+func (x *ListRelationsRequest) GetFilter() *RelationFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *ListRelationsRequest) GetDirection() RelationDirection {
+	if x != nil {
+		return x.Direction
+	}
+	return RelationDirection_RELATION_DIRECTION_UNSPECIFIED
+}
+
+func (x *ListRelationsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListRelationsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListRelationsResponse is one page of an entity's relations.
+type ListRelationsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity, resolved.
+	Entity *Entity `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// The relations, each with all its claims, `undated` and `verdict`, newest first: dated relations by the
+	// day they start, latest first (an event by its date, a state by its start; a state known only by its
+	// end starts before every other), ties by resource name; then the undated ones by resource name.
+	Relations []*Relation `protobuf:"bytes,2,rep,name=relations,proto3" json:"relations,omitempty"`
+	// Pass as `page_token` to get the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// How many relations all pages hold together.
+	TotalSize int32 `protobuf:"varint,4,opt,name=total_size,json=totalSize,proto3" json:"total_size,omitempty"`
+	// Every other entity this page's relations name (their other ends, their `via` entities), once, in
+	// resource-name order: what a reader needs to show them by name.
+	RelatedEntities []*Entity `protobuf:"bytes,5,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ListRelationsResponse) Reset() {
+	*x = ListRelationsResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRelationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRelationsResponse) ProtoMessage() {}
+
+func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRelationsResponse.ProtoReflect.Descriptor instead.
+func (*ListRelationsResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ListRelationsResponse) GetEntity() *Entity {
+	if x != nil {
+		return x.Entity
+	}
+	return nil
+}
+
+func (x *ListRelationsResponse) GetRelations() []*Relation {
+	if x != nil {
+		return x.Relations
+	}
+	return nil
+}
+
+func (x *ListRelationsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *ListRelationsResponse) GetTotalSize() int32 {
+	if x != nil {
+		return x.TotalSize
+	}
+	return 0
+}
+
+func (x *ListRelationsResponse) GetRelatedEntities() []*Entity {
+	if x != nil {
+		return x.RelatedEntities
+	}
+	return nil
+}
+
+// GetTimelineRequest asks for an entity's relations in valid time.
+type GetTimelineRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity: a resource name, or a name or alias naming exactly one entity. Required; at most 200
+	// bytes.
+	Entity string `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// Only relations that count under this filter are shown. Unset: the default filter. (With `as_of`,
+	// undated relations are left out unless `undated` is INCLUDE, as in every filter.)
+	Filter *RelationFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
+	// At most this many relations per page, dated and undated together (default 50, at most 200).
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A `next_page_token` from an earlier response to the same request, to continue from there.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTimelineRequest) Reset() {
+	*x = GetTimelineRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTimelineRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTimelineRequest) ProtoMessage() {}
+
+func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTimelineRequest.ProtoReflect.Descriptor instead.
+func (*GetTimelineRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetTimelineRequest) GetEntity() string {
+	if x != nil {
+		return x.Entity
+	}
+	return ""
+}
+
+func (x *GetTimelineRequest) GetFilter() *RelationFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *GetTimelineRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *GetTimelineRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
+// time order, then the undated ones: a page holds entries, undated relations, or the end of one and the
+// start of the other.
+type GetTimelineResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity, resolved.
+	Entity *Entity `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// The dated relations of this page, in time order: by the first day they held (an event's date, a
+	// state's start; a state without a start first of all), then by their last day (a state without an end
+	// last), then by resource name.
+	Entries []*TimelineEntry `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
+	// The undated relations of this page (no `valid_from`, `valid_to` or `date`: not known to hold at any
+	// particular time), by resource name.
+	Undated []*Relation `protobuf:"bytes,3,rep,name=undated,proto3" json:"undated,omitempty"`
+	// Pass as `page_token` to get the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,4,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// How many relations all pages hold together: `total_dated` plus `total_undated`.
+	TotalSize int32 `protobuf:"varint,5,opt,name=total_size,json=totalSize,proto3" json:"total_size,omitempty"`
+	// How many dated relations all pages hold together.
+	TotalDated int32 `protobuf:"varint,6,opt,name=total_dated,json=totalDated,proto3" json:"total_dated,omitempty"`
+	// How many undated relations all pages hold together.
+	TotalUndated int32 `protobuf:"varint,7,opt,name=total_undated,json=totalUndated,proto3" json:"total_undated,omitempty"`
+	// Every other entity this page's relations name (their other ends, their `via` entities), once, in
+	// resource-name order.
+	RelatedEntities []*Entity `protobuf:"bytes,8,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetTimelineResponse) Reset() {
+	*x = GetTimelineResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTimelineResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTimelineResponse) ProtoMessage() {}
+
+func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTimelineResponse.ProtoReflect.Descriptor instead.
+func (*GetTimelineResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *GetTimelineResponse) GetEntity() *Entity {
+	if x != nil {
+		return x.Entity
+	}
+	return nil
+}
+
+func (x *GetTimelineResponse) GetEntries() []*TimelineEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *GetTimelineResponse) GetUndated() []*Relation {
+	if x != nil {
+		return x.Undated
+	}
+	return nil
+}
+
+func (x *GetTimelineResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *GetTimelineResponse) GetTotalSize() int32 {
+	if x != nil {
+		return x.TotalSize
+	}
+	return 0
+}
+
+func (x *GetTimelineResponse) GetTotalDated() int32 {
+	if x != nil {
+		return x.TotalDated
+	}
+	return 0
+}
+
+func (x *GetTimelineResponse) GetTotalUndated() int32 {
+	if x != nil {
+		return x.TotalUndated
+	}
+	return 0
+}
+
+func (x *GetTimelineResponse) GetRelatedEntities() []*Entity {
+	if x != nil {
+		return x.RelatedEntities
+	}
+	return nil
+}
+
+// TimelineEntry is a dated relation on a timeline.
+type TimelineEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Event or state.
+	Kind TimelineEntryKind `protobuf:"varint,1,opt,name=kind,proto3,enum=polgraph.v1.TimelineEntryKind" json:"kind,omitempty"`
+	// When the relation held, each fuzzy bound read at its widest: an event dated `2015` holds from
+	// 2015-01-01 to 2015-12-31. An empty end is open: a state without an end still holds.
+	Period *DateRange `protobuf:"bytes,2,opt,name=period,proto3" json:"period,omitempty"`
+	// The relation, with all its claims.
+	Relation      *Relation `protobuf:"bytes,3,opt,name=relation,proto3" json:"relation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimelineEntry) Reset() {
+	*x = TimelineEntry{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimelineEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimelineEntry) ProtoMessage() {}
+
+func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
+func (*TimelineEntry) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *TimelineEntry) GetKind() TimelineEntryKind {
+	if x != nil {
+		return x.Kind
+	}
+	return TimelineEntryKind_TIMELINE_ENTRY_KIND_UNSPECIFIED
+}
+
+func (x *TimelineEntry) GetPeriod() *DateRange {
+	if x != nil {
+		return x.Period
+	}
+	return nil
+}
+
+func (x *TimelineEntry) GetRelation() *Relation {
+	if x != nil {
+		return x.Relation
+	}
+	return nil
+}
+
+// GetSourceRequest names the source to return.
+type GetSourceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`. Required.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// At most this many claims per page (default 100, at most 500).
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A `next_page_token` from an earlier response to the same request, to continue with the next claims.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSourceRequest) Reset() {
+	*x = GetSourceRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSourceRequest) ProtoMessage() {}
+
+func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSourceRequest.ProtoReflect.Descriptor instead.
+func (*GetSourceRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *GetSourceRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GetSourceRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *GetSourceRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// GetSourceResponse is a source and one page of the claims that cite it.
+type GetSourceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The source.
+	Source *Source `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// The claims that cite the source, by resource name (so the claims of one relation come together),
+	// each with the relation it backs or denies.
+	Claims []*SourceClaim `protobuf:"bytes,2,rep,name=claims,proto3" json:"claims,omitempty"`
+	// Pass as `page_token` to get the next claims; empty on the last page.
+	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// How many claims cite the source in all.
+	ClaimCount int32 `protobuf:"varint,4,opt,name=claim_count,json=claimCount,proto3" json:"claim_count,omitempty"`
+	// Every entity this page's claims name (their relations' ends, `said_by`), once, in resource-name
+	// order.
+	RelatedEntities []*Entity `protobuf:"bytes,5,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetSourceResponse) Reset() {
+	*x = GetSourceResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSourceResponse) ProtoMessage() {}
+
+func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSourceResponse.ProtoReflect.Descriptor instead.
+func (*GetSourceResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GetSourceResponse) GetSource() *Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *GetSourceResponse) GetClaims() []*SourceClaim {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
+}
+
+func (x *GetSourceResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *GetSourceResponse) GetClaimCount() int32 {
+	if x != nil {
+		return x.ClaimCount
+	}
+	return 0
+}
+
+func (x *GetSourceResponse) GetRelatedEntities() []*Entity {
+	if x != nil {
+		return x.RelatedEntities
+	}
+	return nil
+}
+
+// SourceClaim is a claim seen from its source: what it says, and of which relation.
+type SourceClaim struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The claim's resource name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// How the source puts it.
+	Status ClaimStatus `protobuf:"varint,2,opt,name=status,proto3,enum=polgraph.v1.ClaimStatus" json:"status,omitempty"`
+	// How sure a careful reader is that the source says this and means it, from 0 to 1.
+	Confidence float64 `protobuf:"fixed64,3,opt,name=confidence,proto3" json:"confidence,omitempty"`
+	// At most one sentence of the source saying it, as written.
+	Excerpt string `protobuf:"bytes,4,opt,name=excerpt,proto3" json:"excerpt,omitempty"`
+	// The entity who made the statement when it is not the source's author.
+	SaidBy string `protobuf:"bytes,5,opt,name=said_by,json=saidBy,proto3" json:"said_by,omitempty"`
+	// The relation the claim backs (or denies).
+	Relation      *RelationRef `protobuf:"bytes,6,opt,name=relation,proto3" json:"relation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceClaim) Reset() {
+	*x = SourceClaim{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceClaim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceClaim) ProtoMessage() {}
+
+func (x *SourceClaim) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceClaim.ProtoReflect.Descriptor instead.
+func (*SourceClaim) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SourceClaim) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SourceClaim) GetStatus() ClaimStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ClaimStatus_CLAIM_STATUS_UNSPECIFIED
+}
+
+func (x *SourceClaim) GetConfidence() float64 {
+	if x != nil {
+		return x.Confidence
+	}
+	return 0
+}
+
+func (x *SourceClaim) GetExcerpt() string {
+	if x != nil {
+		return x.Excerpt
+	}
+	return ""
+}
+
+func (x *SourceClaim) GetSaidBy() string {
+	if x != nil {
+		return x.SaidBy
+	}
+	return ""
+}
+
+func (x *SourceClaim) GetRelation() *RelationRef {
+	if x != nil {
+		return x.Relation
+	}
+	return nil
+}
+
+// RelationRef names a relation and its ends, without its claims (GetRelation has them).
+type RelationRef struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The relation's resource name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The relation type.
+	Type RelationType `protobuf:"varint,2,opt,name=type,proto3,enum=polgraph.v1.RelationType" json:"type,omitempty"`
+	// The `from` end's resource name.
+	From string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	// The `to` end's resource name.
+	To string `protobuf:"bytes,4,opt,name=to,proto3" json:"to,omitempty"`
+	// True for symmetric types: `from` and `to` are then only in name order.
+	Symmetric     bool `protobuf:"varint,5,opt,name=symmetric,proto3" json:"symmetric,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelationRef) Reset() {
+	*x = RelationRef{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelationRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelationRef) ProtoMessage() {}
+
+func (x *RelationRef) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelationRef.ProtoReflect.Descriptor instead.
+func (*RelationRef) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RelationRef) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RelationRef) GetType() RelationType {
+	if x != nil {
+		return x.Type
+	}
+	return RelationType_RELATION_TYPE_UNSPECIFIED
+}
+
+func (x *RelationRef) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *RelationRef) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *RelationRef) GetSymmetric() bool {
+	if x != nil {
+		return x.Symmetric
+	}
+	return false
+}
+
+// ListSourcesRequest asks for sources.
+type ListSourcesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only sources of this kind. Unset: every kind.
+	Kind SourceKind `protobuf:"varint,1,opt,name=kind,proto3,enum=polgraph.v1.SourceKind" json:"kind,omitempty"`
+	// Only sources from this outlet, exactly as the source gives it (e.g. "Daily Mail"; ListSources shows
+	// them). At most 200 bytes. Empty: every outlet.
+	Outlet string `protobuf:"bytes,2,opt,name=outlet,proto3" json:"outlet,omitempty"`
+	// At most this many sources per page (default 20, at most 100).
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A `next_page_token` from an earlier response to the same request, to continue from there.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSourcesRequest) Reset() {
+	*x = ListSourcesRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSourcesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSourcesRequest) ProtoMessage() {}
+
+func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSourcesRequest.ProtoReflect.Descriptor instead.
+func (*ListSourcesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListSourcesRequest) GetKind() SourceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SourceKind_SOURCE_KIND_UNSPECIFIED
+}
+
+func (x *ListSourcesRequest) GetOutlet() string {
+	if x != nil {
+		return x.Outlet
+	}
+	return ""
+}
+
+func (x *ListSourcesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListSourcesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListSourcesResponse is one page of sources.
+type ListSourcesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sources, in resource-name order.
+	Sources []*SourceSummary `protobuf:"bytes,1,rep,name=sources,proto3" json:"sources,omitempty"`
+	// Pass as `page_token` to get the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// How many sources all pages hold together.
+	TotalSize     int32 `protobuf:"varint,3,opt,name=total_size,json=totalSize,proto3" json:"total_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSourcesResponse) Reset() {
+	*x = ListSourcesResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSourcesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSourcesResponse) ProtoMessage() {}
+
+func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSourcesResponse.ProtoReflect.Descriptor instead.
+func (*ListSourcesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListSourcesResponse) GetSources() []*SourceSummary {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *ListSourcesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *ListSourcesResponse) GetTotalSize() int32 {
+	if x != nil {
+		return x.TotalSize
+	}
+	return 0
+}
+
+// SourceSummary is a source and how much of the graph rests on it.
+type SourceSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The source.
+	Source *Source `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// How many claims cite it (GetSource lists them).
+	ClaimCount    int32 `protobuf:"varint,2,opt,name=claim_count,json=claimCount,proto3" json:"claim_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceSummary) Reset() {
+	*x = SourceSummary{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceSummary) ProtoMessage() {}
+
+func (x *SourceSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceSummary.ProtoReflect.Descriptor instead.
+func (*SourceSummary) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *SourceSummary) GetSource() *Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *SourceSummary) GetClaimCount() int32 {
+	if x != nil {
+		return x.ClaimCount
+	}
+	return 0
+}
+
+// GetGraphStatsRequest asks for the graph's size. It has no fields.
+type GetGraphStatsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGraphStatsRequest) Reset() {
+	*x = GetGraphStatsRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGraphStatsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGraphStatsRequest) ProtoMessage() {}
+
+func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGraphStatsRequest.ProtoReflect.Descriptor instead.
+func (*GetGraphStatsRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
+}
+
+// GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
+type GetGraphStatsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many entities there are.
+	Entities int32 `protobuf:"varint,1,opt,name=entities,proto3" json:"entities,omitempty"`
+	// How many relations there are.
+	Relations int32 `protobuf:"varint,2,opt,name=relations,proto3" json:"relations,omitempty"`
+	// How many claims there are.
+	Claims int32 `protobuf:"varint,3,opt,name=claims,proto3" json:"claims,omitempty"`
+	// How many sources there are.
+	Sources int32 `protobuf:"varint,4,opt,name=sources,proto3" json:"sources,omitempty"`
+	// Entities by kind, most first, then by kind.
+	EntitiesByKind []*EntityKindCount `protobuf:"bytes,5,rep,name=entities_by_kind,json=entitiesByKind,proto3" json:"entities_by_kind,omitempty"`
+	// Relations by type, most first, then by type.
+	RelationsByType []*RelationTypeCount `protobuf:"bytes,6,rep,name=relations_by_type,json=relationsByType,proto3" json:"relations_by_type,omitempty"`
+	// Claims by status, most first, then by status.
+	ClaimsByStatus []*ClaimStatusCount `protobuf:"bytes,7,rep,name=claims_by_status,json=claimsByStatus,proto3" json:"claims_by_status,omitempty"`
+	// Sources by kind, most first, then by kind.
+	SourcesByKind []*SourceKindCount `protobuf:"bytes,8,rep,name=sources_by_kind,json=sourcesByKind,proto3" json:"sources_by_kind,omitempty"`
+	// The graph's version: it goes up by one with every write of relations (a load raises it once). While
+	// a load runs, the version before it.
+	Version int64 `protobuf:"varint,9,opt,name=version,proto3" json:"version,omitempty"`
+	// When the graph's version was last raised: the last write of relations, or the end of the last load.
+	// Unset for a graph last written before polgraph recorded it.
+	WrittenAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=written_at,json=writtenAt,proto3" json:"written_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGraphStatsResponse) Reset() {
+	*x = GetGraphStatsResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGraphStatsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGraphStatsResponse) ProtoMessage() {}
+
+func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGraphStatsResponse.ProtoReflect.Descriptor instead.
+func (*GetGraphStatsResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *GetGraphStatsResponse) GetEntities() int32 {
+	if x != nil {
+		return x.Entities
+	}
+	return 0
+}
+
+func (x *GetGraphStatsResponse) GetRelations() int32 {
+	if x != nil {
+		return x.Relations
+	}
+	return 0
+}
+
+func (x *GetGraphStatsResponse) GetClaims() int32 {
+	if x != nil {
+		return x.Claims
+	}
+	return 0
+}
+
+func (x *GetGraphStatsResponse) GetSources() int32 {
+	if x != nil {
+		return x.Sources
+	}
+	return 0
+}
+
+func (x *GetGraphStatsResponse) GetEntitiesByKind() []*EntityKindCount {
+	if x != nil {
+		return x.EntitiesByKind
+	}
+	return nil
+}
+
+func (x *GetGraphStatsResponse) GetRelationsByType() []*RelationTypeCount {
+	if x != nil {
+		return x.RelationsByType
+	}
+	return nil
+}
+
+func (x *GetGraphStatsResponse) GetClaimsByStatus() []*ClaimStatusCount {
+	if x != nil {
+		return x.ClaimsByStatus
+	}
+	return nil
+}
+
+func (x *GetGraphStatsResponse) GetSourcesByKind() []*SourceKindCount {
+	if x != nil {
+		return x.SourcesByKind
+	}
+	return nil
+}
+
+func (x *GetGraphStatsResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *GetGraphStatsResponse) GetWrittenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WrittenAt
+	}
+	return nil
+}
+
+// EntityKindCount counts the entities of one kind.
+type EntityKindCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The kind.
+	Kind EntityKind `protobuf:"varint,1,opt,name=kind,proto3,enum=polgraph.v1.EntityKind" json:"kind,omitempty"`
+	// How many entities of that kind there are.
+	Count         int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntityKindCount) Reset() {
+	*x = EntityKindCount{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntityKindCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntityKindCount) ProtoMessage() {}
+
+func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntityKindCount.ProtoReflect.Descriptor instead.
+func (*EntityKindCount) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *EntityKindCount) GetKind() EntityKind {
+	if x != nil {
+		return x.Kind
+	}
+	return EntityKind_ENTITY_KIND_UNSPECIFIED
+}
+
+func (x *EntityKindCount) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// RelationTypeCount counts the relations of one type.
+type RelationTypeCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The type.
+	Type RelationType `protobuf:"varint,1,opt,name=type,proto3,enum=polgraph.v1.RelationType" json:"type,omitempty"`
+	// How many relations of that type there are.
+	Count         int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelationTypeCount) Reset() {
+	*x = RelationTypeCount{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelationTypeCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelationTypeCount) ProtoMessage() {}
+
+func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelationTypeCount.ProtoReflect.Descriptor instead.
+func (*RelationTypeCount) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *RelationTypeCount) GetType() RelationType {
+	if x != nil {
+		return x.Type
+	}
+	return RelationType_RELATION_TYPE_UNSPECIFIED
+}
+
+func (x *RelationTypeCount) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// ClaimStatusCount counts the claims with one status.
+type ClaimStatusCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The status.
+	Status ClaimStatus `protobuf:"varint,1,opt,name=status,proto3,enum=polgraph.v1.ClaimStatus" json:"status,omitempty"`
+	// How many claims have it.
+	Count         int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimStatusCount) Reset() {
+	*x = ClaimStatusCount{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimStatusCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimStatusCount) ProtoMessage() {}
+
+func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimStatusCount.ProtoReflect.Descriptor instead.
+func (*ClaimStatusCount) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ClaimStatusCount) GetStatus() ClaimStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ClaimStatus_CLAIM_STATUS_UNSPECIFIED
+}
+
+func (x *ClaimStatusCount) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// SourceKindCount counts the sources of one kind.
+type SourceKindCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The kind.
+	Kind SourceKind `protobuf:"varint,1,opt,name=kind,proto3,enum=polgraph.v1.SourceKind" json:"kind,omitempty"`
+	// How many sources of that kind there are.
+	Count         int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceKindCount) Reset() {
+	*x = SourceKindCount{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceKindCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceKindCount) ProtoMessage() {}
+
+func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceKindCount.ProtoReflect.Descriptor instead.
+func (*SourceKindCount) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *SourceKindCount) GetKind() SourceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SourceKind_SOURCE_KIND_UNSPECIFIED
+}
+
+func (x *SourceKindCount) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// FindConnectionsRequest asks what some entities have in common.
+type FindConnectionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entities: 2 to 10 resource names, or names or aliases each naming exactly one entity, each at
+	// most 200 bytes. No two may name the same entity.
+	Entities []string `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty"`
+	// Which relations count as links: for shared neighbours, shared sources and routes alike.
+	Filter *RelationFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
+	// At most this many shared neighbours, and at most this many shared sources (default 20, at most 100);
+	// the rest are counted.
+	MaxShared int32 `protobuf:"varint,3,opt,name=max_shared,json=maxShared,proto3" json:"max_shared,omitempty"`
+	// The longest route between two of the entities, in hops (default 4, at most 8).
+	MaxDepth      int32 `protobuf:"varint,4,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindConnectionsRequest) Reset() {
+	*x = FindConnectionsRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindConnectionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindConnectionsRequest) ProtoMessage() {}
+
+func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindConnectionsRequest.ProtoReflect.Descriptor instead.
+func (*FindConnectionsRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *FindConnectionsRequest) GetEntities() []string {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
+func (x *FindConnectionsRequest) GetFilter() *RelationFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *FindConnectionsRequest) GetMaxShared() int32 {
+	if x != nil {
+		return x.MaxShared
+	}
+	return 0
+}
+
+func (x *FindConnectionsRequest) GetMaxDepth() int32 {
+	if x != nil {
+		return x.MaxDepth
+	}
+	return 0
+}
+
+// FindConnectionsResponse says what the entities have in common.
+type FindConnectionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entities asked about, resolved, in the order asked.
+	Entities []*Entity `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty"`
+	// Entities joined under the filter to at least two of the entities asked about (never one of them:
+	// relations between them show as routes of one hop). Ranked by how many of them each joins, then by
+	// its strength, then by resource name.
+	SharedNeighbors []*SharedNeighbor `protobuf:"bytes,2,rep,name=shared_neighbors,json=sharedNeighbors,proto3" json:"shared_neighbors,omitempty"`
+	// How many more shared neighbours `max_shared` left out.
+	SharedNeighborsLeftOut int32 `protobuf:"varint,3,opt,name=shared_neighbors_left_out,json=sharedNeighborsLeftOut,proto3" json:"shared_neighbors_left_out,omitempty"`
+	// Sources whose claims back relations of at least two of the entities asked about (relations that
+	// count under the filter, claims with a status it counts and at least its min_confidence). Ranked by
+	// how many of the entities each speaks of, then by how many claims, then by resource name.
+	SharedSources []*SharedSource `protobuf:"bytes,4,rep,name=shared_sources,json=sharedSources,proto3" json:"shared_sources,omitempty"`
+	// How many more shared sources `max_shared` left out.
+	SharedSourcesLeftOut int32 `protobuf:"varint,5,opt,name=shared_sources_left_out,json=sharedSourcesLeftOut,proto3" json:"shared_sources_left_out,omitempty"`
+	// The shortest route between each pair of the entities asked about (the first and the second, the
+	// first and the third, ..., the second and the third, ...), as FindPaths finds it with max_paths 1,
+	// either direction, under the same filter.
+	Routes []*Route `protobuf:"bytes,6,rep,name=routes,proto3" json:"routes,omitempty"`
+	// Every entity the routes and the shared sources' claims name, once, in resource-name order (those
+	// asked about and the shared neighbours too, when they are named there).
+	RelatedEntities []*Entity `protobuf:"bytes,7,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *FindConnectionsResponse) Reset() {
+	*x = FindConnectionsResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindConnectionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindConnectionsResponse) ProtoMessage() {}
+
+func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindConnectionsResponse.ProtoReflect.Descriptor instead.
+func (*FindConnectionsResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *FindConnectionsResponse) GetEntities() []*Entity {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
+func (x *FindConnectionsResponse) GetSharedNeighbors() []*SharedNeighbor {
+	if x != nil {
+		return x.SharedNeighbors
+	}
+	return nil
+}
+
+func (x *FindConnectionsResponse) GetSharedNeighborsLeftOut() int32 {
+	if x != nil {
+		return x.SharedNeighborsLeftOut
+	}
+	return 0
+}
+
+func (x *FindConnectionsResponse) GetSharedSources() []*SharedSource {
+	if x != nil {
+		return x.SharedSources
+	}
+	return nil
+}
+
+func (x *FindConnectionsResponse) GetSharedSourcesLeftOut() int32 {
+	if x != nil {
+		return x.SharedSourcesLeftOut
+	}
+	return 0
+}
+
+func (x *FindConnectionsResponse) GetRoutes() []*Route {
+	if x != nil {
+		return x.Routes
+	}
+	return nil
+}
+
+func (x *FindConnectionsResponse) GetRelatedEntities() []*Entity {
+	if x != nil {
+		return x.RelatedEntities
+	}
+	return nil
+}
+
+// SharedNeighbor is an entity joined to several of the entities asked about.
+type SharedNeighbor struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity.
+	Entity *Entity `protobuf:"bytes,1,opt,name=entity,proto3" json:"entity,omitempty"`
+	// How many of the entities asked about it is joined to.
+	InputsJoined int32 `protobuf:"varint,2,opt,name=inputs_joined,json=inputsJoined,proto3" json:"inputs_joined,omitempty"`
+	// How sure the weakest of its joins is: each join is as strong as its strongest relation (the best
+	// confidence of a supporting claim with a counted status; a denial is never strength).
+	Strength float64 `protobuf:"fixed64,3,opt,name=strength,proto3" json:"strength,omitempty"`
+	// One join per entity asked about that it is joined to, in the order they were asked.
+	Joins         []*NeighborJoin `protobuf:"bytes,4,rep,name=joins,proto3" json:"joins,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedNeighbor) Reset() {
+	*x = SharedNeighbor{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedNeighbor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedNeighbor) ProtoMessage() {}
+
+func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedNeighbor.ProtoReflect.Descriptor instead.
+func (*SharedNeighbor) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SharedNeighbor) GetEntity() *Entity {
+	if x != nil {
+		return x.Entity
+	}
+	return nil
+}
+
+func (x *SharedNeighbor) GetInputsJoined() int32 {
+	if x != nil {
+		return x.InputsJoined
+	}
+	return 0
+}
+
+func (x *SharedNeighbor) GetStrength() float64 {
+	if x != nil {
+		return x.Strength
+	}
+	return 0
+}
+
+func (x *SharedNeighbor) GetJoins() []*NeighborJoin {
+	if x != nil {
+		return x.Joins
+	}
+	return nil
+}
+
+// NeighborJoin is every relation between a shared neighbour and one of the entities asked about.
+type NeighborJoin struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity asked about, as a resource name.
+	Input string `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// The relations that count, strongest evidence first, then the earliest start (undated last), then by
+	// name. `from` and `to` give each one's direction.
+	Relations     []*Edge `protobuf:"bytes,2,rep,name=relations,proto3" json:"relations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NeighborJoin) Reset() {
+	*x = NeighborJoin{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NeighborJoin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NeighborJoin) ProtoMessage() {}
+
+func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NeighborJoin.ProtoReflect.Descriptor instead.
+func (*NeighborJoin) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *NeighborJoin) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *NeighborJoin) GetRelations() []*Edge {
+	if x != nil {
+		return x.Relations
+	}
+	return nil
+}
+
+// SharedSource is a source that speaks of several of the entities asked about.
+type SharedSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The source.
+	Source *Source `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// The entities asked about whose relations its claims back, in the order they were asked.
+	Inputs []string `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty"`
+	// Its claims that back those relations, by resource name; each relation has one of `inputs` at an
+	// end.
+	Claims        []*SourceClaim `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedSource) Reset() {
+	*x = SharedSource{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedSource) ProtoMessage() {}
+
+func (x *SharedSource) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedSource.ProtoReflect.Descriptor instead.
+func (*SharedSource) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SharedSource) GetSource() *Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *SharedSource) GetInputs() []string {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *SharedSource) GetClaims() []*SourceClaim {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
+}
+
+// Route is the shortest route found between two of the entities asked about.
+type Route struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One of the pair, as a resource name (the one asked first).
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The other.
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// False when no route of at most `max_depth` hops joins them under the filter.
+	Connected bool `protobuf:"varint,3,opt,name=connected,proto3" json:"connected,omitempty"`
+	// The route, when connected: as in FindPathsResponse, each hop with every relation and its claims.
+	Path          *Path `protobuf:"bytes,4,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Route) Reset() {
+	*x = Route{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Route) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Route) ProtoMessage() {}
+
+func (x *Route) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Route.ProtoReflect.Descriptor instead.
+func (*Route) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *Route) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *Route) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *Route) GetConnected() bool {
+	if x != nil {
+		return x.Connected
+	}
+	return false
+}
+
+func (x *Route) GetPath() *Path {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
 var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1bpolgraph/v1/resources.proto\"&\n" +
+	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"[\n" +
 	"\x10GetEntityRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\x85\x01\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
+	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\"\x85\x01\n" +
 	"\x11GetEntityResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12C\n" +
 	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\"p\n" +
@@ -1618,7 +3519,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x10NeighborhoodNode\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x1a\n" +
 	"\bdistance\x18\x02 \x01(\x05R\bdistance\x12%\n" +
-	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xaa\x03\n" +
+	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xae\x03\n" +
 	"\x04Edge\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -1636,25 +3537,174 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\bstatuses\x18\v \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x12\x1e\n" +
 	"\n" +
 	"confidence\x18\f \x01(\x01R\n" +
-	"confidence\x12\x14\n" +
-	"\x05dated\x18\r \x01(\bR\x05dated\x12.\n" +
+	"confidence\x12\x18\n" +
+	"\aundated\x18\r \x01(\bR\aundated\x12.\n" +
 	"\averdict\x18\x0e \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"\xa2\x01\n" +
 	"\n" +
 	"Truncation\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x12\x19\n" +
 	"\bleft_out\x18\x02 \x01(\x05R\aleftOut\x123\n" +
 	"\aby_type\x18\x03 \x03(\v2\x1a.polgraph.v1.RelationCountR\x06byType\x12,\n" +
-	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut*g\n" +
+	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut\"\xdd\x01\n" +
+	"\x14ListRelationsRequest\x12\x16\n" +
+	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
+	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12<\n" +
+	"\tdirection\x18\x03 \x01(\x0e2\x1e.polgraph.v1.RelationDirectionR\tdirection\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"\x80\x02\n" +
+	"\x15ListRelationsResponse\x12+\n" +
+	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x123\n" +
+	"\trelations\x18\x02 \x03(\v2\x15.polgraph.v1.RelationR\trelations\x12&\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x1d\n" +
+	"\n" +
+	"total_size\x18\x04 \x01(\x05R\ttotalSize\x12>\n" +
+	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\x9d\x01\n" +
+	"\x12GetTimelineRequest\x12\x16\n" +
+	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
+	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"\xf6\x02\n" +
+	"\x13GetTimelineResponse\x12+\n" +
+	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x124\n" +
+	"\aentries\x18\x02 \x03(\v2\x1a.polgraph.v1.TimelineEntryR\aentries\x12/\n" +
+	"\aundated\x18\x03 \x03(\v2\x15.polgraph.v1.RelationR\aundated\x12&\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\x12\x1d\n" +
+	"\n" +
+	"total_size\x18\x05 \x01(\x05R\ttotalSize\x12\x1f\n" +
+	"\vtotal_dated\x18\x06 \x01(\x05R\n" +
+	"totalDated\x12#\n" +
+	"\rtotal_undated\x18\a \x01(\x05R\ftotalUndated\x12>\n" +
+	"\x10related_entities\x18\b \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xa6\x01\n" +
+	"\rTimelineEntry\x122\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1e.polgraph.v1.TimelineEntryKindR\x04kind\x12.\n" +
+	"\x06period\x18\x02 \x01(\v2\x16.polgraph.v1.DateRangeR\x06period\x121\n" +
+	"\brelation\x18\x03 \x01(\v2\x15.polgraph.v1.RelationR\brelation\"b\n" +
+	"\x10GetSourceRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"\xfb\x01\n" +
+	"\x11GetSourceResponse\x12+\n" +
+	"\x06source\x18\x01 \x01(\v2\x13.polgraph.v1.SourceR\x06source\x120\n" +
+	"\x06claims\x18\x02 \x03(\v2\x18.polgraph.v1.SourceClaimR\x06claims\x12&\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x1f\n" +
+	"\vclaim_count\x18\x04 \x01(\x05R\n" +
+	"claimCount\x12>\n" +
+	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xdc\x01\n" +
+	"\vSourceClaim\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x120\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x1e\n" +
+	"\n" +
+	"confidence\x18\x03 \x01(\x01R\n" +
+	"confidence\x12\x18\n" +
+	"\aexcerpt\x18\x04 \x01(\tR\aexcerpt\x12\x17\n" +
+	"\asaid_by\x18\x05 \x01(\tR\x06saidBy\x124\n" +
+	"\brelation\x18\x06 \x01(\v2\x18.polgraph.v1.RelationRefR\brelation\"\x92\x01\n" +
+	"\vRelationRef\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
+	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1c\n" +
+	"\tsymmetric\x18\x05 \x01(\bR\tsymmetric\"\x95\x01\n" +
+	"\x12ListSourcesRequest\x12+\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x17.polgraph.v1.SourceKindR\x04kind\x12\x16\n" +
+	"\x06outlet\x18\x02 \x01(\tR\x06outlet\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"\x92\x01\n" +
+	"\x13ListSourcesResponse\x124\n" +
+	"\asources\x18\x01 \x03(\v2\x1a.polgraph.v1.SourceSummaryR\asources\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x1d\n" +
+	"\n" +
+	"total_size\x18\x03 \x01(\x05R\ttotalSize\"]\n" +
+	"\rSourceSummary\x12+\n" +
+	"\x06source\x18\x01 \x01(\v2\x13.polgraph.v1.SourceR\x06source\x12\x1f\n" +
+	"\vclaim_count\x18\x02 \x01(\x05R\n" +
+	"claimCount\"\x16\n" +
+	"\x14GetGraphStatsRequest\"\xfb\x03\n" +
+	"\x15GetGraphStatsResponse\x12\x1a\n" +
+	"\bentities\x18\x01 \x01(\x05R\bentities\x12\x1c\n" +
+	"\trelations\x18\x02 \x01(\x05R\trelations\x12\x16\n" +
+	"\x06claims\x18\x03 \x01(\x05R\x06claims\x12\x18\n" +
+	"\asources\x18\x04 \x01(\x05R\asources\x12F\n" +
+	"\x10entities_by_kind\x18\x05 \x03(\v2\x1c.polgraph.v1.EntityKindCountR\x0eentitiesByKind\x12J\n" +
+	"\x11relations_by_type\x18\x06 \x03(\v2\x1e.polgraph.v1.RelationTypeCountR\x0frelationsByType\x12G\n" +
+	"\x10claims_by_status\x18\a \x03(\v2\x1d.polgraph.v1.ClaimStatusCountR\x0eclaimsByStatus\x12D\n" +
+	"\x0fsources_by_kind\x18\b \x03(\v2\x1c.polgraph.v1.SourceKindCountR\rsourcesByKind\x12\x18\n" +
+	"\aversion\x18\t \x01(\x03R\aversion\x129\n" +
+	"\n" +
+	"written_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\twrittenAt\"T\n" +
+	"\x0fEntityKindCount\x12+\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"X\n" +
+	"\x11RelationTypeCount\x12-\n" +
+	"\x04type\x18\x01 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"Z\n" +
+	"\x10ClaimStatusCount\x120\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"T\n" +
+	"\x0fSourceKindCount\x12+\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x17.polgraph.v1.SourceKindR\x04kind\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\xa5\x01\n" +
+	"\x16FindConnectionsRequest\x12\x1a\n" +
+	"\bentities\x18\x01 \x03(\tR\bentities\x123\n" +
+	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1d\n" +
+	"\n" +
+	"max_shared\x18\x03 \x01(\x05R\tmaxShared\x12\x1b\n" +
+	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\"\xb2\x03\n" +
+	"\x17FindConnectionsResponse\x12/\n" +
+	"\bentities\x18\x01 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12F\n" +
+	"\x10shared_neighbors\x18\x02 \x03(\v2\x1b.polgraph.v1.SharedNeighborR\x0fsharedNeighbors\x129\n" +
+	"\x19shared_neighbors_left_out\x18\x03 \x01(\x05R\x16sharedNeighborsLeftOut\x12@\n" +
+	"\x0eshared_sources\x18\x04 \x03(\v2\x19.polgraph.v1.SharedSourceR\rsharedSources\x125\n" +
+	"\x17shared_sources_left_out\x18\x05 \x01(\x05R\x14sharedSourcesLeftOut\x12*\n" +
+	"\x06routes\x18\x06 \x03(\v2\x12.polgraph.v1.RouteR\x06routes\x12>\n" +
+	"\x10related_entities\x18\a \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xaf\x01\n" +
+	"\x0eSharedNeighbor\x12+\n" +
+	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12#\n" +
+	"\rinputs_joined\x18\x02 \x01(\x05R\finputsJoined\x12\x1a\n" +
+	"\bstrength\x18\x03 \x01(\x01R\bstrength\x12/\n" +
+	"\x05joins\x18\x04 \x03(\v2\x19.polgraph.v1.NeighborJoinR\x05joins\"U\n" +
+	"\fNeighborJoin\x12\x14\n" +
+	"\x05input\x18\x01 \x01(\tR\x05input\x12/\n" +
+	"\trelations\x18\x02 \x03(\v2\x11.polgraph.v1.EdgeR\trelations\"\x85\x01\n" +
+	"\fSharedSource\x12+\n" +
+	"\x06source\x18\x01 \x01(\v2\x13.polgraph.v1.SourceR\x06source\x12\x16\n" +
+	"\x06inputs\x18\x02 \x03(\tR\x06inputs\x120\n" +
+	"\x06claims\x18\x03 \x03(\v2\x18.polgraph.v1.SourceClaimR\x06claims\"p\n" +
+	"\x05Route\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1c\n" +
+	"\tconnected\x18\x03 \x01(\bR\tconnected\x12%\n" +
+	"\x04path\x18\x04 \x01(\v2\x11.polgraph.v1.PathR\x04path*g\n" +
 	"\rUndatedPolicy\x12\x1e\n" +
 	"\x1aUNDATED_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16UNDATED_POLICY_INCLUDE\x10\x01\x12\x1a\n" +
-	"\x16UNDATED_POLICY_EXCLUDE\x10\x022\xbd\x03\n" +
+	"\x16UNDATED_POLICY_EXCLUDE\x10\x02*\x95\x01\n" +
+	"\x11RelationDirection\x12\"\n" +
+	"\x1eRELATION_DIRECTION_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16RELATION_DIRECTION_ANY\x10\x01\x12\x1f\n" +
+	"\x1bRELATION_DIRECTION_OUTGOING\x10\x02\x12\x1f\n" +
+	"\x1bRELATION_DIRECTION_INCOMING\x10\x03*v\n" +
+	"\x11TimelineEntryKind\x12#\n" +
+	"\x1fTIMELINE_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19TIMELINE_ENTRY_KIND_EVENT\x10\x01\x12\x1d\n" +
+	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xbb\a\n" +
 	"\fGraphService\x12J\n" +
 	"\tGetEntity\x12\x1d.polgraph.v1.GetEntityRequest\x1a\x1e.polgraph.v1.GetEntityResponse\x12Y\n" +
 	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12P\n" +
 	"\vGetRelation\x12\x1f.polgraph.v1.GetRelationRequest\x1a .polgraph.v1.GetRelationResponse\x12J\n" +
 	"\tFindPaths\x12\x1d.polgraph.v1.FindPathsRequest\x1a\x1e.polgraph.v1.FindPathsResponse\x12h\n" +
-	"\x13ExploreNeighborhood\x12'.polgraph.v1.ExploreNeighborhoodRequest\x1a(.polgraph.v1.ExploreNeighborhoodResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
+	"\x13ExploreNeighborhood\x12'.polgraph.v1.ExploreNeighborhoodRequest\x1a(.polgraph.v1.ExploreNeighborhoodResponse\x12V\n" +
+	"\rListRelations\x12!.polgraph.v1.ListRelationsRequest\x1a\".polgraph.v1.ListRelationsResponse\x12P\n" +
+	"\vGetTimeline\x12\x1f.polgraph.v1.GetTimelineRequest\x1a .polgraph.v1.GetTimelineResponse\x12J\n" +
+	"\tGetSource\x12\x1d.polgraph.v1.GetSourceRequest\x1a\x1e.polgraph.v1.GetSourceResponse\x12P\n" +
+	"\vListSources\x12\x1f.polgraph.v1.ListSourcesRequest\x1a .polgraph.v1.ListSourcesResponse\x12V\n" +
+	"\rGetGraphStats\x12!.polgraph.v1.GetGraphStatsRequest\x1a\".polgraph.v1.GetGraphStatsResponse\x12\\\n" +
+	"\x0fFindConnections\x12#.polgraph.v1.FindConnectionsRequest\x1a$.polgraph.v1.FindConnectionsResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
 
 var (
 	file_polgraph_v1_graph_service_proto_rawDescOnce sync.Once
@@ -1668,84 +3718,169 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_graph_service_proto_rawDescData
 }
 
-var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
-	(*GetEntityRequest)(nil),            // 1: polgraph.v1.GetEntityRequest
-	(*GetEntityResponse)(nil),           // 2: polgraph.v1.GetEntityResponse
-	(*RelationCount)(nil),               // 3: polgraph.v1.RelationCount
-	(*SearchEntitiesRequest)(nil),       // 4: polgraph.v1.SearchEntitiesRequest
-	(*SearchEntitiesResponse)(nil),      // 5: polgraph.v1.SearchEntitiesResponse
-	(*SearchResult)(nil),                // 6: polgraph.v1.SearchResult
-	(*GetRelationRequest)(nil),          // 7: polgraph.v1.GetRelationRequest
-	(*GetRelationResponse)(nil),         // 8: polgraph.v1.GetRelationResponse
-	(*RelationFilter)(nil),              // 9: polgraph.v1.RelationFilter
-	(*FindPathsRequest)(nil),            // 10: polgraph.v1.FindPathsRequest
-	(*FindPathsResponse)(nil),           // 11: polgraph.v1.FindPathsResponse
-	(*Path)(nil),                        // 12: polgraph.v1.Path
-	(*Hop)(nil),                         // 13: polgraph.v1.Hop
-	(*HopRelation)(nil),                 // 14: polgraph.v1.HopRelation
-	(*ExploreNeighborhoodRequest)(nil),  // 15: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 16: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 17: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 18: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 19: polgraph.v1.Truncation
-	(*Entity)(nil),                      // 20: polgraph.v1.Entity
-	(RelationType)(0),                   // 21: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 22: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 23: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 24: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 25: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 26: polgraph.v1.Verdict
+	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
+	(TimelineEntryKind)(0),              // 2: polgraph.v1.TimelineEntryKind
+	(*GetEntityRequest)(nil),            // 3: polgraph.v1.GetEntityRequest
+	(*GetEntityResponse)(nil),           // 4: polgraph.v1.GetEntityResponse
+	(*RelationCount)(nil),               // 5: polgraph.v1.RelationCount
+	(*SearchEntitiesRequest)(nil),       // 6: polgraph.v1.SearchEntitiesRequest
+	(*SearchEntitiesResponse)(nil),      // 7: polgraph.v1.SearchEntitiesResponse
+	(*SearchResult)(nil),                // 8: polgraph.v1.SearchResult
+	(*GetRelationRequest)(nil),          // 9: polgraph.v1.GetRelationRequest
+	(*GetRelationResponse)(nil),         // 10: polgraph.v1.GetRelationResponse
+	(*RelationFilter)(nil),              // 11: polgraph.v1.RelationFilter
+	(*FindPathsRequest)(nil),            // 12: polgraph.v1.FindPathsRequest
+	(*FindPathsResponse)(nil),           // 13: polgraph.v1.FindPathsResponse
+	(*Path)(nil),                        // 14: polgraph.v1.Path
+	(*Hop)(nil),                         // 15: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 16: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 17: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 18: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 19: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 20: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 21: polgraph.v1.Truncation
+	(*ListRelationsRequest)(nil),        // 22: polgraph.v1.ListRelationsRequest
+	(*ListRelationsResponse)(nil),       // 23: polgraph.v1.ListRelationsResponse
+	(*GetTimelineRequest)(nil),          // 24: polgraph.v1.GetTimelineRequest
+	(*GetTimelineResponse)(nil),         // 25: polgraph.v1.GetTimelineResponse
+	(*TimelineEntry)(nil),               // 26: polgraph.v1.TimelineEntry
+	(*GetSourceRequest)(nil),            // 27: polgraph.v1.GetSourceRequest
+	(*GetSourceResponse)(nil),           // 28: polgraph.v1.GetSourceResponse
+	(*SourceClaim)(nil),                 // 29: polgraph.v1.SourceClaim
+	(*RelationRef)(nil),                 // 30: polgraph.v1.RelationRef
+	(*ListSourcesRequest)(nil),          // 31: polgraph.v1.ListSourcesRequest
+	(*ListSourcesResponse)(nil),         // 32: polgraph.v1.ListSourcesResponse
+	(*SourceSummary)(nil),               // 33: polgraph.v1.SourceSummary
+	(*GetGraphStatsRequest)(nil),        // 34: polgraph.v1.GetGraphStatsRequest
+	(*GetGraphStatsResponse)(nil),       // 35: polgraph.v1.GetGraphStatsResponse
+	(*EntityKindCount)(nil),             // 36: polgraph.v1.EntityKindCount
+	(*RelationTypeCount)(nil),           // 37: polgraph.v1.RelationTypeCount
+	(*ClaimStatusCount)(nil),            // 38: polgraph.v1.ClaimStatusCount
+	(*SourceKindCount)(nil),             // 39: polgraph.v1.SourceKindCount
+	(*FindConnectionsRequest)(nil),      // 40: polgraph.v1.FindConnectionsRequest
+	(*FindConnectionsResponse)(nil),     // 41: polgraph.v1.FindConnectionsResponse
+	(*SharedNeighbor)(nil),              // 42: polgraph.v1.SharedNeighbor
+	(*NeighborJoin)(nil),                // 43: polgraph.v1.NeighborJoin
+	(*SharedSource)(nil),                // 44: polgraph.v1.SharedSource
+	(*Route)(nil),                       // 45: polgraph.v1.Route
+	(*Entity)(nil),                      // 46: polgraph.v1.Entity
+	(RelationType)(0),                   // 47: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 48: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 49: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 50: polgraph.v1.ClaimStatus
+	(*DateRange)(nil),                   // 51: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 52: polgraph.v1.Verdict
+	(*Source)(nil),                      // 53: polgraph.v1.Source
+	(SourceKind)(0),                     // 54: polgraph.v1.SourceKind
+	(*timestamppb.Timestamp)(nil),       // 55: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
-	20, // 0: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
-	3,  // 1: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	21, // 2: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	22, // 3: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	6,  // 4: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	20, // 5: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	23, // 6: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	20, // 7: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	21, // 8: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	21, // 9: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	24, // 10: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	0,  // 11: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
-	9,  // 12: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	12, // 13: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	20, // 14: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	13, // 15: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	25, // 16: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	23, // 17: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	14, // 18: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	26, // 19: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	23, // 20: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	9,  // 21: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	20, // 22: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	17, // 23: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	18, // 24: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	19, // 25: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	20, // 26: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	21, // 27: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	24, // 28: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	26, // 29: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	3,  // 30: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	1,  // 31: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	4,  // 32: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	7,  // 33: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	10, // 34: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	15, // 35: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	2,  // 36: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	5,  // 37: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	8,  // 38: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	11, // 39: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	16, // 40: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	36, // [36:41] is the sub-list for method output_type
-	31, // [31:36] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
+	47, // 3: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	48, // 4: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	8,  // 5: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	46, // 6: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	49, // 7: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	46, // 8: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	47, // 9: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	47, // 10: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	50, // 11: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,  // 12: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	11, // 13: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	14, // 14: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	46, // 15: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	15, // 16: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	51, // 17: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	49, // 18: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	16, // 19: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	52, // 20: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	49, // 21: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	11, // 22: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 23: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	19, // 24: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	20, // 25: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	21, // 26: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	46, // 27: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	47, // 28: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	50, // 29: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	52, // 30: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	5,  // 31: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	11, // 32: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,  // 33: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	46, // 34: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	49, // 35: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	46, // 36: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	11, // 37: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 38: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	26, // 39: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	49, // 40: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	46, // 41: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	2,  // 42: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	51, // 43: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	49, // 44: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	53, // 45: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	29, // 46: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	46, // 47: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	50, // 48: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	30, // 49: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	47, // 50: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	54, // 51: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	33, // 52: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	53, // 53: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	36, // 54: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	37, // 55: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	38, // 56: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	39, // 57: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	55, // 58: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	48, // 59: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	47, // 60: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	50, // 61: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	54, // 62: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11, // 63: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 64: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	42, // 65: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	44, // 66: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	45, // 67: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	46, // 68: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	46, // 69: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	43, // 70: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	20, // 71: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	53, // 72: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	29, // 73: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	14, // 74: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	3,  // 75: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,  // 76: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	9,  // 77: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12, // 78: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	17, // 79: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	22, // 80: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	24, // 81: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	27, // 82: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	31, // 83: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	34, // 84: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	40, // 85: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,  // 86: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,  // 87: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	10, // 88: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	13, // 89: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	18, // 90: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	23, // 91: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	25, // 92: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	28, // 93: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	32, // 94: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	35, // 95: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	41, // 96: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	86, // [86:97] is the sub-list for method output_type
+	75, // [75:86] is the sub-list for method input_type
+	75, // [75:75] is the sub-list for extension type_name
+	75, // [75:75] is the sub-list for extension extendee
+	0,  // [0:75] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -1759,8 +3894,8 @@ func file_polgraph_v1_graph_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   19,
+			NumEnums:      3,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

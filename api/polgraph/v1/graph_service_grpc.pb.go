@@ -24,6 +24,12 @@ const (
 	GraphService_GetRelation_FullMethodName         = "/polgraph.v1.GraphService/GetRelation"
 	GraphService_FindPaths_FullMethodName           = "/polgraph.v1.GraphService/FindPaths"
 	GraphService_ExploreNeighborhood_FullMethodName = "/polgraph.v1.GraphService/ExploreNeighborhood"
+	GraphService_ListRelations_FullMethodName       = "/polgraph.v1.GraphService/ListRelations"
+	GraphService_GetTimeline_FullMethodName         = "/polgraph.v1.GraphService/GetTimeline"
+	GraphService_GetSource_FullMethodName           = "/polgraph.v1.GraphService/GetSource"
+	GraphService_ListSources_FullMethodName         = "/polgraph.v1.GraphService/ListSources"
+	GraphService_GetGraphStats_FullMethodName       = "/polgraph.v1.GraphService/GetGraphStats"
+	GraphService_FindConnections_FullMethodName     = "/polgraph.v1.GraphService/FindConnections"
 )
 
 // GraphServiceClient is the client API for GraphService service.
@@ -34,7 +40,8 @@ const (
 // connected, and with what evidence.
 //
 // Errors: INVALID_ARGUMENT (with google.rpc.BadRequest field violations) for a malformed request or a
-// name that matches several entities; NOT_FOUND for an unknown entity or relation; RESOURCE_EXHAUSTED when
+// name that matches several entities; NOT_FOUND for an unknown entity, relation or source (with
+// google.rpc.ErrorInfo reasons ENTITY_NOT_FOUND, RELATION_NOT_FOUND, SOURCE_NOT_FOUND); RESOURCE_EXHAUSTED when
 // a query would pass the server's work budget; DEADLINE_EXCEEDED past the server's or the caller's
 // deadline; UNAVAILABLE when the database cannot be reached.
 type GraphServiceClient interface {
@@ -49,6 +56,21 @@ type GraphServiceClient interface {
 	// ExploreNeighborhood returns the entities within a few hops of one entity, as nodes and edges a
 	// visualizer can merge into what it already shows, with counts of what the caps left out.
 	ExploreNeighborhood(ctx context.Context, in *ExploreNeighborhoodRequest, opts ...grpc.CallOption) (*ExploreNeighborhoodResponse, error)
+	// ListRelations lists an entity's relations that count under a filter, each with all its claims,
+	// newest first, a page at a time.
+	ListRelations(ctx context.Context, in *ListRelationsRequest, opts ...grpc.CallOption) (*ListRelationsResponse, error)
+	// GetTimeline returns an entity's relations in valid time: events and states by when they start, and
+	// the undated ones apart.
+	GetTimeline(ctx context.Context, in *GetTimelineRequest, opts ...grpc.CallOption) (*GetTimelineResponse, error)
+	// GetSource returns one source with the claims that cite it, each with the relation it backs.
+	GetSource(ctx context.Context, in *GetSourceRequest, opts ...grpc.CallOption) (*GetSourceResponse, error)
+	// ListSources lists the sources, by kind and outlet, each with how many claims cite it.
+	ListSources(ctx context.Context, in *ListSourcesRequest, opts ...grpc.CallOption) (*ListSourcesResponse, error)
+	// GetGraphStats counts what the graph holds and says when it was last written.
+	GetGraphStats(ctx context.Context, in *GetGraphStatsRequest, opts ...grpc.CallOption) (*GetGraphStatsResponse, error)
+	// FindConnections says what two to ten entities have in common: the entities joined to several of
+	// them, the sources that speak of several of them, and the shortest route between each pair.
+	FindConnections(ctx context.Context, in *FindConnectionsRequest, opts ...grpc.CallOption) (*FindConnectionsResponse, error)
 }
 
 type graphServiceClient struct {
@@ -109,6 +131,66 @@ func (c *graphServiceClient) ExploreNeighborhood(ctx context.Context, in *Explor
 	return out, nil
 }
 
+func (c *graphServiceClient) ListRelations(ctx context.Context, in *ListRelationsRequest, opts ...grpc.CallOption) (*ListRelationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRelationsResponse)
+	err := c.cc.Invoke(ctx, GraphService_ListRelations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) GetTimeline(ctx context.Context, in *GetTimelineRequest, opts ...grpc.CallOption) (*GetTimelineResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTimelineResponse)
+	err := c.cc.Invoke(ctx, GraphService_GetTimeline_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) GetSource(ctx context.Context, in *GetSourceRequest, opts ...grpc.CallOption) (*GetSourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSourceResponse)
+	err := c.cc.Invoke(ctx, GraphService_GetSource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) ListSources(ctx context.Context, in *ListSourcesRequest, opts ...grpc.CallOption) (*ListSourcesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSourcesResponse)
+	err := c.cc.Invoke(ctx, GraphService_ListSources_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) GetGraphStats(ctx context.Context, in *GetGraphStatsRequest, opts ...grpc.CallOption) (*GetGraphStatsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGraphStatsResponse)
+	err := c.cc.Invoke(ctx, GraphService_GetGraphStats_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) FindConnections(ctx context.Context, in *FindConnectionsRequest, opts ...grpc.CallOption) (*FindConnectionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FindConnectionsResponse)
+	err := c.cc.Invoke(ctx, GraphService_FindConnections_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GraphServiceServer is the server API for GraphService service.
 // All implementations must embed UnimplementedGraphServiceServer
 // for forward compatibility.
@@ -117,7 +199,8 @@ func (c *graphServiceClient) ExploreNeighborhood(ctx context.Context, in *Explor
 // connected, and with what evidence.
 //
 // Errors: INVALID_ARGUMENT (with google.rpc.BadRequest field violations) for a malformed request or a
-// name that matches several entities; NOT_FOUND for an unknown entity or relation; RESOURCE_EXHAUSTED when
+// name that matches several entities; NOT_FOUND for an unknown entity, relation or source (with
+// google.rpc.ErrorInfo reasons ENTITY_NOT_FOUND, RELATION_NOT_FOUND, SOURCE_NOT_FOUND); RESOURCE_EXHAUSTED when
 // a query would pass the server's work budget; DEADLINE_EXCEEDED past the server's or the caller's
 // deadline; UNAVAILABLE when the database cannot be reached.
 type GraphServiceServer interface {
@@ -132,6 +215,21 @@ type GraphServiceServer interface {
 	// ExploreNeighborhood returns the entities within a few hops of one entity, as nodes and edges a
 	// visualizer can merge into what it already shows, with counts of what the caps left out.
 	ExploreNeighborhood(context.Context, *ExploreNeighborhoodRequest) (*ExploreNeighborhoodResponse, error)
+	// ListRelations lists an entity's relations that count under a filter, each with all its claims,
+	// newest first, a page at a time.
+	ListRelations(context.Context, *ListRelationsRequest) (*ListRelationsResponse, error)
+	// GetTimeline returns an entity's relations in valid time: events and states by when they start, and
+	// the undated ones apart.
+	GetTimeline(context.Context, *GetTimelineRequest) (*GetTimelineResponse, error)
+	// GetSource returns one source with the claims that cite it, each with the relation it backs.
+	GetSource(context.Context, *GetSourceRequest) (*GetSourceResponse, error)
+	// ListSources lists the sources, by kind and outlet, each with how many claims cite it.
+	ListSources(context.Context, *ListSourcesRequest) (*ListSourcesResponse, error)
+	// GetGraphStats counts what the graph holds and says when it was last written.
+	GetGraphStats(context.Context, *GetGraphStatsRequest) (*GetGraphStatsResponse, error)
+	// FindConnections says what two to ten entities have in common: the entities joined to several of
+	// them, the sources that speak of several of them, and the shortest route between each pair.
+	FindConnections(context.Context, *FindConnectionsRequest) (*FindConnectionsResponse, error)
 	mustEmbedUnimplementedGraphServiceServer()
 }
 
@@ -156,6 +254,24 @@ func (UnimplementedGraphServiceServer) FindPaths(context.Context, *FindPathsRequ
 }
 func (UnimplementedGraphServiceServer) ExploreNeighborhood(context.Context, *ExploreNeighborhoodRequest) (*ExploreNeighborhoodResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ExploreNeighborhood not implemented")
+}
+func (UnimplementedGraphServiceServer) ListRelations(context.Context, *ListRelationsRequest) (*ListRelationsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListRelations not implemented")
+}
+func (UnimplementedGraphServiceServer) GetTimeline(context.Context, *GetTimelineRequest) (*GetTimelineResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetTimeline not implemented")
+}
+func (UnimplementedGraphServiceServer) GetSource(context.Context, *GetSourceRequest) (*GetSourceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetSource not implemented")
+}
+func (UnimplementedGraphServiceServer) ListSources(context.Context, *ListSourcesRequest) (*ListSourcesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListSources not implemented")
+}
+func (UnimplementedGraphServiceServer) GetGraphStats(context.Context, *GetGraphStatsRequest) (*GetGraphStatsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetGraphStats not implemented")
+}
+func (UnimplementedGraphServiceServer) FindConnections(context.Context, *FindConnectionsRequest) (*FindConnectionsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FindConnections not implemented")
 }
 func (UnimplementedGraphServiceServer) mustEmbedUnimplementedGraphServiceServer() {}
 func (UnimplementedGraphServiceServer) testEmbeddedByValue()                      {}
@@ -268,6 +384,114 @@ func _GraphService_ExploreNeighborhood_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GraphService_ListRelations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRelationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).ListRelations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_ListRelations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).ListRelations(ctx, req.(*ListRelationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_GetTimeline_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTimelineRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).GetTimeline(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_GetTimeline_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).GetTimeline(ctx, req.(*GetTimelineRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_GetSource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).GetSource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_GetSource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).GetSource(ctx, req.(*GetSourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_ListSources_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSourcesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).ListSources(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_ListSources_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).ListSources(ctx, req.(*ListSourcesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_GetGraphStats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGraphStatsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).GetGraphStats(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_GetGraphStats_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).GetGraphStats(ctx, req.(*GetGraphStatsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_FindConnections_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FindConnectionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).FindConnections(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_FindConnections_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).FindConnections(ctx, req.(*FindConnectionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GraphService_ServiceDesc is the grpc.ServiceDesc for GraphService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -294,6 +518,30 @@ var GraphService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ExploreNeighborhood",
 			Handler:    _GraphService_ExploreNeighborhood_Handler,
+		},
+		{
+			MethodName: "ListRelations",
+			Handler:    _GraphService_ListRelations_Handler,
+		},
+		{
+			MethodName: "GetTimeline",
+			Handler:    _GraphService_GetTimeline_Handler,
+		},
+		{
+			MethodName: "GetSource",
+			Handler:    _GraphService_GetSource_Handler,
+		},
+		{
+			MethodName: "ListSources",
+			Handler:    _GraphService_ListSources_Handler,
+		},
+		{
+			MethodName: "GetGraphStats",
+			Handler:    _GraphService_GetGraphStats_Handler,
+		},
+		{
+			MethodName: "FindConnections",
+			Handler:    _GraphService_FindConnections_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

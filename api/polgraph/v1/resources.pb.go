@@ -655,9 +655,9 @@ type Relation struct {
 	// The claims backing the relation. Every claim is returned, including denied ones, so the evidence is
 	// complete; filters decide only whether the relation counts as a link.
 	Claims []*Claim `protobuf:"bytes,11,rep,name=claims,proto3" json:"claims,omitempty"`
-	// False when the sources give no date at all (no `valid_from`, `valid_to` or `date`): the relation is
+	// True when the sources give no date at all (no `valid_from`, `valid_to` or `date`): the relation is
 	// not known to hold at any particular time. See RelationFilter.undated.
-	Dated bool `protobuf:"varint,12,opt,name=dated,proto3" json:"dated,omitempty"`
+	Undated bool `protobuf:"varint,12,opt,name=undated,proto3" json:"undated,omitempty"`
 	// How much of the evidence supports the relation and how much denies it.
 	Verdict       *Verdict `protobuf:"bytes,13,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -771,9 +771,9 @@ func (x *Relation) GetClaims() []*Claim {
 	return nil
 }
 
-func (x *Relation) GetDated() bool {
+func (x *Relation) GetUndated() bool {
 	if x != nil {
-		return x.Dated
+		return x.Undated
 	}
 	return false
 }
@@ -956,7 +956,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"confidence\x18\x04 \x01(\x01R\n" +
 	"confidence\x120\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x17\n" +
-	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\"\xf5\x02\n" +
+	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\"\xf9\x02\n" +
 	"\bRelation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -970,8 +970,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x04date\x18\t \x01(\tR\x04date\x12\x1c\n" +
 	"\tsymmetric\x18\n" +
 	" \x01(\bR\tsymmetric\x12*\n" +
-	"\x06claims\x18\v \x03(\v2\x12.polgraph.v1.ClaimR\x06claims\x12\x14\n" +
-	"\x05dated\x18\f \x01(\bR\x05dated\x12.\n" +
+	"\x06claims\x18\v \x03(\v2\x12.polgraph.v1.ClaimR\x06claims\x12\x18\n" +
+	"\aundated\x18\f \x01(\bR\aundated\x12.\n" +
 	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"\xcf\x01\n" +
 	"\aVerdict\x12+\n" +
 	"\x11supporting_claims\x18\x01 \x01(\x05R\x10supportingClaims\x12%\n" +

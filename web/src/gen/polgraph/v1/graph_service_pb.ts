@@ -1463,7 +1463,7 @@ export const GetGraphStatsRequestSchema: GenMessage<GetGraphStatsRequest> = /*@_
  */
 export type GetGraphStatsResponse = Message<"polgraph.v1.GetGraphStatsResponse"> & {
   /**
-   * How many entities, relations, claims and sources there are.
+   * How many entities there are.
    *
    * @generated from field: int32 entities = 1;
    */

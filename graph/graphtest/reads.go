@@ -1,0 +1,212 @@
+package graphtest
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// Oracles for the reads (ListRelations, GetTimeline, FindConnections): each filters and sorts every
+// relation plainly, sharing with the code under test only the filter, Strength and HopOrder.
+
+// RandomSources gives a random graph's claims one of n sources each (RandomGraph cites one source for
+// everything), so that sources are shared by some entities and not by others, renaming the claims to
+// match; it returns the sources, named after seed.
+func RandomSources(seed uint64, rels []graph.Relation, n int) []graph.Source {
+	var sources []graph.Source
+	for i := 0; i < n; i++ {
+		sources = append(sources, graph.Source{Name: graph.SourceName(fmt.Sprintf("sources/rs%d-%d", seed, i)),
+			Title: fmt.Sprintf("source %d of graph %d", i, seed), Kind: graph.SourceOther})
+	}
+	r := rand.New(rand.NewPCG(seed, 7))
+	for i := range rels {
+		for j := range rels[i].Claims {
+			src := sources[r.IntN(n)]
+			rels[i].Claims[j].Source = src
+			rels[i].Claims[j].Name = graph.ClaimNameFor(rels[i].Name, src.Name, fmt.Sprint(j))
+		}
+	}
+	return sources
+}
+
+// countedOf returns the relations of e that count under f and go the way d asks.
+func countedOf(ents []graph.Entity, rels []graph.Relation, e graph.EntityName, f graph.RelationFilter, d graph.Direction) []graph.Link {
+	var out []graph.Link
+	for _, l := range Links(ents, rels) {
+		if (l.From != e && l.To != e) || !f.Counts(l) {
+			continue
+		}
+		switch {
+		case d == graph.DirectionOutgoing && l.From != e && !l.Symmetric:
+		case d == graph.DirectionIncoming && l.To != e && !l.Symmetric:
+		default:
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func namesOf(ls []graph.Link) []graph.RelationName {
+	out := []graph.RelationName{}
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+// OracleRelations is what ListRelations must list, in order: e's relations that count under f and go
+// the way d asks; dated ones by start, latest first; then undated ones; ties by name.
+func OracleRelations(ents []graph.Entity, rels []graph.Relation, e graph.EntityName, f graph.RelationFilter, d graph.Direction) []graph.RelationName {
+	ls := countedOf(ents, rels, e, f, d)
+	key := func(l graph.Link) [2]int {
+		if !l.Dated {
+			return [2]int{1, 0}
+		}
+		return [2]int{0, -l.Period.Start}
+	}
+	slices.SortFunc(ls, func(a, b graph.Link) int {
+		ka, kb := key(a), key(b)
+		return cmp.Or(cmp.Compare(ka[0], kb[0]), cmp.Compare(ka[1], kb[1]), strings.Compare(string(a.Name), string(b.Name)))
+	})
+	return namesOf(ls)
+}
+
+// OracleTimeline is what GetTimeline must show: e's dated relations that count under f by start, then
+// end, then name; and its undated ones by name.
+func OracleTimeline(ents []graph.Entity, rels []graph.Relation, e graph.EntityName, f graph.RelationFilter) (dated, undated []graph.RelationName) {
+	ls := countedOf(ents, rels, e, f, graph.DirectionAny)
+	slices.SortFunc(ls, func(a, b graph.Link) int {
+		return cmp.Or(cmp.Compare(a.Period.Start, b.Period.Start), cmp.Compare(a.Period.End, b.Period.End), strings.Compare(string(a.Name), string(b.Name)))
+	})
+	dated, undated = []graph.RelationName{}, []graph.RelationName{}
+	for _, l := range ls {
+		if l.Dated {
+			dated = append(dated, l.Name)
+		} else {
+			undated = append(undated, l.Name)
+		}
+	}
+	return dated, undated
+}
+
+// Shared is what FindConnections must find, each item written on one line.
+type Shared struct {
+	// Neighbours, ranked: "name inputs=N strength=S input:[relations in HopOrder] ...".
+	Neighbours []string
+	// Sources, ranked: "name inputs=[...] claims=[...]".
+	Sources []string
+}
+
+// OracleShared finds the shared neighbours and shared sources of inputs by brute force: every entity
+// tried against every input through every relation; every source against every input through every
+// claim. Neighbours are ranked by the inputs they join, then their strength (the weakest join, each as
+// strong as its strongest relation), then name; sources by the inputs they speak of, then their claims,
+// then name.
+func OracleShared(ents []graph.Entity, rels []graph.Relation, inputs []graph.EntityName, f graph.RelationFilter) Shared {
+	links := Links(ents, rels)
+	isInput := func(n graph.EntityName) bool { return slices.Contains(inputs, n) }
+	type neighbour struct {
+		line     string
+		inputs   int
+		strength float64
+		name     graph.EntityName
+	}
+	var ns []neighbour
+	for _, x := range ents {
+		if isInput(x.Name) {
+			continue
+		}
+		var parts []string
+		joined, strength := 0, 1.0
+		for _, in := range inputs {
+			var between []graph.Link
+			for _, l := range links {
+				if f.Counts(l) && ((l.From == x.Name && l.To == in) || (l.From == in && l.To == x.Name)) {
+					between = append(between, l)
+				}
+			}
+			if len(between) == 0 {
+				continue
+			}
+			joined++
+			slices.SortFunc(between, func(a, b graph.Link) int { return graph.HopOrder(f, a, b) })
+			best := -1.0
+			for _, l := range between {
+				best = max(best, f.Strength(l.Support))
+			}
+			strength = min(strength, best)
+			parts = append(parts, fmt.Sprintf("%s:%v", in, namesOf(between)))
+		}
+		if joined >= 2 {
+			ns = append(ns, neighbour{fmt.Sprintf("%s inputs=%d strength=%g %s", x.Name, joined, strength, strings.Join(parts, " ")), joined, strength, x.Name})
+		}
+	}
+	slices.SortFunc(ns, func(a, b neighbour) int {
+		return cmp.Or(-cmp.Compare(a.inputs, b.inputs), -cmp.Compare(a.strength, b.strength), strings.Compare(string(a.name), string(b.name)))
+	})
+	out := Shared{Neighbours: []string{}, Sources: []string{}}
+	for _, n := range ns {
+		out.Neighbours = append(out.Neighbours, n.line)
+	}
+
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = graph.DefaultStatuses
+	}
+	type source struct {
+		line           string
+		inputs, claims int
+		name           graph.SourceName
+	}
+	all := map[graph.SourceName]bool{}
+	for _, r := range rels {
+		for _, c := range r.Claims {
+			all[c.Source.Name] = true
+		}
+	}
+	var ss []source
+	for s := range all {
+		var spoken []graph.EntityName
+		var claims []string
+		for _, in := range inputs {
+			for i, r := range rels {
+				if (r.From != in && r.To != in) || !f.Counts(links[i]) {
+					continue
+				}
+				for _, c := range r.Claims {
+					if c.Source.Name != s || !slices.Contains(statuses, c.Status) || c.Confidence < f.MinConfidence {
+						continue
+					}
+					if !slices.Contains(spoken, in) {
+						spoken = append(spoken, in)
+					}
+					if !slices.Contains(claims, c.Name) {
+						claims = append(claims, c.Name)
+					}
+				}
+			}
+		}
+		if len(spoken) >= 2 {
+			slices.Sort(claims)
+			ss = append(ss, source{fmt.Sprintf("%s inputs=%v claims=%v", s, spoken, claims), len(spoken), len(claims), s})
+		}
+	}
+	slices.SortFunc(ss, func(a, b source) int {
+		return cmp.Or(-cmp.Compare(a.inputs, b.inputs), -cmp.Compare(a.claims, b.claims), strings.Compare(string(a.name), string(b.name)))
+	})
+	for _, s := range ss {
+		out.Sources = append(out.Sources, s.line)
+	}
+	return out
+}
+
+// Cap keeps the first n of each list and returns how many each lost.
+func (s Shared) Cap(n int) (capped Shared, neighboursLeftOut, sourcesLeftOut int) {
+	neighboursLeftOut, sourcesLeftOut = max(0, len(s.Neighbours)-n), max(0, len(s.Sources)-n)
+	return Shared{Neighbours: s.Neighbours[:min(n, len(s.Neighbours))], Sources: s.Sources[:min(n, len(s.Sources))]},
+		neighboursLeftOut, sourcesLeftOut
+}
