@@ -18,10 +18,13 @@ const (
 	Unavailable                        // the database cannot be reached
 	ResourceExhausted                  // the query would pass the work budget
 	DeadlineExceeded                   // the deadline passed
+	Unauthenticated                    // the caller's credential is missing, unknown or revoked
+	PermissionDenied                   // the caller's role does not allow the call
 )
 
 func (k ErrorKind) String() string {
-	return [...]string{"internal", "invalid", "not found", "unavailable", "resource exhausted", "deadline exceeded"}[k]
+	return [...]string{"internal", "invalid", "not found", "unavailable", "resource exhausted", "deadline exceeded",
+		"unauthenticated", "permission denied"}[k]
 }
 
 // FieldViolation names one problem with one field of a request or an input record.

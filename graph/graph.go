@@ -84,6 +84,7 @@ type Entity struct {
 	Identifiers map[string]string
 	ValidFrom   FuzzyDate
 	ValidTo     FuzzyDate
+	Deleted     Tombstone // set when the entity was deleted: kept, but in no search
 }
 
 // SourceKind says what kind of document a source is.
@@ -140,6 +141,7 @@ type Claim struct {
 	Confidence float64
 	Status     ClaimStatus
 	SaidBy     EntityName
+	Retracted  Tombstone // set when the claim was retracted: kept and shown, but it never counts
 }
 
 // Support holds, for each claim status (indexed as ClaimStatuses), the highest confidence of the
@@ -150,10 +152,13 @@ type Support [4]float64
 // NoSupport is the Support of a relation without claims.
 var NoSupport = Support{-1, -1, -1, -1}
 
-// SupportOf summarises claims.
+// SupportOf summarises claims; retracted claims do not count.
 func SupportOf(claims []Claim) Support {
 	s := NoSupport
 	for _, c := range claims {
+		if !c.Retracted.IsZero() {
+			continue
+		}
 		if i := c.Status.Index(); i >= 0 && c.Confidence > s[i] {
 			s[i] = c.Confidence
 		}
@@ -168,11 +173,14 @@ type Verdict struct {
 	SupportingSources, DenyingSources int
 }
 
-// VerdictOf counts claims and their sources.
+// VerdictOf counts claims and their sources; retracted claims do not count.
 func VerdictOf(claims []Claim) Verdict {
 	var v Verdict
 	supporting, denying := map[SourceName]bool{}, map[SourceName]bool{}
 	for _, c := range claims {
+		if !c.Retracted.IsZero() {
+			continue
+		}
 		i := c.Status.Index()
 		if i < 0 {
 			continue
@@ -228,6 +236,7 @@ type Link struct {
 	Life      Period
 	Support   Support
 	Symmetric bool
+	Deleted   bool // a deleted relation (or one of a deleted entity) never counts
 }
 
 // Effective is when the relation holds with both its ends in existence.
@@ -244,6 +253,7 @@ type Relation struct {
 	ValidTo   FuzzyDate
 	Date      FuzzyDate
 	Claims    []Claim
+	Deleted   Tombstone // set when the relation was deleted: kept, but in no search
 }
 
 // RelationNameFor derives a relation's resource name from its ends, type and optional key.
@@ -305,7 +315,7 @@ func (r Relation) Link() Link {
 // toLife.
 func (r Relation) LinkBetween(fromLife, toLife Period) Link {
 	return Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: r.Period(), Dated: r.Dated(),
-		Life: fromLife.Intersect(toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric()}
+		Life: fromLife.Intersect(toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric(), Deleted: !r.Deleted.IsZero()}
 }
 
 // Lifetime is when the entity existed: from its valid_from (a seat's creation, a party's founding) to its

@@ -104,7 +104,8 @@ func CheckFraction(v *Violations, field string, x float64) {
 	}
 }
 
-// Counts reports whether a relation counts as a link under the filter: its type is included and not
+// Counts reports whether a relation counts as a link under the filter: it is not deleted; its type is
+// included and not
 // excluded; with an as-of date, it is dated (unless the filter includes undated relations) and holds, with
 // both its ends in existence, on some day of the as-of period (Link.Effective, each fuzzy bound read at
 // its widest); and one of its claims with a counted status has at least the minimum confidence. A
@@ -112,6 +113,9 @@ func CheckFraction(v *Violations, field string, x float64) {
 // through a CONFIRMED claim, so support that someone alleges and someone else denies is never a link by
 // default.
 func (f RelationFilter) Counts(l Link) bool {
+	if l.Deleted {
+		return false
+	}
 	if len(f.IncludeTypes) > 0 && !slices.Contains(f.IncludeTypes, l.Type) {
 		return false
 	}

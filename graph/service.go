@@ -302,3 +302,18 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	}
 	return PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents}, nil
 }
+
+// MaxHistory bounds the changes GetEntity and GetRelation show.
+const MaxHistory = 50
+
+// History returns a resource's last n changes, newest first, when the store keeps an audit trail.
+func (s *Service) History(ctx context.Context, resource string, n int) ([]Change, error) {
+	trail, ok := s.Store.(Trail)
+	if !ok || n <= 0 {
+		return nil, nil
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	changes, _, err := trail.ListChanges(ctx, ChangeQuery{Resource: resource, Limit: min(n, MaxHistory)})
+	return changes, err
+}

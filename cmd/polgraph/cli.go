@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +14,8 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -26,6 +31,9 @@ type clientFlags struct {
 	minConfidence                                        float64
 	json                                                 bool
 	timeout                                              time.Duration
+
+	// How to reach a polgraph that asks for credentials or speaks TLS (see dialOptions).
+	apiKey, tlsCA, tlsCert, tlsKey string
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
@@ -41,6 +49,11 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 // registerCall registers the flags of every analyst command: where the server is, --json, --timeout.
 func (c *clientFlags) registerCall(fs *flag.FlagSet) {
 	fs.StringVar(&c.server, "server", envOr("POLGRAPH_ADDR", "127.0.0.1:50051"), "polgraph's gRPC address ($POLGRAPH_ADDR)")
+	// The key's default stays out of the flag, so that -h never prints it.
+	fs.StringVar(&c.apiKey, "api-key", "", "API key to call with, sent as authorization: Bearer (default $POLGRAPH_API_KEY, which keeps it out of the process list)")
+	fs.StringVar(&c.tlsCA, "tls-ca", envOr("POLGRAPH_TLS_CA", ""), "PEM CA certificate(s) to verify polgraph's certificate with; turns TLS on ($POLGRAPH_TLS_CA)")
+	fs.StringVar(&c.tlsCert, "tls-cert", envOr("POLGRAPH_CLIENT_TLS_CERT", ""), "PEM client certificate, for a polgraph that asks for one (mutual TLS); turns TLS on ($POLGRAPH_CLIENT_TLS_CERT)")
+	fs.StringVar(&c.tlsKey, "tls-key", envOr("POLGRAPH_CLIENT_TLS_KEY", ""), "PEM key of --tls-cert ($POLGRAPH_CLIENT_TLS_KEY)")
 	fs.BoolVar(&c.json, "json", false, "print the answer as JSON")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long")
 }
@@ -102,19 +115,93 @@ func envOr(key, def string) string {
 }
 
 func (c *clientFlags) dial() (pb.GraphServiceClient, func(), error) {
-	conn, err := grpc.NewClient(c.server, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := c.dialConn()
 	if err != nil {
 		return nil, nil, err
 	}
 	return pb.NewGraphServiceClient(conn), func() { conn.Close() }, nil
 }
 
+// dialConn connects to polgraph as the flags say, for any of its services.
+func (c *clientFlags) dialConn() (*grpc.ClientConn, error) {
+	opts, err := c.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(4<<20)))
+	return grpc.NewClient(c.server, opts...)
+}
+
+// tls reports whether the CLI speaks TLS to polgraph: when it was given a CA or a client certificate.
+func (c *clientFlags) tls() bool { return c.tlsCA != "" || c.tlsCert != "" || c.tlsKey != "" }
+
+// dialOptions are how the analyst commands reach polgraph: TLS when --tls-ca or --tls-cert is given
+// (verifying polgraph with --tls-ca, else the system's roots), plaintext otherwise; and the API key of
+// --api-key or $POLGRAPH_API_KEY with every call, which is never sent in the clear but to loopback.
+func (c *clientFlags) dialOptions() ([]grpc.DialOption, error) {
+	creds := insecure.NewCredentials()
+	if c.tls() {
+		t := &tls.Config{MinVersion: tls.VersionTLS12}
+		if c.tlsCA != "" {
+			pem, err := os.ReadFile(c.tlsCA)
+			if err != nil {
+				return nil, fmt.Errorf("--tls-ca: %w", err)
+			}
+			t.RootCAs = x509.NewCertPool()
+			if !t.RootCAs.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("--tls-ca: %s holds no PEM certificate", c.tlsCA)
+			}
+		}
+		if (c.tlsCert == "") != (c.tlsKey == "") {
+			return nil, errors.New("--tls-cert and --tls-key go together")
+		}
+		if c.tlsCert != "" {
+			pair, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+			if err != nil {
+				return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+			}
+			t.Certificates = []tls.Certificate{pair}
+		}
+		creds = credentials.NewTLS(t)
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	key := c.apiKey
+	if key == "" {
+		key = os.Getenv("POLGRAPH_API_KEY")
+	}
+	if key != "" {
+		if !c.tls() && !onLoopback(c.server) {
+			return nil, fmt.Errorf("an API key is never sent unencrypted but to loopback, and %s is not: pass --tls-ca (polgraph's CA) to speak TLS", c.server)
+		}
+		opts = append(opts, grpc.WithPerRPCCredentials(bearerKey(key)))
+	}
+	return opts, nil
+}
+
+// bearerKey sends an API key with every call as `authorization: Bearer <key>`.
+type bearerKey string
+
+func (k bearerKey) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(k)}, nil
+}
+
+// RequireTransportSecurity is false so that a key can reach a polgraph on loopback without TLS;
+// dialOptions refuses to send it in the clear anywhere else.
+func (bearerKey) RequireTransportSecurity() bool { return false }
+
 // callError explains a failed call in the terms of the CLI.
 func (c *clientFlags) callError(err error) error {
 	st := status.Convert(err)
 	msg := st.Message()
-	if st.Code().String() == "Unavailable" && !strings.Contains(msg, "Dgraph") {
-		msg = fmt.Sprintf("cannot reach polgraph at %s (start it with `make run`, or pass --server): %s", c.server, msg)
+	switch {
+	case st.Code() == codes.Unavailable && !strings.Contains(msg, "Dgraph"):
+		hint := "start it with `make run`, or pass --server"
+		if !c.tls() {
+			hint += "; if it speaks TLS, pass --tls-ca"
+		}
+		msg = fmt.Sprintf("cannot reach polgraph at %s (%s): %s", c.server, hint, msg)
+	case st.Code() == codes.Unauthenticated:
+		msg += " (pass an API key with --api-key or $POLGRAPH_API_KEY; `polgraph keys create` makes one)"
 	}
 	var b strings.Builder
 	b.WriteString(msg)

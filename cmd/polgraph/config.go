@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,29 +34,37 @@ type Config struct {
 	DgraphTLSServerName string
 	Timeout             time.Duration // server-side bound on every query
 	LogLevel            string
-	DataDir             string     // run: where the local Dgraph keeps its data
-	PortOffset          int        // run: offset of the local Dgraph's ports
-	DgraphBin           string     // run: the dgraph binary
-	Batch               int        // load, import: records per transaction
-	WorkBudget          int        // relations one query may read before it stops with RESOURCE_EXHAUSTED
-	InMemory            bool       // keep the graph's links in memory for path and neighbourhood searches
-	Limits              rpc.Limits // how many calls of one method run at once, and wait
+	DataDir             string        // run: where the local Dgraph keeps its data
+	PortOffset          int           // run: offset of the local Dgraph's ports
+	DgraphBin           string        // run: the dgraph binary
+	Batch               int           // load, import: records per transaction
+	WorkBudget          int           // relations one query may read before it stops with RESOURCE_EXHAUSTED
+	InMemory            bool          // keep the graph's links in memory for path and neighbourhood searches
+	Limits              rpc.Limits    // how many calls of one method run at once, and wait
+	Writes              bool          // serve polgraph.v1.WriteService
+	WriteTimeout        time.Duration // bounds every write (a Load included)
+	// Who may call what (run, serve; see authconfig.go): polgraph's own TLS, client certificates' roles,
+	// whether anonymous callers may read, and per-principal rate limits.
+	Auth AuthConfig
 }
 
 func defaultConfig() Config {
 	return Config{
-		Addr:       "127.0.0.1:50051",
-		HTTP:       "127.0.0.1:8080",
-		Dgraph:     "127.0.0.1:9180",
-		Timeout:    10 * time.Second,
-		LogLevel:   "info",
-		DataDir:    ".data/dgraph",
-		PortOffset: dgraphlocal.DefaultPortOffset,
-		DgraphBin:  dgraphlocal.DefaultBinary(),
-		Batch:      2000,
-		WorkBudget: graph.DefaultWorkBudget,
-		InMemory:   true,
-		Limits:     rpc.DefaultLimits(),
+		Addr:         "127.0.0.1:50051",
+		HTTP:         "127.0.0.1:8080",
+		Dgraph:       "127.0.0.1:9180",
+		Timeout:      10 * time.Second,
+		LogLevel:     "info",
+		DataDir:      ".data/dgraph",
+		PortOffset:   dgraphlocal.DefaultPortOffset,
+		DgraphBin:    dgraphlocal.DefaultBinary(),
+		Batch:        2000,
+		WorkBudget:   graph.DefaultWorkBudget,
+		InMemory:     true,
+		Writes:       true,
+		WriteTimeout: 10 * time.Minute,
+		Limits:       rpc.DefaultLimits(),
+		Auth:         defaultAuthConfig(),
 	}
 }
 
@@ -73,6 +82,7 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 		switch w {
 		case "addr":
 			fs.StringVar(&c.Addr, "addr", env("POLGRAPH_ADDR", c.Addr), "gRPC listen address ($POLGRAPH_ADDR)")
+			c.Auth.flags(fs) // who may call the listeners, and over what (run and serve)
 		case "http":
 			fs.StringVar(&c.HTTP, "http", env("POLGRAPH_HTTP", c.HTTP), "the graph explorer's HTTP listen address; empty turns it off ($POLGRAPH_HTTP)")
 			fs.Func("http-allowed-hosts", "comma-separated host names the explorer answers to, besides IP addresses (default localhost; * for any, e.g. behind a proxy that checks names) ($POLGRAPH_HTTP_ALLOWED_HOSTS)", func(v string) error {
@@ -96,6 +106,14 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			}
 			fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "server-side deadline of every query ($POLGRAPH_TIMEOUT)")
 			fs.IntVar(&c.WorkBudget, "work-budget", c.WorkBudget, "relations one query may read before it stops with RESOURCE_EXHAUSTED")
+			if b, err := strconv.ParseBool(env("POLGRAPH_WRITES", "true")); err == nil {
+				c.Writes = b
+			}
+			fs.BoolVar(&c.Writes, "writes", c.Writes, "serve polgraph.v1.WriteService (writes need an editor's key or certificate); false for a read-only deployment ($POLGRAPH_WRITES)")
+			if d, err := time.ParseDuration(env("POLGRAPH_WRITE_TIMEOUT", c.WriteTimeout.String())); err == nil {
+				c.WriteTimeout = d
+			}
+			fs.DurationVar(&c.WriteTimeout, "write-timeout", c.WriteTimeout, "server-side deadline of every write, a whole Load included ($POLGRAPH_WRITE_TIMEOUT)")
 			fs.IntVar(&c.Limits.InFlight, "max-in-flight", c.Limits.InFlight, "calls of one method served at once; more wait their turn")
 			fs.IntVar(&c.Limits.Queued, "max-queued", c.Limits.Queued, "calls of one method that may wait for a turn (at most 2 s); more are refused with RESOURCE_EXHAUSTED")
 			fs.BoolVar(&c.InMemory, "in-memory", env("POLGRAPH_IN_MEMORY", "true") == "true", "keep the graph's links in memory, in step with Dgraph, for path and neighbourhood searches ($POLGRAPH_IN_MEMORY)")

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"time"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
@@ -15,8 +21,14 @@ import (
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
 	fs := cfg.flags("load", stderr, "dgraph", "data-dir", "log", "batch")
+	// With --server, the files go to a running polgraph's WriteService.Load instead of to Dgraph.
+	remote := &clientFlags{}
+	remote.registerCall(fs)
+	fs.Lookup("timeout").DefValue, remote.timeout = "10m0s", 10*time.Minute
+	requestID := fs.String("request-id", "", "with --server: an id that makes a load sent again (after a cut) write once")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: polgraph load [flags] FILE...\n\nChecks every file first and writes nothing unless all are valid.")
+		fmt.Fprintln(stderr, "usage: polgraph load [flags] FILE...\n\nChecks every file first and writes nothing unless all are valid.\n"+
+			"Writes to Dgraph (--dgraph), or through a running polgraph (--server, with an editor's --api-key).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -25,6 +37,11 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errUsage
+	}
+	viaServer := false
+	fs.Visit(func(f *flag.Flag) { viaServer = viaServer || f.Name == "server" })
+	if viaServer {
+		return loadThrough(ctx, remote, *requestID, fs.Args(), stdout)
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -52,13 +69,14 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer store.Close()
-	return loadDataset(ctx, store, ds, cfg.Batch, stdout, stderr)
+	return loadDataset(ctx, store, ds, "load", cfg.Batch, stdout, stderr)
 }
 
 // loadDataset writes a checked dataset with progress on stderr (a counter on a terminal) and a summary on
 // stdout.
-func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, batch int, stdout, stderr io.Writer) error {
+func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, method string, batch int, stdout, stderr io.Writer) error {
 	start := time.Now()
+	ctx = graph.WithWriteMeta(ctx, localWriter(method))
 	before, err := store.Counts(ctx)
 	if err != nil {
 		return err
@@ -91,6 +109,17 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 	return nil
 }
 
+// localWriter is who the audit trail says wrote what a command wrote straight to Dgraph: "local", with
+// the operating system's user.
+func localWriter(method string) graph.WriteMeta {
+	m := graph.WriteMeta{Principal: "local", Aliases: []string{"local"}, Method: method}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		m.Principal = "local (" + u.Username + ")"
+		m.Aliases = append(m.Aliases, u.Username)
+	}
+	return m
+}
+
 func countsText(c graph.Counts) string {
 	return fmt.Sprintf("%d entities, %d relations, %d claims, %d sources", c.Entities, c.Relations, c.Claims, c.Sources)
 }
@@ -107,4 +136,76 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// loadThrough sends dataset files to a running polgraph's WriteService.Load, a chunk of lines at a time,
+// and prints what it wrote as a local load does. The service checks the files whole before it writes.
+func loadThrough(ctx context.Context, c *clientFlags, requestID string, paths []string, stdout io.Writer) error {
+	conn, err := c.dialConn()
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	start := time.Now()
+	stream, err := pb.NewWriteServiceClient(conn).Load(ctx)
+	if err != nil {
+		return c.callError(err)
+	}
+	const chunkLines, chunkBytes = 1000, 1 << 20
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		r := bufio.NewReaderSize(f, 1<<20)
+		req := &pb.LoadRequest{File: path, RequestId: requestID}
+		size, sent := 0, false
+		for {
+			line, err := r.ReadString('\n')
+			if line != "" {
+				if n := len(line); n > 0 && line[n-1] == '\n' {
+					line = line[:n-1]
+				}
+				req.Lines = append(req.Lines, line)
+				size += len(line)
+			}
+			last := errors.Is(err, io.EOF)
+			if err != nil && !last {
+				f.Close()
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if len(req.Lines) >= chunkLines || size >= chunkBytes || (last && (len(req.Lines) > 0 || !sent)) {
+				if err := stream.Send(req); err != nil {
+					f.Close()
+					_, err = stream.CloseAndRecv()
+					return c.callError(err)
+				}
+				req, size, sent = &pb.LoadRequest{File: path}, 0, true
+			}
+			if last {
+				break
+			}
+		}
+		f.Close()
+	}
+	resp, err := stream.CloseAndRecv()
+	if err != nil {
+		return c.callError(err)
+	}
+	if c.json {
+		return printJSON(stdout, resp)
+	}
+	elapsed := time.Since(start)
+	replayed := ""
+	if resp.GetReplayed() {
+		replayed = " (already loaded with this request id: nothing written again)"
+	}
+	fmt.Fprintf(stdout, "loaded %d sources, %d entities, %d relations, %d claims through %s in %s%s\n",
+		resp.GetSources(), resp.GetEntities(), resp.GetRelations(), resp.GetClaims(), c.server, elapsed.Round(time.Millisecond), replayed)
+	g := resp.GetGraph()
+	fmt.Fprintf(stdout, "the graph now holds %s\n", countsText(graph.Counts{Entities: int(g.GetEntities()), Relations: int(g.GetRelations()),
+		Claims: int(g.GetClaims()), Sources: int(g.GetSources())}))
+	return nil
 }

@@ -11,6 +11,7 @@
 //	polgraph sources              the sources, with how many claims cite each
 //	polgraph stats                what the graph holds
 //	polgraph connections A B ...  what entities have in common
+//	polgraph keys create|list|revoke  API keys for the service
 //
 // Run `polgraph help` for flags and environment variables.
 package main
@@ -59,7 +60,8 @@ Commands:
                       the graph explorer (what ` + "`make run`" + ` does); Ctrl-C stops everything
   serve               serve gRPC and the graph explorer on a running Dgraph (applies the schema first)
   load FILE...        check dataset files (data/FORMAT.md), report every problem, and load them only
-                      when there is none
+                      when there is none: into Dgraph (--dgraph), or through a running polgraph
+                      (--server, with an editor's API key), each change in its audit trail
   path FROM TO        how two entities are connected: the shortest paths, each hop with its evidence
                       (asks a running polgraph; --max-depth, --types, --as-of, --json, ...)
   around NAME         what surrounds an entity, hop by hop (--depth 1-3, --as-of, --json, ...)
@@ -73,16 +75,26 @@ Commands:
   connections A B [C...]
                       what 2 to 10 entities have in common: shared neighbours, shared sources, and
                       the shortest route between each pair (--max-shared, --max-depth, --types, ...)
+  history NAME        the changes of an entity, relation or source in the audit trail, newest first
+                      (asks a running polgraph, with an editor's API key)
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
                       each seat to its successor
+  keys create --name NAME --role reader|editor|admin
+  keys list
+  keys revoke NAME|keys/ID
+                      API keys for the service, kept hashed in Dgraph (talks to Dgraph directly,
+                      like load); a key is shown once, when it is created
   gen                 write a synthetic political graph in the dataset format (and as N-Quads), for
                       benchmarks: --relations N --seed S --out FILE [--rdf FILE]
   help                this text
 
 Run "polgraph COMMAND -h" for a command's flags. Every flag can also be set in the environment:
 POLGRAPH_ADDR, POLGRAPH_HTTP, POLGRAPH_DGRAPH, POLGRAPH_TIMEOUT, POLGRAPH_IN_MEMORY, POLGRAPH_LOG_LEVEL, POLGRAPH_DATA_DIR,
-POLGRAPH_DGRAPH_PORT_OFFSET, POLGRAPH_DGRAPH_BIN.
+POLGRAPH_DGRAPH_PORT_OFFSET, POLGRAPH_DGRAPH_BIN; for polgraph's own listeners POLGRAPH_TLS_CERT, POLGRAPH_TLS_KEY,
+POLGRAPH_TLS_CLIENT_CA, POLGRAPH_TLS_REQUIRE_CLIENT_CERT, POLGRAPH_TLS_CLIENT_ROLES, POLGRAPH_REQUIRE_AUTH_FOR_READS,
+POLGRAPH_READ_RATE, POLGRAPH_READ_BURST, POLGRAPH_WRITE_RATE, POLGRAPH_WRITE_BURST, POLGRAPH_WRITES; for the analyst commands
+POLGRAPH_API_KEY, POLGRAPH_TLS_CA, POLGRAPH_CLIENT_TLS_CERT, POLGRAPH_CLIENT_TLS_KEY.
 `
 
 // realMain runs one command; main only wires signals and exit codes, so tests can run the same code.
@@ -115,10 +127,14 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return statsCmd(ctx, rest, stdout, stderr)
 	case "connections":
 		return connectionsCmd(ctx, rest, stdout, stderr)
+	case "history":
+		return historyCmd(ctx, rest, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, stdout, stderr)
 	case "gen":
 		return genCmd(ctx, rest, stdout, stderr)
+	case "keys":
+		return keysCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

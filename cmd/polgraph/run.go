@@ -64,7 +64,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer store.Close()
-	if err := loadDataset(ctx, store, ds, cfg.Batch, stdout, stderr); err != nil {
+	if err := loadDataset(ctx, store, ds, "run", cfg.Batch, stdout, stderr); err != nil {
 		return err
 	}
 	return serve(ctx, lis, webLis, store, cfg, log, stdout)

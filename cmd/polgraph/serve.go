@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -18,8 +20,10 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/httpapi"
+	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
 
@@ -28,6 +32,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if err := cfg.Auth.check(); err != nil {
+		return err
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -82,10 +89,25 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	for _, o := range options {
 		o(svc)
 	}
-	limiter := rpc.NewLimiter(cfg.Limits, log, pb.GraphService_ServiceDesc)
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), limiter.Unary()), grpc.ChainStreamInterceptor(limiter.Stream()),
-		grpc.MaxRecvMsgSize(maxRequestBytes))
+	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
+	if cfg.Writes {
+		limited = append(limited, pb.WriteService_ServiceDesc)
+	}
+	limiter := rpc.NewLimiter(cfg.Limits, log, limited...)
+	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
+	authn, tlsCfg, err := callerChecks(cfg, store, log, lis, webLis)
+	if err != nil {
+		return err
+	}
+	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), authn.Unary(), limiter.Unary()), grpc.ChainStreamInterceptor(authn.Stream(), limiter.Stream()),
+		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
+	if cfg.Writes {
+		if w, ok := store.(intake.Store); ok {
+			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout}
+			pb.RegisterWriteServiceServer(srv, rpc.NewWriteServer(writes, principalName, log))
+		}
+	}
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(pb.GraphService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
@@ -96,6 +118,9 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 	refl := reflection.NewServerV1(reflection.ServerOptions{Services: srv, DescriptorResolver: docs})
 	reflectionpb.RegisterServerReflectionServer(srv, refl)
+	if missing := rpc.UncoveredMethods(srv.GetServiceInfo()); len(missing) > 0 {
+		log.Error("these methods have no role in graph/auth's table and are refused to every caller", "methods", missing)
+	}
 
 	var webSrv *http.Server
 	if webLis != nil {
@@ -104,17 +129,34 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 			return err
 		}
 		webSrv = httpapi.Server(h, httpapi.DefaultTimeouts(cfg.Timeout), log)
+		if tlsCfg != nil {
+			webSrv.TLSConfig = tlsCfg.Clone()
+		}
 	}
 
 	go watchDatabase(ctx, store, hs, log)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
-	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String())
-	fmt.Fprintf(stdout, "polgraph is serving on %s; try: grpcurl -plaintext %s list\n", lis.Addr(), lis.Addr())
+	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String(), "tls", tlsCfg != nil)
+	if tlsCfg == nil {
+		fmt.Fprintf(stdout, "polgraph is serving on %s; try: grpcurl -plaintext %s list\n", lis.Addr(), lis.Addr())
+	} else {
+		clientCert := ""
+		if tlsCfg.ClientAuth == tls.RequireAndVerifyClientCert {
+			clientCert = " -cert CLIENT.crt -key CLIENT.key"
+		}
+		fmt.Fprintf(stdout, "polgraph is serving on %s; over TLS, try: grpcurl -cacert CA.crt%s %s list\n", lis.Addr(), clientCert, lis.Addr())
+	}
 	if webSrv != nil {
-		go func() { errc <- webSrv.Serve(webLis) }()
-		log.Info("serving the graph explorer", "url", explorerURL(webLis))
-		fmt.Fprintf(stdout, "the graph explorer is at %s\n", explorerURL(webLis))
+		url := explorerURL(webLis)
+		if tlsCfg != nil {
+			url = "https://" + strings.TrimPrefix(url, "http://")
+			go func() { errc <- webSrv.ServeTLS(webLis, "", "") }()
+		} else {
+			go func() { errc <- webSrv.Serve(webLis) }()
+		}
+		log.Info("serving the graph explorer", "url", url)
+		fmt.Fprintf(stdout, "the graph explorer is at %s\n", url)
 	}
 	var failed error
 	select {
@@ -142,6 +184,23 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		srv.Stop()
 	}
 	return failed
+}
+
+// principalName is who the audit trail says made a write: the caller's credential, as graph/auth names it
+// ("key alice (keys/…)", "certificate CN=…"), and the names the trail can be searched by (the key's name
+// and id; the certificate's common name).
+func principalName(ctx context.Context) (string, []string) {
+	p, ok := auth.PrincipalFrom(ctx)
+	if !ok {
+		return "anonymous", nil
+	}
+	switch p.Kind {
+	case auth.APIKey:
+		return p.String(), []string{p.Name, string(p.KeyID)}
+	case auth.Certificate:
+		return p.String(), []string{p.Name, "CN=" + p.Name}
+	}
+	return p.String(), nil
 }
 
 // maxRequestBytes bounds a gRPC request: the largest read request (1,000 excluded names) is well under it.

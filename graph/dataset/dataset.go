@@ -122,6 +122,7 @@ type reader struct {
 	relationAt    map[graph.RelationName]where
 	slugAt        map[string]where
 	refs          []reference
+	orGraph       string // " nor in the graph" when the graph was asked about missing references
 }
 
 type reference struct {
@@ -135,11 +136,27 @@ type reference struct {
 // message", in one Invalid *graph.Error; the Dataset is returned only when there is none. It lists the
 // first MaxProblems problems and then one saying how many more there were.
 func Read(files []File) (*Dataset, error) {
+	return ReadWith(files, nil)
+}
+
+// Known tells, of the entities and sources an input refers to without defining them, which the graph
+// already holds: each entity's kind, and the sources.
+type Known func(entities []graph.EntityName, sources []graph.SourceName) (map[graph.EntityName]graph.Kind, map[graph.SourceName]bool, error)
+
+// ReadWith is Read for an input that may refer to entities and sources the graph already holds (a write
+// through the API): known says which. With known nil, every reference must be defined in the input.
+func ReadWith(files []File, known Known) (*Dataset, error) {
 	r := &reader{ds: Dataset{TextFiles: map[graph.SourceName]string{}},
 		entityAt: map[graph.EntityName]where{}, kinds: map[graph.EntityName]graph.Kind{},
 		sourceAt: map[graph.SourceName]where{}, relationAt: map[graph.RelationName]where{}, slugAt: map[string]where{}}
 	for _, f := range files {
 		r.readFile(f)
+	}
+	if known != nil {
+		if err := r.lookUp(known); err != nil {
+			return nil, err
+		}
+		r.orGraph = " nor in the graph"
 	}
 	r.checkReferences()
 	if unlisted := r.found - len(r.problems); unlisted > 0 {
@@ -516,9 +533,13 @@ func (r *reader) entity(at where, e entityRecord) {
 			r.add(at, field, "%s is not an Open Civic Data division id (ocd-division/...)", quote(v))
 		}
 	}
-	r.ds.Entities = append(r.ds.Entities, graph.Entity{Name: name, Kind: kind, DisplayName: e.DisplayName,
+	ent := graph.Entity{Name: name, Kind: kind, DisplayName: e.DisplayName,
 		Aliases: e.Aliases, Description: e.Description, Identifiers: e.Identifiers,
-		ValidFrom: r.date(at, "valid_from", e.ValidFrom), ValidTo: r.date(at, "valid_to", e.ValidTo)})
+		ValidFrom: r.date(at, "valid_from", e.ValidFrom), ValidTo: r.date(at, "valid_to", e.ValidTo)}
+	if !ent.ValidFrom.IsZero() && !ent.ValidTo.IsZero() && ent.ValidFrom.FirstDay() > ent.ValidTo.LastDay() {
+		r.add(at, "valid_to", "%s is before valid_from %s", ent.ValidTo, ent.ValidFrom)
+	}
+	r.ds.Entities = append(r.ds.Entities, ent)
 }
 
 // ref checks a reference to a resource and remembers it, to look it up once every file is read.
@@ -555,6 +576,9 @@ func (r *reader) relation(at where, rec relationRecord) {
 		ValidTo: r.date(at, "valid_to", rec.ValidTo), Date: r.date(at, "date", rec.Date)}
 	if !rel.ValidFrom.IsZero() && !rel.ValidTo.IsZero() && rel.ValidFrom.FirstDay() > rel.ValidTo.LastDay() {
 		r.add(at, "valid_to", "%s is before valid_from %s", rel.ValidTo, rel.ValidFrom)
+	}
+	if !rel.Date.IsZero() && (!rel.ValidFrom.IsZero() || !rel.ValidTo.IsZero()) {
+		r.add(at, "date", "a relation is an event (date) or a state (valid_from, valid_to), not both")
 	}
 	rel.Name = graph.RelationNameFor(rel.From, t, rel.To, rec.Key)
 	if prev, ok := r.relationAt[rel.Name]; ok {
@@ -614,16 +638,46 @@ func (r *reader) relation(at where, rec relationRecord) {
 }
 
 // checkReferences runs once every file is read, so that records may refer forwards and across files.
+// lookUp asks known about the references the input does not define, and takes those the graph holds as
+// defined (at no line).
+func (r *reader) lookUp(known Known) error {
+	var ents []graph.EntityName
+	var srcs []graph.SourceName
+	for _, ref := range r.refs {
+		if ref.isSrc {
+			if _, ok := r.sourceAt[graph.SourceName(ref.name)]; !ok {
+				srcs = append(srcs, graph.SourceName(ref.name))
+			}
+		} else if _, ok := r.entityAt[graph.EntityName(ref.name)]; !ok {
+			ents = append(ents, graph.EntityName(ref.name))
+		}
+	}
+	if len(ents) == 0 && len(srcs) == 0 {
+		return nil
+	}
+	kinds, sources, err := known(ents, srcs)
+	if err != nil {
+		return err
+	}
+	for n, k := range kinds {
+		r.entityAt[n], r.kinds[n] = where{file: "the graph"}, k
+	}
+	for n := range sources {
+		r.sourceAt[n] = where{file: "the graph"}
+	}
+	return nil
+}
+
 func (r *reader) checkReferences() {
 	for _, ref := range r.refs {
 		if ref.isSrc {
 			if _, ok := r.sourceAt[graph.SourceName(ref.name)]; !ok {
-				r.add(ref.at, ref.field, "%s is not defined in the input", show(ref.name))
+				r.add(ref.at, ref.field, "%s is not defined in the input%s", show(ref.name), r.orGraph)
 			}
 			continue
 		}
 		if _, ok := r.entityAt[graph.EntityName(ref.name)]; !ok {
-			r.add(ref.at, ref.field, "%s is not defined in the input", show(ref.name))
+			r.add(ref.at, ref.field, "%s is not defined in the input%s", show(ref.name), r.orGraph)
 		}
 	}
 	for _, rel := range r.ds.Relations {

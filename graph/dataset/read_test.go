@@ -148,6 +148,13 @@ func TestReadReportsEachProblem(t *testing.T) {
 				`f.jsonl:6: valid_to: "0000-01-01" is not a date: want YYYY, YYYY-MM or YYYY-MM-DD`,
 				`f.jsonl:7: valid_from: "0999-12-31" is not a date: want YYYY, YYYY-MM or YYYY-MM-DD`}},
 
+		{"an entity that ends before it begins", file(`{"record":"entity","name":"actors/c","display_name":"C","valid_from":"2020-03","valid_to":"2020-02-28"}`,
+			`{"record":"entity","name":"actors/d","display_name":"D","valid_from":"2020-03","valid_to":"2020"}`),
+			[]string{`f.jsonl:6: valid_to: 2020-02-28 is before valid_from 2020-03`}},
+
+		{"an event with a state's dates", file(`{"record":"relation","type":"ENDORSES","from":"actors/b","to":"actors/a","date":"2024","valid_from":"2023","claims":[{"source":"sources/s","excerpt":"x","confidence":1,"status":"REPORTED"}]}`),
+			[]string{`f.jsonl:6: date: a relation is an event (date) or a state (valid_from, valid_to), not both`}},
+
 		// Control characters.
 		{"NUL in a display name", file(`{"record":"entity","name":"actors/c","display_name":"Twelve byte\u0000s"}`),
 			[]string{"f.jsonl:6: display_name: contains the control character U+0000 (NUL) at byte 12"}},

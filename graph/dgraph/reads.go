@@ -179,13 +179,14 @@ func (s *Store) Stats(ctx context.Context) (graph.GraphStats, error) {
 		}
 	}
 	q := `query q($m: string) {
-  entities(func: type(Entity)) { count(uid) }
-  relations(func: type(Relation)) { count(uid) }
-  claims(func: type(Claim)) { count(uid) }
+` + liveBlocks + `
+  entities(func: uid(live_entities)) { count(uid) }
+  relations(func: uid(live_relations)) { count(uid) }
+  claims(func: uid(live_claims)) { count(uid) }
   sources(func: type(Source)) { count(uid) }
-  kinds(func: type(Entity)) @groupby(pg.kind) { count(uid) }
-  types(func: type(Relation)) @groupby(pg.rel_type) { count(uid) }
-  statuses(func: type(Claim)) @groupby(pg.status) { count(uid) }
+  kinds(func: uid(live_entities)) @groupby(pg.kind) { count(uid) }
+  types(func: uid(live_relations)) @groupby(pg.rel_type) { count(uid) }
+  statuses(func: uid(live_claims)) @groupby(pg.status) { count(uid) }
   sourceKinds(func: type(Source)) @groupby(pg.source_kind) { count(uid) }
   meta(func: eq(pg.name, $m)) { pg.version pg.lease_until pg.written_at }
 }`

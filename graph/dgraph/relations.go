@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -60,6 +61,7 @@ func decodeVerdict(text string) graph.Verdict {
 }
 
 type linkJSON struct {
+	Deleted  *int64   `json:"pg.deleted_at"`
 	Name     string   `json:"pg.name"`
 	Type     string   `json:"pg.rel_type"`
 	StartDay *int     `json:"pg.start_day"`
@@ -103,7 +105,8 @@ func (l linkJSON) link(self *endJSON) graph.Link {
 	}
 	out := graph.Link{Name: graph.RelationName(l.Name), Type: graph.RelationType(l.Type),
 		From: graph.EntityName(from.Name), To: graph.EntityName(to.Name), Period: period(l.StartDay, l.EndDay),
-		Dated: l.StartDay != nil || l.EndDay != nil, Life: from.life().Intersect(to.life()), Support: DecodeSupport(l.Support)}
+		Dated: l.StartDay != nil || l.EndDay != nil, Life: from.life().Intersect(to.life()), Support: DecodeSupport(l.Support),
+		Deleted: l.Deleted != nil}
 	out.Symmetric = out.Type.Symmetric()
 	return out
 }
@@ -111,7 +114,7 @@ func (l linkJSON) link(self *endJSON) graph.Link {
 var uidPattern = regexp.MustCompile(`^0x[0-9a-f]{1,16}$`)
 
 const (
-	linkFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support`
+	linkFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support pg.deleted_at`
 	endFields  = `uid pg.name pg.start_day pg.end_day`
 )
 
@@ -199,6 +202,7 @@ func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[gra
 }
 
 type claimJSON struct {
+	tombstoneJSON
 	Name       string     `json:"pg.name"`
 	Excerpt    string     `json:"pg.excerpt"`
 	Confidence float64    `json:"pg.confidence"`
@@ -224,7 +228,37 @@ func (j sourceJSON) source() graph.Source {
 	return src
 }
 
+// tombstoneJSON reads a deletion's or a retraction's mark.
+type tombstoneJSON struct {
+	DeletedAt     *int64 `json:"pg.deleted_at"`
+	DeletedBy     string `json:"pg.deleted_by"`
+	DeleteReason  string `json:"pg.delete_reason"`
+	RetractedAt   *int64 `json:"pg.retracted_at"`
+	RetractedBy   string `json:"pg.retracted_by"`
+	RetractReason string `json:"pg.retract_reason"`
+}
+
+func (t tombstoneJSON) deleted() graph.Tombstone {
+	if t.DeletedAt == nil {
+		return graph.Tombstone{}
+	}
+	return graph.Tombstone{Time: time.UnixMilli(*t.DeletedAt).UTC(), By: t.DeletedBy, Reason: t.DeleteReason}
+}
+
+func (t tombstoneJSON) retracted() graph.Tombstone {
+	if t.RetractedAt == nil {
+		return graph.Tombstone{}
+	}
+	return graph.Tombstone{Time: time.UnixMilli(*t.RetractedAt).UTC(), By: t.RetractedBy, Reason: t.RetractReason}
+}
+
+const (
+	deletedFields   = `pg.deleted_at pg.deleted_by pg.delete_reason`
+	retractedFields = `pg.retracted_at pg.retracted_by pg.retract_reason`
+)
+
 type relationJSON struct {
+	tombstoneJSON
 	Name      string      `json:"pg.name"`
 	Type      string      `json:"pg.rel_type"`
 	From      *nameRef    `json:"pg.from"`
@@ -237,13 +271,13 @@ type relationJSON struct {
 	Claims    []claimJSON `json:"claims"`
 }
 
-const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date
+const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date ` + deletedFields + `
   pg.from { pg.name } pg.to { pg.name } pg.via { pg.name }
-  claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.confidence pg.status pg.said_by { pg.name }
+  claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url } }`
 
 func (j relationJSON) relation() graph.Relation {
-	r := graph.Relation{Name: graph.RelationName(j.Name), Type: graph.RelationType(j.Type), Role: j.Role}
+	r := graph.Relation{Name: graph.RelationName(j.Name), Type: graph.RelationType(j.Type), Role: j.Role, Deleted: j.deleted()}
 	if j.From != nil {
 		r.From = graph.EntityName(j.From.Name)
 	}
@@ -258,7 +292,7 @@ func (j relationJSON) relation() graph.Relation {
 	r.Date, _ = graph.ParseFuzzyDate(j.Date)
 	for _, c := range j.Claims {
 		claim := graph.Claim{Name: c.Name, Source: c.Source.source(), Excerpt: c.Excerpt, Confidence: c.Confidence,
-			Status: graph.ClaimStatus(c.Status)}
+			Status: graph.ClaimStatus(c.Status), Retracted: c.retracted()}
 		if c.SaidBy != nil {
 			claim.SaidBy = graph.EntityName(c.SaidBy.Name)
 		}
@@ -297,7 +331,7 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 	return out, err
 }
 
-const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.support
+const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.support ` + deletedFields + `
   pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } count(~pg.claim_of)`
 
 // Degrees implements graph.Store.

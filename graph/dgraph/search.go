@@ -52,8 +52,8 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 	for _, rows := range res {
 		for _, r := range rows {
 			e := r.entity()
-			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
-				continue
+			if !e.Deleted.IsZero() || len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
+				continue // deleted entities are found only by their resource name
 			}
 			if _, done := best[r.Name]; done {
 				continue

@@ -347,6 +347,7 @@ type nameRef struct {
 }
 
 type entityJSON struct {
+	tombstoneJSON
 	UID         string   `json:"uid"`
 	Name        string   `json:"pg.name"`
 	Kind        string   `json:"pg.kind"`
@@ -358,11 +359,11 @@ type entityJSON struct {
 	ValidTo     string   `json:"pg.valid_to"`
 }
 
-const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to`
+const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to ` + deletedFields
 
 func (e entityJSON) entity() graph.Entity {
 	out := graph.Entity{Name: graph.EntityName(e.Name), Kind: graph.Kind(e.Kind), DisplayName: e.DisplayName,
-		Aliases: e.Aliases, Description: e.Description}
+		Aliases: e.Aliases, Description: e.Description, Deleted: e.deleted()}
 	out.ValidFrom, _ = graph.ParseFuzzyDate(e.ValidFrom)
 	out.ValidTo, _ = graph.ParseFuzzyDate(e.ValidTo)
 	if e.Identifiers != "" {
@@ -459,7 +460,9 @@ func (s *Store) FindByName(ctx context.Context, text string) ([]graph.Entity, er
 	out := make([]graph.Entity, 0, len(res.Q))
 	for _, r := range res.Q {
 		s.remember(r.Name, r.UID)
-		out = append(out, r.entity())
+		if e := r.entity(); e.Deleted.IsZero() { // deleted entities are found only by their resource name
+			out = append(out, e)
+		}
 	}
 	return out, nil
 }
@@ -470,9 +473,10 @@ func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
 		N int `json:"count"`
 	}
 	q := `{
-  entities(func: type(Entity)) { count(uid) }
-  relations(func: type(Relation)) { count(uid) }
-  claims(func: type(Claim)) { count(uid) }
+` + liveBlocks + `
+  entities(func: uid(live_entities)) { count(uid) }
+  relations(func: uid(live_relations)) { count(uid) }
+  claims(func: uid(live_claims)) { count(uid) }
   sources(func: type(Source)) { count(uid) }
 }`
 	if err := s.query(ctx, "dgraph.Counts", q, nil, &res); err != nil {
@@ -486,6 +490,13 @@ func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
 	}
 	return graph.Counts{Entities: n("entities"), Relations: n("relations"), Claims: n("claims"), Sources: n("sources")}, nil
 }
+
+// liveBlocks are DQL blocks naming what the graph holds: entities and relations not deleted, and their
+// claims not retracted (tombstones are kept, but counted nowhere).
+const liveBlocks = `  live_entities as var(func: type(Entity)) @filter(not has(pg.deleted_at))
+  live_relations as var(func: type(Relation)) @filter(not has(pg.deleted_at)) {
+    live_claims as ~pg.claim_of @filter(not has(pg.retracted_at))
+  }`
 
 // RelationCounts implements graph.Store.
 func (s *Store) RelationCounts(ctx context.Context, name graph.EntityName) ([]graph.RelationCount, error) {
@@ -504,8 +515,8 @@ func (s *Store) RelationCounts(ctx context.Context, name graph.EntityName) ([]gr
 		}
 	}
 	q := `query q($n: string) { q(func: eq(pg.name, $n)) {
-  ~pg.from @groupby(pg.rel_type) { count(uid) }
-  ~pg.to @groupby(pg.rel_type) { count(uid) }
+  ~pg.from @filter(not has(pg.deleted_at)) @groupby(pg.rel_type) { count(uid) }
+  ~pg.to @filter(not has(pg.deleted_at)) @groupby(pg.rel_type) { count(uid) }
 } }`
 	if err := s.query(ctx, "dgraph.RelationCounts", q, map[string]string{"$n": string(name)}, &res); err != nil {
 		return nil, err

@@ -38,11 +38,14 @@ type found struct {
 	EndDay   *int      `json:"pg.end_day"`
 	Out      []nameRef `json:"out"`
 	In       []nameRef `json:"in"`
-	Claims   []struct {
+	// The resource as read, with every field the lookup asked for, for the audit trail.
+	raw    json.RawMessage
+	Claims []struct {
 		Name       string   `json:"pg.name"`
 		Status     string   `json:"pg.status"`
 		Confidence float64  `json:"pg.confidence"`
 		Source     *nameRef `json:"pg.source"`
+		tombstoneJSON
 	} `json:"claims"` // a relation's
 }
 
@@ -54,6 +57,12 @@ type write struct {
 	fields string
 	refs   []string
 	mutate func(found map[string]found, refs map[string]string) (del []byte, set []map[string]any, err error)
+	// audit, when the context carries a graph.WriteMeta, tells what the write changes (from the resources
+	// found, read with auditFields too): its changes go into the trail in the same transaction, and its
+	// result into result.
+	audit       func(found map[string]found) ([]graph.Change, graph.WriteResult)
+	auditFields string
+	result      *graph.WriteResult
 }
 
 // upsert runs a write in one transaction: one query looks up the resources written, the mutation
@@ -71,8 +80,15 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		err := s.upsertOnce(ctx, w, refs)
+		res, err := s.upsertOnce(ctx, w, refs)
+		var rep replayed
+		if errors.As(err, &rep) {
+			res, err = rep.result, nil
+		}
 		if err == nil {
+			if w.result != nil {
+				w.result.Add(res)
+			}
 			return nil
 		}
 		var ge *graph.Error
@@ -119,54 +135,97 @@ func (e leaseHeld) Error() string {
 	return "a bulk load holds the graph's version until " + e.until.Format(time.TimeOnly)
 }
 
-func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string) error {
-	txn := s.dg.NewTxn()
-	defer txn.Discard(ctx)
-	got := map[string]found{}
-	for _, chunk := range chunks(w.lookup, 1000) {
-		q, vars := nameBlocks(chunk, w.fields)
+// lookUp reads the named resources' fields in txn, one row at a time.
+func (s *Store) lookUp(ctx context.Context, txn *dgo.Txn, names []string, fields string, each func(found, json.RawMessage)) error {
+	for _, chunk := range chunks(names, 1000) {
+		q, vars := nameBlocks(chunk, fields)
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return err
 		}
-		var res struct{ Q []found }
+		var res struct{ Q []json.RawMessage }
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return err
 		}
-		for _, r := range res.Q {
-			got[r.Name] = r
+		for _, raw := range res.Q {
+			var r found
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return err
+			}
+			each(r, raw)
 		}
+	}
+	return nil
+}
+
+// upsertOnce runs a write in one transaction and returns, for an audited write, what it changed.
+func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string) (graph.WriteResult, error) {
+	var result graph.WriteResult
+	txn := s.dg.NewTxn()
+	defer txn.Discard(ctx)
+	meta, auditing := graph.WriteMetaFrom(ctx)
+	auditing = auditing && w.audit != nil
+	lookup, request := w.lookup, ""
+	if auditing && meta.RequestID != "" {
+		request = requestName(meta)
+		lookup = append(slices.Clone(lookup), request)
+	}
+	got := map[string]found{}
+	if err := s.lookUp(ctx, txn, lookup, w.fields, func(r found, _ json.RawMessage) { got[r.Name] = r }); err != nil {
+		return result, err
+	}
+	if auditing {
+		// What the audit reads, in a query of its own in the same transaction (the same snapshot).
+		err := s.lookUp(ctx, txn, lookup, w.auditFields+" pg.request_result", func(r found, raw json.RawMessage) {
+			if f, ok := got[r.Name]; ok {
+				f.raw = raw
+				got[r.Name] = f
+			}
+		})
+		if err != nil {
+			return result, err
+		}
+	}
+	if f, ok := got[request]; ok && request != "" {
+		return result, replayedResult(f.raw)
 	}
 	del, set, err := w.mutate(got, refs)
 	if err != nil {
-		return err
+		return result, err
+	}
+	if auditing {
+		var changes []graph.Change
+		changes, result = w.audit(got)
+		set = append(set, changeNodes(meta, changes, request, result)...)
 	}
 	del = dropEmpty(set, del)
 	if len(set) == 0 && len(del) == 0 {
-		return nil // nothing to write
+		return result, nil // nothing to write
 	}
 	setJSON, err := json.Marshal(set)
 	if err != nil {
-		return err
+		return result, err
 	}
 	// Deletions go first, in their own mutation, so that the values set next replace what was there.
 	if len(del) > 0 {
 		if _, err := txn.Mutate(ctx, &api.Mutation{DelNquads: del}); err != nil {
-			return err
+			return result, err
 		}
 	}
 	resp, err := txn.Mutate(ctx, &api.Mutation{SetJson: setJSON, CommitNow: true})
 	if err != nil {
-		return err
+		return result, err
 	}
 	for _, n := range set {
 		if u, ok := n["uid"].(string); ok && strings.HasPrefix(u, "_:") {
 			if uid, ok := resp.Uids[u[2:]]; ok {
-				s.remember(n["pg.name"].(string), uid)
+				if name, ok := n["pg.name"].(string); ok {
+					s.remember(name, uid)
+				}
 			}
 		}
 	}
-	return nil
+	return result, nil
 }
 
 // dropEmpty makes an empty string mean "no value": it is left out of a new node and deleted from an
@@ -222,6 +281,17 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 		names[i] = string(src.Name)
 	}
 	return s.upsert(ctx, write{op: "dgraph.UpsertSources", lookup: names, fields: "uid pg.name",
+		auditFields: strings.TrimSuffix(sourceFields, " count(~pg.source)"), result: resultOf(ctx),
+		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
+			for _, src := range sources {
+				before := ""
+				if old, ok := decodeRaw[sourceJSON](got, string(src.Name)); ok {
+					before = graph.RecordJSON(graph.SourceRecord(old.source()))
+				}
+				diff(&res, &changes, string(src.Name), before, graph.RecordJSON(graph.SourceRecord(src)))
+			}
+			return changes, res
+		},
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
 			set := make([]map[string]any, 0, len(sources))
 			for _, src := range sources {
@@ -259,6 +329,18 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 		fields += " pg.version pg.lease_until out: ~pg.from { uid } in: ~pg.to { uid }"
 	}
 	return s.upsert(ctx, write{op: "dgraph.UpsertEntities", lookup: names, fields: fields,
+		auditFields: entityFields, result: resultOf(ctx),
+		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
+			for _, e := range entities {
+				before := ""
+				if old, ok := decodeRaw[entityJSON](got, string(e.Name)); ok {
+					before = graph.RecordJSON(graph.EntityRecord(old.entity()))
+					e.Deleted = old.deleted() // a deletion stands when the entity is written again
+				}
+				diff(&res, &changes, string(e.Name), before, graph.RecordJSON(graph.EntityRecord(e)))
+			}
+			return changes, res
+		},
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
 			var del strings.Builder
 			set := make([]map[string]any, 0, len(entities))
@@ -346,8 +428,24 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 			writing[c.Name] = true
 		}
 	}
-	const fields = `uid pg.name pg.version pg.lease_until claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } }`
+	const fields = `uid pg.name pg.version pg.lease_until claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } ` + retractedFields + ` }`
 	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs,
+		// The audit reads each relation whole.
+		auditFields: relationFields,
+		result:      resultOf(ctx),
+		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
+			for _, r := range relations {
+				before, after := "", r
+				if old, ok := decodeRaw[relationJSON](got, string(r.Name)); ok {
+					prev := old.relation()
+					before = relationRecordJSON(prev)
+					after.Claims = mergeClaims(prev.Claims, r.Claims)
+					after.Deleted = prev.Deleted // a deletion stands when the relation is written again
+				}
+				diff(&res, &changes, string(r.Name), before, relationRecordJSON(after))
+			}
+			return changes, res
+		},
 		mutate: func(got map[string]found, refs map[string]string) ([]byte, []map[string]any, error) {
 			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), b)
 			if err != nil {
@@ -374,8 +472,14 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				// loads wrote (claims from other sources, in other files).
 				claims := slices.Clone(r.Claims)
 				for _, c := range got[rn].Claims {
-					if !writing[c.Name] {
-						claim := graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence}
+					if writing[c.Name] {
+						// A retraction stands when the claim is written again.
+						if t := c.retracted(); !t.IsZero() {
+							i := slices.IndexFunc(claims, func(x graph.Claim) bool { return x.Name == c.Name })
+							claims[i].Retracted = t
+						}
+					} else {
+						claim := graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence, Retracted: c.retracted()}
 						if c.Source != nil {
 							claim.Source.Name = graph.SourceName(c.Source.Name)
 						}

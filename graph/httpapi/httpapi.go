@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/vanguard"
@@ -22,10 +23,11 @@ import (
 
 // Handler serves, over HTTP/1.1 and HTTP/2, behind Guard(opts):
 //   - the graph explorer's page at /;
-//   - the services registered on srv (polgraph.v1.GraphService, grpc.health.v1.Health) in the Connect
-//     protocol and gRPC-Web, which Vanguard transcodes into calls on srv itself, so browsers reach the very
-//     handlers, interceptors and errors that gRPC clients do; a body that is not the method's request in
-//     JSON answers INVALID_ARGUMENT (400), not an internal error;
+//   - every service registered on srv but server reflection (polgraph.v1's services, grpc.health.v1.Health)
+//     in the Connect protocol and gRPC-Web, which Vanguard transcodes into calls on srv itself, so browsers
+//     reach the very handlers, interceptors (credentials and roles among them) and errors that gRPC clients
+//     do; a body that is not the method's request in JSON answers INVALID_ARGUMENT (400), not an internal
+//     error;
 //   - GET /healthz: 200 while hs reports polgraph.v1.GraphService SERVING, 503 otherwise (the database does
 //     not answer, or the server is shutting down), as JSON: {"status": "SERVING"}.
 //
@@ -39,8 +41,10 @@ func Handler(srv *grpc.Server, hs *health.Server, opts Options) (http.Handler, e
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", web.Assets())
-	for _, svc := range []string{pb.GraphService_ServiceDesc.ServiceName, healthpb.Health_ServiceDesc.ServiceName} {
-		mux.Handle("/"+svc+"/", api)
+	for svc := range srv.GetServiceInfo() {
+		if !strings.HasPrefix(svc, "grpc.reflection.") {
+			mux.Handle("/"+svc+"/", api)
+		}
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		st := healthpb.HealthCheckResponse_NOT_SERVING

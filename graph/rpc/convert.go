@@ -3,6 +3,8 @@ package rpc
 import (
 	"strings"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 )
@@ -46,17 +48,27 @@ func sourceKindPB(k graph.SourceKind) pb.SourceKind {
 
 func entityPB(e graph.Entity) *pb.Entity {
 	return &pb.Entity{Name: string(e.Name), Kind: kindPB(e.Kind), DisplayName: e.DisplayName, Aliases: e.Aliases,
-		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String()}
+		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
+		Deleted: tombstonePB(e.Deleted)}
+}
+
+// tombstonePB is nil when there is no tombstone.
+func tombstonePB(t graph.Tombstone) *pb.Tombstone {
+	if t.IsZero() {
+		return nil
+	}
+	return &pb.Tombstone{Time: timestamppb.New(t.Time), By: t.By, Reason: t.Reason}
 }
 
 func relationPB(r graph.Relation) *pb.Relation {
 	out := &pb.Relation{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
-		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Undated: !r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims))}
+		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Undated: !r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims)),
+		Deleted: tombstonePB(r.Deleted)}
 	for _, c := range r.Claims {
 		src := c.Source
 		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, Confidence: c.Confidence,
-			Status: statusPB(c.Status), SaidBy: string(c.SaidBy),
+			Status: statusPB(c.Status), SaidBy: string(c.SaidBy), Retracted: tombstonePB(c.Retracted),
 			Source: &pb.Source{Name: string(src.Name), Title: src.Title, Kind: sourceKindPB(src.Kind), Outlet: src.Outlet,
 				Author: src.Author, Published: src.Published.String(), Url: src.URL}})
 	}

@@ -42,6 +42,8 @@ var codeOf = map[graph.ErrorKind]codes.Code{
 	graph.Unavailable:       codes.Unavailable,
 	graph.ResourceExhausted: codes.ResourceExhausted,
 	graph.DeadlineExceeded:  codes.DeadlineExceeded,
+	graph.Unauthenticated:   codes.Unauthenticated,
+	graph.PermissionDenied:  codes.PermissionDenied,
 }
 
 // errorDomain names polgraph in google.rpc.ErrorInfo.
@@ -109,13 +111,14 @@ func badRequest(vs []graph.FieldViolation) *errdetails.BadRequest {
 // GetEntity implements pb.GraphServiceServer.
 func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.GetEntityResponse, error) {
 	var filter *graph.RelationFilter
+	var v graph.Violations
 	if req.GetFilter() != nil {
-		var v graph.Violations
 		f := filterOf(req.GetFilter(), &v)
-		if err := v.Err("GetEntity", "invalid entity request"); err != nil {
-			return nil, s.toStatus(ctx, "GetEntity", err)
-		}
 		filter = &f
+	}
+	checkHistorySize(&v, req.GetHistorySize())
+	if err := v.Err("GetEntity", "invalid entity request"); err != nil {
+		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
 	info, err := s.svc.GetEntity(ctx, req.GetName(), filter)
 	if err != nil {
@@ -125,7 +128,26 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	for _, c := range info.Counts {
 		resp.RelationCounts = append(resp.RelationCounts, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
 	}
+	if resp.History, err = s.history(ctx, string(info.Entity.Name), req.GetHistorySize()); err != nil {
+		return nil, s.toStatus(ctx, "GetEntity", err)
+	}
 	return resp, nil
+}
+
+func checkHistorySize(v *graph.Violations, n int32) {
+	if n < 0 || n > graph.MaxHistory {
+		v.Add("history_size", "must be between 0 and %d, got %d", graph.MaxHistory, n)
+	}
+}
+
+// history is a resource's last n changes, for GetEntity and GetRelation.
+func (s *Server) history(ctx context.Context, resource string, n int32) ([]*pb.Change, error) {
+	changes, err := s.svc.History(ctx, resource, int(n))
+	var out []*pb.Change
+	for _, c := range changes {
+		out = append(out, changePB(c))
+	}
+	return out, err
 }
 
 // pageToken is what a page token holds: the request's fingerprint and where the next page starts.
@@ -168,6 +190,11 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 
 // GetRelation implements pb.GraphServiceServer.
 func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*pb.GetRelationResponse, error) {
+	var v graph.Violations
+	checkHistorySize(&v, req.GetHistorySize())
+	if err := v.Err("GetRelation", "invalid relation request"); err != nil {
+		return nil, s.toStatus(ctx, "GetRelation", err)
+	}
 	r, ents, err := s.svc.GetRelation(ctx, graph.RelationName(req.GetName()))
 	if err != nil {
 		return nil, s.toStatus(ctx, "GetRelation", err)
@@ -175,6 +202,9 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 	resp := &pb.GetRelationResponse{Relation: relationPB(r)}
 	for _, e := range ents {
 		resp.Entities = append(resp.Entities, entityPB(e))
+	}
+	if resp.History, err = s.history(ctx, string(r.Name), req.GetHistorySize()); err != nil {
+		return nil, s.toStatus(ctx, "GetRelation", err)
 	}
 	return resp, nil
 }

@@ -79,7 +79,30 @@ async function pointOf(page, id) {
     const cy = window.explorer.cy;
     const el = cy.getElementById(id);
     if (el.empty()) return null;
-    const pos = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
+    let pos = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
+    if (el.isEdge()) {
+      // The midpoint, or the point of the edge nearest to it that no node covers (a node drawn over an
+      // edge takes the click).
+      const s = el.renderedSourceEndpoint(), t = el.renderedTargetEndpoint();
+      const cps = el.controlPoints ? el.controlPoints() : undefined;
+      const c = cps && cps.length === 1 ? { x: cps[0].x * cy.zoom() + cy.pan().x, y: cps[0].y * cy.zoom() + cy.pan().y } : null;
+      const at = (u) => c
+        ? { x: (1 - u) ** 2 * s.x + 2 * u * (1 - u) * c.x + u ** 2 * t.x, y: (1 - u) ** 2 * s.y + 2 * u * (1 - u) * c.y + u ** 2 * t.y }
+        : { x: s.x + u * (t.x - s.x), y: s.y + u * (t.y - s.y) };
+      const covered = (q) => cy.nodes().some((n) => {
+        const b = n.renderedBoundingBox({ includeLabels: false });
+        return q.x >= b.x1 - 2 && q.x <= b.x2 + 2 && q.y >= b.y1 - 2 && q.y <= b.y2 + 2;
+      });
+      if (covered(pos)) {
+        for (const u of [0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75]) {
+          const q = at(u);
+          if (!covered(q)) {
+            pos = q;
+            break;
+          }
+        }
+      }
+    }
     const box = cy.container().getBoundingClientRect();
     return { x: box.left + pos.x, y: box.top + pos.y, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
   }, id);

@@ -196,7 +196,10 @@ type GetEntityRequest struct {
 	// When set, `relation_counts` counts only the relations that count under this filter (an empty filter
 	// still leaves out relations that only denials support, as every filter does). Unset: every relation,
 	// whatever its claims.
-	Filter        *RelationFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
+	Filter *RelationFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
+	// When set (1 to 50), the response holds the entity's last changes, newest first (its history in the
+	// audit trail; see WriteService.ListChanges for the rest).
+	HistorySize   int32 `protobuf:"varint,3,opt,name=history_size,json=historySize,proto3" json:"history_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -245,6 +248,13 @@ func (x *GetEntityRequest) GetFilter() *RelationFilter {
 	return nil
 }
 
+func (x *GetEntityRequest) GetHistorySize() int32 {
+	if x != nil {
+		return x.HistorySize
+	}
+	return 0
+}
+
 // GetEntityResponse is an entity and a summary of its relations.
 type GetEntityResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -253,8 +263,10 @@ type GetEntityResponse struct {
 	// How many relations of each type and direction the entity takes part in (under `filter`, when the
 	// request has one), most frequent first, then by type, outgoing before incoming.
 	RelationCounts []*RelationCount `protobuf:"bytes,2,rep,name=relation_counts,json=relationCounts,proto3" json:"relation_counts,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The entity's last changes, newest first, when `history_size` asks for them.
+	History       []*Change `protobuf:"bytes,3,rep,name=history,proto3" json:"history,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetEntityResponse) Reset() {
@@ -297,6 +309,13 @@ func (x *GetEntityResponse) GetEntity() *Entity {
 func (x *GetEntityResponse) GetRelationCounts() []*RelationCount {
 	if x != nil {
 		return x.RelationCounts
+	}
+	return nil
+}
+
+func (x *GetEntityResponse) GetHistory() []*Change {
+	if x != nil {
+		return x.History
 	}
 	return nil
 }
@@ -562,7 +581,10 @@ func (x *SearchResult) GetScore() float64 {
 type GetRelationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// When set (1 to 50), the response holds the relation's last changes, newest first (retractions of its
+	// claims included).
+	HistorySize   int32 `protobuf:"varint,2,opt,name=history_size,json=historySize,proto3" json:"history_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -604,13 +626,22 @@ func (x *GetRelationRequest) GetName() string {
 	return ""
 }
 
+func (x *GetRelationRequest) GetHistorySize() int32 {
+	if x != nil {
+		return x.HistorySize
+	}
+	return 0
+}
+
 // GetRelationResponse is a relation with every claim.
 type GetRelationResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relation, with all its claims.
 	Relation *Relation `protobuf:"bytes,1,opt,name=relation,proto3" json:"relation,omitempty"`
 	// The relation's two ends (and its `via` entity, when it has one).
-	Entities      []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
+	Entities []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
+	// The relation's last changes, newest first, when `history_size` asks for them.
+	History       []*Change `protobuf:"bytes,3,rep,name=history,proto3" json:"history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -655,6 +686,13 @@ func (x *GetRelationResponse) GetRelation() *Relation {
 func (x *GetRelationResponse) GetEntities() []*Entity {
 	if x != nil {
 		return x.Entities
+	}
+	return nil
+}
+
+func (x *GetRelationResponse) GetHistory() []*Change {
+	if x != nil {
+		return x.History
 	}
 	return nil
 }
@@ -3433,13 +3471,15 @@ var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"[\n" +
+	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"~\n" +
 	"\x10GetEntityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
-	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\"\x85\x01\n" +
+	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12!\n" +
+	"\fhistory_size\x18\x03 \x01(\x05R\vhistorySize\"\xb4\x01\n" +
 	"\x11GetEntityResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12C\n" +
-	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\"p\n" +
+	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\x12-\n" +
+	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\"p\n" +
 	"\rRelationCount\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x1a\n" +
 	"\boutgoing\x18\x02 \x01(\bR\boutgoing\x12\x14\n" +
@@ -3456,12 +3496,14 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\fSearchResult\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x18\n" +
 	"\amatched\x18\x02 \x01(\tR\amatched\x12\x14\n" +
-	"\x05score\x18\x03 \x01(\x01R\x05score\"(\n" +
+	"\x05score\x18\x03 \x01(\x01R\x05score\"K\n" +
 	"\x12GetRelationRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"y\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fhistory_size\x18\x02 \x01(\x05R\vhistorySize\"\xa8\x01\n" +
 	"\x13GetRelationResponse\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12/\n" +
-	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"\xb8\x02\n" +
+	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12-\n" +
+	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\"\xb8\x02\n" +
 	"\x0eRelationFilter\x12>\n" +
 	"\rinclude_types\x18\x01 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fincludeTypes\x12>\n" +
 	"\rexclude_types\x18\x02 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fexcludeTypes\x12\x13\n" +
@@ -3768,119 +3810,122 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*SharedSource)(nil),                // 44: polgraph.v1.SharedSource
 	(*Route)(nil),                       // 45: polgraph.v1.Route
 	(*Entity)(nil),                      // 46: polgraph.v1.Entity
-	(RelationType)(0),                   // 47: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 48: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 49: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 50: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 51: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 52: polgraph.v1.Verdict
-	(*Source)(nil),                      // 53: polgraph.v1.Source
-	(SourceKind)(0),                     // 54: polgraph.v1.SourceKind
-	(*timestamppb.Timestamp)(nil),       // 55: google.protobuf.Timestamp
+	(*Change)(nil),                      // 47: polgraph.v1.Change
+	(RelationType)(0),                   // 48: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 49: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 50: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 51: polgraph.v1.ClaimStatus
+	(*DateRange)(nil),                   // 52: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 53: polgraph.v1.Verdict
+	(*Source)(nil),                      // 54: polgraph.v1.Source
+	(SourceKind)(0),                     // 55: polgraph.v1.SourceKind
+	(*timestamppb.Timestamp)(nil),       // 56: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
 	46, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
 	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	47, // 3: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	48, // 4: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	8,  // 5: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	46, // 6: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	49, // 7: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	46, // 8: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	47, // 9: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	47, // 10: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	50, // 11: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	0,  // 12: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
-	11, // 13: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	14, // 14: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	46, // 15: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	15, // 16: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	51, // 17: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	49, // 18: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	16, // 19: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	52, // 20: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	49, // 21: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	11, // 22: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 23: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	19, // 24: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	20, // 25: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	21, // 26: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	46, // 27: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	47, // 28: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	50, // 29: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	52, // 30: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	5,  // 31: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	11, // 32: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	1,  // 33: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	46, // 34: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	49, // 35: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	46, // 36: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	11, // 37: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 38: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	26, // 39: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	49, // 40: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	46, // 41: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	2,  // 42: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	51, // 43: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	49, // 44: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	53, // 45: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	29, // 46: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	46, // 47: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	50, // 48: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	30, // 49: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	47, // 50: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	54, // 51: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	33, // 52: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	53, // 53: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	36, // 54: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	37, // 55: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	38, // 56: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	39, // 57: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	55, // 58: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	48, // 59: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	47, // 60: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	50, // 61: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	54, // 62: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11, // 63: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 64: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	42, // 65: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	44, // 66: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	45, // 67: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	46, // 68: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	46, // 69: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	43, // 70: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	20, // 71: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	53, // 72: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	29, // 73: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	14, // 74: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	3,  // 75: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,  // 76: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	9,  // 77: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12, // 78: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	17, // 79: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	22, // 80: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	24, // 81: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	27, // 82: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	31, // 83: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	34, // 84: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	40, // 85: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,  // 86: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,  // 87: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	10, // 88: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	13, // 89: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	18, // 90: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	23, // 91: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	25, // 92: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	28, // 93: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	32, // 94: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	35, // 95: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	41, // 96: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	86, // [86:97] is the sub-list for method output_type
-	75, // [75:86] is the sub-list for method input_type
-	75, // [75:75] is the sub-list for extension type_name
-	75, // [75:75] is the sub-list for extension extendee
-	0,  // [0:75] is the sub-list for field type_name
+	47, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	48, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	49, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	8,  // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	46, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	50, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	46, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	47, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	48, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	48, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	51, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,  // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	11, // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	14, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	46, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	15, // 18: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	52, // 19: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	50, // 20: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	16, // 21: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	53, // 22: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	50, // 23: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	11, // 24: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 25: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	19, // 26: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	46, // 29: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	48, // 30: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	51, // 31: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	53, // 32: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	5,  // 33: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	11, // 34: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,  // 35: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	46, // 36: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	50, // 37: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	46, // 38: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	11, // 39: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 40: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	26, // 41: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	50, // 42: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	46, // 43: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	2,  // 44: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	52, // 45: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	50, // 46: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	54, // 47: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	29, // 48: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	46, // 49: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	51, // 50: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	30, // 51: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	48, // 52: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	55, // 53: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	33, // 54: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	54, // 55: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	36, // 56: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	37, // 57: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	38, // 58: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	39, // 59: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	56, // 60: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	49, // 61: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	48, // 62: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	51, // 63: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	55, // 64: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11, // 65: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	46, // 66: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	42, // 67: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	44, // 68: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	45, // 69: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	46, // 70: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	46, // 71: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	43, // 72: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	20, // 73: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	54, // 74: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	29, // 75: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	14, // 76: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	3,  // 77: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,  // 78: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	9,  // 79: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12, // 80: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	17, // 81: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	22, // 82: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	24, // 83: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	27, // 84: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	31, // 85: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	34, // 86: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	40, // 87: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,  // 88: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,  // 89: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	10, // 90: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	13, // 91: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	18, // 92: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	23, // 93: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	25, // 94: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	28, // 95: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	32, // 96: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	35, // 97: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	41, // 98: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	88, // [88:99] is the sub-list for method output_type
+	77, // [77:88] is the sub-list for method input_type
+	77, // [77:77] is the sub-list for extension type_name
+	77, // [77:77] is the sub-list for extension extendee
+	0,  // [0:77] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }

@@ -9,6 +9,7 @@ package polgraphv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -344,7 +345,9 @@ type Entity struct {
 	// YYYY-MM-DD. An `as_of` filter leaves out the relations of an entity that did not exist then.
 	ValidFrom string `protobuf:"bytes,7,opt,name=valid_from,json=validFrom,proto3" json:"valid_from,omitempty"`
 	// When the entity ended (a seat abolished, a party dissolved), as a fuzzy date.
-	ValidTo       string `protobuf:"bytes,8,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
+	ValidTo string `protobuf:"bytes,8,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
+	// Set when the entity was deleted (WriteService.DeleteEntity): it is kept, but no search finds it.
+	Deleted       *Tombstone `protobuf:"bytes,9,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -435,6 +438,77 @@ func (x *Entity) GetValidTo() string {
 	return ""
 }
 
+func (x *Entity) GetDeleted() *Tombstone {
+	if x != nil {
+		return x.Deleted
+	}
+	return nil
+}
+
+// Tombstone says when, by whom and why something was deleted or retracted.
+type Tombstone struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When.
+	Time *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
+	// Who: an API key's name or a client certificate's subject.
+	By string `protobuf:"bytes,2,opt,name=by,proto3" json:"by,omitempty"`
+	// Why, as they said it.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Tombstone) Reset() {
+	*x = Tombstone{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Tombstone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Tombstone) ProtoMessage() {}
+
+func (x *Tombstone) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Tombstone.ProtoReflect.Descriptor instead.
+func (*Tombstone) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Tombstone) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *Tombstone) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
+func (x *Tombstone) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // Source is a document that claims come from.
 type Source struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -458,7 +532,7 @@ type Source struct {
 
 func (x *Source) Reset() {
 	*x = Source{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -470,7 +544,7 @@ func (x *Source) String() string {
 func (*Source) ProtoMessage() {}
 
 func (x *Source) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -483,7 +557,7 @@ func (x *Source) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Source.ProtoReflect.Descriptor instead.
 func (*Source) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{1}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Source) GetName() string {
@@ -550,14 +624,16 @@ type Claim struct {
 	// How the source puts it: alleged, reported, confirmed or denied.
 	Status ClaimStatus `protobuf:"varint,5,opt,name=status,proto3,enum=polgraph.v1.ClaimStatus" json:"status,omitempty"`
 	// The entity who made the statement when it is not the source's author, e.g. `actors/rabina-khan`.
-	SaidBy        string `protobuf:"bytes,6,opt,name=said_by,json=saidBy,proto3" json:"said_by,omitempty"`
+	SaidBy string `protobuf:"bytes,6,opt,name=said_by,json=saidBy,proto3" json:"said_by,omitempty"`
+	// Set when the claim was retracted (WriteService.RetractClaim): it is shown, but never counts.
+	Retracted     *Tombstone `protobuf:"bytes,7,opt,name=retracted,proto3" json:"retracted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Claim) Reset() {
 	*x = Claim{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -569,7 +645,7 @@ func (x *Claim) String() string {
 func (*Claim) ProtoMessage() {}
 
 func (x *Claim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -582,7 +658,7 @@ func (x *Claim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Claim.ProtoReflect.Descriptor instead.
 func (*Claim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{2}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Claim) GetName() string {
@@ -627,6 +703,13 @@ func (x *Claim) GetSaidBy() string {
 	return ""
 }
 
+func (x *Claim) GetRetracted() *Tombstone {
+	if x != nil {
+		return x.Retracted
+	}
+	return nil
+}
+
 // Relation is a typed link between two entities, backed by one or more claims.
 type Relation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -659,14 +742,17 @@ type Relation struct {
 	// not known to hold at any particular time. See RelationFilter.undated.
 	Undated bool `protobuf:"varint,12,opt,name=undated,proto3" json:"undated,omitempty"`
 	// How much of the evidence supports the relation and how much denies it.
-	Verdict       *Verdict `protobuf:"bytes,13,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	Verdict *Verdict `protobuf:"bytes,13,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// Set when the relation was deleted (WriteService.DeleteRelation or DeleteEntity): GetRelation still
+	// finds it, no search does.
+	Deleted       *Tombstone `protobuf:"bytes,14,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Relation) Reset() {
 	*x = Relation{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -678,7 +764,7 @@ func (x *Relation) String() string {
 func (*Relation) ProtoMessage() {}
 
 func (x *Relation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -691,7 +777,7 @@ func (x *Relation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relation.ProtoReflect.Descriptor instead.
 func (*Relation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{3}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Relation) GetName() string {
@@ -785,6 +871,13 @@ func (x *Relation) GetVerdict() *Verdict {
 	return nil
 }
 
+func (x *Relation) GetDeleted() *Tombstone {
+	if x != nil {
+		return x.Deleted
+	}
+	return nil
+}
+
 // Verdict sums up the claims behind a relation (or behind every relation of a hop).
 type Verdict struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -804,7 +897,7 @@ type Verdict struct {
 
 func (x *Verdict) Reset() {
 	*x = Verdict{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +909,7 @@ func (x *Verdict) String() string {
 func (*Verdict) ProtoMessage() {}
 
 func (x *Verdict) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +922,7 @@ func (x *Verdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Verdict.ProtoReflect.Descriptor instead.
 func (*Verdict) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{4}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Verdict) GetSupportingClaims() int32 {
@@ -880,7 +973,7 @@ type DateRange struct {
 
 func (x *DateRange) Reset() {
 	*x = DateRange{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +985,7 @@ func (x *DateRange) String() string {
 func (*DateRange) ProtoMessage() {}
 
 func (x *DateRange) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +998,7 @@ func (x *DateRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DateRange.ProtoReflect.Descriptor instead.
 func (*DateRange) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{5}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DateRange) GetFrom() string {
@@ -922,11 +1015,121 @@ func (x *DateRange) GetTo() string {
 	return ""
 }
 
+// Change is one resource changed by one write.
+type Change struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When the write committed.
+	Time *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
+	// Who made it: `key NAME (keys/ID)` for an API key, `certificate CN=NAME` for a client certificate,
+	// `local (USER)` for `polgraph load`, `import` or `run` writing to the database directly.
+	Principal string `protobuf:"bytes,2,opt,name=principal,proto3" json:"principal,omitempty"`
+	// The method, e.g. `UpsertEntities`.
+	Method string `protobuf:"bytes,3,opt,name=method,proto3" json:"method,omitempty"`
+	// The request id the caller gave, if any.
+	RequestId string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The resource changed.
+	Resource string `protobuf:"bytes,5,opt,name=resource,proto3" json:"resource,omitempty"`
+	// CREATE, UPDATE, RETRACT or DELETE.
+	Action string `protobuf:"bytes,6,opt,name=action,proto3" json:"action,omitempty"`
+	// The resource before, as a dataset record (JSON); empty when it was created.
+	Before string `protobuf:"bytes,7,opt,name=before,proto3" json:"before,omitempty"`
+	// The resource after, as a dataset record (JSON); for a retraction or a deletion, with the tombstone.
+	After         string `protobuf:"bytes,8,opt,name=after,proto3" json:"after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Change) Reset() {
+	*x = Change{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Change) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Change) ProtoMessage() {}
+
+func (x *Change) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Change.ProtoReflect.Descriptor instead.
+func (*Change) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Change) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *Change) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *Change) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *Change) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Change) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *Change) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *Change) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
+func (x *Change) GetAfter() string {
+	if x != nil {
+		return x.After
+	}
+	return ""
+}
+
 var File_polgraph_v1_resources_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\n" +
-	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\"\xea\x02\n" +
+	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9c\x03\n" +
 	"\x06Entity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12!\n" +
@@ -936,10 +1139,15 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\videntifiers\x18\x06 \x03(\v2$.polgraph.v1.Entity.IdentifiersEntryR\videntifiers\x12\x1d\n" +
 	"\n" +
 	"valid_from\x18\a \x01(\tR\tvalidFrom\x12\x19\n" +
-	"\bvalid_to\x18\b \x01(\tR\avalidTo\x1a>\n" +
+	"\bvalid_to\x18\b \x01(\tR\avalidTo\x120\n" +
+	"\adeleted\x18\t \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x1a>\n" +
 	"\x10IdentifiersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xbf\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"c\n" +
+	"\tTombstone\x12.\n" +
+	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x0e\n" +
+	"\x02by\x18\x02 \x01(\tR\x02by\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xbf\x01\n" +
 	"\x06Source\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12+\n" +
@@ -947,7 +1155,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x06outlet\x18\x04 \x01(\tR\x06outlet\x12\x16\n" +
 	"\x06author\x18\x05 \x01(\tR\x06author\x12\x1c\n" +
 	"\tpublished\x18\x06 \x01(\tR\tpublished\x12\x10\n" +
-	"\x03url\x18\a \x01(\tR\x03url\"\xcd\x01\n" +
+	"\x03url\x18\a \x01(\tR\x03url\"\x83\x02\n" +
 	"\x05Claim\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x06source\x18\x02 \x01(\v2\x13.polgraph.v1.SourceR\x06source\x12\x18\n" +
@@ -956,7 +1164,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"confidence\x18\x04 \x01(\x01R\n" +
 	"confidence\x120\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x17\n" +
-	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\"\xf9\x02\n" +
+	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\x124\n" +
+	"\tretracted\x18\a \x01(\v2\x16.polgraph.v1.TombstoneR\tretracted\"\xab\x03\n" +
 	"\bRelation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -972,7 +1181,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	" \x01(\bR\tsymmetric\x12*\n" +
 	"\x06claims\x18\v \x03(\v2\x12.polgraph.v1.ClaimR\x06claims\x12\x18\n" +
 	"\aundated\x18\f \x01(\bR\aundated\x12.\n" +
-	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"\xcf\x01\n" +
+	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x120\n" +
+	"\adeleted\x18\x0e \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\"\xcf\x01\n" +
 	"\aVerdict\x12+\n" +
 	"\x11supporting_claims\x18\x01 \x01(\x05R\x10supportingClaims\x12%\n" +
 	"\x0edenying_claims\x18\x02 \x01(\x05R\rdenyingClaims\x12-\n" +
@@ -981,7 +1191,17 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\asummary\x18\x05 \x01(\tR\asummary\"/\n" +
 	"\tDateRange\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to*\x8b\x01\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\"\xef\x01\n" +
+	"\x06Change\x12.\n" +
+	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1c\n" +
+	"\tprincipal\x18\x02 \x01(\tR\tprincipal\x12\x16\n" +
+	"\x06method\x18\x03 \x01(\tR\x06method\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bresource\x18\x05 \x01(\tR\bresource\x12\x16\n" +
+	"\x06action\x18\x06 \x01(\tR\x06action\x12\x16\n" +
+	"\x06before\x18\a \x01(\tR\x06before\x12\x14\n" +
+	"\x05after\x18\b \x01(\tR\x05after*\x8b\x01\n" +
 	"\n" +
 	"EntityKind\x12\x1b\n" +
 	"\x17ENTITY_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -1037,34 +1257,42 @@ func file_polgraph_v1_resources_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_resources_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_polgraph_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_polgraph_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_polgraph_v1_resources_proto_goTypes = []any{
-	(EntityKind)(0),   // 0: polgraph.v1.EntityKind
-	(RelationType)(0), // 1: polgraph.v1.RelationType
-	(ClaimStatus)(0),  // 2: polgraph.v1.ClaimStatus
-	(SourceKind)(0),   // 3: polgraph.v1.SourceKind
-	(*Entity)(nil),    // 4: polgraph.v1.Entity
-	(*Source)(nil),    // 5: polgraph.v1.Source
-	(*Claim)(nil),     // 6: polgraph.v1.Claim
-	(*Relation)(nil),  // 7: polgraph.v1.Relation
-	(*Verdict)(nil),   // 8: polgraph.v1.Verdict
-	(*DateRange)(nil), // 9: polgraph.v1.DateRange
-	nil,               // 10: polgraph.v1.Entity.IdentifiersEntry
+	(EntityKind)(0),               // 0: polgraph.v1.EntityKind
+	(RelationType)(0),             // 1: polgraph.v1.RelationType
+	(ClaimStatus)(0),              // 2: polgraph.v1.ClaimStatus
+	(SourceKind)(0),               // 3: polgraph.v1.SourceKind
+	(*Entity)(nil),                // 4: polgraph.v1.Entity
+	(*Tombstone)(nil),             // 5: polgraph.v1.Tombstone
+	(*Source)(nil),                // 6: polgraph.v1.Source
+	(*Claim)(nil),                 // 7: polgraph.v1.Claim
+	(*Relation)(nil),              // 8: polgraph.v1.Relation
+	(*Verdict)(nil),               // 9: polgraph.v1.Verdict
+	(*DateRange)(nil),             // 10: polgraph.v1.DateRange
+	(*Change)(nil),                // 11: polgraph.v1.Change
+	nil,                           // 12: polgraph.v1.Entity.IdentifiersEntry
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
 }
 var file_polgraph_v1_resources_proto_depIdxs = []int32{
 	0,  // 0: polgraph.v1.Entity.kind:type_name -> polgraph.v1.EntityKind
-	10, // 1: polgraph.v1.Entity.identifiers:type_name -> polgraph.v1.Entity.IdentifiersEntry
-	3,  // 2: polgraph.v1.Source.kind:type_name -> polgraph.v1.SourceKind
-	5,  // 3: polgraph.v1.Claim.source:type_name -> polgraph.v1.Source
-	2,  // 4: polgraph.v1.Claim.status:type_name -> polgraph.v1.ClaimStatus
-	1,  // 5: polgraph.v1.Relation.type:type_name -> polgraph.v1.RelationType
-	6,  // 6: polgraph.v1.Relation.claims:type_name -> polgraph.v1.Claim
-	8,  // 7: polgraph.v1.Relation.verdict:type_name -> polgraph.v1.Verdict
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	12, // 1: polgraph.v1.Entity.identifiers:type_name -> polgraph.v1.Entity.IdentifiersEntry
+	5,  // 2: polgraph.v1.Entity.deleted:type_name -> polgraph.v1.Tombstone
+	13, // 3: polgraph.v1.Tombstone.time:type_name -> google.protobuf.Timestamp
+	3,  // 4: polgraph.v1.Source.kind:type_name -> polgraph.v1.SourceKind
+	6,  // 5: polgraph.v1.Claim.source:type_name -> polgraph.v1.Source
+	2,  // 6: polgraph.v1.Claim.status:type_name -> polgraph.v1.ClaimStatus
+	5,  // 7: polgraph.v1.Claim.retracted:type_name -> polgraph.v1.Tombstone
+	1,  // 8: polgraph.v1.Relation.type:type_name -> polgraph.v1.RelationType
+	7,  // 9: polgraph.v1.Relation.claims:type_name -> polgraph.v1.Claim
+	9,  // 10: polgraph.v1.Relation.verdict:type_name -> polgraph.v1.Verdict
+	5,  // 11: polgraph.v1.Relation.deleted:type_name -> polgraph.v1.Tombstone
+	13, // 12: polgraph.v1.Change.time:type_name -> google.protobuf.Timestamp
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_resources_proto_init() }
@@ -1078,7 +1306,7 @@ func file_polgraph_v1_resources_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_resources_proto_rawDesc), len(file_polgraph_v1_resources_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

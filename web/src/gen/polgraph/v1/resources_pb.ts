@@ -4,13 +4,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file polgraph/v1/resources.proto.
  */
 export const file_polgraph_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("Chtwb2xncmFwaC92MS9yZXNvdXJjZXMucHJvdG8SC3BvbGdyYXBoLnYxIo4CCgZFbnRpdHkSDAoEbmFtZRgBIAEoCRIlCgRraW5kGAIgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIUCgxkaXNwbGF5X25hbWUYAyABKAkSDwoHYWxpYXNlcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRI5CgtpZGVudGlmaWVycxgGIAMoCzIkLnBvbGdyYXBoLnYxLkVudGl0eS5JZGVudGlmaWVyc0VudHJ5EhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkaMgoQSWRlbnRpZmllcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIowBCgZTb3VyY2USDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIlCgRraW5kGAMgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBIOCgZvdXRsZXQYBCABKAkSDgoGYXV0aG9yGAUgASgJEhEKCXB1Ymxpc2hlZBgGIAEoCRILCgN1cmwYByABKAkimgEKBUNsYWltEgwKBG5hbWUYASABKAkSIwoGc291cmNlGAIgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEg8KB2V4Y2VycHQYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoARIoCgZzdGF0dXMYBSABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxIPCgdzYWlkX2J5GAYgASgJIpkCCghSZWxhdGlvbhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEQoJc3ltbWV0cmljGAogASgIEiIKBmNsYWltcxgLIAMoCzISLnBvbGdyYXBoLnYxLkNsYWltEg8KB3VuZGF0ZWQYDCABKAgSJQoHdmVyZGljdBgNIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QiggEKB1ZlcmRpY3QSGQoRc3VwcG9ydGluZ19jbGFpbXMYASABKAUSFgoOZGVueWluZ19jbGFpbXMYAiABKAUSGgoSc3VwcG9ydGluZ19zb3VyY2VzGAMgASgFEhcKD2Rlbnlpbmdfc291cmNlcxgEIAEoBRIPCgdzdW1tYXJ5GAUgASgJIiUKCURhdGVSYW5nZRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJKosBCgpFbnRpdHlLaW5kEhsKF0VOVElUWV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRRU5USVRZX0tJTkRfQUNUT1IQARIVChFFTlRJVFlfS0lORF9QQVJUWRACEhQKEEVOVElUWV9LSU5EX1NFQVQQAxIcChhFTlRJVFlfS0lORF9PUkdBTklTQVRJT04QBCrbBAoMUmVsYXRpb25UeXBlEh0KGVJFTEFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIbChdSRUxBVElPTl9UWVBFX01FTUJFUl9PRhABEhcKE1JFTEFUSU9OX1RZUEVfTEVBRFMQAhIeChpSRUxBVElPTl9UWVBFX0hPTERTX09GRklDRRADEh8KG1JFTEFUSU9OX1RZUEVfQ0FORElEQVRFX0ZPUhAEEiYKIlJFTEFUSU9OX1RZUEVfRk9STUVSTFlfV09SS0VEX1dJVEgQBRIaChZSRUxBVElPTl9UWVBFX0VORE9SU0VTEAYSGQoVUkVMQVRJT05fVFlQRV9BQ0NVU0VEEAcSJQohUkVMQVRJT05fVFlQRV9SRU1PVkVEX0ZST01fT0ZGSUNFEAgSIAocUkVMQVRJT05fVFlQRV9TVVNQRU5ERURfRlJPTRAJEh8KG1JFTEFUSU9OX1RZUEVfUkVTSUdORURfRlJPTRAKEhkKFVJFTEFUSU9OX1RZUEVfRk9VTkRFRBALEhwKGFJFTEFUSU9OX1RZUEVfQ1JJVElDSVNFRBAMEhoKFlJFTEFUSU9OX1RZUEVfREVGRUFURUQQDRIYChRSRUxBVElPTl9UWVBFX0ZBTUlMWRAOEh8KG1JFTEFUSU9OX1RZUEVfQVBQRUFSRURfV0lUSBAPEhkKFVJFTEFUSU9OX1RZUEVfUEFSVF9PRhAQEh4KGlJFTEFUSU9OX1RZUEVfU1VDQ0VFREVEX0JZEBESIQodUkVMQVRJT05fVFlQRV9DQU1QQUlHTkVEX1dJVEgQEiqVAQoLQ2xhaW1TdGF0dXMSHAoYQ0xBSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0xBSU1fU1RBVFVTX0FMTEVHRUQQARIZChVDTEFJTV9TVEFUVVNfUkVQT1JURUQQAhIaChZDTEFJTV9TVEFUVVNfQ09ORklSTUVEEAMSFwoTQ0xBSU1fU1RBVFVTX0RFTklFRBAEKo8BCgpTb3VyY2VLaW5kEhsKF1NPVVJDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTU09VUkNFX0tJTkRfQVJUSUNMRRABEhsKF1NPVVJDRV9LSU5EX1NPQ0lBTF9QT1NUEAISFwoTU09VUkNFX0tJTkRfREFUQVNFVBADEhUKEVNPVVJDRV9LSU5EX09USEVSEARCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z");
+  fileDesc("Chtwb2xncmFwaC92MS9yZXNvdXJjZXMucHJvdG8SC3BvbGdyYXBoLnYxIrcCCgZFbnRpdHkSDAoEbmFtZRgBIAEoCRIlCgRraW5kGAIgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIUCgxkaXNwbGF5X25hbWUYAyABKAkSDwoHYWxpYXNlcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRI5CgtpZGVudGlmaWVycxgGIAMoCzIkLnBvbGdyYXBoLnYxLkVudGl0eS5JZGVudGlmaWVyc0VudHJ5EhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSJwoHZGVsZXRlZBgJIAEoCzIWLnBvbGdyYXBoLnYxLlRvbWJzdG9uZRoyChBJZGVudGlmaWVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiUQoJVG9tYnN0b25lEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmJ5GAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoGU291cmNlEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSJQoEa2luZBgDIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDgoGb3V0bGV0GAQgASgJEg4KBmF1dGhvchgFIAEoCRIRCglwdWJsaXNoZWQYBiABKAkSCwoDdXJsGAcgASgJIsUBCgVDbGFpbRIMCgRuYW1lGAEgASgJEiMKBnNvdXJjZRgCIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIPCgdleGNlcnB0GAMgASgJEhIKCmNvbmZpZGVuY2UYBCABKAESKAoGc3RhdHVzGAUgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSDwoHc2FpZF9ieRgGIAEoCRIpCglyZXRyYWN0ZWQYByABKAsyFi5wb2xncmFwaC52MS5Ub21ic3RvbmUiwgIKCFJlbGF0aW9uEgwKBG5hbWUYASABKAkSJwoEdHlwZRgCIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEgwKBHJvbGUYBSABKAkSCwoDdmlhGAYgASgJEhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSDAoEZGF0ZRgJIAEoCRIRCglzeW1tZXRyaWMYCiABKAgSIgoGY2xhaW1zGAsgAygLMhIucG9sZ3JhcGgudjEuQ2xhaW0SDwoHdW5kYXRlZBgMIAEoCBIlCgd2ZXJkaWN0GA0gASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdBInCgdkZWxldGVkGA4gASgLMhYucG9sZ3JhcGgudjEuVG9tYnN0b25lIoIBCgdWZXJkaWN0EhkKEXN1cHBvcnRpbmdfY2xhaW1zGAEgASgFEhYKDmRlbnlpbmdfY2xhaW1zGAIgASgFEhoKEnN1cHBvcnRpbmdfc291cmNlcxgDIAEoBRIXCg9kZW55aW5nX3NvdXJjZXMYBCABKAUSDwoHc3VtbWFyeRgFIAEoCSIlCglEYXRlUmFuZ2USDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCSKqAQoGQ2hhbmdlEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXByaW5jaXBhbBgCIAEoCRIOCgZtZXRob2QYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCRIQCghyZXNvdXJjZRgFIAEoCRIOCgZhY3Rpb24YBiABKAkSDgoGYmVmb3JlGAcgASgJEg0KBWFmdGVyGAggASgJKosBCgpFbnRpdHlLaW5kEhsKF0VOVElUWV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRRU5USVRZX0tJTkRfQUNUT1IQARIVChFFTlRJVFlfS0lORF9QQVJUWRACEhQKEEVOVElUWV9LSU5EX1NFQVQQAxIcChhFTlRJVFlfS0lORF9PUkdBTklTQVRJT04QBCrbBAoMUmVsYXRpb25UeXBlEh0KGVJFTEFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIbChdSRUxBVElPTl9UWVBFX01FTUJFUl9PRhABEhcKE1JFTEFUSU9OX1RZUEVfTEVBRFMQAhIeChpSRUxBVElPTl9UWVBFX0hPTERTX09GRklDRRADEh8KG1JFTEFUSU9OX1RZUEVfQ0FORElEQVRFX0ZPUhAEEiYKIlJFTEFUSU9OX1RZUEVfRk9STUVSTFlfV09SS0VEX1dJVEgQBRIaChZSRUxBVElPTl9UWVBFX0VORE9SU0VTEAYSGQoVUkVMQVRJT05fVFlQRV9BQ0NVU0VEEAcSJQohUkVMQVRJT05fVFlQRV9SRU1PVkVEX0ZST01fT0ZGSUNFEAgSIAocUkVMQVRJT05fVFlQRV9TVVNQRU5ERURfRlJPTRAJEh8KG1JFTEFUSU9OX1RZUEVfUkVTSUdORURfRlJPTRAKEhkKFVJFTEFUSU9OX1RZUEVfRk9VTkRFRBALEhwKGFJFTEFUSU9OX1RZUEVfQ1JJVElDSVNFRBAMEhoKFlJFTEFUSU9OX1RZUEVfREVGRUFURUQQDRIYChRSRUxBVElPTl9UWVBFX0ZBTUlMWRAOEh8KG1JFTEFUSU9OX1RZUEVfQVBQRUFSRURfV0lUSBAPEhkKFVJFTEFUSU9OX1RZUEVfUEFSVF9PRhAQEh4KGlJFTEFUSU9OX1RZUEVfU1VDQ0VFREVEX0JZEBESIQodUkVMQVRJT05fVFlQRV9DQU1QQUlHTkVEX1dJVEgQEiqVAQoLQ2xhaW1TdGF0dXMSHAoYQ0xBSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0xBSU1fU1RBVFVTX0FMTEVHRUQQARIZChVDTEFJTV9TVEFUVVNfUkVQT1JURUQQAhIaChZDTEFJTV9TVEFUVVNfQ09ORklSTUVEEAMSFwoTQ0xBSU1fU1RBVFVTX0RFTklFRBAEKo8BCgpTb3VyY2VLaW5kEhsKF1NPVVJDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTU09VUkNFX0tJTkRfQVJUSUNMRRABEhsKF1NPVVJDRV9LSU5EX1NPQ0lBTF9QT1NUEAISFwoTU09VUkNFX0tJTkRfREFUQVNFVBADEhUKEVNPVVJDRV9LSU5EX09USEVSEARCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Entity is an actor, party, seat or organisation.
@@ -74,6 +76,13 @@ export type Entity = Message<"polgraph.v1.Entity"> & {
    * @generated from field: string valid_to = 8;
    */
   validTo: string;
+
+  /**
+   * Set when the entity was deleted (WriteService.DeleteEntity): it is kept, but no search finds it.
+   *
+   * @generated from field: polgraph.v1.Tombstone deleted = 9;
+   */
+  deleted?: Tombstone | undefined;
 };
 
 /**
@@ -82,6 +91,41 @@ export type Entity = Message<"polgraph.v1.Entity"> & {
  */
 export const EntitySchema: GenMessage<Entity> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_resources, 0);
+
+/**
+ * Tombstone says when, by whom and why something was deleted or retracted.
+ *
+ * @generated from message polgraph.v1.Tombstone
+ */
+export type Tombstone = Message<"polgraph.v1.Tombstone"> & {
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Who: an API key's name or a client certificate's subject.
+   *
+   * @generated from field: string by = 2;
+   */
+  by: string;
+
+  /**
+   * Why, as they said it.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message polgraph.v1.Tombstone.
+ * Use `create(TombstoneSchema)` to create a new message.
+ */
+export const TombstoneSchema: GenMessage<Tombstone> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 1);
 
 /**
  * Source is a document that claims come from.
@@ -144,7 +188,7 @@ export type Source = Message<"polgraph.v1.Source"> & {
  * Use `create(SourceSchema)` to create a new message.
  */
 export const SourceSchema: GenMessage<Source> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 1);
+  messageDesc(file_polgraph_v1_resources, 2);
 
 /**
  * Claim is one source's statement backing (or denying) a relation.
@@ -194,6 +238,13 @@ export type Claim = Message<"polgraph.v1.Claim"> & {
    * @generated from field: string said_by = 6;
    */
   saidBy: string;
+
+  /**
+   * Set when the claim was retracted (WriteService.RetractClaim): it is shown, but never counts.
+   *
+   * @generated from field: polgraph.v1.Tombstone retracted = 7;
+   */
+  retracted?: Tombstone | undefined;
 };
 
 /**
@@ -201,7 +252,7 @@ export type Claim = Message<"polgraph.v1.Claim"> & {
  * Use `create(ClaimSchema)` to create a new message.
  */
 export const ClaimSchema: GenMessage<Claim> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 2);
+  messageDesc(file_polgraph_v1_resources, 3);
 
 /**
  * Relation is a typed link between two entities, backed by one or more claims.
@@ -303,6 +354,14 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
    * @generated from field: polgraph.v1.Verdict verdict = 13;
    */
   verdict?: Verdict | undefined;
+
+  /**
+   * Set when the relation was deleted (WriteService.DeleteRelation or DeleteEntity): GetRelation still
+   * finds it, no search does.
+   *
+   * @generated from field: polgraph.v1.Tombstone deleted = 14;
+   */
+  deleted?: Tombstone | undefined;
 };
 
 /**
@@ -310,7 +369,7 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
  * Use `create(RelationSchema)` to create a new message.
  */
 export const RelationSchema: GenMessage<Relation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 3);
+  messageDesc(file_polgraph_v1_resources, 4);
 
 /**
  * Verdict sums up the claims behind a relation (or behind every relation of a hop).
@@ -359,7 +418,7 @@ export type Verdict = Message<"polgraph.v1.Verdict"> & {
  * Use `create(VerdictSchema)` to create a new message.
  */
 export const VerdictSchema: GenMessage<Verdict> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 4);
+  messageDesc(file_polgraph_v1_resources, 5);
 
 /**
  * DateRange is a span of days, both ends included, as YYYY-MM-DD; an empty end is open.
@@ -387,7 +446,78 @@ export type DateRange = Message<"polgraph.v1.DateRange"> & {
  * Use `create(DateRangeSchema)` to create a new message.
  */
 export const DateRangeSchema: GenMessage<DateRange> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 5);
+  messageDesc(file_polgraph_v1_resources, 6);
+
+/**
+ * Change is one resource changed by one write.
+ *
+ * @generated from message polgraph.v1.Change
+ */
+export type Change = Message<"polgraph.v1.Change"> & {
+  /**
+   * When the write committed.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Who made it: `key NAME (keys/ID)` for an API key, `certificate CN=NAME` for a client certificate,
+   * `local (USER)` for `polgraph load`, `import` or `run` writing to the database directly.
+   *
+   * @generated from field: string principal = 2;
+   */
+  principal: string;
+
+  /**
+   * The method, e.g. `UpsertEntities`.
+   *
+   * @generated from field: string method = 3;
+   */
+  method: string;
+
+  /**
+   * The request id the caller gave, if any.
+   *
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+
+  /**
+   * The resource changed.
+   *
+   * @generated from field: string resource = 5;
+   */
+  resource: string;
+
+  /**
+   * CREATE, UPDATE, RETRACT or DELETE.
+   *
+   * @generated from field: string action = 6;
+   */
+  action: string;
+
+  /**
+   * The resource before, as a dataset record (JSON); empty when it was created.
+   *
+   * @generated from field: string before = 7;
+   */
+  before: string;
+
+  /**
+   * The resource after, as a dataset record (JSON); for a retraction or a deletion, with the tombstone.
+   *
+   * @generated from field: string after = 8;
+   */
+  after: string;
+};
+
+/**
+ * Describes the message polgraph.v1.Change.
+ * Use `create(ChangeSchema)` to create a new message.
+ */
+export const ChangeSchema: GenMessage<Change> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 7);
 
 /**
  * EntityKind says what an entity is. It is also the collection of its resource name.

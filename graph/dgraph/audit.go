@@ -1,0 +1,221 @@
+package dgraph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+var _ graph.Trail = (*Store)(nil)
+
+// requestName names the node that records the result of a principal's request id: scoped to the
+// principal, so that one caller's id never replays another's answer.
+func requestName(m graph.WriteMeta) string {
+	h := sha256.Sum256([]byte(m.Principal + "\x00" + m.RequestID))
+	return "requests/" + hex.EncodeToString(h[:12])
+}
+
+// replayed is what a write finds when its request id was already written: the first write's result.
+type replayed struct{ result graph.WriteResult }
+
+func (replayed) Error() string { return "the request was already written" }
+
+func replayedResult(raw json.RawMessage) error {
+	var r struct {
+		Result string `json:"pg.request_result"`
+	}
+	json.Unmarshal(raw, &r)
+	var res graph.WriteResult
+	if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
+		return fmt.Errorf("the recorded result of a request cannot be read: %w", err)
+	}
+	res.Replayed = true
+	return replayed{res}
+}
+
+// changeNodes are the trail's nodes for a write's changes, and the request's node with its result.
+func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, result graph.WriteResult) []map[string]any {
+	now := time.Now().UnixMilli()
+	out := make([]map[string]any, 0, len(changes)+1)
+	for i, c := range changes {
+		out = append(out, map[string]any{"uid": "_:change" + strconv.Itoa(i), "dgraph.type": "Change",
+			"pg.change_at": now, "pg.change_principal": m.Principal, "pg.change_by": append([]string{m.Principal}, m.Aliases...), "pg.change_method": m.Method,
+			"pg.change_request": m.RequestID, "pg.change_resource": c.Resource, "pg.change_action": c.Action,
+			"pg.change_before": c.Before, "pg.change_after": c.After})
+	}
+	if request != "" {
+		b, _ := json.Marshal(result)
+		out = append(out, map[string]any{"uid": "_:request", "dgraph.type": "Request", "pg.name": request, "pg.request_result": string(b)})
+	}
+	return out
+}
+
+// diff turns the records of what was (before, "" when new) and what will be into a change, or nothing
+// when they are the same, counting it in res.
+func diff(res *graph.WriteResult, changes *[]graph.Change, resource, before, after string) {
+	switch {
+	case before == "":
+		res.Created = append(res.Created, resource)
+		*changes = append(*changes, graph.Change{Resource: resource, Action: graph.ActionCreate, After: after})
+	case before != after:
+		res.Updated = append(res.Updated, resource)
+		*changes = append(*changes, graph.Change{Resource: resource, Action: graph.ActionUpdate, Before: before, After: after})
+	default:
+		res.Unchanged++
+	}
+}
+
+// decodeRaw reads a found resource's fields into v; false when it was not found.
+func decodeRaw[T any](got map[string]found, name string) (T, bool) {
+	var v T
+	f, ok := got[name]
+	if !ok || f.raw == nil {
+		return v, false
+	}
+	return v, json.Unmarshal(f.raw, &v) == nil
+}
+
+const changeFields = `pg.change_at pg.change_principal pg.change_method pg.change_request pg.change_resource
+  pg.change_action pg.change_before pg.change_after`
+
+// ListChanges implements graph.Trail.
+func (s *Store) ListChanges(ctx context.Context, q graph.ChangeQuery) ([]graph.Change, int, error) {
+	const op = "dgraph.ListChanges"
+	vars := map[string]string{"$since": "0", "$until": strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10),
+		"$first": strconv.Itoa(q.Limit), "$offset": strconv.Itoa(q.Offset)}
+	if !q.Since.IsZero() {
+		vars["$since"] = strconv.FormatInt(q.Since.UnixMilli(), 10)
+	}
+	if !q.Until.IsZero() {
+		vars["$until"] = strconv.FormatInt(q.Until.UnixMilli(), 10)
+	}
+	var filters []string
+	if q.Resource != "" {
+		vars["$resource"] = q.Resource
+		filters = append(filters, "eq(pg.change_resource, $resource)")
+	}
+	if q.Principal != "" {
+		vars["$principal"] = q.Principal
+		filters = append(filters, "eq(pg.change_by, $principal)")
+	}
+	filter := "@filter(" + strings.Join(append([]string{"lt(pg.change_at, $until)"}, filters...), " and ") + ")"
+	decl := "$since: int, $until: int, $first: int, $offset: int"
+	if q.Resource != "" {
+		decl += ", $resource: string"
+	}
+	if q.Principal != "" {
+		decl += ", $principal: string"
+	}
+	dq := `query q(` + decl + `) {
+  m as var(func: ge(pg.change_at, $since)) ` + filter + `
+  total(func: uid(m)) { n: count(uid) }
+  q(func: uid(m), orderdesc: pg.change_at, first: $first, offset: $offset) { ` + changeFields + ` }
+}`
+	var res struct {
+		Total []struct {
+			N int `json:"n"`
+		} `json:"total"`
+		Q []struct {
+			At        int64  `json:"pg.change_at"`
+			Principal string `json:"pg.change_principal"`
+			Method    string `json:"pg.change_method"`
+			Request   string `json:"pg.change_request"`
+			Resource  string `json:"pg.change_resource"`
+			Action    string `json:"pg.change_action"`
+			Before    string `json:"pg.change_before"`
+			After     string `json:"pg.change_after"`
+		} `json:"q"`
+	}
+	if err := s.query(ctx, op, dq, vars, &res); err != nil {
+		return nil, 0, err
+	}
+	out := make([]graph.Change, 0, len(res.Q))
+	for _, r := range res.Q {
+		out = append(out, graph.Change{Time: time.UnixMilli(r.At).UTC(), Principal: r.Principal, Method: r.Method,
+			RequestID: r.Request, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After})
+	}
+	total := 0
+	if len(res.Total) > 0 {
+		total = res.Total[0].N
+	}
+	return out, total, nil
+}
+
+// RequestResult implements graph.Trail.
+func (s *Store) RequestResult(ctx context.Context, principal, requestID string, result any) (bool, error) {
+	const op = "dgraph.RequestResult"
+	name := requestName(graph.WriteMeta{Principal: principal, RequestID: requestID})
+	var res struct {
+		Q []struct {
+			Result string `json:"pg.request_result"`
+		} `json:"q"`
+	}
+	q, vars := nameBlocks([]string{name}, "pg.name pg.request_result")
+	if err := s.query(ctx, op, q, vars, &res); err != nil {
+		return false, err
+	}
+	if len(res.Q) == 0 {
+		return false, nil
+	}
+	if err := json.Unmarshal([]byte(res.Q[0].Result), result); err != nil {
+		return false, &graph.Error{Op: op, Kind: graph.Internal, Message: "a recorded result cannot be read", Err: err}
+	}
+	return true, nil
+}
+
+// RecordRequest implements graph.Trail.
+func (s *Store) RecordRequest(ctx context.Context, principal, requestID string, result any) error {
+	name := requestName(graph.WriteMeta{Principal: principal, RequestID: requestID})
+	b, err := json.Marshal(result)
+	if err != nil {
+		return &graph.Error{Op: "dgraph.RecordRequest", Kind: graph.Internal, Message: "a result cannot be recorded", Err: err}
+	}
+	return s.upsert(ctx, write{op: "dgraph.RecordRequest", lookup: []string{name}, fields: "uid pg.name",
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			n := node(got, name, "Request")
+			n["pg.request_result"] = string(b)
+			return nil, []map[string]any{n}, nil
+		}})
+}
+
+// resultOf is where a write adds its result for the caller: graph.WriteMeta.Result, if any.
+func resultOf(ctx context.Context) *graph.WriteResult {
+	m, _ := graph.WriteMetaFrom(ctx)
+	return m.Result
+}
+
+// relationRecordJSON is a relation as a dataset record; "" only for a relation not named as derived.
+func relationRecordJSON(r graph.Relation) string {
+	rec, err := graph.RelationRecord(r)
+	if err != nil {
+		return ""
+	}
+	return graph.RecordJSON(rec)
+}
+
+// mergeClaims is a relation's claims after a write of some of them: those written replace those of the
+// same name (a retraction stands); the others stay. In claim-name order, as reads return them.
+func mergeClaims(old, written []graph.Claim) []graph.Claim {
+	byName := map[string]graph.Claim{}
+	for _, c := range old {
+		byName[c.Name] = c
+	}
+	for _, c := range written {
+		c.Retracted = byName[c.Name].Retracted
+		byName[c.Name] = c
+	}
+	out := make([]graph.Claim, 0, len(byName))
+	for _, c := range byName {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b graph.Claim) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}

@@ -1,0 +1,204 @@
+package dgraph
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/dgo/v230"
+	"github.com/dgraph-io/dgo/v230/protos/api"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/auth"
+)
+
+// API keys are nodes of type Key (schema.dql), found by pg.key_hash, pg.key_id or pg.key_name; they have
+// no pg.name, so nothing that reads or writes the graph by resource name can reach them.
+
+var _ auth.KeyStore = (*Store)(nil)
+
+type keyJSON struct {
+	UID       string `json:"uid"`
+	ID        string `json:"pg.key_id"`
+	Name      string `json:"pg.key_name"`
+	Hash      string `json:"pg.key_hash"`
+	Role      string `json:"pg.key_role"`
+	CreatedAt int64  `json:"pg.key_created_at"`
+	RevokedAt int64  `json:"pg.key_revoked_at"`
+}
+
+const keyFields = `uid pg.key_id pg.key_name pg.key_hash pg.key_role pg.key_created_at pg.key_revoked_at`
+
+func (k keyJSON) key() auth.Key {
+	role, _ := auth.ParseRole(k.Role) // a role that does not parse is NoRole: it allows nothing
+	out := auth.Key{ID: auth.KeyID(k.ID), Name: k.Name, Role: role, Hash: k.Hash, Created: time.UnixMilli(k.CreatedAt).UTC()}
+	if k.RevokedAt != 0 {
+		out.Revoked = time.UnixMilli(k.RevokedAt).UTC()
+	}
+	return out
+}
+
+// CreateKey implements auth.KeyStore. Two keys created at once with the same name conflict in Dgraph (the
+// name is @upsert), and the one retried finds the name taken.
+func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
+	const op = "dgraph.CreateKey"
+	if !k.ID.Valid() || len(k.Hash) != 64 || k.Role < auth.Reader || k.Role > auth.Admin {
+		return &graph.Error{Op: op, Kind: graph.Invalid, Message: fmt.Sprintf("not a key to store: id %q, role %s", k.ID, k.Role)}
+	}
+	if err := auth.CheckKeyName(k.Name); err != nil {
+		return err
+	}
+	q := `query q($name: string, $id: string, $hash: string) {
+  byName(func: eq(pg.key_name, $name)) @filter(NOT has(pg.key_revoked_at)) { pg.key_id }
+  byID(func: eq(pg.key_id, $id)) { uid }
+  byHash(func: eq(pg.key_hash, $hash)) { uid }
+}`
+	return s.keyTxn(ctx, op, func(txn *dgo.Txn) error {
+		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$name": k.Name, "$id": string(k.ID), "$hash": k.Hash})
+		if err != nil {
+			return err
+		}
+		var res struct {
+			ByName []keyJSON `json:"byName"`
+			ByID   []keyJSON `json:"byID"`
+			ByHash []keyJSON `json:"byHash"`
+		}
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
+		}
+		if len(res.ByName) > 0 {
+			return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "KEY_NAME_TAKEN",
+				Message: fmt.Sprintf("a key named %s exists (%s): revoke it first, or choose another name", k.Name, res.ByName[0].ID)}
+		}
+		if len(res.ByID) > 0 || len(res.ByHash) > 0 {
+			return &graph.Error{Op: op, Kind: graph.Internal, Message: "a new key's id or hash is taken; try again"}
+		}
+		set, err := json.Marshal(map[string]any{"uid": "_:key", "dgraph.type": "Key", "pg.key_id": string(k.ID),
+			"pg.key_name": k.Name, "pg.key_hash": k.Hash, "pg.key_role": k.Role.String(), "pg.key_created_at": k.Created.UnixMilli()})
+		if err != nil {
+			return err
+		}
+		_, err = txn.Mutate(ctx, &api.Mutation{SetJson: set, CommitNow: true})
+		return err
+	})
+}
+
+// KeyByHash implements auth.KeyStore.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.Key, error) {
+	var res struct{ Q []keyJSON }
+	q := `query q($h: string) { q(func: eq(pg.key_hash, $h)) { ` + keyFields + ` } }`
+	if err := s.query(ctx, "dgraph.KeyByHash", q, map[string]string{"$h": hash}, &res); err != nil {
+		return auth.Key{}, err
+	}
+	for _, k := range res.Q {
+		if k.Hash == hash {
+			return k.key(), nil
+		}
+	}
+	return auth.Key{}, &graph.Error{Op: "dgraph.KeyByHash", Kind: graph.NotFound, Reason: "KEY_NOT_FOUND", Message: "no such key"}
+}
+
+// ListKeys implements auth.KeyStore.
+func (s *Store) ListKeys(ctx context.Context) ([]auth.Key, error) {
+	var res struct{ Q []keyJSON }
+	if err := s.query(ctx, "dgraph.ListKeys", `{ q(func: type(Key)) { `+keyFields+` } }`, nil, &res); err != nil {
+		return nil, err
+	}
+	out := make([]auth.Key, 0, len(res.Q))
+	for _, r := range res.Q {
+		k := r.key()
+		k.Hash = ""
+		out = append(out, k)
+	}
+	slices.SortStableFunc(out, func(a, b auth.Key) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.ID), string(b.ID))
+	})
+	return out, nil
+}
+
+// RevokeKey implements auth.KeyStore. By name, it revokes the key not yet revoked; when every key with the
+// name is revoked already, it returns the one revoked last, unchanged.
+func (s *Store) RevokeKey(ctx context.Context, idOrName string, at time.Time) (auth.Key, error) {
+	const op = "dgraph.RevokeKey"
+	pred := "pg.key_name"
+	if strings.HasPrefix(idOrName, "keys/") {
+		pred = "pg.key_id"
+	}
+	q := `query q($v: string) { q(func: eq(` + pred + `, $v)) { ` + keyFields + ` } }`
+	var out auth.Key
+	err := s.keyTxn(ctx, op, func(txn *dgo.Txn) error {
+		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$v": idOrName})
+		if err != nil {
+			return err
+		}
+		var res struct{ Q []keyJSON }
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
+		}
+		if len(res.Q) == 0 {
+			return &graph.Error{Op: op, Kind: graph.NotFound, Reason: "KEY_NOT_FOUND", Message: "no key has the id or name " + idOrName}
+		}
+		// The key still valid, else the one revoked last.
+		slices.SortFunc(res.Q, func(a, b keyJSON) int {
+			if (a.RevokedAt == 0) != (b.RevokedAt == 0) {
+				if a.RevokedAt == 0 {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(b.RevokedAt, a.RevokedAt)
+		})
+		k := res.Q[0]
+		if k.RevokedAt != 0 {
+			out = k.key()
+			return nil
+		}
+		k.RevokedAt = at.UnixMilli()
+		set, err := json.Marshal(map[string]any{"uid": k.UID, "pg.key_revoked_at": k.RevokedAt})
+		if err != nil {
+			return err
+		}
+		if _, err := txn.Mutate(ctx, &api.Mutation{SetJson: set, CommitNow: true}); err != nil {
+			return err
+		}
+		out = k.key()
+		return nil
+	})
+	out.Hash = ""
+	return out, err
+}
+
+// keyTxn runs do in a transaction, retried with backoff when Dgraph aborts it for a concurrent write.
+// Errors that are not *graph.Error are wrapped (s.wrap) with op.
+func (s *Store) keyTxn(ctx context.Context, op string, do func(*dgo.Txn) error) error {
+	for attempt := 1; ; attempt++ {
+		txn := s.dg.NewTxn()
+		err := do(txn)
+		txn.Discard(ctx)
+		var ge *graph.Error
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &ge):
+			return err
+		case !errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts:
+			return s.wrap(op, err)
+		}
+		s.retries.Add(1)
+		backoff := time.Duration(10+rand.IntN(10*attempt)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return s.wrap(op, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}

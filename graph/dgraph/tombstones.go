@@ -1,0 +1,210 @@
+package dgraph
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+var _ graph.Tombstones = (*Store)(nil)
+
+// principal is who makes a write, for a tombstone: the write's principal, or "local".
+func principal(ctx context.Context) string {
+	if m, ok := graph.WriteMetaFrom(ctx); ok && m.Principal != "" {
+		return m.Principal
+	}
+	return "local"
+}
+
+// relationOfClaim is the relation a claim's name belongs to (relations/…/claims/…).
+func relationOfClaim(claim string) (string, bool) {
+	rel, _, ok := strings.Cut(claim, "/claims/")
+	return rel, ok && strings.HasPrefix(rel, "relations/")
+}
+
+// RetractClaim implements graph.Tombstones. The claim's relation gets a new summary (the retracted claim
+// no longer counts) and is marked changed, so that the graph in memory follows.
+func (s *Store) RetractClaim(ctx context.Context, claim, reason string) (graph.WriteResult, error) {
+	const op = "dgraph.RetractClaim"
+	rel, ok := relationOfClaim(claim)
+	if !ok {
+		return graph.WriteResult{}, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "CLAIM_NOT_FOUND", Message: "no claim named " + claim}
+	}
+	var res graph.WriteResult
+	by, now := principal(ctx), time.Now().UTC()
+	fields := `uid pg.name pg.version pg.lease_until ` + retractedFields + ` claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } ` + retractedFields + ` }`
+	err := s.upsert(ctx, write{op: op, lookup: []string{claim, rel, metaName}, fields: fields,
+		auditFields: relationFields,
+		result:      &res,
+		audit: func(got map[string]found) (changes []graph.Change, r graph.WriteResult) {
+			old, _ := decodeRaw[relationJSON](got, rel)
+			prev := old.relation()
+			after := prev
+			after.Claims = make([]graph.Claim, len(prev.Claims))
+			for i, c := range prev.Claims {
+				if c.Name == claim && c.Retracted.IsZero() {
+					c.Retracted = graph.Tombstone{Time: now, By: by, Reason: reason}
+				}
+				after.Claims[i] = c
+			}
+			before, afterJSON := relationRecordJSON(prev), relationRecordJSON(after)
+			if before == afterJSON {
+				r.Unchanged++
+				return nil, r
+			}
+			r.Updated = []string{claim, rel}
+			// The change is the relation's: its history shows its claims' retractions.
+			return []graph.Change{{Resource: rel, Action: graph.ActionRetract, Before: before, After: afterJSON}}, r
+		},
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			c, ok := got[claim]
+			if !ok {
+				return nil, nil, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "CLAIM_NOT_FOUND", Message: "no claim named " + claim}
+			}
+			var already struct {
+				At *int64 `json:"pg.retracted_at"`
+			}
+			if decodeInto(c, &already); already.At != nil {
+				return nil, nil, nil // retracted already: the first retraction stands
+			}
+			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			set = append(set, map[string]any{"uid": c.UID, "pg.retracted_at": now.UnixMilli(), "pg.retracted_by": by, "pg.retract_reason": reason})
+			var claims []graph.Claim
+			for _, x := range got[rel].Claims {
+				cl := graph.Claim{Name: x.Name, Status: graph.ClaimStatus(x.Status), Confidence: x.Confidence, Retracted: x.retracted()}
+				if x.Source != nil {
+					cl.Source.Name = graph.SourceName(x.Source.Name)
+				}
+				if x.Name == claim {
+					cl.Retracted = graph.Tombstone{Time: now, By: by, Reason: reason}
+				}
+				claims = append(claims, cl)
+			}
+			set = append(set, map[string]any{"uid": got[rel].UID, "pg.support": encodeSupport(claims), "pg.changed": version})
+			return nil, set, nil
+		}})
+	return res, err
+}
+
+// DeleteRelation implements graph.Tombstones.
+func (s *Store) DeleteRelation(ctx context.Context, name graph.RelationName, reason string) (graph.WriteResult, error) {
+	const op = "dgraph.DeleteRelation"
+	var res graph.WriteResult
+	by, now := principal(ctx), time.Now().UTC()
+	err := s.upsert(ctx, write{op: op, lookup: []string{string(name), metaName},
+		fields:      `uid pg.name pg.version pg.lease_until ` + deletedFields,
+		auditFields: relationFields,
+		result:      &res,
+		audit: func(got map[string]found) ([]graph.Change, graph.WriteResult) {
+			var r graph.WriteResult
+			old, _ := decodeRaw[relationJSON](got, string(name))
+			return deletion(&r, old.relation(), now, by, reason), r
+		},
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			f, ok := got[string(name)]
+			if !ok {
+				return nil, nil, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
+			}
+			var t tombstoneJSON
+			if decodeInto(f, &t); t.DeletedAt != nil {
+				return nil, nil, nil // deleted already
+			}
+			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			set = append(set, deletedNode(f.UID, now, by, reason, version))
+			return nil, set, nil
+		}})
+	return res, err
+}
+
+// deletion is the change a relation's deletion makes (none when it was deleted already).
+func deletion(r *graph.WriteResult, rel graph.Relation, now time.Time, by, reason string) []graph.Change {
+	if !rel.Deleted.IsZero() {
+		r.Unchanged++
+		return nil
+	}
+	after := rel
+	after.Deleted = graph.Tombstone{Time: now, By: by, Reason: reason}
+	r.Updated = append(r.Updated, string(rel.Name))
+	return []graph.Change{{Resource: string(rel.Name), Action: graph.ActionDelete, Before: relationRecordJSON(rel), After: relationRecordJSON(after)}}
+}
+
+// deletedNode marks a node deleted, and changed at version (for relations, so the graph in memory drops
+// them).
+func deletedNode(uid string, now time.Time, by, reason string, version int64) map[string]any {
+	n := map[string]any{"uid": uid, "pg.deleted_at": now.UnixMilli(), "pg.deleted_by": by, "pg.delete_reason": reason}
+	if version > 0 {
+		n["pg.changed"] = version
+	}
+	return n
+}
+
+// DeleteEntity implements graph.Tombstones: the entity and each of its relations not deleted yet.
+func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason string) (graph.WriteResult, error) {
+	const op = "dgraph.DeleteEntity"
+	var res graph.WriteResult
+	by, now := principal(ctx), time.Now().UTC()
+	type entityWhole struct {
+		entityJSON
+		Out []relationJSON `json:"outWhole"`
+		In  []relationJSON `json:"inWhole"`
+	}
+	err := s.upsert(ctx, write{op: op, lookup: []string{string(name), metaName},
+		fields: `uid pg.name pg.version pg.lease_until ` + deletedFields +
+			` out: ~pg.from @filter(not has(pg.deleted_at)) { uid } in: ~pg.to @filter(not has(pg.deleted_at)) { uid }`,
+		auditFields: entityFields + ` outWhole: ~pg.from @filter(not has(pg.deleted_at)) { ` + relationFields + ` } inWhole: ~pg.to @filter(not has(pg.deleted_at)) { ` + relationFields + ` }`,
+		result:      &res,
+		audit: func(got map[string]found) ([]graph.Change, graph.WriteResult) {
+			var r graph.WriteResult
+			old, _ := decodeRaw[entityWhole](got, string(name))
+			e := old.entity()
+			if !e.Deleted.IsZero() {
+				r.Unchanged++
+				return nil, r
+			}
+			after := e
+			after.Deleted = graph.Tombstone{Time: now, By: by, Reason: reason}
+			r.Updated = append(r.Updated, string(name))
+			changes := []graph.Change{{Resource: string(name), Action: graph.ActionDelete,
+				Before: graph.RecordJSON(graph.EntityRecord(e)), After: graph.RecordJSON(graph.EntityRecord(after))}}
+			for _, rel := range append(old.Out, old.In...) {
+				changes = append(changes, deletion(&r, rel.relation(), now, by, reason)...)
+			}
+			return changes, r
+		},
+		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
+			f, ok := got[string(name)]
+			if !ok {
+				return nil, nil, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "ENTITY_NOT_FOUND", Message: "no entity named " + string(name)}
+			}
+			var t tombstoneJSON
+			if decodeInto(f, &t); t.DeletedAt != nil {
+				return nil, nil, nil // deleted already
+			}
+			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			set = append(set, deletedNode(f.UID, now, by, reason, 0))
+			for _, r := range append(f.Out, f.In...) {
+				set = append(set, deletedNode(r.UID, now, by, reason, version))
+			}
+			return nil, set, nil
+		}})
+	return res, err
+}
+
+// decodeInto reads more of a found resource's fields into v.
+func decodeInto(f found, v any) {
+	if f.raw != nil {
+		_ = json.Unmarshal(f.raw, v)
+	}
+}

@@ -1,0 +1,141 @@
+package graph
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The dataset format's records as written (data/FORMAT.md): what dataset files hold, and how the audit
+// trail shows a resource before and after a change. Empty optional fields are left out.
+type (
+	// SourceOut is a source record.
+	SourceOut struct {
+		Record    string `json:"record"`
+		Name      string `json:"name"`
+		Title     string `json:"title"`
+		Kind      string `json:"kind"`
+		Outlet    string `json:"outlet,omitempty"`
+		Author    string `json:"author,omitempty"`
+		Published string `json:"published,omitempty"`
+		URL       string `json:"url,omitempty"`
+	}
+	// EntityOut is an entity record.
+	EntityOut struct {
+		Record      string            `json:"record"`
+		Name        string            `json:"name"`
+		DisplayName string            `json:"display_name"`
+		Aliases     []string          `json:"aliases,omitempty"`
+		Description string            `json:"description,omitempty"`
+		Identifiers map[string]string `json:"identifiers,omitempty"`
+		ValidFrom   string            `json:"valid_from,omitempty"`
+		ValidTo     string            `json:"valid_to,omitempty"`
+		Deleted     *TombstoneOut     `json:"deleted,omitempty"`
+	}
+	// ClaimOut is a claim of a relation record.
+	ClaimOut struct {
+		Source     string        `json:"source"`
+		Excerpt    string        `json:"excerpt"`
+		Confidence float64       `json:"confidence"`
+		Status     string        `json:"status"`
+		SaidBy     string        `json:"said_by,omitempty"`
+		Key        string        `json:"key,omitempty"`
+		Retracted  *TombstoneOut `json:"retracted,omitempty"`
+	}
+	// RelationOut is a relation record with its claims.
+	RelationOut struct {
+		Record    string        `json:"record"`
+		Type      string        `json:"type"`
+		From      string        `json:"from"`
+		To        string        `json:"to"`
+		Key       string        `json:"key,omitempty"`
+		Role      string        `json:"role,omitempty"`
+		Via       string        `json:"via,omitempty"`
+		ValidFrom string        `json:"valid_from,omitempty"`
+		ValidTo   string        `json:"valid_to,omitempty"`
+		Date      string        `json:"date,omitempty"`
+		Claims    []ClaimOut    `json:"claims"`
+		Deleted   *TombstoneOut `json:"deleted,omitempty"`
+	}
+	// TombstoneOut says when, by whom and why a resource was retracted or deleted (the trail shows it;
+	// dataset files never hold one).
+	TombstoneOut struct {
+		Time   string `json:"time"`
+		By     string `json:"by"`
+		Reason string `json:"reason"`
+	}
+)
+
+func tombstoneOut(t Tombstone) *TombstoneOut {
+	if t.IsZero() {
+		return nil
+	}
+	return &TombstoneOut{Time: t.Time.UTC().Format("2006-01-02T15:04:05Z"), By: t.By, Reason: t.Reason}
+}
+
+// SourceRecord is a source as the dataset format writes it.
+func SourceRecord(s Source) SourceOut {
+	return SourceOut{Record: "source", Name: string(s.Name), Title: s.Title, Kind: string(s.Kind),
+		Outlet: s.Outlet, Author: s.Author, Published: s.Published.String(), URL: s.URL}
+}
+
+// EntityRecord is an entity as the dataset format writes it.
+func EntityRecord(e Entity) EntityOut {
+	return EntityOut{Record: "entity", Name: string(e.Name), DisplayName: e.DisplayName, Aliases: e.Aliases,
+		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
+		Deleted: tombstoneOut(e.Deleted)}
+}
+
+// RelationRecord is a relation as the dataset format writes it. The relation's key and each claim's key
+// are read back from their names, which must be the ones RelationNameFor and ClaimNameFor derive.
+func RelationRecord(r Relation) (RelationOut, error) {
+	key, err := RelationKey(r)
+	if err != nil {
+		return RelationOut{}, err
+	}
+	out := RelationOut{Record: "relation", Type: string(r.Type), From: string(r.From), To: string(r.To), Key: key,
+		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(),
+		Claims: make([]ClaimOut, len(r.Claims)), Deleted: tombstoneOut(r.Deleted)}
+	for i, c := range r.Claims {
+		ck, err := ClaimKey(r.Name, c)
+		if err != nil {
+			return RelationOut{}, err
+		}
+		out.Claims[i] = ClaimOut{Source: string(c.Source.Name), Excerpt: c.Excerpt, Confidence: c.Confidence,
+			Status: string(c.Status), SaidBy: string(c.SaidBy), Key: ck, Retracted: tombstoneOut(c.Retracted)}
+	}
+	return out, nil
+}
+
+// RecordJSON writes a record as one line of JSON.
+func RecordJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// RelationKey reads a relation's key back from its name.
+func RelationKey(r Relation) (string, error) {
+	base := string(RelationNameFor(r.From, r.Type, r.To, ""))
+	switch rest, ok := strings.CutPrefix(string(r.Name), base); {
+	case ok && rest == "":
+		return "", nil
+	case ok && len(rest) > 1 && rest[0] == '.':
+		return rest[1:], nil
+	}
+	return "", fmt.Errorf("relation %s is not named as %s.<key>", r.Name, base)
+}
+
+// ClaimKey reads a claim's key back from its name.
+func ClaimKey(rel RelationName, c Claim) (string, error) {
+	base := ClaimNameFor(rel, c.Source.Name, "")
+	switch rest, ok := strings.CutPrefix(c.Name, base); {
+	case ok && rest == "":
+		return "", nil
+	case ok && len(rest) > 1 && rest[0] == '-':
+		return rest[1:], nil
+	}
+	return "", fmt.Errorf("claim %s is not named as %s-<key>", c.Name, base)
+}

@@ -1,0 +1,243 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/intake"
+)
+
+// WriteServer implements polgraph.v1.WriteService on an intake.Service. Who writes comes from the
+// request's context (principal); authentication and roles are the interceptors' job.
+type WriteServer struct {
+	pb.UnimplementedWriteServiceServer
+	svc       *intake.Service
+	principal func(context.Context) (name string, aliases []string)
+	log       *slog.Logger
+}
+
+// NewWriteServer returns a WriteServer; principal names who makes a call, as the trail shows it and by
+// the other names the trail can be searched by (a key's name and id, a certificate's common name).
+func NewWriteServer(svc *intake.Service, principal func(context.Context) (string, []string), log *slog.Logger) *WriteServer {
+	return &WriteServer{svc: svc, principal: principal, log: log}
+}
+
+func (s *WriteServer) meta(ctx context.Context, method, requestID string) graph.WriteMeta {
+	name, aliases := s.principal(ctx)
+	return graph.WriteMeta{Principal: name, Aliases: aliases, Method: method, RequestID: requestID}
+}
+
+// recordLines writes records as dataset lines: the proto fields are the format's, by name.
+func recordLines[M proto.Message](record string, recs []M) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(r)
+		if err != nil {
+			b = []byte("{}")
+		}
+		body := strings.TrimSpace(string(b))
+		body = strings.TrimSpace(strings.TrimPrefix(body, "{"))
+		sep := ","
+		if body == "}" {
+			sep = ""
+		}
+		out[i] = `{"record":"` + record + `"` + sep + body
+	}
+	return out
+}
+
+func writeResultPB(r graph.WriteResult) *pb.WriteResult {
+	return &pb.WriteResult{Created: r.Created, Updated: r.Updated, Unchanged: int32(r.Unchanged), Replayed: r.Replayed, Version: r.Version}
+}
+
+// capped reports a request with more records than a batch takes before they are converted.
+func capped(field string, n int) error {
+	var v graph.Violations
+	graph.CheckCount(&v, field, n, intake.MaxBatch)
+	return v.Err("Upsert", "invalid write")
+}
+
+// UpsertSources implements pb.WriteServiceServer.
+func (s *WriteServer) UpsertSources(ctx context.Context, req *pb.UpsertSourcesRequest) (*pb.UpsertSourcesResponse, error) {
+	const m = "UpsertSources"
+	if err := capped("sources", len(req.GetSources())); err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	res, err := s.svc.Upsert(ctx, s.meta(ctx, m, req.GetRequestId()), intake.Batch{Field: "sources", Lines: recordLines("source", req.GetSources())})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	return &pb.UpsertSourcesResponse{Result: writeResultPB(res)}, nil
+}
+
+// UpsertEntities implements pb.WriteServiceServer.
+func (s *WriteServer) UpsertEntities(ctx context.Context, req *pb.UpsertEntitiesRequest) (*pb.UpsertEntitiesResponse, error) {
+	const m = "UpsertEntities"
+	if err := capped("entities", len(req.GetEntities())); err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	res, err := s.svc.Upsert(ctx, s.meta(ctx, m, req.GetRequestId()), intake.Batch{Field: "entities", Lines: recordLines("entity", req.GetEntities())})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	return &pb.UpsertEntitiesResponse{Result: writeResultPB(res)}, nil
+}
+
+// UpsertRelations implements pb.WriteServiceServer.
+func (s *WriteServer) UpsertRelations(ctx context.Context, req *pb.UpsertRelationsRequest) (*pb.UpsertRelationsResponse, error) {
+	const m = "UpsertRelations"
+	if err := capped("relations", len(req.GetRelations())); err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	res, err := s.svc.Upsert(ctx, s.meta(ctx, m, req.GetRequestId()), intake.Batch{Field: "relations", Lines: recordLines("relation", req.GetRelations())})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	return &pb.UpsertRelationsResponse{Result: writeResultPB(res)}, nil
+}
+
+// Load implements pb.WriteServiceServer: it reads the whole stream (within the size limits), then checks
+// and writes it as one load.
+func (s *WriteServer) Load(stream pb.WriteService_LoadServer) error {
+	const m = "Load"
+	ctx := stream.Context()
+	var files []dataset.File
+	var names []string
+	var current *strings.Builder
+	lines, size := 0, 0
+	requestID := ""
+	tooBig := func(what string) error {
+		return toStatus(ctx, s.log, m, &graph.Error{Op: m, Kind: graph.ResourceExhausted, Reason: "LOAD_TOO_LARGE",
+			Message: "the load is over " + what + "; send it in several loads, or load it with `polgraph load` on the database's machine"})
+	}
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err // the client went away: nothing was written
+		}
+		if req.GetRequestId() != "" {
+			requestID = req.GetRequestId()
+		}
+		if f := req.GetFile(); current == nil || (f != "" && f != names[len(names)-1]) {
+			if len(f) > 200 {
+				var v graph.Violations
+				v.Add("file", "%d bytes; at most 200", len(f))
+				return toStatus(ctx, s.log, m, v.Err(m, "invalid load"))
+			}
+			if f == "" {
+				f = "stream"
+			}
+			if len(names) == intake.MaxLoadFiles {
+				return tooBig("100 files")
+			}
+			names = append(names, f)
+			current = &strings.Builder{}
+			files = append(files, dataset.File{Name: f})
+		}
+		for _, l := range req.GetLines() {
+			lines++
+			size += len(l) + 1
+			if lines > intake.MaxLoadLines {
+				return tooBig("2,000,000 lines")
+			}
+			if size > intake.MaxLoadBytes {
+				return tooBig("512 MiB")
+			}
+			current.WriteString(l)
+			current.WriteByte('\n')
+		}
+		files[len(files)-1].R = strings.NewReader(current.String())
+	}
+	for i := range files {
+		if files[i].R == nil {
+			files[i].R = strings.NewReader("")
+		}
+	}
+	res, err := s.svc.Load(ctx, s.meta(ctx, m, requestID), files)
+	if err != nil {
+		return toStatus(ctx, s.log, m, err)
+	}
+	return stream.SendAndClose(&pb.LoadResponse{Sources: int32(res.Sources), Entities: int32(res.Entities),
+		Relations: int32(res.Relations), Claims: int32(res.Claims), Replayed: res.Replayed,
+		Graph: &pb.GraphCounts{Entities: int32(res.Graph.Entities), Relations: int32(res.Graph.Relations),
+			Claims: int32(res.Graph.Claims), Sources: int32(res.Graph.Sources)}})
+}
+
+// RetractClaim implements pb.WriteServiceServer.
+func (s *WriteServer) RetractClaim(ctx context.Context, req *pb.RetractClaimRequest) (*pb.RetractClaimResponse, error) {
+	res, err := s.svc.RetractClaim(ctx, s.meta(ctx, "RetractClaim", req.GetRequestId()), req.GetName(), req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "RetractClaim", err)
+	}
+	return &pb.RetractClaimResponse{Result: writeResultPB(res)}, nil
+}
+
+// DeleteRelation implements pb.WriteServiceServer.
+func (s *WriteServer) DeleteRelation(ctx context.Context, req *pb.DeleteRelationRequest) (*pb.DeleteRelationResponse, error) {
+	res, err := s.svc.DeleteRelation(ctx, s.meta(ctx, "DeleteRelation", req.GetRequestId()), req.GetName(), req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "DeleteRelation", err)
+	}
+	return &pb.DeleteRelationResponse{Result: writeResultPB(res)}, nil
+}
+
+// DeleteEntity implements pb.WriteServiceServer.
+func (s *WriteServer) DeleteEntity(ctx context.Context, req *pb.DeleteEntityRequest) (*pb.DeleteEntityResponse, error) {
+	res, err := s.svc.DeleteEntity(ctx, s.meta(ctx, "DeleteEntity", req.GetRequestId()), req.GetName(), req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "DeleteEntity", err)
+	}
+	return &pb.DeleteEntityResponse{Result: writeResultPB(res)}, nil
+}
+
+// ListChanges implements pb.WriteServiceServer.
+func (s *WriteServer) ListChanges(ctx context.Context, req *pb.ListChangesRequest) (*pb.ListChangesResponse, error) {
+	const m = "ListChanges"
+	q := graph.ChangeQuery{Resource: req.GetResource(), Principal: req.GetPrincipal(), Limit: int(req.GetPageSize())}
+	if req.GetSince() != nil {
+		q.Since = req.GetSince().AsTime()
+	}
+	if req.GetUntil() != nil {
+		q.Until = req.GetUntil().AsTime()
+	}
+	var v graph.Violations
+	fp := fingerprint(req, func(r *pb.ListChangesRequest) { r.PageToken, r.PageSize = "", 0 })
+	q.Offset = pageOffset(req.GetPageToken(), fp, &v)
+	if err := v.Err(m, "invalid request"); err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	changes, total, err := s.svc.ListChanges(ctx, q)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	resp := &pb.ListChangesResponse{TotalSize: int32(total)}
+	for _, c := range changes {
+		resp.Changes = append(resp.Changes, changePB(c))
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	if next := q.Offset + limit; next < total && len(changes) > 0 {
+		resp.NextPageToken = encodeToken(pageToken{Query: fp, Offset: next})
+	}
+	return resp, nil
+}
+
+func changePB(c graph.Change) *pb.Change {
+	return &pb.Change{Time: timestamppb.New(c.Time), Principal: c.Principal, Method: c.Method,
+		RequestId: c.RequestID, Resource: c.Resource, Action: c.Action, Before: c.Before, After: c.After}
+}

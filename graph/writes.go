@@ -1,0 +1,119 @@
+package graph
+
+import (
+	"context"
+	"time"
+)
+
+// WriteMeta says who writes and why. Set on a context (WithWriteMeta), it makes every write of a Store
+// record, in the same transaction, one Change per resource it changes, and (with a RequestID) the write's
+// result, so that a retried call gets the first call's answer.
+type WriteMeta struct {
+	Principal string // who, as the trail shows it: "key alice (keys/…)", "certificate CN=…", "local (user)"
+	// Aliases are the other names the trail can be searched by: a key's name and id, a certificate's
+	// common name, a local user's name.
+	Aliases []string
+	Method  string // the RPC, e.g. "UpsertEntities"
+	// RequestID is the caller's idempotency key, or "": a write that finds its id recorded writes nothing
+	// and reports the recorded result (Replayed). Give it only to a write made in one transaction.
+	RequestID string
+	// Result, when set, collects what the writes made with the context changed.
+	Result *WriteResult
+}
+
+type writeMetaKey struct{}
+
+// WithWriteMeta returns ctx carrying m.
+func WithWriteMeta(ctx context.Context, m WriteMeta) context.Context {
+	return context.WithValue(ctx, writeMetaKey{}, m)
+}
+
+// WriteMetaFrom returns the WriteMeta ctx carries, if any.
+func WriteMetaFrom(ctx context.Context) (WriteMeta, bool) {
+	m, ok := ctx.Value(writeMetaKey{}).(WriteMeta)
+	return m, ok
+}
+
+// The actions a Change records.
+const (
+	ActionCreate  = "CREATE"
+	ActionUpdate  = "UPDATE"
+	ActionRetract = "RETRACT"
+	ActionDelete  = "DELETE"
+)
+
+// Change is one resource changed by one write: the audit trail's entry.
+type Change struct {
+	Time      time.Time
+	Principal string
+	Method    string
+	RequestID string
+	Resource  string
+	Action    string
+	// Before and After are the resource as a dataset record (JSON), "" when it did not exist (Before).
+	Before, After string
+}
+
+// ChangeQuery asks for a page of the audit trail, newest first.
+type ChangeQuery struct {
+	Resource, Principal string    // "" for any
+	Since, Until        time.Time // zero for open
+	Offset, Limit       int
+}
+
+// WriteResult says what a write changed.
+type WriteResult struct {
+	Created, Updated []string
+	Unchanged        int
+	Replayed         bool // the recorded result of an earlier call with the same request id
+	Version          int64
+}
+
+// Add counts what another write changed too.
+func (r *WriteResult) Add(o WriteResult) {
+	r.Created = append(r.Created, o.Created...)
+	r.Updated = append(r.Updated, o.Updated...)
+	r.Unchanged += o.Unchanged
+	r.Replayed = r.Replayed || o.Replayed
+	r.Version = max(r.Version, o.Version)
+}
+
+// Trail is where a Store keeps the audit trail. Methods return Unavailable, DeadlineExceeded or Internal
+// errors.
+type Trail interface {
+	// ListChanges returns a page of the changes matching q, newest first, and how many match in all.
+	ListChanges(ctx context.Context, q ChangeQuery) ([]Change, int, error)
+	// RequestResult reads into result the result recorded for a principal's request id, and reports
+	// whether there is one.
+	RequestResult(ctx context.Context, principal, requestID string, result any) (bool, error)
+	// RecordRequest records the result of a principal's request id, for a write made in several
+	// transactions (a single-transaction write records its own, with WriteMeta.RequestID).
+	RecordRequest(ctx context.Context, principal, requestID string, result any) error
+}
+
+// Retraction and deletion limits.
+const (
+	MaxReason    = 1000 // bytes of a retraction's or a deletion's reason
+	MaxRequestID = 100  // bytes of a request id
+)
+
+// Tombstones keep what is retracted or deleted, marked, so that nothing is lost and the trail can show it.
+type Tombstones interface {
+	// RetractClaim marks a claim retracted (it is kept and shown, and never counts) and recomputes its
+	// relation's summary. NotFound for an unknown claim.
+	RetractClaim(ctx context.Context, claim, reason string) (WriteResult, error)
+	// DeleteRelation marks a relation deleted: no search finds it any more. NotFound for an unknown one.
+	DeleteRelation(ctx context.Context, name RelationName, reason string) (WriteResult, error)
+	// DeleteEntity marks an entity and each of its relations deleted. NotFound for an unknown one.
+	DeleteEntity(ctx context.Context, name EntityName, reason string) (WriteResult, error)
+}
+
+// Tombstone says that, when and why a resource was retracted or deleted, and by whom.
+type Tombstone struct {
+	Time   time.Time
+	By     string
+	Reason string
+}
+
+// IsZero reports whether there is no tombstone.
+func (t Tombstone) IsZero() bool { return t.Time.IsZero() }
