@@ -19,7 +19,7 @@ test: dgraph tools browser web/node_modules
 ## fuzz: run every fuzz target for FUZZTIME each (10s in `make test`; longer by hand, e.g. FUZZTIME=10m),
 ## starting from the seed corpora committed in testdata/fuzz; a failure writes the input that found it there
 FUZZTIME ?= 10s
-FUZZ_TARGETS := ./graph/dataset:FuzzRead ./graph:FuzzParseFuzzyDate ./graph:FuzzEntityName ./graph/rpc:FuzzRequests
+FUZZ_TARGETS := ./graph/dataset:FuzzRead ./graph:FuzzParseFuzzyDate ./graph:FuzzEntityName ./graph/rpc:FuzzRequests ./graph/rpc:FuzzWriteRequests
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
@@ -68,13 +68,14 @@ web-deps:
 web: web-deps
 	cd web && npm run build
 
-## web-proto: regenerate web/src/gen from the .proto files (protoc with protoc-gen-es from web/node_modules)
+## web-proto: regenerate web/src/gen from the .proto files (protoc with protoc-gen-es from web/node_modules), then build the explorer
 web-proto:
 	[ -x web/node_modules/.bin/protoc-gen-es ] || $(MAKE) web-deps
 	rm -rf web/src/gen
 	mkdir -p web/src/gen
 	protoc -I api --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
 		--es_out=web/src/gen --es_opt=target=ts,import_extension=none api/polgraph/v1/*.proto
+	$(MAKE) web
 
 ## web-test: only the explorer's tests, in headless Chromium (screenshots in test-output/explorer/)
 web-test: dgraph

@@ -12,19 +12,20 @@ type ErrorKind int
 
 // The error kinds.
 const (
-	Internal          ErrorKind = iota // a bug or an unexpected answer from a dependency
-	Invalid                            // the request or input is malformed
-	NotFound                           // a named entity or relation does not exist
-	Unavailable                        // the database cannot be reached
-	ResourceExhausted                  // the query would pass the work budget
-	DeadlineExceeded                   // the deadline passed
-	Unauthenticated                    // the caller's credential is missing, unknown or revoked
-	PermissionDenied                   // the caller's role does not allow the call
+	Internal           ErrorKind = iota // a bug or an unexpected answer from a dependency
+	Invalid                             // the request or input is malformed
+	NotFound                            // a named entity or relation does not exist
+	Unavailable                         // the database cannot be reached
+	ResourceExhausted                   // the query would pass the work budget
+	DeadlineExceeded                    // the deadline passed
+	Unauthenticated                     // the caller's credential is missing, unknown or revoked
+	PermissionDenied                    // the caller's role does not allow the call
+	FailedPrecondition                  // the graph is not in a state the request can apply to (a merged entity)
 )
 
 func (k ErrorKind) String() string {
 	return [...]string{"internal", "invalid", "not found", "unavailable", "resource exhausted", "deadline exceeded",
-		"unauthenticated", "permission denied"}[k]
+		"unauthenticated", "permission denied", "failed precondition"}[k]
 }
 
 // FieldViolation names one problem with one field of a request or an input record.
@@ -93,3 +94,7 @@ func (v Violations) Err(op, message string) error {
 	}
 	return &Error{Op: op, Kind: Invalid, Message: message, Violations: v, Reason: "INVALID_ARGUMENT"}
 }
+
+// ReasonMergedMeanwhile is the reason of the error of a write that names an entity merged while it was
+// being written: written again, it goes to the entity it was merged into.
+const ReasonMergedMeanwhile = "ENTITY_MERGED_MEANWHILE"

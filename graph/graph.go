@@ -85,6 +85,8 @@ type Entity struct {
 	ValidFrom   FuzzyDate
 	ValidTo     FuzzyDate
 	Deleted     Tombstone // set when the entity was deleted: kept, but in no search
+	// MergedInto is set (with Deleted) when the entity was merged into another: its name redirects there.
+	MergedInto EntityName
 }
 
 // SourceKind says what kind of document a source is.
@@ -254,6 +256,9 @@ type Relation struct {
 	Date      FuzzyDate
 	Claims    []Claim
 	Deleted   Tombstone // set when the relation was deleted: kept, but in no search
+	// MergedInto is set (with Deleted) when a merge of entities moved the relation's claims to another
+	// relation: its name redirects there.
+	MergedInto RelationName
 }
 
 // RelationNameFor derives a relation's resource name from its ends, type and optional key.

@@ -244,6 +244,9 @@ type Store interface {
 	GetEntity(ctx context.Context, name EntityName) (Entity, error)
 	// GetEntities returns the entities with these names that exist, keyed by name.
 	GetEntities(ctx context.Context, names []EntityName) (map[EntityName]Entity, error)
+	// EntitiesByIdentifier returns, for each value of an identifier scheme, the entities not deleted that
+	// hold it, ordered by name; values no entity holds are absent.
+	EntitiesByIdentifier(ctx context.Context, scheme string, values []string) (map[string][]Entity, error)
 	// RelationCounts counts an entity's relations by type and direction.
 	RelationCounts(ctx context.Context, name EntityName) ([]RelationCount, error)
 	// FindByName returns the entities whose display name or alias equals text, ignoring case, accents and

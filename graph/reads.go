@@ -3,6 +3,7 @@ package graph
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -480,4 +481,94 @@ func countLinks(e EntityName, links []Link) []RelationCount {
 		cs = append(cs, RelationCount{Type: l.Type, Outgoing: l.From == e || l.Symmetric, Count: 1})
 	}
 	return SumRelationCounts(cs)
+}
+
+// MaxBatchGet bounds the names of one BatchGetEntities, and the values of one LookupEntities.
+const MaxBatchGet = 1000
+
+// BatchGetEntities returns the entities with these resource names as stored (tombstones included), in
+// the order asked, and the names no entity has.
+func (s *Service) BatchGetEntities(ctx context.Context, names []string) ([]Entity, []string, error) {
+	var v Violations
+	if CheckCount(&v, "names", len(names), MaxBatchGet) {
+		for i, n := range names {
+			if _, err := ParseEntityName(n); err != nil {
+				v.Add(fmt.Sprintf("names[%d]", i), "%s is not an entity's resource name (e.g. actors/lutfur-rahman)", quote(truncate(n, 80)))
+			}
+		}
+	}
+	if err := v.Err("BatchGetEntities", "invalid request"); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	asked := make([]EntityName, len(names))
+	for i, n := range names {
+		asked[i] = EntityName(n)
+	}
+	got, err := s.Store.GetEntities(ctx, asked)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []Entity
+	var missing []string
+	seen := map[EntityName]bool{}
+	for _, n := range asked {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		if e, ok := got[n]; ok {
+			found = append(found, e)
+		} else {
+			missing = append(missing, string(n))
+		}
+	}
+	return found, missing, nil
+}
+
+// IdentifierMatch is an external identifier and the entities that hold it.
+type IdentifierMatch struct {
+	Value    string
+	Entities []Entity
+}
+
+// LookupEntities returns, in the order asked, each value of an identifier scheme that entities hold, with
+// them.
+func (s *Service) LookupEntities(ctx context.Context, scheme string, values []string) ([]IdentifierMatch, error) {
+	var v Violations
+	switch {
+	case strings.TrimSpace(scheme) == "":
+		v.Add("scheme", "required: an identifier scheme such as ocd or wikidata")
+	case len(scheme) > MaxIdentifierKey:
+		v.Add("scheme", "%d bytes; at most %d", len(scheme), MaxIdentifierKey)
+	}
+	if len(values) == 0 {
+		v.Add("values", "required: at least one identifier")
+	}
+	if CheckCount(&v, "values", len(values), MaxBatchGet) {
+		for i, x := range values {
+			if strings.TrimSpace(x) == "" || len(x) > MaxIdentifierValue {
+				v.Add(fmt.Sprintf("values[%d]", i), "must be 1 to %d bytes", MaxIdentifierValue)
+			}
+		}
+	}
+	if err := v.Err("LookupEntities", "invalid request"); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	got, err := s.Store.EntitiesByIdentifier(ctx, scheme, values)
+	if err != nil {
+		return nil, err
+	}
+	var out []IdentifierMatch
+	seen := map[string]bool{}
+	for _, x := range values {
+		if es, ok := got[x]; ok && !seen[x] {
+			seen[x] = true
+			out = append(out, IdentifierMatch{Value: x, Entities: es})
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The dataset format's records as written (data/FORMAT.md): what dataset files hold, and how the audit
@@ -31,6 +32,7 @@ type (
 		ValidFrom   string            `json:"valid_from,omitempty"`
 		ValidTo     string            `json:"valid_to,omitempty"`
 		Deleted     *TombstoneOut     `json:"deleted,omitempty"`
+		MergedInto  string            `json:"merged_into,omitempty"`
 	}
 	// ClaimOut is a claim of a relation record.
 	ClaimOut struct {
@@ -44,18 +46,19 @@ type (
 	}
 	// RelationOut is a relation record with its claims.
 	RelationOut struct {
-		Record    string        `json:"record"`
-		Type      string        `json:"type"`
-		From      string        `json:"from"`
-		To        string        `json:"to"`
-		Key       string        `json:"key,omitempty"`
-		Role      string        `json:"role,omitempty"`
-		Via       string        `json:"via,omitempty"`
-		ValidFrom string        `json:"valid_from,omitempty"`
-		ValidTo   string        `json:"valid_to,omitempty"`
-		Date      string        `json:"date,omitempty"`
-		Claims    []ClaimOut    `json:"claims"`
-		Deleted   *TombstoneOut `json:"deleted,omitempty"`
+		Record     string        `json:"record"`
+		Type       string        `json:"type"`
+		From       string        `json:"from"`
+		To         string        `json:"to"`
+		Key        string        `json:"key,omitempty"`
+		Role       string        `json:"role,omitempty"`
+		Via        string        `json:"via,omitempty"`
+		ValidFrom  string        `json:"valid_from,omitempty"`
+		ValidTo    string        `json:"valid_to,omitempty"`
+		Date       string        `json:"date,omitempty"`
+		Claims     []ClaimOut    `json:"claims"`
+		Deleted    *TombstoneOut `json:"deleted,omitempty"`
+		MergedInto string        `json:"merged_into,omitempty"`
 	}
 	// TombstoneOut says when, by whom and why a resource was retracted or deleted (the trail shows it;
 	// dataset files never hold one).
@@ -73,6 +76,15 @@ func tombstoneOut(t Tombstone) *TombstoneOut {
 	return &TombstoneOut{Time: t.Time.UTC().Format("2006-01-02T15:04:05Z"), By: t.By, Reason: t.Reason}
 }
 
+// TombstoneOutOf is a tombstone as records write it (nil for none).
+func TombstoneOutOf(t Tombstone) *TombstoneOut { return tombstoneOut(t) }
+
+// Tombstone reads a tombstone back from a record (to the second).
+func (t TombstoneOut) Tombstone() Tombstone {
+	at, _ := time.Parse("2006-01-02T15:04:05Z", t.Time)
+	return Tombstone{Time: at, By: t.By, Reason: t.Reason}
+}
+
 // SourceRecord is a source as the dataset format writes it.
 func SourceRecord(s Source) SourceOut {
 	return SourceOut{Record: "source", Name: string(s.Name), Title: s.Title, Kind: string(s.Kind),
@@ -83,7 +95,7 @@ func SourceRecord(s Source) SourceOut {
 func EntityRecord(e Entity) EntityOut {
 	return EntityOut{Record: "entity", Name: string(e.Name), DisplayName: e.DisplayName, Aliases: e.Aliases,
 		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
-		Deleted: tombstoneOut(e.Deleted)}
+		Deleted: tombstoneOut(e.Deleted), MergedInto: string(e.MergedInto)}
 }
 
 // RelationRecord is a relation as the dataset format writes it. The relation's key and each claim's key
@@ -95,7 +107,7 @@ func RelationRecord(r Relation) (RelationOut, error) {
 	}
 	out := RelationOut{Record: "relation", Type: string(r.Type), From: string(r.From), To: string(r.To), Key: key,
 		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(),
-		Claims: make([]ClaimOut, len(r.Claims)), Deleted: tombstoneOut(r.Deleted)}
+		Claims: make([]ClaimOut, len(r.Claims)), Deleted: tombstoneOut(r.Deleted), MergedInto: string(r.MergedInto)}
 	for i, c := range r.Claims {
 		ck, err := ClaimKey(r.Name, c)
 		if err != nil {

@@ -71,6 +71,10 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, erro
 		if KindOf(err) == NotFound {
 			return Entity{}, &Error{Op: op, Kind: NotFound, Reason: "ENTITY_NOT_FOUND", Message: field + ": no entity named " + text}
 		}
+		// A merged entity's name resolves to the entity it was merged into (through merges of merges).
+		for i := 0; err == nil && e.MergedInto != "" && i < maxRedirects; i++ {
+			e, err = s.Store.GetEntity(ctx, e.MergedInto)
+		}
 		return e, err
 	}
 	found, err := s.Store.FindByName(ctx, text)
@@ -93,6 +97,9 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, erro
 			quote(text), len(found), strings.Join(names, ", "))}}}
 }
 
+// maxRedirects bounds how many merges a name is followed through.
+const maxRedirects = 8
+
 // MaxQueryLength bounds names and search text, in bytes.
 const MaxQueryLength = 200
 
@@ -102,6 +109,8 @@ func quote(s string) string { return "\"" + s + "\"" }
 type EntityInfo struct {
 	Entity Entity
 	Counts []RelationCount
+	// RedirectedFrom is the name asked for, when it is a merged entity's that resolved to Entity.
+	RedirectedFrom EntityName
 }
 
 // GetEntity returns the entity a user means (see Resolve) with its relation counts: of every relation it
@@ -121,14 +130,23 @@ func (s *Service) GetEntity(ctx context.Context, name string, filter *RelationFi
 		if err != nil {
 			return EntityInfo{}, err
 		}
-		return EntityInfo{Entity: e, Counts: countLinks(e.Name, links)}, nil
+		return EntityInfo{Entity: e, Counts: countLinks(e.Name, links), RedirectedFrom: redirectedFrom(name, e.Name)}, nil
 	}
 	e, err := s.Resolve(ctx, "name", name)
 	if err != nil {
 		return EntityInfo{}, err
 	}
 	counts, err := s.Store.RelationCounts(ctx, e.Name)
-	return EntityInfo{Entity: e, Counts: counts}, err
+	return EntityInfo{Entity: e, Counts: counts, RedirectedFrom: redirectedFrom(name, e.Name)}, err
+}
+
+// redirectedFrom is the name asked for when it resolved, through merges, to another entity's.
+func redirectedFrom(asked string, got EntityName) EntityName {
+	asked = strings.TrimSpace(asked)
+	if LooksLikeResourceName(asked) && EntityName(asked) != got {
+		return EntityName(asked)
+	}
+	return ""
 }
 
 // Search limits.
@@ -174,7 +192,8 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, pageSize, offset in
 	return all[offset:end], next, nil
 }
 
-// GetRelation returns a relation with all its claims and the entities it names.
+// GetRelation returns a relation with all its claims and the entities it names. A relation a merge moved
+// resolves to the relation its claims went to (Relation.Name says which).
 func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation, []Entity, error) {
 	if !strings.HasPrefix(string(name), "relations/") || len(name) > 400 {
 		var v Violations
@@ -190,6 +209,15 @@ func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation,
 	r, ok := rels[name]
 	if !ok {
 		return Relation{}, nil, &Error{Op: "GetRelation", Kind: NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
+	}
+	for i := 0; r.MergedInto != "" && i < maxRedirects; i++ {
+		next := r.MergedInto
+		if rels, err = s.Store.GetRelations(ctx, []RelationName{next}); err != nil {
+			return Relation{}, nil, err
+		}
+		if r, ok = rels[next]; !ok {
+			return Relation{}, nil, &Error{Op: "GetRelation", Kind: NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(next)}
+		}
 	}
 	ents, err := s.entities(ctx, []EntityName{r.From, r.To, r.Via})
 	return r, ents, err

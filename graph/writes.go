@@ -40,6 +40,8 @@ const (
 	ActionUpdate  = "UPDATE"
 	ActionRetract = "RETRACT"
 	ActionDelete  = "DELETE"
+	ActionMerge   = "MERGE"   // an entity merged into another (the entity merged)
+	ActionUnmerge = "UNMERGE" // a merge undone
 )
 
 // Change is one resource changed by one write: the audit trail's entry.
@@ -106,6 +108,24 @@ type Tombstones interface {
 	DeleteRelation(ctx context.Context, name RelationName, reason string) (WriteResult, error)
 	// DeleteEntity marks an entity and each of its relations deleted. NotFound for an unknown one.
 	DeleteEntity(ctx context.Context, name EntityName, reason string) (WriteResult, error)
+}
+
+// Merger merges two records of one entity, and undoes a merge.
+type Merger interface {
+	// MergeEntity merges from into into: from's relations and claims move to into (relations into already
+	// has take the claims they lack; a claim both hold stays where it was), from's names become into's
+	// aliases, and from is kept as a tombstone that redirects to into (as each relation moved does to where
+	// it went). It records what it did on from, so that UnmergeEntity can undo it. Invalid for entities of
+	// two kinds or with conflicting identifiers; FailedPrecondition when either is deleted or merged;
+	// NotFound for an unknown one.
+	MergeEntity(ctx context.Context, from, into EntityName, reason string) (WriteResult, error)
+	// UnmergeEntity undoes the merge of from: the relations and claims that moved go back, into loses the
+	// names it gained, and from is restored. Claims written to the merged relations since stay with into.
+	// FailedPrecondition when from is not merged, or into has since been merged or deleted.
+	UnmergeEntity(ctx context.Context, from EntityName, reason string) (WriteResult, error)
+	// MergedInto tells, of these entities, where each that was merged now resolves (following merges of
+	// merges).
+	MergedInto(ctx context.Context, names []EntityName) (map[EntityName]EntityName, error)
 }
 
 // Tombstone says that, when and why a resource was retracted or deleted, and by whom.

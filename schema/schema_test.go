@@ -27,12 +27,12 @@ func TestPredicatesListsEveryDeclaredPredicate(t *testing.T) {
 
 func TestReversesListsReversedPredicates(t *testing.T) {
 	got := Reverses()
-	for _, want := range []string{"pg.from", "pg.to", "pg.claim_of"} {
+	for _, want := range []string{"pg.from", "pg.to", "pg.via", "pg.claim_of", "pg.source", "pg.said_by"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("Reverses() lacks %s: %v", want, got)
 		}
 	}
-	if slices.Contains(got, "pg.name") || slices.Contains(got, "pg.via") {
+	if slices.Contains(got, "pg.name") || slices.Contains(got, "pg.merged_into") {
 		t.Errorf("Reverses() lists a predicate without @reverse: %v", got)
 	}
 }

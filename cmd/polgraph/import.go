@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
 
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/ocd"
@@ -16,7 +24,8 @@ Loads an Open Civic Data division list (CSV with the columns id,name,sameAs,same
 validFrom) as seats: one per row, named seats/<slug of the id's last part>, with its OCD id and dates, and
 a SUCCEEDED_BY relation from each seat to its sameAs. A seat the graph already holds under the same OCD id
 keeps its name. The file is checked first and nothing is written unless it is valid; importing it again
-changes nothing.
+changes nothing. Writes to Dgraph (--dgraph), or through a running polgraph (--server, with an editor's
+--api-key): the seats the graph holds are then read through its API, and the import sent as a Load.
 `
 
 // importCmd loads data in formats other than polgraph's own.
@@ -27,6 +36,10 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	cfg := defaultConfig()
 	fs := cfg.flags("import ocd-divisions", stderr, "dgraph", "data-dir", "log", "batch")
+	remote := &clientFlags{}
+	remote.registerCall(fs)
+	fs.Lookup("timeout").DefValue, remote.timeout = "10m0s", 10*time.Minute
+	requestID := fs.String("request-id", "", "with --server: an id that makes an import sent again (after a cut) write once")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, importUsage+"\n")
 		fs.PrintDefaults()
@@ -52,6 +65,11 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	viaServer := false
+	fs.Visit(func(f *flag.Flag) { viaServer = viaServer || f.Name == "server" })
+	if viaServer {
+		return importThrough(ctx, remote, *requestID, path, list, stdout)
+	}
 	dc, err := cfg.dgraphConfig()
 	if err != nil {
 		return err
@@ -73,4 +91,90 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		"already_in_graph", len(known.ByOCD), "source", list.Source().Name)
 	fmt.Fprintf(stdout, "%s: %d divisions, %d of them already in the graph by OCD id\n", path, len(list.Divisions), len(known.ByOCD))
 	return loadDataset(ctx, store, ds, "import", cfg.Batch, stdout, stderr)
+}
+
+// importThrough imports a division list through a running polgraph: what the graph holds is read with
+// BatchGetEntities and LookupEntities, and the import is sent as one Load.
+func importThrough(ctx context.Context, c *clientFlags, requestID, path string, list *ocd.List, stdout io.Writer) error {
+	conn, err := c.dialConn()
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	lctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	known, err := list.Lookup(lctx, remoteGraph{pb.NewGraphServiceClient(conn)})
+	if err != nil {
+		return c.callError(err)
+	}
+	ds, err := list.Dataset(known)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d divisions, %d of them already in the graph by OCD id\n", path, len(list.Divisions), len(known.ByOCD))
+	var buf bytes.Buffer
+	w := dataset.NewWriter(&buf, "ocd-divisions", "Open Civic Data divisions imported from "+filepath.Base(path))
+	for _, s := range ds.Sources {
+		w.WriteSource(s)
+	}
+	for _, e := range ds.Entities {
+		w.WriteEntity(e)
+	}
+	for _, r := range ds.Relations {
+		w.WriteRelation(r)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return sendLoad(ctx, c, requestID, []dataset.File{{Name: path + " (as a dataset)", R: &buf}}, stdout)
+}
+
+// remoteGraph is what an import reads of the graph, through polgraph's API (ocd.Graph).
+type remoteGraph struct{ c pb.GraphServiceClient }
+
+func (g remoteGraph) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
+	out := map[string][]graph.Entity{}
+	for start := 0; start < len(ids); start += graph.MaxBatchGet {
+		resp, err := g.c.LookupEntities(ctx, &pb.LookupEntitiesRequest{Scheme: "ocd", Values: ids[start:min(start+graph.MaxBatchGet, len(ids))]})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range resp.GetMatches() {
+			for _, e := range m.GetEntities() {
+				out[m.GetValue()] = append(out[m.GetValue()], entityOf(e))
+			}
+		}
+	}
+	return out, nil
+}
+
+func (g remoteGraph) GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
+	out := map[graph.EntityName]graph.Entity{}
+	for start := 0; start < len(names); start += graph.MaxBatchGet {
+		var chunk []string
+		for _, n := range names[start:min(start+graph.MaxBatchGet, len(names))] {
+			chunk = append(chunk, string(n))
+		}
+		resp, err := g.c.BatchGetEntities(ctx, &pb.BatchGetEntitiesRequest{Names: chunk})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range resp.GetEntities() {
+			out[graph.EntityName(e.GetName())] = entityOf(e)
+		}
+	}
+	return out, nil
+}
+
+// entityOf is an entity as the API shows it, back in the domain's terms.
+func entityOf(e *pb.Entity) graph.Entity {
+	out := graph.Entity{Name: graph.EntityName(e.GetName()), Kind: graph.Kind(strings.TrimPrefix(e.GetKind().String(), "ENTITY_KIND_")),
+		DisplayName: e.GetDisplayName(), Aliases: e.GetAliases(), Description: e.GetDescription(), Identifiers: e.GetIdentifiers(),
+		MergedInto: graph.EntityName(e.GetMergedInto())}
+	out.ValidFrom, _ = graph.ParseFuzzyDate(e.GetValidFrom())
+	out.ValidTo, _ = graph.ParseFuzzyDate(e.GetValidTo())
+	if d := e.GetDeleted(); d != nil {
+		out.Deleted = graph.Tombstone{Time: d.GetTime().AsTime(), By: d.GetBy(), Reason: d.GetReason()}
+	}
+	return out
 }

@@ -141,6 +141,20 @@ func isTerminal(w io.Writer) bool {
 // loadThrough sends dataset files to a running polgraph's WriteService.Load, a chunk of lines at a time,
 // and prints what it wrote as a local load does. The service checks the files whole before it writes.
 func loadThrough(ctx context.Context, c *clientFlags, requestID string, paths []string, stdout io.Writer) error {
+	var files []dataset.File
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		files = append(files, dataset.File{Name: path, R: f})
+	}
+	return sendLoad(ctx, c, requestID, files, stdout)
+}
+
+// sendLoad streams dataset files to WriteService.Load and prints what the service says it wrote.
+func sendLoad(ctx context.Context, c *clientFlags, requestID string, files []dataset.File, stdout io.Writer) error {
 	conn, err := c.dialConn()
 	if err != nil {
 		return err
@@ -154,12 +168,9 @@ func loadThrough(ctx context.Context, c *clientFlags, requestID string, paths []
 		return c.callError(err)
 	}
 	const chunkLines, chunkBytes = 1000, 1 << 20
-	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		r := bufio.NewReaderSize(f, 1<<20)
+	for _, file := range files {
+		path := file.Name
+		r := bufio.NewReaderSize(file.R, 1<<20)
 		req := &pb.LoadRequest{File: path, RequestId: requestID}
 		size, sent := 0, false
 		for {
@@ -173,12 +184,10 @@ func loadThrough(ctx context.Context, c *clientFlags, requestID string, paths []
 			}
 			last := errors.Is(err, io.EOF)
 			if err != nil && !last {
-				f.Close()
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			if len(req.Lines) >= chunkLines || size >= chunkBytes || (last && (len(req.Lines) > 0 || !sent)) {
 				if err := stream.Send(req); err != nil {
-					f.Close()
 					_, err = stream.CloseAndRecv()
 					return c.callError(err)
 				}
@@ -188,7 +197,6 @@ func loadThrough(ctx context.Context, c *clientFlags, requestID string, paths []
 				break
 			}
 		}
-		f.Close()
 	}
 	resp, err := stream.CloseAndRecv()
 	if err != nil {

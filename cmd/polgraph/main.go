@@ -79,7 +79,7 @@ Commands:
                       (asks a running polgraph, with an editor's API key)
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
-                      each seat to its successor
+                      each seat to its successor: into Dgraph, or through a running polgraph (--server)
   keys create --name NAME --role reader|editor|admin
   keys list
   keys revoke NAME|keys/ID

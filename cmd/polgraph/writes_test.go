@@ -382,9 +382,9 @@ func loadFile(w writer, n int) (lines []string, want LoadCounts) {
 // LoadCounts is what a load says it read.
 type LoadCounts struct{ Sources, Entities, Relations, Claims int }
 
-// sendLoad sends lines as a Load stream in chunks of 25; cut > 0 cancels the stream after that many
+// sendLoadStream sends lines as a Load stream in chunks of 25; cut > 0 cancels the stream after that many
 // chunks.
-func sendLoad(ctx context.Context, w writer, file, requestID string, lines []string, cut int) (*pb.LoadResponse, error) {
+func sendLoadStream(ctx context.Context, w writer, file, requestID string, lines []string, cut int) (*pb.LoadResponse, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := w.w.Load(ctx)
@@ -412,7 +412,7 @@ func TestLoadStreamCutAndSentAgain(t *testing.T) {
 	w := newWriter(t, "editor")
 	lines, want := loadFile(w, 120)
 	before := graphCounts(t)
-	if _, err := sendLoad(w.ctx, w, "people.jsonl", "", lines, 3); status.Code(err) != codes.Canceled {
+	if _, err := sendLoadStream(w.ctx, w, "people.jsonl", "", lines, 3); status.Code(err) != codes.Canceled {
 		t.Fatalf("a cut stream: %v", err)
 	}
 	// Nothing of a cut stream is written (give the server a moment to notice the cut).
@@ -420,7 +420,7 @@ func TestLoadStreamCutAndSentAgain(t *testing.T) {
 	if got := graphCounts(t); got != before {
 		t.Fatalf("a cut stream wrote: %+v, then %+v", before, got)
 	}
-	resp, err := sendLoad(w.ctx, w, "people.jsonl", "load-"+w.slugTag, lines, 0)
+	resp, err := sendLoadStream(w.ctx, w, "people.jsonl", "load-"+w.slugTag, lines, 0)
 	if err != nil {
 		t.Fatal(err, violations(t, err))
 	}
@@ -435,11 +435,11 @@ func TestLoadStreamCutAndSentAgain(t *testing.T) {
 		t.Errorf("the load says the graph holds %v; it holds %+v", g, after)
 	}
 	// Sent again with its request id: the first answer; without: an upsert that changes nothing.
-	again, err := sendLoad(w.ctx, w, "people.jsonl", "load-"+w.slugTag, lines, 0)
+	again, err := sendLoadStream(w.ctx, w, "people.jsonl", "load-"+w.slugTag, lines, 0)
 	if err != nil || !again.GetReplayed() || again.GetRelations() != resp.GetRelations() {
 		t.Errorf("the load sent again with its request id: %v %v", again, err)
 	}
-	if _, err := sendLoad(w.ctx, w, "people.jsonl", "", lines, 0); err != nil {
+	if _, err := sendLoadStream(w.ctx, w, "people.jsonl", "", lines, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := graphCounts(t); got != exact {
@@ -454,7 +454,7 @@ func TestLoadStreamCutAndSentAgain(t *testing.T) {
 	// A bad line is named as FILE:LINE, and nothing is written.
 	bad := slices.Clone(lines)
 	bad[5] = strings.Replace(bad[5], `"display_name"`, `"display_nom"`, 1)
-	_, err = sendLoad(w.ctx, w, "people.jsonl", "", bad, 0)
+	_, err = sendLoadStream(w.ctx, w, "people.jsonl", "", bad, 0)
 	if v := violations(t, err); !hasPrefixKey(v, "people.jsonl:6") {
 		t.Errorf("a bad line: %v", v)
 	}
@@ -708,5 +708,154 @@ func TestConcurrentWritersOnOneHub(t *testing.T) {
 	}
 	if n != writers*perWriter*2 {
 		t.Errorf("%d resources acknowledged as created; want %d", n, writers*perWriter*2)
+	}
+}
+
+// TestMergeOverGRPC merges two records of one person through the API, as an admin, and undoes it: the
+// old name resolves, routes go through the entity that stays, the trail shows the merge, and undoing it
+// restores the counts.
+func TestMergeOverGRPC(t *testing.T) {
+	editor, admin := newWriter(t, "editor"), newWriter(t, "admin")
+	src := "sources/" + editor.slug("src")
+	dup, main := "actors/"+editor.slug("dup"), "actors/"+editor.slug("main")
+	if _, err := editor.w.UpsertSources(editor.ctx, &pb.UpsertSourcesRequest{Sources: []*pb.SourceRecord{{Name: src, Title: "T", Kind: "ARTICLE"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := editor.w.UpsertEntities(editor.ctx, &pb.UpsertEntitiesRequest{Entities: []*pb.EntityRecord{
+		{Name: dup, DisplayName: "Merge Testperson Dup"}, {Name: main, DisplayName: "Merge Testperson"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := editor.w.UpsertRelations(editor.ctx, &pb.UpsertRelationsRequest{Relations: []*pb.RelationRecord{
+		{Type: "MEMBER_OF", From: dup, To: "parties/labour", ValidFrom: "2020", Claims: []*pb.ClaimRecord{claim(src, "A member.", "REPORTED")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	before := graphCounts(t)
+	req := &pb.MergeEntitiesRequest{From: dup, Into: main, Reason: "One person, two records."}
+	if _, err := editor.w.MergeEntities(editor.ctx, req); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("an editor's merge: %v", err)
+	}
+	res, err := admin.w.MergeEntities(admin.ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := "relations/" + editor.slug("main") + ".member-of.labour"
+	if !slices.Equal(res.GetResult().GetCreated(), []string{moved}) {
+		t.Errorf("MergeEntities: %v", res)
+	}
+	if got := graphCounts(t); got.Entities != before.Entities-1 || got.Relations != before.Relations || got.Claims != before.Claims {
+		t.Errorf("counts after the merge: %+v, then %+v", before, got)
+	}
+	ge, err := client.GetEntity(context.Background(), &pb.GetEntityRequest{Name: dup})
+	if err != nil || ge.GetEntity().GetName() != main || ge.GetRedirectedFrom() != dup || !slices.Contains(ge.GetEntity().GetAliases(), "Merge Testperson Dup") {
+		t.Errorf("GetEntity of the merged name: %v %v", ge, err)
+	}
+	gr, err := client.GetRelation(context.Background(), &pb.GetRelationRequest{Name: "relations/" + editor.slug("dup") + ".member-of.labour"})
+	if err != nil || gr.GetRelation().GetName() != moved || gr.GetRedirectedFrom() == "" {
+		t.Errorf("GetRelation of a moved relation: %v %v", gr, err)
+	}
+	paths, err := client.FindPaths(context.Background(), &pb.FindPathsRequest{From: dup, To: "Keir Starmer", MaxDepth: 3})
+	if err != nil || len(paths.GetPaths()) == 0 || paths.GetPaths()[0].GetHops()[0].GetRelation().GetName() != moved {
+		t.Errorf("a route from the merged name: %v %v", paths, err)
+	}
+	cs, err := editor.w.ListChanges(editor.ctx, &pb.ListChangesRequest{Resource: dup})
+	if err != nil || len(cs.GetChanges()) == 0 || cs.GetChanges()[0].GetAction() != "MERGE" || cs.GetChanges()[0].GetPrincipal() != admin.principal() {
+		t.Errorf("the trail of the merged entity: %v %v", cs, err)
+	}
+	if _, err := admin.w.UnmergeEntities(admin.ctx, &pb.UnmergeEntitiesRequest{Name: dup, Reason: "Two people after all."}); err != nil {
+		t.Fatal(err)
+	}
+	if got := graphCounts(t); got != before {
+		t.Errorf("counts after undoing the merge: %+v; want %+v", got, before)
+	}
+	if ge, err := client.GetEntity(context.Background(), &pb.GetEntityRequest{Name: dup}); err != nil || ge.GetEntity().GetName() != dup || ge.GetRedirectedFrom() != "" {
+		t.Errorf("GetEntity after undoing the merge: %v %v", ge, err)
+	}
+	_, err = admin.w.UnmergeEntities(admin.ctx, &pb.UnmergeEntitiesRequest{Name: dup, Reason: "Again."})
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("undoing a merge that is not there: %v", err)
+	}
+}
+
+// TestImportThroughTheServer imports an Open Civic Data list through the API: the seat the graph holds by
+// its OCD id keeps its name, the new ones are created with their succession, and importing again changes
+// nothing.
+func TestImportThroughTheServer(t *testing.T) {
+	w := newWriter(t, "editor")
+	tag := strings.ReplaceAll(w.slugTag, "-", "_")
+	text := "id,name,sameAs,sameAsNote,validThrough,validFrom\n" +
+		"ocd-division/country:gb/part:eng/region:uki/ed:bethnal_green_and_stepney,Bethnal Green and Stepney,,,,2024-07-04\n" +
+		"ocd-division/country:gb/part:eng/region:uki/ed:old_" + tag + ",Old " + tag + ",ocd-division/country:gb/part:eng/region:uki/ed:new_" + tag + ",,2024-07-03,\n" +
+		"ocd-division/country:gb/part:eng/region:uki/ed:new_" + tag + ",New " + tag + ",,,,2024-07-04\n"
+	path := filepath.Join(t.TempDir(), "divisions.csv")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("POLGRAPH_API_KEY", w.key)
+	before := graphCounts(t)
+	var out bytes.Buffer
+	if err := realMain(context.Background(), []string{"import", "ocd-divisions", "--server", serverAddr, path}, &out, &out); err != nil {
+		t.Fatalf("import --server: %v\n%s", err, out.String())
+	}
+	if !strings.HasPrefix(out.String(), path+": 3 divisions, 1 of them already in the graph by OCD id\n") ||
+		!strings.Contains(out.String(), "through "+serverAddr) {
+		t.Errorf("import --server said:\n%s", out.String())
+	}
+	after := graphCounts(t)
+	if after.Entities != before.Entities+2 || after.Relations != before.Relations+1 {
+		t.Errorf("counts %+v, then %+v; want two seats and one succession more", before, after)
+	}
+	slug := strings.ReplaceAll(tag, "_", "-")
+	lk, err := client.LookupEntities(context.Background(), &pb.LookupEntitiesRequest{Scheme: "ocd",
+		Values: []string{"ocd-division/country:gb/part:eng/region:uki/ed:new_" + tag, "ocd-division/country:gb/part:eng/region:uki/ed:bethnal_green_and_stepney", "ocd-division/none"}})
+	if err != nil || len(lk.GetMatches()) != 2 || lk.GetMatches()[0].GetEntities()[0].GetName() != "seats/new-"+slug ||
+		lk.GetMatches()[1].GetEntities()[0].GetName() != "seats/bethnal-green-and-stepney" {
+		t.Errorf("LookupEntities: %v %v", lk, err)
+	}
+	out.Reset()
+	if err := realMain(context.Background(), []string{"import", "ocd-divisions", "--server", serverAddr, path}, &out, &out); err != nil {
+		t.Fatalf("import --server again: %v\n%s", err, out.String())
+	}
+	if got := graphCounts(t); got != after || !strings.HasPrefix(out.String(), path+": 3 divisions, 3 of them already in the graph by OCD id\n") {
+		t.Errorf("importing again: counts %+v (want %+v)\n%s", got, after, out.String())
+	}
+}
+
+// TestBatchGetAndLookupEntities gets entities by name as stored, tombstones included, and finds them by
+// identifiers of any scheme.
+func TestBatchGetAndLookupEntities(t *testing.T) {
+	w, admin := newWriter(t, "editor"), newWriter(t, "admin")
+	a, gone := "actors/"+w.slug("a"), "actors/"+w.slug("gone")
+	if _, err := w.w.UpsertEntities(w.ctx, &pb.UpsertEntitiesRequest{Entities: []*pb.EntityRecord{
+		{Name: a, DisplayName: "Lookup A", Identifiers: map[string]string{"wikidata": "Q" + w.slugTag}},
+		{Name: gone, DisplayName: "Lookup Gone", Identifiers: map[string]string{"wikidata": "Q-gone-" + w.slugTag}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.w.DeleteEntity(admin.ctx, &pb.DeleteEntityRequest{Name: gone, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	bg, err := client.BatchGetEntities(ctx, &pb.BatchGetEntitiesRequest{Names: []string{gone, "parties/labour", "actors/nobody-" + w.slugTag, a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range bg.GetEntities() {
+		names = append(names, e.GetName())
+	}
+	if !slices.Equal(names, []string{gone, "parties/labour", a}) || bg.GetEntities()[0].GetDeleted() == nil ||
+		!slices.Equal(bg.GetMissing(), []string{"actors/nobody-" + w.slugTag}) {
+		t.Errorf("BatchGetEntities: %v", bg)
+	}
+	lk, err := client.LookupEntities(ctx, &pb.LookupEntitiesRequest{Scheme: "wikidata", Values: []string{"Q-gone-" + w.slugTag, "Q" + w.slugTag}})
+	if err != nil || len(lk.GetMatches()) != 1 || lk.GetMatches()[0].GetValue() != "Q"+w.slugTag || lk.GetMatches()[0].GetEntities()[0].GetName() != a {
+		t.Errorf("LookupEntities by wikidata id (the deleted holder left out): %v %v", lk, err)
+	}
+	for _, bad := range []*pb.LookupEntitiesRequest{{Values: []string{"x"}}, {Scheme: "wikidata"}, {Scheme: "wikidata", Values: many(1001, "Q1")}} {
+		if _, err := client.LookupEntities(ctx, bad); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("LookupEntities %v: %v", bad, err)
+		}
+	}
+	if _, err := client.BatchGetEntities(ctx, &pb.BatchGetEntitiesRequest{Names: []string{"Lutfur Rahman"}}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("BatchGetEntities by a display name: %v", err)
 	}
 }

@@ -689,6 +689,102 @@ func (r *reader) checkReferences() {
 	}
 }
 
+// Redirect returns relations as a merge of entities left them, for relations that name an entity merged
+// into another (into maps each such name to where it now resolves): that entity at their ends, as their
+// via and as who said a claim, and each named anew (a symmetric relation ordered anew). Two relations
+// that become one keep each claim once (the first's); one that would join an entity to itself is left
+// out, as the merge deleted it. Relations that name no merged entity are returned as they are.
+func Redirect(relations []graph.Relation, into map[graph.EntityName]graph.EntityName) []graph.Relation {
+	if len(into) == 0 {
+		return relations
+	}
+	to := func(n graph.EntityName) graph.EntityName {
+		if m, ok := into[n]; ok {
+			return m
+		}
+		return n
+	}
+	out := make([]graph.Relation, 0, len(relations))
+	at := map[graph.RelationName]int{}
+	for _, r := range relations {
+		nr := r
+		nr.From, nr.To, nr.Via = to(r.From), to(r.To), to(r.Via)
+		saidBy := false
+		for _, c := range r.Claims {
+			saidBy = saidBy || to(c.SaidBy) != c.SaidBy
+		}
+		if nr.From != r.From || nr.To != r.To || nr.Via != r.Via || saidBy {
+			if nr.From == nr.To {
+				continue
+			}
+			key, err := graph.RelationKey(r)
+			if err != nil {
+				key = ""
+			}
+			if nr.Type.Symmetric() && nr.From > nr.To {
+				nr.From, nr.To = nr.To, nr.From
+			}
+			nr.Name = graph.RelationNameFor(nr.From, nr.Type, nr.To, key)
+			nr.Claims = make([]graph.Claim, len(r.Claims))
+			for i, c := range r.Claims {
+				_, suffix, _ := strings.Cut(c.Name, "/claims/")
+				c.Name, c.SaidBy = string(nr.Name)+"/claims/"+suffix, to(c.SaidBy)
+				nr.Claims[i] = c
+			}
+		}
+		i, ok := at[nr.Name]
+		if !ok {
+			at[nr.Name] = len(out)
+			out = append(out, nr)
+			continue
+		}
+		held := out[i]
+		held.Claims = slices.Clone(held.Claims)
+		for _, c := range nr.Claims {
+			if !slices.ContainsFunc(held.Claims, func(h graph.Claim) bool { return h.Name == c.Name }) {
+				held.Claims = append(held.Claims, c)
+			}
+		}
+		out[i] = held
+	}
+	return out
+}
+
+// Redirector tells where merged entities now resolve (graph.Merger's MergedInto); a Writer that is one
+// gets relations as Redirect rewrites them.
+type Redirector interface {
+	MergedInto(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.EntityName, error)
+}
+
+// Redirected is Redirect with what w says of the entities relations name (when w is a Redirector).
+func Redirected(ctx context.Context, w any, relations []graph.Relation) ([]graph.Relation, error) {
+	rd, ok := w.(Redirector)
+	if !ok || len(relations) == 0 {
+		return relations, nil
+	}
+	seen := map[graph.EntityName]bool{}
+	var names []graph.EntityName
+	add := func(n graph.EntityName) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, r := range relations {
+		add(r.From)
+		add(r.To)
+		add(r.Via)
+		for _, c := range r.Claims {
+			add(c.SaidBy)
+		}
+	}
+	into, err := rd.MergedInto(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	return Redirect(relations, into), nil
+}
+
 // Progress is told how many records of each stage have been written.
 type Progress func(stage string, done, total int)
 
@@ -708,14 +804,23 @@ func Load(ctx context.Context, w graph.Writer, ds *Dataset, batch int, progress 
 	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
-		return inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), 1, w.UpsertRelations, progress)
+		rels, err := Redirected(ctx, w, ds.Relations)
+		if err != nil {
+			return fmt.Errorf("load relations: %w", err)
+		}
+		return inBatches(ctx, "relations", rels, max(batch/4, 1), 1, w.UpsertRelations, progress)
 	}
-	// Batches of relations in parallel, all under one version that readers see once the load ends.
+	// Batches of relations in parallel, all under one version that readers see once the load ends. No
+	// merge commits while the load holds the version, so the merged entities read after BeginBulk stay
+	// so until the load ends.
 	b, err := bw.BeginBulk(ctx)
 	if err != nil {
 		return fmt.Errorf("load relations: %w", err)
 	}
-	err = inBatches(ctx, "relations", ds.Relations, max(batch/4, 1), parallelWriters, b.UpsertRelations, progress)
+	rels, err := Redirected(ctx, w, ds.Relations)
+	if err == nil {
+		err = inBatches(ctx, "relations", rels, max(batch/4, 1), parallelWriters, b.UpsertRelations, progress)
+	}
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if endErr := b.End(endCtx); endErr != nil && err == nil {

@@ -203,6 +203,7 @@ func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[gra
 
 type claimJSON struct {
 	tombstoneJSON
+	UID        string     `json:"uid"` // when asked for
 	Name       string     `json:"pg.name"`
 	Excerpt    string     `json:"pg.excerpt"`
 	Confidence float64    `json:"pg.confidence"`
@@ -259,20 +260,22 @@ const (
 
 type relationJSON struct {
 	tombstoneJSON
-	Name      string      `json:"pg.name"`
-	Type      string      `json:"pg.rel_type"`
-	From      *nameRef    `json:"pg.from"`
-	To        *nameRef    `json:"pg.to"`
-	Via       *nameRef    `json:"pg.via"`
-	Role      string      `json:"pg.role"`
-	ValidFrom string      `json:"pg.valid_from"`
-	ValidTo   string      `json:"pg.valid_to"`
-	Date      string      `json:"pg.date"`
-	Claims    []claimJSON `json:"claims"`
+	UID        string      `json:"uid"` // when asked for
+	Name       string      `json:"pg.name"`
+	Type       string      `json:"pg.rel_type"`
+	From       *nameRef    `json:"pg.from"`
+	To         *nameRef    `json:"pg.to"`
+	Via        *nameRef    `json:"pg.via"`
+	Role       string      `json:"pg.role"`
+	ValidFrom  string      `json:"pg.valid_from"`
+	ValidTo    string      `json:"pg.valid_to"`
+	Date       string      `json:"pg.date"`
+	Claims     []claimJSON `json:"claims"`
+	MergedInto *nameRef    `json:"pg.merged_into"`
 }
 
 const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date ` + deletedFields + `
-  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name }
+  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.merged_into { pg.name }
   claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url } }`
 
@@ -286,6 +289,9 @@ func (j relationJSON) relation() graph.Relation {
 	}
 	if j.Via != nil {
 		r.Via = graph.EntityName(j.Via.Name)
+	}
+	if j.MergedInto != nil {
+		r.MergedInto = graph.RelationName(j.MergedInto.Name)
 	}
 	r.ValidFrom, _ = graph.ParseFuzzyDate(j.ValidFrom)
 	r.ValidTo, _ = graph.ParseFuzzyDate(j.ValidTo)
@@ -332,7 +338,7 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 }
 
 const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.support ` + deletedFields + `
-  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } count(~pg.claim_of)`
+  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.merged_into { pg.name } count(~pg.claim_of)`
 
 // Degrees implements graph.Store.
 func (s *Store) Degrees(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName]int, error) {

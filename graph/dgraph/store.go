@@ -357,13 +357,17 @@ type entityJSON struct {
 	Identifiers string   `json:"pg.identifiers"`
 	ValidFrom   string   `json:"pg.valid_from"`
 	ValidTo     string   `json:"pg.valid_to"`
+	MergedInto  *nameRef `json:"pg.merged_into"`
 }
 
-const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to ` + deletedFields
+const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to ` + deletedFields + ` pg.merged_into { pg.name }`
 
 func (e entityJSON) entity() graph.Entity {
 	out := graph.Entity{Name: graph.EntityName(e.Name), Kind: graph.Kind(e.Kind), DisplayName: e.DisplayName,
 		Aliases: e.Aliases, Description: e.Description, Deleted: e.deleted()}
+	if e.MergedInto != nil {
+		out.MergedInto = graph.EntityName(e.MergedInto.Name)
+	}
 	out.ValidFrom, _ = graph.ParseFuzzyDate(e.ValidFrom)
 	out.ValidTo, _ = graph.ParseFuzzyDate(e.ValidTo)
 	if e.Identifiers != "" {
@@ -431,7 +435,7 @@ func (s *Store) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]g
 		}
 		for _, rows := range res {
 			for _, r := range rows {
-				if r.Kind == "" || r.OCD == "" {
+				if r.Kind == "" || r.OCD == "" || r.DeletedAt != nil {
 					continue
 				}
 				s.remember(r.Name, r.UID)
@@ -444,6 +448,53 @@ func (s *Store) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]g
 		out[id] = slices.CompactFunc(es, func(a, b graph.Entity) bool { return a.Name == b.Name })
 	}
 	return out, nil
+}
+
+// EntitiesByIdentifier implements graph.Store: Open Civic Data ids by their own index, the others by
+// pg.ids.
+func (s *Store) EntitiesByIdentifier(ctx context.Context, scheme string, values []string) (map[string][]graph.Entity, error) {
+	if scheme == "ocd" {
+		return s.EntitiesByOCD(ctx, values)
+	}
+	out := make(map[string][]graph.Entity)
+	for _, chunk := range chunks(values, 500) {
+		tokens := make([]string, len(chunk))
+		for i, v := range chunk {
+			tokens[i] = idToken(scheme, v)
+		}
+		q, vars := eqBlocks("pg.ids", tokens, entityFields)
+		var res map[string][]entityJSON
+		if err := s.query(ctx, "dgraph.EntitiesByIdentifier", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				e := r.entity()
+				v, ok := e.Identifiers[scheme]
+				if r.Kind == "" || r.DeletedAt != nil || !ok {
+					continue
+				}
+				out[v] = append(out[v], e)
+			}
+		}
+	}
+	for v, es := range out {
+		slices.SortFunc(es, func(a, b graph.Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
+		out[v] = slices.CompactFunc(es, func(a, b graph.Entity) bool { return a.Name == b.Name })
+	}
+	return out, nil
+}
+
+// idToken is an external id as pg.ids indexes it.
+func idToken(scheme, value string) string { return scheme + ":" + value }
+
+// idTokens are an entity's external ids as pg.ids indexes them.
+func idTokens(ids map[string]string) []string {
+	out := make([]string, 0, len(ids))
+	for _, k := range slices.Sorted(maps.Keys(ids)) {
+		out = append(out, idToken(k, ids[k]))
+	}
+	return out
 }
 
 // FindByName implements graph.Store.

@@ -3,6 +3,7 @@ package dgraph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -158,7 +159,7 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 		In  []relationJSON `json:"inWhole"`
 	}
 	err := s.upsert(ctx, write{op: op, lookup: []string{string(name), metaName},
-		fields: `uid pg.name pg.version pg.lease_until ` + deletedFields +
+		fields: `uid pg.name pg.version pg.lease_until ` + deletedFields + ` pg.merged_into { pg.name }` +
 			` out: ~pg.from @filter(not has(pg.deleted_at)) { uid } in: ~pg.to @filter(not has(pg.deleted_at)) { uid }`,
 		auditFields: entityFields + ` outWhole: ~pg.from @filter(not has(pg.deleted_at)) { ` + relationFields + ` } inWhole: ~pg.to @filter(not has(pg.deleted_at)) { ` + relationFields + ` }`,
 		result:      &res,
@@ -185,9 +186,21 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 			if !ok {
 				return nil, nil, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "ENTITY_NOT_FOUND", Message: "no entity named " + string(name)}
 			}
-			var t tombstoneJSON
-			if decodeInto(f, &t); t.DeletedAt != nil {
+			var t struct {
+				tombstoneJSON
+				Merged *nameRef `json:"pg.merged_into"`
+			}
+			if decodeInto(f, &t); t.Merged != nil {
+				return nil, nil, &graph.Error{Op: op, Kind: graph.FailedPrecondition, Reason: "ENTITY_MERGED",
+					Message: fmt.Sprintf("%s was merged into %s: delete %s, or undo the merge", name, t.Merged.Name, t.Merged.Name)}
+			}
+			if t.DeletedAt != nil {
 				return nil, nil, nil // deleted already
+			}
+			// A bulk load's batches do not conflict with other writes: a deletion waits for the load's end,
+			// lest the load join a live relation to the entity after it.
+			if m := got[metaName]; m.Lease > now.UnixMilli() {
+				return nil, nil, leaseHeld{time.UnixMilli(m.Lease)}
 			}
 			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
 			if err != nil {

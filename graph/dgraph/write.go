@@ -34,8 +34,13 @@ type found struct {
 	Version int64  `json:"pg.version"`     // the meta node's
 	Lease   int64  `json:"pg.lease_until"` // the meta node's
 	// An entity's lifetime, and (when asked for) its relations.
-	StartDay *int      `json:"pg.start_day"`
-	EndDay   *int      `json:"pg.end_day"`
+	StartDay *int `json:"pg.start_day"`
+	EndDay   *int `json:"pg.end_day"`
+	// A relation's tombstone, when its lookup asks for it.
+	DeletedAt *int64 `json:"pg.deleted_at"`
+	// gone says, for a resource a write refers to (checkRefs), that it is deleted, or merged into goneInto.
+	gone     bool
+	goneInto string
 	Out      []nameRef `json:"out"`
 	In       []nameRef `json:"in"`
 	// The resource as read, with every field the lookup asked for, for the audit trail.
@@ -63,6 +68,18 @@ type write struct {
 	audit       func(found map[string]found) ([]graph.Change, graph.WriteResult)
 	auditFields string
 	result      *graph.WriteResult
+	// checkRefs reads, in the transaction, which of refs are deleted or merged, and marks them gone in
+	// found (for mutate to refuse a write that would join a live relation to one).
+	checkRefs bool
+	// then, when set, names more resources to read in the same transaction once the first are found (what
+	// a merge finds it must touch), each group with its fields; they join found.
+	then func(found map[string]found) []lookupGroup
+}
+
+// lookupGroup is resources to read, with the fields to read of them.
+type lookupGroup struct {
+	names  []string
+	fields string
 }
 
 // upsert runs a write in one transaction: one query looks up the resources written, the mutation
@@ -171,12 +188,38 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 		lookup = append(slices.Clone(lookup), request)
 	}
 	got := map[string]found{}
-	if err := s.lookUp(ctx, txn, lookup, w.fields, func(r found, _ json.RawMessage) { got[r.Name] = r }); err != nil {
+	if err := s.lookUp(ctx, txn, lookup, w.fields, func(r found, raw json.RawMessage) { r.raw = raw; got[r.Name] = r }); err != nil {
 		return result, err
 	}
+	if w.then != nil {
+		for _, g := range w.then(got) {
+			err := s.lookUp(ctx, txn, g.names, g.fields, func(r found, raw json.RawMessage) {
+				if _, ok := got[r.Name]; !ok {
+					r.raw = raw
+					got[r.Name] = r
+				}
+			})
+			if err != nil {
+				return result, err
+			}
+		}
+	}
+	if w.checkRefs {
+		if err := s.markGone(ctx, txn, refs, got); err != nil {
+			return result, err
+		}
+	}
 	if auditing {
-		// What the audit reads, in a query of its own in the same transaction (the same snapshot).
-		err := s.lookUp(ctx, txn, lookup, w.auditFields+" pg.request_result", func(r found, raw json.RawMessage) {
+		// What the audit reads, in a query of its own in the same transaction (the same snapshot); a write
+		// without auditFields audits from what it read, and looks up only its request.
+		names, fields := lookup, w.auditFields+" pg.request_result"
+		if w.auditFields == "" {
+			names, fields = nil, "uid pg.name pg.request_result"
+			if request != "" {
+				names = []string{request}
+			}
+		}
+		err := s.lookUp(ctx, txn, names, fields, func(r found, raw json.RawMessage) {
 			if f, ok := got[r.Name]; ok {
 				f.raw = raw
 				got[r.Name] = f
@@ -226,6 +269,53 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 		}
 	}
 	return result, nil
+}
+
+// markGone marks in got the resources of refs that are deleted or merged, read in txn by uid (which
+// costs little: refs are rarely gone, and the filter reads one posting per uid).
+func (s *Store) markGone(ctx context.Context, txn *dgo.Txn, refs map[string]string, got map[string]found) error {
+	uids := make([]string, 0, len(refs))
+	for _, u := range refs {
+		if uidPattern.MatchString(u) {
+			uids = append(uids, u)
+		}
+	}
+	slices.Sort(uids)
+	for _, chunk := range chunks(uids, 5000) {
+		// The uids come from Dgraph (checked above); nothing from the user is in the query.
+		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) @filter(has(pg.deleted_at)) { pg.name pg.merged_into { pg.name } } }`
+		resp, err := txn.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Q []struct {
+				Name   string   `json:"pg.name"`
+				Merged *nameRef `json:"pg.merged_into"`
+			}
+		}
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return err
+		}
+		for _, r := range res.Q {
+			f := got[r.Name]
+			f.Name, f.gone = r.Name, true
+			if r.Merged != nil {
+				f.goneInto = r.Merged.Name
+			}
+			got[r.Name] = f
+		}
+	}
+	return nil
+}
+
+// goneError says why a write may not join a live relation to an entity.
+func goneError(op, rel string, f found) error {
+	if f.goneInto != "" {
+		return &graph.Error{Op: op, Kind: graph.FailedPrecondition, Reason: graph.ReasonMergedMeanwhile,
+			Message: fmt.Sprintf("%s: %s was merged into %s meanwhile; send it again", rel, f.Name, f.goneInto)}
+	}
+	return &graph.Error{Op: op, Kind: graph.FailedPrecondition, Reason: "ENTITY_DELETED", Message: fmt.Sprintf("%s: %s is deleted", rel, f.Name)}
 }
 
 // dropEmpty makes an empty string mean "no value": it is left out of a new node and deleted from an
@@ -335,7 +425,8 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 				before := ""
 				if old, ok := decodeRaw[entityJSON](got, string(e.Name)); ok {
 					before = graph.RecordJSON(graph.EntityRecord(old.entity()))
-					e.Deleted = old.deleted() // a deletion stands when the entity is written again
+					e.Deleted = old.deleted() // a deletion (or merge) stands when the entity is written again
+					e.MergedInto = old.entity().MergedInto
 				}
 				diff(&res, &changes, string(e.Name), before, graph.RecordJSON(graph.EntityRecord(e)))
 			}
@@ -346,7 +437,7 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 			set := make([]map[string]any, 0, len(entities))
 			var marked []nameRef
 			for _, e := range entities {
-				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.start_day", "pg.end_day")
+				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.ids", "pg.start_day", "pg.end_day")
 				n := node(got, string(e.Name), "Entity")
 				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
 				n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
@@ -369,7 +460,7 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 					b, _ := json.Marshal(e.Identifiers)
 					ids = string(b)
 				}
-				n["pg.identifiers"] = ids
+				n["pg.identifiers"], n["pg.ids"] = ids, idTokens(e.Identifiers)
 				if ocd := e.Identifiers["ocd"]; ocd != "" {
 					n["pg.ocd_id"] = ocd
 				}
@@ -428,8 +519,8 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 			writing[c.Name] = true
 		}
 	}
-	const fields = `uid pg.name pg.version pg.lease_until claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } ` + retractedFields + ` }`
-	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs,
+	const fields = `uid pg.name pg.version pg.lease_until pg.deleted_at claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } ` + retractedFields + ` }`
+	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs, checkRefs: true,
 		// The audit reads each relation whole.
 		auditFields: relationFields,
 		result:      resultOf(ctx),
@@ -440,7 +531,8 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 					prev := old.relation()
 					before = relationRecordJSON(prev)
 					after.Claims = mergeClaims(prev.Claims, r.Claims)
-					after.Deleted = prev.Deleted // a deletion stands when the relation is written again
+					after.Deleted = prev.Deleted // a deletion (or merge) stands when the relation is written again
+					after.MergedInto = prev.MergedInto
 				}
 				diff(&res, &changes, string(r.Name), before, relationRecordJSON(after))
 			}
@@ -454,6 +546,14 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 			var del strings.Builder
 			for _, r := range relations {
 				rn := string(r.Name)
+				// A live relation joins live entities (a deleted relation stands deleted when written again).
+				if f, ok := got[rn]; !ok || f.DeletedAt == nil {
+					for _, end := range []graph.EntityName{r.From, r.To} {
+						if g := got[string(end)]; g.gone {
+							return nil, nil, goneError("dgraph.UpsertRelations", rn, g)
+						}
+					}
+				}
 				clear(&del, got, rn, "pg.via", "pg.start_day", "pg.end_day")
 				n := node(got, rn, "Relation")
 				n["pg.rel_type"], n["pg.from"], n["pg.to"], n["pg.role"] = string(r.Type), uidRef(refs[string(r.From)]), uidRef(refs[string(r.To)]), r.Role

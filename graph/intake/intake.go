@@ -23,6 +23,8 @@ type Store interface {
 	graph.Writer
 	graph.Trail
 	graph.Tombstones
+	graph.Merger
+	GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error)
 	Known(ctx context.Context, entities []graph.EntityName, sources []graph.SourceName) (map[graph.EntityName]graph.Kind, map[graph.SourceName]bool, error)
 	Version(ctx context.Context) (int64, error)
 	Counts(ctx context.Context) (graph.Counts, error)
@@ -91,7 +93,18 @@ func (s *Service) Upsert(ctx context.Context, meta graph.WriteMeta, b Batch) (gr
 	case "entities":
 		err = s.Store.UpsertEntities(wctx, ds.Entities)
 	case "relations":
-		err = s.Store.UpsertRelations(wctx, ds.Relations)
+		// Relations that name a merged entity are written to the entity it was merged into (again, when
+		// a merge commits while they are written).
+		for attempt := 0; attempt < 3; attempt++ {
+			var rels []graph.Relation
+			if rels, err = dataset.Redirected(ctx, s.Store, ds.Relations); err == nil {
+				err = s.Store.UpsertRelations(wctx, rels)
+			}
+			var ge *graph.Error
+			if !errors.As(err, &ge) || ge.Reason != graph.ReasonMergedMeanwhile {
+				break
+			}
+		}
 	default:
 		err = &graph.Error{Op: op, Kind: graph.Internal, Message: "no such batch: " + b.Field}
 	}
@@ -254,7 +267,31 @@ func (s *Service) RetractClaim(ctx context.Context, meta graph.WriteMeta, claim,
 		return strings.HasPrefix(n, "relations/") && strings.Contains(n, "/claims/") && len(n) <= 400
 	}
 	return s.tombstone(ctx, meta, claim, reason, valid, "a claim name (relations/<relation>/claims/<source>)",
-		func(ctx context.Context) (graph.WriteResult, error) { return s.Store.RetractClaim(ctx, claim, reason) })
+		func(ctx context.Context) (graph.WriteResult, error) {
+			// A claim of a relation a merge moved is where the merge moved it.
+			rel, suffix, _ := strings.Cut(claim, "/claims/")
+			to, err := s.redirect(ctx, graph.RelationName(rel))
+			if err != nil {
+				return graph.WriteResult{}, err
+			}
+			return s.Store.RetractClaim(ctx, string(to)+"/claims/"+suffix, reason)
+		})
+}
+
+// redirect is where a relation's name resolves: the relation a merge moved its claims to, if one did.
+func (s *Service) redirect(ctx context.Context, name graph.RelationName) (graph.RelationName, error) {
+	for range 8 {
+		rels, err := s.Store.GetRelations(ctx, []graph.RelationName{name})
+		if err != nil {
+			return "", err
+		}
+		r, ok := rels[name]
+		if !ok || r.MergedInto == "" {
+			return name, nil
+		}
+		name = r.MergedInto
+	}
+	return name, nil
 }
 
 // DeleteRelation marks a relation deleted, with why and who.
@@ -264,7 +301,40 @@ func (s *Service) DeleteRelation(ctx context.Context, meta graph.WriteMeta, name
 	}
 	return s.tombstone(ctx, meta, name, reason, valid, "a relation name (relations/<from>.<type>.<to>)",
 		func(ctx context.Context) (graph.WriteResult, error) {
-			return s.Store.DeleteRelation(ctx, graph.RelationName(name), reason)
+			to, err := s.redirect(ctx, graph.RelationName(name))
+			if err != nil {
+				return graph.WriteResult{}, err
+			}
+			return s.Store.DeleteRelation(ctx, to, reason)
+		})
+}
+
+// MergeEntities merges from into into (both resource names), with why and who; admin's work.
+func (s *Service) MergeEntities(ctx context.Context, meta graph.WriteMeta, from, into, reason string) (graph.WriteResult, error) {
+	var v graph.Violations
+	for _, f := range []struct{ field, name string }{{"from", from}, {"into", into}} {
+		if _, err := graph.ParseEntityName(f.name); err != nil {
+			v.Add(f.field, "%q is not an entity's resource name (e.g. actors/lutfur-rahman)", truncate(f.name, 80))
+		}
+	}
+	if from == into && from != "" {
+		v.Add("into", "is from: an entity is not merged into itself")
+	}
+	valid := func(string) bool { return true } // checked above, with the field of each
+	if err := v.Err(meta.Method, "invalid request"); err != nil {
+		return graph.WriteResult{}, err
+	}
+	return s.tombstone(ctx, meta, from, reason, valid, "", func(ctx context.Context) (graph.WriteResult, error) {
+		return s.Store.MergeEntity(ctx, graph.EntityName(from), graph.EntityName(into), reason)
+	})
+}
+
+// UnmergeEntities undoes the merge of name (the merged entity), with why and who.
+func (s *Service) UnmergeEntities(ctx context.Context, meta graph.WriteMeta, name, reason string) (graph.WriteResult, error) {
+	valid := func(n string) bool { _, err := graph.ParseEntityName(n); return err == nil }
+	return s.tombstone(ctx, meta, name, reason, valid, "an entity's resource name (e.g. actors/lutfur-rahman)",
+		func(ctx context.Context) (graph.WriteResult, error) {
+			return s.Store.UnmergeEntity(ctx, graph.EntityName(name), reason)
 		})
 }
 

@@ -49,7 +49,7 @@ func sourceKindPB(k graph.SourceKind) pb.SourceKind {
 func entityPB(e graph.Entity) *pb.Entity {
 	return &pb.Entity{Name: string(e.Name), Kind: kindPB(e.Kind), DisplayName: e.DisplayName, Aliases: e.Aliases,
 		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
-		Deleted: tombstonePB(e.Deleted)}
+		Deleted: tombstonePB(e.Deleted), MergedInto: string(e.MergedInto)}
 }
 
 // tombstonePB is nil when there is no tombstone.

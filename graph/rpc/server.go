@@ -36,14 +36,15 @@ func NewServer(svc *graph.Service, log *slog.Logger) *Server { return &Server{sv
 
 // codeOf is the one table from domain error kinds to gRPC codes.
 var codeOf = map[graph.ErrorKind]codes.Code{
-	graph.Internal:          codes.Internal,
-	graph.Invalid:           codes.InvalidArgument,
-	graph.NotFound:          codes.NotFound,
-	graph.Unavailable:       codes.Unavailable,
-	graph.ResourceExhausted: codes.ResourceExhausted,
-	graph.DeadlineExceeded:  codes.DeadlineExceeded,
-	graph.Unauthenticated:   codes.Unauthenticated,
-	graph.PermissionDenied:  codes.PermissionDenied,
+	graph.Internal:           codes.Internal,
+	graph.Invalid:            codes.InvalidArgument,
+	graph.NotFound:           codes.NotFound,
+	graph.Unavailable:        codes.Unavailable,
+	graph.ResourceExhausted:  codes.ResourceExhausted,
+	graph.DeadlineExceeded:   codes.DeadlineExceeded,
+	graph.Unauthenticated:    codes.Unauthenticated,
+	graph.PermissionDenied:   codes.PermissionDenied,
+	graph.FailedPrecondition: codes.FailedPrecondition,
 }
 
 // errorDomain names polgraph in google.rpc.ErrorInfo.
@@ -124,7 +125,7 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	if err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
-	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity)}
+	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity), RedirectedFrom: string(info.RedirectedFrom)}
 	for _, c := range info.Counts {
 		resp.RelationCounts = append(resp.RelationCounts, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
 	}
@@ -188,6 +189,36 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 	return resp, nil
 }
 
+// BatchGetEntities implements pb.GraphServiceServer.
+func (s *Server) BatchGetEntities(ctx context.Context, req *pb.BatchGetEntitiesRequest) (*pb.BatchGetEntitiesResponse, error) {
+	found, missing, err := s.svc.BatchGetEntities(ctx, req.GetNames())
+	if err != nil {
+		return nil, s.toStatus(ctx, "BatchGetEntities", err)
+	}
+	resp := &pb.BatchGetEntitiesResponse{Missing: missing}
+	for _, e := range found {
+		resp.Entities = append(resp.Entities, entityPB(e))
+	}
+	return resp, nil
+}
+
+// LookupEntities implements pb.GraphServiceServer.
+func (s *Server) LookupEntities(ctx context.Context, req *pb.LookupEntitiesRequest) (*pb.LookupEntitiesResponse, error) {
+	matches, err := s.svc.LookupEntities(ctx, req.GetScheme(), req.GetValues())
+	if err != nil {
+		return nil, s.toStatus(ctx, "LookupEntities", err)
+	}
+	resp := &pb.LookupEntitiesResponse{}
+	for _, m := range matches {
+		im := &pb.IdentifierMatch{Value: m.Value}
+		for _, e := range m.Entities {
+			im.Entities = append(im.Entities, entityPB(e))
+		}
+		resp.Matches = append(resp.Matches, im)
+	}
+	return resp, nil
+}
+
 // GetRelation implements pb.GraphServiceServer.
 func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*pb.GetRelationResponse, error) {
 	var v graph.Violations
@@ -200,6 +231,9 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 		return nil, s.toStatus(ctx, "GetRelation", err)
 	}
 	resp := &pb.GetRelationResponse{Relation: relationPB(r)}
+	if string(r.Name) != req.GetName() {
+		resp.RedirectedFrom = req.GetName()
+	}
 	for _, e := range ents {
 		resp.Entities = append(resp.Entities, entityPB(e))
 	}

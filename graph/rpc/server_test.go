@@ -47,6 +47,9 @@ func (emptyStore) ClaimSources(context.Context, []graph.RelationName) (map[graph
 	return nil, nil
 }
 func (emptyStore) Stats(context.Context) (graph.GraphStats, error) { return graph.GraphStats{}, nil }
+func (emptyStore) EntitiesByIdentifier(context.Context, string, []string) (map[string][]graph.Entity, error) {
+	return nil, nil
+}
 
 func newTestServer() *Server {
 	return NewServer(&graph.Service{Store: emptyStore{}}, slog.New(slog.DiscardHandler))
@@ -180,6 +183,8 @@ func FuzzRequests(f *testing.F) {
 		&pb.ListSourcesRequest{Kind: pb.SourceKind_SOURCE_KIND_ARTICLE, Outlet: "Daily Mail", PageSize: 2},
 		&pb.GetGraphStatsRequest{},
 		&pb.FindConnectionsRequest{Entities: []string{"Ajmal Masroor", "Rabina Khan", "parties/aspire"}, MaxShared: 5, MaxDepth: 3},
+		&pb.BatchGetEntitiesRequest{Names: []string{"actors/lutfur-rahman", "parties/labour"}},
+		&pb.LookupEntitiesRequest{Scheme: "ocd", Values: []string{"ocd-division/country:gb/parl:bethnal-green-and-stepney"}},
 	}
 	for i, m := range seeds {
 		b, _ := proto.Marshal(m)
@@ -190,7 +195,7 @@ func FuzzRequests(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method byte, b []byte) {
 		ctx := context.Background()
 		var err error
-		switch method % 11 {
+		switch method % 13 {
 		case 0:
 			var req pb.FindPathsRequest
 			if proto.Unmarshal(b, &req) != nil {
@@ -257,6 +262,18 @@ func FuzzRequests(f *testing.F) {
 				return
 			}
 			_, err = s.FindConnections(ctx, &req)
+		case 11:
+			var req pb.BatchGetEntitiesRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.BatchGetEntities(ctx, &req)
+		case 12:
+			var req pb.LookupEntitiesRequest
+			if proto.Unmarshal(b, &req) != nil {
+				return
+			}
+			_, err = s.LookupEntities(ctx, &req)
 		}
 		if err == nil {
 			return

@@ -203,6 +203,24 @@ func (s *WriteServer) DeleteEntity(ctx context.Context, req *pb.DeleteEntityRequ
 	return &pb.DeleteEntityResponse{Result: writeResultPB(res)}, nil
 }
 
+// MergeEntities implements pb.WriteServiceServer.
+func (s *WriteServer) MergeEntities(ctx context.Context, req *pb.MergeEntitiesRequest) (*pb.MergeEntitiesResponse, error) {
+	res, err := s.svc.MergeEntities(ctx, s.meta(ctx, "MergeEntities", req.GetRequestId()), req.GetFrom(), req.GetInto(), req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "MergeEntities", err)
+	}
+	return &pb.MergeEntitiesResponse{Result: writeResultPB(res)}, nil
+}
+
+// UnmergeEntities implements pb.WriteServiceServer.
+func (s *WriteServer) UnmergeEntities(ctx context.Context, req *pb.UnmergeEntitiesRequest) (*pb.UnmergeEntitiesResponse, error) {
+	res, err := s.svc.UnmergeEntities(ctx, s.meta(ctx, "UnmergeEntities", req.GetRequestId()), req.GetName(), req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "UnmergeEntities", err)
+	}
+	return &pb.UnmergeEntitiesResponse{Result: writeResultPB(res)}, nil
+}
+
 // ListChanges implements pb.WriteServiceServer.
 func (s *WriteServer) ListChanges(ctx context.Context, req *pb.ListChangesRequest) (*pb.ListChangesResponse, error) {
 	const m = "ListChanges"

@@ -264,9 +264,12 @@ type GetEntityResponse struct {
 	// request has one), most frequent first, then by type, outgoing before incoming.
 	RelationCounts []*RelationCount `protobuf:"bytes,2,rep,name=relation_counts,json=relationCounts,proto3" json:"relation_counts,omitempty"`
 	// The entity's last changes, newest first, when `history_size` asks for them.
-	History       []*Change `protobuf:"bytes,3,rep,name=history,proto3" json:"history,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	History []*Change `protobuf:"bytes,3,rep,name=history,proto3" json:"history,omitempty"`
+	// The name asked for, when it was a merged entity's: `entity` is the entity it was merged into
+	// (WriteService.MergeEntities).
+	RedirectedFrom string `protobuf:"bytes,4,opt,name=redirected_from,json=redirectedFrom,proto3" json:"redirected_from,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetEntityResponse) Reset() {
@@ -318,6 +321,13 @@ func (x *GetEntityResponse) GetHistory() []*Change {
 		return x.History
 	}
 	return nil
+}
+
+func (x *GetEntityResponse) GetRedirectedFrom() string {
+	if x != nil {
+		return x.RedirectedFrom
+	}
+	return ""
 }
 
 // RelationCount counts an entity's relations of one type in one direction.
@@ -641,9 +651,11 @@ type GetRelationResponse struct {
 	// The relation's two ends (and its `via` entity, when it has one).
 	Entities []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
 	// The relation's last changes, newest first, when `history_size` asks for them.
-	History       []*Change `protobuf:"bytes,3,rep,name=history,proto3" json:"history,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	History []*Change `protobuf:"bytes,3,rep,name=history,proto3" json:"history,omitempty"`
+	// The name asked for, when a merge of entities moved that relation's claims to `relation`.
+	RedirectedFrom string `protobuf:"bytes,4,opt,name=redirected_from,json=redirectedFrom,proto3" json:"redirected_from,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetRelationResponse) Reset() {
@@ -695,6 +707,13 @@ func (x *GetRelationResponse) GetHistory() []*Change {
 		return x.History
 	}
 	return nil
+}
+
+func (x *GetRelationResponse) GetRedirectedFrom() string {
+	if x != nil {
+		return x.RedirectedFrom
+	}
+	return ""
 }
 
 // RelationFilter decides which relations count as links.
@@ -3467,6 +3486,263 @@ func (x *Route) GetPath() *Path {
 	return nil
 }
 
+// BatchGetEntitiesRequest names the entities to get.
+type BatchGetEntitiesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Resource names, at most 1,000.
+	Names         []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchGetEntitiesRequest) Reset() {
+	*x = BatchGetEntitiesRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchGetEntitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchGetEntitiesRequest) ProtoMessage() {}
+
+func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchGetEntitiesRequest.ProtoReflect.Descriptor instead.
+func (*BatchGetEntitiesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *BatchGetEntitiesRequest) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+// BatchGetEntitiesResponse is the entities that exist, in the order asked.
+type BatchGetEntitiesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entities found.
+	Entities []*Entity `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty"`
+	// The names asked for that no entity has.
+	Missing       []string `protobuf:"bytes,2,rep,name=missing,proto3" json:"missing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchGetEntitiesResponse) Reset() {
+	*x = BatchGetEntitiesResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchGetEntitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchGetEntitiesResponse) ProtoMessage() {}
+
+func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchGetEntitiesResponse.ProtoReflect.Descriptor instead.
+func (*BatchGetEntitiesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *BatchGetEntitiesResponse) GetEntities() []*Entity {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
+func (x *BatchGetEntitiesResponse) GetMissing() []string {
+	if x != nil {
+		return x.Missing
+	}
+	return nil
+}
+
+// LookupEntitiesRequest asks who holds external identifiers.
+type LookupEntitiesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The identifier scheme, e.g. `ocd` or `wikidata`.
+	Scheme string `protobuf:"bytes,1,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// The identifiers, at most 1,000, e.g. `ocd-division/country:gb/parl:bethnal-green-and-stepney`.
+	Values        []string `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupEntitiesRequest) Reset() {
+	*x = LookupEntitiesRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupEntitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupEntitiesRequest) ProtoMessage() {}
+
+func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupEntitiesRequest.ProtoReflect.Descriptor instead.
+func (*LookupEntitiesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *LookupEntitiesRequest) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *LookupEntitiesRequest) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// LookupEntitiesResponse says who holds each identifier.
+type LookupEntitiesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per value held by an entity, in the order asked; values no entity holds are left out.
+	Matches       []*IdentifierMatch `protobuf:"bytes,1,rep,name=matches,proto3" json:"matches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupEntitiesResponse) Reset() {
+	*x = LookupEntitiesResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupEntitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupEntitiesResponse) ProtoMessage() {}
+
+func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupEntitiesResponse.ProtoReflect.Descriptor instead.
+func (*LookupEntitiesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *LookupEntitiesResponse) GetMatches() []*IdentifierMatch {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
+// IdentifierMatch is an identifier and the entities that hold it.
+type IdentifierMatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The identifier.
+	Value string `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	// Its holders, by resource name.
+	Entities      []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IdentifierMatch) Reset() {
+	*x = IdentifierMatch{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IdentifierMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IdentifierMatch) ProtoMessage() {}
+
+func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IdentifierMatch.ProtoReflect.Descriptor instead.
+func (*IdentifierMatch) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *IdentifierMatch) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *IdentifierMatch) GetEntities() []*Entity {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
 var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
@@ -3475,11 +3751,12 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x10GetEntityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12!\n" +
-	"\fhistory_size\x18\x03 \x01(\x05R\vhistorySize\"\xb4\x01\n" +
+	"\fhistory_size\x18\x03 \x01(\x05R\vhistorySize\"\xdd\x01\n" +
 	"\x11GetEntityResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12C\n" +
 	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\x12-\n" +
-	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\"p\n" +
+	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\x12'\n" +
+	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"p\n" +
 	"\rRelationCount\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x1a\n" +
 	"\boutgoing\x18\x02 \x01(\bR\boutgoing\x12\x14\n" +
@@ -3499,11 +3776,12 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x05score\x18\x03 \x01(\x01R\x05score\"K\n" +
 	"\x12GetRelationRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
-	"\fhistory_size\x18\x02 \x01(\x05R\vhistorySize\"\xa8\x01\n" +
+	"\fhistory_size\x18\x02 \x01(\x05R\vhistorySize\"\xd1\x01\n" +
 	"\x13GetRelationResponse\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12-\n" +
-	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\"\xb8\x02\n" +
+	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\x12'\n" +
+	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"\xb8\x02\n" +
 	"\x0eRelationFilter\x12>\n" +
 	"\rinclude_types\x18\x01 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fincludeTypes\x12>\n" +
 	"\rexclude_types\x18\x02 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fexcludeTypes\x12\x13\n" +
@@ -3721,7 +3999,20 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1c\n" +
 	"\tconnected\x18\x03 \x01(\bR\tconnected\x12%\n" +
-	"\x04path\x18\x04 \x01(\v2\x11.polgraph.v1.PathR\x04path*g\n" +
+	"\x04path\x18\x04 \x01(\v2\x11.polgraph.v1.PathR\x04path\"/\n" +
+	"\x17BatchGetEntitiesRequest\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"e\n" +
+	"\x18BatchGetEntitiesResponse\x12/\n" +
+	"\bentities\x18\x01 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12\x18\n" +
+	"\amissing\x18\x02 \x03(\tR\amissing\"G\n" +
+	"\x15LookupEntitiesRequest\x12\x16\n" +
+	"\x06scheme\x18\x01 \x01(\tR\x06scheme\x12\x16\n" +
+	"\x06values\x18\x02 \x03(\tR\x06values\"P\n" +
+	"\x16LookupEntitiesResponse\x126\n" +
+	"\amatches\x18\x01 \x03(\v2\x1c.polgraph.v1.IdentifierMatchR\amatches\"X\n" +
+	"\x0fIdentifierMatch\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\tR\x05value\x12/\n" +
+	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities*g\n" +
 	"\rUndatedPolicy\x12\x1e\n" +
 	"\x1aUNDATED_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16UNDATED_POLICY_INCLUDE\x10\x01\x12\x1a\n" +
@@ -3734,10 +4025,12 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x11TimelineEntryKind\x12#\n" +
 	"\x1fTIMELINE_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19TIMELINE_ENTRY_KIND_EVENT\x10\x01\x12\x1d\n" +
-	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xbb\a\n" +
+	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xf7\b\n" +
 	"\fGraphService\x12J\n" +
 	"\tGetEntity\x12\x1d.polgraph.v1.GetEntityRequest\x1a\x1e.polgraph.v1.GetEntityResponse\x12Y\n" +
-	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12P\n" +
+	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12_\n" +
+	"\x10BatchGetEntities\x12$.polgraph.v1.BatchGetEntitiesRequest\x1a%.polgraph.v1.BatchGetEntitiesResponse\x12Y\n" +
+	"\x0eLookupEntities\x12\".polgraph.v1.LookupEntitiesRequest\x1a#.polgraph.v1.LookupEntitiesResponse\x12P\n" +
 	"\vGetRelation\x12\x1f.polgraph.v1.GetRelationRequest\x1a .polgraph.v1.GetRelationResponse\x12J\n" +
 	"\tFindPaths\x12\x1d.polgraph.v1.FindPathsRequest\x1a\x1e.polgraph.v1.FindPathsResponse\x12h\n" +
 	"\x13ExploreNeighborhood\x12'.polgraph.v1.ExploreNeighborhoodRequest\x1a(.polgraph.v1.ExploreNeighborhoodResponse\x12V\n" +
@@ -3761,7 +4054,7 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
@@ -3809,123 +4102,135 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*NeighborJoin)(nil),                // 43: polgraph.v1.NeighborJoin
 	(*SharedSource)(nil),                // 44: polgraph.v1.SharedSource
 	(*Route)(nil),                       // 45: polgraph.v1.Route
-	(*Entity)(nil),                      // 46: polgraph.v1.Entity
-	(*Change)(nil),                      // 47: polgraph.v1.Change
-	(RelationType)(0),                   // 48: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 49: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 50: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 51: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 52: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 53: polgraph.v1.Verdict
-	(*Source)(nil),                      // 54: polgraph.v1.Source
-	(SourceKind)(0),                     // 55: polgraph.v1.SourceKind
-	(*timestamppb.Timestamp)(nil),       // 56: google.protobuf.Timestamp
+	(*BatchGetEntitiesRequest)(nil),     // 46: polgraph.v1.BatchGetEntitiesRequest
+	(*BatchGetEntitiesResponse)(nil),    // 47: polgraph.v1.BatchGetEntitiesResponse
+	(*LookupEntitiesRequest)(nil),       // 48: polgraph.v1.LookupEntitiesRequest
+	(*LookupEntitiesResponse)(nil),      // 49: polgraph.v1.LookupEntitiesResponse
+	(*IdentifierMatch)(nil),             // 50: polgraph.v1.IdentifierMatch
+	(*Entity)(nil),                      // 51: polgraph.v1.Entity
+	(*Change)(nil),                      // 52: polgraph.v1.Change
+	(RelationType)(0),                   // 53: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 54: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 55: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 56: polgraph.v1.ClaimStatus
+	(*DateRange)(nil),                   // 57: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 58: polgraph.v1.Verdict
+	(*Source)(nil),                      // 59: polgraph.v1.Source
+	(SourceKind)(0),                     // 60: polgraph.v1.SourceKind
+	(*timestamppb.Timestamp)(nil),       // 61: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	51, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
 	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	47, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	48, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	49, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	52, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	53, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	54, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
 	8,  // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	46, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	50, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	46, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	47, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	48, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	48, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	51, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	51, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	55, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	51, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	52, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	53, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	53, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	56, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
 	0,  // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
 	11, // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
 	14, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	46, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	51, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
 	15, // 18: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	52, // 19: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	50, // 20: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	57, // 19: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	55, // 20: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
 	16, // 21: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	53, // 22: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	50, // 23: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	58, // 22: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	55, // 23: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
 	11, // 24: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 25: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	51, // 25: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
 	19, // 26: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
 	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
 	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	46, // 29: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	48, // 30: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	51, // 31: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	53, // 32: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	51, // 29: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	53, // 30: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	56, // 31: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	58, // 32: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
 	5,  // 33: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
 	11, // 34: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
 	1,  // 35: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	46, // 36: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	50, // 37: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	46, // 38: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	51, // 36: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	55, // 37: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	51, // 38: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
 	11, // 39: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 40: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	51, // 40: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
 	26, // 41: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	50, // 42: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	46, // 43: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	55, // 42: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	51, // 43: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
 	2,  // 44: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	52, // 45: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	50, // 46: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	54, // 47: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	57, // 45: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	55, // 46: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	59, // 47: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
 	29, // 48: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	46, // 49: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	51, // 50: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	51, // 49: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	56, // 50: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
 	30, // 51: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	48, // 52: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	55, // 53: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	53, // 52: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	60, // 53: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
 	33, // 54: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	54, // 55: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	59, // 55: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
 	36, // 56: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
 	37, // 57: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
 	38, // 58: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
 	39, // 59: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	56, // 60: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	49, // 61: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	48, // 62: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	51, // 63: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	55, // 64: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	61, // 60: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	54, // 61: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	53, // 62: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	56, // 63: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	60, // 64: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
 	11, // 65: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	46, // 66: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	51, // 66: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
 	42, // 67: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
 	44, // 68: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
 	45, // 69: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	46, // 70: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	46, // 71: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	51, // 70: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	51, // 71: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
 	43, // 72: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
 	20, // 73: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	54, // 74: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	59, // 74: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
 	29, // 75: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
 	14, // 76: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	3,  // 77: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,  // 78: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	9,  // 79: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12, // 80: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	17, // 81: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	22, // 82: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	24, // 83: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	27, // 84: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	31, // 85: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	34, // 86: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	40, // 87: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,  // 88: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,  // 89: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	10, // 90: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	13, // 91: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	18, // 92: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	23, // 93: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	25, // 94: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	28, // 95: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	32, // 96: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	35, // 97: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	41, // 98: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	88, // [88:99] is the sub-list for method output_type
-	77, // [77:88] is the sub-list for method input_type
-	77, // [77:77] is the sub-list for extension type_name
-	77, // [77:77] is the sub-list for extension extendee
-	0,  // [0:77] is the sub-list for field type_name
+	51, // 77: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	50, // 78: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	51, // 79: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	3,  // 80: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,  // 81: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	46, // 82: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	48, // 83: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,  // 84: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12, // 85: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	17, // 86: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	22, // 87: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	24, // 88: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	27, // 89: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	31, // 90: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	34, // 91: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	40, // 92: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,  // 93: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,  // 94: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	47, // 95: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	49, // 96: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10, // 97: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	13, // 98: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	18, // 99: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	23, // 100: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	25, // 101: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	28, // 102: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	32, // 103: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	35, // 104: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	41, // 105: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	93, // [93:106] is the sub-list for method output_type
+	80, // [80:93] is the sub-list for method input_type
+	80, // [80:80] is the sub-list for extension type_name
+	80, // [80:80] is the sub-list for extension extendee
+	0,  // [0:80] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -3940,7 +4245,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   43,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,6 +21,8 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	GraphService_GetEntity_FullMethodName           = "/polgraph.v1.GraphService/GetEntity"
 	GraphService_SearchEntities_FullMethodName      = "/polgraph.v1.GraphService/SearchEntities"
+	GraphService_BatchGetEntities_FullMethodName    = "/polgraph.v1.GraphService/BatchGetEntities"
+	GraphService_LookupEntities_FullMethodName      = "/polgraph.v1.GraphService/LookupEntities"
 	GraphService_GetRelation_FullMethodName         = "/polgraph.v1.GraphService/GetRelation"
 	GraphService_FindPaths_FullMethodName           = "/polgraph.v1.GraphService/FindPaths"
 	GraphService_ExploreNeighborhood_FullMethodName = "/polgraph.v1.GraphService/ExploreNeighborhood"
@@ -49,6 +51,14 @@ type GraphServiceClient interface {
 	GetEntity(ctx context.Context, in *GetEntityRequest, opts ...grpc.CallOption) (*GetEntityResponse, error)
 	// SearchEntities finds entities whose display name or alias matches a query, best match first.
 	SearchEntities(ctx context.Context, in *SearchEntitiesRequest, opts ...grpc.CallOption) (*SearchEntitiesResponse, error)
+	// BatchGetEntities returns the entities with these resource names as stored: a deleted entity with
+	// `deleted`, a merged one with `merged_into` too (GetEntity follows merges; this does not). Names no
+	// entity has are listed in `missing`, not refused: an importer asks which names are taken.
+	BatchGetEntities(ctx context.Context, in *BatchGetEntitiesRequest, opts ...grpc.CallOption) (*BatchGetEntitiesResponse, error)
+	// LookupEntities finds the entities that hold external identifiers of one scheme (an entity's
+	// `identifiers`: ocd, wikidata, …): for each value asked, the entities not deleted that hold it (one,
+	// unless the graph holds one thing twice).
+	LookupEntities(ctx context.Context, in *LookupEntitiesRequest, opts ...grpc.CallOption) (*LookupEntitiesResponse, error)
 	// GetRelation returns one relation with all its claims.
 	GetRelation(ctx context.Context, in *GetRelationRequest, opts ...grpc.CallOption) (*GetRelationResponse, error)
 	// FindPaths returns the shortest simple paths between two entities, each hop with its evidence.
@@ -95,6 +105,26 @@ func (c *graphServiceClient) SearchEntities(ctx context.Context, in *SearchEntit
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SearchEntitiesResponse)
 	err := c.cc.Invoke(ctx, GraphService_SearchEntities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) BatchGetEntities(ctx context.Context, in *BatchGetEntitiesRequest, opts ...grpc.CallOption) (*BatchGetEntitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchGetEntitiesResponse)
+	err := c.cc.Invoke(ctx, GraphService_BatchGetEntities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *graphServiceClient) LookupEntities(ctx context.Context, in *LookupEntitiesRequest, opts ...grpc.CallOption) (*LookupEntitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LookupEntitiesResponse)
+	err := c.cc.Invoke(ctx, GraphService_LookupEntities_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +238,14 @@ type GraphServiceServer interface {
 	GetEntity(context.Context, *GetEntityRequest) (*GetEntityResponse, error)
 	// SearchEntities finds entities whose display name or alias matches a query, best match first.
 	SearchEntities(context.Context, *SearchEntitiesRequest) (*SearchEntitiesResponse, error)
+	// BatchGetEntities returns the entities with these resource names as stored: a deleted entity with
+	// `deleted`, a merged one with `merged_into` too (GetEntity follows merges; this does not). Names no
+	// entity has are listed in `missing`, not refused: an importer asks which names are taken.
+	BatchGetEntities(context.Context, *BatchGetEntitiesRequest) (*BatchGetEntitiesResponse, error)
+	// LookupEntities finds the entities that hold external identifiers of one scheme (an entity's
+	// `identifiers`: ocd, wikidata, …): for each value asked, the entities not deleted that hold it (one,
+	// unless the graph holds one thing twice).
+	LookupEntities(context.Context, *LookupEntitiesRequest) (*LookupEntitiesResponse, error)
 	// GetRelation returns one relation with all its claims.
 	GetRelation(context.Context, *GetRelationRequest) (*GetRelationResponse, error)
 	// FindPaths returns the shortest simple paths between two entities, each hop with its evidence.
@@ -245,6 +283,12 @@ func (UnimplementedGraphServiceServer) GetEntity(context.Context, *GetEntityRequ
 }
 func (UnimplementedGraphServiceServer) SearchEntities(context.Context, *SearchEntitiesRequest) (*SearchEntitiesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SearchEntities not implemented")
+}
+func (UnimplementedGraphServiceServer) BatchGetEntities(context.Context, *BatchGetEntitiesRequest) (*BatchGetEntitiesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method BatchGetEntities not implemented")
+}
+func (UnimplementedGraphServiceServer) LookupEntities(context.Context, *LookupEntitiesRequest) (*LookupEntitiesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LookupEntities not implemented")
 }
 func (UnimplementedGraphServiceServer) GetRelation(context.Context, *GetRelationRequest) (*GetRelationResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetRelation not implemented")
@@ -326,6 +370,42 @@ func _GraphService_SearchEntities_Handler(srv interface{}, ctx context.Context, 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(GraphServiceServer).SearchEntities(ctx, req.(*SearchEntitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_BatchGetEntities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BatchGetEntitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).BatchGetEntities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_BatchGetEntities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).BatchGetEntities(ctx, req.(*BatchGetEntitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GraphService_LookupEntities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LookupEntitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GraphServiceServer).LookupEntities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GraphService_LookupEntities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GraphServiceServer).LookupEntities(ctx, req.(*LookupEntitiesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -506,6 +586,14 @@ var GraphService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchEntities",
 			Handler:    _GraphService_SearchEntities_Handler,
+		},
+		{
+			MethodName: "BatchGetEntities",
+			Handler:    _GraphService_BatchGetEntities_Handler,
+		},
+		{
+			MethodName: "LookupEntities",
+			Handler:    _GraphService_LookupEntities_Handler,
 		},
 		{
 			MethodName: "GetRelation",

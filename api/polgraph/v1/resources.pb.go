@@ -347,7 +347,10 @@ type Entity struct {
 	// When the entity ended (a seat abolished, a party dissolved), as a fuzzy date.
 	ValidTo string `protobuf:"bytes,8,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
 	// Set when the entity was deleted (WriteService.DeleteEntity): it is kept, but no search finds it.
-	Deleted       *Tombstone `protobuf:"bytes,9,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Deleted *Tombstone `protobuf:"bytes,9,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// Set (with `deleted`) when the entity was merged into another (WriteService.MergeEntities): its name
+	// resolves to that entity.
+	MergedInto    string `protobuf:"bytes,10,opt,name=merged_into,json=mergedInto,proto3" json:"merged_into,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -443,6 +446,13 @@ func (x *Entity) GetDeleted() *Tombstone {
 		return x.Deleted
 	}
 	return nil
+}
+
+func (x *Entity) GetMergedInto() string {
+	if x != nil {
+		return x.MergedInto
+	}
+	return ""
 }
 
 // Tombstone says when, by whom and why something was deleted or retracted.
@@ -1029,7 +1039,7 @@ type Change struct {
 	RequestId string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The resource changed.
 	Resource string `protobuf:"bytes,5,opt,name=resource,proto3" json:"resource,omitempty"`
-	// CREATE, UPDATE, RETRACT or DELETE.
+	// CREATE, UPDATE, RETRACT, DELETE, MERGE (every resource a merge changed) or UNMERGE.
 	Action string `protobuf:"bytes,6,opt,name=action,proto3" json:"action,omitempty"`
 	// The resource before, as a dataset record (JSON); empty when it was created.
 	Before string `protobuf:"bytes,7,opt,name=before,proto3" json:"before,omitempty"`
@@ -1129,7 +1139,7 @@ var File_polgraph_v1_resources_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\n" +
-	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9c\x03\n" +
+	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\x03\n" +
 	"\x06Entity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12!\n" +
@@ -1140,7 +1150,10 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\n" +
 	"valid_from\x18\a \x01(\tR\tvalidFrom\x12\x19\n" +
 	"\bvalid_to\x18\b \x01(\tR\avalidTo\x120\n" +
-	"\adeleted\x18\t \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x1a>\n" +
+	"\adeleted\x18\t \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x12\x1f\n" +
+	"\vmerged_into\x18\n" +
+	" \x01(\tR\n" +
+	"mergedInto\x1a>\n" +
 	"\x10IdentifiersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"c\n" +

@@ -1385,6 +1385,235 @@ func (x *DeleteEntityRequest) GetRequestId() string {
 	return ""
 }
 
+// MergeEntitiesRequest merges one entity into another.
+type MergeEntitiesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity that goes: its resource name, e.g. `actors/lutfur-rahman-2`.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The entity that stays, of the same kind.
+	Into string `protobuf:"bytes,2,opt,name=into,proto3" json:"into,omitempty"`
+	// Why (required, at most 1,000 characters): "one person, two records".
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// As UpsertSourcesRequest.request_id.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeEntitiesRequest) Reset() {
+	*x = MergeEntitiesRequest{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeEntitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeEntitiesRequest) ProtoMessage() {}
+
+func (x *MergeEntitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeEntitiesRequest.ProtoReflect.Descriptor instead.
+func (*MergeEntitiesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *MergeEntitiesRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *MergeEntitiesRequest) GetInto() string {
+	if x != nil {
+		return x.Into
+	}
+	return ""
+}
+
+func (x *MergeEntitiesRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MergeEntitiesRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// MergeEntitiesResponse says what the merge changed.
+type MergeEntitiesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What changed: both entities, every relation that moved and every relation its claims went to.
+	Result        *WriteResult `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeEntitiesResponse) Reset() {
+	*x = MergeEntitiesResponse{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeEntitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeEntitiesResponse) ProtoMessage() {}
+
+func (x *MergeEntitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeEntitiesResponse.ProtoReflect.Descriptor instead.
+func (*MergeEntitiesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *MergeEntitiesResponse) GetResult() *WriteResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+// UnmergeEntitiesRequest undoes a merge.
+type UnmergeEntitiesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The merged entity's resource name (the merge's `from`).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Why (required, at most 1,000 characters).
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// As UpsertSourcesRequest.request_id.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnmergeEntitiesRequest) Reset() {
+	*x = UnmergeEntitiesRequest{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnmergeEntitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnmergeEntitiesRequest) ProtoMessage() {}
+
+func (x *UnmergeEntitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnmergeEntitiesRequest.ProtoReflect.Descriptor instead.
+func (*UnmergeEntitiesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *UnmergeEntitiesRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UnmergeEntitiesRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *UnmergeEntitiesRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// UnmergeEntitiesResponse says what undoing the merge changed.
+type UnmergeEntitiesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What changed.
+	Result        *WriteResult `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnmergeEntitiesResponse) Reset() {
+	*x = UnmergeEntitiesResponse{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnmergeEntitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnmergeEntitiesResponse) ProtoMessage() {}
+
+func (x *UnmergeEntitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnmergeEntitiesResponse.ProtoReflect.Descriptor instead.
+func (*UnmergeEntitiesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *UnmergeEntitiesResponse) GetResult() *WriteResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // ListChangesRequest asks for a page of the audit trail.
 type ListChangesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1407,7 +1636,7 @@ type ListChangesRequest struct {
 
 func (x *ListChangesRequest) Reset() {
 	*x = ListChangesRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1419,7 +1648,7 @@ func (x *ListChangesRequest) String() string {
 func (*ListChangesRequest) ProtoMessage() {}
 
 func (x *ListChangesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1432,7 +1661,7 @@ func (x *ListChangesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChangesRequest.ProtoReflect.Descriptor instead.
 func (*ListChangesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListChangesRequest) GetResource() string {
@@ -1492,7 +1721,7 @@ type ListChangesResponse struct {
 
 func (x *ListChangesResponse) Reset() {
 	*x = ListChangesResponse{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1504,7 +1733,7 @@ func (x *ListChangesResponse) String() string {
 func (*ListChangesResponse) ProtoMessage() {}
 
 func (x *ListChangesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1517,7 +1746,7 @@ func (x *ListChangesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChangesResponse.ProtoReflect.Descriptor instead.
 func (*ListChangesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListChangesResponse) GetChanges() []*Change {
@@ -1650,7 +1879,22 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"\xee\x01\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"u\n" +
+	"\x14MergeEntitiesRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x12\n" +
+	"\x04into\x18\x02 \x01(\tR\x04into\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\"I\n" +
+	"\x15MergeEntitiesResponse\x120\n" +
+	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result\"c\n" +
+	"\x16UnmergeEntitiesRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"K\n" +
+	"\x17UnmergeEntitiesResponse\x120\n" +
+	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result\"\xee\x01\n" +
 	"\x12ListChangesRequest\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12\x1c\n" +
 	"\tprincipal\x18\x02 \x01(\tR\tprincipal\x120\n" +
@@ -1663,7 +1907,7 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\achanges\x18\x01 \x03(\v2\x13.polgraph.v1.ChangeR\achanges\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x1d\n" +
 	"\n" +
-	"total_size\x18\x03 \x01(\x05R\ttotalSize2\xb5\x05\n" +
+	"total_size\x18\x03 \x01(\x05R\ttotalSize2\xeb\x06\n" +
 	"\fWriteService\x12V\n" +
 	"\rUpsertSources\x12!.polgraph.v1.UpsertSourcesRequest\x1a\".polgraph.v1.UpsertSourcesResponse\x12Y\n" +
 	"\x0eUpsertEntities\x12\".polgraph.v1.UpsertEntitiesRequest\x1a#.polgraph.v1.UpsertEntitiesResponse\x12\\\n" +
@@ -1671,7 +1915,9 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\x04Load\x12\x18.polgraph.v1.LoadRequest\x1a\x19.polgraph.v1.LoadResponse(\x01\x12S\n" +
 	"\fRetractClaim\x12 .polgraph.v1.RetractClaimRequest\x1a!.polgraph.v1.RetractClaimResponse\x12Y\n" +
 	"\x0eDeleteRelation\x12\".polgraph.v1.DeleteRelationRequest\x1a#.polgraph.v1.DeleteRelationResponse\x12S\n" +
-	"\fDeleteEntity\x12 .polgraph.v1.DeleteEntityRequest\x1a!.polgraph.v1.DeleteEntityResponse\x12P\n" +
+	"\fDeleteEntity\x12 .polgraph.v1.DeleteEntityRequest\x1a!.polgraph.v1.DeleteEntityResponse\x12V\n" +
+	"\rMergeEntities\x12!.polgraph.v1.MergeEntitiesRequest\x1a\".polgraph.v1.MergeEntitiesResponse\x12\\\n" +
+	"\x0fUnmergeEntities\x12#.polgraph.v1.UnmergeEntitiesRequest\x1a$.polgraph.v1.UnmergeEntitiesResponse\x12P\n" +
 	"\vListChanges\x12\x1f.polgraph.v1.ListChangesRequest\x1a .polgraph.v1.ListChangesResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
 
 var (
@@ -1686,7 +1932,7 @@ func file_polgraph_v1_write_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_write_service_proto_rawDescData
 }
 
-var file_polgraph_v1_write_service_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_polgraph_v1_write_service_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_polgraph_v1_write_service_proto_goTypes = []any{
 	(*SourceRecord)(nil),            // 0: polgraph.v1.SourceRecord
 	(*EntityRecord)(nil),            // 1: polgraph.v1.EntityRecord
@@ -1708,14 +1954,18 @@ var file_polgraph_v1_write_service_proto_goTypes = []any{
 	(*RetractClaimRequest)(nil),     // 17: polgraph.v1.RetractClaimRequest
 	(*DeleteRelationRequest)(nil),   // 18: polgraph.v1.DeleteRelationRequest
 	(*DeleteEntityRequest)(nil),     // 19: polgraph.v1.DeleteEntityRequest
-	(*ListChangesRequest)(nil),      // 20: polgraph.v1.ListChangesRequest
-	(*ListChangesResponse)(nil),     // 21: polgraph.v1.ListChangesResponse
-	nil,                             // 22: polgraph.v1.EntityRecord.IdentifiersEntry
-	(*timestamppb.Timestamp)(nil),   // 23: google.protobuf.Timestamp
-	(*Change)(nil),                  // 24: polgraph.v1.Change
+	(*MergeEntitiesRequest)(nil),    // 20: polgraph.v1.MergeEntitiesRequest
+	(*MergeEntitiesResponse)(nil),   // 21: polgraph.v1.MergeEntitiesResponse
+	(*UnmergeEntitiesRequest)(nil),  // 22: polgraph.v1.UnmergeEntitiesRequest
+	(*UnmergeEntitiesResponse)(nil), // 23: polgraph.v1.UnmergeEntitiesResponse
+	(*ListChangesRequest)(nil),      // 24: polgraph.v1.ListChangesRequest
+	(*ListChangesResponse)(nil),     // 25: polgraph.v1.ListChangesResponse
+	nil,                             // 26: polgraph.v1.EntityRecord.IdentifiersEntry
+	(*timestamppb.Timestamp)(nil),   // 27: google.protobuf.Timestamp
+	(*Change)(nil),                  // 28: polgraph.v1.Change
 }
 var file_polgraph_v1_write_service_proto_depIdxs = []int32{
-	22, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
+	26, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
 	2,  // 1: polgraph.v1.RelationRecord.claims:type_name -> polgraph.v1.ClaimRecord
 	0,  // 2: polgraph.v1.UpsertSourcesRequest.sources:type_name -> polgraph.v1.SourceRecord
 	1,  // 3: polgraph.v1.UpsertEntitiesRequest.entities:type_name -> polgraph.v1.EntityRecord
@@ -1727,30 +1977,36 @@ var file_polgraph_v1_write_service_proto_depIdxs = []int32{
 	13, // 9: polgraph.v1.DeleteRelationResponse.result:type_name -> polgraph.v1.WriteResult
 	13, // 10: polgraph.v1.DeleteEntityResponse.result:type_name -> polgraph.v1.WriteResult
 	16, // 11: polgraph.v1.LoadResponse.graph:type_name -> polgraph.v1.GraphCounts
-	23, // 12: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
-	23, // 13: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
-	24, // 14: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
-	4,  // 15: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
-	5,  // 16: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
-	6,  // 17: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
-	14, // 18: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
-	17, // 19: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
-	18, // 20: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
-	19, // 21: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
-	20, // 22: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
-	7,  // 23: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
-	8,  // 24: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
-	9,  // 25: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
-	15, // 26: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
-	10, // 27: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
-	11, // 28: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
-	12, // 29: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
-	21, // 30: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
-	23, // [23:31] is the sub-list for method output_type
-	15, // [15:23] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	13, // 12: polgraph.v1.MergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 13: polgraph.v1.UnmergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	27, // 14: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
+	27, // 15: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
+	28, // 16: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
+	4,  // 17: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
+	5,  // 18: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
+	6,  // 19: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
+	14, // 20: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
+	17, // 21: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
+	18, // 22: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
+	19, // 23: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
+	20, // 24: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
+	22, // 25: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
+	24, // 26: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
+	7,  // 27: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
+	8,  // 28: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
+	9,  // 29: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
+	15, // 30: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
+	10, // 31: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
+	11, // 32: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
+	12, // 33: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
+	21, // 34: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
+	23, // 35: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
+	25, // 36: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
+	27, // [27:37] is the sub-list for method output_type
+	17, // [17:27] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_write_service_proto_init() }
@@ -1766,7 +2022,7 @@ func file_polgraph_v1_write_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_write_service_proto_rawDesc), len(file_polgraph_v1_write_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,8 @@ const (
 	WriteService_RetractClaim_FullMethodName    = "/polgraph.v1.WriteService/RetractClaim"
 	WriteService_DeleteRelation_FullMethodName  = "/polgraph.v1.WriteService/DeleteRelation"
 	WriteService_DeleteEntity_FullMethodName    = "/polgraph.v1.WriteService/DeleteEntity"
+	WriteService_MergeEntities_FullMethodName   = "/polgraph.v1.WriteService/MergeEntities"
+	WriteService_UnmergeEntities_FullMethodName = "/polgraph.v1.WriteService/UnmergeEntities"
 	WriteService_ListChanges_FullMethodName     = "/polgraph.v1.WriteService/ListChanges"
 )
 
@@ -63,6 +65,19 @@ type WriteServiceClient interface {
 	DeleteRelation(ctx context.Context, in *DeleteRelationRequest, opts ...grpc.CallOption) (*DeleteRelationResponse, error)
 	// DeleteEntity removes an entity and its relations from the graph, keeping them as tombstones.
 	DeleteEntity(ctx context.Context, in *DeleteEntityRequest, opts ...grpc.CallOption) (*DeleteEntityResponse, error)
+	// MergeEntities makes two records of one entity one: `from`'s relations and claims move to `into`
+	// (into a relation `into` already has, when it has one of the same type with the same other end; a
+	// claim both hold is kept once), `from`'s names become aliases of `into`, and `from` is kept as a
+	// redirect: GetEntity, FindPaths and every read that takes a name resolve it to `into`, GetRelation
+	// resolves each relation that moved to where its claims went, and later writes that name `from` are
+	// written to `into`. A relation between the two is deleted (it would join `into` to itself). The merge
+	// is recorded, with everything it moved, so that UnmergeEntities can undo it.
+	MergeEntities(ctx context.Context, in *MergeEntitiesRequest, opts ...grpc.CallOption) (*MergeEntitiesResponse, error)
+	// UnmergeEntities undoes the merge of an entity (`name`, as the trail shows it: action MERGE): the
+	// relations and claims that moved go back, `into` loses the names it gained, and the entity is
+	// restored. Claims written to `into` since the merge stay with it. FAILED_PRECONDITION when the entity
+	// is not merged, or `into` has since been merged or deleted (undo that first).
+	UnmergeEntities(ctx context.Context, in *UnmergeEntitiesRequest, opts ...grpc.CallOption) (*UnmergeEntitiesResponse, error)
 	// ListChanges lists the audit trail, newest first: every change of every write, with who made it, when,
 	// through which method, and the resource before and after.
 	ListChanges(ctx context.Context, in *ListChangesRequest, opts ...grpc.CallOption) (*ListChangesResponse, error)
@@ -149,6 +164,26 @@ func (c *writeServiceClient) DeleteEntity(ctx context.Context, in *DeleteEntityR
 	return out, nil
 }
 
+func (c *writeServiceClient) MergeEntities(ctx context.Context, in *MergeEntitiesRequest, opts ...grpc.CallOption) (*MergeEntitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MergeEntitiesResponse)
+	err := c.cc.Invoke(ctx, WriteService_MergeEntities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *writeServiceClient) UnmergeEntities(ctx context.Context, in *UnmergeEntitiesRequest, opts ...grpc.CallOption) (*UnmergeEntitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnmergeEntitiesResponse)
+	err := c.cc.Invoke(ctx, WriteService_UnmergeEntities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *writeServiceClient) ListChanges(ctx context.Context, in *ListChangesRequest, opts ...grpc.CallOption) (*ListChangesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListChangesResponse)
@@ -193,6 +228,19 @@ type WriteServiceServer interface {
 	DeleteRelation(context.Context, *DeleteRelationRequest) (*DeleteRelationResponse, error)
 	// DeleteEntity removes an entity and its relations from the graph, keeping them as tombstones.
 	DeleteEntity(context.Context, *DeleteEntityRequest) (*DeleteEntityResponse, error)
+	// MergeEntities makes two records of one entity one: `from`'s relations and claims move to `into`
+	// (into a relation `into` already has, when it has one of the same type with the same other end; a
+	// claim both hold is kept once), `from`'s names become aliases of `into`, and `from` is kept as a
+	// redirect: GetEntity, FindPaths and every read that takes a name resolve it to `into`, GetRelation
+	// resolves each relation that moved to where its claims went, and later writes that name `from` are
+	// written to `into`. A relation between the two is deleted (it would join `into` to itself). The merge
+	// is recorded, with everything it moved, so that UnmergeEntities can undo it.
+	MergeEntities(context.Context, *MergeEntitiesRequest) (*MergeEntitiesResponse, error)
+	// UnmergeEntities undoes the merge of an entity (`name`, as the trail shows it: action MERGE): the
+	// relations and claims that moved go back, `into` loses the names it gained, and the entity is
+	// restored. Claims written to `into` since the merge stay with it. FAILED_PRECONDITION when the entity
+	// is not merged, or `into` has since been merged or deleted (undo that first).
+	UnmergeEntities(context.Context, *UnmergeEntitiesRequest) (*UnmergeEntitiesResponse, error)
 	// ListChanges lists the audit trail, newest first: every change of every write, with who made it, when,
 	// through which method, and the resource before and after.
 	ListChanges(context.Context, *ListChangesRequest) (*ListChangesResponse, error)
@@ -226,6 +274,12 @@ func (UnimplementedWriteServiceServer) DeleteRelation(context.Context, *DeleteRe
 }
 func (UnimplementedWriteServiceServer) DeleteEntity(context.Context, *DeleteEntityRequest) (*DeleteEntityResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DeleteEntity not implemented")
+}
+func (UnimplementedWriteServiceServer) MergeEntities(context.Context, *MergeEntitiesRequest) (*MergeEntitiesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MergeEntities not implemented")
+}
+func (UnimplementedWriteServiceServer) UnmergeEntities(context.Context, *UnmergeEntitiesRequest) (*UnmergeEntitiesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UnmergeEntities not implemented")
 }
 func (UnimplementedWriteServiceServer) ListChanges(context.Context, *ListChangesRequest) (*ListChangesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListChanges not implemented")
@@ -366,6 +420,42 @@ func _WriteService_DeleteEntity_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WriteService_MergeEntities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MergeEntitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WriteServiceServer).MergeEntities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WriteService_MergeEntities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WriteServiceServer).MergeEntities(ctx, req.(*MergeEntitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WriteService_UnmergeEntities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnmergeEntitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WriteServiceServer).UnmergeEntities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WriteService_UnmergeEntities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WriteServiceServer).UnmergeEntities(ctx, req.(*UnmergeEntitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WriteService_ListChanges_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListChangesRequest)
 	if err := dec(in); err != nil {
@@ -414,6 +504,14 @@ var WriteService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteEntity",
 			Handler:    _WriteService_DeleteEntity_Handler,
+		},
+		{
+			MethodName: "MergeEntities",
+			Handler:    _WriteService_MergeEntities_Handler,
+		},
+		{
+			MethodName: "UnmergeEntities",
+			Handler:    _WriteService_UnmergeEntities_Handler,
 		},
 		{
 			MethodName: "ListChanges",

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/write_service.proto.
  */
 export const file_polgraph_v1_write_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS93cml0ZV9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJ5CgxTb3VyY2VSZWNvcmQSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIMCgRraW5kGAMgASgJEg4KBm91dGxldBgEIAEoCRIOCgZhdXRob3IYBSABKAkSEQoJcHVibGlzaGVkGAYgASgJEgsKA3VybBgHIAEoCSLzAQoMRW50aXR5UmVjb3JkEgwKBG5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEg8KB2FsaWFzZXMYAyADKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSPwoLaWRlbnRpZmllcnMYBSADKAsyKi5wb2xncmFwaC52MS5FbnRpdHlSZWNvcmQuSWRlbnRpZmllcnNFbnRyeRISCgp2YWxpZF9mcm9tGAYgASgJEhAKCHZhbGlkX3RvGAcgASgJGjIKEElkZW50aWZpZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKEAQoLQ2xhaW1SZWNvcmQSDgoGc291cmNlGAEgASgJEg8KB2V4Y2VycHQYAiABKAkSFwoKY29uZmlkZW5jZRgDIAEoAUgAiAEBEg4KBnN0YXR1cxgEIAEoCRIPCgdzYWlkX2J5GAUgASgJEgsKA2tleRgGIAEoCUINCgtfY29uZmlkZW5jZSK+AQoOUmVsYXRpb25SZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgsKA2tleRgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSKAoGY2xhaW1zGAogAygLMhgucG9sZ3JhcGgudjEuQ2xhaW1SZWNvcmQiVgoUVXBzZXJ0U291cmNlc1JlcXVlc3QSKgoHc291cmNlcxgBIAMoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZVJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIlgKFVVwc2VydEVudGl0aWVzUmVxdWVzdBIrCghlbnRpdGllcxgBIAMoCzIZLnBvbGdyYXBoLnYxLkVudGl0eVJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIlwKFlVwc2VydFJlbGF0aW9uc1JlcXVlc3QSLgoJcmVsYXRpb25zGAEgAygLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25SZWNvcmQSEgoKcmVxdWVzdF9pZBgCIAEoCSJBChVVcHNlcnRTb3VyY2VzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiQgoWVXBzZXJ0RW50aXRpZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJDChdVcHNlcnRSZWxhdGlvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJAChRSZXRyYWN0Q2xhaW1SZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJCChZEZWxldGVSZWxhdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkAKFERlbGV0ZUVudGl0eVJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0ImUKC1dyaXRlUmVzdWx0Eg8KB2NyZWF0ZWQYASADKAkSDwoHdXBkYXRlZBgCIAMoCRIRCgl1bmNoYW5nZWQYAyABKAUSEAoIcmVwbGF5ZWQYBCABKAgSDwoHdmVyc2lvbhgFIAEoAyI+CgtMb2FkUmVxdWVzdBIMCgRmaWxlGAEgASgJEg0KBWxpbmVzGAIgAygJEhIKCnJlcXVlc3RfaWQYAyABKAkijwEKDExvYWRSZXNwb25zZRIPCgdzb3VyY2VzGAEgASgFEhAKCGVudGl0aWVzGAIgASgFEhEKCXJlbGF0aW9ucxgDIAEoBRIOCgZjbGFpbXMYBCABKAUSJwoFZ3JhcGgYBSABKAsyGC5wb2xncmFwaC52MS5HcmFwaENvdW50cxIQCghyZXBsYXllZBgGIAEoCCJTCgtHcmFwaENvdW50cxIQCghlbnRpdGllcxgBIAEoBRIRCglyZWxhdGlvbnMYAiABKAUSDgoGY2xhaW1zGAMgASgFEg8KB3NvdXJjZXMYBCABKAUiRwoTUmV0cmFjdENsYWltUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkkKFURlbGV0ZVJlbGF0aW9uUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkcKE0RlbGV0ZUVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSK2AQoSTGlzdENoYW5nZXNSZXF1ZXN0EhAKCHJlc291cmNlGAEgASgJEhEKCXByaW5jaXBhbBgCIAEoCRIpCgVzaW5jZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgFIAEoBRISCgpwYWdlX3Rva2VuGAYgASgJImgKE0xpc3RDaGFuZ2VzUmVzcG9uc2USJAoHY2hhbmdlcxgBIAMoCzITLnBvbGdyYXBoLnYxLkNoYW5nZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBTK1BQoMV3JpdGVTZXJ2aWNlElYKDVVwc2VydFNvdXJjZXMSIS5wb2xncmFwaC52MS5VcHNlcnRTb3VyY2VzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLlVwc2VydFNvdXJjZXNSZXNwb25zZRJZCg5VcHNlcnRFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlVwc2VydEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlVwc2VydEVudGl0aWVzUmVzcG9uc2USXAoPVXBzZXJ0UmVsYXRpb25zEiMucG9sZ3JhcGgudjEuVXBzZXJ0UmVsYXRpb25zUmVxdWVzdBokLnBvbGdyYXBoLnYxLlVwc2VydFJlbGF0aW9uc1Jlc3BvbnNlEj0KBExvYWQSGC5wb2xncmFwaC52MS5Mb2FkUmVxdWVzdBoZLnBvbGdyYXBoLnYxLkxvYWRSZXNwb25zZSgBElMKDFJldHJhY3RDbGFpbRIgLnBvbGdyYXBoLnYxLlJldHJhY3RDbGFpbVJlcXVlc3QaIS5wb2xncmFwaC52MS5SZXRyYWN0Q2xhaW1SZXNwb25zZRJZCg5EZWxldGVSZWxhdGlvbhIiLnBvbGdyYXBoLnYxLkRlbGV0ZVJlbGF0aW9uUmVxdWVzdBojLnBvbGdyYXBoLnYxLkRlbGV0ZVJlbGF0aW9uUmVzcG9uc2USUwoMRGVsZXRlRW50aXR5EiAucG9sZ3JhcGgudjEuRGVsZXRlRW50aXR5UmVxdWVzdBohLnBvbGdyYXBoLnYxLkRlbGV0ZUVudGl0eVJlc3BvbnNlElAKC0xpc3RDaGFuZ2VzEh8ucG9sZ3JhcGgudjEuTGlzdENoYW5nZXNSZXF1ZXN0GiAucG9sZ3JhcGgudjEuTGlzdENoYW5nZXNSZXNwb25zZUI5WjdnaXRodWIuY29tL3BvbGdyYXBoL3BvbGdyYXBoL2FwaS9wb2xncmFwaC92MTtwb2xncmFwaHYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS93cml0ZV9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJ5CgxTb3VyY2VSZWNvcmQSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIMCgRraW5kGAMgASgJEg4KBm91dGxldBgEIAEoCRIOCgZhdXRob3IYBSABKAkSEQoJcHVibGlzaGVkGAYgASgJEgsKA3VybBgHIAEoCSLzAQoMRW50aXR5UmVjb3JkEgwKBG5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEg8KB2FsaWFzZXMYAyADKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSPwoLaWRlbnRpZmllcnMYBSADKAsyKi5wb2xncmFwaC52MS5FbnRpdHlSZWNvcmQuSWRlbnRpZmllcnNFbnRyeRISCgp2YWxpZF9mcm9tGAYgASgJEhAKCHZhbGlkX3RvGAcgASgJGjIKEElkZW50aWZpZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKEAQoLQ2xhaW1SZWNvcmQSDgoGc291cmNlGAEgASgJEg8KB2V4Y2VycHQYAiABKAkSFwoKY29uZmlkZW5jZRgDIAEoAUgAiAEBEg4KBnN0YXR1cxgEIAEoCRIPCgdzYWlkX2J5GAUgASgJEgsKA2tleRgGIAEoCUINCgtfY29uZmlkZW5jZSK+AQoOUmVsYXRpb25SZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgsKA2tleRgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSKAoGY2xhaW1zGAogAygLMhgucG9sZ3JhcGgudjEuQ2xhaW1SZWNvcmQiVgoUVXBzZXJ0U291cmNlc1JlcXVlc3QSKgoHc291cmNlcxgBIAMoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZVJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIlgKFVVwc2VydEVudGl0aWVzUmVxdWVzdBIrCghlbnRpdGllcxgBIAMoCzIZLnBvbGdyYXBoLnYxLkVudGl0eVJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIlwKFlVwc2VydFJlbGF0aW9uc1JlcXVlc3QSLgoJcmVsYXRpb25zGAEgAygLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25SZWNvcmQSEgoKcmVxdWVzdF9pZBgCIAEoCSJBChVVcHNlcnRTb3VyY2VzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiQgoWVXBzZXJ0RW50aXRpZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJDChdVcHNlcnRSZWxhdGlvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJAChRSZXRyYWN0Q2xhaW1SZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJCChZEZWxldGVSZWxhdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkAKFERlbGV0ZUVudGl0eVJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0ImUKC1dyaXRlUmVzdWx0Eg8KB2NyZWF0ZWQYASADKAkSDwoHdXBkYXRlZBgCIAMoCRIRCgl1bmNoYW5nZWQYAyABKAUSEAoIcmVwbGF5ZWQYBCABKAgSDwoHdmVyc2lvbhgFIAEoAyI+CgtMb2FkUmVxdWVzdBIMCgRmaWxlGAEgASgJEg0KBWxpbmVzGAIgAygJEhIKCnJlcXVlc3RfaWQYAyABKAkijwEKDExvYWRSZXNwb25zZRIPCgdzb3VyY2VzGAEgASgFEhAKCGVudGl0aWVzGAIgASgFEhEKCXJlbGF0aW9ucxgDIAEoBRIOCgZjbGFpbXMYBCABKAUSJwoFZ3JhcGgYBSABKAsyGC5wb2xncmFwaC52MS5HcmFwaENvdW50cxIQCghyZXBsYXllZBgGIAEoCCJTCgtHcmFwaENvdW50cxIQCghlbnRpdGllcxgBIAEoBRIRCglyZWxhdGlvbnMYAiABKAUSDgoGY2xhaW1zGAMgASgFEg8KB3NvdXJjZXMYBCABKAUiRwoTUmV0cmFjdENsYWltUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkkKFURlbGV0ZVJlbGF0aW9uUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkcKE0RlbGV0ZUVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJWChRNZXJnZUVudGl0aWVzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgwKBGludG8YAiABKAkSDgoGcmVhc29uGAMgASgJEhIKCnJlcXVlc3RfaWQYBCABKAkiQQoVTWVyZ2VFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkoKFlVubWVyZ2VFbnRpdGllc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJDChdVbm1lcmdlRW50aXRpZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCK2AQoSTGlzdENoYW5nZXNSZXF1ZXN0EhAKCHJlc291cmNlGAEgASgJEhEKCXByaW5jaXBhbBgCIAEoCRIpCgVzaW5jZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgFIAEoBRISCgpwYWdlX3Rva2VuGAYgASgJImgKE0xpc3RDaGFuZ2VzUmVzcG9uc2USJAoHY2hhbmdlcxgBIAMoCzITLnBvbGdyYXBoLnYxLkNoYW5nZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBTLrBgoMV3JpdGVTZXJ2aWNlElYKDVVwc2VydFNvdXJjZXMSIS5wb2xncmFwaC52MS5VcHNlcnRTb3VyY2VzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLlVwc2VydFNvdXJjZXNSZXNwb25zZRJZCg5VcHNlcnRFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlVwc2VydEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlVwc2VydEVudGl0aWVzUmVzcG9uc2USXAoPVXBzZXJ0UmVsYXRpb25zEiMucG9sZ3JhcGgudjEuVXBzZXJ0UmVsYXRpb25zUmVxdWVzdBokLnBvbGdyYXBoLnYxLlVwc2VydFJlbGF0aW9uc1Jlc3BvbnNlEj0KBExvYWQSGC5wb2xncmFwaC52MS5Mb2FkUmVxdWVzdBoZLnBvbGdyYXBoLnYxLkxvYWRSZXNwb25zZSgBElMKDFJldHJhY3RDbGFpbRIgLnBvbGdyYXBoLnYxLlJldHJhY3RDbGFpbVJlcXVlc3QaIS5wb2xncmFwaC52MS5SZXRyYWN0Q2xhaW1SZXNwb25zZRJZCg5EZWxldGVSZWxhdGlvbhIiLnBvbGdyYXBoLnYxLkRlbGV0ZVJlbGF0aW9uUmVxdWVzdBojLnBvbGdyYXBoLnYxLkRlbGV0ZVJlbGF0aW9uUmVzcG9uc2USUwoMRGVsZXRlRW50aXR5EiAucG9sZ3JhcGgudjEuRGVsZXRlRW50aXR5UmVxdWVzdBohLnBvbGdyYXBoLnYxLkRlbGV0ZUVudGl0eVJlc3BvbnNlElYKDU1lcmdlRW50aXRpZXMSIS5wb2xncmFwaC52MS5NZXJnZUVudGl0aWVzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLk1lcmdlRW50aXRpZXNSZXNwb25zZRJcCg9Vbm1lcmdlRW50aXRpZXMSIy5wb2xncmFwaC52MS5Vbm1lcmdlRW50aXRpZXNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuVW5tZXJnZUVudGl0aWVzUmVzcG9uc2USUAoLTGlzdENoYW5nZXMSHy5wb2xncmFwaC52MS5MaXN0Q2hhbmdlc1JlcXVlc3QaIC5wb2xncmFwaC52MS5MaXN0Q2hhbmdlc1Jlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * SourceRecord is a source in the dataset format's fields (data/FORMAT.md, `source`).
@@ -782,6 +782,125 @@ export const DeleteEntityRequestSchema: GenMessage<DeleteEntityRequest> = /*@__P
   messageDesc(file_polgraph_v1_write_service, 19);
 
 /**
+ * MergeEntitiesRequest merges one entity into another.
+ *
+ * @generated from message polgraph.v1.MergeEntitiesRequest
+ */
+export type MergeEntitiesRequest = Message<"polgraph.v1.MergeEntitiesRequest"> & {
+  /**
+   * The entity that goes: its resource name, e.g. `actors/lutfur-rahman-2`.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * The entity that stays, of the same kind.
+   *
+   * @generated from field: string into = 2;
+   */
+  into: string;
+
+  /**
+   * Why (required, at most 1,000 characters): "one person, two records".
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * As UpsertSourcesRequest.request_id.
+   *
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message polgraph.v1.MergeEntitiesRequest.
+ * Use `create(MergeEntitiesRequestSchema)` to create a new message.
+ */
+export const MergeEntitiesRequestSchema: GenMessage<MergeEntitiesRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_write_service, 20);
+
+/**
+ * MergeEntitiesResponse says what the merge changed.
+ *
+ * @generated from message polgraph.v1.MergeEntitiesResponse
+ */
+export type MergeEntitiesResponse = Message<"polgraph.v1.MergeEntitiesResponse"> & {
+  /**
+   * What changed: both entities, every relation that moved and every relation its claims went to.
+   *
+   * @generated from field: polgraph.v1.WriteResult result = 1;
+   */
+  result?: WriteResult | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.MergeEntitiesResponse.
+ * Use `create(MergeEntitiesResponseSchema)` to create a new message.
+ */
+export const MergeEntitiesResponseSchema: GenMessage<MergeEntitiesResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_write_service, 21);
+
+/**
+ * UnmergeEntitiesRequest undoes a merge.
+ *
+ * @generated from message polgraph.v1.UnmergeEntitiesRequest
+ */
+export type UnmergeEntitiesRequest = Message<"polgraph.v1.UnmergeEntitiesRequest"> & {
+  /**
+   * The merged entity's resource name (the merge's `from`).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Why (required, at most 1,000 characters).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * As UpsertSourcesRequest.request_id.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message polgraph.v1.UnmergeEntitiesRequest.
+ * Use `create(UnmergeEntitiesRequestSchema)` to create a new message.
+ */
+export const UnmergeEntitiesRequestSchema: GenMessage<UnmergeEntitiesRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_write_service, 22);
+
+/**
+ * UnmergeEntitiesResponse says what undoing the merge changed.
+ *
+ * @generated from message polgraph.v1.UnmergeEntitiesResponse
+ */
+export type UnmergeEntitiesResponse = Message<"polgraph.v1.UnmergeEntitiesResponse"> & {
+  /**
+   * What changed.
+   *
+   * @generated from field: polgraph.v1.WriteResult result = 1;
+   */
+  result?: WriteResult | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.UnmergeEntitiesResponse.
+ * Use `create(UnmergeEntitiesResponseSchema)` to create a new message.
+ */
+export const UnmergeEntitiesResponseSchema: GenMessage<UnmergeEntitiesResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_write_service, 23);
+
+/**
  * ListChangesRequest asks for a page of the audit trail.
  *
  * @generated from message polgraph.v1.ListChangesRequest
@@ -836,7 +955,7 @@ export type ListChangesRequest = Message<"polgraph.v1.ListChangesRequest"> & {
  * Use `create(ListChangesRequestSchema)` to create a new message.
  */
 export const ListChangesRequestSchema: GenMessage<ListChangesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 20);
+  messageDesc(file_polgraph_v1_write_service, 24);
 
 /**
  * ListChangesResponse is a page of the audit trail, newest first.
@@ -871,7 +990,7 @@ export type ListChangesResponse = Message<"polgraph.v1.ListChangesResponse"> & {
  * Use `create(ListChangesResponseSchema)` to create a new message.
  */
 export const ListChangesResponseSchema: GenMessage<ListChangesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 21);
+  messageDesc(file_polgraph_v1_write_service, 25);
 
 /**
  * WriteService changes the graph: records in the dataset format (data/FORMAT.md), checked exactly as
@@ -962,6 +1081,35 @@ export const WriteService: GenService<{
     methodKind: "unary";
     input: typeof DeleteEntityRequestSchema;
     output: typeof DeleteEntityResponseSchema;
+  },
+  /**
+   * MergeEntities makes two records of one entity one: `from`'s relations and claims move to `into`
+   * (into a relation `into` already has, when it has one of the same type with the same other end; a
+   * claim both hold is kept once), `from`'s names become aliases of `into`, and `from` is kept as a
+   * redirect: GetEntity, FindPaths and every read that takes a name resolve it to `into`, GetRelation
+   * resolves each relation that moved to where its claims went, and later writes that name `from` are
+   * written to `into`. A relation between the two is deleted (it would join `into` to itself). The merge
+   * is recorded, with everything it moved, so that UnmergeEntities can undo it.
+   *
+   * @generated from rpc polgraph.v1.WriteService.MergeEntities
+   */
+  mergeEntities: {
+    methodKind: "unary";
+    input: typeof MergeEntitiesRequestSchema;
+    output: typeof MergeEntitiesResponseSchema;
+  },
+  /**
+   * UnmergeEntities undoes the merge of an entity (`name`, as the trail shows it: action MERGE): the
+   * relations and claims that moved go back, `into` loses the names it gained, and the entity is
+   * restored. Claims written to `into` since the merge stay with it. FAILED_PRECONDITION when the entity
+   * is not merged, or `into` has since been merged or deleted (undo that first).
+   *
+   * @generated from rpc polgraph.v1.WriteService.UnmergeEntities
+   */
+  unmergeEntities: {
+    methodKind: "unary";
+    input: typeof UnmergeEntitiesRequestSchema;
+    output: typeof UnmergeEntitiesResponseSchema;
   },
   /**
    * ListChanges lists the audit trail, newest first: every change of every write, with who made it, when,
