@@ -70,11 +70,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if viaServer {
 		return importThrough(ctx, remote, *requestID, path, list, stdout)
 	}
-	dc, err := cfg.dgraphConfig()
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, dc, log)
+	store, err := cfg.openDgraph(ctx, log)
 	if err != nil {
 		return err
 	}

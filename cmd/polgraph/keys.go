@@ -72,11 +72,7 @@ func keysCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	dc, err := cfg.dgraphConfig()
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, dc, log)
+	store, err := cfg.openDgraph(ctx, log)
 	if err != nil {
 		return err
 	}

@@ -60,11 +60,7 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	dc, err := cfg.dgraphConfig()
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, dc, log)
+	store, err := cfg.openDgraph(ctx, log)
 	if err != nil {
 		return err
 	}

@@ -40,11 +40,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	dc, err := cfg.dgraphConfig()
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, dc, log)
+	store, err := cfg.openDgraph(ctx, log)
 	if err != nil {
 		return err
 	}
@@ -62,6 +58,15 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // openStore connects to Dgraph and applies the schema.
+// openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema.
+func (c Config) openDgraph(ctx context.Context, log *slog.Logger) (*dgraph.Store, error) {
+	dc, err := c.dgraphConfig()
+	if err != nil {
+		return nil, err
+	}
+	return openStore(ctx, dc, log)
+}
+
 func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph.Store, error) {
 	store, err := dgraph.Open(ctx, dc, log)
 	if err != nil {

@@ -60,50 +60,46 @@ func writeResultPB(r graph.WriteResult) *pb.WriteResult {
 	return &pb.WriteResult{Created: r.Created, Updated: r.Updated, Unchanged: int32(r.Unchanged), Replayed: r.Replayed, Version: r.Version}
 }
 
-// capped reports a request with more records than a batch takes before they are converted.
-func capped(field string, n int) error {
+// upsert writes one request's records, as the dataset format's record kind, from the request field
+// that holds them: a request with more records than a batch takes is refused before they are converted.
+func upsert[M proto.Message](ctx context.Context, s *WriteServer, method, field, record string, recs []M, requestID string) (*pb.WriteResult, error) {
 	var v graph.Violations
-	graph.CheckCount(&v, field, n, intake.MaxBatch)
-	return v.Err("Upsert", "invalid write")
+	graph.CheckCount(&v, field, len(recs), intake.MaxBatch)
+	if err := v.Err(method, "invalid write"); err != nil {
+		return nil, toStatus(ctx, s.log, method, err)
+	}
+	res, err := s.svc.Upsert(ctx, s.meta(ctx, method, requestID), intake.Batch{Field: field, Lines: recordLines(record, recs)})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, method, err)
+	}
+	return writeResultPB(res), nil
 }
 
 // UpsertSources implements pb.WriteServiceServer.
 func (s *WriteServer) UpsertSources(ctx context.Context, req *pb.UpsertSourcesRequest) (*pb.UpsertSourcesResponse, error) {
-	const m = "UpsertSources"
-	if err := capped("sources", len(req.GetSources())); err != nil {
-		return nil, toStatus(ctx, s.log, m, err)
-	}
-	res, err := s.svc.Upsert(ctx, s.meta(ctx, m, req.GetRequestId()), intake.Batch{Field: "sources", Lines: recordLines("source", req.GetSources())})
+	res, err := upsert(ctx, s, "UpsertSources", "sources", "source", req.GetSources(), req.GetRequestId())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, m, err)
+		return nil, err
 	}
-	return &pb.UpsertSourcesResponse{Result: writeResultPB(res)}, nil
+	return &pb.UpsertSourcesResponse{Result: res}, nil
 }
 
 // UpsertEntities implements pb.WriteServiceServer.
 func (s *WriteServer) UpsertEntities(ctx context.Context, req *pb.UpsertEntitiesRequest) (*pb.UpsertEntitiesResponse, error) {
-	const m = "UpsertEntities"
-	if err := capped("entities", len(req.GetEntities())); err != nil {
-		return nil, toStatus(ctx, s.log, m, err)
-	}
-	res, err := s.svc.Upsert(ctx, s.meta(ctx, m, req.GetRequestId()), intake.Batch{Field: "entities", Lines: recordLines("entity", req.GetEntities())})
+	res, err := upsert(ctx, s, "UpsertEntities", "entities", "entity", req.GetEntities(), req.GetRequestId())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, m, err)
+		return nil, err
 	}
-	return &pb.UpsertEntitiesResponse{Result: writeResultPB(res)}, nil
+	return &pb.UpsertEntitiesResponse{Result: res}, nil
 }
 
 // UpsertRelations implements pb.WriteServiceServer.
 func (s *WriteServer) UpsertRelations(ctx context.Context, req *pb.UpsertRelationsRequest) (*pb.UpsertRelationsResponse, error) {
-	const m = "UpsertRelations"
-	if err := capped("relations", len(req.GetRelations())); err != nil {
-		return nil, toStatus(ctx, s.log, m, err)
-	}
-	res, err := s.svc.Upsert(ctx, s.meta(ctx, m, req.GetRequestId()), intake.Batch{Field: "relations", Lines: recordLines("relation", req.GetRelations())})
+	res, err := upsert(ctx, s, "UpsertRelations", "relations", "relation", req.GetRelations(), req.GetRequestId())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, m, err)
+		return nil, err
 	}
-	return &pb.UpsertRelationsResponse{Result: writeResultPB(res)}, nil
+	return &pb.UpsertRelationsResponse{Result: res}, nil
 }
 
 // Load implements pb.WriteServiceServer: it reads the whole stream (within the size limits), then checks
