@@ -55,6 +55,8 @@ func polgraphLoad(ctx context.Context, cfg config, res *sizeResult, store *dgrap
 	written := map[string]int{}
 	progress := func(stage string, n, _ int) { written[stage] = n }
 	start := time.Now()
+	// Audited, as `polgraph load` is: each change goes into the trail with the write.
+	lctx = graph.WithWriteMeta(lctx, graph.WriteMeta{Principal: "local (bench)", Aliases: []string{"local"}, Method: "load"})
 	err := dataset.Load(lctx, store, ds, cfg.Batch, progress)
 	l := &res.Load
 	l.Write = time.Since(start)
