@@ -396,7 +396,7 @@ func checkAgreesWithOCD(t *testing.T, content []byte, recs []record, list *ocd.L
 	mine := map[graph.EntityName]graph.Entity{}
 	for _, e := range ds.Entities {
 		known.ByName[e.Name] = e
-		id := e.Identifiers["ocd"]
+		id := e.Identifiers.First("ocd")
 		if id == "" {
 			continue
 		}

@@ -81,10 +81,13 @@ type Entity struct {
 	DisplayName string
 	Aliases     []string
 	Description string
-	Identifiers map[string]string
+	Identifiers Identifiers
 	ValidFrom   FuzzyDate
 	ValidTo     FuzzyDate
-	Deleted     Tombstone // set when the entity was deleted: kept, but in no search
+	// Attributes are birth and death dates, gender, links, images, contact details and aliases with
+	// their languages: what published data says of the entity.
+	Attributes Attributes
+	Deleted    Tombstone // set when the entity was deleted: kept, but in no search
 	// MergedInto is set (with Deleted) when the entity was merged into another: its name redirects there.
 	MergedInto EntityName
 }
@@ -109,6 +112,10 @@ type Source struct {
 	Author    string
 	Published FuzzyDate
 	URL       string
+	// Retrieved is when a dataset was fetched; Licence is the terms it is published under. For a
+	// dataset, Outlet is its publisher.
+	Retrieved FuzzyDate
+	Licence   string
 }
 
 // ClaimStatus says how a source puts a claim.
@@ -137,9 +144,12 @@ func (s ClaimStatus) Index() int {
 
 // Claim is one source's statement backing, or denying, a relation.
 type Claim struct {
-	Name       string
-	Source     Source
-	Excerpt    string
+	Name    string
+	Source  Source
+	Excerpt string
+	// Record is the id of the record a claim from structured data comes from (a Popolo membership, a
+	// FollowTheMoney entity); such a claim may have no excerpt.
+	Record     string
 	Confidence float64
 	Status     ClaimStatus
 	SaidBy     EntityName
@@ -246,11 +256,14 @@ func (l Link) Effective() Period { return l.Period.Intersect(l.Life) }
 
 // Relation is a typed link between two entities with its claims.
 type Relation struct {
-	Name      RelationName
-	Type      RelationType
-	From, To  EntityName
-	Role      string
-	Via       EntityName
+	Name     RelationName
+	Type     RelationType
+	From, To EntityName
+	Role     string
+	Via      EntityName
+	// Term is the legislative period (an organisation entity, a term of a legislature) a membership or
+	// office belongs to.
+	Term      EntityName
 	ValidFrom FuzzyDate
 	ValidTo   FuzzyDate
 	Date      FuzzyDate

@@ -26,8 +26,8 @@ const (
 	MaxAliases = 100
 	// MaxDescription bounds an entity's description (one sentence, or a paragraph for a dataset).
 	MaxDescription = 10_000
-	// MaxIdentifiers bounds how many external ids an entity has.
-	MaxIdentifiers = 20
+	// MaxIdentifiers bounds how many external ids an entity has, counting every value of every scheme.
+	MaxIdentifiers = 50
 	// MaxIdentifierKey bounds the name of an external id ("ocd", "wikidata").
 	MaxIdentifierKey = 64
 	// MaxIdentifierValue bounds an external id; the Open Civic Data one is indexed.
@@ -49,6 +49,23 @@ const (
 	MaxClaims = 1_000
 	// MaxExcerpt bounds a claim's excerpt, in characters: an excerpt is at most one sentence.
 	MaxExcerpt = 600
+
+	// MaxRecordID bounds the id of the record a claim from structured data comes from.
+	MaxRecordID = 500
+	// MaxLicence bounds a source's licence (a name or an address).
+	MaxLicence = 500
+	// MaxLinks bounds how many links, images or contact details an entity has (each).
+	MaxLinks = 50
+	// MaxNote bounds the note of an alias, a link or a contact detail.
+	MaxNote = 200
+	// MaxGender bounds an entity's gender, as the source words it.
+	MaxGender = 50
+	// MaxLang bounds an alias's language tag (BCP 47).
+	MaxLang = 35
+	// MaxContactType bounds a contact detail's type ("email", "phone", "twitter").
+	MaxContactType = 50
+	// MaxContactValue bounds a contact detail's value.
+	MaxContactValue = 500
 
 	// MaxRecordBytes bounds one record as written: one line of a dataset file.
 	MaxRecordBytes = 16 << 20

@@ -164,6 +164,9 @@ type PathQuery struct {
 	// CoTemporal asks for routes whose every hop held at one common moment (of the filter's as-of period,
 	// or of all time), its ends in existence then: chains that existed at once.
 	CoTemporal bool
+	// FollowVia also walks from a relation's `from` end to its via (the party a member sat for), as a hop
+	// of that relation (see ViaLinkName).
+	FollowVia bool
 }
 
 // Normalize fills in defaults.
@@ -202,6 +205,8 @@ func (q PathQuery) Validate() error {
 type PathStep struct {
 	Relation RelationName
 	Forward  bool
+	// Via is set when the step joins the relation's `from` end to its via, not to its `to` end.
+	Via bool
 }
 
 // Hop joins two consecutive entities of a route: every relation between them that counts under the

@@ -20,24 +20,35 @@ type (
 		Author    string `json:"author,omitempty"`
 		Published string `json:"published,omitempty"`
 		URL       string `json:"url,omitempty"`
+		Retrieved string `json:"retrieved,omitempty"`
+		Licence   string `json:"licence,omitempty"`
 	}
 	// EntityOut is an entity record.
 	EntityOut struct {
-		Record      string            `json:"record"`
-		Name        string            `json:"name"`
-		DisplayName string            `json:"display_name"`
-		Aliases     []string          `json:"aliases,omitempty"`
-		Description string            `json:"description,omitempty"`
-		Identifiers map[string]string `json:"identifiers,omitempty"`
-		ValidFrom   string            `json:"valid_from,omitempty"`
-		ValidTo     string            `json:"valid_to,omitempty"`
-		Deleted     *TombstoneOut     `json:"deleted,omitempty"`
-		MergedInto  string            `json:"merged_into,omitempty"`
+		Record      string          `json:"record"`
+		Name        string          `json:"name"`
+		DisplayName string          `json:"display_name"`
+		Aliases     []AliasOut      `json:"aliases,omitempty"`
+		Description string          `json:"description,omitempty"`
+		Identifiers Identifiers     `json:"identifiers,omitempty"`
+		ValidFrom   string          `json:"valid_from,omitempty"`
+		ValidTo     string          `json:"valid_to,omitempty"`
+		BirthDate   string          `json:"birth_date,omitempty"`
+		DeathDate   string          `json:"death_date,omitempty"`
+		Gender      string          `json:"gender,omitempty"`
+		Links       []WebLink       `json:"links,omitempty"`
+		Images      []WebLink       `json:"images,omitempty"`
+		Contacts    []ContactDetail `json:"contact_details,omitempty"`
+		Deleted     *TombstoneOut   `json:"deleted,omitempty"`
+		MergedInto  string          `json:"merged_into,omitempty"`
 	}
+	// AliasOut is an alias as written: a plain string, or an object when it has a language or a note.
+	AliasOut Alias
 	// ClaimOut is a claim of a relation record.
 	ClaimOut struct {
 		Source     string        `json:"source"`
-		Excerpt    string        `json:"excerpt"`
+		Excerpt    string        `json:"excerpt,omitempty"`
+		Record     string        `json:"record_id,omitempty"`
 		Confidence float64       `json:"confidence"`
 		Status     string        `json:"status"`
 		SaidBy     string        `json:"said_by,omitempty"`
@@ -53,6 +64,7 @@ type (
 		Key        string        `json:"key,omitempty"`
 		Role       string        `json:"role,omitempty"`
 		Via        string        `json:"via,omitempty"`
+		Term       string        `json:"term,omitempty"`
 		ValidFrom  string        `json:"valid_from,omitempty"`
 		ValidTo    string        `json:"valid_to,omitempty"`
 		Date       string        `json:"date,omitempty"`
@@ -88,14 +100,44 @@ func (t TombstoneOut) Tombstone() Tombstone {
 // SourceRecord is a source as the dataset format writes it.
 func SourceRecord(s Source) SourceOut {
 	return SourceOut{Record: "source", Name: string(s.Name), Title: s.Title, Kind: string(s.Kind),
-		Outlet: s.Outlet, Author: s.Author, Published: s.Published.String(), URL: s.URL}
+		Outlet: s.Outlet, Author: s.Author, Published: s.Published.String(), URL: s.URL,
+		Retrieved: s.Retrieved.String(), Licence: s.Licence}
+}
+
+// MarshalJSON writes a plain alias as a string.
+func (a AliasOut) MarshalJSON() ([]byte, error) {
+	if a.Lang == "" && a.Note == "" {
+		return json.Marshal(a.Name)
+	}
+	return json.Marshal(Alias(a))
+}
+
+// AliasesOut lists an entity's aliases as records write them, each with its language and note if it has
+// them.
+func AliasesOut(e Entity) []AliasOut {
+	if len(e.Aliases) == 0 {
+		return nil
+	}
+	out := make([]AliasOut, len(e.Aliases))
+	for i, a := range e.Aliases {
+		out[i] = AliasOut{Name: a}
+		for _, o := range e.Attributes.OtherNames {
+			if o.Name == a {
+				out[i] = AliasOut(o)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // EntityRecord is an entity as the dataset format writes it.
 func EntityRecord(e Entity) EntityOut {
-	return EntityOut{Record: "entity", Name: string(e.Name), DisplayName: e.DisplayName, Aliases: e.Aliases,
+	a := e.Attributes
+	return EntityOut{Record: "entity", Name: string(e.Name), DisplayName: e.DisplayName, Aliases: AliasesOut(e),
 		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
-		Deleted: tombstoneOut(e.Deleted), MergedInto: string(e.MergedInto)}
+		BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender, Links: a.Links, Images: a.Images,
+		Contacts: a.ContactDetails, Deleted: tombstoneOut(e.Deleted), MergedInto: string(e.MergedInto)}
 }
 
 // RelationRecord is a relation as the dataset format writes it. The relation's key and each claim's key
@@ -106,14 +148,14 @@ func RelationRecord(r Relation) (RelationOut, error) {
 		return RelationOut{}, err
 	}
 	out := RelationOut{Record: "relation", Type: string(r.Type), From: string(r.From), To: string(r.To), Key: key,
-		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(),
+		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(),
 		Claims: make([]ClaimOut, len(r.Claims)), Deleted: tombstoneOut(r.Deleted), MergedInto: string(r.MergedInto)}
 	for i, c := range r.Claims {
 		ck, err := ClaimKey(r.Name, c)
 		if err != nil {
 			return RelationOut{}, err
 		}
-		out.Claims[i] = ClaimOut{Source: string(c.Source.Name), Excerpt: c.Excerpt, Confidence: c.Confidence,
+		out.Claims[i] = ClaimOut{Source: string(c.Source.Name), Excerpt: c.Excerpt, Record: c.Record, Confidence: c.Confidence,
 			Status: string(c.Status), SaidBy: string(c.SaidBy), Key: ck, Retracted: tombstoneOut(c.Retracted)}
 	}
 	return out, nil

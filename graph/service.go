@@ -77,9 +77,21 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, erro
 		}
 		return e, err
 	}
-	found, err := s.Store.FindByName(ctx, text)
-	if err != nil {
-		return Entity{}, err
+	var found []Entity
+	if id, ok := ParseIdentifier(text); ok {
+		// scheme:value (wikidata:Q1234, ocd:ocd-division/...): the entities that hold that id, and
+		// otherwise a name that happens to hold a colon.
+		byID, err := s.Store.EntitiesByIdentifier(ctx, id.Scheme, []string{id.Value})
+		if err != nil {
+			return Entity{}, err
+		}
+		found = byID[id.Value]
+	}
+	if len(found) == 0 {
+		var err error
+		if found, err = s.Store.FindByName(ctx, text); err != nil {
+			return Entity{}, err
+		}
 	}
 	switch len(found) {
 	case 0:
@@ -304,10 +316,17 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	if budget == 0 {
 		budget = DefaultWorkBudget
 	}
+	if q.FollowVia {
+		var err error
+		if src, err = s.followVia(src); err != nil {
+			return PathsAnswer{}, err
+		}
+	}
 	paths, err := FindPaths(ctx, src, q, budget)
 	if err != nil {
 		return PathsAnswer{}, err
 	}
+	splitViaSteps(paths)
 	var relNames []RelationName
 	var entNames []EntityName
 	for _, p := range paths {

@@ -165,10 +165,34 @@ func (g remoteGraph) GetEntities(ctx context.Context, names []graph.EntityName) 
 // entityOf is an entity as the API shows it, back in the domain's terms.
 func entityOf(e *pb.Entity) graph.Entity {
 	out := graph.Entity{Name: graph.EntityName(e.GetName()), Kind: graph.Kind(strings.TrimPrefix(e.GetKind().String(), "ENTITY_KIND_")),
-		DisplayName: e.GetDisplayName(), Aliases: e.GetAliases(), Description: e.GetDescription(), Identifiers: e.GetIdentifiers(),
+		DisplayName: e.GetDisplayName(), Aliases: e.GetAliases(), Description: e.GetDescription(),
 		MergedInto: graph.EntityName(e.GetMergedInto())}
+	for _, id := range e.GetAllIdentifiers() {
+		out.Identifiers.Add(id.GetScheme(), id.GetValue())
+	}
+	for k, v := range e.GetIdentifiers() { // from a server that lists no all_identifiers
+		if len(e.GetAllIdentifiers()) == 0 {
+			out.Identifiers.Add(k, v)
+		}
+	}
 	out.ValidFrom, _ = graph.ParseFuzzyDate(e.GetValidFrom())
 	out.ValidTo, _ = graph.ParseFuzzyDate(e.GetValidTo())
+	a := &out.Attributes
+	a.BirthDate, _ = graph.ParseFuzzyDate(e.GetBirthDate())
+	a.DeathDate, _ = graph.ParseFuzzyDate(e.GetDeathDate())
+	a.Gender = e.GetGender()
+	for _, l := range e.GetLinks() {
+		a.Links = append(a.Links, graph.WebLink{URL: l.GetUrl(), Note: l.GetNote()})
+	}
+	for _, l := range e.GetImages() {
+		a.Images = append(a.Images, graph.WebLink{URL: l.GetUrl(), Note: l.GetNote()})
+	}
+	for _, c := range e.GetContactDetails() {
+		a.ContactDetails = append(a.ContactDetails, graph.ContactDetail{Type: c.GetType(), Value: c.GetValue(), Note: c.GetNote()})
+	}
+	for _, o := range e.GetOtherNames() {
+		a.OtherNames = append(a.OtherNames, graph.Alias{Name: o.GetName(), Lang: o.GetLang(), Note: o.GetNote()})
+	}
 	if d := e.GetDeleted(); d != nil {
 		out.Deleted = graph.Tombstone{Time: d.GetTime().AsTime(), By: d.GetBy(), Reason: d.GetReason()}
 	}

@@ -19,8 +19,13 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// Format is the version this package reads and writes.
-const Format = "polgraph/v1"
+// Format is the version this package writes. It reads it and FormatV1, the first version, whose files
+// hold none of the fields version 2 added (entity attributes, aliases with a language, several values of
+// one identifier scheme, a relation's term, claims from records, a source's retrieval date and licence).
+const Format = "polgraph/v2"
+
+// FormatV1 is the first version of the format, still read.
+const FormatV1 = "polgraph/v1"
 
 // Dataset is the content of one or more dataset files, checked.
 type Dataset struct {
@@ -39,6 +44,8 @@ type header struct {
 }
 
 type sourceRecord struct {
+	Retrieved string `json:"retrieved"`
+	Licence   string `json:"licence"`
 	Record    string `json:"record"`
 	Name      string `json:"name"`
 	Title     string `json:"title"`
@@ -51,19 +58,72 @@ type sourceRecord struct {
 }
 
 type entityRecord struct {
-	Record      string            `json:"record"`
-	Name        string            `json:"name"`
-	DisplayName string            `json:"display_name"`
-	Aliases     []string          `json:"aliases"`
-	Description string            `json:"description"`
-	Identifiers map[string]string `json:"identifiers"`
-	ValidFrom   string            `json:"valid_from"`
-	ValidTo     string            `json:"valid_to"`
+	Record      string                     `json:"record"`
+	Name        string                     `json:"name"`
+	DisplayName string                     `json:"display_name"`
+	Aliases     []aliasValue               `json:"aliases"`
+	Description string                     `json:"description"`
+	Identifiers map[string]identifierValue `json:"identifiers"`
+	ValidFrom   string                     `json:"valid_from"`
+	ValidTo     string                     `json:"valid_to"`
+	BirthDate   string                     `json:"birth_date"`
+	DeathDate   string                     `json:"death_date"`
+	Gender      string                     `json:"gender"`
+	Links       []linkObject               `json:"links"`
+	Images      []linkObject               `json:"images"`
+	Contacts    []contactObject            `json:"contact_details"`
+}
+
+// aliasValue is an alias as written: a string, or an object with its language and a note.
+type aliasValue struct{ graph.Alias }
+
+// aliasObject is the object form of an alias.
+type aliasObject struct {
+	Name string `json:"name"`
+	Lang string `json:"lang"`
+	Note string `json:"note"`
+}
+
+func (a *aliasValue) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &a.Name)
+	}
+	var o aliasObject
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	a.Alias = graph.Alias(o)
+	return nil
+}
+
+// identifierValue is an identifier scheme's value as written: a string, or a list of strings.
+type identifierValue []string
+
+func (v *identifierValue) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		err := json.Unmarshal(b, &s)
+		*v = identifierValue{s}
+		return err
+	}
+	return json.Unmarshal(b, (*[]string)(v))
+}
+
+type linkObject struct {
+	URL  string `json:"url"`
+	Note string `json:"note"`
+}
+
+type contactObject struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+	Note  string `json:"note"`
 }
 
 type claimRecord struct {
 	Source     string   `json:"source"`
 	Excerpt    string   `json:"excerpt"`
+	RecordID   string   `json:"record_id"`
 	Confidence *float64 `json:"confidence"`
 	Status     string   `json:"status"`
 	SaidBy     string   `json:"said_by"`
@@ -78,6 +138,7 @@ type relationRecord struct {
 	Key       string        `json:"key"`
 	Role      string        `json:"role"`
 	Via       string        `json:"via"`
+	Term      string        `json:"term"`
 	ValidFrom string        `json:"valid_from"`
 	ValidTo   string        `json:"valid_to"`
 	Date      string        `json:"date"`
@@ -123,6 +184,7 @@ type reader struct {
 	slugAt        map[string]where
 	refs          []reference
 	orGraph       string // " nor in the graph" when the graph was asked about missing references
+	v1            bool   // the file being read is of the first version of the format
 }
 
 type reference struct {
@@ -197,6 +259,7 @@ type fileState struct {
 func (r *reader) readFile(f File) {
 	lines := newLineReader(f.R, graph.MaxRecordBytes)
 	var st fileState
+	r.v1 = false
 	line := 0
 	for {
 		text, n, err := lines.next()
@@ -414,8 +477,12 @@ func show(name string) string {
 }
 
 func (r *reader) header(at where, h header) {
-	if h.Format != Format {
-		r.add(at, "format", "is %s; this version of polgraph reads %q", quote(h.Format), Format)
+	switch h.Format {
+	case Format:
+	case FormatV1:
+		r.v1 = true
+	default:
+		r.add(at, "format", "is %s; this version of polgraph reads %q and %q", quote(h.Format), Format, FormatV1)
 	}
 	if strings.TrimSpace(h.Name) == "" {
 		r.add(at, "name", "required")
@@ -472,8 +539,12 @@ func (r *reader) source(at where, s sourceRecord) {
 	r.text(at, "author", s.Author, graph.MaxAuthor, false)
 	r.text(at, "url", s.URL, graph.MaxURL, false)
 	r.text(at, "text_file", s.TextFile, MaxTextFile, false)
+	r.needsV2(at, "retrieved", s.Retrieved != "")
+	r.needsV2(at, "licence", s.Licence != "")
+	r.text(at, "licence", s.Licence, graph.MaxLicence, false)
 	src := graph.Source{Name: name, Title: s.Title, Kind: kind, Outlet: s.Outlet, Author: s.Author,
-		Published: r.date(at, "published", s.Published), URL: s.URL}
+		Published: r.date(at, "published", s.Published), URL: s.URL,
+		Retrieved: r.date(at, "retrieved", s.Retrieved), Licence: s.Licence}
 	r.ds.Sources = append(r.ds.Sources, src)
 	if s.TextFile != "" {
 		r.ds.TextFiles[name] = s.TextFile
@@ -502,44 +573,149 @@ func (r *reader) entity(at where, e entityRecord) {
 	if len(e.Aliases) > graph.MaxAliases {
 		r.add(at, "aliases", "%d aliases; at most %d", len(e.Aliases), graph.MaxAliases)
 	}
+	var aliases []string
+	var attrs graph.Attributes
 	for i, a := range e.Aliases {
 		field := fmt.Sprintf("aliases[%d]", i)
-		if strings.TrimSpace(a) == "" {
+		if strings.TrimSpace(a.Name) == "" {
 			r.add(at, field, "empty alias")
 		}
-		r.text(at, field, a, graph.MaxAlias, false)
+		r.text(at, field, a.Name, graph.MaxAlias, false)
+		aliases = append(aliases, a.Name)
+		if a.Lang != "" || a.Note != "" {
+			r.needsV2(at, field, true)
+			r.lang(at, field+".lang", a.Lang)
+			r.text(at, field+".note", a.Note, graph.MaxNote, false)
+			attrs.OtherNames = append(attrs.OtherNames, a.Alias)
+		}
 	}
 	r.text(at, "description", e.Description, graph.MaxDescription, true)
-	if len(e.Identifiers) > graph.MaxIdentifiers {
-		r.add(at, "identifiers", "%d ids; at most %d", len(e.Identifiers), graph.MaxIdentifiers)
+	ids := graph.Identifiers{}
+	for k, vs := range e.Identifiers {
+		ids[k] = vs
+	}
+	if n := ids.Count(); n > graph.MaxIdentifiers {
+		r.add(at, "identifiers", "%d ids; at most %d", n, graph.MaxIdentifiers)
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Identifiers)) { // sorted: the same input, the same report
-		v := e.Identifiers[k]
+		vs := e.Identifiers[k]
 		field := keyPath("identifiers", k)
-		switch {
-		case k == "":
-			r.add(at, field, "an id needs a name (ocd, wikidata)")
-		case len(k) > graph.MaxIdentifierKey:
-			r.add(at, field, "the id's name is %d bytes; at most %d", len(k), graph.MaxIdentifierKey)
+		if len(vs) != 1 {
+			r.needsV2(at, field, true)
 		}
-		if i, c := graph.ControlAt(k, false); i >= 0 {
-			r.add(at, field, "the id's name contains the control character %s at byte %d", controlName(c), i+1)
+		if len(vs) == 0 {
+			r.add(at, field, "an empty list of ids")
 		}
-		if strings.TrimSpace(v) == "" {
-			r.add(at, field, "empty id")
-		}
-		r.text(at, field, v, graph.MaxIdentifierValue, false)
-		if k == "ocd" && v != "" && !strings.HasPrefix(v, "ocd-division/") {
-			r.add(at, field, "%s is not an Open Civic Data division id (ocd-division/...)", quote(v))
+		for i, v := range vs {
+			if slices.Index(vs, v) < i {
+				r.add(at, field, "%s is given twice", quote(v))
+			}
+			r.identifier(at, field, k, v)
 		}
 	}
+	r.text(at, "gender", e.Gender, graph.MaxGender, false)
+	attrs.Gender = e.Gender
+	attrs.BirthDate, attrs.DeathDate = r.date(at, "birth_date", e.BirthDate), r.date(at, "death_date", e.DeathDate)
+	if (e.BirthDate != "" || e.DeathDate != "") && kind != "" && kind != graph.KindActor {
+		r.add(at, "birth_date", "only people are born and die; when a party, seat or organisation began and ended is valid_from and valid_to")
+	}
+	if !attrs.BirthDate.IsZero() && !attrs.DeathDate.IsZero() && attrs.BirthDate.FirstDay() > attrs.DeathDate.LastDay() {
+		r.add(at, "death_date", "%s is before birth_date %s", attrs.DeathDate, attrs.BirthDate)
+	}
+	attrs.Links = r.links(at, "links", e.Links)
+	attrs.Images = r.links(at, "images", e.Images)
+	if len(e.Contacts) > graph.MaxLinks {
+		r.add(at, "contact_details", "%d contact details; at most %d", len(e.Contacts), graph.MaxLinks)
+	}
+	for i, c := range e.Contacts {
+		field := fmt.Sprintf("contact_details[%d]", i)
+		if strings.TrimSpace(c.Type) == "" {
+			r.add(at, field+".type", "required (email, phone, twitter...)")
+		}
+		if strings.TrimSpace(c.Value) == "" {
+			r.add(at, field+".value", "required")
+		}
+		r.text(at, field+".type", c.Type, graph.MaxContactType, false)
+		r.text(at, field+".value", c.Value, graph.MaxContactValue, false)
+		r.text(at, field+".note", c.Note, graph.MaxNote, false)
+		attrs.ContactDetails = append(attrs.ContactDetails, graph.ContactDetail(c))
+	}
+	for _, f := range []struct {
+		field string
+		set   bool
+	}{{"birth_date", e.BirthDate != ""}, {"death_date", e.DeathDate != ""}, {"gender", e.Gender != ""},
+		{"links", len(e.Links) > 0}, {"images", len(e.Images) > 0}, {"contact_details", len(e.Contacts) > 0}} {
+		r.needsV2(at, f.field, f.set)
+	}
+	if len(ids) == 0 {
+		ids = nil
+	}
 	ent := graph.Entity{Name: name, Kind: kind, DisplayName: e.DisplayName,
-		Aliases: e.Aliases, Description: e.Description, Identifiers: e.Identifiers,
+		Aliases: aliases, Description: e.Description, Identifiers: ids, Attributes: attrs,
 		ValidFrom: r.date(at, "valid_from", e.ValidFrom), ValidTo: r.date(at, "valid_to", e.ValidTo)}
 	if !ent.ValidFrom.IsZero() && !ent.ValidTo.IsZero() && ent.ValidFrom.FirstDay() > ent.ValidTo.LastDay() {
 		r.add(at, "valid_to", "%s is before valid_from %s", ent.ValidTo, ent.ValidFrom)
 	}
 	r.ds.Entities = append(r.ds.Entities, ent)
+}
+
+// identifier checks one value of an external id.
+func (r *reader) identifier(at where, field, k, v string) {
+	switch {
+	case k == "":
+		r.add(at, field, "an id needs a name (ocd, wikidata)")
+	case len(k) > graph.MaxIdentifierKey:
+		r.add(at, field, "the id's name is %d bytes; at most %d", len(k), graph.MaxIdentifierKey)
+	}
+	if i, c := graph.ControlAt(k, false); i >= 0 {
+		r.add(at, field, "the id's name contains the control character %s at byte %d", controlName(c), i+1)
+	}
+	if strings.TrimSpace(v) == "" {
+		r.add(at, field, "empty id")
+	}
+	r.text(at, field, v, graph.MaxIdentifierValue, false)
+	if k == "ocd" && v != "" && !strings.HasPrefix(v, "ocd-division/") {
+		r.add(at, field, "%s is not an Open Civic Data division id (ocd-division/...)", quote(v))
+	}
+}
+
+// needsV2 reports a field that only the second version of the format holds, in a file of the first.
+func (r *reader) needsV2(at where, field string, set bool) {
+	if set && r.v1 {
+		r.add(at, field, "needs format %q (the file's header says %q)", Format, FormatV1)
+	}
+}
+
+// lang checks a language tag: BCP 47's letters, digits and hyphens (en, cy, gd, bn-Latn).
+func (r *reader) lang(at where, field, s string) {
+	if s == "" {
+		return
+	}
+	ok := len(s) <= graph.MaxLang
+	for _, c := range s {
+		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-')
+	}
+	if !ok {
+		r.add(at, field, "%s is not a language tag (en, cy, gd, bn-Latn)", quote(s))
+	}
+}
+
+// links checks an entity's links or images.
+func (r *reader) links(at where, field string, ls []linkObject) []graph.WebLink {
+	if len(ls) > graph.MaxLinks {
+		r.add(at, field, "%d entries; at most %d", len(ls), graph.MaxLinks)
+	}
+	var out []graph.WebLink
+	for i, l := range ls {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if strings.TrimSpace(l.URL) == "" {
+			r.add(at, f+".url", "required")
+		}
+		r.text(at, f+".url", l.URL, graph.MaxURL, false)
+		r.text(at, f+".note", l.Note, graph.MaxNote, false)
+		out = append(out, graph.WebLink(l))
+	}
+	return out
 }
 
 // ref checks a reference to a resource and remembers it, to look it up once every file is read.
@@ -554,8 +730,9 @@ func (r *reader) relation(at where, rec relationRecord) {
 	if !t.Valid() {
 		r.add(at, "type", "%s is not in the relation vocabulary (see data/FORMAT.md)", quote(rec.Type))
 	}
-	for _, f := range []struct{ field, name string }{{"from", rec.From}, {"to", rec.To}, {"via", rec.Via}} {
-		if f.name == "" && f.field != "via" {
+	r.needsV2(at, "term", rec.Term != "")
+	for _, f := range []struct{ field, name string }{{"from", rec.From}, {"to", rec.To}, {"via", rec.Via}, {"term", rec.Term}} {
+		if f.name == "" && f.field != "via" && f.field != "term" {
 			r.add(at, f.field, "required")
 		} else if f.name != "" {
 			r.ref(at, f.field, f.name, false)
@@ -572,7 +749,7 @@ func (r *reader) relation(at where, rec relationRecord) {
 	}
 	r.text(at, "role", rec.Role, graph.MaxRole, false)
 	rel := graph.Relation{Type: t, From: graph.EntityName(rec.From), To: graph.EntityName(rec.To), Role: rec.Role,
-		Via: graph.EntityName(rec.Via), ValidFrom: r.date(at, "valid_from", rec.ValidFrom),
+		Via: graph.EntityName(rec.Via), Term: graph.EntityName(rec.Term), ValidFrom: r.date(at, "valid_from", rec.ValidFrom),
 		ValidTo: r.date(at, "valid_to", rec.ValidTo), Date: r.date(at, "date", rec.Date)}
 	if !rel.ValidFrom.IsZero() && !rel.ValidTo.IsZero() && rel.ValidFrom.FirstDay() > rel.ValidTo.LastDay() {
 		r.add(at, "valid_to", "%s is before valid_from %s", rel.ValidTo, rel.ValidFrom)
@@ -580,7 +757,11 @@ func (r *reader) relation(at where, rec relationRecord) {
 	if !rel.Date.IsZero() && (!rel.ValidFrom.IsZero() || !rel.ValidTo.IsZero()) {
 		r.add(at, "date", "a relation is an event (date) or a state (valid_from, valid_to), not both")
 	}
-	rel.Name = graph.RelationNameFor(rel.From, t, rel.To, rec.Key)
+	key := rec.Key
+	if key == "" && rec.Term != "" && graph.ValidSlug(graph.Slug(rec.Term)) {
+		key = graph.Slug(rec.Term) // parallel memberships of one pair are told apart by their terms
+	}
+	rel.Name = graph.RelationNameFor(rel.From, t, rel.To, key)
 	if prev, ok := r.relationAt[rel.Name]; ok {
 		r.add(at, "key", "%s is already defined at %s; give one of them a key", show(string(rel.Name)), prev)
 	} else {
@@ -603,9 +784,13 @@ func (r *reader) relation(at where, rec relationRecord) {
 		if c.SaidBy != "" {
 			r.ref(at, field("said_by"), c.SaidBy, false)
 		}
+		r.needsV2(at, field("record_id"), c.RecordID != "")
+		r.text(at, field("record_id"), c.RecordID, graph.MaxRecordID, false)
 		switch n := utf8.RuneCountInString(c.Excerpt); {
+		case strings.TrimSpace(c.Excerpt) == "" && c.RecordID != "" && c.Excerpt == "":
+			// a claim from a structured record: the record is the evidence
 		case strings.TrimSpace(c.Excerpt) == "":
-			r.add(at, field("excerpt"), "required")
+			r.add(at, field("excerpt"), "required (or, for a claim from structured data, record_id)")
 		case n > MaxExcerpt:
 			r.add(at, field("excerpt"), "%d characters; an excerpt is at most one sentence (%d characters)", n, MaxExcerpt)
 		}
@@ -632,7 +817,7 @@ func (r *reader) relation(at where, rec relationRecord) {
 			conf = *c.Confidence
 		}
 		rel.Claims = append(rel.Claims, graph.Claim{Name: name, Source: graph.Source{Name: graph.SourceName(c.Source)},
-			Excerpt: c.Excerpt, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy)})
+			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy)})
 	}
 	r.ds.Relations = append(r.ds.Relations, rel)
 }
@@ -680,6 +865,28 @@ func (r *reader) checkReferences() {
 			r.add(ref.at, ref.field, "%s is not defined in the input%s", show(ref.name), r.orGraph)
 		}
 	}
+	var termAt map[graph.EntityName]int
+	for i := range r.ds.Relations {
+		rel := &r.ds.Relations[i]
+		if rel.Term == "" {
+			continue
+		}
+		if k, ok := r.kinds[rel.Term]; ok && k != graph.KindOrganisation {
+			r.add(r.relationAt[rel.Name], "term", "%s is a %s; a term is an organisation (organisations/<legislature>-<term>)", rel.Term, strings.ToLower(string(k)))
+		}
+		if rel.Dated() {
+			continue
+		}
+		if termAt == nil {
+			termAt = map[graph.EntityName]int{}
+			for j, e := range r.ds.Entities {
+				termAt[e.Name] = j
+			}
+		}
+		if j, ok := termAt[rel.Term]; ok { // undated: it holds during its term
+			rel.ValidFrom, rel.ValidTo = r.ds.Entities[j].ValidFrom, r.ds.Entities[j].ValidTo
+		}
+	}
 	for _, rel := range r.ds.Relations {
 		fk, ok1 := r.kinds[rel.From]
 		tk, ok2 := r.kinds[rel.To]
@@ -708,12 +915,12 @@ func Redirect(relations []graph.Relation, into map[graph.EntityName]graph.Entity
 	at := map[graph.RelationName]int{}
 	for _, r := range relations {
 		nr := r
-		nr.From, nr.To, nr.Via = to(r.From), to(r.To), to(r.Via)
+		nr.From, nr.To, nr.Via, nr.Term = to(r.From), to(r.To), to(r.Via), to(r.Term)
 		saidBy := false
 		for _, c := range r.Claims {
 			saidBy = saidBy || to(c.SaidBy) != c.SaidBy
 		}
-		if nr.From != r.From || nr.To != r.To || nr.Via != r.Via || saidBy {
+		if nr.From != r.From || nr.To != r.To || nr.Via != r.Via || nr.Term != r.Term || saidBy {
 			if nr.From == nr.To {
 				continue
 			}

@@ -114,16 +114,16 @@ func checkLimits(t *testing.T, ds *dataset.Dataset) {
 			t.Fatalf("entity %q: kind %v, %v", e.Name, k, err)
 		}
 		text("a display name", e.DisplayName, graph.MaxDisplayName, false)
-		if len(e.Aliases) > graph.MaxAliases || len(e.Identifiers) > graph.MaxIdentifiers {
+		if len(e.Aliases) > graph.MaxAliases || e.Identifiers.Count() > graph.MaxIdentifiers {
 			t.Fatalf("%s has %d aliases and %d ids", e.Name, len(e.Aliases), len(e.Identifiers))
 		}
 		for _, a := range e.Aliases {
 			text("an alias", a, graph.MaxAlias, false)
 		}
 		text("a description", e.Description, graph.MaxDescription, true)
-		for k, v := range e.Identifiers {
-			text("an id's name", k, graph.MaxIdentifierKey, false)
-			text("an id", v, graph.MaxIdentifierValue, false)
+		for _, id := range e.Identifiers.Pairs() {
+			text("an id's name", id.Scheme, graph.MaxIdentifierKey, false)
+			text("an id", id.Value, graph.MaxIdentifierValue, false)
 		}
 		for _, k := range e.SearchKeys() {
 			if len(k) > 65000/2 {

@@ -58,10 +58,22 @@ type shape struct {
 	fields map[string]*shape // an object read into a struct: its fields; nil for one read into a map
 	names  []string          // the fields' names, sorted
 	elem   *shape            // a list: each element; an object read into a map: each value
+	alt    *shape            // another shape the value may have instead (an alias: a string or an object)
+}
+
+// alternatives gives the fields that take one of two shapes their second one.
+var alternatives = map[reflect.Type][2]reflect.Type{
+	reflect.TypeFor[aliasValue]():      {reflect.TypeFor[string](), reflect.TypeFor[aliasObject]()},
+	reflect.TypeFor[identifierValue](): {reflect.TypeFor[string](), reflect.TypeFor[[]string]()},
 }
 
 // want names the shape as a message asks for it: "a list of strings".
 func (s *shape) want() string {
+	if s.alt != nil {
+		alt := *s
+		alt.alt = nil
+		return alt.want() + " or " + s.alt.want()
+	}
 	switch {
 	case s.kind == jsonList:
 		return "a list of " + plural(s.elem)
@@ -86,6 +98,11 @@ func plural(s *shape) string {
 }
 
 func shapeOf(t reflect.Type) *shape {
+	if alt, ok := alternatives[t]; ok {
+		s := shapeOf(alt[0])
+		s.alt = shapeOf(alt[1])
+		return s
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return shapeOf(t.Elem())
@@ -204,6 +221,9 @@ func (w *walker) space() {
 func (w *walker) value(s *shape) {
 	w.space()
 	got := kindAt(w.text[w.i])
+	if s != nil && s.alt != nil && got == s.alt.kind && got != s.kind {
+		s = s.alt
+	}
 	if s != nil && got != jsonNull && got != s.kind {
 		w.problem(pathString(w.path), "want %s, got %s", s.want(), got.article())
 		s = nil // walk on, for duplicate keys inside

@@ -18,10 +18,10 @@ func TestWriterRoundTrip(t *testing.T) {
 	post := graph.Source{Name: "sources/post-1", Title: "Post", Kind: graph.SourceSocialPost}
 	ents := []graph.Entity{
 		{Name: "actors/amina-khan", Kind: graph.KindActor, DisplayName: "Amina Khan", Aliases: []string{"A. Khan"},
-			Description: "Politician.", Identifiers: map[string]string{"wikidata": "Q1"}},
+			Description: "Politician.", Identifiers: graph.Identifiers{"wikidata": {"Q1"}}},
 		{Name: "parties/civic-forward", Kind: graph.KindParty, DisplayName: "Civic Forward", ValidFrom: graph.FuzzyDate{Year: 1990}},
 		{Name: "seats/ashford-north", Kind: graph.KindSeat, DisplayName: "Ashford North", ValidFrom: graph.FuzzyDate{Year: 2010},
-			ValidTo: graph.FuzzyDate{Year: 2024}, Identifiers: map[string]string{"ocd": "ocd-division/country:gb/x:ashford-north"}},
+			ValidTo: graph.FuzzyDate{Year: 2024}, Identifiers: graph.Identifiers{"ocd": {"ocd-division/country:gb/x:ashford-north"}}},
 	}
 	rel := func(t graph.RelationType, from, to graph.EntityName, key string) graph.Relation {
 		return graph.Relation{Name: graph.RelationNameFor(from, t, to, key), Type: t, From: from, To: to}

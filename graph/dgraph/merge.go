@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +26,7 @@ var _ graph.Merger = (*Store)(nil)
 type mergeRecord struct {
 	Into        string            `json:"into"`
 	Aliases     []string          `json:"aliases,omitempty"`     // the names into gained
-	Identifiers map[string]string `json:"identifiers,omitempty"` // the identifiers into gained
+	Identifiers graph.Identifiers `json:"identifiers,omitempty"` // the identifiers into gained
 	Moves       []relationMove    `json:"moves,omitempty"`
 	Self        []string          `json:"self,omitempty"`    // relations between the two, deleted
 	Via         []string          `json:"via,omitempty"`     // relations whose via was the merged entity
@@ -47,9 +46,9 @@ type relationMove struct {
 // entities, with their live relations and what refers to them.
 const (
 	mergeRelationFields = `uid pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.start_day pg.end_day ` + deletedFields + `
-  pg.merged_into { uid pg.name } pg.from { uid pg.name } pg.to { uid pg.name } pg.via { uid pg.name }
-  claims: ~pg.claim_of (orderasc: pg.name) { uid pg.name pg.excerpt pg.confidence pg.status pg.said_by { uid pg.name } ` + retractedFields + `
-    pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url } }`
+  pg.merged_into { uid pg.name } pg.from { uid pg.name } pg.to { uid pg.name } pg.via { uid pg.name } pg.term { uid pg.name }
+  claims: ~pg.claim_of (orderasc: pg.name) { uid pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { uid pg.name } ` + retractedFields + `
+    pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
 	mergeEntityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to
   pg.ocd_id pg.merge_record pg.version pg.lease_until ` + deletedFields + ` pg.merged_into { uid pg.name }
   out: ~pg.from @filter(not has(pg.deleted_at)) { uid pg.name pg.rel_type pg.from { pg.name } pg.to { pg.name } }
@@ -218,12 +217,8 @@ func (m *mergeWork) entityNode(uid string, e graph.Entity) map[string]any {
 		fmt.Fprintf(&m.del, "<%s> <%s> * .\n", uid, p)
 	}
 	n := map[string]any{"uid": uid, "pg.aliases": nonNil(e.Aliases), "pg.search_keys": e.SearchKeys(), "pg.search_tokens": e.SearchTokens(),
-		"pg.identifiers": "", "pg.ids": idTokens(e.Identifiers)}
-	if len(e.Identifiers) > 0 {
-		b, _ := json.Marshal(e.Identifiers)
-		n["pg.identifiers"] = string(b)
-	}
-	if ocd := e.Identifiers["ocd"]; ocd != "" {
+		"pg.identifiers": identifiersJSON(e.Identifiers), "pg.ids": idTokens(e.Identifiers)}
+	if ocd := e.Identifiers.First("ocd"); ocd != "" {
 		n["pg.ocd_id"] = ocd
 	}
 	return n
@@ -338,11 +333,9 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 			from, strings.ToLower(fe.Kind), into, strings.ToLower(ie.Kind))}
 	}
 	fEnt, iEnt := fe.entity(), ie.entity()
-	for _, k := range slices.Sorted(maps.Keys(fEnt.Identifiers)) {
-		if v, ok := iEnt.Identifiers[k]; ok && v != fEnt.Identifiers[k] {
-			return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "IDENTIFIERS_DIFFER", Message: fmt.Sprintf("%s has the %s id %s and %s the %s id %s: they are not one entity",
-				from, k, fEnt.Identifiers[k], into, k, v)}
-		}
+	if k, ok := fEnt.Identifiers.Conflict(iEnt.Identifiers); ok {
+		return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "IDENTIFIERS_DIFFER", Message: fmt.Sprintf("%s has the %s id %s and %s the %s id %s: they are not one entity",
+			from, k, strings.Join(fEnt.Identifiers[k], ", "), into, k, strings.Join(iEnt.Identifiers[k], ", "))}
 	}
 	if err := m.versionNow(s); err != nil {
 		return err
@@ -361,18 +354,14 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 	if len(after.Aliases) > graph.MaxAliases {
 		return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "TOO_MANY_ALIASES", Message: fmt.Sprintf("%s would have %d aliases; at most %d", into, len(after.Aliases), graph.MaxAliases)}
 	}
-	after.Identifiers = maps.Clone(iEnt.Identifiers)
-	for k, v := range fEnt.Identifiers {
-		if _, ok := after.Identifiers[k]; !ok {
-			if after.Identifiers == nil {
-				after.Identifiers = map[string]string{}
-			}
-			after.Identifiers[k] = v
-			if rec.Identifiers == nil {
-				rec.Identifiers = map[string]string{}
-			}
-			rec.Identifiers[k] = v
+	after.Identifiers = iEnt.Identifiers.Clone()
+	for _, id := range fEnt.Identifiers.Pairs() {
+		if after.Identifiers.Add(id.Scheme, id.Value) {
+			rec.Identifiers.Add(id.Scheme, id.Value)
 		}
+	}
+	if n := after.Identifiers.Count(); n > graph.MaxIdentifiers {
+		return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "TOO_MANY_IDENTIFIERS", Message: fmt.Sprintf("%s would have %d ids; at most %d", into, n, graph.MaxIdentifiers)}
 	}
 	if len(rec.Aliases) > 0 || len(rec.Identifiers) > 0 {
 		m.set = append(m.set, m.entityNode(ie.UID, after))
@@ -689,13 +678,14 @@ func (m *mergeWork) unmerge(s *Store, fe mergeEntity, rec mergeRecord, reason st
 	iEnt := ie.entity()
 	after := iEnt
 	after.Aliases = slices.DeleteFunc(slices.Clone(iEnt.Aliases), func(a string) bool { return slices.Contains(rec.Aliases, a) })
-	after.Identifiers = maps.Clone(iEnt.Identifiers)
-	for k, v := range rec.Identifiers {
-		if after.Identifiers[k] == v {
-			delete(after.Identifiers, k)
+	after.Identifiers = iEnt.Identifiers.Clone()
+	for _, id := range rec.Identifiers.Pairs() {
+		after.Identifiers[id.Scheme] = slices.DeleteFunc(after.Identifiers[id.Scheme], func(v string) bool { return v == id.Value })
+		if len(after.Identifiers[id.Scheme]) == 0 {
+			delete(after.Identifiers, id.Scheme)
 		}
 	}
-	if len(after.Aliases) != len(iEnt.Aliases) || len(after.Identifiers) != len(iEnt.Identifiers) {
+	if len(after.Aliases) != len(iEnt.Aliases) || after.Identifiers.Count() != iEnt.Identifiers.Count() {
 		m.set = append(m.set, m.entityNode(ie.UID, after))
 	}
 	m.entityChange(graph.ActionUnmerge, iEnt, after)

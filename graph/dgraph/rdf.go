@@ -2,7 +2,7 @@ package dgraph
 
 import (
 	"bufio"
-	"encoding/json"
+
 	"io"
 	"strconv"
 
@@ -117,6 +117,8 @@ func (q *NQuadWriter) WriteSource(s graph.Source) error {
 	q.str(n, "pg.author", s.Author)
 	q.str(n, "pg.published", s.Published.String())
 	q.str(n, "pg.url", s.URL)
+	q.str(n, "pg.retrieved", s.Retrieved.String())
+	q.str(n, "pg.licence", s.Licence)
 	return q.emit()
 }
 
@@ -145,13 +147,12 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	for _, t := range e.SearchTokens() {
 		q.str(n, "pg.search_tokens", t)
 	}
-	ids := ""
-	if len(e.Identifiers) > 0 {
-		b, _ := json.Marshal(e.Identifiers)
-		ids = string(b)
+	q.str(n, "pg.identifiers", identifiersJSON(e.Identifiers))
+	q.str(n, "pg.attributes", attributesJSON(e.Attributes))
+	for _, t := range idTokens(e.Identifiers) {
+		q.str(n, "pg.ids", t)
 	}
-	q.str(n, "pg.identifiers", ids)
-	q.str(n, "pg.ocd_id", e.Identifiers["ocd"])
+	q.str(n, "pg.ocd_id", e.Identifiers.First("ocd"))
 	return q.emit()
 }
 
@@ -175,6 +176,9 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	if r.Via != "" {
 		q.edge(n, "pg.via", label(string(r.Via)))
 	}
+	if r.Term != "" {
+		q.edge(n, "pg.term", label(string(r.Term)))
+	}
 	q.str(n, "pg.valid_from", r.ValidFrom.String())
 	q.str(n, "pg.valid_to", r.ValidTo.String())
 	q.str(n, "pg.date", r.Date.String())
@@ -194,6 +198,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 		q.edge(cn, "pg.claim_of", n)
 		q.edge(cn, "pg.source", label(string(c.Source.Name)))
 		q.str(cn, "pg.excerpt", c.Excerpt)
+		q.str(cn, "pg.record", c.Record)
 		q.typed(cn, "pg.confidence", strconv.FormatFloat(c.Confidence, 'g', -1, 64), "float")
 		q.str(cn, "pg.status", string(c.Status))
 		if c.SaidBy != "" {

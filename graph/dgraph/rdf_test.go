@@ -13,7 +13,7 @@ func TestNQuadWriter(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewNQuadWriter(&buf)
 	ent := graph.Entity{Name: "actors/zoe-obrien", Kind: graph.KindActor, DisplayName: `Zoë "Z" O'Brien`, Aliases: []string{"Z. O'Brien"},
-		Identifiers: map[string]string{"ocd": "ocd-division/x"}}
+		Identifiers: graph.Identifiers{"ocd": {"ocd-division/x"}}}
 	rel := graph.Relation{Name: "relations/zoe-obrien.member-of.civic-forward", Type: graph.MemberOf, From: "actors/zoe-obrien",
 		To: "parties/civic-forward", ValidFrom: graph.FuzzyDate{Year: 2001}, Claims: []graph.Claim{
 			{Name: "relations/zoe-obrien.member-of.civic-forward/claims/s1", Source: graph.Source{Name: "sources/s1"},

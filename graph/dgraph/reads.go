@@ -12,7 +12,7 @@ import (
 // The reads of sources and of the graph's size. Sources are read from their claims' side through the
 // reverse of pg.source; sizes are counted by Dgraph (count and @groupby), never read into memory.
 
-const sourceFields = `uid pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url count(~pg.source)`
+const sourceFields = `uid pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence count(~pg.source)`
 
 // sourceRow is a source with how many claims cite it.
 type sourceRow struct {
@@ -42,7 +42,7 @@ func (s *Store) GetSource(ctx context.Context, name graph.SourceName, offset, li
 	q := `query q($n: string, $first: int, $offset: int) {
   q(func: eq(pg.name, $n)) @filter(type(Source)) { ` + sourceFields + `
     cites: ~pg.source (orderasc: pg.name, first: $first, offset: $offset) {
-      pg.name pg.excerpt pg.confidence pg.status pg.said_by { pg.name }
+      pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name }
       pg.claim_of { pg.name pg.rel_type pg.from { pg.name } pg.to { pg.name } }
     }
   }
@@ -64,7 +64,7 @@ func (s *Store) GetSource(ctx context.Context, name graph.SourceName, offset, li
 		if c.Of == nil {
 			continue
 		}
-		claim := graph.Claim{Name: c.Name, Excerpt: c.Excerpt, Confidence: c.Confidence, Status: graph.ClaimStatus(c.Status)}
+		claim := graph.Claim{Name: c.Name, Excerpt: c.Excerpt, Record: c.Record, Confidence: c.Confidence, Status: graph.ClaimStatus(c.Status)}
 		if c.SaidBy != nil {
 			claim.SaidBy = graph.EntityName(c.SaidBy.Name)
 		}

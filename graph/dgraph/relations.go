@@ -147,6 +147,68 @@ func (s *Store) resolve(ctx context.Context, names []string) (map[string]string,
 	return out, nil
 }
 
+// ViaLinks implements graph.ViaLinker in one round trip (plus one to resolve names not seen before).
+func (s *Store) ViaLinks(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
+	uids, err := s.resolve(ctx, strs(entities))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[graph.EntityName][]graph.Link, len(entities))
+	list := make([]string, 0, len(uids))
+	for _, u := range uids {
+		if !uidPattern.MatchString(u) {
+			return nil, &graph.Error{Op: "dgraph.ViaLinks", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
+		}
+		list = append(list, u)
+	}
+	if len(list) == 0 {
+		return out, nil
+	}
+	type viaJSON struct {
+		linkJSON
+		Via *endJSON `json:"pg.via"`
+	}
+	var res struct {
+		Q []struct {
+			endJSON
+			Out []viaJSON  `json:"out"`
+			In  []linkJSON `json:"in"`
+		}
+	}
+	// As in Links, only uids that came from Dgraph are written into the query.
+	q := `{ q(func: uid(` + strings.Join(list, ",") + `)) { ` + endFields + `
+  out: ~pg.from @filter(has(pg.via)) { ` + linkFields + ` pg.via { ` + endFields + ` } }
+  in: ~pg.via { ` + linkFields + ` pg.from { ` + endFields + ` } }
+} }`
+	if err := s.query(ctx, "dgraph.ViaLinks", q, nil, &res); err != nil {
+		return nil, err
+	}
+	for _, r := range res.Q {
+		self := &r.endJSON
+		var ls []graph.Link
+		add := func(l graph.Link) {
+			l.Name, l.Symmetric = graph.ViaLinkName(l.Name), false
+			ls = append(ls, l)
+		}
+		for _, l := range r.Out {
+			if l.Via == nil {
+				continue
+			}
+			l.linkJSON.From, l.linkJSON.To = nil, l.Via
+			add(l.linkJSON.link(self))
+		}
+		for _, l := range r.In {
+			if l.From == nil {
+				continue
+			}
+			l.To = nil
+			add(l.link(self))
+		}
+		out[graph.EntityName(r.Name)] = ls
+	}
+	return out, nil
+}
+
 // Links implements graph.Store: one round trip for the whole frontier (plus one to resolve names not
 // seen before).
 func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
@@ -206,6 +268,7 @@ type claimJSON struct {
 	UID        string     `json:"uid"` // when asked for
 	Name       string     `json:"pg.name"`
 	Excerpt    string     `json:"pg.excerpt"`
+	Record     string     `json:"pg.record"`
 	Confidence float64    `json:"pg.confidence"`
 	Status     string     `json:"pg.status"`
 	SaidBy     *nameRef   `json:"pg.said_by"`
@@ -220,12 +283,15 @@ type sourceJSON struct {
 	Author    string `json:"pg.author"`
 	Published string `json:"pg.published"`
 	URL       string `json:"pg.url"`
+	Retrieved string `json:"pg.retrieved"`
+	Licence   string `json:"pg.licence"`
 }
 
 func (j sourceJSON) source() graph.Source {
 	src := graph.Source{Name: graph.SourceName(j.Name), Title: j.Title, Kind: graph.SourceKind(j.Kind),
-		Outlet: j.Outlet, Author: j.Author, URL: j.URL}
+		Outlet: j.Outlet, Author: j.Author, URL: j.URL, Licence: j.Licence}
 	src.Published, _ = graph.ParseFuzzyDate(j.Published)
+	src.Retrieved, _ = graph.ParseFuzzyDate(j.Retrieved)
 	return src
 }
 
@@ -266,6 +332,7 @@ type relationJSON struct {
 	From       *nameRef    `json:"pg.from"`
 	To         *nameRef    `json:"pg.to"`
 	Via        *nameRef    `json:"pg.via"`
+	Term       *nameRef    `json:"pg.term"`
 	Role       string      `json:"pg.role"`
 	ValidFrom  string      `json:"pg.valid_from"`
 	ValidTo    string      `json:"pg.valid_to"`
@@ -275,9 +342,9 @@ type relationJSON struct {
 }
 
 const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date ` + deletedFields + `
-  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.merged_into { pg.name }
-  claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
-    pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url } }`
+  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }
+  claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
+    pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
 
 func (j relationJSON) relation() graph.Relation {
 	r := graph.Relation{Name: graph.RelationName(j.Name), Type: graph.RelationType(j.Type), Role: j.Role, Deleted: j.deleted()}
@@ -290,6 +357,9 @@ func (j relationJSON) relation() graph.Relation {
 	if j.Via != nil {
 		r.Via = graph.EntityName(j.Via.Name)
 	}
+	if j.Term != nil {
+		r.Term = graph.EntityName(j.Term.Name)
+	}
 	if j.MergedInto != nil {
 		r.MergedInto = graph.RelationName(j.MergedInto.Name)
 	}
@@ -297,7 +367,7 @@ func (j relationJSON) relation() graph.Relation {
 	r.ValidTo, _ = graph.ParseFuzzyDate(j.ValidTo)
 	r.Date, _ = graph.ParseFuzzyDate(j.Date)
 	for _, c := range j.Claims {
-		claim := graph.Claim{Name: c.Name, Source: c.Source.source(), Excerpt: c.Excerpt, Confidence: c.Confidence,
+		claim := graph.Claim{Name: c.Name, Source: c.Source.source(), Excerpt: c.Excerpt, Record: c.Record, Confidence: c.Confidence,
 			Status: graph.ClaimStatus(c.Status), Retracted: c.retracted()}
 		if c.SaidBy != nil {
 			claim.SaidBy = graph.EntityName(c.SaidBy.Name)
@@ -338,7 +408,7 @@ func (s *Store) RelationHeaders(ctx context.Context, names []graph.RelationName)
 }
 
 const relationHeaderFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.support ` + deletedFields + `
-  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.merged_into { pg.name } count(~pg.claim_of)`
+  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name } count(~pg.claim_of)`
 
 // Degrees implements graph.Store.
 func (s *Store) Degrees(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName]int, error) {

@@ -355,12 +355,13 @@ type entityJSON struct {
 	Aliases     []string `json:"pg.aliases"`
 	Description string   `json:"pg.description"`
 	Identifiers string   `json:"pg.identifiers"`
+	Attributes  string   `json:"pg.attributes"`
 	ValidFrom   string   `json:"pg.valid_from"`
 	ValidTo     string   `json:"pg.valid_to"`
 	MergedInto  *nameRef `json:"pg.merged_into"`
 }
 
-const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to ` + deletedFields + ` pg.merged_into { pg.name }`
+const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.attributes pg.valid_from pg.valid_to ` + deletedFields + ` pg.merged_into { pg.name }`
 
 func (e entityJSON) entity() graph.Entity {
 	out := graph.Entity{Name: graph.EntityName(e.Name), Kind: graph.Kind(e.Kind), DisplayName: e.DisplayName,
@@ -372,6 +373,9 @@ func (e entityJSON) entity() graph.Entity {
 	out.ValidTo, _ = graph.ParseFuzzyDate(e.ValidTo)
 	if e.Identifiers != "" {
 		_ = json.Unmarshal([]byte(e.Identifiers), &out.Identifiers)
+	}
+	if e.Attributes != "" {
+		_ = json.Unmarshal([]byte(e.Attributes), &out.Attributes)
 	}
 	return out
 }
@@ -470,11 +474,14 @@ func (s *Store) EntitiesByIdentifier(ctx context.Context, scheme string, values 
 		for _, rows := range res {
 			for _, r := range rows {
 				e := r.entity()
-				v, ok := e.Identifiers[scheme]
-				if r.Kind == "" || r.DeletedAt != nil || !ok {
+				if r.Kind == "" || r.DeletedAt != nil {
 					continue
 				}
-				out[v] = append(out[v], e)
+				for _, v := range e.Identifiers[scheme] {
+					if slices.Contains(chunk, v) {
+						out[v] = append(out[v], e)
+					}
+				}
 			}
 		}
 	}
@@ -489,12 +496,30 @@ func (s *Store) EntitiesByIdentifier(ctx context.Context, scheme string, values 
 func idToken(scheme, value string) string { return scheme + ":" + value }
 
 // idTokens are an entity's external ids as pg.ids indexes them.
-func idTokens(ids map[string]string) []string {
+func idTokens(ids graph.Identifiers) []string {
 	out := make([]string, 0, len(ids))
-	for _, k := range slices.Sorted(maps.Keys(ids)) {
-		out = append(out, idToken(k, ids[k]))
+	for _, id := range ids.Pairs() {
+		out = append(out, idToken(id.Scheme, id.Value))
 	}
 	return out
+}
+
+// identifiersJSON is how pg.identifiers holds an entity's ids ("" for none).
+func identifiersJSON(ids graph.Identifiers) string {
+	if ids.Count() == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// attributesJSON is how pg.attributes holds an entity's attributes ("" for none).
+func attributesJSON(a graph.Attributes) string {
+	if a.IsZero() {
+		return ""
+	}
+	b, _ := json.Marshal(a)
+	return string(b)
 }
 
 // FindByName implements graph.Store.

@@ -388,6 +388,7 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 				n := node(got, string(src.Name), "Source")
 				n["pg.title"], n["pg.source_kind"], n["pg.outlet"] = src.Title, string(src.Kind), src.Outlet
 				n["pg.author"], n["pg.published"], n["pg.url"] = src.Author, src.Published.String(), src.URL
+				n["pg.retrieved"], n["pg.licence"] = src.Retrieved.String(), src.Licence
 				set = append(set, n)
 			}
 			return nil, set, nil
@@ -455,13 +456,8 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 					}
 					marked = append(append(marked, f.Out...), f.In...)
 				}
-				ids := ""
-				if len(e.Identifiers) > 0 {
-					b, _ := json.Marshal(e.Identifiers)
-					ids = string(b)
-				}
-				n["pg.identifiers"], n["pg.ids"] = ids, idTokens(e.Identifiers)
-				if ocd := e.Identifiers["ocd"]; ocd != "" {
+				n["pg.identifiers"], n["pg.ids"], n["pg.attributes"] = identifiersJSON(e.Identifiers), idTokens(e.Identifiers), attributesJSON(e.Attributes)
+				if ocd := e.Identifiers.First("ocd"); ocd != "" {
 					n["pg.ocd_id"] = ocd
 				}
 				set = append(set, n)
@@ -512,6 +508,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 		add(&refs, string(r.From))
 		add(&refs, string(r.To))
 		add(&refs, string(r.Via))
+		add(&refs, string(r.Term))
 		for _, c := range r.Claims {
 			add(&lookup, c.Name)
 			add(&refs, string(c.Source.Name))
@@ -554,12 +551,15 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 						}
 					}
 				}
-				clear(&del, got, rn, "pg.via", "pg.start_day", "pg.end_day")
+				clear(&del, got, rn, "pg.via", "pg.term", "pg.start_day", "pg.end_day")
 				n := node(got, rn, "Relation")
 				n["pg.rel_type"], n["pg.from"], n["pg.to"], n["pg.role"] = string(r.Type), uidRef(refs[string(r.From)]), uidRef(refs[string(r.To)]), r.Role
 				n["pg.valid_from"], n["pg.valid_to"], n["pg.date"] = r.ValidFrom.String(), r.ValidTo.String(), r.Date.String()
 				if r.Via != "" {
 					n["pg.via"] = uidRef(refs[string(r.Via)])
+				}
+				if r.Term != "" {
+					n["pg.term"] = uidRef(refs[string(r.Term)])
 				}
 				p := r.Period()
 				if p.Start != graph.OpenPeriod.Start {
@@ -594,6 +594,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 					cn := node(got, c.Name, "Claim")
 					cn["pg.claim_of"] = map[string]any{"uid": n["uid"]}
 					cn["pg.source"], cn["pg.excerpt"], cn["pg.confidence"], cn["pg.status"] = uidRef(refs[string(c.Source.Name)]), c.Excerpt, c.Confidence, string(c.Status)
+					cn["pg.record"] = c.Record
 					if c.SaidBy != "" {
 						cn["pg.said_by"] = uidRef(refs[string(c.SaidBy)])
 					}

@@ -152,7 +152,7 @@ func TestMergeMovesEverythingAndUndoRestoresIt(t *testing.T) {
 		t.Errorf("the merged entity's alias: %v %v", e.Name, err)
 	}
 	main := info.Entity
-	if !slices.Contains(main.Aliases, "Lutfa Rahmen") || !slices.Contains(main.Aliases, "L. Rahmen") || main.Identifiers["wikidata"] != "Q"+p {
+	if !slices.Contains(main.Aliases, "Lutfa Rahmen") || !slices.Contains(main.Aliases, "L. Rahmen") || main.Identifiers.First("wikidata") != "Q"+p {
 		t.Errorf("main after the merge: %+v", main)
 	}
 	r, _, err := reads.GetRelation(ctx, graph.RelationName("relations/"+p+"-abe.criticised."+p+"-dup"))

@@ -134,7 +134,7 @@ func TestImportSharedListTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	if bow.Kind != graph.KindSeat || bow.DisplayName != "Bethnal Green and Bow" || bow.ValidTo.String() != "2024-07-03" ||
-		bow.Identifiers["ocd"] != "ocd-division/country:gb/part:eng/region:uki/ed:bethnal_green_and_bow" {
+		bow.Identifiers.First("ocd") != "ocd-division/country:gb/part:eng/region:uki/ed:bethnal_green_and_bow" {
 		t.Errorf("Bethnal Green and Bow is %+v; want a seat with valid_to 2024-07-03 and its OCD id", bow)
 	}
 	stepney, err := store.GetEntity(ctx, "seats/bethnal-green-and-stepney")
@@ -186,7 +186,7 @@ func TestImportMergesWithDefaultDataset(t *testing.T) {
 	}
 	identified := map[string]bool{}
 	for _, e := range def.Entities {
-		if id := e.Identifiers["ocd"]; id != "" {
+		if id := e.Identifiers.First("ocd"); id != "" {
 			identified[id] = true
 		}
 	}
@@ -243,7 +243,7 @@ func TestImportReusesNamesByOCD(t *testing.T) {
 		stp = "ocd-division/country:gb/part:eng/region:uki/ed:bethnal_green_and_stepney"
 	)
 	existing := []graph.Entity{
-		{Name: "seats/bg-and-stepney", Kind: graph.KindSeat, DisplayName: "Bethnal Green & Stepney", Identifiers: map[string]string{"ocd": stp}},
+		{Name: "seats/bg-and-stepney", Kind: graph.KindSeat, DisplayName: "Bethnal Green & Stepney", Identifiers: graph.Identifiers{"ocd": {stp}}},
 		{Name: "seats/weavers", Kind: graph.KindSeat, DisplayName: "Weavers", Description: "Ward of Tower Hamlets."},
 	}
 	if err := store.UpsertEntities(ctx, existing); err != nil {
@@ -275,7 +275,7 @@ func TestImportReusesNamesByOCD(t *testing.T) {
 	if e := got["seats/bg-and-stepney"]; e.ValidFrom.String() != "2024-07-04" || e.DisplayName != "Bethnal Green & Stepney" {
 		t.Errorf("seats/bg-and-stepney is %+v; want its display name kept and valid_from 2024-07-04", e)
 	}
-	if e := got["seats/weavers"]; e.Identifiers["ocd"] != "" {
+	if e := got["seats/weavers"]; e.Identifiers.First("ocd") != "" {
 		t.Errorf("the ward seats/weavers took the constituency's OCD id: %+v", e)
 	}
 	if _, ok := got["seats/weavers-uki"]; !ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -158,17 +157,14 @@ func (l *List) Dataset(known Known) (*dataset.Dataset, error) {
 // newSeat is the seat for a division the graph does not hold yet.
 func newSeat(name graph.EntityName, d Division) graph.Entity {
 	return graph.Entity{Name: name, Kind: graph.KindSeat, DisplayName: d.Name, Description: description(d),
-		Identifiers: map[string]string{"ocd": d.ID}, ValidFrom: d.ValidFrom, ValidTo: d.ValidThrough}
+		Identifiers: graph.Identifiers{"ocd": {d.ID}}, ValidFrom: d.ValidFrom, ValidTo: d.ValidThrough}
 }
 
 // merge is an existing seat with what the list says of it.
 func merge(e graph.Entity, d Division) graph.Entity {
 	out := e
-	out.Identifiers = maps.Clone(e.Identifiers)
-	if out.Identifiers == nil {
-		out.Identifiers = map[string]string{}
-	}
-	out.Identifiers["ocd"] = d.ID
+	out.Identifiers = e.Identifiers.Clone()
+	out.Identifiers.Add("ocd", d.ID)
 	out.Aliases = slices.Clone(e.Aliases)
 	if !slices.Contains(e.SearchKeys(), graph.NormalizeName(d.Name)) {
 		out.Aliases = append(out.Aliases, d.Name)

@@ -272,15 +272,15 @@ func TestDatasetNewSeats(t *testing.T) {
 	src := l.Source()
 	wantEntities := []graph.Entity{
 		{Name: "seats/bethnal-green-and-bow", Kind: graph.KindSeat, DisplayName: "Bethnal Green and Bow", Description: "UK parliamentary constituency.",
-			Identifiers: map[string]string{"ocd": bow}, ValidTo: graph.FuzzyDate{Year: 2024, Month: 7, Day: 3}},
+			Identifiers: graph.Identifiers{"ocd": {bow}}, ValidTo: graph.FuzzyDate{Year: 2024, Month: 7, Day: 3}},
 		{Name: "seats/bethnal-green-and-stepney", Kind: graph.KindSeat, DisplayName: "Bethnal Green and Stepney", Description: "UK parliamentary constituency.",
-			Identifiers: map[string]string{"ocd": stp}, ValidFrom: graph.FuzzyDate{Year: 2024, Month: 7, Day: 4}},
+			Identifiers: graph.Identifiers{"ocd": {stp}}, ValidFrom: graph.FuzzyDate{Year: 2024, Month: 7, Day: 4}},
 		{Name: "seats/luton-south", Kind: graph.KindSeat, DisplayName: "Luton South", Description: "UK parliamentary constituency.",
-			Identifiers: map[string]string{"ocd": luton}},
+			Identifiers: graph.Identifiers{"ocd": {luton}}},
 		{Name: "seats/luton-south-and-south-bedfordshire", Kind: graph.KindSeat, DisplayName: "Luton South and South Bedfordshire",
-			Description: "UK parliamentary constituency.", Identifiers: map[string]string{"ocd": lutonB}},
+			Description: "UK parliamentary constituency.", Identifiers: graph.Identifiers{"ocd": {lutonB}}},
 		{Name: "seats/weavers", Kind: graph.KindSeat, DisplayName: "Weavers", Description: "UK parliamentary constituency.",
-			Identifiers: map[string]string{"ocd": "ocd-division/country:gb/part:eng/region:uki/ed:weavers"}},
+			Identifiers: graph.Identifiers{"ocd": {"ocd-division/country:gb/part:eng/region:uki/ed:weavers"}}},
 	}
 	if !reflect.DeepEqual(wantEntities, ds.Entities) {
 		t.Errorf("entities:\nwant %+v\n got %+v", wantEntities, ds.Entities)
@@ -315,7 +315,7 @@ func TestDatasetMerges(t *testing.T) {
 	t.Parallel()
 	l := mustRead(t, shortList)
 	held := graph.Entity{Name: "seats/bg-and-stepney", Kind: graph.KindSeat, DisplayName: "Bethnal Green & Stepney",
-		Aliases: []string{"Bethnal Green Stepney"}, Description: "Created in 2024.", Identifiers: map[string]string{"ocd": stp, "wikidata": "Q1"}}
+		Aliases: []string{"Bethnal Green Stepney"}, Description: "Created in 2024.", Identifiers: graph.Identifiers{"ocd": {stp}, "wikidata": {"Q1"}}}
 	ward := graph.Entity{Name: "seats/weavers", Kind: graph.KindSeat, DisplayName: "Weavers", Description: "Ward of Tower Hamlets."}
 	party := graph.Entity{Name: "parties/luton-south", Kind: graph.KindParty, DisplayName: "Luton South party"}
 	known := Known{ByOCD: map[string][]graph.Entity{stp: {held}},
@@ -330,7 +330,7 @@ func TestDatasetMerges(t *testing.T) {
 	}
 	merged := graph.Entity{Name: "seats/bg-and-stepney", Kind: graph.KindSeat, DisplayName: "Bethnal Green & Stepney",
 		Aliases: []string{"Bethnal Green Stepney", "Bethnal Green and Stepney"}, Description: "Created in 2024.",
-		Identifiers: map[string]string{"ocd": stp, "wikidata": "Q1"}, ValidFrom: graph.FuzzyDate{Year: 2024, Month: 7, Day: 4}}
+		Identifiers: graph.Identifiers{"ocd": {stp}, "wikidata": {"Q1"}}, ValidFrom: graph.FuzzyDate{Year: 2024, Month: 7, Day: 4}}
 	if !reflect.DeepEqual(merged, got[merged.Name]) {
 		t.Errorf("merged seat:\nwant %+v\n got %+v", merged, got[merged.Name])
 	}
@@ -357,7 +357,7 @@ func TestDatasetMerges(t *testing.T) {
 	// A second import finds every seat of the first by its OCD id and changes nothing.
 	after := Known{ByOCD: map[string][]graph.Entity{}, ByName: map[graph.EntityName]graph.Entity{}}
 	for _, e := range ds.Entities {
-		after.ByOCD[e.Identifiers["ocd"]] = []graph.Entity{e}
+		after.ByOCD[e.Identifiers.First("ocd")] = []graph.Entity{e}
 	}
 	again, err := l.Dataset(after)
 	if err != nil {

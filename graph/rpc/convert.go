@@ -47,9 +47,33 @@ func sourceKindPB(k graph.SourceKind) pb.SourceKind {
 }
 
 func entityPB(e graph.Entity) *pb.Entity {
-	return &pb.Entity{Name: string(e.Name), Kind: kindPB(e.Kind), DisplayName: e.DisplayName, Aliases: e.Aliases,
-		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
-		Deleted: tombstonePB(e.Deleted), MergedInto: string(e.MergedInto)}
+	a := e.Attributes
+	out := &pb.Entity{Name: string(e.Name), Kind: kindPB(e.Kind), DisplayName: e.DisplayName, Aliases: e.Aliases,
+		Description: e.Description, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
+		Deleted: tombstonePB(e.Deleted), MergedInto: string(e.MergedInto),
+		BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender}
+	for _, id := range e.Identifiers.Pairs() {
+		if out.Identifiers == nil {
+			out.Identifiers = map[string]string{}
+		}
+		if _, ok := out.Identifiers[id.Scheme]; !ok {
+			out.Identifiers[id.Scheme] = id.Value
+		}
+		out.AllIdentifiers = append(out.AllIdentifiers, &pb.Identifier{Scheme: id.Scheme, Value: id.Value})
+	}
+	for _, l := range a.Links {
+		out.Links = append(out.Links, &pb.WebLink{Url: l.URL, Note: l.Note})
+	}
+	for _, l := range a.Images {
+		out.Images = append(out.Images, &pb.WebLink{Url: l.URL, Note: l.Note})
+	}
+	for _, c := range a.ContactDetails {
+		out.ContactDetails = append(out.ContactDetails, &pb.ContactDetail{Type: c.Type, Value: c.Value, Note: c.Note})
+	}
+	for _, o := range a.OtherNames {
+		out.OtherNames = append(out.OtherNames, &pb.OtherName{Name: o.Name, Lang: o.Lang, Note: o.Note})
+	}
+	return out
 }
 
 // tombstonePB is nil when there is no tombstone.
@@ -62,15 +86,16 @@ func tombstonePB(t graph.Tombstone) *pb.Tombstone {
 
 func relationPB(r graph.Relation) *pb.Relation {
 	out := &pb.Relation{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
-		Role: r.Role, Via: string(r.Via), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
+		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
 		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Undated: !r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims)),
 		Deleted: tombstonePB(r.Deleted)}
 	for _, c := range r.Claims {
 		src := c.Source
-		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, Confidence: c.Confidence,
+		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, RecordId: c.Record, Confidence: c.Confidence,
 			Status: statusPB(c.Status), SaidBy: string(c.SaidBy), Retracted: tombstonePB(c.Retracted),
 			Source: &pb.Source{Name: string(src.Name), Title: src.Title, Kind: sourceKindPB(src.Kind), Outlet: src.Outlet,
-				Author: src.Author, Published: src.Published.String(), Url: src.URL}})
+				Author: src.Author, Published: src.Published.String(), Url: src.URL,
+				Retrieved: src.Retrieved.String(), Licence: src.Licence}})
 	}
 	return out
 }
@@ -89,10 +114,10 @@ func hopPB(h graph.Hop, rels map[graph.RelationName]graph.Relation) *pb.Hop {
 		r := rels[st.Relation]
 		claims = append(claims, r.Claims...)
 		if i == 0 {
-			out.Relation, out.Forward = relationPB(r), st.Forward
+			out.Relation, out.Forward, out.ThroughVia = relationPB(r), st.Forward, st.Via
 			continue
 		}
-		out.Parallel = append(out.Parallel, &pb.HopRelation{Relation: relationPB(r), Forward: st.Forward})
+		out.Parallel = append(out.Parallel, &pb.HopRelation{Relation: relationPB(r), Forward: st.Forward, ThroughVia: st.Via})
 	}
 	out.Verdict = verdictPB(graph.VerdictOf(claims))
 	return out
@@ -118,7 +143,7 @@ func sourceKindOf(k pb.SourceKind) (graph.SourceKind, bool) {
 
 func sourcePB(s graph.Source) *pb.Source {
 	return &pb.Source{Name: string(s.Name), Title: s.Title, Kind: sourceKindPB(s.Kind), Outlet: s.Outlet,
-		Author: s.Author, Published: s.Published.String(), Url: s.URL}
+		Author: s.Author, Published: s.Published.String(), Url: s.URL, Retrieved: s.Retrieved.String(), Licence: s.Licence}
 }
 
 func relationRefPB(r graph.RelationRef) *pb.RelationRef {

@@ -246,7 +246,8 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 // FindPaths implements pb.GraphServiceServer.
 func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.FindPathsResponse, error) {
 	q := graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()),
-		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected(), CoTemporal: req.GetCoTemporal()}
+		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected(), CoTemporal: req.GetCoTemporal(),
+		FollowVia: req.GetFollowVia()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
 	if len(v) > 0 {

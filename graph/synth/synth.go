@@ -463,7 +463,7 @@ func (g *generator) writeEntities() error {
 				out.Aliases = []string{"Cllr " + e.display}
 			}
 			if actorAt[int32(id)] < len(g.actors)/20 {
-				out.Identifiers = map[string]string{"wikidata": "Q" + strconv.Itoa(1_000_000+id)}
+				out.Identifiers = graph.Identifiers{"wikidata": {"Q" + strconv.Itoa(1_000_000+id)}}
 			}
 		case graph.KindParty:
 			var initials strings.Builder
@@ -484,7 +484,7 @@ func (g *generator) writeEntities() error {
 			switch s.kind {
 			case constituency:
 				out.Description = "Parliamentary constituency."
-				out.Identifiers = map[string]string{"ocd": "ocd-division/country:gb/synthetic:" + graph.Slug(e.name)}
+				out.Identifiers = graph.Identifiers{"ocd": {"ocd-division/country:gb/synthetic:" + graph.Slug(e.name)}}
 			case ward:
 				out.Description = "Council ward."
 			case office:

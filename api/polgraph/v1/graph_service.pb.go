@@ -836,7 +836,11 @@ type FindPathsRequest struct {
 	// Only routes that held as a whole: every hop held (and its ends existed) on one common day of `as_of`
 	// (of all time, without `as_of`), so the route is a chain that existed at once, not hops ten years
 	// apart. Each path then says when it held (`during`).
-	CoTemporal    bool `protobuf:"varint,7,opt,name=co_temporal,json=coTemporal,proto3" json:"co_temporal,omitempty"`
+	CoTemporal bool `protobuf:"varint,7,opt,name=co_temporal,json=coTemporal,proto3" json:"co_temporal,omitempty"`
+	// Also walk from a relation's `from` to its `via`: an MSP who sat for Scottish Labour is then one hop
+	// from the party through that membership (with its role and term), and two members of one party are
+	// joined through it. Such hops say `through_via`.
+	FollowVia     bool `protobuf:"varint,8,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -916,6 +920,13 @@ func (x *FindPathsRequest) GetFilter() *RelationFilter {
 func (x *FindPathsRequest) GetCoTemporal() bool {
 	if x != nil {
 		return x.CoTemporal
+	}
+	return false
+}
+
+func (x *FindPathsRequest) GetFollowVia() bool {
+	if x != nil {
+		return x.FollowVia
 	}
 	return false
 }
@@ -1054,7 +1065,10 @@ type Hop struct {
 	// beside a membership.
 	Parallel []*HopRelation `protobuf:"bytes,3,rep,name=parallel,proto3" json:"parallel,omitempty"`
 	// The evidence over all the hop's relations.
-	Verdict       *Verdict `protobuf:"bytes,4,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	Verdict *Verdict `protobuf:"bytes,4,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// True when `relation` joins its `from` to its `via` on this hop (FindPathsRequest.follow_via), not its
+	// `from` to its `to`.
+	ThroughVia    bool `protobuf:"varint,5,opt,name=through_via,json=throughVia,proto3" json:"through_via,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1117,13 +1131,23 @@ func (x *Hop) GetVerdict() *Verdict {
 	return nil
 }
 
+func (x *Hop) GetThroughVia() bool {
+	if x != nil {
+		return x.ThroughVia
+	}
+	return false
+}
+
 // HopRelation is a relation walked on a hop, and which way.
 type HopRelation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relation, with all its claims.
 	Relation *Relation `protobuf:"bytes,1,opt,name=relation,proto3" json:"relation,omitempty"`
-	// True when the path walks it from its `from` end to its `to` end.
-	Forward       bool `protobuf:"varint,2,opt,name=forward,proto3" json:"forward,omitempty"`
+	// True when the path walks it from its `from` end to its `to` end (or, through its via, from `from`
+	// to `via`).
+	Forward bool `protobuf:"varint,2,opt,name=forward,proto3" json:"forward,omitempty"`
+	// True when it joins its `from` to its `via` on this hop, as Hop.through_via.
+	ThroughVia    bool `protobuf:"varint,3,opt,name=through_via,json=throughVia,proto3" json:"through_via,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1168,6 +1192,13 @@ func (x *HopRelation) GetRelation() *Relation {
 func (x *HopRelation) GetForward() bool {
 	if x != nil {
 		return x.Forward
+	}
+	return false
+}
+
+func (x *HopRelation) GetThroughVia() bool {
+	if x != nil {
+		return x.ThroughVia
 	}
 	return false
 }
@@ -3788,7 +3819,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x05as_of\x18\x03 \x01(\tR\x04asOf\x12%\n" +
 	"\x0emin_confidence\x18\x04 \x01(\x01R\rminConfidence\x124\n" +
 	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x124\n" +
-	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xe2\x01\n" +
+	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\x81\x02\n" +
 	"\x10FindPathsRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1b\n" +
@@ -3797,22 +3828,28 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\bdirected\x18\x05 \x01(\bR\bdirected\x123\n" +
 	"\x06filter\x18\x06 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1f\n" +
 	"\vco_temporal\x18\a \x01(\bR\n" +
-	"coTemporal\"m\n" +
+	"coTemporal\x12\x1d\n" +
+	"\n" +
+	"follow_via\x18\b \x01(\bR\tfollowVia\"m\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"x\n" +
 	"\x04Path\x12\x1a\n" +
 	"\bentities\x18\x01 \x03(\tR\bentities\x12$\n" +
 	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\x12.\n" +
-	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\"\xb8\x01\n" +
+	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\"\xd9\x01\n" +
 	"\x03Hop\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
 	"\aforward\x18\x02 \x01(\bR\aforward\x124\n" +
 	"\bparallel\x18\x03 \x03(\v2\x18.polgraph.v1.HopRelationR\bparallel\x12.\n" +
-	"\averdict\x18\x04 \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"Z\n" +
+	"\averdict\x18\x04 \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x12\x1f\n" +
+	"\vthrough_via\x18\x05 \x01(\bR\n" +
+	"throughVia\"{\n" +
 	"\vHopRelation\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
-	"\aforward\x18\x02 \x01(\bR\aforward\"\xad\x02\n" +
+	"\aforward\x18\x02 \x01(\bR\aforward\x12\x1f\n" +
+	"\vthrough_via\x18\x03 \x01(\bR\n" +
+	"throughVia\"\xad\x02\n" +
 	"\x1aExploreNeighborhoodRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\x05R\x05depth\x123\n" +

@@ -339,7 +339,8 @@ type Entity struct {
 	Aliases []string `protobuf:"bytes,4,rep,name=aliases,proto3" json:"aliases,omitempty"`
 	// One sentence saying who or what this is.
 	Description string `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
-	// External identifiers by scheme: `ocd` (Open Civic Data division id), `wikidata`.
+	// External identifiers by scheme: `ocd` (Open Civic Data division id), `wikidata`, `parlparse`...: the
+	// first value of each scheme. `all_identifiers` lists every value of every scheme.
 	Identifiers map[string]string `protobuf:"bytes,6,rep,name=identifiers,proto3" json:"identifiers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// When the entity came into being (a seat created, a party founded), as a fuzzy date: YYYY, YYYY-MM or
 	// YYYY-MM-DD. An `as_of` filter leaves out the relations of an entity that did not exist then.
@@ -350,9 +351,25 @@ type Entity struct {
 	Deleted *Tombstone `protobuf:"bytes,9,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// Set (with `deleted`) when the entity was merged into another (WriteService.MergeEntities): its name
 	// resolves to that entity.
-	MergedInto    string `protobuf:"bytes,10,opt,name=merged_into,json=mergedInto,proto3" json:"merged_into,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MergedInto string `protobuf:"bytes,10,opt,name=merged_into,json=mergedInto,proto3" json:"merged_into,omitempty"`
+	// Date of birth (people), fuzzy.
+	BirthDate string `protobuf:"bytes,11,opt,name=birth_date,json=birthDate,proto3" json:"birth_date,omitempty"`
+	// Date of death (people), fuzzy.
+	DeathDate string `protobuf:"bytes,12,opt,name=death_date,json=deathDate,proto3" json:"death_date,omitempty"`
+	// Gender, as the source words it.
+	Gender string `protobuf:"bytes,13,opt,name=gender,proto3" json:"gender,omitempty"`
+	// Pages about the entity: profiles, official sites, Wikipedia.
+	Links []*WebLink `protobuf:"bytes,14,rep,name=links,proto3" json:"links,omitempty"`
+	// Pictures of the entity.
+	Images []*WebLink `protobuf:"bytes,15,rep,name=images,proto3" json:"images,omitempty"`
+	// Ways to reach the entity: email, phone, social media accounts.
+	ContactDetails []*ContactDetail `protobuf:"bytes,16,rep,name=contact_details,json=contactDetails,proto3" json:"contact_details,omitempty"`
+	// The aliases that have a language or a note (each is also in `aliases`), e.g. "Alex Salmond" in `gd`.
+	OtherNames []*OtherName `protobuf:"bytes,17,rep,name=other_names,json=otherNames,proto3" json:"other_names,omitempty"`
+	// Every external identifier, by scheme and then as given; a scheme may have several values.
+	AllIdentifiers []*Identifier `protobuf:"bytes,18,rep,name=all_identifiers,json=allIdentifiers,proto3" json:"all_identifiers,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Entity) Reset() {
@@ -455,6 +472,300 @@ func (x *Entity) GetMergedInto() string {
 	return ""
 }
 
+func (x *Entity) GetBirthDate() string {
+	if x != nil {
+		return x.BirthDate
+	}
+	return ""
+}
+
+func (x *Entity) GetDeathDate() string {
+	if x != nil {
+		return x.DeathDate
+	}
+	return ""
+}
+
+func (x *Entity) GetGender() string {
+	if x != nil {
+		return x.Gender
+	}
+	return ""
+}
+
+func (x *Entity) GetLinks() []*WebLink {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+func (x *Entity) GetImages() []*WebLink {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+func (x *Entity) GetContactDetails() []*ContactDetail {
+	if x != nil {
+		return x.ContactDetails
+	}
+	return nil
+}
+
+func (x *Entity) GetOtherNames() []*OtherName {
+	if x != nil {
+		return x.OtherNames
+	}
+	return nil
+}
+
+func (x *Entity) GetAllIdentifiers() []*Identifier {
+	if x != nil {
+		return x.AllIdentifiers
+	}
+	return nil
+}
+
+// WebLink is an address with a note.
+type WebLink struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The address.
+	Url string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// What it is, e.g. "Wikipedia (en)".
+	Note          string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebLink) Reset() {
+	*x = WebLink{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebLink) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebLink) ProtoMessage() {}
+
+func (x *WebLink) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebLink.ProtoReflect.Descriptor instead.
+func (*WebLink) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *WebLink) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *WebLink) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// ContactDetail is a way to reach an entity.
+type ContactDetail struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// email, phone, fax, twitter, facebook, address...
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// The address, number or handle.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// A note, e.g. "constituency office".
+	Note          string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContactDetail) Reset() {
+	*x = ContactDetail{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContactDetail) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContactDetail) ProtoMessage() {}
+
+func (x *ContactDetail) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContactDetail.ProtoReflect.Descriptor instead.
+func (*ContactDetail) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ContactDetail) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ContactDetail) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *ContactDetail) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// OtherName is an alias with its language and a note.
+type OtherName struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Its language, a BCP 47 tag such as `cy` or `gd`.
+	Lang string `protobuf:"bytes,2,opt,name=lang,proto3" json:"lang,omitempty"`
+	// A note: "maiden name", "transliteration".
+	Note          string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OtherName) Reset() {
+	*x = OtherName{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OtherName) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OtherName) ProtoMessage() {}
+
+func (x *OtherName) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OtherName.ProtoReflect.Descriptor instead.
+func (*OtherName) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *OtherName) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *OtherName) GetLang() string {
+	if x != nil {
+		return x.Lang
+	}
+	return ""
+}
+
+func (x *OtherName) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// Identifier is one external id: `wikidata` `Q1234`, shown as `wikidata:Q1234` (the form GetEntity takes).
+type Identifier struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The scheme: `wikidata`, `ocd`, `parlparse`, `ftm`...
+	Scheme string `protobuf:"bytes,1,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// The value.
+	Value         string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Identifier) Reset() {
+	*x = Identifier{}
+	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Identifier) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Identifier) ProtoMessage() {}
+
+func (x *Identifier) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Identifier.ProtoReflect.Descriptor instead.
+func (*Identifier) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Identifier) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *Identifier) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
 // Tombstone says when, by whom and why something was deleted or retracted.
 type Tombstone struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -470,7 +781,7 @@ type Tombstone struct {
 
 func (x *Tombstone) Reset() {
 	*x = Tombstone{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -482,7 +793,7 @@ func (x *Tombstone) String() string {
 func (*Tombstone) ProtoMessage() {}
 
 func (x *Tombstone) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[1]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -495,7 +806,7 @@ func (x *Tombstone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tombstone.ProtoReflect.Descriptor instead.
 func (*Tombstone) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{1}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Tombstone) GetTime() *timestamppb.Timestamp {
@@ -535,14 +846,18 @@ type Source struct {
 	// Publication date, fuzzy.
 	Published string `protobuf:"bytes,6,opt,name=published,proto3" json:"published,omitempty"`
 	// Where it can be read, when known.
-	Url           string `protobuf:"bytes,7,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,7,opt,name=url,proto3" json:"url,omitempty"`
+	// For a dataset: when it was fetched, fuzzy.
+	Retrieved string `protobuf:"bytes,8,opt,name=retrieved,proto3" json:"retrieved,omitempty"`
+	// For a dataset: the terms it is published under (a name or an address).
+	Licence       string `protobuf:"bytes,9,opt,name=licence,proto3" json:"licence,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Source) Reset() {
 	*x = Source{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -554,7 +869,7 @@ func (x *Source) String() string {
 func (*Source) ProtoMessage() {}
 
 func (x *Source) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[2]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -567,7 +882,7 @@ func (x *Source) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Source.ProtoReflect.Descriptor instead.
 func (*Source) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{2}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Source) GetName() string {
@@ -619,6 +934,20 @@ func (x *Source) GetUrl() string {
 	return ""
 }
 
+func (x *Source) GetRetrieved() string {
+	if x != nil {
+		return x.Retrieved
+	}
+	return ""
+}
+
+func (x *Source) GetLicence() string {
+	if x != nil {
+		return x.Licence
+	}
+	return ""
+}
+
 // Claim is one source's statement backing (or denying) a relation.
 type Claim struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -636,14 +965,17 @@ type Claim struct {
 	// The entity who made the statement when it is not the source's author, e.g. `actors/rabina-khan`.
 	SaidBy string `protobuf:"bytes,6,opt,name=said_by,json=saidBy,proto3" json:"said_by,omitempty"`
 	// Set when the claim was retracted (WriteService.RetractClaim): it is shown, but never counts.
-	Retracted     *Tombstone `protobuf:"bytes,7,opt,name=retracted,proto3" json:"retracted,omitempty"`
+	Retracted *Tombstone `protobuf:"bytes,7,opt,name=retracted,proto3" json:"retracted,omitempty"`
+	// For a claim from structured data (a Popolo membership, a FollowTheMoney entity): the record's id in
+	// the source, which is a dataset. Such a claim may have no excerpt.
+	RecordId      string `protobuf:"bytes,8,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Claim) Reset() {
 	*x = Claim{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -655,7 +987,7 @@ func (x *Claim) String() string {
 func (*Claim) ProtoMessage() {}
 
 func (x *Claim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[3]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -668,7 +1000,7 @@ func (x *Claim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Claim.ProtoReflect.Descriptor instead.
 func (*Claim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{3}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Claim) GetName() string {
@@ -720,6 +1052,13 @@ func (x *Claim) GetRetracted() *Tombstone {
 	return nil
 }
 
+func (x *Claim) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
 // Relation is a typed link between two entities, backed by one or more claims.
 type Relation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -755,14 +1094,17 @@ type Relation struct {
 	Verdict *Verdict `protobuf:"bytes,13,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	// Set when the relation was deleted (WriteService.DeleteRelation or DeleteEntity): GetRelation still
 	// finds it, no search does.
-	Deleted       *Tombstone `protobuf:"bytes,14,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Deleted *Tombstone `protobuf:"bytes,14,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// The legislative period (an organisation, e.g. `organisations/scottish-parliament-term-4`) a
+	// membership or office belongs to.
+	Term          string `protobuf:"bytes,15,opt,name=term,proto3" json:"term,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Relation) Reset() {
 	*x = Relation{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -774,7 +1116,7 @@ func (x *Relation) String() string {
 func (*Relation) ProtoMessage() {}
 
 func (x *Relation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[4]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -787,7 +1129,7 @@ func (x *Relation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relation.ProtoReflect.Descriptor instead.
 func (*Relation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{4}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Relation) GetName() string {
@@ -888,6 +1230,13 @@ func (x *Relation) GetDeleted() *Tombstone {
 	return nil
 }
 
+func (x *Relation) GetTerm() string {
+	if x != nil {
+		return x.Term
+	}
+	return ""
+}
+
 // Verdict sums up the claims behind a relation (or behind every relation of a hop).
 type Verdict struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -907,7 +1256,7 @@ type Verdict struct {
 
 func (x *Verdict) Reset() {
 	*x = Verdict{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +1268,7 @@ func (x *Verdict) String() string {
 func (*Verdict) ProtoMessage() {}
 
 func (x *Verdict) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[5]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +1281,7 @@ func (x *Verdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Verdict.ProtoReflect.Descriptor instead.
 func (*Verdict) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{5}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Verdict) GetSupportingClaims() int32 {
@@ -983,7 +1332,7 @@ type DateRange struct {
 
 func (x *DateRange) Reset() {
 	*x = DateRange{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[6]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1344,7 @@ func (x *DateRange) String() string {
 func (*DateRange) ProtoMessage() {}
 
 func (x *DateRange) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[6]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1357,7 @@ func (x *DateRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DateRange.ProtoReflect.Descriptor instead.
 func (*DateRange) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{6}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DateRange) GetFrom() string {
@@ -1051,7 +1400,7 @@ type Change struct {
 
 func (x *Change) Reset() {
 	*x = Change{}
-	mi := &file_polgraph_v1_resources_proto_msgTypes[7]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1412,7 @@ func (x *Change) String() string {
 func (*Change) ProtoMessage() {}
 
 func (x *Change) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_resources_proto_msgTypes[7]
+	mi := &file_polgraph_v1_resources_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1425,7 @@ func (x *Change) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Change.ProtoReflect.Descriptor instead.
 func (*Change) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{7}
+	return file_polgraph_v1_resources_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Change) GetTime() *timestamppb.Timestamp {
@@ -1139,7 +1488,7 @@ var File_polgraph_v1_resources_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\n" +
-	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\x03\n" +
+	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x06\n" +
 	"\x06Entity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12!\n" +
@@ -1153,14 +1502,40 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\adeleted\x18\t \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x12\x1f\n" +
 	"\vmerged_into\x18\n" +
 	" \x01(\tR\n" +
-	"mergedInto\x1a>\n" +
+	"mergedInto\x12\x1d\n" +
+	"\n" +
+	"birth_date\x18\v \x01(\tR\tbirthDate\x12\x1d\n" +
+	"\n" +
+	"death_date\x18\f \x01(\tR\tdeathDate\x12\x16\n" +
+	"\x06gender\x18\r \x01(\tR\x06gender\x12*\n" +
+	"\x05links\x18\x0e \x03(\v2\x14.polgraph.v1.WebLinkR\x05links\x12,\n" +
+	"\x06images\x18\x0f \x03(\v2\x14.polgraph.v1.WebLinkR\x06images\x12C\n" +
+	"\x0fcontact_details\x18\x10 \x03(\v2\x1a.polgraph.v1.ContactDetailR\x0econtactDetails\x127\n" +
+	"\vother_names\x18\x11 \x03(\v2\x16.polgraph.v1.OtherNameR\n" +
+	"otherNames\x12@\n" +
+	"\x0fall_identifiers\x18\x12 \x03(\v2\x17.polgraph.v1.IdentifierR\x0eallIdentifiers\x1a>\n" +
 	"\x10IdentifiersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"c\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"/\n" +
+	"\aWebLink\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"M\n" +
+	"\rContactDetail\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12\x12\n" +
+	"\x04note\x18\x03 \x01(\tR\x04note\"G\n" +
+	"\tOtherName\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04lang\x18\x02 \x01(\tR\x04lang\x12\x12\n" +
+	"\x04note\x18\x03 \x01(\tR\x04note\":\n" +
+	"\n" +
+	"Identifier\x12\x16\n" +
+	"\x06scheme\x18\x01 \x01(\tR\x06scheme\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"c\n" +
 	"\tTombstone\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x0e\n" +
 	"\x02by\x18\x02 \x01(\tR\x02by\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xbf\x01\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xf7\x01\n" +
 	"\x06Source\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12+\n" +
@@ -1168,7 +1543,9 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x06outlet\x18\x04 \x01(\tR\x06outlet\x12\x16\n" +
 	"\x06author\x18\x05 \x01(\tR\x06author\x12\x1c\n" +
 	"\tpublished\x18\x06 \x01(\tR\tpublished\x12\x10\n" +
-	"\x03url\x18\a \x01(\tR\x03url\"\x83\x02\n" +
+	"\x03url\x18\a \x01(\tR\x03url\x12\x1c\n" +
+	"\tretrieved\x18\b \x01(\tR\tretrieved\x12\x18\n" +
+	"\alicence\x18\t \x01(\tR\alicence\"\xa0\x02\n" +
 	"\x05Claim\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x06source\x18\x02 \x01(\v2\x13.polgraph.v1.SourceR\x06source\x12\x18\n" +
@@ -1178,7 +1555,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"confidence\x120\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x17\n" +
 	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\x124\n" +
-	"\tretracted\x18\a \x01(\v2\x16.polgraph.v1.TombstoneR\tretracted\"\xab\x03\n" +
+	"\tretracted\x18\a \x01(\v2\x16.polgraph.v1.TombstoneR\tretracted\x12\x1b\n" +
+	"\trecord_id\x18\b \x01(\tR\brecordId\"\xbf\x03\n" +
 	"\bRelation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -1195,7 +1573,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x06claims\x18\v \x03(\v2\x12.polgraph.v1.ClaimR\x06claims\x12\x18\n" +
 	"\aundated\x18\f \x01(\bR\aundated\x12.\n" +
 	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x120\n" +
-	"\adeleted\x18\x0e \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\"\xcf\x01\n" +
+	"\adeleted\x18\x0e \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x12\x12\n" +
+	"\x04term\x18\x0f \x01(\tR\x04term\"\xcf\x01\n" +
 	"\aVerdict\x12+\n" +
 	"\x11supporting_claims\x18\x01 \x01(\x05R\x10supportingClaims\x12%\n" +
 	"\x0edenying_claims\x18\x02 \x01(\x05R\rdenyingClaims\x12-\n" +
@@ -1270,42 +1649,51 @@ func file_polgraph_v1_resources_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_resources_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_polgraph_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_polgraph_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_polgraph_v1_resources_proto_goTypes = []any{
 	(EntityKind)(0),               // 0: polgraph.v1.EntityKind
 	(RelationType)(0),             // 1: polgraph.v1.RelationType
 	(ClaimStatus)(0),              // 2: polgraph.v1.ClaimStatus
 	(SourceKind)(0),               // 3: polgraph.v1.SourceKind
 	(*Entity)(nil),                // 4: polgraph.v1.Entity
-	(*Tombstone)(nil),             // 5: polgraph.v1.Tombstone
-	(*Source)(nil),                // 6: polgraph.v1.Source
-	(*Claim)(nil),                 // 7: polgraph.v1.Claim
-	(*Relation)(nil),              // 8: polgraph.v1.Relation
-	(*Verdict)(nil),               // 9: polgraph.v1.Verdict
-	(*DateRange)(nil),             // 10: polgraph.v1.DateRange
-	(*Change)(nil),                // 11: polgraph.v1.Change
-	nil,                           // 12: polgraph.v1.Entity.IdentifiersEntry
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*WebLink)(nil),               // 5: polgraph.v1.WebLink
+	(*ContactDetail)(nil),         // 6: polgraph.v1.ContactDetail
+	(*OtherName)(nil),             // 7: polgraph.v1.OtherName
+	(*Identifier)(nil),            // 8: polgraph.v1.Identifier
+	(*Tombstone)(nil),             // 9: polgraph.v1.Tombstone
+	(*Source)(nil),                // 10: polgraph.v1.Source
+	(*Claim)(nil),                 // 11: polgraph.v1.Claim
+	(*Relation)(nil),              // 12: polgraph.v1.Relation
+	(*Verdict)(nil),               // 13: polgraph.v1.Verdict
+	(*DateRange)(nil),             // 14: polgraph.v1.DateRange
+	(*Change)(nil),                // 15: polgraph.v1.Change
+	nil,                           // 16: polgraph.v1.Entity.IdentifiersEntry
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
 }
 var file_polgraph_v1_resources_proto_depIdxs = []int32{
 	0,  // 0: polgraph.v1.Entity.kind:type_name -> polgraph.v1.EntityKind
-	12, // 1: polgraph.v1.Entity.identifiers:type_name -> polgraph.v1.Entity.IdentifiersEntry
-	5,  // 2: polgraph.v1.Entity.deleted:type_name -> polgraph.v1.Tombstone
-	13, // 3: polgraph.v1.Tombstone.time:type_name -> google.protobuf.Timestamp
-	3,  // 4: polgraph.v1.Source.kind:type_name -> polgraph.v1.SourceKind
-	6,  // 5: polgraph.v1.Claim.source:type_name -> polgraph.v1.Source
-	2,  // 6: polgraph.v1.Claim.status:type_name -> polgraph.v1.ClaimStatus
-	5,  // 7: polgraph.v1.Claim.retracted:type_name -> polgraph.v1.Tombstone
-	1,  // 8: polgraph.v1.Relation.type:type_name -> polgraph.v1.RelationType
-	7,  // 9: polgraph.v1.Relation.claims:type_name -> polgraph.v1.Claim
-	9,  // 10: polgraph.v1.Relation.verdict:type_name -> polgraph.v1.Verdict
-	5,  // 11: polgraph.v1.Relation.deleted:type_name -> polgraph.v1.Tombstone
-	13, // 12: polgraph.v1.Change.time:type_name -> google.protobuf.Timestamp
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	16, // 1: polgraph.v1.Entity.identifiers:type_name -> polgraph.v1.Entity.IdentifiersEntry
+	9,  // 2: polgraph.v1.Entity.deleted:type_name -> polgraph.v1.Tombstone
+	5,  // 3: polgraph.v1.Entity.links:type_name -> polgraph.v1.WebLink
+	5,  // 4: polgraph.v1.Entity.images:type_name -> polgraph.v1.WebLink
+	6,  // 5: polgraph.v1.Entity.contact_details:type_name -> polgraph.v1.ContactDetail
+	7,  // 6: polgraph.v1.Entity.other_names:type_name -> polgraph.v1.OtherName
+	8,  // 7: polgraph.v1.Entity.all_identifiers:type_name -> polgraph.v1.Identifier
+	17, // 8: polgraph.v1.Tombstone.time:type_name -> google.protobuf.Timestamp
+	3,  // 9: polgraph.v1.Source.kind:type_name -> polgraph.v1.SourceKind
+	10, // 10: polgraph.v1.Claim.source:type_name -> polgraph.v1.Source
+	2,  // 11: polgraph.v1.Claim.status:type_name -> polgraph.v1.ClaimStatus
+	9,  // 12: polgraph.v1.Claim.retracted:type_name -> polgraph.v1.Tombstone
+	1,  // 13: polgraph.v1.Relation.type:type_name -> polgraph.v1.RelationType
+	11, // 14: polgraph.v1.Relation.claims:type_name -> polgraph.v1.Claim
+	13, // 15: polgraph.v1.Relation.verdict:type_name -> polgraph.v1.Verdict
+	9,  // 16: polgraph.v1.Relation.deleted:type_name -> polgraph.v1.Tombstone
+	17, // 17: polgraph.v1.Change.time:type_name -> google.protobuf.Timestamp
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_resources_proto_init() }
@@ -1319,7 +1707,7 @@ func file_polgraph_v1_resources_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_resources_proto_rawDesc), len(file_polgraph_v1_resources_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   9,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

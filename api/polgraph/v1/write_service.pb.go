@@ -38,7 +38,11 @@ type SourceRecord struct {
 	// Fuzzy date of publication: YYYY, YYYY-MM or YYYY-MM-DD.
 	Published string `protobuf:"bytes,6,opt,name=published,proto3" json:"published,omitempty"`
 	// Where it can be read.
-	Url           string `protobuf:"bytes,7,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,7,opt,name=url,proto3" json:"url,omitempty"`
+	// For a dataset: when it was fetched, fuzzy.
+	Retrieved string `protobuf:"bytes,8,opt,name=retrieved,proto3" json:"retrieved,omitempty"`
+	// For a dataset: its licence.
+	Licence       string `protobuf:"bytes,9,opt,name=licence,proto3" json:"licence,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -122,6 +126,20 @@ func (x *SourceRecord) GetUrl() string {
 	return ""
 }
 
+func (x *SourceRecord) GetRetrieved() string {
+	if x != nil {
+		return x.Retrieved
+	}
+	return ""
+}
+
+func (x *SourceRecord) GetLicence() string {
+	if x != nil {
+		return x.Licence
+	}
+	return ""
+}
+
 // EntityRecord is an entity in the dataset format's fields (data/FORMAT.md, `entity`).
 type EntityRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -133,14 +151,27 @@ type EntityRecord struct {
 	Aliases []string `protobuf:"bytes,3,rep,name=aliases,proto3" json:"aliases,omitempty"`
 	// One sentence saying who or what this is.
 	Description string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
-	// External ids by scheme: `ocd`, `wikidata`.
+	// External ids by scheme: `ocd`, `wikidata`. (Several values of one scheme, and aliases with a
+	// language, are written through Load, whose lines take the whole format.)
 	Identifiers map[string]string `protobuf:"bytes,5,rep,name=identifiers,proto3" json:"identifiers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// When the entity came into being, fuzzy.
 	ValidFrom string `protobuf:"bytes,6,opt,name=valid_from,json=validFrom,proto3" json:"valid_from,omitempty"`
 	// When it ended, fuzzy.
-	ValidTo       string `protobuf:"bytes,7,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ValidTo string `protobuf:"bytes,7,opt,name=valid_to,json=validTo,proto3" json:"valid_to,omitempty"`
+	// Date of birth (people only), fuzzy.
+	BirthDate string `protobuf:"bytes,8,opt,name=birth_date,json=birthDate,proto3" json:"birth_date,omitempty"`
+	// Date of death (people only), fuzzy.
+	DeathDate string `protobuf:"bytes,9,opt,name=death_date,json=deathDate,proto3" json:"death_date,omitempty"`
+	// Gender, as the source words it.
+	Gender string `protobuf:"bytes,10,opt,name=gender,proto3" json:"gender,omitempty"`
+	// Pages about the entity.
+	Links []*WebLink `protobuf:"bytes,11,rep,name=links,proto3" json:"links,omitempty"`
+	// Pictures of the entity.
+	Images []*WebLink `protobuf:"bytes,12,rep,name=images,proto3" json:"images,omitempty"`
+	// Ways to reach it.
+	ContactDetails []*ContactDetail `protobuf:"bytes,13,rep,name=contact_details,json=contactDetails,proto3" json:"contact_details,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *EntityRecord) Reset() {
@@ -222,12 +253,54 @@ func (x *EntityRecord) GetValidTo() string {
 	return ""
 }
 
+func (x *EntityRecord) GetBirthDate() string {
+	if x != nil {
+		return x.BirthDate
+	}
+	return ""
+}
+
+func (x *EntityRecord) GetDeathDate() string {
+	if x != nil {
+		return x.DeathDate
+	}
+	return ""
+}
+
+func (x *EntityRecord) GetGender() string {
+	if x != nil {
+		return x.Gender
+	}
+	return ""
+}
+
+func (x *EntityRecord) GetLinks() []*WebLink {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+func (x *EntityRecord) GetImages() []*WebLink {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+func (x *EntityRecord) GetContactDetails() []*ContactDetail {
+	if x != nil {
+		return x.ContactDetails
+	}
+	return nil
+}
+
 // ClaimRecord is a claim in the dataset format's fields.
 type ClaimRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A source name. Required.
 	Source string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
-	// At most one sentence of the source that says it. Required.
+	// At most one sentence of the source that says it. Required, unless `record_id` is given.
 	Excerpt string `protobuf:"bytes,2,opt,name=excerpt,proto3" json:"excerpt,omitempty"`
 	// 0 to 1: how sure a careful reader is that the source says this and means it. Required.
 	Confidence *float64 `protobuf:"fixed64,3,opt,name=confidence,proto3,oneof" json:"confidence,omitempty"`
@@ -236,7 +309,9 @@ type ClaimRecord struct {
 	// The entity who made the statement, when it is not the source's author.
 	SaidBy string `protobuf:"bytes,5,opt,name=said_by,json=saidBy,proto3" json:"said_by,omitempty"`
 	// A slug telling apart two claims of one source about one relation.
-	Key           string `protobuf:"bytes,6,opt,name=key,proto3" json:"key,omitempty"`
+	Key string `protobuf:"bytes,6,opt,name=key,proto3" json:"key,omitempty"`
+	// For a claim from structured data: the id of the record in the source (a dataset) that says it.
+	RecordId      string `protobuf:"bytes,7,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -313,6 +388,13 @@ func (x *ClaimRecord) GetKey() string {
 	return ""
 }
 
+func (x *ClaimRecord) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
 // RelationRecord is a relation with its claims in the dataset format's fields (data/FORMAT.md,
 // `relation`). Its name is derived: `relations/<from-slug>.<type-in-kebab-case>.<to-slug>[.<key>]`.
 type RelationRecord struct {
@@ -336,7 +418,10 @@ type RelationRecord struct {
 	// Date of an event, fuzzy.
 	Date string `protobuf:"bytes,9,opt,name=date,proto3" json:"date,omitempty"`
 	// At least one claim.
-	Claims        []*ClaimRecord `protobuf:"bytes,10,rep,name=claims,proto3" json:"claims,omitempty"`
+	Claims []*ClaimRecord `protobuf:"bytes,10,rep,name=claims,proto3" json:"claims,omitempty"`
+	// The legislative period (an organisation) a membership or office belongs to; with no key, it names
+	// the relation apart from the pair's other terms, and an undated relation holds during it.
+	Term          string `protobuf:"bytes,11,opt,name=term,proto3" json:"term,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -439,6 +524,13 @@ func (x *RelationRecord) GetClaims() []*ClaimRecord {
 		return x.Claims
 	}
 	return nil
+}
+
+func (x *RelationRecord) GetTerm() string {
+	if x != nil {
+		return x.Term
+	}
+	return ""
 }
 
 // UpsertSourcesRequest writes sources.
@@ -1774,7 +1866,7 @@ var File_polgraph_v1_write_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fpolgraph/v1/write_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"\xac\x01\n" +
+	"\x1fpolgraph/v1/write_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"\xe4\x01\n" +
 	"\fSourceRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x12\n" +
@@ -1782,7 +1874,9 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\x06outlet\x18\x04 \x01(\tR\x06outlet\x12\x16\n" +
 	"\x06author\x18\x05 \x01(\tR\x06author\x12\x1c\n" +
 	"\tpublished\x18\x06 \x01(\tR\tpublished\x12\x10\n" +
-	"\x03url\x18\a \x01(\tR\x03url\"\xc9\x02\n" +
+	"\x03url\x18\a \x01(\tR\x03url\x12\x1c\n" +
+	"\tretrieved\x18\b \x01(\tR\tretrieved\x12\x18\n" +
+	"\alicence\x18\t \x01(\tR\alicence\"\xbe\x04\n" +
 	"\fEntityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x18\n" +
@@ -1791,10 +1885,19 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\videntifiers\x18\x05 \x03(\v2*.polgraph.v1.EntityRecord.IdentifiersEntryR\videntifiers\x12\x1d\n" +
 	"\n" +
 	"valid_from\x18\x06 \x01(\tR\tvalidFrom\x12\x19\n" +
-	"\bvalid_to\x18\a \x01(\tR\avalidTo\x1a>\n" +
+	"\bvalid_to\x18\a \x01(\tR\avalidTo\x12\x1d\n" +
+	"\n" +
+	"birth_date\x18\b \x01(\tR\tbirthDate\x12\x1d\n" +
+	"\n" +
+	"death_date\x18\t \x01(\tR\tdeathDate\x12\x16\n" +
+	"\x06gender\x18\n" +
+	" \x01(\tR\x06gender\x12*\n" +
+	"\x05links\x18\v \x03(\v2\x14.polgraph.v1.WebLinkR\x05links\x12,\n" +
+	"\x06images\x18\f \x03(\v2\x14.polgraph.v1.WebLinkR\x06images\x12C\n" +
+	"\x0fcontact_details\x18\r \x03(\v2\x1a.polgraph.v1.ContactDetailR\x0econtactDetails\x1a>\n" +
 	"\x10IdentifiersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb6\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd3\x01\n" +
 	"\vClaimRecord\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x18\n" +
 	"\aexcerpt\x18\x02 \x01(\tR\aexcerpt\x12#\n" +
@@ -1803,8 +1906,9 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"confidence\x88\x01\x01\x12\x16\n" +
 	"\x06status\x18\x04 \x01(\tR\x06status\x12\x17\n" +
 	"\asaid_by\x18\x05 \x01(\tR\x06saidBy\x12\x10\n" +
-	"\x03key\x18\x06 \x01(\tR\x03keyB\r\n" +
-	"\v_confidence\"\x80\x02\n" +
+	"\x03key\x18\x06 \x01(\tR\x03key\x12\x1b\n" +
+	"\trecord_id\x18\a \x01(\tR\brecordIdB\r\n" +
+	"\v_confidence\"\x94\x02\n" +
 	"\x0eRelationRecord\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\tR\x04from\x12\x0e\n" +
@@ -1817,7 +1921,8 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\bvalid_to\x18\b \x01(\tR\avalidTo\x12\x12\n" +
 	"\x04date\x18\t \x01(\tR\x04date\x120\n" +
 	"\x06claims\x18\n" +
-	" \x03(\v2\x18.polgraph.v1.ClaimRecordR\x06claims\"j\n" +
+	" \x03(\v2\x18.polgraph.v1.ClaimRecordR\x06claims\x12\x12\n" +
+	"\x04term\x18\v \x01(\tR\x04term\"j\n" +
 	"\x14UpsertSourcesRequest\x123\n" +
 	"\asources\x18\x01 \x03(\v2\x19.polgraph.v1.SourceRecordR\asources\x12\x1d\n" +
 	"\n" +
@@ -1961,52 +2066,57 @@ var file_polgraph_v1_write_service_proto_goTypes = []any{
 	(*ListChangesRequest)(nil),      // 24: polgraph.v1.ListChangesRequest
 	(*ListChangesResponse)(nil),     // 25: polgraph.v1.ListChangesResponse
 	nil,                             // 26: polgraph.v1.EntityRecord.IdentifiersEntry
-	(*timestamppb.Timestamp)(nil),   // 27: google.protobuf.Timestamp
-	(*Change)(nil),                  // 28: polgraph.v1.Change
+	(*WebLink)(nil),                 // 27: polgraph.v1.WebLink
+	(*ContactDetail)(nil),           // 28: polgraph.v1.ContactDetail
+	(*timestamppb.Timestamp)(nil),   // 29: google.protobuf.Timestamp
+	(*Change)(nil),                  // 30: polgraph.v1.Change
 }
 var file_polgraph_v1_write_service_proto_depIdxs = []int32{
 	26, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
-	2,  // 1: polgraph.v1.RelationRecord.claims:type_name -> polgraph.v1.ClaimRecord
-	0,  // 2: polgraph.v1.UpsertSourcesRequest.sources:type_name -> polgraph.v1.SourceRecord
-	1,  // 3: polgraph.v1.UpsertEntitiesRequest.entities:type_name -> polgraph.v1.EntityRecord
-	3,  // 4: polgraph.v1.UpsertRelationsRequest.relations:type_name -> polgraph.v1.RelationRecord
-	13, // 5: polgraph.v1.UpsertSourcesResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 6: polgraph.v1.UpsertEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 7: polgraph.v1.UpsertRelationsResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 8: polgraph.v1.RetractClaimResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 9: polgraph.v1.DeleteRelationResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 10: polgraph.v1.DeleteEntityResponse.result:type_name -> polgraph.v1.WriteResult
-	16, // 11: polgraph.v1.LoadResponse.graph:type_name -> polgraph.v1.GraphCounts
-	13, // 12: polgraph.v1.MergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 13: polgraph.v1.UnmergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	27, // 14: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
-	27, // 15: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
-	28, // 16: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
-	4,  // 17: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
-	5,  // 18: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
-	6,  // 19: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
-	14, // 20: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
-	17, // 21: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
-	18, // 22: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
-	19, // 23: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
-	20, // 24: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
-	22, // 25: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
-	24, // 26: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
-	7,  // 27: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
-	8,  // 28: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
-	9,  // 29: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
-	15, // 30: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
-	10, // 31: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
-	11, // 32: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
-	12, // 33: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
-	21, // 34: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
-	23, // 35: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
-	25, // 36: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
-	27, // [27:37] is the sub-list for method output_type
-	17, // [17:27] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	27, // 1: polgraph.v1.EntityRecord.links:type_name -> polgraph.v1.WebLink
+	27, // 2: polgraph.v1.EntityRecord.images:type_name -> polgraph.v1.WebLink
+	28, // 3: polgraph.v1.EntityRecord.contact_details:type_name -> polgraph.v1.ContactDetail
+	2,  // 4: polgraph.v1.RelationRecord.claims:type_name -> polgraph.v1.ClaimRecord
+	0,  // 5: polgraph.v1.UpsertSourcesRequest.sources:type_name -> polgraph.v1.SourceRecord
+	1,  // 6: polgraph.v1.UpsertEntitiesRequest.entities:type_name -> polgraph.v1.EntityRecord
+	3,  // 7: polgraph.v1.UpsertRelationsRequest.relations:type_name -> polgraph.v1.RelationRecord
+	13, // 8: polgraph.v1.UpsertSourcesResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 9: polgraph.v1.UpsertEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 10: polgraph.v1.UpsertRelationsResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 11: polgraph.v1.RetractClaimResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 12: polgraph.v1.DeleteRelationResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 13: polgraph.v1.DeleteEntityResponse.result:type_name -> polgraph.v1.WriteResult
+	16, // 14: polgraph.v1.LoadResponse.graph:type_name -> polgraph.v1.GraphCounts
+	13, // 15: polgraph.v1.MergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	13, // 16: polgraph.v1.UnmergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	29, // 17: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
+	29, // 18: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
+	30, // 19: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
+	4,  // 20: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
+	5,  // 21: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
+	6,  // 22: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
+	14, // 23: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
+	17, // 24: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
+	18, // 25: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
+	19, // 26: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
+	20, // 27: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
+	22, // 28: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
+	24, // 29: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
+	7,  // 30: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
+	8,  // 31: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
+	9,  // 32: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
+	15, // 33: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
+	10, // 34: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
+	11, // 35: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
+	12, // 36: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
+	21, // 37: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
+	23, // 38: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
+	25, // 39: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
+	30, // [30:40] is the sub-list for method output_type
+	20, // [20:30] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_write_service_proto_init() }
