@@ -55,7 +55,7 @@ const (
 	// MaxLicence bounds a source's licence (a name or an address).
 	MaxLicence = 500
 	// MaxLinks bounds how many links, images or contact details an entity has (each).
-	MaxLinks = 50
+	MaxLinks = 100
 	// MaxNote bounds the note of an alias, a link or a contact detail.
 	MaxNote = 200
 	// MaxGender bounds an entity's gender, as the source words it.

@@ -130,3 +130,30 @@ func levenshtein(a, b []rune) int {
 	}
 	return prev[len(b)]
 }
+
+// Slugify makes a slug of text, at most 100 bytes, cut at a hyphen where it can be: "Bethnal Green &
+// Stepney" → `bethnal-green-stepney`, "Ynys Môn" → `ynys-mon`. Accents are folded as NormalizeName folds
+// them; other letters outside ASCII are dropped. It returns "" when nothing is left.
+func Slugify(text string) string {
+	var words []string
+	for _, w := range strings.Fields(NormalizeName(strings.ReplaceAll(text, "_", " "))) {
+		w = strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, w)
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	s := strings.Join(words, "-")
+	for len(s) > 100 { // ValidSlug's bound
+		if i := strings.LastIndex(s, "-"); i > 0 {
+			s = s[:i]
+		} else {
+			s = s[:100]
+		}
+	}
+	return s
+}

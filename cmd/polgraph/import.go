@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 	"github.com/polgraph/polgraph/graph/ocd"
 )
 
-const importUsage = `usage: polgraph import ocd-divisions [flags] FILE
+const importUsage = `usage: polgraph import ocd-divisions|popolo|ftm [flags] FILE...
+
+polgraph import ocd-divisions [flags] FILE
 
 Loads an Open Civic Data division list (CSV with the columns id,name,sameAs,sameAsNote,validThrough,
 validFrom) as seats: one per row, named seats/<slug of the id's last part>, with its OCD id and dates, and
@@ -26,10 +29,25 @@ a SUCCEEDED_BY relation from each seat to its sameAs. A seat the graph already h
 keeps its name. The file is checked first and nothing is written unless it is valid; importing it again
 changes nothing. Writes to Dgraph (--dgraph), or through a running polgraph (--server, with an editor's
 --api-key): the seats the graph holds are then read through its API, and the import sent as a Load.
+
+polgraph import popolo [flags] FILE...
+Loads Popolo JSON (EveryPolitician's or parlparse's shape): persons, parties and other organisations,
+areas and posts as seats, legislative periods as terms, memberships as HOLDS_OFFICE or MEMBER_OF relations
+with their role, party (via), term and dates, each claimed by the file as a dataset source. Records the
+graph already holds (by wikidata, ocd, parlparse or everypolitician id, or by a name only one entity of
+the kind has) are merged, not duplicated; the report says what was merged, created and skipped, and why.
+Importing a file again changes nothing.
+
+polgraph import ftm [flags] FILE
+Loads FollowTheMoney entities (JSON lines): people, organisations, companies, public bodies and positions,
+and their memberships, directorships, employments, family ties, associations and occupancies.
 `
 
 // importCmd loads data in formats other than polgraph's own.
 func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "popolo" || args[0] == "ftm") {
+		return importRecords(ctx, args[0], args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "ocd-divisions" {
 		fmt.Fprint(stderr, importUsage)
 		return errUsage
@@ -139,6 +157,43 @@ func (g remoteGraph) EntitiesByOCD(ctx context.Context, ids []string) (map[strin
 			for _, e := range m.GetEntities() {
 				out[m.GetValue()] = append(out[m.GetValue()], entityOf(e))
 			}
+		}
+	}
+	return out, nil
+}
+
+// EntitiesByIdentifier asks LookupEntities.
+func (g remoteGraph) EntitiesByIdentifier(ctx context.Context, scheme string, values []string) (map[string][]graph.Entity, error) {
+	out := map[string][]graph.Entity{}
+	for start := 0; start < len(values); start += graph.MaxBatchGet {
+		resp, err := g.c.LookupEntities(ctx, &pb.LookupEntitiesRequest{Scheme: scheme, Values: values[start:min(start+graph.MaxBatchGet, len(values))]})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range resp.GetMatches() {
+			for _, e := range m.GetEntities() {
+				out[m.GetValue()] = append(out[m.GetValue()], entityOf(e))
+			}
+		}
+	}
+	return out, nil
+}
+
+// FindByName asks SearchEntities and keeps the entities a name or alias of which is text, normalised.
+func (g remoteGraph) FindByName(ctx context.Context, text string) ([]graph.Entity, error) {
+	key := graph.NormalizeName(text)
+	if key == "" {
+		return nil, nil
+	}
+	resp, err := g.c.SearchEntities(ctx, &pb.SearchEntitiesRequest{Query: text, PageSize: 50})
+	if err != nil {
+		return nil, err
+	}
+	var out []graph.Entity
+	for _, r := range resp.GetResults() {
+		e := entityOf(r.GetEntity())
+		if slices.Contains(e.SearchKeys(), key) {
+			out = append(out, e)
 		}
 	}
 	return out, nil

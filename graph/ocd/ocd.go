@@ -260,29 +260,7 @@ func Slug(id string) string {
 }
 
 // slugify makes a slug of text: `bethnal_green_and_stepney` → `bethnal-green-and-stepney`.
-func slugify(text string) string {
-	var words []string
-	for _, w := range strings.Fields(graph.NormalizeName(text)) {
-		w = strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-				return r
-			}
-			return -1
-		}, w)
-		if w != "" {
-			words = append(words, w)
-		}
-	}
-	s := strings.Join(words, "-")
-	for len(s) > 100 { // graph.ValidSlug's bound
-		if i := strings.LastIndex(s, "-"); i > 0 {
-			s = s[:i]
-		} else {
-			s = s[:100]
-		}
-	}
-	return s
-}
+func slugify(text string) string { return graph.Slugify(text) }
 
 // parentSlug makes a slug of the id's parent's value: `…/region:uki/ed:x` → `uki`.
 func parentSlug(id string) string {

@@ -1,0 +1,892 @@
+package popolo
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// Graph is what an import reads of the graph it merges into; *dgraph.Store is one, and so is polgraph's
+// API through a client.
+type Graph interface {
+	// EntitiesByIdentifier returns, for each value of a scheme, the live entities that hold it.
+	EntitiesByIdentifier(ctx context.Context, scheme string, values []string) (map[string][]graph.Entity, error)
+	// FindByName returns the live entities whose display name or an alias is text, normalised.
+	FindByName(ctx context.Context, text string) ([]graph.Entity, error)
+	// GetEntities returns the entities with these names that exist, keyed by name.
+	GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error)
+}
+
+// Input is one Popolo file to import.
+type Input struct {
+	Name string // the file's name, for messages and the default source
+	File *File
+	// Source is the dataset the file's claims cite; zero fields get defaults (SourceFor).
+	Source graph.Source
+}
+
+// Options tune an import.
+type Options struct {
+	// Confidence of every claim (default 0.95: a parliament's own list, compiled by a monitor).
+	Confidence float64
+}
+
+// Report says what an import did with each record: merged with an entity of the graph (and how), created,
+// or skipped (and why).
+type Report struct {
+	Created, Merged, Relations, Duplicates int
+	Lines                                  []string // one per merge, skip or truncation, in input order
+}
+
+func (r *Report) say(format string, args ...any) { r.Lines = append(r.Lines, fmt.Sprintf(format, args...)) }
+
+// SourceFor fills the zero fields of a file's source: named sources/<slug of the file name>-popolo, a
+// DATASET titled after the file, published by the hosts of its meta.sources, at the first of them.
+func SourceFor(in Input) graph.Source {
+	s := in.Source
+	base := strings.TrimSuffix(filepath.Base(in.Name), filepath.Ext(in.Name))
+	if s.Name == "" {
+		slug := graph.Slugify(base)
+		if slug == "" {
+			slug = "file"
+		}
+		s.Name = graph.SourceName("sources/" + trimSlug(slug, 93) + "-popolo")
+	}
+	if s.Title == "" {
+		s.Title = "Popolo data: " + filepath.Base(in.Name)
+	}
+	s.Kind = graph.SourceDataset
+	if s.Outlet == "" && in.File != nil {
+		var hosts []string
+		for _, src := range in.File.Meta.Sources {
+			if u, err := url.Parse(src); err == nil && u.Host != "" && !slices.Contains(hosts, u.Host) {
+				hosts = append(hosts, u.Host)
+			}
+		}
+		s.Outlet = trimBytes(strings.Join(hosts, ", "), graph.MaxOutlet)
+	}
+	if s.URL == "" && in.File != nil && len(in.File.Meta.Sources) > 0 && len(in.File.Meta.Sources[0]) <= graph.MaxURL {
+		s.URL = in.File.Meta.Sources[0]
+	}
+	return s
+}
+
+// Import maps Popolo files to records, merged with what g holds. The records are not checked against
+// the dataset format's limits here: write them and read them back (dataset.Read) before loading. It
+// returns g's errors, and Invalid for a file whose records contradict each other.
+func Import(ctx context.Context, g Graph, inputs []Input, opts Options) (graph.Subgraph, *Report, error) {
+	if opts.Confidence == 0 {
+		opts.Confidence = 0.95
+	}
+	im := &importer{g: g, opts: opts, rep: &Report{}, byID: map[graph.Identifier]graph.EntityName{},
+		ents: map[graph.EntityName]*graph.Entity{}, taken: map[string]bool{}, rels: map[graph.RelationName]int{}}
+	for _, in := range inputs {
+		if err := im.file(ctx, in); err != nil {
+			return graph.Subgraph{}, nil, err
+		}
+	}
+	out := graph.Subgraph{Sources: im.sources, Relations: im.relations}
+	for _, n := range im.order {
+		out.Entities = append(out.Entities, *im.ents[n])
+	}
+	return out, im.rep, nil
+}
+
+type importer struct {
+	g     Graph
+	opts  Options
+	rep   *Report
+	byID  map[graph.Identifier]graph.EntityName // ids of the entities of this import
+	ents  map[graph.EntityName]*graph.Entity
+	order []graph.EntityName
+	taken map[string]bool // slugs used or known to be used
+	known map[graph.EntityName]bool
+
+	sources   []graph.Source
+	relations []graph.Relation
+	rels      map[graph.RelationName]int // index in relations
+}
+
+// candidate is a record of the file on its way to an entity.
+type candidate struct {
+	what   string // persons[3], for messages
+	entity graph.Entity
+	suffix string // a preferred qualifier when the slug is taken (a birth year)
+}
+
+// fileState maps the file's ids to entity names.
+type fileState struct {
+	in      Input
+	dataset string
+	source  graph.Source
+	person  map[string]graph.EntityName
+	org     map[string]graph.EntityName
+	orgRec  map[string]Organization
+	area    map[string]graph.EntityName
+	post    map[string]graph.EntityName
+	postRec map[string]Post
+	term    map[string]graph.EntityName
+}
+
+func (im *importer) file(ctx context.Context, in Input) error {
+	f := in.File
+	st := &fileState{in: in, source: SourceFor(in), person: map[string]graph.EntityName{}, org: map[string]graph.EntityName{},
+		orgRec: map[string]Organization{}, area: map[string]graph.EntityName{}, post: map[string]graph.EntityName{},
+		postRec: map[string]Post{}, term: map[string]graph.EntityName{}}
+	st.dataset = graph.Slug(st.source.Name)
+	im.sources = append(im.sources, st.source)
+
+	// Organisations first: terms are named after their legislature.
+	var cands []candidate
+	var targets []*map[string]graph.EntityName
+	var ids []string
+	add := func(c candidate, popoloID string, m *map[string]graph.EntityName) {
+		cands, targets, ids = append(cands, c), append(targets, m), append(ids, popoloID)
+	}
+	for i, o := range f.Organizations {
+		what := fmt.Sprintf("organizations[%d]", i)
+		if o.ID == "" || strings.TrimSpace(o.Name) == "" {
+			im.rep.say("%s: %s: skipped: an organization needs an id and a name", in.Name, what)
+			continue
+		}
+		st.orgRec[o.ID] = o
+		if noParty(o) {
+			continue // "none", "independent": not a body anyone belongs to
+		}
+		kind := graph.KindOrganisation
+		if strings.EqualFold(o.Classification, "party") {
+			kind = graph.KindParty
+		}
+		e := im.entity(st, what, kind, o.ID, o.Name, o.OtherNames, o.Identifiers)
+		e.Description = describe(o.Classification, "")
+		e.Attributes.Links = im.links(in.Name, what+".links", o.Links)
+		e.ValidFrom, e.ValidTo = im.date(in.Name, what+".founding_date", o.FoundingDate), im.date(in.Name, what+".dissolution_date", o.DissolutionDt)
+		add(candidate{what: what, entity: e}, o.ID, &st.org)
+	}
+	if err := im.resolve(ctx, cands, targets, ids); err != nil {
+		return err
+	}
+	cands, targets, ids = nil, nil, nil
+	for i, p := range f.Persons {
+		what := fmt.Sprintf("persons[%d]", i)
+		name := strings.TrimSpace(p.Name)
+		if name == "" {
+			name = strings.TrimSpace(p.GivenName + " " + p.FamilyName)
+		}
+		if name == "" {
+			for _, o := range p.OtherNames {
+				if strings.EqualFold(o.Note, "main") && o.Name != "" {
+					name = o.Name
+				}
+			}
+		}
+		if p.ID == "" || name == "" {
+			im.rep.say("%s: %s: skipped: a person needs an id and a name", in.Name, what)
+			continue
+		}
+		e := im.entity(st, what, graph.KindActor, p.ID, name, p.OtherNames, p.Identifiers)
+		e.Description = trimBytes(strings.TrimSpace(p.Summary), graph.MaxDescription)
+		a := &e.Attributes
+		a.BirthDate, a.DeathDate = im.date(in.Name, what+".birth_date", p.BirthDate), im.date(in.Name, what+".death_date", p.DeathDate)
+		a.Gender = trimBytes(p.Gender, graph.MaxGender)
+		a.Links = im.links(in.Name, what+".links", p.Links)
+		images := p.Images
+		if p.Image != "" && !slices.ContainsFunc(images, func(l Link) bool { return l.URL == p.Image }) {
+			images = append([]Link{{URL: p.Image}}, images...)
+		}
+		a.Images = im.links(in.Name, what+".images", images)
+		for j, c := range p.ContactDetails {
+			note := c.Note
+			if note == "" {
+				note = c.Label
+			}
+			switch {
+			case strings.TrimSpace(c.Type) == "" || strings.TrimSpace(c.Value) == "" || len(c.Type) > graph.MaxContactType || len(c.Value) > graph.MaxContactValue:
+				im.rep.say("%s: %s.contact_details[%d]: left out: a contact needs a type and a value within polgraph's limits", in.Name, what, j)
+			case len(a.ContactDetails) >= graph.MaxLinks:
+				im.rep.say("%s: %s.contact_details[%d]: left out: more than %d", in.Name, what, j, graph.MaxLinks)
+			default:
+				a.ContactDetails = append(a.ContactDetails, graph.ContactDetail{Type: c.Type, Value: c.Value, Note: trimBytes(note, graph.MaxNote)})
+			}
+		}
+		suffix := ""
+		if !a.BirthDate.IsZero() {
+			suffix = strconv.Itoa(a.BirthDate.Year)
+		}
+		add(candidate{what: what, entity: e, suffix: suffix}, p.ID, &st.person)
+	}
+	for i, ar := range f.Areas {
+		what := fmt.Sprintf("areas[%d]", i)
+		if ar.ID == "" || strings.TrimSpace(ar.Name) == "" {
+			im.rep.say("%s: %s: skipped: an area needs an id and a name", in.Name, what)
+			continue
+		}
+		e := im.entity(st, what, graph.KindSeat, ar.ID, ar.Name, nil, ar.Identifiers)
+		e.Description = describe(ar.Type, "")
+		add(candidate{what: what, entity: e}, ar.ID, &st.area)
+	}
+	for i, p := range f.Posts {
+		what := fmt.Sprintf("posts[%d]", i)
+		label := strings.TrimSpace(p.Label)
+		if label == "" {
+			label = strings.TrimSpace(p.Role)
+		}
+		if p.ID == "" || label == "" {
+			im.rep.say("%s: %s: skipped: a post needs an id and a label", in.Name, what)
+			continue
+		}
+		st.postRec[p.ID] = p
+		e := im.entity(st, what, graph.KindSeat, p.ID, label, nil, p.Identifiers)
+		e.Description = describe("office", st.orgName(p.OrganizationID))
+		e.ValidFrom, e.ValidTo = im.date(in.Name, what+".start_date", p.StartDate), im.date(in.Name, what+".end_date", p.EndDate)
+		add(candidate{what: what, entity: e}, p.ID, &st.post)
+	}
+	for i, ev := range f.Events {
+		what := fmt.Sprintf("events[%d]", i)
+		if !strings.EqualFold(ev.Classification, "legislative period") && !strings.HasPrefix(ev.ID, "term/") {
+			im.rep.say("%s: %s: skipped: only legislative periods are imported (this is %q)", in.Name, what, ev.Classification)
+			continue
+		}
+		if ev.ID == "" {
+			im.rep.say("%s: %s: skipped: a legislative period needs an id", in.Name, what)
+			continue
+		}
+		body := st.orgName(ev.OrganizationID)
+		display := strings.TrimSpace(ev.Name)
+		if display == "" {
+			display = ev.ID
+		}
+		if body != "" && !strings.Contains(display, body) {
+			display = body + ", " + display
+		}
+		e := im.entity(st, what, graph.KindOrganisation, ev.ID, display, nil, nil)
+		e.Description = describe("legislative period", body)
+		e.ValidFrom, e.ValidTo = im.date(in.Name, what+".start_date", ev.StartDate), im.date(in.Name, what+".end_date", ev.EndDate)
+		prefix := ""
+		if n, ok := st.org[ev.OrganizationID]; ok {
+			prefix = graph.Slug(n) + "-"
+		}
+		c := candidate{what: what, entity: e}
+		c.entity.Name = graph.EntityName("organisations/" + trimSlug(prefix+graph.Slugify(strings.ReplaceAll(ev.ID, "/", " ")), 90))
+		add(c, ev.ID, &st.term)
+	}
+	if err := im.resolve(ctx, cands, targets, ids); err != nil {
+		return err
+	}
+	im.structure(st)
+	im.memberships(st)
+	return nil
+}
+
+// noParty reports whether an organization stands for having no party.
+func noParty(o Organization) bool {
+	switch strings.ToLower(strings.TrimSpace(o.ID)) {
+	case "none", "unknown", "independent", "ind":
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(o.Name)) {
+	case "none", "unknown", "independent", "non-affiliated", "no party":
+		return true
+	}
+	return false
+}
+
+func (st *fileState) orgName(id string) string {
+	if o, ok := st.orgRec[id]; ok {
+		return o.Name
+	}
+	return ""
+}
+
+func describe(what, of string) string {
+	what = strings.TrimSpace(what)
+	if what == "" {
+		return ""
+	}
+	if of != "" {
+		return trimBytes(strings.ToUpper(what[:1])+what[1:]+" of the "+of+".", graph.MaxDescription)
+	}
+	return trimBytes(strings.ToUpper(what[:1])+what[1:]+".", graph.MaxDescription)
+}
+
+// entity makes the entity a record stands for, before it is named.
+func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name string, others []OtherName, ids []Identifier) graph.Entity {
+	e := graph.Entity{Kind: kind, DisplayName: trimBytes(strings.TrimSpace(name), graph.MaxDisplayName)}
+	own := idOf(st.dataset, id)
+	e.Identifiers.Add(own.Scheme, trimBytes(own.Value, graph.MaxIdentifierValue))
+	for j, x := range ids {
+		scheme, value := schemeOf(x.Scheme), strings.TrimSpace(x.Identifier)
+		switch {
+		case scheme == "" || value == "" || len(scheme) > graph.MaxIdentifierKey || len(value) > graph.MaxIdentifierValue || hasControl(value):
+			im.rep.say("%s: %s.identifiers[%d]: left out: an id needs a scheme and a value within polgraph's limits", st.in.Name, what, j)
+		case scheme == "ocd" && !strings.HasPrefix(value, "ocd-division/"):
+			im.rep.say("%s: %s.identifiers[%d]: left out: %q is not an Open Civic Data division id", st.in.Name, what, j, value)
+		case e.Identifiers.Count() >= graph.MaxIdentifiers && !e.Identifiers.Has(scheme, value):
+			im.rep.say("%s: %s.identifiers[%d]: left out: more than %d ids", st.in.Name, what, j, graph.MaxIdentifiers)
+		default:
+			e.Identifiers.Add(scheme, value)
+		}
+	}
+	seen := map[string]bool{graph.NormalizeName(e.DisplayName): true}
+	for j, o := range others {
+		n := strings.TrimSpace(o.Name)
+		key := graph.NormalizeName(n)
+		switch {
+		case n == "" || key == "" || seen[key]:
+			continue // the name itself in another language, or a repeat
+		case len(n) > graph.MaxAlias || hasControl(n):
+			im.rep.say("%s: %s.other_names[%d]: left out: longer than %d bytes or holding a control character", st.in.Name, what, j, graph.MaxAlias)
+			continue
+		case len(e.Aliases) >= graph.MaxAliases:
+			im.rep.say("%s: %s.other_names[%d]: left out: more than %d names", st.in.Name, what, j, graph.MaxAliases)
+			continue
+		}
+		seen[key] = true
+		e.Aliases = append(e.Aliases, n)
+		lang := o.Lang
+		if !validLang(lang) {
+			lang = ""
+		}
+		if lang != "" || o.Note != "" {
+			e.Attributes.OtherNames = append(e.Attributes.OtherNames, graph.Alias{Name: n, Lang: lang, Note: trimBytes(o.Note, graph.MaxNote)})
+		}
+	}
+	return e
+}
+
+func validLang(s string) bool {
+	if s == "" || len(s) > graph.MaxLang {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func hasControl(s string) bool { i, _ := graph.ControlAt(s, false); return i >= 0 }
+
+func (im *importer) links(file, what string, ls []Link) []graph.WebLink {
+	var out []graph.WebLink
+	for j, l := range ls {
+		switch {
+		case strings.TrimSpace(l.URL) == "" || len(l.URL) > graph.MaxURL || hasControl(l.URL):
+			im.rep.say("%s: %s[%d]: left out: no address, or one longer than %d bytes", file, what, j, graph.MaxURL)
+		case slices.ContainsFunc(out, func(w graph.WebLink) bool { return w.URL == l.URL }):
+		case len(out) >= graph.MaxLinks:
+			im.rep.say("%s: %s[%d]: left out: more than %d", file, what, j, graph.MaxLinks)
+		default:
+			out = append(out, graph.WebLink{URL: l.URL, Note: trimBytes(l.Note, graph.MaxNote)})
+		}
+	}
+	return out
+}
+
+func (im *importer) date(file, what, s string) graph.FuzzyDate {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return graph.FuzzyDate{}
+	}
+	if len(s) > 10 { // a timestamp: its day
+		s = s[:10]
+	}
+	d, err := graph.ParseFuzzyDate(s)
+	if err != nil {
+		im.rep.say("%s: %s: left out: %v", file, what, err)
+		return graph.FuzzyDate{}
+	}
+	return d
+}
+
+// trimBytes cuts s to at most n bytes, at a character boundary.
+func trimBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// trimSlug cuts a slug to at most n bytes, at a hyphen where it can.
+func trimSlug(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndex(s, "-"); i > n/2 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, "-")
+}
+
+// resolve names candidates: after an entity of this import or of the graph with one of their ids, or
+// with their name, or anew; and records each under its Popolo id.
+func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*map[string]graph.EntityName, popoloIDs []string) error {
+	// The graph's holders of every id, one query per scheme.
+	values := map[string][]string{}
+	for _, c := range cands {
+		for _, id := range c.entity.Identifiers.Pairs() {
+			if _, ok := im.byID[id]; !ok && !slices.Contains(values[id.Scheme], id.Value) {
+				values[id.Scheme] = append(values[id.Scheme], id.Value)
+			}
+		}
+	}
+	holders := map[graph.Identifier][]graph.Entity{}
+	for _, scheme := range sortedKeys(values) {
+		vs := values[scheme]
+		for start := 0; start < len(vs); start += 500 {
+			got, err := im.g.EntitiesByIdentifier(ctx, scheme, vs[start:min(start+500, len(vs))])
+			if err != nil {
+				return fmt.Errorf("popolo.Import: %w", err)
+			}
+			for v, es := range got {
+				holders[graph.Identifier{Scheme: scheme, Value: v}] = es
+			}
+		}
+	}
+	var fresh []int
+	for i, c := range cands {
+		name, how := im.match(ctx, c, holders)
+		if name == "" {
+			var err error
+			if name, how, err = im.byName(ctx, c); err != nil {
+				return err
+			}
+		}
+		if name == "" {
+			fresh = append(fresh, i)
+			continue
+		}
+		im.rep.Merged++
+		im.rep.say("%s: merged with %s (%s) %s", c.what, name, im.ents[name].DisplayName, how)
+		im.record(name, c, targets[i], popoloIDs[i])
+	}
+	// New entities: a slug of the name, told apart when taken in the graph or in this import.
+	var probe []graph.EntityName
+	for _, i := range fresh {
+		for _, slug := range slugChoices(cands[i]) {
+			for _, coll := range graph.Collections {
+				probe = append(probe, graph.EntityName(coll+"/"+slug))
+			}
+		}
+	}
+	if err := im.probe(ctx, probe); err != nil {
+		return err
+	}
+	for _, i := range fresh {
+		c := cands[i]
+		slug := ""
+		for _, s := range slugChoices(c) {
+			if !im.taken[s] {
+				slug = s
+				break
+			}
+		}
+		for n := 2; slug == ""; n++ {
+			s := slugChoices(c)[0]
+			s = trimSlug(s, 100-len(strconv.Itoa(n))-1) + "-" + strconv.Itoa(n)
+			if err := im.probe(ctx, namesIn(s)); err != nil {
+				return err
+			}
+			if !im.taken[s] {
+				slug = s
+			}
+		}
+		im.taken[slug] = true
+		c.entity.Name = graph.EntityName(collectionOf(c.entity.Kind) + "/" + slug)
+		e := c.entity
+		im.ents[e.Name] = &e
+		im.order = append(im.order, e.Name)
+		im.rep.Created++
+		im.record(e.Name, c, targets[i], popoloIDs[i])
+	}
+	return nil
+}
+
+// match finds the one entity, of this import or of the graph, that holds one of c's ids; it returns ""
+// when none does, or several do (said in the report).
+func (im *importer) match(ctx context.Context, c candidate, holders map[graph.Identifier][]graph.Entity) (graph.EntityName, string) {
+	found := map[graph.EntityName]graph.Identifier{}
+	var order []graph.EntityName
+	for _, id := range c.entity.Identifiers.Pairs() {
+		if n, ok := im.byID[id]; ok {
+			if _, seen := found[n]; !seen {
+				order = append(order, n)
+				found[n] = id
+			}
+			continue
+		}
+		for _, e := range holders[id] {
+			if e.Kind != c.entity.Kind {
+				continue
+			}
+			if _, seen := found[e.Name]; !seen {
+				order = append(order, e.Name)
+				found[e.Name] = id
+				if _, ok := im.ents[e.Name]; !ok {
+					ec := e
+					im.ents[e.Name] = &ec
+					im.order = append(im.order, e.Name)
+				}
+			}
+		}
+	}
+	switch len(order) {
+	case 0:
+		return "", ""
+	case 1:
+		return order[0], "by " + found[order[0]].String()
+	}
+	im.rep.say("%s: not merged: its ids are held by %d entities (%s); created anew", c.what, len(order), joinNames(order))
+	return "", ""
+}
+
+// byName finds the one entity of the graph of c's kind called by c's name, with no id against it.
+func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, string, error) {
+	found, err := im.g.FindByName(ctx, c.entity.DisplayName)
+	if err != nil {
+		return "", "", fmt.Errorf("popolo.Import: %w", err)
+	}
+	var same []graph.Entity
+	for _, e := range found {
+		if e.Kind == c.entity.Kind && e.Deleted.IsZero() {
+			if k, conflict := c.entity.Identifiers.Conflict(e.Identifiers); conflict {
+				im.rep.say("%s: not merged with %s by name: their %s ids differ", c.what, e.Name, k)
+				continue
+			}
+			same = append(same, e)
+		}
+	}
+	switch len(same) {
+	case 0:
+		return "", "", nil
+	case 1:
+		e := same[0]
+		if _, ok := im.ents[e.Name]; !ok {
+			im.ents[e.Name] = &e
+			im.order = append(im.order, e.Name)
+		}
+		return e.Name, "by its name, which no other " + strings.ToLower(string(e.Kind)) + " has", nil
+	}
+	names := make([]graph.EntityName, len(same))
+	for i, e := range same {
+		names[i] = e.Name
+	}
+	im.rep.say("%s: not merged: %q names %d entities (%s); created anew", c.what, c.entity.DisplayName, len(same), joinNames(names))
+	return "", "", nil
+}
+
+// record maps a Popolo id to its entity, which gains what the candidate adds.
+func (im *importer) record(name graph.EntityName, c candidate, target *map[string]graph.EntityName, popoloID string) {
+	(*target)[popoloID] = name
+	e := im.ents[name]
+	if e.Name != c.entity.Name || c.entity.Name == "" {
+		mergeInto(e, c.entity)
+	}
+	for _, id := range e.Identifiers.Pairs() {
+		im.byID[id] = name
+	}
+}
+
+// mergeInto adds to e what c has that e lacks: names, ids, attributes, dates, a description.
+func mergeInto(e *graph.Entity, c graph.Entity) {
+	have := map[string]bool{graph.NormalizeName(e.DisplayName): true}
+	for _, a := range e.Aliases {
+		have[graph.NormalizeName(a)] = true
+	}
+	for _, n := range append([]string{c.DisplayName}, c.Aliases...) {
+		if k := graph.NormalizeName(n); !have[k] && len(e.Aliases) < graph.MaxAliases {
+			have[k] = true
+			e.Aliases = append(e.Aliases, n)
+			for _, o := range c.Attributes.OtherNames {
+				if o.Name == n {
+					e.Attributes.OtherNames = append(e.Attributes.OtherNames, o)
+				}
+			}
+		}
+	}
+	for _, id := range c.Identifiers.Pairs() {
+		if e.Identifiers.Count() < graph.MaxIdentifiers || e.Identifiers.Has(id.Scheme, id.Value) {
+			e.Identifiers.Add(id.Scheme, id.Value)
+		}
+	}
+	a, ca := &e.Attributes, c.Attributes
+	if a.BirthDate.IsZero() {
+		a.BirthDate = ca.BirthDate
+	}
+	if a.DeathDate.IsZero() {
+		a.DeathDate = ca.DeathDate
+	}
+	if a.Gender == "" {
+		a.Gender = ca.Gender
+	}
+	a.Links = addLinks(a.Links, ca.Links)
+	a.Images = addLinks(a.Images, ca.Images)
+	for _, d := range ca.ContactDetails {
+		if !slices.Contains(a.ContactDetails, d) && len(a.ContactDetails) < graph.MaxLinks {
+			a.ContactDetails = append(a.ContactDetails, d)
+		}
+	}
+	if e.Description == "" {
+		e.Description = c.Description
+	}
+	if e.ValidFrom.IsZero() && e.ValidTo.IsZero() {
+		e.ValidFrom, e.ValidTo = c.ValidFrom, c.ValidTo
+	}
+}
+
+func addLinks(have, more []graph.WebLink) []graph.WebLink {
+	for _, l := range more {
+		if !slices.ContainsFunc(have, func(h graph.WebLink) bool { return h.URL == l.URL }) && len(have) < graph.MaxLinks {
+			have = append(have, l)
+		}
+	}
+	return have
+}
+
+// slugChoices lists the slugs a new entity may take, in order: a slug of its name (or its given name
+// for a candidate whose name has no letters polgraph keeps), then qualified by its suffix.
+func slugChoices(c candidate) []string {
+	base := graph.Slug(c.entity.Name) // a term is named before it is resolved
+	if base == "" {
+		base = graph.Slugify(c.entity.DisplayName)
+	}
+	if base == "" {
+		base = strings.ToLower(string(c.entity.Kind)) + "-" + graph.Slugify(c.entity.Identifiers.Pairs()[0].Value)
+		base = strings.TrimSuffix(base, "-")
+	}
+	base = trimSlug(base, 90)
+	out := []string{base}
+	if c.suffix != "" {
+		out = append(out, base+"-"+c.suffix)
+	}
+	return out
+}
+
+func namesIn(slug string) []graph.EntityName {
+	out := make([]graph.EntityName, len(graph.Collections))
+	for i, coll := range graph.Collections {
+		out[i] = graph.EntityName(coll + "/" + slug)
+	}
+	return out
+}
+
+// probe learns which of names the graph holds, marking their slugs taken.
+func (im *importer) probe(ctx context.Context, names []graph.EntityName) error {
+	if im.known == nil {
+		im.known = map[graph.EntityName]bool{}
+	}
+	var ask []graph.EntityName
+	for _, n := range names {
+		if _, ok := im.known[n]; !ok {
+			ask = append(ask, n)
+			im.known[n] = false
+		}
+	}
+	for start := 0; start < len(ask); start += 500 {
+		got, err := im.g.GetEntities(ctx, ask[start:min(start+500, len(ask))])
+		if err != nil {
+			return fmt.Errorf("popolo.Import: %w", err)
+		}
+		for n := range got {
+			im.known[n] = true
+			im.taken[graph.Slug(n)] = true
+		}
+	}
+	return nil
+}
+
+func collectionOf(k graph.Kind) string {
+	for _, c := range graph.Collections {
+		if kind, _ := graph.ParseEntityName(c + "/x"); kind == k {
+			return c
+		}
+	}
+	return "organisations"
+}
+
+func joinNames(ns []graph.EntityName) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// claim is the file's claim for one record.
+func (im *importer) claim(st *fileState, rel graph.RelationName, record string) graph.Claim {
+	return graph.Claim{Name: graph.ClaimNameFor(rel, st.source.Name, ""), Source: graph.Source{Name: st.source.Name},
+		Record: trimBytes(record, graph.MaxRecordID), Confidence: im.opts.Confidence, Status: graph.StatusReported}
+}
+
+// relate adds a relation, telling it apart by a key when one of the same name holds something else, and
+// counting exact repeats.
+func (im *importer) relate(st *fileState, what string, r graph.Relation, key, record string) {
+	if r.Type.Symmetric() && r.From > r.To {
+		r.From, r.To = r.To, r.From
+	}
+	for n := 1; ; n++ {
+		k := key
+		if n > 1 {
+			k = strings.Trim(key+"-"+strconv.Itoa(n), "-")
+		}
+		r.Name = graph.RelationNameFor(r.From, r.Type, r.To, k)
+		i, ok := im.rels[r.Name]
+		if !ok {
+			break
+		}
+		held := im.relations[i]
+		if held.Role == r.Role && held.Via == r.Via && held.Term == r.Term && held.ValidFrom == r.ValidFrom && held.ValidTo == r.ValidTo && held.Date == r.Date {
+			if !slices.ContainsFunc(held.Claims, func(c graph.Claim) bool { return c.Source.Name == st.source.Name }) {
+				im.relations[i].Claims = append(held.Claims, im.claim(st, r.Name, record))
+			} else {
+				im.rep.Duplicates++
+			}
+			return
+		}
+	}
+	r.Claims = []graph.Claim{im.claim(st, r.Name, record)}
+	im.rels[r.Name] = len(im.relations)
+	im.relations = append(im.relations, r)
+	im.rep.Relations++
+}
+
+// structure adds what holds the file's bodies together: each term and post PART_OF its organisation.
+func (im *importer) structure(st *fileState) {
+	f := st.in.File
+	for _, ev := range f.Events {
+		term, ok1 := st.term[ev.ID]
+		org, ok2 := st.org[ev.OrganizationID]
+		if ok1 && ok2 && term != org {
+			im.relate(st, "events", graph.Relation{Type: graph.PartOf, From: term, To: org}, "", "events/"+ev.ID)
+		}
+	}
+	for _, p := range f.Posts {
+		post, ok1 := st.post[p.ID]
+		org, ok2 := st.org[p.OrganizationID]
+		if ok1 && ok2 {
+			im.relate(st, "posts", graph.Relation{Type: graph.PartOf, From: post, To: org}, "", "posts/"+p.ID)
+		}
+	}
+}
+
+// memberships maps each membership to a relation.
+func (im *importer) memberships(st *fileState) {
+	f := st.in.File
+	partOf := map[[2]graph.EntityName]bool{}
+	for i, m := range f.Memberships {
+		what := fmt.Sprintf("%s: memberships[%d]", st.in.Name, i)
+		person, ok := st.person[m.PersonID]
+		if !ok {
+			im.rep.say("%s: skipped: person %q is not among the file's persons", what, m.PersonID)
+			continue
+		}
+		org, hasOrg := st.org[m.OrganizationID]
+		orgRec := st.orgRec[m.OrganizationID]
+		var seat graph.EntityName
+		switch {
+		case m.PostID != "":
+			if seat, ok = st.post[m.PostID]; !ok {
+				im.rep.say("%s: skipped: post %q is not among the file's posts", what, m.PostID)
+				continue
+			}
+			if !hasOrg {
+				p := st.postRec[m.PostID]
+				org, hasOrg = st.org[p.OrganizationID]
+				orgRec = st.orgRec[p.OrganizationID]
+			}
+		case m.AreaID != "":
+			if seat, ok = st.area[m.AreaID]; !ok {
+				im.rep.say("%s: skipped: area %q is not among the file's areas", what, m.AreaID)
+				continue
+			}
+		}
+		r := graph.Relation{From: person, Role: strings.TrimSpace(m.Role)}
+		if r.Role == "" {
+			r.Role = strings.TrimSpace(m.Label)
+		}
+		if r.Role == "" && m.PostID != "" {
+			p := st.postRec[m.PostID]
+			r.Role = strings.TrimSpace(p.Role)
+		}
+		if hasOrg && (r.Role == "" || strings.EqualFold(r.Role, "member")) && !strings.EqualFold(orgRec.Classification, "party") {
+			r.Role = "Member of the " + strings.TrimPrefix(orgRec.Name, "the ")
+		}
+		r.Role = trimBytes(r.Role, graph.MaxRole)
+		if m.OnBehalfOfID != "" {
+			if p, ok := st.org[m.OnBehalfOfID]; ok {
+				r.Via = p
+			} else if o, known := st.orgRec[m.OnBehalfOfID]; !known || !noParty(o) {
+				im.rep.say("%s: on_behalf_of %q left out: not among the file's organizations", what, m.OnBehalfOfID)
+			}
+		}
+		if m.LegislativePeriodID != "" {
+			if t, ok := st.term[m.LegislativePeriodID]; ok {
+				r.Term = t
+			} else {
+				im.rep.say("%s: legislative_period %q left out: not among the file's events", what, m.LegislativePeriodID)
+			}
+		}
+		r.ValidFrom, r.ValidTo = im.date(st.in.Name, what+".start_date", m.StartDate), im.date(st.in.Name, what+".end_date", m.EndDate)
+		if !r.ValidFrom.IsZero() && !r.ValidTo.IsZero() && r.ValidFrom.FirstDay() > r.ValidTo.LastDay() {
+			im.rep.say("%s: end_date %s before start_date %s: both left out", what, r.ValidTo, r.ValidFrom)
+			r.ValidFrom, r.ValidTo = graph.FuzzyDate{}, graph.FuzzyDate{}
+		}
+		if r.Term != "" { // a bound not given is its term's
+			t := im.ents[r.Term]
+			if r.ValidFrom.IsZero() && (t.ValidFrom.IsZero() || r.ValidTo.IsZero() || t.ValidFrom.FirstDay() <= r.ValidTo.LastDay()) {
+				r.ValidFrom = t.ValidFrom
+			}
+			if r.ValidTo.IsZero() && (t.ValidTo.IsZero() || r.ValidFrom.IsZero() || t.ValidTo.LastDay() >= r.ValidFrom.FirstDay()) {
+				r.ValidTo = t.ValidTo
+			}
+		}
+		switch {
+		case seat != "":
+			r.Type, r.To = graph.HoldsOffice, seat
+			if hasOrg && !strings.EqualFold(orgRec.Classification, "party") && !partOf[[2]graph.EntityName{seat, org}] && seat != org {
+				partOf[[2]graph.EntityName{seat, org}] = true
+				im.relate(st, what, graph.Relation{Type: graph.PartOf, From: seat, To: org}, "", "areas/"+m.AreaID+m.PostID)
+			}
+		case hasOrg:
+			r.Type, r.To = graph.MemberOf, org
+		default:
+			im.rep.say("%s: skipped: no organization, area or post to be a member of", what)
+			continue
+		}
+		key := ""
+		switch {
+		case r.Term != "":
+			key = graph.Slug(r.Term)
+		case !r.ValidFrom.IsZero():
+			key = r.ValidFrom.String()
+		}
+		if !r.ValidFrom.IsZero() && r.Term != "" && r.ValidFrom != im.ents[r.Term].ValidFrom {
+			key += "-" + r.ValidFrom.String() // joined during the term
+		}
+		record := m.ID
+		if record == "" {
+			record = "memberships/" + strings.Join([]string{m.PersonID, m.OrganizationID, m.AreaID + m.PostID, m.OnBehalfOfID, m.LegislativePeriodID, m.StartDate, m.EndDate}, "|")
+		}
+		im.relate(st, what, r, trimSlug(key, 60), record)
+	}
+}

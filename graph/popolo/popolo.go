@@ -1,0 +1,243 @@
+// Package popolo reads Popolo JSON (https://www.popoloproject.com), the format parliament monitors
+// publish legislatures in, into polgraph's records, merging with what the graph already holds; and writes
+// the graph back out as Popolo.
+//
+// Both shapes of real files are read: EveryPolitician's, whose memberships join a person to the
+// legislature for an area and a legislative period, on behalf of a party; and mySociety's parlparse, whose
+// memberships name posts (seats and ministerial offices) and roles. The mapping (README.md beside this
+// file has it as a table):
+//
+//   - a person is an actor; an organisation classified as a party is a party; any other organisation
+//     (legislature, chamber, executive, department, committee) is an organisation;
+//   - an area is a seat (a constituency or region), and so is a post (an office such as "Prime
+//     Minister"); a seat is PART_OF the organisation it elects to or belongs to;
+//   - a legislative period (an event) is an organisation `<legislature>-<period>` PART_OF its
+//     legislature, with its dates; memberships name it as their term;
+//   - a membership with an area or a post is HOLDS_OFFICE from the person to that seat, with its role
+//     (a bare "member" becomes "Member of <legislature>"), the party it was on behalf of as via, its term
+//     and its dates (the term's when it has none of its own); one with neither is MEMBER_OF the
+//     organisation (or, on behalf of a party and in a legislature, of the legislature);
+//   - every relation has one claim from the file, a dataset source, pointing at the membership's id (or,
+//     for a file without ids, at a key made of its fields) instead of an excerpt.
+//
+// Merging: an entity whose ids (wikidata, ocd, parlparse, everypolitician, ...) the graph already holds
+// keeps its name and gains the file's names, ids and attributes it lacks; failing that, one whose name or
+// alias is that of exactly one entity of its kind in the graph (and no id says otherwise) does the same.
+// Everything else is new, named by a slug of its name (told apart by a suffix when taken).
+package popolo
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// File is a Popolo document, with the fields polgraph models. Fields it does not model are ignored.
+type File struct {
+	Persons       []Person       `json:"persons"`
+	Organizations []Organization `json:"organizations"`
+	Memberships   []Membership   `json:"memberships"`
+	Areas         []Area         `json:"areas"`
+	Posts         []Post         `json:"posts"`
+	Events        []Event        `json:"events"`
+	Meta          struct {
+		Sources []string `json:"sources"`
+	} `json:"meta"`
+}
+
+// Identifier is a Popolo identifier.
+type Identifier struct {
+	Scheme     string `json:"scheme"`
+	Identifier string `json:"identifier"`
+}
+
+// OtherName is a Popolo other name.
+type OtherName struct {
+	Name      string `json:"name"`
+	Lang      string `json:"lang"`
+	Note      string `json:"note"`
+	StartDate string `json:"start_date"`
+	EndDate   string `json:"end_date"`
+}
+
+// Link is a Popolo link or image.
+type Link struct {
+	URL  string `json:"url"`
+	Note string `json:"note"`
+}
+
+// ContactDetail is a Popolo contact detail.
+type ContactDetail struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+	Label string `json:"label"`
+	Note  string `json:"note"`
+}
+
+// Person is a Popolo person.
+type Person struct {
+	ID             string          `json:"id"`
+	Name           string          `json:"name"`
+	OtherNames     []OtherName     `json:"other_names"`
+	Identifiers    []Identifier    `json:"identifiers"`
+	BirthDate      string          `json:"birth_date"`
+	DeathDate      string          `json:"death_date"`
+	Gender         string          `json:"gender"`
+	Image          string          `json:"image"`
+	Images         []Link          `json:"images"`
+	Links          []Link          `json:"links"`
+	ContactDetails []ContactDetail `json:"contact_details"`
+	Summary        string          `json:"summary"`
+	// parlparse's people.json names people through other_names only (given_name, family_name, note
+	// "Main").
+	GivenName  string `json:"given_name"`
+	FamilyName string `json:"family_name"`
+}
+
+// Organization is a Popolo organization.
+type Organization struct {
+	ID             string       `json:"id"`
+	Name           string       `json:"name"`
+	Classification string       `json:"classification"`
+	OtherNames     []OtherName  `json:"other_names"`
+	Identifiers    []Identifier `json:"identifiers"`
+	Links          []Link       `json:"links"`
+	FoundingDate   string       `json:"founding_date"`
+	DissolutionDt  string       `json:"dissolution_date"`
+	ParentID       string       `json:"parent_id"`
+}
+
+// Area is a Popolo area.
+type Area struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Type        string       `json:"type"`
+	Identifiers []Identifier `json:"identifiers"`
+	ParentID    string       `json:"parent_id"`
+}
+
+// Post is a Popolo post: a seat or an office.
+type Post struct {
+	ID             string       `json:"id"`
+	Label          string       `json:"label"`
+	Role           string       `json:"role"`
+	OrganizationID string       `json:"organization_id"`
+	AreaID         string       `json:"area_id"`
+	Area           *Area        `json:"area"`
+	StartDate      string       `json:"start_date"`
+	EndDate        string       `json:"end_date"`
+	Identifiers    []Identifier `json:"identifiers"`
+}
+
+// Event is a Popolo event; those classified "legislative period" are terms.
+type Event struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Classification string `json:"classification"`
+	OrganizationID string `json:"organization_id"`
+	StartDate      string `json:"start_date"`
+	EndDate        string `json:"end_date"`
+}
+
+// Membership is a Popolo membership.
+type Membership struct {
+	ID                  string `json:"id"`
+	PersonID            string `json:"person_id"`
+	OrganizationID      string `json:"organization_id"`
+	PostID              string `json:"post_id"`
+	AreaID              string `json:"area_id"`
+	OnBehalfOfID        string `json:"on_behalf_of_id"`
+	LegislativePeriodID string `json:"legislative_period_id"`
+	Role                string `json:"role"`
+	Label               string `json:"label"`
+	StartDate           string `json:"start_date"`
+	EndDate             string `json:"end_date"`
+	StartReason         string `json:"start_reason"`
+	EndReason           string `json:"end_reason"`
+}
+
+// Decode reads a Popolo document. A file that is not one (not JSON, or JSON without persons,
+// organizations or memberships) is an Invalid error naming the file and, for JSON errors, the line.
+func Decode(r io.Reader, file string) (*File, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("popolo.Decode %s: %w", file, err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case asErr(err, &se):
+			line = 1 + strings.Count(string(b[:min(int(se.Offset), len(b))]), "\n")
+		case asErr(err, &te):
+			line = 1 + strings.Count(string(b[:min(int(te.Offset), len(b))]), "\n")
+			err = fmt.Errorf("%s: want %s, got %s", te.Field, te.Type, te.Value)
+		}
+		return nil, invalid(file, line, "", "not Popolo JSON: %v", err)
+	}
+	if len(f.Persons) == 0 && len(f.Organizations) == 0 && len(f.Memberships) == 0 {
+		return nil, invalid(file, 1, "", "no persons, organizations or memberships: not a Popolo file")
+	}
+	return &f, nil
+}
+
+func asErr[T error](err error, target *T) bool {
+	t, ok := err.(T)
+	if ok {
+		*target = t
+	}
+	return ok
+}
+
+func invalid(file string, line int, field, format string, args ...any) error {
+	at := file
+	if line > 0 {
+		at = fmt.Sprintf("%s:%d", file, line)
+	}
+	if field != "" {
+		at += ": " + field
+	}
+	var v graph.Violations
+	v.Add(at, format, args...)
+	return v.Err("popolo.Read", "the file cannot be imported; nothing was written")
+}
+
+var (
+	wikidataPattern = regexp.MustCompile(`^Q[1-9][0-9]*$`)
+	uuidPattern     = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+// idOf is the identifier a Popolo id gives its record in polgraph, so that a second import finds it:
+// a scheme its shape tells (ocd, parlparse, wikidata, everypolitician for UUIDs), else `popolo` with the
+// id qualified by the dataset, since short ids ("labour", "term/4") are unique only within one file.
+func idOf(dataset, id string) graph.Identifier {
+	switch {
+	case strings.HasPrefix(id, "ocd-division/"):
+		return graph.Identifier{Scheme: "ocd", Value: id}
+	case strings.HasPrefix(id, "uk.org.publicwhip/"):
+		return graph.Identifier{Scheme: "parlparse", Value: id}
+	case wikidataPattern.MatchString(id):
+		return graph.Identifier{Scheme: "wikidata", Value: id}
+	case uuidPattern.MatchString(id):
+		return graph.Identifier{Scheme: "everypolitician", Value: id}
+	}
+	return graph.Identifier{Scheme: "popolo", Value: dataset + "/" + id}
+}
+
+// schemeOf maps a Popolo identifier scheme to polgraph's: lower case, and only the characters a scheme
+// may hold (ParseIdentifier), so that `GetEntity wikidata:Q…` works for every one.
+func schemeOf(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}

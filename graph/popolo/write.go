@@ -1,0 +1,250 @@
+package popolo
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// Write writes a subgraph as one Popolo document: actors as persons, parties and organisations as
+// organizations (classified party, legislative period's bodies as they were read), the organisations
+// relations name as their term as legislative periods (events), seats as areas (or posts, for offices
+// that are PART_OF no legislature), HOLDS_OFFICE and MEMBER_OF relations as memberships with their role,
+// via (on_behalf_of_id), term (legislative_period_id) and dates. Ids are the Popolo ids the records were
+// read with (their everypolitician, parlparse, ocd or popolo ids) and resource names otherwise. Other
+// relation types have no place in Popolo and are left out; so are deleted records.
+func Write(w io.Writer, g graph.Subgraph) error {
+	doc := out{Persons: []outPerson{}, Organizations: []outOrg{}, Memberships: []outMembership{}, Areas: []outArea{}, Events: []outEvent{}}
+	terms := map[graph.EntityName]bool{}
+	partOf := map[graph.EntityName]graph.EntityName{}
+	for _, r := range g.Relations {
+		if r.Deleted.IsZero() && r.Term != "" {
+			terms[r.Term] = true
+		}
+		if r.Deleted.IsZero() && r.Type == graph.PartOf {
+			partOf[r.From] = r.To
+		}
+	}
+	ents := slices.Clone(g.Entities)
+	slices.SortFunc(ents, func(a, b graph.Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	byName := map[graph.EntityName]graph.Entity{}
+	for _, e := range ents {
+		byName[e.Name] = e
+	}
+	id := func(n graph.EntityName) string { return popoloID(byName[n], n) }
+	for _, e := range ents {
+		if !e.Deleted.IsZero() {
+			continue
+		}
+		switch {
+		case e.Kind == graph.KindActor:
+			a := e.Attributes
+			p := outPerson{ID: id(e.Name), Name: e.DisplayName, OtherNames: otherNames(e), Identifiers: identifiers(e),
+				BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender, Summary: e.Description}
+			for _, l := range a.Links {
+				p.Links = append(p.Links, Link{URL: l.URL, Note: l.Note})
+			}
+			for _, l := range a.Images {
+				p.Images = append(p.Images, Link{URL: l.URL, Note: l.Note})
+			}
+			if len(p.Images) > 0 {
+				p.Image = p.Images[0].URL
+			}
+			for _, c := range a.ContactDetails {
+				p.ContactDetails = append(p.ContactDetails, ContactDetail{Type: c.Type, Value: c.Value, Note: c.Note})
+			}
+			doc.Persons = append(doc.Persons, p)
+		case terms[e.Name]:
+			name := e.DisplayName
+			if body, ok := byName[partOf[e.Name]]; ok {
+				name = strings.TrimPrefix(name, body.DisplayName+", ")
+			}
+			doc.Events = append(doc.Events, outEvent{ID: id(e.Name), Name: name, Classification: "legislative period",
+				OrganizationID: id(partOf[e.Name]), StartDate: e.ValidFrom.String(), EndDate: e.ValidTo.String()})
+		case e.Kind == graph.KindSeat:
+			doc.Areas = append(doc.Areas, outArea{ID: id(e.Name), Name: e.DisplayName, Type: classification(e.Description), Identifiers: identifiers(e)})
+		default:
+			class := classification(e.Description)
+			if e.Kind == graph.KindParty {
+				class = "party"
+			}
+			doc.Organizations = append(doc.Organizations, outOrg{ID: id(e.Name), Name: e.DisplayName, Classification: class,
+				OtherNames: otherNames(e), Identifiers: identifiers(e), Links: links(e.Attributes.Links),
+				FoundingDate: e.ValidFrom.String(), DissolutionDate: e.ValidTo.String()})
+		}
+	}
+	rels := slices.Clone(g.Relations)
+	slices.SortFunc(rels, func(a, b graph.Relation) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	for _, r := range rels {
+		if !r.Deleted.IsZero() {
+			continue
+		}
+		m := outMembership{PersonID: id(r.From), Role: r.Role, OnBehalfOfID: optID(id, r.Via), LegislativePeriodID: optID(id, r.Term),
+			StartDate: r.ValidFrom.String(), EndDate: r.ValidTo.String()}
+		if r.Term != "" {
+			t := byName[r.Term]
+			if r.ValidFrom == t.ValidFrom { // the term's: Popolo leaves them to the legislative period
+				m.StartDate = ""
+			}
+			if r.ValidTo == t.ValidTo {
+				m.EndDate = ""
+			}
+		}
+		switch r.Type {
+		case graph.HoldsOffice:
+			m.AreaID = id(r.To)
+			if org, ok := partOf[r.To]; ok {
+				m.OrganizationID = id(org)
+			}
+		case graph.MemberOf:
+			m.OrganizationID = id(r.To)
+		default:
+			continue
+		}
+		for _, c := range r.Claims {
+			if c.Record != "" && !strings.HasPrefix(c.Record, "memberships/") && c.Retracted.IsZero() {
+				m.ID = c.Record
+				break
+			}
+		}
+		if strings.HasPrefix(m.Role, "Member of the ") {
+			m.Role = "member"
+		}
+		doc.Memberships = append(doc.Memberships, m)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("popolo.Write: %w", err)
+	}
+	return nil
+}
+
+// popoloID is the id a record had in Popolo: its everypolitician, parlparse or ocd id, or its popolo id
+// without the dataset it was qualified with; its resource name otherwise.
+func popoloID(e graph.Entity, n graph.EntityName) string {
+	for _, scheme := range []string{"everypolitician", "parlparse", "popolo"} {
+		if v := e.Identifiers.First(scheme); v != "" {
+			if scheme == "popolo" {
+				_, v, _ = strings.Cut(v, "/")
+			}
+			return v
+		}
+	}
+	if v := e.Identifiers.First("ocd"); v != "" && e.Kind == graph.KindSeat {
+		return v
+	}
+	return string(n)
+}
+
+func optID(id func(graph.EntityName) string, n graph.EntityName) string {
+	if n == "" {
+		return ""
+	}
+	return id(n)
+}
+
+// classification reads back the classification an import wrote as the description ("Legislature.").
+func classification(desc string) string {
+	d := strings.TrimSuffix(desc, ".")
+	if d == "" || strings.Contains(d, " ") && !strings.HasPrefix(d, "Legislative period") {
+		if i := strings.Index(d, " of the "); i > 0 {
+			return strings.ToLower(d[:i])
+		}
+		return ""
+	}
+	return strings.ToLower(d)
+}
+
+func identifiers(e graph.Entity) []Identifier {
+	var out []Identifier
+	for _, id := range e.Identifiers.Pairs() {
+		if id.Scheme == "everypolitician" || id.Scheme == "popolo" {
+			continue // the record's own id
+		}
+		out = append(out, Identifier{Scheme: id.Scheme, Identifier: id.Value})
+	}
+	return out
+}
+
+func otherNames(e graph.Entity) []OtherName {
+	var out []OtherName
+	for _, a := range graph.AliasesOut(e) {
+		out = append(out, OtherName{Name: a.Name, Lang: a.Lang, Note: a.Note})
+	}
+	return out
+}
+
+func links(ls []graph.WebLink) []Link {
+	var out []Link
+	for _, l := range ls {
+		out = append(out, Link{URL: l.URL, Note: l.Note})
+	}
+	return out
+}
+
+type out struct {
+	Persons       []outPerson     `json:"persons"`
+	Organizations []outOrg        `json:"organizations"`
+	Memberships   []outMembership `json:"memberships"`
+	Areas         []outArea       `json:"areas"`
+	Events        []outEvent      `json:"events"`
+}
+
+type outPerson struct {
+	ID             string          `json:"id"`
+	Name           string          `json:"name"`
+	OtherNames     []OtherName     `json:"other_names,omitempty"`
+	Identifiers    []Identifier    `json:"identifiers,omitempty"`
+	BirthDate      string          `json:"birth_date,omitempty"`
+	DeathDate      string          `json:"death_date,omitempty"`
+	Gender         string          `json:"gender,omitempty"`
+	Image          string          `json:"image,omitempty"`
+	Images         []Link          `json:"images,omitempty"`
+	Links          []Link          `json:"links,omitempty"`
+	ContactDetails []ContactDetail `json:"contact_details,omitempty"`
+	Summary        string          `json:"summary,omitempty"`
+}
+
+type outOrg struct {
+	ID              string       `json:"id"`
+	Name            string       `json:"name"`
+	Classification  string       `json:"classification,omitempty"`
+	OtherNames      []OtherName  `json:"other_names,omitempty"`
+	Identifiers     []Identifier `json:"identifiers,omitempty"`
+	Links           []Link       `json:"links,omitempty"`
+	FoundingDate    string       `json:"founding_date,omitempty"`
+	DissolutionDate string       `json:"dissolution_date,omitempty"`
+}
+
+type outArea struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Type        string       `json:"type,omitempty"`
+	Identifiers []Identifier `json:"identifiers,omitempty"`
+}
+
+type outEvent struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Classification string `json:"classification"`
+	OrganizationID string `json:"organization_id,omitempty"`
+	StartDate      string `json:"start_date,omitempty"`
+	EndDate        string `json:"end_date,omitempty"`
+}
+
+type outMembership struct {
+	ID                  string `json:"id,omitempty"`
+	PersonID            string `json:"person_id"`
+	OrganizationID      string `json:"organization_id,omitempty"`
+	AreaID              string `json:"area_id,omitempty"`
+	OnBehalfOfID        string `json:"on_behalf_of_id,omitempty"`
+	LegislativePeriodID string `json:"legislative_period_id,omitempty"`
+	Role                string `json:"role,omitempty"`
+	StartDate           string `json:"start_date,omitempty"`
+	EndDate             string `json:"end_date,omitempty"`
+}
