@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test fuzz build dgraph tools browser proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
+.PHONY: run test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
@@ -11,7 +11,7 @@ run: dgraph build
 
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
 ## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`)
-test: dgraph tools browser web/node_modules
+test: dgraph tools browser networkx web/node_modules
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
@@ -42,6 +42,11 @@ tools:
 proto:
 	cd api && protoc -I . --go_out=paths=source_relative:. --go-grpc_out=paths=source_relative:. \
 		--include_source_info --include_imports --descriptor_set_out=polgraph/v1/descriptor.binpb polgraph/v1/*.proto
+
+## networkx: Debian's python3-networkx, which the export tests read GraphML and GEXF back with (installed
+## when no Python has it; needs root)
+networkx:
+	./deploy/install-networkx.sh
 
 ## browser: Debian's Chromium, for the explorer's browser tests (installed when missing; needs root)
 browser:

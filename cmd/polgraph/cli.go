@@ -283,13 +283,14 @@ func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer
 func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var maxDepth, maxPaths *int
 	var coTemporal *bool
-	var directed *bool
+	var directed, followVia *bool
 	c, fs, err := clientCommand("path", "usage: polgraph path [flags] FROM TO\n\nFROM and TO are resource names (actors/keir-starmer) or names (\"Keir Starmer\").",
 		2, args, stderr, func(fs *flag.FlagSet) {
 			maxDepth = fs.Int("max-depth", 0, "longest path in hops (default 4, at most 8)")
 			maxPaths = fs.Int("max-paths", 0, "how many routes (default 3, at most 20)")
 			directed = fs.Bool("directed", false, "follow relations only in their direction")
 			coTemporal = fs.Bool("co-temporal", false, "only routes whose hops all held at one moment (of --as-of, or of all time)")
+			followVia = fs.Bool("follow-via", false, "also walk from a relation's from to its via (an MP to the party they sat for)")
 		})
 	if err != nil {
 		return err
@@ -297,7 +298,7 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	from, to := fs.Arg(0), fs.Arg(1)
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
 		return client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
-			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal})
+			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia})
 	}, func(resp *pb.FindPathsResponse) { writePaths(stdout, from, to, resp) })
 }
 
@@ -330,18 +331,38 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 		}
 		for _, h := range p.GetHops() {
 			rels := append([]*pb.Relation{h.GetRelation()}, hopParallel(h)...)
+			vias := []bool{h.GetThroughVia()}
+			for _, par := range h.GetParallel() {
+				vias = append(vias, par.GetThroughVia())
+			}
 			if len(rels) > 1 {
 				fmt.Fprintf(w, "  %d relations, %s\n", len(rels), h.GetVerdict().GetSummary())
 			}
-			for _, r := range rels {
+			for i, r := range rels {
 				fmt.Fprintf(w, "  %s %s %s%s", show(r.GetFrom()), typeWords(r.GetType()), show(r.GetTo()), when(r))
+				if r.GetTerm() != "" || vias[i] {
+					fmt.Fprintf(w, " as %s", r.GetRole())
+					if r.GetVia() != "" {
+						fmt.Fprintf(w, " for %s", show(r.GetVia()))
+					}
+					if r.GetTerm() != "" {
+						fmt.Fprintf(w, ", %s", show(r.GetTerm()))
+					}
+					if vias[i] {
+						fmt.Fprint(w, " (the hop goes through its via)")
+					}
+				}
 				if v := r.GetVerdict(); v.GetDenyingClaims() > 0 {
 					fmt.Fprintf(w, " [disputed: %s]", v.GetSummary())
 				}
 				fmt.Fprintln(w)
 				for _, c := range r.GetClaims() {
-					fmt.Fprintf(w, "    %s %.2f  %q — %s\n", strings.TrimPrefix(c.GetStatus().String(), "CLAIM_STATUS_"),
-						c.GetConfidence(), oneLine(c.GetExcerpt(), 140), sourceLine(c.GetSource()))
+					evidence := fmt.Sprintf("%q", oneLine(c.GetExcerpt(), 140))
+					if c.GetExcerpt() == "" && c.GetRecordId() != "" {
+						evidence = "record " + oneLine(c.GetRecordId(), 140)
+					}
+					fmt.Fprintf(w, "    %s %.2f  %s — %s\n", strings.TrimPrefix(c.GetStatus().String(), "CLAIM_STATUS_"),
+						c.GetConfidence(), evidence, sourceLine(c.GetSource()))
 				}
 			}
 		}

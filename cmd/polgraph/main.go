@@ -80,6 +80,12 @@ Commands:
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
                       each seat to its successor: into Dgraph, or through a running polgraph (--server)
+  import popolo FILE...
+                      load Popolo JSON (persons, parties, areas, posts, terms, memberships), merged with
+                      what the graph holds by ids or unambiguous names
+  import ftm FILE     load FollowTheMoney entities (people, companies, memberships, directorships...)
+  export --format popolo|ftm|graphml|gexf|cytoscape|nquads|polgraph [--around NAME | --from A --to B]
+                      write the graph or part of it, with claims and sources, for other tools
   keys create --name NAME --role reader|editor|admin
   keys list
   keys revoke NAME|keys/ID
@@ -131,6 +137,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return historyCmd(ctx, rest, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, stdout, stderr)
+	case "export":
+		return exportCmd(ctx, rest, stdout, stderr)
 	case "gen":
 		return genCmd(ctx, rest, stdout, stderr)
 	case "keys":

@@ -24,6 +24,7 @@ var methodRoles = map[string]Role{
 	// Reads.
 	"/polgraph.v1.GraphService/GetEntity":           Reader,
 	"/polgraph.v1.GraphService/SearchEntities":      Reader,
+	"/polgraph.v1.GraphService/ExportGraph":         Reader,
 	"/polgraph.v1.GraphService/BatchGetEntities":    Reader,
 	"/polgraph.v1.GraphService/LookupEntities":      Reader,
 	"/polgraph.v1.GraphService/GetRelation":         Reader,

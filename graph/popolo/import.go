@@ -44,7 +44,9 @@ type Report struct {
 	Lines                                  []string // one per merge, skip or truncation, in input order
 }
 
-func (r *Report) say(format string, args ...any) { r.Lines = append(r.Lines, fmt.Sprintf(format, args...)) }
+func (r *Report) say(format string, args ...any) {
+	r.Lines = append(r.Lines, fmt.Sprintf(format, args...))
+}
 
 // SourceFor fills the zero fields of a file's source: named sources/<slug of the file name>-popolo, a
 // DATASET titled after the file, published by the hosts of its meta.sources, at the first of them.
@@ -333,12 +335,12 @@ func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name
 			e.Identifiers.Add(scheme, value)
 		}
 	}
-	seen := map[string]bool{graph.NormalizeName(e.DisplayName): true}
+	seen := map[string]bool{e.DisplayName: true}
 	for j, o := range others {
 		n := strings.TrimSpace(o.Name)
-		key := graph.NormalizeName(n)
+		key := n // spellings that differ only in case are kept: the source wrote them
 		switch {
-		case n == "" || key == "" || seen[key]:
+		case n == "" || seen[key]:
 			continue // the name itself in another language, or a repeat
 		case len(n) > graph.MaxAlias || hasControl(n):
 			im.rep.say("%s: %s.other_names[%d]: left out: longer than %d bytes or holding a control character", st.in.Name, what, j, graph.MaxAlias)
@@ -740,7 +742,7 @@ func (im *importer) claim(st *fileState, rel graph.RelationName, record string) 
 
 // relate adds a relation, telling it apart by a key when one of the same name holds something else, and
 // counting exact repeats.
-func (im *importer) relate(st *fileState, what string, r graph.Relation, key, record string) {
+func (im *importer) relate(st *fileState, what string, r graph.Relation, key, record string) (repeat bool) {
 	if r.Type.Symmetric() && r.From > r.To {
 		r.From, r.To = r.To, r.From
 	}
@@ -758,16 +760,16 @@ func (im *importer) relate(st *fileState, what string, r graph.Relation, key, re
 		if held.Role == r.Role && held.Via == r.Via && held.Term == r.Term && held.ValidFrom == r.ValidFrom && held.ValidTo == r.ValidTo && held.Date == r.Date {
 			if !slices.ContainsFunc(held.Claims, func(c graph.Claim) bool { return c.Source.Name == st.source.Name }) {
 				im.relations[i].Claims = append(held.Claims, im.claim(st, r.Name, record))
-			} else {
-				im.rep.Duplicates++
+				return false
 			}
-			return
+			return true
 		}
 	}
 	r.Claims = []graph.Claim{im.claim(st, r.Name, record)}
 	im.rels[r.Name] = len(im.relations)
 	im.relations = append(im.relations, r)
 	im.rep.Relations++
+	return false
 }
 
 // structure adds what holds the file's bodies together: each term and post PART_OF its organisation.
@@ -887,6 +889,9 @@ func (im *importer) memberships(st *fileState) {
 		if record == "" {
 			record = "memberships/" + strings.Join([]string{m.PersonID, m.OrganizationID, m.AreaID + m.PostID, m.OnBehalfOfID, m.LegislativePeriodID, m.StartDate, m.EndDate}, "|")
 		}
-		im.relate(st, what, r, trimSlug(key, 60), record)
+		if im.relate(st, what, r, trimSlug(key, 60), record) {
+			im.rep.Duplicates++
+			im.rep.say("%s: left out: it repeats an earlier membership", what)
+		}
 	}
 }

@@ -3774,6 +3774,182 @@ func (x *IdentifierMatch) GetEntities() []*Entity {
 	return nil
 }
 
+// ExportGraphRequest says what to export and how. With `center`, the export is that entity's
+// neighbourhood (as ExploreNeighborhood answers it); with `from` and `to`, the routes FindPaths answers;
+// with neither, the whole graph (every relation `filter` counts, with its ends).
+type ExportGraphRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// polgraph (the dataset format, JSON lines), popolo (Popolo JSON), ftm (FollowTheMoney JSON lines),
+	// graphml, gexf (Gephi), cytoscape (Cytoscape.js JSON) or nquads (RDF). Required.
+	Format string `protobuf:"bytes,1,opt,name=format,proto3" json:"format,omitempty"`
+	// The centre of a neighbourhood: a resource name, a name, or an id such as wikidata:Q467112.
+	Center string `protobuf:"bytes,2,opt,name=center,proto3" json:"center,omitempty"`
+	// Hops out from `center`, 1 to 3 (default 1).
+	Depth int32 `protobuf:"varint,3,opt,name=depth,proto3" json:"depth,omitempty"`
+	// The ends of a path answer.
+	From string `protobuf:"bytes,4,opt,name=from,proto3" json:"from,omitempty"`
+	// See `from`.
+	To string `protobuf:"bytes,5,opt,name=to,proto3" json:"to,omitempty"`
+	// As FindPathsRequest.max_paths and max_depth.
+	MaxPaths int32 `protobuf:"varint,6,opt,name=max_paths,json=maxPaths,proto3" json:"max_paths,omitempty"`
+	// See `max_paths`.
+	MaxDepth int32 `protobuf:"varint,7,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
+	// Which relations count.
+	Filter *RelationFilter `protobuf:"bytes,8,opt,name=filter,proto3" json:"filter,omitempty"`
+	// As FindPathsRequest.follow_via.
+	FollowVia     bool `protobuf:"varint,9,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportGraphRequest) Reset() {
+	*x = ExportGraphRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportGraphRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportGraphRequest) ProtoMessage() {}
+
+func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportGraphRequest.ProtoReflect.Descriptor instead.
+func (*ExportGraphRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ExportGraphRequest) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *ExportGraphRequest) GetCenter() string {
+	if x != nil {
+		return x.Center
+	}
+	return ""
+}
+
+func (x *ExportGraphRequest) GetDepth() int32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *ExportGraphRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *ExportGraphRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *ExportGraphRequest) GetMaxPaths() int32 {
+	if x != nil {
+		return x.MaxPaths
+	}
+	return 0
+}
+
+func (x *ExportGraphRequest) GetMaxDepth() int32 {
+	if x != nil {
+		return x.MaxDepth
+	}
+	return 0
+}
+
+func (x *ExportGraphRequest) GetFilter() *RelationFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *ExportGraphRequest) GetFollowVia() bool {
+	if x != nil {
+		return x.FollowVia
+	}
+	return false
+}
+
+// ExportGraphResponse is the next part of the file.
+type ExportGraphResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bytes, in order.
+	Data []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// The file's media type, on the first chunk (application/graphml+xml, application/n-quads...).
+	MediaType     string `protobuf:"bytes,2,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportGraphResponse) Reset() {
+	*x = ExportGraphResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportGraphResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportGraphResponse) ProtoMessage() {}
+
+func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportGraphResponse.ProtoReflect.Descriptor instead.
+func (*ExportGraphResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ExportGraphResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ExportGraphResponse) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
 var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
@@ -4049,7 +4225,22 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\amatches\x18\x01 \x03(\v2\x1c.polgraph.v1.IdentifierMatchR\amatches\"X\n" +
 	"\x0fIdentifierMatch\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x12/\n" +
-	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities*g\n" +
+	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"\x8c\x02\n" +
+	"\x12ExportGraphRequest\x12\x16\n" +
+	"\x06format\x18\x01 \x01(\tR\x06format\x12\x16\n" +
+	"\x06center\x18\x02 \x01(\tR\x06center\x12\x14\n" +
+	"\x05depth\x18\x03 \x01(\x05R\x05depth\x12\x12\n" +
+	"\x04from\x18\x04 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x05 \x01(\tR\x02to\x12\x1b\n" +
+	"\tmax_paths\x18\x06 \x01(\x05R\bmaxPaths\x12\x1b\n" +
+	"\tmax_depth\x18\a \x01(\x05R\bmaxDepth\x123\n" +
+	"\x06filter\x18\b \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1d\n" +
+	"\n" +
+	"follow_via\x18\t \x01(\bR\tfollowVia\"H\n" +
+	"\x13ExportGraphResponse\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x02 \x01(\tR\tmediaType*g\n" +
 	"\rUndatedPolicy\x12\x1e\n" +
 	"\x1aUNDATED_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16UNDATED_POLICY_INCLUDE\x10\x01\x12\x1a\n" +
@@ -4062,14 +4253,15 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x11TimelineEntryKind\x12#\n" +
 	"\x1fTIMELINE_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19TIMELINE_ENTRY_KIND_EVENT\x10\x01\x12\x1d\n" +
-	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xf7\b\n" +
+	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xcb\t\n" +
 	"\fGraphService\x12J\n" +
 	"\tGetEntity\x12\x1d.polgraph.v1.GetEntityRequest\x1a\x1e.polgraph.v1.GetEntityResponse\x12Y\n" +
 	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12_\n" +
 	"\x10BatchGetEntities\x12$.polgraph.v1.BatchGetEntitiesRequest\x1a%.polgraph.v1.BatchGetEntitiesResponse\x12Y\n" +
 	"\x0eLookupEntities\x12\".polgraph.v1.LookupEntitiesRequest\x1a#.polgraph.v1.LookupEntitiesResponse\x12P\n" +
 	"\vGetRelation\x12\x1f.polgraph.v1.GetRelationRequest\x1a .polgraph.v1.GetRelationResponse\x12J\n" +
-	"\tFindPaths\x12\x1d.polgraph.v1.FindPathsRequest\x1a\x1e.polgraph.v1.FindPathsResponse\x12h\n" +
+	"\tFindPaths\x12\x1d.polgraph.v1.FindPathsRequest\x1a\x1e.polgraph.v1.FindPathsResponse\x12R\n" +
+	"\vExportGraph\x12\x1f.polgraph.v1.ExportGraphRequest\x1a .polgraph.v1.ExportGraphResponse0\x01\x12h\n" +
 	"\x13ExploreNeighborhood\x12'.polgraph.v1.ExploreNeighborhoodRequest\x1a(.polgraph.v1.ExploreNeighborhoodResponse\x12V\n" +
 	"\rListRelations\x12!.polgraph.v1.ListRelationsRequest\x1a\".polgraph.v1.ListRelationsResponse\x12P\n" +
 	"\vGetTimeline\x12\x1f.polgraph.v1.GetTimelineRequest\x1a .polgraph.v1.GetTimelineResponse\x12J\n" +
@@ -4091,7 +4283,7 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
@@ -4144,130 +4336,135 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*LookupEntitiesRequest)(nil),       // 48: polgraph.v1.LookupEntitiesRequest
 	(*LookupEntitiesResponse)(nil),      // 49: polgraph.v1.LookupEntitiesResponse
 	(*IdentifierMatch)(nil),             // 50: polgraph.v1.IdentifierMatch
-	(*Entity)(nil),                      // 51: polgraph.v1.Entity
-	(*Change)(nil),                      // 52: polgraph.v1.Change
-	(RelationType)(0),                   // 53: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 54: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 55: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 56: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 57: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 58: polgraph.v1.Verdict
-	(*Source)(nil),                      // 59: polgraph.v1.Source
-	(SourceKind)(0),                     // 60: polgraph.v1.SourceKind
-	(*timestamppb.Timestamp)(nil),       // 61: google.protobuf.Timestamp
+	(*ExportGraphRequest)(nil),          // 51: polgraph.v1.ExportGraphRequest
+	(*ExportGraphResponse)(nil),         // 52: polgraph.v1.ExportGraphResponse
+	(*Entity)(nil),                      // 53: polgraph.v1.Entity
+	(*Change)(nil),                      // 54: polgraph.v1.Change
+	(RelationType)(0),                   // 55: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 56: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 57: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 58: polgraph.v1.ClaimStatus
+	(*DateRange)(nil),                   // 59: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 60: polgraph.v1.Verdict
+	(*Source)(nil),                      // 61: polgraph.v1.Source
+	(SourceKind)(0),                     // 62: polgraph.v1.SourceKind
+	(*timestamppb.Timestamp)(nil),       // 63: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	51, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	53, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
 	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	52, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	53, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	54, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	54, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	55, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	56, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
 	8,  // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	51, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	55, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	51, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	52, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	53, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	53, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	56, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	53, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	57, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	53, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	54, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	55, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	55, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	58, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
 	0,  // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
 	11, // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
 	14, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	51, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	53, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
 	15, // 18: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	57, // 19: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	55, // 20: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	59, // 19: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	57, // 20: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
 	16, // 21: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	58, // 22: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	55, // 23: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	60, // 22: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	57, // 23: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
 	11, // 24: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	51, // 25: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	53, // 25: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
 	19, // 26: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
 	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
 	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	51, // 29: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	53, // 30: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	56, // 31: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	58, // 32: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	53, // 29: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	55, // 30: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	58, // 31: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	60, // 32: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
 	5,  // 33: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
 	11, // 34: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
 	1,  // 35: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	51, // 36: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	55, // 37: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	51, // 38: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	53, // 36: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	57, // 37: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	53, // 38: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
 	11, // 39: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	51, // 40: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	53, // 40: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
 	26, // 41: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	55, // 42: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	51, // 43: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	57, // 42: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	53, // 43: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
 	2,  // 44: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	57, // 45: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	55, // 46: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	59, // 47: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	59, // 45: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	57, // 46: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	61, // 47: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
 	29, // 48: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	51, // 49: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	56, // 50: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	53, // 49: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	58, // 50: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
 	30, // 51: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	53, // 52: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	60, // 53: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	55, // 52: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	62, // 53: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
 	33, // 54: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	59, // 55: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	61, // 55: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
 	36, // 56: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
 	37, // 57: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
 	38, // 58: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
 	39, // 59: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	61, // 60: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	54, // 61: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	53, // 62: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	56, // 63: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	60, // 64: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	63, // 60: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	56, // 61: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	55, // 62: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	58, // 63: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	62, // 64: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
 	11, // 65: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	51, // 66: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	53, // 66: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
 	42, // 67: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
 	44, // 68: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
 	45, // 69: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	51, // 70: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	51, // 71: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	53, // 70: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	53, // 71: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
 	43, // 72: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
 	20, // 73: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	59, // 74: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	61, // 74: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
 	29, // 75: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
 	14, // 76: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	51, // 77: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	53, // 77: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
 	50, // 78: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	51, // 79: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	3,  // 80: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,  // 81: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	46, // 82: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	48, // 83: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,  // 84: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12, // 85: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	17, // 86: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	22, // 87: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	24, // 88: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	27, // 89: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	31, // 90: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	34, // 91: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	40, // 92: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,  // 93: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,  // 94: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	47, // 95: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	49, // 96: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10, // 97: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	13, // 98: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	18, // 99: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	23, // 100: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	25, // 101: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	28, // 102: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	32, // 103: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	35, // 104: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	41, // 105: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	93, // [93:106] is the sub-list for method output_type
-	80, // [80:93] is the sub-list for method input_type
-	80, // [80:80] is the sub-list for extension type_name
-	80, // [80:80] is the sub-list for extension extendee
-	0,  // [0:80] is the sub-list for field type_name
+	53, // 79: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11, // 80: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,  // 81: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,  // 82: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	46, // 83: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	48, // 84: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,  // 85: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12, // 86: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	51, // 87: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	17, // 88: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	22, // 89: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	24, // 90: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	27, // 91: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	31, // 92: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	34, // 93: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	40, // 94: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,  // 95: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,  // 96: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	47, // 97: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	49, // 98: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10, // 99: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	13, // 100: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	52, // 101: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	18, // 102: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	23, // 103: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	25, // 104: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	28, // 105: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	32, // 106: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	35, // 107: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	41, // 108: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	95, // [95:109] is the sub-list for method output_type
+	81, // [81:95] is the sub-list for method input_type
+	81, // [81:81] is the sub-list for extension type_name
+	81, // [81:81] is the sub-list for extension extendee
+	0,  // [0:81] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -4282,7 +4479,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   48,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	GraphService_LookupEntities_FullMethodName      = "/polgraph.v1.GraphService/LookupEntities"
 	GraphService_GetRelation_FullMethodName         = "/polgraph.v1.GraphService/GetRelation"
 	GraphService_FindPaths_FullMethodName           = "/polgraph.v1.GraphService/FindPaths"
+	GraphService_ExportGraph_FullMethodName         = "/polgraph.v1.GraphService/ExportGraph"
 	GraphService_ExploreNeighborhood_FullMethodName = "/polgraph.v1.GraphService/ExploreNeighborhood"
 	GraphService_ListRelations_FullMethodName       = "/polgraph.v1.GraphService/ListRelations"
 	GraphService_GetTimeline_FullMethodName         = "/polgraph.v1.GraphService/GetTimeline"
@@ -63,6 +64,10 @@ type GraphServiceClient interface {
 	GetRelation(ctx context.Context, in *GetRelationRequest, opts ...grpc.CallOption) (*GetRelationResponse, error)
 	// FindPaths returns the shortest simple paths between two entities, each hop with its evidence.
 	FindPaths(ctx context.Context, in *FindPathsRequest, opts ...grpc.CallOption) (*FindPathsResponse, error)
+	// ExportGraph writes the whole graph, an entity's neighbourhood or a path answer in a format other
+	// tools read (Popolo, FollowTheMoney, GraphML, GEXF, Cytoscape JSON, RDF N-Quads, or polgraph's own),
+	// with every relation's claims, sources and dates, as a stream of chunks of the file.
+	ExportGraph(ctx context.Context, in *ExportGraphRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportGraphResponse], error)
 	// ExploreNeighborhood returns the entities within a few hops of one entity, as nodes and edges a
 	// visualizer can merge into what it already shows, with counts of what the caps left out.
 	ExploreNeighborhood(ctx context.Context, in *ExploreNeighborhoodRequest, opts ...grpc.CallOption) (*ExploreNeighborhoodResponse, error)
@@ -150,6 +155,25 @@ func (c *graphServiceClient) FindPaths(ctx context.Context, in *FindPathsRequest
 	}
 	return out, nil
 }
+
+func (c *graphServiceClient) ExportGraph(ctx context.Context, in *ExportGraphRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportGraphResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &GraphService_ServiceDesc.Streams[0], GraphService_ExportGraph_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExportGraphRequest, ExportGraphResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GraphService_ExportGraphClient = grpc.ServerStreamingClient[ExportGraphResponse]
 
 func (c *graphServiceClient) ExploreNeighborhood(ctx context.Context, in *ExploreNeighborhoodRequest, opts ...grpc.CallOption) (*ExploreNeighborhoodResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -250,6 +274,10 @@ type GraphServiceServer interface {
 	GetRelation(context.Context, *GetRelationRequest) (*GetRelationResponse, error)
 	// FindPaths returns the shortest simple paths between two entities, each hop with its evidence.
 	FindPaths(context.Context, *FindPathsRequest) (*FindPathsResponse, error)
+	// ExportGraph writes the whole graph, an entity's neighbourhood or a path answer in a format other
+	// tools read (Popolo, FollowTheMoney, GraphML, GEXF, Cytoscape JSON, RDF N-Quads, or polgraph's own),
+	// with every relation's claims, sources and dates, as a stream of chunks of the file.
+	ExportGraph(*ExportGraphRequest, grpc.ServerStreamingServer[ExportGraphResponse]) error
 	// ExploreNeighborhood returns the entities within a few hops of one entity, as nodes and edges a
 	// visualizer can merge into what it already shows, with counts of what the caps left out.
 	ExploreNeighborhood(context.Context, *ExploreNeighborhoodRequest) (*ExploreNeighborhoodResponse, error)
@@ -295,6 +323,9 @@ func (UnimplementedGraphServiceServer) GetRelation(context.Context, *GetRelation
 }
 func (UnimplementedGraphServiceServer) FindPaths(context.Context, *FindPathsRequest) (*FindPathsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FindPaths not implemented")
+}
+func (UnimplementedGraphServiceServer) ExportGraph(*ExportGraphRequest, grpc.ServerStreamingServer[ExportGraphResponse]) error {
+	return status.Errorf(codes.Unimplemented, "method ExportGraph not implemented")
 }
 func (UnimplementedGraphServiceServer) ExploreNeighborhood(context.Context, *ExploreNeighborhoodRequest) (*ExploreNeighborhoodResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ExploreNeighborhood not implemented")
@@ -445,6 +476,17 @@ func _GraphService_FindPaths_Handler(srv interface{}, ctx context.Context, dec f
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _GraphService_ExportGraph_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ExportGraphRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(GraphServiceServer).ExportGraph(m, &grpc.GenericServerStream[ExportGraphRequest, ExportGraphResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GraphService_ExportGraphServer = grpc.ServerStreamingServer[ExportGraphResponse]
 
 func _GraphService_ExploreNeighborhood_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ExploreNeighborhoodRequest)
@@ -632,6 +674,12 @@ var GraphService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _GraphService_FindConnections_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ExportGraph",
+			Handler:       _GraphService_ExportGraph_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "polgraph/v1/graph_service.proto",
 }

@@ -1,0 +1,59 @@
+// Package formats writes a subgraph in every format polgraph exports, by name: the one place that knows
+// them all, for the CLI and the API alike.
+package formats
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/export"
+	"github.com/polgraph/polgraph/graph/ftm"
+	"github.com/polgraph/polgraph/graph/popolo"
+)
+
+// Names lists the formats, in the order help text shows them.
+var Names = []string{"polgraph", "popolo", "ftm", "graphml", "gexf", "cytoscape", "nquads"}
+
+// MediaType is a format's media type ("" for an unknown one).
+func MediaType(format string) string {
+	switch format {
+	case "polgraph", "ftm":
+		return "application/x-ndjson"
+	case "popolo":
+		return "application/json"
+	}
+	return export.Format(format).MediaType()
+}
+
+// Write writes g in the named format. An unknown format is an Invalid error naming the known ones.
+func Write(w io.Writer, format string, g graph.Subgraph) error {
+	switch format {
+	case "polgraph":
+		dw := dataset.NewWriter(w, "export", "exported from polgraph")
+		for _, s := range g.Sources {
+			dw.WriteSource(s)
+		}
+		for _, e := range g.Entities {
+			dw.WriteEntity(e)
+		}
+		for _, r := range g.Relations {
+			if err := dw.WriteRelation(r); err != nil {
+				return err
+			}
+		}
+		return dw.Flush()
+	case "popolo":
+		return popolo.Write(w, g)
+	case "ftm":
+		return ftm.Write(w, g)
+	}
+	if !slices.Contains(Names, format) {
+		return &graph.Error{Op: "formats.Write", Kind: graph.Invalid, Message: fmt.Sprintf("unknown format %q: want one of %s", format, strings.Join(Names, ", ")),
+			Violations: []graph.FieldViolation{{Field: "format", Description: fmt.Sprintf("%q is not one of %s", format, strings.Join(Names, ", "))}}}
+	}
+	return export.Write(w, export.Format(format), g)
+}
