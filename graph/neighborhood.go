@@ -33,6 +33,9 @@ type NeighborhoodQuery struct {
 	Exclude    []EntityName
 	PageSize   int
 	Offset     int // where the page starts in the whole answer's node list
+	// FollowVia also joins a relation's `from` to its via (the party a member sat for), as an edge of that
+	// relation (Edge.ThroughVia).
+	FollowVia bool
 }
 
 // Normalize fills in defaults.
@@ -95,6 +98,9 @@ type Edge struct {
 	RelationHeader
 	Statuses   []ClaimStatus
 	Confidence float64 // Strength under the filter: never a denial's
+	// ThroughVia is set for an edge that joins the relation's `from` to its via (NeighborhoodQuery.
+	// FollowVia), not to its `to`.
+	ThroughVia bool
 }
 
 // Truncation counts what the caps left out around one expanded entity.
@@ -149,6 +155,12 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	if budget == 0 {
 		budget = DefaultWorkBudget
 	}
+	if q.FollowVia {
+		var err error
+		if src, err = s.followVia(src); err != nil {
+			return Neighborhood{}, err
+		}
+	}
 	g, release, err := openGraph(ctx, src)
 	if err != nil {
 		return Neighborhood{}, err
@@ -169,10 +181,12 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		return ans, nil
 	}
 	page := w.nodes[q.Offset:end]
-	var pageEdges []RelationName
+	var pageEdges, pageRelations []RelationName
 	for _, e := range w.edges {
 		if e.pos >= q.Offset && e.pos < end {
 			pageEdges = append(pageEdges, e.name)
+			r, _ := SplitViaLink(e.name)
+			pageRelations = append(pageRelations, r)
 		}
 	}
 	var ents map[EntityName]Entity
@@ -180,7 +194,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	var headers map[RelationName]RelationHeader
 	err = parallel(
 		func() (err error) { ents, err = s.Store.GetEntities(ctx, page); return err },
-		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageEdges); return err },
+		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageRelations); return err },
 		func() (err error) {
 			if t, ok := src.(topologyReader); ok {
 				degrees = t.t.Degrees(page)
@@ -197,8 +211,9 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		ans.Nodes = append(ans.Nodes, NeighborNode{Entity: ents[n], Distance: w.dist[n], RelationCount: degrees[n]})
 	}
 	for _, n := range pageEdges {
-		h := headers[n]
-		e := Edge{RelationHeader: h}
+		r, via := SplitViaLink(n)
+		h := headers[r]
+		e := Edge{RelationHeader: h, ThroughVia: via}
 		for i, c := range h.Support {
 			if c >= 0 {
 				e.Statuses = append(e.Statuses, ClaimStatuses[i])

@@ -440,7 +440,9 @@ func oneLine(s string, n int) string {
 // aroundCmd is `polgraph around NAME`.
 func aroundCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var depth, perNode, maxNodes, maxEdges *int
+	var followVia *bool
 	c, fs, err := clientCommand("around", "usage: polgraph around [flags] NAME", 1, args, stderr, func(fs *flag.FlagSet) {
+		followVia = fs.Bool("follow-via", false, "also join a relation's from to its via (a member to the party they sat for)")
 		depth = fs.Int("depth", 1, "hops out, 1 to 3")
 		perNode = fs.Int("max-per-node", 0, "new neighbours shown per entity (default 25)")
 		maxNodes = fs.Int("max-nodes", 0, "entities in all (default 100)")
@@ -451,7 +453,7 @@ func aroundCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.ExploreNeighborhoodResponse, error) {
 		return client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: fs.Arg(0), Depth: int32(*depth),
-			MaxPerNode: int32(*perNode), MaxNodes: int32(*maxNodes), MaxEdges: int32(*maxEdges), Filter: c.filter()})
+			MaxPerNode: int32(*perNode), MaxNodes: int32(*maxNodes), MaxEdges: int32(*maxEdges), Filter: c.filter(), FollowVia: *followVia})
 	}, func(resp *pb.ExploreNeighborhoodResponse) { writeNeighborhood(stdout, resp) })
 }
 
@@ -493,7 +495,11 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 				if v := e.GetVerdict(); v.GetDenyingClaims() > 0 {
 					disputed = " [disputed: " + v.GetSummary() + "]"
 				}
-				via = append(via, fmt.Sprintf("%s %s %s %s%s%s", show(e.GetFrom()), typeWords(e.GetType()), arrow, show(e.GetTo()), edgeWhen(e), disputed))
+				through := ""
+				if e.GetThroughVia() {
+					through = " (through its via: " + e.GetRole() + ")"
+				}
+				via = append(via, fmt.Sprintf("%s %s %s %s%s%s%s", show(e.GetFrom()), typeWords(e.GetType()), arrow, show(e.GetTo()), edgeWhen(e), through, disputed))
 			}
 		}
 		fmt.Fprintf(w, "%s%s (%s)  %s\n", strings.Repeat("  ", int(n.GetDistance())), n.GetEntity().GetDisplayName(),

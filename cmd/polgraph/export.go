@@ -39,7 +39,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		to = fs.String("to", "", "...to this one")
 		maxPaths = fs.Int("max-paths", 0, "with --from: how many routes (default 3)")
 		maxDepth = fs.Int("max-depth", 0, "with --from: longest route in hops (default 4)")
-		followVia = fs.Bool("follow-via", false, "with --from: routes may go through a relation's via")
+		followVia = fs.Bool("follow-via", false, "routes and neighbourhoods also go from a relation's from to its via (an MP to their party)")
 		out = fs.String("out", "", "write to this file instead of standard output")
 	})
 	if err != nil {

@@ -162,7 +162,10 @@ func edgePB(e graph.Edge) *pb.Edge {
 	out := &pb.Edge{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 		Symmetric: r.Type.Symmetric(), Role: r.Role, ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
 		Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence, Undated: !r.Dated(),
-		Verdict: verdictPB(e.Verdict)}
+		Verdict: verdictPB(e.Verdict), Relation: string(r.Name)}
+	if e.ThroughVia {
+		out.Name, out.To, out.Symmetric, out.ThroughVia = string(graph.ViaLinkName(r.Name)), string(r.Via), false, true
+	}
 	for _, st := range e.Statuses {
 		out.Statuses = append(out.Statuses, statusPB(st))
 	}

@@ -31,7 +31,7 @@ func (s *Server) ExportGraph(req *pb.ExportGraphRequest, stream pb.GraphService_
 	q := graph.ExportQuery{Filter: filter}
 	switch {
 	case req.GetCenter() != "":
-		q.Neighborhood = graph.NeighborhoodQuery{Center: req.GetCenter(), Depth: int(req.GetDepth()), Filter: filter}
+		q.Neighborhood = graph.NeighborhoodQuery{Center: req.GetCenter(), Depth: int(req.GetDepth()), Filter: filter, FollowVia: req.GetFollowVia()}
 	case req.GetFrom() != "":
 		q.Paths = graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()), MaxPaths: int(req.GetMaxPaths()),
 			MaxDepth: int(req.GetMaxDepth()), Filter: filter, FollowVia: req.GetFollowVia()}

@@ -335,7 +335,7 @@ func filterOf(f *pb.RelationFilter, v *graph.Violations) graph.RelationFilter {
 // ExploreNeighborhood implements pb.GraphServiceServer.
 func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighborhoodRequest) (*pb.ExploreNeighborhoodResponse, error) {
 	q := graph.NeighborhoodQuery{Center: req.GetName(), Depth: int(req.GetDepth()), MaxPerNode: int(req.GetMaxPerNode()),
-		MaxNodes: int(req.GetMaxNodes()), MaxEdges: int(req.GetMaxEdges()), PageSize: int(req.GetPageSize())}
+		MaxNodes: int(req.GetMaxNodes()), MaxEdges: int(req.GetMaxEdges()), PageSize: int(req.GetPageSize()), FollowVia: req.GetFollowVia()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
 	if graph.CheckCount(&v, "exclude", len(req.GetExclude()), graph.MaxExclude) {

@@ -1228,7 +1228,10 @@ type ExploreNeighborhoodRequest struct {
 	// their second end.
 	PageSize int32 `protobuf:"varint,7,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// A `next_page_token` from an earlier response to the same request, to continue from there.
-	PageToken     string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Also join a relation's `from` to its `via` (a member to the party they sat for), as edges that say
+	// `through_via`; see FindPathsRequest.follow_via.
+	FollowVia     bool `protobuf:"varint,10,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1324,6 +1327,13 @@ func (x *ExploreNeighborhoodRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *ExploreNeighborhoodRequest) GetFollowVia() bool {
+	if x != nil {
+		return x.FollowVia
+	}
+	return false
 }
 
 // ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
@@ -1536,7 +1546,13 @@ type Edge struct {
 	// True when the relation has no date at all.
 	Undated bool `protobuf:"varint,13,opt,name=undated,proto3" json:"undated,omitempty"`
 	// How much of the evidence supports the relation and how much denies it.
-	Verdict       *Verdict `protobuf:"bytes,14,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	Verdict *Verdict `protobuf:"bytes,14,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// True for an edge that joins the relation's `from` to its `via` (ExploreNeighborhoodRequest.follow_via):
+	// `to` is then the via (the party a member sat for), and `name` is the relation's name with `#via`, so
+	// that it differs from the relation's own edge; `relation` is the relation's name either way.
+	ThroughVia bool `protobuf:"varint,15,opt,name=through_via,json=throughVia,proto3" json:"through_via,omitempty"`
+	// The relation's resource name (for GetRelation): `name` without the `#via` of an edge through a via.
+	Relation      string `protobuf:"bytes,16,opt,name=relation,proto3" json:"relation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1667,6 +1683,20 @@ func (x *Edge) GetVerdict() *Verdict {
 		return x.Verdict
 	}
 	return nil
+}
+
+func (x *Edge) GetThroughVia() bool {
+	if x != nil {
+		return x.ThroughVia
+	}
+	return false
+}
+
+func (x *Edge) GetRelation() string {
+	if x != nil {
+		return x.Relation
+	}
+	return ""
 }
 
 // Truncation says what the caps left out around one expanded entity.
@@ -4025,7 +4055,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
 	"\aforward\x18\x02 \x01(\bR\aforward\x12\x1f\n" +
 	"\vthrough_via\x18\x03 \x01(\bR\n" +
-	"throughVia\"\xad\x02\n" +
+	"throughVia\"\xcc\x02\n" +
 	"\x1aExploreNeighborhoodRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\x05R\x05depth\x123\n" +
@@ -4037,7 +4067,10 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\aexclude\x18\x06 \x03(\tR\aexclude\x12\x1b\n" +
 	"\tpage_size\x18\a \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\b \x01(\tR\tpageToken\"\xef\x02\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\x12\x1d\n" +
+	"\n" +
+	"follow_via\x18\n" +
+	" \x01(\bR\tfollowVia\"\xef\x02\n" +
 	"\x1bExploreNeighborhoodResponse\x12+\n" +
 	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
@@ -4052,7 +4085,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x10NeighborhoodNode\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x1a\n" +
 	"\bdistance\x18\x02 \x01(\x05R\bdistance\x12%\n" +
-	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xae\x03\n" +
+	"\x0erelation_count\x18\x03 \x01(\x05R\rrelationCount\"\xeb\x03\n" +
 	"\x04Edge\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -4072,7 +4105,10 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"confidence\x18\f \x01(\x01R\n" +
 	"confidence\x12\x18\n" +
 	"\aundated\x18\r \x01(\bR\aundated\x12.\n" +
-	"\averdict\x18\x0e \x01(\v2\x14.polgraph.v1.VerdictR\averdict\"\xa2\x01\n" +
+	"\averdict\x18\x0e \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x12\x1f\n" +
+	"\vthrough_via\x18\x0f \x01(\bR\n" +
+	"throughVia\x12\x1a\n" +
+	"\brelation\x18\x10 \x01(\tR\brelation\"\xa2\x01\n" +
 	"\n" +
 	"Truncation\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x12\x19\n" +
