@@ -17,6 +17,12 @@ type ExportQuery struct {
 	Filter RelationFilter
 }
 
+// EntityLister lists the live entities by name, a page at a time; a whole-graph export writes every one,
+// joined to others or not. A Store on Dgraph is one.
+type EntityLister interface {
+	EntityNames(ctx context.Context, after EntityName, limit int) ([]EntityName, error)
+}
+
 // MaxExportRelations bounds a whole-graph export (a neighbourhood or a path answer is bounded by its
 // own caps).
 const MaxExportRelations = 2_000_000
@@ -72,6 +78,19 @@ func (s *Service) Export(ctx context.Context, q ExportQuery) (Subgraph, error) {
 		})
 		if err != nil {
 			return Subgraph{}, err
+		}
+		if l, ok := s.Store.(EntityLister); ok {
+			for after := EntityName(""); ; {
+				page, err := l.EntityNames(ctx, after, 5000)
+				if err != nil {
+					return Subgraph{}, err
+				}
+				ents = append(ents, page...)
+				if len(page) < 5000 || len(ents) > MaxExportRelations {
+					break
+				}
+				after = page[len(page)-1]
+			}
 		}
 	}
 	slices.Sort(names)

@@ -3,13 +3,24 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/formats"
 	"github.com/polgraph/polgraph/graph/graphtest"
 )
 
@@ -104,4 +115,150 @@ func slicesContains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// exportAll reads the whole graph back through ExportGraph in polgraph's format.
+func exportAll(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: "polgraph",
+		Filter: &pb.RelationFilter{Statuses: []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_ALLEGED, pb.ClaimStatus_CLAIM_STATUS_REPORTED,
+			pb.ClaimStatus_CLAIM_STATUS_CONFIRMED, pb.ClaimStatus_CLAIM_STATUS_DENIED}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(msg.GetData())
+	}
+	ds, err := dataset.Read([]dataset.File{{Name: "export.jsonl", R: &buf}})
+	if err != nil {
+		t.Fatalf("the export is not a valid dataset: %v", err)
+	}
+	return ds
+}
+
+// Records imported from Popolo and FollowTheMoney come back out of Dgraph with every field: what
+// --dry-run says an import writes is what the graph then holds, attributes, ids, terms, record ids and
+// dataset sources included.
+func TestImportedRecordsKeepEveryFieldInDgraph(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"popolo", []string{"import", "popolo", graphtest.SharedPath(t, "data", "popolo", "wales-assembly.json")}},
+		{"ftm", []string{"import", "ftm", "--title", "Example PEPs", "--publisher", "Example Data Ltd", "--url", "https://data.example.org/peps",
+			"--retrieved", "2026-11-30", "--licence", "CC-BY-4.0", filepath.Join("..", "..", "graph", "ftm", "testdata", "sample.ftm.json")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, c.name+".jsonl")
+			var log bytes.Buffer
+			if err := realMain(context.Background(), append(append(slices.Clone(c.args), "--dry-run", out), dgraphFlags()...), &log, &log); err != nil {
+				t.Fatalf("dry run: %v\n%s", err, log.String())
+			}
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := dataset.Read([]dataset.File{{Name: out, R: f}})
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := realMain(context.Background(), append(slices.Clone(c.args), dgraphFlags()...), &log, &log); err != nil {
+				t.Fatalf("import: %v\n%s", err, log.String())
+			}
+			got := exportAll(t)
+			ents := map[graph.EntityName]graph.Entity{}
+			for _, e := range got.Entities {
+				ents[e.Name] = e
+			}
+			for _, e := range want.Entities {
+				if diff := cmp.Diff(e, ents[e.Name]); diff != "" {
+					t.Errorf("%s (-imported +read back):\n%s", e.Name, diff)
+				}
+			}
+			rels := map[graph.RelationName]graph.Relation{}
+			for _, r := range got.Relations {
+				rels[r.Name] = r
+			}
+			for _, r := range want.Relations {
+				back := rels[r.Name]
+				// Claims come back with their whole source; the dataset names it.
+				for i := range back.Claims {
+					back.Claims[i].Source = graph.Source{Name: back.Claims[i].Source.Name}
+				}
+				if diff := cmp.Diff(r, back); diff != "" {
+					t.Errorf("%s (-imported +read back):\n%s", r.Name, diff)
+				}
+			}
+			srcs := map[graph.SourceName]graph.Source{}
+			for _, s := range got.Sources {
+				srcs[s.Name] = s
+			}
+			for _, s := range want.Sources {
+				if diff := cmp.Diff(s, srcs[s.Name]); diff != "" {
+					t.Errorf("%s (-imported +read back):\n%s", s.Name, diff)
+				}
+			}
+			if c.name == "ftm" && (want.Sources[0].Licence != "CC-BY-4.0" || want.Sources[0].Retrieved.String() != "2026-11-30") {
+				t.Errorf("the source does not carry the flags: %+v", want.Sources[0])
+			}
+		})
+	}
+}
+
+// ExportGraph answers in every format, for a neighbourhood, with the evidence.
+func TestExportGraphFormats(t *testing.T) {
+	for _, format := range formats.Names {
+		t.Run(format, func(t *testing.T) {
+			stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: format, Center: "actors/lutfur-rahman", Depth: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			media := ""
+			for {
+				msg, err := stream.Recv()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if media == "" {
+					media = msg.GetMediaType()
+				}
+				buf.Write(msg.GetData())
+			}
+			text := buf.String()
+			if media != formats.MediaType(format) {
+				t.Errorf("media type %q, want %q", media, formats.MediaType(format))
+			}
+			// Every format names the centre and carries an excerpt of the Daily Mail's claims.
+			for _, want := range []string{"lutfur-rahman", "Tower Hamlets"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the %s export does not mention %q", format, want)
+				}
+			}
+			if format != "ftm" && format != "popolo" && !strings.Contains(text, "Daily Mail") {
+				t.Errorf("the %s export carries no source", format)
+			}
+		})
+	}
+	stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: "pdf"})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(violations(t, err)["format"], `"pdf" is not a format`) {
+		t.Errorf("an unknown format: %v, want INVALID_ARGUMENT naming the field", err)
+	}
 }

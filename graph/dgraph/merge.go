@@ -216,7 +216,7 @@ func (m *mergeWork) entityNode(uid string, e graph.Entity) map[string]any {
 	for _, p := range []string{"pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.ids"} {
 		fmt.Fprintf(&m.del, "<%s> <%s> * .\n", uid, p)
 	}
-	n := map[string]any{"uid": uid, "pg.aliases": nonNil(e.Aliases), "pg.search_keys": e.SearchKeys(), "pg.search_tokens": e.SearchTokens(),
+	n := map[string]any{"uid": uid, "pg.aliases": nonNil(e.Aliases), "pg.alias_order": aliasOrder(e.Aliases), "pg.search_keys": e.SearchKeys(), "pg.search_tokens": e.SearchTokens(),
 		"pg.identifiers": identifiersJSON(e.Identifiers), "pg.ids": idTokens(e.Identifiers)}
 	if ocd := e.Identifiers.First("ocd"); ocd != "" {
 		n["pg.ocd_id"] = ocd

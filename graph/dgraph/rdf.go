@@ -149,6 +149,7 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	}
 	q.str(n, "pg.identifiers", identifiersJSON(e.Identifiers))
 	q.str(n, "pg.attributes", attributesJSON(e.Attributes))
+	q.str(n, "pg.alias_order", aliasOrder(e.Aliases))
 	for _, t := range idTokens(e.Identifiers) {
 		q.str(n, "pg.ids", t)
 	}

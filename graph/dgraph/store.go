@@ -356,12 +356,13 @@ type entityJSON struct {
 	Description string   `json:"pg.description"`
 	Identifiers string   `json:"pg.identifiers"`
 	Attributes  string   `json:"pg.attributes"`
+	AliasOrder  string   `json:"pg.alias_order"`
 	ValidFrom   string   `json:"pg.valid_from"`
 	ValidTo     string   `json:"pg.valid_to"`
 	MergedInto  *nameRef `json:"pg.merged_into"`
 }
 
-const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.attributes pg.valid_from pg.valid_to ` + deletedFields + ` pg.merged_into { pg.name }`
+const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.attributes pg.alias_order pg.valid_from pg.valid_to ` + deletedFields + ` pg.merged_into { pg.name }`
 
 func (e entityJSON) entity() graph.Entity {
 	out := graph.Entity{Name: graph.EntityName(e.Name), Kind: graph.Kind(e.Kind), DisplayName: e.DisplayName,
@@ -376,6 +377,11 @@ func (e entityJSON) entity() graph.Entity {
 	}
 	if e.Attributes != "" {
 		_ = json.Unmarshal([]byte(e.Attributes), &out.Attributes)
+	}
+	// pg.aliases is a set: the order the aliases were written in is kept beside it.
+	var order []string
+	if e.AliasOrder != "" && json.Unmarshal([]byte(e.AliasOrder), &order) == nil && sameSet(order, e.Aliases) {
+		out.Aliases = order
 	}
 	return out
 }
@@ -504,6 +510,26 @@ func idTokens(ids graph.Identifiers) []string {
 	return out
 }
 
+// aliasOrder is how pg.alias_order keeps the order of an entity's aliases ("" when it has fewer than two).
+func aliasOrder(aliases []string) string {
+	if len(aliases) < 2 {
+		return ""
+	}
+	b, _ := json.Marshal(aliases)
+	return string(b)
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
+}
+
 // identifiersJSON is how pg.identifiers holds an entity's ids ("" for none).
 func identifiersJSON(ids graph.Identifiers) string {
 	if ids.Count() == 0 {
@@ -539,6 +565,25 @@ func (s *Store) FindByName(ctx context.Context, text string) ([]graph.Entity, er
 		if e := r.entity(); e.Deleted.IsZero() { // deleted entities are found only by their resource name
 			out = append(out, e)
 		}
+	}
+	return out, nil
+}
+
+// EntityNames implements graph.EntityLister: live entities in name order, after a name, a page at a time.
+func (s *Store) EntityNames(ctx context.Context, after graph.EntityName, limit int) ([]graph.EntityName, error) {
+	var res struct {
+		Q []nameRef `json:"q"`
+	}
+	q := `query q($after: string, $first: int) {
+  q(func: has(pg.kind), orderasc: pg.name, first: $first) @filter(gt(pg.name, $after) AND NOT has(pg.deleted_at)) { uid pg.name }
+}`
+	if err := s.query(ctx, "dgraph.EntityNames", q, map[string]string{"$after": string(after), "$first": strconv.Itoa(max(limit, 1))}, &res); err != nil {
+		return nil, err
+	}
+	out := make([]graph.EntityName, 0, len(res.Q))
+	for _, r := range res.Q {
+		s.remember(r.Name, r.UID)
+		out = append(out, graph.EntityName(r.Name))
 	}
 	return out, nil
 }

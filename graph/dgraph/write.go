@@ -443,6 +443,7 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
 				n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
 				n["pg.aliases"], n["pg.search_keys"], n["pg.search_tokens"] = nonNil(e.Aliases), e.SearchKeys(), e.SearchTokens()
+				n["pg.alias_order"] = aliasOrder(e.Aliases)
 				life := e.Lifetime()
 				if life.Start != graph.OpenPeriod.Start {
 					n["pg.start_day"] = life.Start

@@ -103,14 +103,16 @@ type ClaimJSON struct {
 	Source string `json:"source"`
 	// SourceTitle and SourceURL are the cited source's, so that a claim can be checked without the
 	// sources list.
-	SourceTitle string  `json:"source_title,omitempty"`
-	SourceURL   string  `json:"source_url,omitempty"`
-	Excerpt     string  `json:"excerpt,omitempty"`
-	Record      string  `json:"record,omitempty"`
-	Confidence  float64 `json:"confidence"`
-	Status      string  `json:"status"`
-	SaidBy      string  `json:"said_by,omitempty"`
-	Retracted   bool    `json:"retracted"`
+	SourceTitle string `json:"source_title,omitempty"`
+	SourceURL   string `json:"source_url,omitempty"`
+	// SourceOutlet is the cited source's publisher ("Daily Mail").
+	SourceOutlet string  `json:"source_outlet,omitempty"`
+	Excerpt      string  `json:"excerpt,omitempty"`
+	Record       string  `json:"record,omitempty"`
+	Confidence   float64 `json:"confidence"`
+	Status       string  `json:"status"`
+	SaidBy       string  `json:"said_by,omitempty"`
+	Retracted    bool    `json:"retracted"`
 }
 
 // SourceJSON is a source as Cytoscape JSON (and GraphML's graph attribute `sources`) lists it.
@@ -272,7 +274,7 @@ func typeWords(t graph.RelationType) string {
 // claimJSON is a claim as written, its source's title and address taken from the sources list when the
 // claim's copy of its source lacks them.
 func (m model) claimJSON(c graph.Claim) ClaimJSON {
-	title, url := c.Source.Title, c.Source.URL
+	title, url, outlet := c.Source.Title, c.Source.URL, c.Source.Outlet
 	if s, ok := m.source[c.Source.Name]; ok {
 		if title == "" {
 			title = s.Title
@@ -280,8 +282,11 @@ func (m model) claimJSON(c graph.Claim) ClaimJSON {
 		if url == "" {
 			url = s.URL
 		}
+		if outlet == "" {
+			outlet = s.Outlet
+		}
 	}
-	return ClaimJSON{Name: c.Name, Source: string(c.Source.Name), SourceTitle: title, SourceURL: url,
+	return ClaimJSON{Name: c.Name, Source: string(c.Source.Name), SourceTitle: title, SourceURL: url, SourceOutlet: outlet,
 		Excerpt: c.Excerpt, Record: c.Record, Confidence: c.Confidence, Status: string(c.Status),
 		SaidBy: string(c.SaidBy), Retracted: !c.Retracted.IsZero()}
 }

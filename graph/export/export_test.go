@@ -181,6 +181,7 @@ type claimObj struct {
 	Source      string  `json:"source"`
 	SourceTitle string  `json:"source_title"`
 	SourceURL   string  `json:"source_url"`
+	Outlet      string  `json:"source_outlet"`
 	Excerpt     string  `json:"excerpt"`
 	Record      string  `json:"record"`
 	Confidence  float64 `json:"confidence"`
@@ -232,11 +233,14 @@ func wantEdges(g graph.Subgraph) []wantEdge {
 			Label: strings.ToLower(strings.ReplaceAll(string(r.Type), "_", " ")), Symmetric: r.Type.Symmetric(),
 			Deleted: !r.Deleted.IsZero(), Claims: []claimObj{}}
 		for _, c := range r.Claims {
-			title, url := c.Source.Title, c.Source.URL
+			title, url, outlet := c.Source.Title, c.Source.URL, c.Source.Outlet
 			if title == "" {
 				title, url = sources[c.Source.Name].Title, sources[c.Source.Name].URL
 			}
-			e.Claims = append(e.Claims, claimObj{Name: c.Name, Source: string(c.Source.Name), SourceTitle: title, SourceURL: url,
+			if outlet == "" {
+				outlet = sources[c.Source.Name].Outlet
+			}
+			e.Claims = append(e.Claims, claimObj{Name: c.Name, Source: string(c.Source.Name), SourceTitle: title, SourceURL: url, Outlet: outlet,
 				Excerpt: c.Excerpt, Record: c.Record, Confidence: c.Confidence, Status: string(c.Status), SaidBy: string(c.SaidBy),
 				Retracted: !c.Retracted.IsZero()})
 		}

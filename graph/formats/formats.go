@@ -33,14 +33,25 @@ func MediaType(format string) string {
 func Write(w io.Writer, format string, g graph.Subgraph) error {
 	switch format {
 	case "polgraph":
+		// A dataset file holds what counts: no tombstones, no retracted claims (the audit trail keeps
+		// them), so that polgraph load reads the export back.
 		dw := dataset.NewWriter(w, "export", "exported from polgraph")
 		for _, s := range g.Sources {
 			dw.WriteSource(s)
 		}
 		for _, e := range g.Entities {
-			dw.WriteEntity(e)
+			if e.Deleted.IsZero() {
+				dw.WriteEntity(e)
+			}
 		}
 		for _, r := range g.Relations {
+			if !r.Deleted.IsZero() {
+				continue
+			}
+			r.Claims = slices.DeleteFunc(slices.Clone(r.Claims), func(c graph.Claim) bool { return !c.Retracted.IsZero() })
+			if len(r.Claims) == 0 {
+				continue
+			}
 			if err := dw.WriteRelation(r); err != nil {
 				return err
 			}
