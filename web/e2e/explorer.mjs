@@ -489,6 +489,14 @@ try {
   const cyjs = JSON.parse(exported["view.cyjs"].toString());
   assert.equal(cyjs.elements.nodes.length, withUndated.nodes.length, "Cytoscape JSON holds every entity shown");
   assert.equal(cyjs.elements.edges.length, withUndated.edges.length, "Cytoscape JSON holds every relation shown");
+  // Both carry the evidence: every relation's claims, and the sources they cite.
+  assert.match(graphml, /<data key="e_claims">\[\{/, "GraphML holds each relation's claims");
+  assert.match(graphml, /<data key="g_sources">.*Daily Mail/, "GraphML lists the sources");
+  for (const e of cyjs.elements.edges) {
+    assert.ok(e.data.claims.length > 0 && e.data.claims.every((c) => c.source.startsWith("sources/") && (c.excerpt || c.record)),
+      `Cytoscape JSON holds the claims of ${e.data.id}`);
+  }
+  assert.ok(cyjs.data.sources.some((s) => s.outlet === "Daily Mail"), "Cytoscape JSON lists the sources");
 
   if (control) {
     step = "the service goes away: a banner says so";

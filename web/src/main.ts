@@ -6,7 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { client, describeError, Health, outageOf, type Outage } from "./api";
 import { byId, download, h, safeLink } from "./dom";
-import { toCytoscapeJSON, toGraphML } from "./exporters";
+import { type ClaimOut, type Evidence, type SourceOut, toCytoscapeJSON, toGraphML } from "./exporters";
 import {
   UndatedPolicy,
   type Edge,
@@ -18,7 +18,7 @@ import {
   type RelationFilterSchema,
   type Truncation,
 } from "./gen/polgraph/v1/graph_service_pb";
-import { ClaimStatus, RelationType, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
+import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
 import { highlightColor, stylesheet } from "./style";
 import { emptyView, formatView, parseView, type Step, type View } from "./view";
 import {
@@ -1195,13 +1195,63 @@ byId("export-png").addEventListener("click", () => {
   closeExportMenu();
   download("polgraph-view.png", cy.png({ output: "blob", full: true, scale: 2, bg: "#ffffff" }));
 });
-byId("export-graphml").addEventListener("click", () => {
+/** The claims of every relation shown, and the sources they cite, read from polgraph for an export. */
+async function evidence(): Promise<Evidence> {
+  const ids = realEdges().map((e) => e.id());
+  const claims = new Map<string, ClaimOut[]>();
+  const sources = new Map<string, SourceOut>();
+  await call(`Reading the claims of ${ids.length} relations`, () =>
+    Promise.all(
+      ids.map(async (id) => {
+        const resp = await client.getRelation({ name: id });
+        const r = resp.relation;
+        if (!r) return;
+        claims.set(
+          id,
+          r.claims.map((c) => {
+            const s = c.source;
+            if (s && !sources.has(s.name)) {
+              sources.set(s.name, {
+                name: s.name,
+                title: s.title,
+                kind: SourceKind[s.kind] ?? "",
+                outlet: s.outlet,
+                author: s.author,
+                published: s.published,
+                url: s.url,
+                retrieved: s.retrieved,
+                licence: s.licence,
+              });
+            }
+            return {
+              name: c.name,
+              source: s?.name ?? "",
+              source_title: s?.title ?? "",
+              source_outlet: s?.outlet ?? "",
+              source_url: s?.url ?? "",
+              excerpt: c.excerpt,
+              record: c.recordId,
+              confidence: c.confidence,
+              status: statusKey(c.status),
+              said_by: c.saidBy,
+              retracted: !!c.retracted,
+            };
+          }),
+        );
+      }),
+    ),
+  );
+  return { claims, sources: [...sources.values()].sort((a, b) => a.name.localeCompare(b.name)) };
+}
+byId("export-graphml").addEventListener("click", async () => {
   closeExportMenu();
-  download("polgraph-view.graphml", new Blob([toGraphML(realNodes(), realEdges(), location.href)], { type: "application/graphml+xml" }));
+  const ev = await evidence();
+  download("polgraph-view.graphml", new Blob([toGraphML(realNodes(), realEdges(), location.href, ev)], { type: "application/graphml+xml" }));
 });
-byId("export-json").addEventListener("click", () => {
+byId("export-json").addEventListener("click", async () => {
   closeExportMenu();
-  download("polgraph-view.cyjs", new Blob([toCytoscapeJSON(realNodes(), realEdges(), location.href)], { type: "application/json" }));
+  const ev = await evidence();
+  download("polgraph-view.cyjs", new Blob([toCytoscapeJSON(realNodes(), realEdges(), location.href, ev)], { type: "application/json" }));
 });
 byId("copy-link").addEventListener("click", async () => {
   closeExportMenu();

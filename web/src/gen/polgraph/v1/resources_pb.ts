@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/resources.proto.
  */
 export const file_polgraph_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("Chtwb2xncmFwaC92MS9yZXNvdXJjZXMucHJvdG8SC3BvbGdyYXBoLnYxIswCCgZFbnRpdHkSDAoEbmFtZRgBIAEoCRIlCgRraW5kGAIgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIUCgxkaXNwbGF5X25hbWUYAyABKAkSDwoHYWxpYXNlcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRI5CgtpZGVudGlmaWVycxgGIAMoCzIkLnBvbGdyYXBoLnYxLkVudGl0eS5JZGVudGlmaWVyc0VudHJ5EhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSJwoHZGVsZXRlZBgJIAEoCzIWLnBvbGdyYXBoLnYxLlRvbWJzdG9uZRITCgttZXJnZWRfaW50bxgKIAEoCRoyChBJZGVudGlmaWVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiUQoJVG9tYnN0b25lEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmJ5GAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoGU291cmNlEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSJQoEa2luZBgDIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDgoGb3V0bGV0GAQgASgJEg4KBmF1dGhvchgFIAEoCRIRCglwdWJsaXNoZWQYBiABKAkSCwoDdXJsGAcgASgJIsUBCgVDbGFpbRIMCgRuYW1lGAEgASgJEiMKBnNvdXJjZRgCIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIPCgdleGNlcnB0GAMgASgJEhIKCmNvbmZpZGVuY2UYBCABKAESKAoGc3RhdHVzGAUgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSDwoHc2FpZF9ieRgGIAEoCRIpCglyZXRyYWN0ZWQYByABKAsyFi5wb2xncmFwaC52MS5Ub21ic3RvbmUiwgIKCFJlbGF0aW9uEgwKBG5hbWUYASABKAkSJwoEdHlwZRgCIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEgwKBHJvbGUYBSABKAkSCwoDdmlhGAYgASgJEhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSDAoEZGF0ZRgJIAEoCRIRCglzeW1tZXRyaWMYCiABKAgSIgoGY2xhaW1zGAsgAygLMhIucG9sZ3JhcGgudjEuQ2xhaW0SDwoHdW5kYXRlZBgMIAEoCBIlCgd2ZXJkaWN0GA0gASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdBInCgdkZWxldGVkGA4gASgLMhYucG9sZ3JhcGgudjEuVG9tYnN0b25lIoIBCgdWZXJkaWN0EhkKEXN1cHBvcnRpbmdfY2xhaW1zGAEgASgFEhYKDmRlbnlpbmdfY2xhaW1zGAIgASgFEhoKEnN1cHBvcnRpbmdfc291cmNlcxgDIAEoBRIXCg9kZW55aW5nX3NvdXJjZXMYBCABKAUSDwoHc3VtbWFyeRgFIAEoCSIlCglEYXRlUmFuZ2USDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCSKqAQoGQ2hhbmdlEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXByaW5jaXBhbBgCIAEoCRIOCgZtZXRob2QYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCRIQCghyZXNvdXJjZRgFIAEoCRIOCgZhY3Rpb24YBiABKAkSDgoGYmVmb3JlGAcgASgJEg0KBWFmdGVyGAggASgJKosBCgpFbnRpdHlLaW5kEhsKF0VOVElUWV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRRU5USVRZX0tJTkRfQUNUT1IQARIVChFFTlRJVFlfS0lORF9QQVJUWRACEhQKEEVOVElUWV9LSU5EX1NFQVQQAxIcChhFTlRJVFlfS0lORF9PUkdBTklTQVRJT04QBCrbBAoMUmVsYXRpb25UeXBlEh0KGVJFTEFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIbChdSRUxBVElPTl9UWVBFX01FTUJFUl9PRhABEhcKE1JFTEFUSU9OX1RZUEVfTEVBRFMQAhIeChpSRUxBVElPTl9UWVBFX0hPTERTX09GRklDRRADEh8KG1JFTEFUSU9OX1RZUEVfQ0FORElEQVRFX0ZPUhAEEiYKIlJFTEFUSU9OX1RZUEVfRk9STUVSTFlfV09SS0VEX1dJVEgQBRIaChZSRUxBVElPTl9UWVBFX0VORE9SU0VTEAYSGQoVUkVMQVRJT05fVFlQRV9BQ0NVU0VEEAcSJQohUkVMQVRJT05fVFlQRV9SRU1PVkVEX0ZST01fT0ZGSUNFEAgSIAocUkVMQVRJT05fVFlQRV9TVVNQRU5ERURfRlJPTRAJEh8KG1JFTEFUSU9OX1RZUEVfUkVTSUdORURfRlJPTRAKEhkKFVJFTEFUSU9OX1RZUEVfRk9VTkRFRBALEhwKGFJFTEFUSU9OX1RZUEVfQ1JJVElDSVNFRBAMEhoKFlJFTEFUSU9OX1RZUEVfREVGRUFURUQQDRIYChRSRUxBVElPTl9UWVBFX0ZBTUlMWRAOEh8KG1JFTEFUSU9OX1RZUEVfQVBQRUFSRURfV0lUSBAPEhkKFVJFTEFUSU9OX1RZUEVfUEFSVF9PRhAQEh4KGlJFTEFUSU9OX1RZUEVfU1VDQ0VFREVEX0JZEBESIQodUkVMQVRJT05fVFlQRV9DQU1QQUlHTkVEX1dJVEgQEiqVAQoLQ2xhaW1TdGF0dXMSHAoYQ0xBSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0xBSU1fU1RBVFVTX0FMTEVHRUQQARIZChVDTEFJTV9TVEFUVVNfUkVQT1JURUQQAhIaChZDTEFJTV9TVEFUVVNfQ09ORklSTUVEEAMSFwoTQ0xBSU1fU1RBVFVTX0RFTklFRBAEKo8BCgpTb3VyY2VLaW5kEhsKF1NPVVJDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTU09VUkNFX0tJTkRfQVJUSUNMRRABEhsKF1NPVVJDRV9LSU5EX1NPQ0lBTF9QT1NUEAISFwoTU09VUkNFX0tJTkRfREFUQVNFVBADEhUKEVNPVVJDRV9LSU5EX09USEVSEARCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chtwb2xncmFwaC92MS9yZXNvdXJjZXMucHJvdG8SC3BvbGdyYXBoLnYxIuMECgZFbnRpdHkSDAoEbmFtZRgBIAEoCRIlCgRraW5kGAIgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIUCgxkaXNwbGF5X25hbWUYAyABKAkSDwoHYWxpYXNlcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRI5CgtpZGVudGlmaWVycxgGIAMoCzIkLnBvbGdyYXBoLnYxLkVudGl0eS5JZGVudGlmaWVyc0VudHJ5EhIKCnZhbGlkX2Zyb20YByABKAkSEAoIdmFsaWRfdG8YCCABKAkSJwoHZGVsZXRlZBgJIAEoCzIWLnBvbGdyYXBoLnYxLlRvbWJzdG9uZRITCgttZXJnZWRfaW50bxgKIAEoCRISCgpiaXJ0aF9kYXRlGAsgASgJEhIKCmRlYXRoX2RhdGUYDCABKAkSDgoGZ2VuZGVyGA0gASgJEiMKBWxpbmtzGA4gAygLMhQucG9sZ3JhcGgudjEuV2ViTGluaxIkCgZpbWFnZXMYDyADKAsyFC5wb2xncmFwaC52MS5XZWJMaW5rEjMKD2NvbnRhY3RfZGV0YWlscxgQIAMoCzIaLnBvbGdyYXBoLnYxLkNvbnRhY3REZXRhaWwSKwoLb3RoZXJfbmFtZXMYESADKAsyFi5wb2xncmFwaC52MS5PdGhlck5hbWUSMAoPYWxsX2lkZW50aWZpZXJzGBIgAygLMhcucG9sZ3JhcGgudjEuSWRlbnRpZmllchoyChBJZGVudGlmaWVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiJAoHV2ViTGluaxILCgN1cmwYASABKAkSDAoEbm90ZRgCIAEoCSI6Cg1Db250YWN0RGV0YWlsEgwKBHR5cGUYASABKAkSDQoFdmFsdWUYAiABKAkSDAoEbm90ZRgDIAEoCSI1CglPdGhlck5hbWUSDAoEbmFtZRgBIAEoCRIMCgRsYW5nGAIgASgJEgwKBG5vdGUYAyABKAkiKwoKSWRlbnRpZmllchIOCgZzY2hlbWUYASABKAkSDQoFdmFsdWUYAiABKAkiUQoJVG9tYnN0b25lEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmJ5GAIgASgJEg4KBnJlYXNvbhgDIAEoCSKwAQoGU291cmNlEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSJQoEa2luZBgDIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDgoGb3V0bGV0GAQgASgJEg4KBmF1dGhvchgFIAEoCRIRCglwdWJsaXNoZWQYBiABKAkSCwoDdXJsGAcgASgJEhEKCXJldHJpZXZlZBgIIAEoCRIPCgdsaWNlbmNlGAkgASgJItgBCgVDbGFpbRIMCgRuYW1lGAEgASgJEiMKBnNvdXJjZRgCIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIPCgdleGNlcnB0GAMgASgJEhIKCmNvbmZpZGVuY2UYBCABKAESKAoGc3RhdHVzGAUgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSDwoHc2FpZF9ieRgGIAEoCRIpCglyZXRyYWN0ZWQYByABKAsyFi5wb2xncmFwaC52MS5Ub21ic3RvbmUSEQoJcmVjb3JkX2lkGAggASgJItACCghSZWxhdGlvbhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEQoJc3ltbWV0cmljGAogASgIEiIKBmNsYWltcxgLIAMoCzISLnBvbGdyYXBoLnYxLkNsYWltEg8KB3VuZGF0ZWQYDCABKAgSJQoHdmVyZGljdBgNIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QSJwoHZGVsZXRlZBgOIAEoCzIWLnBvbGdyYXBoLnYxLlRvbWJzdG9uZRIMCgR0ZXJtGA8gASgJIoIBCgdWZXJkaWN0EhkKEXN1cHBvcnRpbmdfY2xhaW1zGAEgASgFEhYKDmRlbnlpbmdfY2xhaW1zGAIgASgFEhoKEnN1cHBvcnRpbmdfc291cmNlcxgDIAEoBRIXCg9kZW55aW5nX3NvdXJjZXMYBCABKAUSDwoHc3VtbWFyeRgFIAEoCSIlCglEYXRlUmFuZ2USDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCSKqAQoGQ2hhbmdlEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXByaW5jaXBhbBgCIAEoCRIOCgZtZXRob2QYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCRIQCghyZXNvdXJjZRgFIAEoCRIOCgZhY3Rpb24YBiABKAkSDgoGYmVmb3JlGAcgASgJEg0KBWFmdGVyGAggASgJKosBCgpFbnRpdHlLaW5kEhsKF0VOVElUWV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRRU5USVRZX0tJTkRfQUNUT1IQARIVChFFTlRJVFlfS0lORF9QQVJUWRACEhQKEEVOVElUWV9LSU5EX1NFQVQQAxIcChhFTlRJVFlfS0lORF9PUkdBTklTQVRJT04QBCrbBAoMUmVsYXRpb25UeXBlEh0KGVJFTEFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIbChdSRUxBVElPTl9UWVBFX01FTUJFUl9PRhABEhcKE1JFTEFUSU9OX1RZUEVfTEVBRFMQAhIeChpSRUxBVElPTl9UWVBFX0hPTERTX09GRklDRRADEh8KG1JFTEFUSU9OX1RZUEVfQ0FORElEQVRFX0ZPUhAEEiYKIlJFTEFUSU9OX1RZUEVfRk9STUVSTFlfV09SS0VEX1dJVEgQBRIaChZSRUxBVElPTl9UWVBFX0VORE9SU0VTEAYSGQoVUkVMQVRJT05fVFlQRV9BQ0NVU0VEEAcSJQohUkVMQVRJT05fVFlQRV9SRU1PVkVEX0ZST01fT0ZGSUNFEAgSIAocUkVMQVRJT05fVFlQRV9TVVNQRU5ERURfRlJPTRAJEh8KG1JFTEFUSU9OX1RZUEVfUkVTSUdORURfRlJPTRAKEhkKFVJFTEFUSU9OX1RZUEVfRk9VTkRFRBALEhwKGFJFTEFUSU9OX1RZUEVfQ1JJVElDSVNFRBAMEhoKFlJFTEFUSU9OX1RZUEVfREVGRUFURUQQDRIYChRSRUxBVElPTl9UWVBFX0ZBTUlMWRAOEh8KG1JFTEFUSU9OX1RZUEVfQVBQRUFSRURfV0lUSBAPEhkKFVJFTEFUSU9OX1RZUEVfUEFSVF9PRhAQEh4KGlJFTEFUSU9OX1RZUEVfU1VDQ0VFREVEX0JZEBESIQodUkVMQVRJT05fVFlQRV9DQU1QQUlHTkVEX1dJVEgQEiqVAQoLQ2xhaW1TdGF0dXMSHAoYQ0xBSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0xBSU1fU1RBVFVTX0FMTEVHRUQQARIZChVDTEFJTV9TVEFUVVNfUkVQT1JURUQQAhIaChZDTEFJTV9TVEFUVVNfQ09ORklSTUVEEAMSFwoTQ0xBSU1fU1RBVFVTX0RFTklFRBAEKo8BCgpTb3VyY2VLaW5kEhsKF1NPVVJDRV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTU09VUkNFX0tJTkRfQVJUSUNMRRABEhsKF1NPVVJDRV9LSU5EX1NPQ0lBTF9QT1NUEAISFwoTU09VUkNFX0tJTkRfREFUQVNFVBADEhUKEVNPVVJDRV9LSU5EX09USEVSEARCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Entity is an actor, party, seat or organisation.
@@ -56,7 +56,8 @@ export type Entity = Message<"polgraph.v1.Entity"> & {
   description: string;
 
   /**
-   * External identifiers by scheme: `ocd` (Open Civic Data division id), `wikidata`.
+   * External identifiers by scheme: `ocd` (Open Civic Data division id), `wikidata`, `parlparse`...: the
+   * first value of each scheme. `all_identifiers` lists every value of every scheme.
    *
    * @generated from field: map<string, string> identifiers = 6;
    */
@@ -91,6 +92,62 @@ export type Entity = Message<"polgraph.v1.Entity"> & {
    * @generated from field: string merged_into = 10;
    */
   mergedInto: string;
+
+  /**
+   * Date of birth (people), fuzzy.
+   *
+   * @generated from field: string birth_date = 11;
+   */
+  birthDate: string;
+
+  /**
+   * Date of death (people), fuzzy.
+   *
+   * @generated from field: string death_date = 12;
+   */
+  deathDate: string;
+
+  /**
+   * Gender, as the source words it.
+   *
+   * @generated from field: string gender = 13;
+   */
+  gender: string;
+
+  /**
+   * Pages about the entity: profiles, official sites, Wikipedia.
+   *
+   * @generated from field: repeated polgraph.v1.WebLink links = 14;
+   */
+  links: WebLink[];
+
+  /**
+   * Pictures of the entity.
+   *
+   * @generated from field: repeated polgraph.v1.WebLink images = 15;
+   */
+  images: WebLink[];
+
+  /**
+   * Ways to reach the entity: email, phone, social media accounts.
+   *
+   * @generated from field: repeated polgraph.v1.ContactDetail contact_details = 16;
+   */
+  contactDetails: ContactDetail[];
+
+  /**
+   * The aliases that have a language or a note (each is also in `aliases`), e.g. "Alex Salmond" in `gd`.
+   *
+   * @generated from field: repeated polgraph.v1.OtherName other_names = 17;
+   */
+  otherNames: OtherName[];
+
+  /**
+   * Every external identifier, by scheme and then as given; a scheme may have several values.
+   *
+   * @generated from field: repeated polgraph.v1.Identifier all_identifiers = 18;
+   */
+  allIdentifiers: Identifier[];
 };
 
 /**
@@ -99,6 +156,132 @@ export type Entity = Message<"polgraph.v1.Entity"> & {
  */
 export const EntitySchema: GenMessage<Entity> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_resources, 0);
+
+/**
+ * WebLink is an address with a note.
+ *
+ * @generated from message polgraph.v1.WebLink
+ */
+export type WebLink = Message<"polgraph.v1.WebLink"> & {
+  /**
+   * The address.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * What it is, e.g. "Wikipedia (en)".
+   *
+   * @generated from field: string note = 2;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message polgraph.v1.WebLink.
+ * Use `create(WebLinkSchema)` to create a new message.
+ */
+export const WebLinkSchema: GenMessage<WebLink> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 1);
+
+/**
+ * ContactDetail is a way to reach an entity.
+ *
+ * @generated from message polgraph.v1.ContactDetail
+ */
+export type ContactDetail = Message<"polgraph.v1.ContactDetail"> & {
+  /**
+   * email, phone, fax, twitter, facebook, address...
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The address, number or handle.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * A note, e.g. "constituency office".
+   *
+   * @generated from field: string note = 3;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message polgraph.v1.ContactDetail.
+ * Use `create(ContactDetailSchema)` to create a new message.
+ */
+export const ContactDetailSchema: GenMessage<ContactDetail> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 2);
+
+/**
+ * OtherName is an alias with its language and a note.
+ *
+ * @generated from message polgraph.v1.OtherName
+ */
+export type OtherName = Message<"polgraph.v1.OtherName"> & {
+  /**
+   * The name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its language, a BCP 47 tag such as `cy` or `gd`.
+   *
+   * @generated from field: string lang = 2;
+   */
+  lang: string;
+
+  /**
+   * A note: "maiden name", "transliteration".
+   *
+   * @generated from field: string note = 3;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message polgraph.v1.OtherName.
+ * Use `create(OtherNameSchema)` to create a new message.
+ */
+export const OtherNameSchema: GenMessage<OtherName> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 3);
+
+/**
+ * Identifier is one external id: `wikidata` `Q1234`, shown as `wikidata:Q1234` (the form GetEntity takes).
+ *
+ * @generated from message polgraph.v1.Identifier
+ */
+export type Identifier = Message<"polgraph.v1.Identifier"> & {
+  /**
+   * The scheme: `wikidata`, `ocd`, `parlparse`, `ftm`...
+   *
+   * @generated from field: string scheme = 1;
+   */
+  scheme: string;
+
+  /**
+   * The value.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message polgraph.v1.Identifier.
+ * Use `create(IdentifierSchema)` to create a new message.
+ */
+export const IdentifierSchema: GenMessage<Identifier> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_resources, 4);
 
 /**
  * Tombstone says when, by whom and why something was deleted or retracted.
@@ -133,7 +316,7 @@ export type Tombstone = Message<"polgraph.v1.Tombstone"> & {
  * Use `create(TombstoneSchema)` to create a new message.
  */
 export const TombstoneSchema: GenMessage<Tombstone> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 1);
+  messageDesc(file_polgraph_v1_resources, 5);
 
 /**
  * Source is a document that claims come from.
@@ -189,6 +372,20 @@ export type Source = Message<"polgraph.v1.Source"> & {
    * @generated from field: string url = 7;
    */
   url: string;
+
+  /**
+   * For a dataset: when it was fetched, fuzzy.
+   *
+   * @generated from field: string retrieved = 8;
+   */
+  retrieved: string;
+
+  /**
+   * For a dataset: the terms it is published under (a name or an address).
+   *
+   * @generated from field: string licence = 9;
+   */
+  licence: string;
 };
 
 /**
@@ -196,7 +393,7 @@ export type Source = Message<"polgraph.v1.Source"> & {
  * Use `create(SourceSchema)` to create a new message.
  */
 export const SourceSchema: GenMessage<Source> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 2);
+  messageDesc(file_polgraph_v1_resources, 6);
 
 /**
  * Claim is one source's statement backing (or denying) a relation.
@@ -253,6 +450,14 @@ export type Claim = Message<"polgraph.v1.Claim"> & {
    * @generated from field: polgraph.v1.Tombstone retracted = 7;
    */
   retracted?: Tombstone | undefined;
+
+  /**
+   * For a claim from structured data (a Popolo membership, a FollowTheMoney entity): the record's id in
+   * the source, which is a dataset. Such a claim may have no excerpt.
+   *
+   * @generated from field: string record_id = 8;
+   */
+  recordId: string;
 };
 
 /**
@@ -260,7 +465,7 @@ export type Claim = Message<"polgraph.v1.Claim"> & {
  * Use `create(ClaimSchema)` to create a new message.
  */
 export const ClaimSchema: GenMessage<Claim> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 3);
+  messageDesc(file_polgraph_v1_resources, 7);
 
 /**
  * Relation is a typed link between two entities, backed by one or more claims.
@@ -370,6 +575,14 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
    * @generated from field: polgraph.v1.Tombstone deleted = 14;
    */
   deleted?: Tombstone | undefined;
+
+  /**
+   * The legislative period (an organisation, e.g. `organisations/scottish-parliament-term-4`) a
+   * membership or office belongs to.
+   *
+   * @generated from field: string term = 15;
+   */
+  term: string;
 };
 
 /**
@@ -377,7 +590,7 @@ export type Relation = Message<"polgraph.v1.Relation"> & {
  * Use `create(RelationSchema)` to create a new message.
  */
 export const RelationSchema: GenMessage<Relation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 4);
+  messageDesc(file_polgraph_v1_resources, 8);
 
 /**
  * Verdict sums up the claims behind a relation (or behind every relation of a hop).
@@ -426,7 +639,7 @@ export type Verdict = Message<"polgraph.v1.Verdict"> & {
  * Use `create(VerdictSchema)` to create a new message.
  */
 export const VerdictSchema: GenMessage<Verdict> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 5);
+  messageDesc(file_polgraph_v1_resources, 9);
 
 /**
  * DateRange is a span of days, both ends included, as YYYY-MM-DD; an empty end is open.
@@ -454,7 +667,7 @@ export type DateRange = Message<"polgraph.v1.DateRange"> & {
  * Use `create(DateRangeSchema)` to create a new message.
  */
 export const DateRangeSchema: GenMessage<DateRange> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 6);
+  messageDesc(file_polgraph_v1_resources, 10);
 
 /**
  * Change is one resource changed by one write.
@@ -525,7 +738,7 @@ export type Change = Message<"polgraph.v1.Change"> & {
  * Use `create(ChangeSchema)` to create a new message.
  */
 export const ChangeSchema: GenMessage<Change> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_resources, 7);
+  messageDesc(file_polgraph_v1_resources, 11);
 
 /**
  * EntityKind says what an entity is. It is also the collection of its resource name.

@@ -6,7 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Change } from "./resources_pb";
+import type { Change, ContactDetail, WebLink } from "./resources_pb";
 import { file_polgraph_v1_resources } from "./resources_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/write_service.proto.
  */
 export const file_polgraph_v1_write_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS93cml0ZV9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJ5CgxTb3VyY2VSZWNvcmQSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIMCgRraW5kGAMgASgJEg4KBm91dGxldBgEIAEoCRIOCgZhdXRob3IYBSABKAkSEQoJcHVibGlzaGVkGAYgASgJEgsKA3VybBgHIAEoCSLzAQoMRW50aXR5UmVjb3JkEgwKBG5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEg8KB2FsaWFzZXMYAyADKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSPwoLaWRlbnRpZmllcnMYBSADKAsyKi5wb2xncmFwaC52MS5FbnRpdHlSZWNvcmQuSWRlbnRpZmllcnNFbnRyeRISCgp2YWxpZF9mcm9tGAYgASgJEhAKCHZhbGlkX3RvGAcgASgJGjIKEElkZW50aWZpZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKEAQoLQ2xhaW1SZWNvcmQSDgoGc291cmNlGAEgASgJEg8KB2V4Y2VycHQYAiABKAkSFwoKY29uZmlkZW5jZRgDIAEoAUgAiAEBEg4KBnN0YXR1cxgEIAEoCRIPCgdzYWlkX2J5GAUgASgJEgsKA2tleRgGIAEoCUINCgtfY29uZmlkZW5jZSK+AQoOUmVsYXRpb25SZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgsKA2tleRgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSKAoGY2xhaW1zGAogAygLMhgucG9sZ3JhcGgudjEuQ2xhaW1SZWNvcmQiVgoUVXBzZXJ0U291cmNlc1JlcXVlc3QSKgoHc291cmNlcxgBIAMoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZVJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIlgKFVVwc2VydEVudGl0aWVzUmVxdWVzdBIrCghlbnRpdGllcxgBIAMoCzIZLnBvbGdyYXBoLnYxLkVudGl0eVJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIlwKFlVwc2VydFJlbGF0aW9uc1JlcXVlc3QSLgoJcmVsYXRpb25zGAEgAygLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25SZWNvcmQSEgoKcmVxdWVzdF9pZBgCIAEoCSJBChVVcHNlcnRTb3VyY2VzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiQgoWVXBzZXJ0RW50aXRpZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJDChdVcHNlcnRSZWxhdGlvbnNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJAChRSZXRyYWN0Q2xhaW1SZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJCChZEZWxldGVSZWxhdGlvblJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkAKFERlbGV0ZUVudGl0eVJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0ImUKC1dyaXRlUmVzdWx0Eg8KB2NyZWF0ZWQYASADKAkSDwoHdXBkYXRlZBgCIAMoCRIRCgl1bmNoYW5nZWQYAyABKAUSEAoIcmVwbGF5ZWQYBCABKAgSDwoHdmVyc2lvbhgFIAEoAyI+CgtMb2FkUmVxdWVzdBIMCgRmaWxlGAEgASgJEg0KBWxpbmVzGAIgAygJEhIKCnJlcXVlc3RfaWQYAyABKAkijwEKDExvYWRSZXNwb25zZRIPCgdzb3VyY2VzGAEgASgFEhAKCGVudGl0aWVzGAIgASgFEhEKCXJlbGF0aW9ucxgDIAEoBRIOCgZjbGFpbXMYBCABKAUSJwoFZ3JhcGgYBSABKAsyGC5wb2xncmFwaC52MS5HcmFwaENvdW50cxIQCghyZXBsYXllZBgGIAEoCCJTCgtHcmFwaENvdW50cxIQCghlbnRpdGllcxgBIAEoBRIRCglyZWxhdGlvbnMYAiABKAUSDgoGY2xhaW1zGAMgASgFEg8KB3NvdXJjZXMYBCABKAUiRwoTUmV0cmFjdENsYWltUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkkKFURlbGV0ZVJlbGF0aW9uUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkcKE0RlbGV0ZUVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJWChRNZXJnZUVudGl0aWVzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgwKBGludG8YAiABKAkSDgoGcmVhc29uGAMgASgJEhIKCnJlcXVlc3RfaWQYBCABKAkiQQoVTWVyZ2VFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkoKFlVubWVyZ2VFbnRpdGllc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJDChdVbm1lcmdlRW50aXRpZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCK2AQoSTGlzdENoYW5nZXNSZXF1ZXN0EhAKCHJlc291cmNlGAEgASgJEhEKCXByaW5jaXBhbBgCIAEoCRIpCgVzaW5jZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgFIAEoBRISCgpwYWdlX3Rva2VuGAYgASgJImgKE0xpc3RDaGFuZ2VzUmVzcG9uc2USJAoHY2hhbmdlcxgBIAMoCzITLnBvbGdyYXBoLnYxLkNoYW5nZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBTLrBgoMV3JpdGVTZXJ2aWNlElYKDVVwc2VydFNvdXJjZXMSIS5wb2xncmFwaC52MS5VcHNlcnRTb3VyY2VzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLlVwc2VydFNvdXJjZXNSZXNwb25zZRJZCg5VcHNlcnRFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlVwc2VydEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlVwc2VydEVudGl0aWVzUmVzcG9uc2USXAoPVXBzZXJ0UmVsYXRpb25zEiMucG9sZ3JhcGgudjEuVXBzZXJ0UmVsYXRpb25zUmVxdWVzdBokLnBvbGdyYXBoLnYxLlVwc2VydFJlbGF0aW9uc1Jlc3BvbnNlEj0KBExvYWQSGC5wb2xncmFwaC52MS5Mb2FkUmVxdWVzdBoZLnBvbGdyYXBoLnYxLkxvYWRSZXNwb25zZSgBElMKDFJldHJhY3RDbGFpbRIgLnBvbGdyYXBoLnYxLlJldHJhY3RDbGFpbVJlcXVlc3QaIS5wb2xncmFwaC52MS5SZXRyYWN0Q2xhaW1SZXNwb25zZRJZCg5EZWxldGVSZWxhdGlvbhIiLnBvbGdyYXBoLnYxLkRlbGV0ZVJlbGF0aW9uUmVxdWVzdBojLnBvbGdyYXBoLnYxLkRlbGV0ZVJlbGF0aW9uUmVzcG9uc2USUwoMRGVsZXRlRW50aXR5EiAucG9sZ3JhcGgudjEuRGVsZXRlRW50aXR5UmVxdWVzdBohLnBvbGdyYXBoLnYxLkRlbGV0ZUVudGl0eVJlc3BvbnNlElYKDU1lcmdlRW50aXRpZXMSIS5wb2xncmFwaC52MS5NZXJnZUVudGl0aWVzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLk1lcmdlRW50aXRpZXNSZXNwb25zZRJcCg9Vbm1lcmdlRW50aXRpZXMSIy5wb2xncmFwaC52MS5Vbm1lcmdlRW50aXRpZXNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuVW5tZXJnZUVudGl0aWVzUmVzcG9uc2USUAoLTGlzdENoYW5nZXMSHy5wb2xncmFwaC52MS5MaXN0Q2hhbmdlc1JlcXVlc3QaIC5wb2xncmFwaC52MS5MaXN0Q2hhbmdlc1Jlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS93cml0ZV9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSKdAQoMU291cmNlUmVjb3JkEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEa2luZBgDIAEoCRIOCgZvdXRsZXQYBCABKAkSDgoGYXV0aG9yGAUgASgJEhEKCXB1Ymxpc2hlZBgGIAEoCRILCgN1cmwYByABKAkSEQoJcmV0cmlldmVkGAggASgJEg8KB2xpY2VuY2UYCSABKAkiqwMKDEVudGl0eVJlY29yZBIMCgRuYW1lGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIPCgdhbGlhc2VzGAMgAygJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEj8KC2lkZW50aWZpZXJzGAUgAygLMioucG9sZ3JhcGgudjEuRW50aXR5UmVjb3JkLklkZW50aWZpZXJzRW50cnkSEgoKdmFsaWRfZnJvbRgGIAEoCRIQCgh2YWxpZF90bxgHIAEoCRISCgpiaXJ0aF9kYXRlGAggASgJEhIKCmRlYXRoX2RhdGUYCSABKAkSDgoGZ2VuZGVyGAogASgJEiMKBWxpbmtzGAsgAygLMhQucG9sZ3JhcGgudjEuV2ViTGluaxIkCgZpbWFnZXMYDCADKAsyFC5wb2xncmFwaC52MS5XZWJMaW5rEjMKD2NvbnRhY3RfZGV0YWlscxgNIAMoCzIaLnBvbGdyYXBoLnYxLkNvbnRhY3REZXRhaWwaMgoQSWRlbnRpZmllcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpcBCgtDbGFpbVJlY29yZBIOCgZzb3VyY2UYASABKAkSDwoHZXhjZXJwdBgCIAEoCRIXCgpjb25maWRlbmNlGAMgASgBSACIAQESDgoGc3RhdHVzGAQgASgJEg8KB3NhaWRfYnkYBSABKAkSCwoDa2V5GAYgASgJEhEKCXJlY29yZF9pZBgHIAEoCUINCgtfY29uZmlkZW5jZSLMAQoOUmVsYXRpb25SZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgsKA2tleRgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSKAoGY2xhaW1zGAogAygLMhgucG9sZ3JhcGgudjEuQ2xhaW1SZWNvcmQSDAoEdGVybRgLIAEoCSJWChRVcHNlcnRTb3VyY2VzUmVxdWVzdBIqCgdzb3VyY2VzGAEgAygLMhkucG9sZ3JhcGgudjEuU291cmNlUmVjb3JkEhIKCnJlcXVlc3RfaWQYAiABKAkiWAoVVXBzZXJ0RW50aXRpZXNSZXF1ZXN0EisKCGVudGl0aWVzGAEgAygLMhkucG9sZ3JhcGgudjEuRW50aXR5UmVjb3JkEhIKCnJlcXVlc3RfaWQYAiABKAkiXAoWVXBzZXJ0UmVsYXRpb25zUmVxdWVzdBIuCglyZWxhdGlvbnMYASADKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvblJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIkEKFVVwc2VydFNvdXJjZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJCChZVcHNlcnRFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkMKF1Vwc2VydFJlbGF0aW9uc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkAKFFJldHJhY3RDbGFpbVJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkIKFkRlbGV0ZVJlbGF0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiQAoURGVsZXRlRW50aXR5UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiZQoLV3JpdGVSZXN1bHQSDwoHY3JlYXRlZBgBIAMoCRIPCgd1cGRhdGVkGAIgAygJEhEKCXVuY2hhbmdlZBgDIAEoBRIQCghyZXBsYXllZBgEIAEoCBIPCgd2ZXJzaW9uGAUgASgDIj4KC0xvYWRSZXF1ZXN0EgwKBGZpbGUYASABKAkSDQoFbGluZXMYAiADKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSKPAQoMTG9hZFJlc3BvbnNlEg8KB3NvdXJjZXMYASABKAUSEAoIZW50aXRpZXMYAiABKAUSEQoJcmVsYXRpb25zGAMgASgFEg4KBmNsYWltcxgEIAEoBRInCgVncmFwaBgFIAEoCzIYLnBvbGdyYXBoLnYxLkdyYXBoQ291bnRzEhAKCHJlcGxheWVkGAYgASgIIlMKC0dyYXBoQ291bnRzEhAKCGVudGl0aWVzGAEgASgFEhEKCXJlbGF0aW9ucxgCIAEoBRIOCgZjbGFpbXMYAyABKAUSDwoHc291cmNlcxgEIAEoBSJHChNSZXRyYWN0Q2xhaW1SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiSQoVRGVsZXRlUmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiRwoTRGVsZXRlRW50aXR5UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIlYKFE1lcmdlRW50aXRpZXNSZXF1ZXN0EgwKBGZyb20YASABKAkSDAoEaW50bxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCSJBChVNZXJnZUVudGl0aWVzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiSgoWVW5tZXJnZUVudGl0aWVzUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkMKF1VubWVyZ2VFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IrYBChJMaXN0Q2hhbmdlc1JlcXVlc3QSEAoIcmVzb3VyY2UYASABKAkSEQoJcHJpbmNpcGFsGAIgASgJEikKBXNpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkiaAoTTGlzdENoYW5nZXNSZXNwb25zZRIkCgdjaGFuZ2VzGAEgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFMusGCgxXcml0ZVNlcnZpY2USVgoNVXBzZXJ0U291cmNlcxIhLnBvbGdyYXBoLnYxLlVwc2VydFNvdXJjZXNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuVXBzZXJ0U291cmNlc1Jlc3BvbnNlElkKDlVwc2VydEVudGl0aWVzEiIucG9sZ3JhcGgudjEuVXBzZXJ0RW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuVXBzZXJ0RW50aXRpZXNSZXNwb25zZRJcCg9VcHNlcnRSZWxhdGlvbnMSIy5wb2xncmFwaC52MS5VcHNlcnRSZWxhdGlvbnNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuVXBzZXJ0UmVsYXRpb25zUmVzcG9uc2USPQoETG9hZBIYLnBvbGdyYXBoLnYxLkxvYWRSZXF1ZXN0GhkucG9sZ3JhcGgudjEuTG9hZFJlc3BvbnNlKAESUwoMUmV0cmFjdENsYWltEiAucG9sZ3JhcGgudjEuUmV0cmFjdENsYWltUmVxdWVzdBohLnBvbGdyYXBoLnYxLlJldHJhY3RDbGFpbVJlc3BvbnNlElkKDkRlbGV0ZVJlbGF0aW9uEiIucG9sZ3JhcGgudjEuRGVsZXRlUmVsYXRpb25SZXF1ZXN0GiMucG9sZ3JhcGgudjEuRGVsZXRlUmVsYXRpb25SZXNwb25zZRJTCgxEZWxldGVFbnRpdHkSIC5wb2xncmFwaC52MS5EZWxldGVFbnRpdHlSZXF1ZXN0GiEucG9sZ3JhcGgudjEuRGVsZXRlRW50aXR5UmVzcG9uc2USVgoNTWVyZ2VFbnRpdGllcxIhLnBvbGdyYXBoLnYxLk1lcmdlRW50aXRpZXNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuTWVyZ2VFbnRpdGllc1Jlc3BvbnNlElwKD1VubWVyZ2VFbnRpdGllcxIjLnBvbGdyYXBoLnYxLlVubWVyZ2VFbnRpdGllc1JlcXVlc3QaJC5wb2xncmFwaC52MS5Vbm1lcmdlRW50aXRpZXNSZXNwb25zZRJQCgtMaXN0Q2hhbmdlcxIfLnBvbGdyYXBoLnYxLkxpc3RDaGFuZ2VzUmVxdWVzdBogLnBvbGdyYXBoLnYxLkxpc3RDaGFuZ2VzUmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * SourceRecord is a source in the dataset format's fields (data/FORMAT.md, `source`).
@@ -70,6 +70,20 @@ export type SourceRecord = Message<"polgraph.v1.SourceRecord"> & {
    * @generated from field: string url = 7;
    */
   url: string;
+
+  /**
+   * For a dataset: when it was fetched, fuzzy.
+   *
+   * @generated from field: string retrieved = 8;
+   */
+  retrieved: string;
+
+  /**
+   * For a dataset: its licence.
+   *
+   * @generated from field: string licence = 9;
+   */
+  licence: string;
 };
 
 /**
@@ -114,7 +128,8 @@ export type EntityRecord = Message<"polgraph.v1.EntityRecord"> & {
   description: string;
 
   /**
-   * External ids by scheme: `ocd`, `wikidata`.
+   * External ids by scheme: `ocd`, `wikidata`. (Several values of one scheme, and aliases with a
+   * language, are written through Load, whose lines take the whole format.)
    *
    * @generated from field: map<string, string> identifiers = 5;
    */
@@ -133,6 +148,48 @@ export type EntityRecord = Message<"polgraph.v1.EntityRecord"> & {
    * @generated from field: string valid_to = 7;
    */
   validTo: string;
+
+  /**
+   * Date of birth (people only), fuzzy.
+   *
+   * @generated from field: string birth_date = 8;
+   */
+  birthDate: string;
+
+  /**
+   * Date of death (people only), fuzzy.
+   *
+   * @generated from field: string death_date = 9;
+   */
+  deathDate: string;
+
+  /**
+   * Gender, as the source words it.
+   *
+   * @generated from field: string gender = 10;
+   */
+  gender: string;
+
+  /**
+   * Pages about the entity.
+   *
+   * @generated from field: repeated polgraph.v1.WebLink links = 11;
+   */
+  links: WebLink[];
+
+  /**
+   * Pictures of the entity.
+   *
+   * @generated from field: repeated polgraph.v1.WebLink images = 12;
+   */
+  images: WebLink[];
+
+  /**
+   * Ways to reach it.
+   *
+   * @generated from field: repeated polgraph.v1.ContactDetail contact_details = 13;
+   */
+  contactDetails: ContactDetail[];
 };
 
 /**
@@ -156,7 +213,7 @@ export type ClaimRecord = Message<"polgraph.v1.ClaimRecord"> & {
   source: string;
 
   /**
-   * At most one sentence of the source that says it. Required.
+   * At most one sentence of the source that says it. Required, unless `record_id` is given.
    *
    * @generated from field: string excerpt = 2;
    */
@@ -189,6 +246,13 @@ export type ClaimRecord = Message<"polgraph.v1.ClaimRecord"> & {
    * @generated from field: string key = 6;
    */
   key: string;
+
+  /**
+   * For a claim from structured data: the id of the record in the source (a dataset) that says it.
+   *
+   * @generated from field: string record_id = 7;
+   */
+  recordId: string;
 };
 
 /**
@@ -274,6 +338,14 @@ export type RelationRecord = Message<"polgraph.v1.RelationRecord"> & {
    * @generated from field: repeated polgraph.v1.ClaimRecord claims = 10;
    */
   claims: ClaimRecord[];
+
+  /**
+   * The legislative period (an organisation) a membership or office belongs to; with no key, it names
+   * the relation apart from the pair's other terms, and an undated relation holds during it.
+   *
+   * @generated from field: string term = 11;
+   */
+  term: string;
 };
 
 /**
