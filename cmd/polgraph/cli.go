@@ -557,7 +557,11 @@ func reorder(args []string) []string {
 
 func isBoolFlag(a string) bool {
 	a = strings.TrimLeft(a, "-")
-	return a == "json" || a == "directed"
+	switch a {
+	case "json", "directed", "co-temporal", "follow-via", "in-memory", "writes":
+		return true
+	}
+	return false
 }
 
 // pagingFlags are the flags of a command whose answer comes in pages.

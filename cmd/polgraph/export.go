@@ -61,7 +61,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return c.callError(err)
 	}
-	w := stdout
+	var w io.Writer = stdout
 	var f *os.File
 	if *out != "" {
 		// Written beside the target and renamed at the end, so a failed export leaves no half file.
@@ -71,6 +71,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer os.Remove(f.Name())
 		w = f
 	}
+	written := 0
 	for {
 		msg, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -85,12 +86,16 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if _, err := w.Write(msg.GetData()); err != nil {
 			return err
 		}
+		written += len(msg.GetData())
 	}
 	if f != nil {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		return os.Rename(f.Name(), *out)
+		if err := os.Rename(f.Name(), *out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%s, %d bytes)\n", *out, *format, written)
 	}
 	return nil
 }

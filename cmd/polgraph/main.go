@@ -64,6 +64,8 @@ Commands:
                       (--server, with an editor's API key), each change in its audit trail
   path FROM TO        how two entities are connected: the shortest paths, each hop with its evidence
                       (asks a running polgraph; --max-depth, --types, --as-of, --json, ...)
+  entity NAME         one entity: its names (with their languages), ids, dates, links, contacts and
+                      relations by type; NAME may be an id such as wikidata:Q467112
   around NAME         what surrounds an entity, hop by hop (--depth 1-3, --as-of, --json, ...)
   relations NAME      an entity's relations, newest first, each with its claims (--direction out|in,
                       --types, --as-of, ...)
@@ -139,6 +141,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return importCmd(ctx, rest, stdout, stderr)
 	case "export":
 		return exportCmd(ctx, rest, stdout, stderr)
+	case "entity":
+		return entityCmd(ctx, rest, stdout, stderr)
 	case "gen":
 		return genCmd(ctx, rest, stdout, stderr)
 	case "keys":

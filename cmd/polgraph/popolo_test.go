@@ -21,14 +21,13 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/formats"
-	"github.com/polgraph/polgraph/graph/graphtest"
 )
 
 // The Scottish Parliament's Popolo file goes in without hand conversion; a second import changes
 // nothing; two MSPs are then joined through their party and through a seat, each hop with its
 // membership's role and term; people are found by their Wikidata ids and show their attributes.
 func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
-	path := graphtest.SharedPath(t, "data", "popolo", "scotland-parliament.json")
+	path := filepath.Join("..", "..", "data", "popolo", "scotland-parliament.json")
 	var out bytes.Buffer
 	if err := realMain(context.Background(), append([]string{"import", "popolo", path}, dgraphFlags()...), &out, &out); err != nil {
 		t.Fatalf("import: %v\n%s", err, out.String())
@@ -153,7 +152,7 @@ func TestImportedRecordsKeepEveryFieldInDgraph(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"popolo", []string{"import", "popolo", graphtest.SharedPath(t, "data", "popolo", "wales-assembly.json")}},
+		{"popolo", []string{"import", "popolo", filepath.Join("..", "..", "data", "popolo", "wales-assembly.json")}},
 		{"ftm", []string{"import", "ftm", "--title", "Example PEPs", "--publisher", "Example Data Ltd", "--url", "https://data.example.org/peps",
 			"--retrieved", "2026-11-30", "--licence", "CC-BY-4.0", filepath.Join("..", "..", "graph", "ftm", "testdata", "sample.ftm.json")}},
 	}

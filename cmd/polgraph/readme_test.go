@@ -104,6 +104,8 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 		case slices.Contains(args, "--server"):
 		case args[1] == "load":
 			args = append(args[:2], append(dgraphFlags(), args[2:]...)...)
+		case args[1] == "import":
+			args = append(args[:3], append(dgraphFlags(), args[3:]...)...)
 		case args[1] == "keys":
 			args = append(args, dgraphFlags()...)
 		default:

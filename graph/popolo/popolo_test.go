@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/popolo"
 )
 
@@ -113,7 +113,7 @@ func byName(sub graph.Subgraph) (map[graph.EntityName]graph.Entity, map[graph.Re
 }
 
 func TestEveryPoliticianShape(t *testing.T) {
-	in := read(t, graphtest.SharedPath(t, "data", "popolo", "scotland-parliament.json"))
+	in := read(t, filepath.Join("..", "..", "data", "popolo", "scotland-parliament.json"))
 	sub, rep := importInto(t, nil, in)
 	kinds := map[graph.Kind]int{}
 	for _, e := range sub.Entities {
@@ -245,7 +245,7 @@ func sortSub(s graph.Subgraph) {
 
 // Popolo → polgraph → Popolo keeps every field polgraph models.
 func TestRoundTrip(t *testing.T) {
-	in := read(t, graphtest.SharedPath(t, "data", "popolo", "scotland-parliament.json"))
+	in := read(t, filepath.Join("..", "..", "data", "popolo", "scotland-parliament.json"))
 	sub, _ := importInto(t, nil, in)
 	var buf bytes.Buffer
 	if err := popolo.Write(&buf, sub); err != nil {
