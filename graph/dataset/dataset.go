@@ -872,7 +872,7 @@ func (r *reader) checkReferences() {
 			continue
 		}
 		if k, ok := r.kinds[rel.Term]; ok && k != graph.KindOrganisation {
-			r.add(r.relationAt[rel.Name], "term", "%s is a %s; a term is an organisation (organisations/<legislature>-<term>)", rel.Term, strings.ToLower(string(k)))
+			r.add(r.relationAt[rel.Name], "term", "%s is not an organisation; a term is one (organisations/<legislature>-<term>)", rel.Term)
 		}
 		if rel.Dated() {
 			continue
