@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -259,5 +260,53 @@ func TestExportGraphFormats(t *testing.T) {
 	}
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(violations(t, err)["format"], `"pdf" is not a format`) {
 		t.Errorf("an unknown format: %v, want INVALID_ARGUMENT naming the field", err)
+	}
+}
+
+// An editor imports Popolo through a running polgraph: the graph is read through the API, the records
+// sent as a Load, and a second import changes nothing.
+func TestImportPopoloThroughTheServer(t *testing.T) {
+	w := newWriter(t, "editor")
+	tag := w.slug("msp")
+	doc := `{"persons":[{"id":"` + tag + `-1","name":"Ada ` + tag + `","identifiers":[{"scheme":"wikidata","identifier":"Q9` + fmt.Sprint(len(tag)) + `01"}],"birth_date":"1960"},
+	                   {"id":"` + tag + `-2","name":"Bea ` + tag + `"}],
+	 "organizations":[{"id":"leg","name":"Assembly ` + tag + `","classification":"legislature"},{"id":"p","name":"Party ` + tag + `","classification":"party"}],
+	 "areas":[{"id":"a1","name":"Area ` + tag + `","type":"constituency"}],
+	 "events":[{"id":"term/1","name":"First","classification":"legislative period","organization_id":"leg","start_date":"2011-05-05","end_date":"2016-05-04"}],
+	 "memberships":[{"person_id":"` + tag + `-1","organization_id":"leg","area_id":"a1","on_behalf_of_id":"p","legislative_period_id":"term/1","role":"member"},
+	                {"person_id":"` + tag + `-2","organization_id":"leg","area_id":"a1","on_behalf_of_id":"p","legislative_period_id":"term/1","role":"member","start_date":"2014-01-01"}]}`
+	path := filepath.Join(t.TempDir(), tag+".json")
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("POLGRAPH_API_KEY", w.key)
+	var out bytes.Buffer
+	if err := realMain(context.Background(), []string{"import", "popolo", "--server", serverAddr, path}, &out, &out); err != nil {
+		t.Fatalf("import --server: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "6 entities created, 0 merged") || !strings.Contains(out.String(), "loaded 1 sources, 6 entities, 4 relations, 4 claims through") {
+		t.Errorf("the import says:\n%s", out.String())
+	}
+	since := time.Now()
+	out.Reset()
+	if err := realMain(context.Background(), []string{"import", "popolo", "--server", serverAddr, path}, &out, &out); err != nil {
+		t.Fatalf("second import --server: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "0 entities created, 6 merged") {
+		t.Errorf("the second import says:\n%s", out.String())
+	}
+	changes, err := w.w.ListChanges(w.ctx, &pb.ListChangesRequest{Principal: w.keyID, Since: timestamppb.New(since), PageSize: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(changes.GetChanges()); n != 0 {
+		t.Errorf("the second import made %d changes, first %s", n, changes.GetChanges()[0].GetResource())
+	}
+	resp, err := client.FindPaths(context.Background(), &pb.FindPathsRequest{From: "Ada " + tag, To: "Bea " + tag, FollowVia: true, MaxPaths: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetPaths()) != 2 {
+		t.Errorf("want a route through the area and one through the party: %v", resp.GetPaths())
 	}
 }
