@@ -310,3 +310,54 @@ func TestImportPopoloThroughTheServer(t *testing.T) {
 		t.Errorf("want a route through the area and one through the party: %v", resp.GetPaths())
 	}
 }
+
+// FollowTheMoney through a running polgraph; then the routes between two of its people export as
+// Popolo and FollowTheMoney with the relations on them.
+func TestImportFtMThroughTheServerAndExportAPathAnswer(t *testing.T) {
+	w := newWriter(t, "editor")
+	tag := w.slug("ftm")
+	lines := []string{
+		`{"id":"` + tag + `-p1","schema":"Person","properties":{"name":["Cora ` + tag + `"],"birthDate":["1971-02-03"],"email":["cora@example.org"]}}`,
+		`{"id":"` + tag + `-p2","schema":"Person","properties":{"name":["Dan ` + tag + `"]}}`,
+		`{"id":"` + tag + `-co","schema":"Company","properties":{"name":["Firm ` + tag + `"],"registrationNumber":["` + tag + `"]}}`,
+		`{"id":"` + tag + `-d1","schema":"Directorship","properties":{"director":["` + tag + `-p1"],"organization":["` + tag + `-co"],"role":["Chair"],"startDate":["2010-01-01"]}}`,
+		`{"id":"` + tag + `-e1","schema":"Employment","properties":{"employee":["` + tag + `-p2"],"employer":["` + tag + `-co"],"startDate":["2012"]}}`,
+	}
+	path := filepath.Join(t.TempDir(), tag+".ftm.json")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("POLGRAPH_API_KEY", w.key)
+	var out bytes.Buffer
+	if err := realMain(context.Background(), []string{"import", "ftm", "--server", serverAddr, path}, &out, &out); err != nil {
+		t.Fatalf("import ftm --server: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "5 records read: 3 entities, 2 relations, 0 skipped") || !strings.Contains(out.String(), "loaded 1 sources, 3 entities, 2 relations, 2 claims through") {
+		t.Errorf("the import says:\n%s", out.String())
+	}
+	for _, format := range []string{"popolo", "ftm"} {
+		stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: format, From: "Cora " + tag, To: "Dan " + tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		for {
+			msg, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.Write(msg.GetData())
+		}
+		for _, want := range []string{"Cora " + tag, "Dan " + tag, "Firm " + tag, "cora@example.org", "1971-02-03", "Chair"} {
+			if format == "popolo" && want == "Chair" {
+				want = `"role": "employee"` // Popolo holds memberships (the employment); LEADS has no Popolo shape
+			}
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("the %s export of the path answer lacks %q:\n%s", format, want, buf.String())
+			}
+		}
+	}
+}

@@ -631,9 +631,18 @@ function renderEntity(resp: GetEntityResponse): void {
   const kind = kindKey(e.kind);
   const more = cy.getElementById(`more:${e.name}`);
   const rows: HTMLElement[] = [];
-  if (e.aliases.length) rows.push(h("dt", null, "Also"), h("dd", null, e.aliases.join(", ")));
+  const langs = new Map(e.otherNames.filter((o) => o.lang).map((o) => [o.name, o.lang]));
+  if (e.aliases.length)
+    rows.push(h("dt", null, "Also"), h("dd", null, e.aliases.map((a) => (langs.has(a) ? `${a} (${langs.get(a)})` : a)).join(", ")));
   if (e.validFrom || e.validTo) rows.push(h("dt", null, "Existed"), h("dd", null, timeLabel({ validFrom: e.validFrom, validTo: e.validTo, date: "" })));
-  for (const [scheme, id] of Object.entries(e.identifiers)) rows.push(h("dt", null, scheme), h("dd", null, id));
+  if (e.birthDate) rows.push(h("dt", null, "Born"), h("dd", null, e.birthDate));
+  if (e.deathDate) rows.push(h("dt", null, "Died"), h("dd", null, e.deathDate));
+  if (e.gender) rows.push(h("dt", null, "Gender"), h("dd", null, e.gender));
+  const ids = e.allIdentifiers.length ? e.allIdentifiers : Object.entries(e.identifiers).map(([scheme, value]) => ({ scheme, value }));
+  for (const id of ids) rows.push(h("dt", null, id.scheme), h("dd", null, id.value));
+  for (const c of e.contactDetails) rows.push(h("dt", null, c.type), h("dd", null, [c.value, c.note].filter(Boolean).join(" ")));
+  if (e.links.length)
+    rows.push(h("dt", null, "Links"), h("dd", null, e.links.flatMap((l, i) => [i ? ", " : "", safeLink(l.url, l.note || l.url)])));
   const shown = cy.getElementById(e.name);
   panel(
     h("div", { "data-panel": "entity" },
@@ -680,7 +689,7 @@ function claimItem(c: Relation["claims"][number], names: Map<string, string>): H
   return h("li", { class: "claim", "data-status": st },
     h("span", { class: `badge ${st}` }, st.toLowerCase()), " ",
     h("span", { class: "conf", title: "confidence" }, `confidence ${c.confidence.toFixed(2)}`),
-    c.excerpt ? h("blockquote", null, `“${c.excerpt}”`) : null,
+    c.excerpt ? h("blockquote", null, `“${c.excerpt}”`) : c.recordId ? h("p", { class: "record" }, `record ${c.recordId}`) : null,
     h("div", { class: "meta" }, meta),
   );
 }
