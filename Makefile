@@ -19,7 +19,8 @@ test: dgraph tools browser networkx web/node_modules
 ## fuzz: run every fuzz target for FUZZTIME each (10s in `make test`; longer by hand, e.g. FUZZTIME=10m),
 ## starting from the seed corpora committed in testdata/fuzz; a failure writes the input that found it there
 FUZZTIME ?= 10s
-FUZZ_TARGETS := ./graph/dataset:FuzzRead ./graph:FuzzParseFuzzyDate ./graph:FuzzEntityName ./graph/rpc:FuzzRequests ./graph/rpc:FuzzWriteRequests
+FUZZ_TARGETS := ./graph/dataset:FuzzRead ./graph:FuzzParseFuzzyDate ./graph:FuzzEntityName ./graph/rpc:FuzzRequests ./graph/rpc:FuzzWriteRequests \
+	./graph/ftm:FuzzRead ./graph/popolo:FuzzImport
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -214,7 +215,8 @@ func (im *importer) file(ctx context.Context, in Input) error {
 			case len(a.ContactDetails) >= graph.MaxLinks:
 				im.rep.say("%s: %s.contact_details[%d]: left out: more than %d", in.Name, what, j, graph.MaxLinks)
 			default:
-				a.ContactDetails = append(a.ContactDetails, graph.ContactDetail{Type: c.Type, Value: c.Value, Note: trimBytes(note, graph.MaxNote)})
+				a.ContactDetails = append(a.ContactDetails, graph.ContactDetail{Type: trimBytes(c.Type, graph.MaxContactType),
+					Value: trimBytes(c.Value, graph.MaxContactValue), Note: trimBytes(note, graph.MaxNote)})
 			}
 		}
 		suffix := ""
@@ -320,6 +322,12 @@ func describe(what, of string) string {
 // entity makes the entity a record stands for, before it is named.
 func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name string, others []OtherName, ids []Identifier) graph.Entity {
 	e := graph.Entity{Kind: kind, DisplayName: trimBytes(strings.TrimSpace(name), graph.MaxDisplayName)}
+	if e.DisplayName == "" {
+		e.DisplayName = trimBytes(id, graph.MaxDisplayName) // a name of nothing but control characters
+	}
+	if e.DisplayName == "" {
+		e.DisplayName = "(no name)"
+	}
 	own := idOf(st.dataset, id)
 	e.Identifiers.Add(own.Scheme, trimBytes(own.Value, graph.MaxIdentifierValue))
 	for j, x := range ids {
@@ -408,8 +416,17 @@ func (im *importer) date(file, what, s string) graph.FuzzyDate {
 	return d
 }
 
-// trimBytes cuts s to at most n bytes, at a character boundary.
+// trimBytes makes s fit a field of at most n bytes on one line: control characters (line breaks, tabs,
+// NUL) become spaces, runs of spaces one, and it is cut at a character boundary.
 func trimBytes(s string, n int) string {
+	if i, _ := graph.ControlAt(s, false); i >= 0 || strings.Contains(s, "  ") {
+		s = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == utf8.RuneError {
+				return ' '
+			}
+			return r
+		}, s)), " ")
+	}
 	if len(s) <= n {
 		return s
 	}
