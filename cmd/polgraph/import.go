@@ -127,17 +127,9 @@ func importThrough(ctx context.Context, c *clientFlags, requestID, path string, 
 	}
 	fmt.Fprintf(stdout, "%s: %d divisions, %d of them already in the graph by OCD id\n", path, len(list.Divisions), len(known.ByOCD))
 	var buf bytes.Buffer
-	w := dataset.NewWriter(&buf, "ocd-divisions", "Open Civic Data divisions imported from "+filepath.Base(path))
-	for _, s := range ds.Sources {
-		w.WriteSource(s)
-	}
-	for _, e := range ds.Entities {
-		w.WriteEntity(e)
-	}
-	for _, r := range ds.Relations {
-		w.WriteRelation(r)
-	}
-	if err := w.Flush(); err != nil {
+	err = dataset.WriteSubgraph(&buf, "ocd-divisions", "Open Civic Data divisions imported from "+filepath.Base(path),
+		graph.Subgraph{Sources: ds.Sources, Entities: ds.Entities, Relations: ds.Relations})
+	if err != nil {
 		return err
 	}
 	return sendLoad(ctx, c, requestID, []dataset.File{{Name: path + " (as a dataset)", R: &buf}}, stdout)

@@ -142,32 +142,15 @@ func importRecords(ctx context.Context, format string, args []string, stdout, st
 	}
 
 	// Written in polgraph's format and read back: every record is checked as a file would be.
-	var buf bytes.Buffer
-	w := dataset.NewWriter(&buf, format, fmt.Sprintf("%s data imported from %s", format, name))
-	for _, s := range sub.Sources {
-		w.WriteSource(s)
-	}
-	for _, e := range sub.Entities {
-		w.WriteEntity(e)
-	}
-	for _, r := range sub.Relations {
-		if err := w.WriteRelation(r); err != nil {
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
+	ds, text, err := dataset.Check(name+" (as a dataset)", sub)
+	if err != nil {
 		return err
 	}
 	if *dryRun != "" {
-		return os.WriteFile(*dryRun, buf.Bytes(), 0o644)
+		return os.WriteFile(*dryRun, text, 0o644)
 	}
-	file := dataset.File{Name: name + " (as a dataset)", R: bytes.NewReader(buf.Bytes())}
 	if viaServer {
-		return sendLoad(ctx, remote, *requestID, []dataset.File{file}, stdout)
-	}
-	ds, err := dataset.Read([]dataset.File{file})
-	if err != nil {
-		return err
+		return sendLoad(ctx, remote, *requestID, []dataset.File{{Name: name + " (as a dataset)", R: bytes.NewReader(text)}}, stdout)
 	}
 	return loadDataset(ctx, store, ds, "import", cfg.Batch, stdout, stderr)
 }

@@ -66,25 +66,9 @@ func TestReadV2(t *testing.T) {
 		t.Errorf("claim: %+v", c)
 	}
 	// Written and read again: the same records.
-	var buf strings.Builder
-	w := dataset.NewWriter(&buf, "v2", "")
-	for _, s := range ds.Sources {
-		w.WriteSource(s)
-	}
-	for _, e := range ds.Entities {
-		w.WriteEntity(e)
-	}
-	for _, r := range ds.Relations {
-		if err := w.WriteRelation(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	again, err := dataset.Read([]dataset.File{{Name: "again.jsonl", R: strings.NewReader(buf.String())}})
+	again, text, err := dataset.Check("again.jsonl", graph.Subgraph{Sources: ds.Sources, Entities: ds.Entities, Relations: ds.Relations})
 	if err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
+		t.Fatalf("%v\n%s", err, text)
 	}
 	if diff := cmp.Diff(ds, again); diff != "" {
 		t.Errorf("written and read again (-first +second):\n%s", diff)

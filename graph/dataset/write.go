@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,4 +60,33 @@ func (w *Writer) Flush() error {
 		return w.err
 	}
 	return w.w.Flush()
+}
+
+// WriteSubgraph writes a whole subgraph as one dataset file: sources, entities, then relations.
+func WriteSubgraph(w io.Writer, name, description string, g graph.Subgraph) error {
+	dw := NewWriter(w, name, description)
+	for _, s := range g.Sources {
+		dw.WriteSource(s)
+	}
+	for _, e := range g.Entities {
+		dw.WriteEntity(e)
+	}
+	for _, r := range g.Relations {
+		if err := dw.WriteRelation(r); err != nil {
+			return err
+		}
+	}
+	return dw.Flush()
+}
+
+// Check reads a subgraph as Read reads a file, so that records made by other means (an import of
+// another format) meet every rule of the format before they are written: it returns them as a Dataset,
+// or Read's Invalid error naming each problem by record (name is the file name the messages give).
+func Check(name string, g graph.Subgraph) (*Dataset, []byte, error) {
+	var buf bytes.Buffer
+	if err := WriteSubgraph(&buf, "check", "", g); err != nil {
+		return nil, nil, err
+	}
+	ds, err := Read([]File{{Name: name, R: bytes.NewReader(buf.Bytes())}})
+	return ds, buf.Bytes(), err
 }

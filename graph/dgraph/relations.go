@@ -147,22 +147,29 @@ func (s *Store) resolve(ctx context.Context, names []string) (map[string]string,
 	return out, nil
 }
 
-// ViaLinks implements graph.ViaLinker in one round trip (plus one to resolve names not seen before).
-func (s *Store) ViaLinks(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
+// uidList returns the uids of the entities that exist, each checked to be a uid, since they are written
+// into a query's text (uid() takes no variable list).
+func (s *Store) uidList(ctx context.Context, op string, entities []graph.EntityName) ([]string, error) {
 	uids, err := s.resolve(ctx, strs(entities))
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[graph.EntityName][]graph.Link, len(entities))
 	list := make([]string, 0, len(uids))
 	for _, u := range uids {
 		if !uidPattern.MatchString(u) {
-			return nil, &graph.Error{Op: "dgraph.ViaLinks", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
+			return nil, &graph.Error{Op: op, Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
 		}
 		list = append(list, u)
 	}
-	if len(list) == 0 {
-		return out, nil
+	return list, nil
+}
+
+// ViaLinks implements graph.ViaLinker in one round trip (plus one to resolve names not seen before).
+func (s *Store) ViaLinks(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
+	out := make(map[graph.EntityName][]graph.Link, len(entities))
+	list, err := s.uidList(ctx, "dgraph.ViaLinks", entities)
+	if err != nil || len(list) == 0 {
+		return out, err
 	}
 	type viaJSON struct {
 		linkJSON
@@ -212,20 +219,10 @@ func (s *Store) ViaLinks(ctx context.Context, entities []graph.EntityName) (map[
 // Links implements graph.Store: one round trip for the whole frontier (plus one to resolve names not
 // seen before).
 func (s *Store) Links(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
-	uids, err := s.resolve(ctx, strs(entities))
-	if err != nil {
-		return nil, err
-	}
 	out := make(map[graph.EntityName][]graph.Link, len(entities))
-	list := make([]string, 0, len(uids))
-	for _, u := range uids {
-		if !uidPattern.MatchString(u) {
-			return nil, &graph.Error{Op: "dgraph.Links", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
-		}
-		list = append(list, u)
-	}
-	if len(list) == 0 {
-		return out, nil
+	list, err := s.uidList(ctx, "dgraph.Links", entities)
+	if err != nil || len(list) == 0 {
+		return out, err
 	}
 	var res struct {
 		Q []struct {

@@ -35,28 +35,19 @@ func Write(w io.Writer, format string, g graph.Subgraph) error {
 	case "polgraph":
 		// A dataset file holds what counts: no tombstones, no retracted claims (the audit trail keeps
 		// them), so that polgraph load reads the export back.
-		dw := dataset.NewWriter(w, "export", "exported from polgraph")
-		for _, s := range g.Sources {
-			dw.WriteSource(s)
-		}
+		live := graph.Subgraph{Sources: g.Sources}
 		for _, e := range g.Entities {
 			if e.Deleted.IsZero() {
-				dw.WriteEntity(e)
+				live.Entities = append(live.Entities, e)
 			}
 		}
 		for _, r := range g.Relations {
-			if !r.Deleted.IsZero() {
-				continue
-			}
 			r.Claims = slices.DeleteFunc(slices.Clone(r.Claims), func(c graph.Claim) bool { return !c.Retracted.IsZero() })
-			if len(r.Claims) == 0 {
-				continue
-			}
-			if err := dw.WriteRelation(r); err != nil {
-				return err
+			if r.Deleted.IsZero() && len(r.Claims) > 0 {
+				live.Relations = append(live.Relations, r)
 			}
 		}
-		return dw.Flush()
+		return dataset.WriteSubgraph(w, "export", "exported from polgraph", live)
 	case "popolo":
 		return popolo.Write(w, g)
 	case "ftm":

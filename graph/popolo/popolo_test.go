@@ -80,23 +80,7 @@ func importInto(t *testing.T, g memGraph, ins ...popolo.Input) (graph.Subgraph, 
 // checkValid writes the records as a dataset and reads them back: every limit of the format holds.
 func checkValid(t *testing.T, sub graph.Subgraph) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := dataset.NewWriter(&buf, "popolo", "")
-	for _, s := range sub.Sources {
-		w.WriteSource(s)
-	}
-	for _, e := range sub.Entities {
-		w.WriteEntity(e)
-	}
-	for _, r := range sub.Relations {
-		if err := w.WriteRelation(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dataset.Read([]dataset.File{{Name: "import.jsonl", R: &buf}}); err != nil {
+	if _, _, err := dataset.Check("import.jsonl", sub); err != nil {
 		t.Fatalf("the import's records are not a valid dataset: %v", err)
 	}
 }
