@@ -67,6 +67,12 @@ func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
 			got.GetGender(), len(got.GetLinks()), got.GetIdentifiers(), len(got.GetOtherNames()))
 	}
 
+	for id, want := range map[string]string{"parlparse:uk.org.publicwhip/cons/10837": "seats/south-scotland",
+		"everypolitician:cc093062-a4d6-45d8-9596-783eb01d1893": "actors/nicola-sturgeon", "popolo:scotland-parliament-popolo/term/4": "organisations/scottish-parliament-term-4"} {
+		if e, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: id}); err != nil || e.GetEntity().GetName() != want {
+			t.Errorf("GetEntity %s: %v %v, want %s", id, e.GetEntity().GetName(), err, want)
+		}
+	}
 	resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "actors/nicola-sturgeon", To: "actors/alex-salmond", MaxPaths: 5, FollowVia: true})
 	if err != nil {
 		t.Fatal(err)

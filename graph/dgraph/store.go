@@ -463,10 +463,16 @@ func (s *Store) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]g
 // EntitiesByIdentifier implements graph.Store: Open Civic Data ids by their own index, the others by
 // pg.ids.
 func (s *Store) EntitiesByIdentifier(ctx context.Context, scheme string, values []string) (map[string][]graph.Entity, error) {
-	if scheme == "ocd" {
-		return s.EntitiesByOCD(ctx, values)
-	}
 	out := make(map[string][]graph.Entity)
+	if scheme == "ocd" {
+		// An entity's first OCD id has an index of its own (written before pg.ids existed too); the others
+		// are found through pg.ids below.
+		byOCD, err := s.EntitiesByOCD(ctx, values)
+		if err != nil {
+			return nil, err
+		}
+		out = byOCD
+	}
 	for _, chunk := range chunks(values, 500) {
 		tokens := make([]string, len(chunk))
 		for i, v := range chunk {
@@ -484,7 +490,7 @@ func (s *Store) EntitiesByIdentifier(ctx context.Context, scheme string, values 
 					continue
 				}
 				for _, v := range e.Identifiers[scheme] {
-					if slices.Contains(chunk, v) {
+					if slices.Contains(chunk, v) && !slices.ContainsFunc(out[v], func(o graph.Entity) bool { return o.Name == e.Name }) {
 						out[v] = append(out[v], e)
 					}
 				}
