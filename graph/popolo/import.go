@@ -114,6 +114,7 @@ type importer struct {
 	sources   []graph.Source
 	relations []graph.Relation
 	rels      map[graph.RelationName]int // index in relations
+	files     []*fileState
 }
 
 // candidate is a record of the file on its way to an entity.
@@ -135,13 +136,15 @@ type fileState struct {
 	post    map[string]graph.EntityName
 	postRec map[string]Post
 	term    map[string]graph.EntityName
+	earlier []*fileState // the files of the same import read before this one
 }
 
 func (im *importer) file(ctx context.Context, in Input) error {
 	f := in.File
 	st := &fileState{in: in, source: SourceFor(in), person: map[string]graph.EntityName{}, org: map[string]graph.EntityName{},
 		orgRec: map[string]Organization{}, area: map[string]graph.EntityName{}, post: map[string]graph.EntityName{},
-		postRec: map[string]Post{}, term: map[string]graph.EntityName{}}
+		postRec: map[string]Post{}, term: map[string]graph.EntityName{}, earlier: im.files}
+	im.files = append(im.files, st)
 	st.dataset = graph.Slug(st.source.Name)
 	im.sources = append(im.sources, st.source)
 
@@ -182,12 +185,15 @@ func (im *importer) file(ctx context.Context, in Input) error {
 		if name == "" {
 			name = strings.TrimSpace(p.GivenName + " " + p.FamilyName)
 		}
-		if name == "" {
+		if name == "" { // parlparse: the current main name, else the last main one, else any
 			for _, o := range p.OtherNames {
-				if strings.EqualFold(o.Note, "main") && o.Name != "" {
-					name = o.Name
+				if n := o.FullName(); n != "" && (name == "" || strings.EqualFold(o.Note, "main") && o.EndDate == "") {
+					name = n
 				}
 			}
+		}
+		if name == "" {
+			name = strings.TrimSpace(p.SortName)
 		}
 		if p.ID == "" || name == "" {
 			im.rep.say("%s: %s: skipped: a person needs an id and a name", in.Name, what)
@@ -204,7 +210,11 @@ func (im *importer) file(ctx context.Context, in Input) error {
 			images = append([]Link{{URL: p.Image}}, images...)
 		}
 		a.Images = im.links(in.Name, what+".images", images)
-		for j, c := range p.ContactDetails {
+		contacts := p.ContactDetails
+		if p.Email != "" && !slices.ContainsFunc(contacts, func(c ContactDetail) bool { return c.Value == p.Email }) {
+			contacts = append([]ContactDetail{{Type: "email", Value: p.Email}}, contacts...)
+		}
+		for j, c := range contacts {
 			note := c.Note
 			if note == "" {
 				note = c.Label
@@ -345,7 +355,7 @@ func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name
 	}
 	seen := map[string]bool{e.DisplayName: true}
 	for j, o := range others {
-		n := strings.TrimSpace(o.Name)
+		n := o.FullName()
 		key := n // spellings that differ only in case are kept: the source wrote them
 		switch {
 		case n == "" || seen[key]:
@@ -814,27 +824,27 @@ func (im *importer) memberships(st *fileState) {
 	partOf := map[[2]graph.EntityName]bool{}
 	for i, m := range f.Memberships {
 		what := fmt.Sprintf("%s: memberships[%d]", st.in.Name, i)
-		person, ok := st.person[m.PersonID]
+		person, ok := find(st, func(f *fileState) map[string]graph.EntityName { return f.person }, m.PersonID)
 		if !ok {
 			im.rep.say("%s: skipped: person %q is not among the file's persons", what, m.PersonID)
 			continue
 		}
-		org, hasOrg := st.org[m.OrganizationID]
-		orgRec := st.orgRec[m.OrganizationID]
+		org, hasOrg := find(st, orgs, m.OrganizationID)
+		orgRec, _ := find(st, orgRecs, m.OrganizationID)
 		var seat graph.EntityName
 		switch {
 		case m.PostID != "":
-			if seat, ok = st.post[m.PostID]; !ok {
+			if seat, ok = find(st, posts, m.PostID); !ok {
 				im.rep.say("%s: skipped: post %q is not among the file's posts", what, m.PostID)
 				continue
 			}
 			if !hasOrg {
-				p := st.postRec[m.PostID]
-				org, hasOrg = st.org[p.OrganizationID]
-				orgRec = st.orgRec[p.OrganizationID]
+				p, _ := find(st, postRecs, m.PostID)
+				org, hasOrg = find(st, orgs, p.OrganizationID)
+				orgRec, _ = find(st, orgRecs, p.OrganizationID)
 			}
 		case m.AreaID != "":
-			if seat, ok = st.area[m.AreaID]; !ok {
+			if seat, ok = find(st, func(f *fileState) map[string]graph.EntityName { return f.area }, m.AreaID); !ok {
 				im.rep.say("%s: skipped: area %q is not among the file's areas", what, m.AreaID)
 				continue
 			}
@@ -844,7 +854,7 @@ func (im *importer) memberships(st *fileState) {
 			r.Role = strings.TrimSpace(m.Label)
 		}
 		if r.Role == "" && m.PostID != "" {
-			p := st.postRec[m.PostID]
+			p, _ := find(st, postRecs, m.PostID)
 			r.Role = strings.TrimSpace(p.Role)
 		}
 		if hasOrg && (r.Role == "" || strings.EqualFold(r.Role, "member")) && !strings.EqualFold(orgRec.Classification, "party") {
@@ -852,14 +862,14 @@ func (im *importer) memberships(st *fileState) {
 		}
 		r.Role = trimBytes(r.Role, graph.MaxRole)
 		if m.OnBehalfOfID != "" {
-			if p, ok := st.org[m.OnBehalfOfID]; ok {
+			if p, ok := find(st, orgs, m.OnBehalfOfID); ok {
 				r.Via = p
-			} else if o, known := st.orgRec[m.OnBehalfOfID]; !known || !noParty(o) {
+			} else if o, known := find(st, orgRecs, m.OnBehalfOfID); !known || !noParty(o) {
 				im.rep.say("%s: on_behalf_of %q left out: not among the file's organizations", what, m.OnBehalfOfID)
 			}
 		}
 		if m.LegislativePeriodID != "" {
-			if t, ok := st.term[m.LegislativePeriodID]; ok {
+			if t, ok := find(st, func(f *fileState) map[string]graph.EntityName { return f.term }, m.LegislativePeriodID); ok {
 				r.Term = t
 			} else {
 				im.rep.say("%s: legislative_period %q left out: not among the file's events", what, m.LegislativePeriodID)
@@ -912,3 +922,23 @@ func (im *importer) memberships(st *fileState) {
 		}
 	}
 }
+
+// find looks an id up in a file's records, then in those of the files imported before it (parlparse's
+// ministers.json names the people of people.json).
+func find[V any](st *fileState, of func(*fileState) map[string]V, id string) (V, bool) {
+	if v, ok := of(st)[id]; ok {
+		return v, true
+	}
+	for i := len(st.earlier) - 1; i >= 0; i-- {
+		if v, ok := of(st.earlier[i])[id]; ok {
+			return v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+func orgs(f *fileState) map[string]graph.EntityName  { return f.org }
+func orgRecs(f *fileState) map[string]Organization   { return f.orgRec }
+func posts(f *fileState) map[string]graph.EntityName { return f.post }
+func postRecs(f *fileState) map[string]Post          { return f.postRec }

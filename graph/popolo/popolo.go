@@ -55,13 +55,36 @@ type Identifier struct {
 	Identifier string `json:"identifier"`
 }
 
-// OtherName is a Popolo other name.
+// OtherName is a Popolo other name. parlparse writes its names in parts (given and family names, a
+// peer's title), without `name`; FullName puts them together.
 type OtherName struct {
-	Name      string `json:"name"`
-	Lang      string `json:"lang"`
-	Note      string `json:"note"`
-	StartDate string `json:"start_date"`
-	EndDate   string `json:"end_date"`
+	Name            string `json:"name"`
+	Lang            string `json:"lang"`
+	Note            string `json:"note"`
+	StartDate       string `json:"start_date"`
+	EndDate         string `json:"end_date"`
+	HonorificPrefix string `json:"honorific_prefix"`
+	GivenName       string `json:"given_name"`
+	AdditionalName  string `json:"additional_name"`
+	FamilyName      string `json:"family_name"`
+	LordName        string `json:"lordname"`
+	LordOfName      string `json:"lordofname"`
+}
+
+// FullName is the name, or its parts put together: "Diane Abbott"; a peer's "Lord Adonis" or "Baroness
+// Amos of Brondesbury" from honorific_prefix, lordname and lordofname.
+func (o OtherName) FullName() string {
+	if n := strings.TrimSpace(o.Name); n != "" {
+		return n
+	}
+	if o.LordName != "" || o.LordOfName != "" {
+		n := strings.Join(strings.Fields(o.HonorificPrefix+" "+o.LordName), " ")
+		if o.LordOfName != "" {
+			n += " of " + o.LordOfName
+		}
+		return strings.TrimSpace(n)
+	}
+	return strings.Join(strings.Fields(o.GivenName+" "+o.AdditionalName+" "+o.FamilyName), " ")
 }
 
 // Link is a Popolo link or image.
@@ -96,6 +119,8 @@ type Person struct {
 	// "Main").
 	GivenName  string `json:"given_name"`
 	FamilyName string `json:"family_name"`
+	SortName   string `json:"sort_name"`
+	Email      string `json:"email"`
 }
 
 // Organization is a Popolo organization.

@@ -289,3 +289,37 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("memberships (-in +out):\n%s", diff)
 	}
 }
+
+// mySociety's parlparse writes people.json (names in parts, peers' titles, posts for seats) and
+// ministers.json (government posts of the people of people.json), imported together.
+func TestParlparsePeopleAndMinisters(t *testing.T) {
+	sub, rep := importInto(t, nil, read(t, "testdata/parlparse-people.json"), read(t, "testdata/parlparse-ministers.json"))
+	es, rs := byName(sub)
+	for n, display := range map[graph.EntityName]string{"actors/diane-abbott": "Diane Abbott", "actors/jon-jones-davies": "Jon Jones-Davies",
+		"actors/baroness-amos-of-brondesbury": "Baroness Amos of Brondesbury", "seats/hackney-north-and-stoke-newington": "Hackney North and Stoke Newington",
+		"organisations/privy-council-office": "Privy Council Office", "parties/crossbench": "Crossbench"} {
+		if es[n].DisplayName != display {
+			t.Errorf("%s: %q, want %q", n, es[n].DisplayName, display)
+		}
+	}
+	if got := es["actors/jon-jones-davies"].Aliases; !slices.Equal(got, []string{"Jon Jones"}) {
+		t.Errorf("an earlier name is an alias: %v", got)
+	}
+	for name, want := range map[graph.RelationName]string{
+		"relations/diane-abbott.holds-office.hackney-north-and-stoke-newington.1987-06-11":                     "Member of Parliament via parties/labour to 1992-03-16",
+		"relations/diane-abbott.holds-office.hackney-north-and-stoke-newington.1992-04-09":                     "Member of Parliament via parties/labour to ",
+		"relations/baroness-amos-of-brondesbury.member-of.house-of-lords.1997-10-16":                           "Member of the House of Lords via parties/crossbench to ",
+		"relations/baroness-amos-of-brondesbury.member-of.privy-council-office.2003-10-06":                     "Lord President of the Council via  to 2007-06-27",
+		"relations/baroness-amos-of-brondesbury.member-of.department-for-international-development.2003-05-12": "Secretary of State via  to 2003-10-06",
+	} {
+		r, ok := rs[name]
+		if got := r.Role + " via " + string(r.Via) + " to " + r.ValidTo.String(); !ok || got != want {
+			t.Errorf("%s: %v %q, want %q", name, ok, got, want)
+		}
+	}
+	if !slices.ContainsFunc(rep.Lines, func(l string) bool {
+		return strings.Contains(l, "parlparse-ministers.json: memberships[2]: skipped: person \"uk.org.publicwhip/person/99999\"")
+	}) {
+		t.Errorf("the report does not name the minister nobody knows:\n%s", strings.Join(rep.Lines, "\n"))
+	}
+}
