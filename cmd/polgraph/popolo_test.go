@@ -33,6 +33,10 @@ func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
 	if err := realMain(context.Background(), append([]string{"import", "popolo", path}, dgraphFlags()...), &out, &out); err != nil {
 		t.Fatalf("import: %v\n%s", err, out.String())
 	}
+	// The default graph's Labour is the one entity called so: the file's Labour merges with it by name.
+	if !strings.Contains(out.String(), "organizations[3]: merged with parties/labour (Labour) by its name, which no other party has") {
+		t.Errorf("Labour was not merged by name:\n%s", out.String())
+	}
 	if !strings.Contains(out.String(), "entities created") || !strings.Contains(out.String(), "loaded 1 sources") {
 		t.Fatalf("the import does not report what it did:\n%s", out.String())
 	}

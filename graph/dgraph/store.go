@@ -575,6 +575,45 @@ func (s *Store) FindByName(ctx context.Context, text string) ([]graph.Entity, er
 	return out, nil
 }
 
+// FindByNames is FindByName for many names in few round trips: the live entities called by each name,
+// keyed by the name normalised (graph.NormalizeName).
+func (s *Store) FindByNames(ctx context.Context, texts []string) (map[string][]graph.Entity, error) {
+	want := map[string]bool{}
+	var keys []string
+	for _, t := range texts {
+		if k := graph.NormalizeName(t); k != "" && !want[k] {
+			want[k] = true
+			keys = append(keys, k)
+		}
+	}
+	out := make(map[string][]graph.Entity, len(keys))
+	for _, chunk := range chunks(keys, 500) {
+		q, vars := eqBlocks("pg.search_keys", chunk, entityFields+" pg.search_keys")
+		var res map[string][]struct {
+			entityJSON
+			Keys []string `json:"pg.search_keys"`
+		}
+		if err := s.query(ctx, "dgraph.FindByNames", q, vars, &res); err != nil {
+			return nil, err
+		}
+		for _, rows := range res {
+			for _, r := range rows {
+				e := r.entity()
+				if r.Kind == "" || !e.Deleted.IsZero() {
+					continue
+				}
+				s.remember(r.Name, r.UID)
+				for _, k := range r.Keys {
+					if want[k] && !slices.ContainsFunc(out[k], func(o graph.Entity) bool { return o.Name == e.Name }) {
+						out[k] = append(out[k], e)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 // EntityNames implements graph.EntityLister: live entities in name order, after a name, a page at a time.
 func (s *Store) EntityNames(ctx context.Context, after graph.EntityName, limit int) ([]graph.EntityName, error) {
 	var res struct {

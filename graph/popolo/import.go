@@ -24,6 +24,12 @@ type Graph interface {
 	GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error)
 }
 
+// NameBatcher finds many names at once (FindByName's answers keyed by the name normalised); an import
+// uses it, when its Graph is one, instead of one round trip per record. *dgraph.Store is one.
+type NameBatcher interface {
+	FindByNames(ctx context.Context, texts []string) (map[string][]graph.Entity, error)
+}
+
 // Input is one Popolo file to import.
 type Input struct {
 	Name string // the file's name, for messages and the default source
@@ -115,6 +121,7 @@ type importer struct {
 	relations []graph.Relation
 	rels      map[graph.RelationName]int // index in relations
 	files     []*fileState
+	names     map[string][]graph.Entity // the graph's entities by name normalised, when found in a batch
 }
 
 // candidate is a record of the file on its way to an entity.
@@ -483,6 +490,27 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 			}
 		}
 	}
+	if nb, ok := im.g.(NameBatcher); ok {
+		var names []string
+		for _, c := range cands {
+			if k := graph.NormalizeName(c.entity.DisplayName); k != "" {
+				if _, done := im.names[k]; !done {
+					names = append(names, c.entity.DisplayName)
+				}
+			}
+		}
+		found, err := nb.FindByNames(ctx, names)
+		if err != nil {
+			return fmt.Errorf("popolo.Import: %w", err)
+		}
+		if im.names == nil {
+			im.names = map[string][]graph.Entity{}
+		}
+		for _, n := range names {
+			k := graph.NormalizeName(n)
+			im.names[k] = found[k]
+		}
+	}
 	var fresh []int
 	for i, c := range cands {
 		name, how := im.match(ctx, c, holders)
@@ -582,9 +610,12 @@ func (im *importer) match(ctx context.Context, c candidate, holders map[graph.Id
 
 // byName finds the one entity of the graph of c's kind called by c's name, with no id against it.
 func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, string, error) {
-	found, err := im.g.FindByName(ctx, c.entity.DisplayName)
-	if err != nil {
-		return "", "", fmt.Errorf("popolo.Import: %w", err)
+	found, ok := im.names[graph.NormalizeName(c.entity.DisplayName)]
+	if !ok {
+		var err error
+		if found, err = im.g.FindByName(ctx, c.entity.DisplayName); err != nil {
+			return "", "", fmt.Errorf("popolo.Import: %w", err)
+		}
 	}
 	var same []graph.Entity
 	for _, e := range found {
