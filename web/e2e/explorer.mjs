@@ -498,6 +498,33 @@ try {
   }
   assert.ok(cyjs.data.sources.some((s) => s.outlet === "Daily Mail"), "Cytoscape JSON lists the sources");
 
+  step = "join members to the party they stood for";
+  console.log(step);
+  await page.check("#anytime");
+  await page.check("#followvia");
+  await idle(page);
+  assert.match(page.url(), /via=1/);
+  const viaEdges = await page.evaluate(() =>
+    window.explorer.cy.edges(".via").map((e) => ({ id: e.id(), from: e.source().id(), to: e.target().id(), relation: e.data("relation") })),
+  );
+  const aspire = viaEdges.find((e) => e.id === "relations/lutfur-rahman.candidate-for.mayor-of-tower-hamlets.2022#via");
+  assert.ok(aspire, `Lutfur Rahman's candidacy for Aspire joins him to the party: ${JSON.stringify(viaEdges)}`);
+  assert.deepEqual([aspire.from, aspire.to, aspire.relation],
+    ["actors/lutfur-rahman", "parties/aspire", "relations/lutfur-rahman.candidate-for.mayor-of-tower-hamlets.2022"]);
+  await page.evaluate((id) => {
+    const cy = window.explorer.cy;
+    cy.zoom(1.2);
+    cy.center(cy.getElementById(id));
+  }, aspire.id);
+  await clickGraph(page, aspire.id);
+  await idle(page);
+  const viaPanel = page.locator('[data-panel="relation"]');
+  await viaPanel.locator(".sub", { hasText: aspire.relation }).waitFor({ timeout: wait });
+  await screenshot(page, "through-via");
+  await page.uncheck("#followvia");
+  await idle(page);
+  assert.equal(await page.evaluate(() => window.explorer.cy.edges(".via").length), 0, "unticked, no edge goes through a via");
+
   if (control) {
     step = "the service goes away: a banner says so";
     console.log(step);

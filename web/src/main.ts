@@ -222,7 +222,14 @@ interface EdgeView {
   /** No date at all: not known to hold at any particular time. */
   undated: boolean;
   verdict?: Verdict;
+  /** The relation the edge draws: its name, without the `#via` of an edge through a via. */
+  relation?: string;
+  /** The edge joins the relation's `from` to its via, not to its `to`. */
+  throughVia?: boolean;
 }
+
+/** The relation an edge's id names: an edge through a via is named by its relation and `#via`. */
+const relationOf = (edgeId: string) => edgeId.replace(/#via$/, "");
 
 /**
  * The edge a neighbourhood would hold for a relation of a path, computed from its claims as the service
@@ -271,13 +278,16 @@ function addEdge(e: EdgeView): void {
     disputed,
     undated: e.undated,
     verdict: e.verdict?.summary ?? "",
-    title: edgeTitle(e),
+    relation: e.relation || relationOf(e.name),
+    throughVia: !!e.throughVia,
+    title: e.throughVia ? `${edgeTitle(e)} (through its via)` : edgeTitle(e),
   };
   const classes = [
     family,
     disputed && "disputed",
     alleged && "alleged",
     e.undated && "undated",
+    e.throughVia && "via",
     e.symmetric && "symmetric",
     statuses.includes("CONFIRMED") && "confirmed",
   ].filter(Boolean) as string[];
@@ -332,7 +342,7 @@ async function expand(name: string): Promise<ExploreNeighborhoodResponse> {
   let first: ExploreNeighborhoodResponse | undefined;
   do {
     const resp = await call(`Loading what surrounds ${label(name)}`, () =>
-      client.exploreNeighborhood({ name, depth: 1, maxPerNode: view.perNode, exclude, filter: filter(), pageToken }),
+      client.exploreNeighborhood({ name, depth: 1, maxPerNode: view.perNode, exclude, filter: filter(), pageToken, followVia: view.followVia }),
     );
     first ??= resp;
     const center = resp.center!;
@@ -367,9 +377,9 @@ const maxDepth = 4;
 const maxPaths = 5;
 
 /** Every relation of a hop, the first (strongest) first, each with the way the path walks it. */
-function hopRelations(hop: Hop): { relation: Relation; forward: boolean }[] {
-  const out = hop.relation ? [{ relation: hop.relation, forward: hop.forward }] : [];
-  for (const p of hop.parallel) if (p.relation) out.push({ relation: p.relation, forward: p.forward });
+function hopRelations(hop: Hop): { relation: Relation; forward: boolean; throughVia: boolean }[] {
+  const out = hop.relation ? [{ relation: hop.relation, forward: hop.forward, throughVia: hop.throughVia }] : [];
+  for (const p of hop.parallel) if (p.relation) out.push({ relation: p.relation, forward: p.forward, throughVia: p.throughVia });
   return out;
 }
 
@@ -380,15 +390,30 @@ function pathRelations(ps: FindPathsResponse["paths"]): Relation[] {
   return [...seen.values()];
 }
 
+/** The edge of every relation of the paths given, once: a hop through a via draws the relation's edge to its via. */
+function pathEdges(ps: FindPathsResponse["paths"]): EdgeView[] {
+  const seen = new Map<string, EdgeView>();
+  for (const p of ps) {
+    for (const hop of p.hops) {
+      for (const { relation, throughVia } of hopRelations(hop)) {
+        const e = edgeOfRelation(relation);
+        if (throughVia) seen.set(`${relation.name}#via`, { ...e, name: `${relation.name}#via`, to: relation.via, symmetric: false, relation: relation.name, throughVia: true });
+        else seen.set(relation.name, e);
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
 async function findPaths(from: string, to: string): Promise<void> {
   const coTemporal = view.coTemporal;
   const resp = await call(`Finding paths from ${from} to ${to}`, () =>
-    client.findPaths({ from, to, maxPaths, maxDepth, coTemporal, filter: filter() }),
+    client.findPaths({ from, to, maxPaths, maxDepth, coTemporal, filter: filter(), followVia: view.followVia }),
   );
   cy.batch(() => {
     const anchor = (cy.getElementById(resp.paths[0]?.entities[0] ?? "") as cytoscape.NodeSingular) ?? null;
     for (const e of resp.entities) addEntity(e, undefined, anchor.nonempty() ? anchor : null);
-    for (const r of pathRelations(resp.paths)) addEdge(edgeOfRelation(r));
+    for (const e of pathEdges(resp.paths)) addEdge(e);
   });
   paths = { from, to, resp, coTemporal, active: -1 };
 }
@@ -402,7 +427,7 @@ function highlightPaths(): void {
     let on = cy.collection();
     for (const p of chosen) {
       for (const e of p.entities) on = on.union(cy.getElementById(e));
-      for (const r of pathRelations([p])) on = on.union(cy.getElementById(r.name));
+      for (const e of pathEdges([p])) on = on.union(cy.getElementById(e.name));
     }
     on.addClass("onpath");
     if (view.selected === "paths") cy.elements().not(on).addClass("faded");
@@ -589,7 +614,7 @@ async function showSelected(): Promise<void> {
   cy.getElementById(sel).select();
   try {
     if (sel.startsWith("relations/")) {
-      const resp = await call("Loading the claims", () => client.getRelation({ name: sel }));
+      const resp = await call("Loading the claims", () => client.getRelation({ name: relationOf(sel) }));
       const names = await speakerNames(resp.entities, resp.relation ? [resp.relation] : []);
       if (view.selected === sel) renderRelation(resp, names);
     } else {
@@ -773,7 +798,7 @@ function renderRelation(resp: GetRelationResponse, names: Map<string, string>): 
  * claims. On a co-temporal route (`during` given), a relation that did not hold then is marked so: the hop
  * held through its others.
  */
-function hopRelationItem(r: Relation, forward: boolean, names: Map<string, string>, during?: DateRange[]): HTMLElement {
+function hopRelationItem(r: Relation, forward: boolean, names: Map<string, string>, during?: DateRange[], throughVia = false): HTMLElement {
   const disputed = r.claims.some((c) => c.status === ClaimStatus.DENIED);
   const notThen = during !== undefined && !heldDuring(r, during);
   return h("li", {
@@ -788,6 +813,10 @@ function hopRelationItem(r: Relation, forward: boolean, names: Map<string, strin
         `${r.symmetric ? "↕" : forward ? "↓" : "↑"} ${typeLabel(r.type)}`),
       r.undated ? h("span", { class: "muted undated" }, " · undated") : h("span", { class: "muted" }, ` · ${timeLabel(r)}`),
       r.role ? h("span", { class: "muted" }, ` · ${r.role}`) : null,
+      throughVia
+        ? h("span", { class: "muted via", title: "This hop joins the relation's from to its via" },
+            ` · for ${names.get(r.via) ?? r.via}, at ${names.get(r.to) ?? r.to}`)
+        : null,
       disputed ? h("span", { class: "badge DENIED", title: r.verdict?.summary ?? "a claim denies it" }, "disputed") : null,
       notThen ? h("span", { class: "badge then", title: "It did not hold while the whole route held; the hop held through its other relations." }, "not then") : null,
     ),
@@ -802,7 +831,7 @@ function hopItem(hop: Hop, names: Map<string, string>, during?: DateRange[]): HT
   const head = `${rels.length} relation${rels.length === 1 ? "" : "s"}, ${hop.verdict?.summary || `${claims} claims`}`;
   return h("li", { class: "hop", "data-relations": rels.length },
     h("div", { class: "hop-head" }, head),
-    h("ul", { class: "hop-rels" }, rels.map(({ relation, forward }) => hopRelationItem(relation, forward, names, during))),
+    h("ul", { class: "hop-rels" }, rels.map(({ relation, forward, throughVia }) => hopRelationItem(relation, forward, names, during, throughVia))),
   );
 }
 
@@ -1027,6 +1056,7 @@ const undatedBox = byId<HTMLInputElement>("undated");
 const undatedRow = byId("undated-row");
 const asofHint = byId("asof-hint");
 const coTemporalBox = byId<HTMLInputElement>("cotemporal");
+const followViaBox = byId<HTMLInputElement>("followvia");
 const asof = byId<HTMLInputElement>("asof");
 const asofOut = byId<HTMLOutputElement>("asof-out");
 const minconf = byId<HTMLInputElement>("minconf");
@@ -1067,6 +1097,7 @@ function showTime(): void {
 function showFilters(): void {
   showTime();
   coTemporalBox.checked = view.coTemporal;
+  followViaBox.checked = view.followVia;
   minconf.value = String(view.minConfidence);
   minconfOut.textContent = view.minConfidence.toFixed(2);
   if (![...per.options].some((o) => o.value === String(view.perNode))) per.append(h("option", null, String(view.perNode)));
@@ -1122,6 +1153,11 @@ coTemporalBox.addEventListener("change", () => {
   // Paths already asked for are asked again the new way; without any, it applies to the next.
   if (view.steps.some((s) => s.op === "path")) refilter();
   else saveView();
+});
+followViaBox.addEventListener("change", () => {
+  view.followVia = followViaBox.checked;
+  // What is shown is asked again, with or without the joins through vias.
+  refilter();
 });
 minconf.addEventListener("input", () => {
   view.minConfidence = Number(minconf.value);
@@ -1212,7 +1248,7 @@ async function evidence(): Promise<Evidence> {
   await call(`Reading the claims of ${ids.length} relations`, () =>
     Promise.all(
       ids.map(async (id) => {
-        const resp = await client.getRelation({ name: id });
+        const resp = await client.getRelation({ name: relationOf(id) });
         const r = resp.relation;
         if (!r) return;
         claims.set(

@@ -100,6 +100,11 @@ export function stylesheet(): cytoscape.StylesheetJson {
       style: { "line-style": "dashed", "line-dash-pattern": [7, 3, 1.5, 3] },
     },
     {
+      // Through a via: a member to the party they sat for; the relation's own edge goes to the seat.
+      selector: "edge.via",
+      style: { "line-style": "dashed", "line-dash-pattern": [2, 5], opacity: 0.85 },
+    },
+    {
       // Disputed wins over alleged and undated: listed after them.
       selector: "edge.disputed",
       style: {

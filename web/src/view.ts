@@ -22,6 +22,8 @@ export interface View {
   perNode: number;
   /** Paths are asked for co-temporal: only routes whose hops all held at one moment. */
   coTemporal: boolean;
+  /** Relations also join their `from` to their via (a member to the party they sat for). */
+  followVia: boolean;
   /** The side panel: an entity's or a relation's resource name, "paths", or "". */
   selected: string;
 }
@@ -29,7 +31,7 @@ export interface View {
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, selected: "" };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "" };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -48,6 +50,7 @@ export function formatView(v: View): string {
   if (v.statuses.length) parts.push(`statuses=${v.statuses.map(enc).join(",")}`);
   if (v.perNode !== defaultPerNode) parts.push(`per=${v.perNode}`);
   if (v.coTemporal) parts.push("cotemporal=1");
+  if (v.followVia) parts.push("via=1");
   if (v.selected) parts.push(`sel=${enc(v.selected)}`);
   return parts.join("&");
 }
@@ -86,6 +89,9 @@ export function parseView(query: string): View {
         break;
       case "cotemporal":
         v.coTemporal = dec(raw) === "1";
+        break;
+      case "via":
+        v.followVia = dec(raw) === "1";
         break;
       case "minconf": {
         const c = Number(dec(raw));
