@@ -337,14 +337,22 @@ func (r Relation) LinkBetween(fromLife, toLife Period) Link {
 }
 
 // Lifetime is when the entity existed: from its valid_from (a seat's creation, a party's founding) to its
-// valid_to (abolition, dissolution), open where a bound is missing.
+// valid_to (abolition, dissolution), or a person's birth and death dates where those are not given, open
+// where a bound is missing.
 func (e Entity) Lifetime() Period {
 	p := OpenPeriod
-	if !e.ValidFrom.IsZero() {
-		p.Start = e.ValidFrom.FirstDay()
+	from, to := e.ValidFrom, e.ValidTo
+	if from.IsZero() {
+		from = e.Attributes.BirthDate // a person exists from birth to death
 	}
-	if !e.ValidTo.IsZero() {
-		p.End = e.ValidTo.LastDay()
+	if to.IsZero() {
+		to = e.Attributes.DeathDate
+	}
+	if !from.IsZero() {
+		p.Start = from.FirstDay()
+	}
+	if !to.IsZero() {
+		p.End = to.LastDay()
 	}
 	return p
 }

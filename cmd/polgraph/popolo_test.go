@@ -77,6 +77,16 @@ func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
 			t.Errorf("GetEntity %s: %v %v, want %s", id, e.GetEntity().GetName(), err, want)
 		}
 	}
+	// Brian Adam died in 2013, during the open-ended fourth term: as of 2014 he holds no seat.
+	for year, want := range map[string]int{"2012": 1, "2014": 0} {
+		rels, err := client.ListRelations(ctx, &pb.ListRelationsRequest{Entity: "actors/brian-adam", Filter: &pb.RelationFilter{AsOf: year}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(rels.GetRelations()); n != want {
+			t.Errorf("as of %s, Brian Adam has %d relations, want %d", year, n, want)
+		}
+	}
 	resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "actors/nicola-sturgeon", To: "actors/alex-salmond", MaxPaths: 5, FollowVia: true})
 	if err != nil {
 		t.Fatal(err)
