@@ -297,8 +297,36 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	from, to := fs.Arg(0), fs.Arg(1)
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
-		return client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
+		resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
 			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia})
+		if err != nil || c.json {
+			return resp, err
+		}
+		// The seats and terms of hops through a via are not on the path: their names are asked for, to
+		// show them by name.
+		known := map[string]bool{}
+		for _, e := range resp.GetEntities() {
+			known[e.GetName()] = true
+		}
+		var more []string
+		for _, p := range resp.GetPaths() {
+			for _, h := range p.GetHops() {
+				for _, r := range append([]*pb.Relation{h.GetRelation()}, hopParallel(h)...) {
+					for _, n := range []string{r.GetFrom(), r.GetTo(), r.GetVia(), r.GetTerm()} {
+						if n != "" && !known[n] && len(more) < 100 {
+							known[n] = true
+							more = append(more, n)
+						}
+					}
+				}
+			}
+		}
+		if len(more) > 0 {
+			if got, err := client.BatchGetEntities(ctx, &pb.BatchGetEntitiesRequest{Names: more}); err == nil {
+				resp.Entities = append(resp.Entities, got.GetEntities()...)
+			}
+		}
+		return resp, nil
 	}, func(resp *pb.FindPathsResponse) { writePaths(stdout, from, to, resp) })
 }
 
