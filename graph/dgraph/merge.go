@@ -30,6 +30,7 @@ type mergeRecord struct {
 	Moves       []relationMove    `json:"moves,omitempty"`
 	Self        []string          `json:"self,omitempty"`    // relations between the two, deleted
 	Via         []string          `json:"via,omitempty"`     // relations whose via was the merged entity
+	Term        []string          `json:"term,omitempty"`    // relations whose term was the merged entity
 	SaidBy      []string          `json:"said_by,omitempty"` // claims said by it (named as after the merge)
 }
 
@@ -54,6 +55,7 @@ const (
   out: ~pg.from @filter(not has(pg.deleted_at)) { uid pg.name pg.rel_type pg.from { pg.name } pg.to { pg.name } }
   in: ~pg.to @filter(not has(pg.deleted_at)) { uid pg.name pg.rel_type pg.from { pg.name } pg.to { pg.name } }
   viaOf: ~pg.via @filter(not has(pg.deleted_at)) { uid pg.name }
+  termOf: ~pg.term @filter(not has(pg.deleted_at)) { uid pg.name }
   saidOf: ~pg.said_by { uid pg.name pg.claim_of { pg.name } }`
 )
 
@@ -65,6 +67,7 @@ type mergeEntity struct {
 	Out         []relRef  `json:"out"`
 	In          []relRef  `json:"in"`
 	ViaOf       []nameRef `json:"viaOf"`
+	TermOf      []nameRef `json:"termOf"`
 	SaidOf      []struct {
 		nameRef
 		Of *nameRef `json:"pg.claim_of"`
@@ -288,7 +291,7 @@ func (s *Store) MergeEntity(ctx context.Context, from, into graph.EntityName, re
 					names = append(names, to)
 				}
 			}
-			for _, r := range f.ViaOf {
+			for _, r := range append(slices.Clone(f.ViaOf), f.TermOf...) {
 				names = append(names, r.Name)
 			}
 			for _, c := range f.SaidOf {
@@ -415,6 +418,9 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 			if tgt.after.Via == from {
 				tgt.after.Via = into
 			}
+			if tgt.after.Term == from {
+				tgt.after.Term = into
+			}
 			tgt.node = map[string]any{"uid": "_:" + blank(to), "dgraph.type": "Relation", "pg.name": to, "pg.rel_type": string(old.before.Type),
 				"pg.role": old.before.Role, "pg.valid_from": old.before.ValidFrom.String(), "pg.valid_to": old.before.ValidTo.String(), "pg.date": old.before.Date.String()}
 			var r mergeRelation
@@ -438,6 +444,9 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 			}
 			if r.Via != nil {
 				tgt.node["pg.via"] = end(tgt.after.Via, r.Via)
+			}
+			if r.Term != nil {
+				tgt.node["pg.term"] = end(tgt.after.Term, r.Term)
 			}
 			if r.StartDay != nil {
 				tgt.node["pg.start_day"] = *r.StartDay
@@ -489,6 +498,13 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 			st.after.Via = into
 			st.node["pg.via"] = uidRef(ie.UID)
 			rec.Via = append(rec.Via, v.Name)
+		}
+	}
+	for _, v := range fe.TermOf {
+		if st := m.rel(v.Name); !seen[v.Name] && st != nil && st.after.Term == from {
+			st.after.Term = into
+			st.node["pg.term"] = uidRef(ie.UID)
+			rec.Term = append(rec.Term, v.Name)
 		}
 	}
 	for _, c := range fe.SaidOf {
@@ -544,7 +560,7 @@ func (s *Store) UnmergeEntity(ctx context.Context, from graph.EntityName, reason
 			for _, mv := range rec.Moves {
 				rels = append(rels, mv.From, mv.To)
 			}
-			rels = append(append(rels, rec.Self...), rec.Via...)
+			rels = append(append(append(rels, rec.Self...), rec.Via...), rec.Term...)
 			for _, c := range rec.SaidBy {
 				if r, ok := relationOfClaim(c); ok {
 					rels = append(rels, r)
@@ -657,6 +673,12 @@ func (m *mergeWork) unmerge(s *Store, fe mergeEntity, rec mergeRecord, reason st
 		if st := m.rel(name); st != nil && st.after.Via == into {
 			st.after.Via = from
 			st.node["pg.via"] = uidRef(fe.UID)
+		}
+	}
+	for _, name := range rec.Term {
+		if st := m.rel(name); st != nil && st.after.Term == into {
+			st.after.Term = from
+			st.node["pg.term"] = uidRef(fe.UID)
 		}
 	}
 	for c := range saidBy {

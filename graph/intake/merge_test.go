@@ -401,3 +401,57 @@ func TestMergeRacingWrites(t *testing.T) {
 		t.Errorf("%d writes acknowledged; want %d", n, writers*4)
 	}
 }
+
+// Terms merge like any entity: a relation whose term was the merged record names the one kept, and a
+// relation moved by a merge of people keeps its term; undoing the merge restores the term.
+func TestMergeKeepsTerms(t *testing.T) {
+	ctx := context.Background()
+	p := "mgt"
+	must := func(_ graph.WriteResult, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "sources/" + p + "-data"
+	termA, termB := "organisations/"+p+"-term-a", "organisations/"+p+"-term-b"
+	must(svc.Upsert(ctx, meta("alice", "UpsertSources", ""), intake.Batch{Field: "sources", Lines: lines(t,
+		obj{"record": "source", "name": src, "title": "Data", "kind": "DATASET"})}))
+	must(svc.Upsert(ctx, meta("alice", "UpsertEntities", ""), intake.Batch{Field: "entities", Lines: lines(t,
+		entity(termA, "Fourth Assembly"), entity(termB, "Assembly, 4th term"), entity("actors/"+p+"-dup", "Mo"),
+		entity("actors/"+p+"-main", "Mo Main"), entity("seats/"+p+"-seat", "Seat"))}))
+	held := func(who, term string) obj {
+		return obj{"record": "relation", "type": "HOLDS_OFFICE", "from": "actors/" + p + "-" + who, "to": "seats/" + p + "-seat", "term": term,
+			"claims": []obj{{"source": src, "record_id": who + "/" + term, "confidence": 0.9, "status": "REPORTED"}}}
+	}
+	must(svc.Upsert(ctx, meta("alice", "UpsertRelations", ""), intake.Batch{Field: "relations", Lines: lines(t, held("main", termA), held("dup", termB))}))
+	mainRel := graph.RelationName("relations/" + p + "-main.holds-office." + p + "-seat." + p + "-term-a")
+	termOf := func(name graph.RelationName) graph.EntityName {
+		t.Helper()
+		rels, err := store.GetRelations(ctx, []graph.RelationName{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rels[name].Term
+	}
+
+	if _, err := svc.MergeEntities(ctx, meta("admin", "MergeEntities", ""), termA, termB, "one term"); err != nil {
+		t.Fatal(err)
+	}
+	if got := termOf(mainRel); got != graph.EntityName(termB) {
+		t.Errorf("after merging the terms, %s is of term %s, want %s", mainRel, got, termB)
+	}
+	if _, err := svc.MergeEntities(ctx, meta("admin", "MergeEntities", ""), "actors/"+p+"-dup", "actors/"+p+"-main", "one person"); err != nil {
+		t.Fatal(err)
+	}
+	moved := graph.RelationName("relations/" + p + "-main.holds-office." + p + "-seat." + p + "-term-b")
+	if got := termOf(moved); got != graph.EntityName(termB) {
+		t.Errorf("the relation the merge of people moved is of term %q, want %s", got, termB)
+	}
+	if _, err := svc.UnmergeEntities(ctx, meta("admin", "UnmergeEntities", ""), termA, "two terms after all"); err != nil {
+		t.Fatal(err)
+	}
+	if got := termOf(mainRel); got != graph.EntityName(termA) {
+		t.Errorf("after undoing the merge of terms, %s is of term %s, want %s", mainRel, got, termA)
+	}
+}
