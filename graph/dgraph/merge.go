@@ -31,6 +31,7 @@ type mergeRecord struct {
 	Self        []string          `json:"self,omitempty"`    // relations between the two, deleted
 	Via         []string          `json:"via,omitempty"`     // relations whose via was the merged entity
 	Term        []string          `json:"term,omitempty"`    // relations whose term was the merged entity
+	Attributes  *graph.Attributes `json:"attributes,omitempty"` // what into gained of from's attributes
 	SaidBy      []string          `json:"said_by,omitempty"` // claims said by it (named as after the merge)
 }
 
@@ -50,7 +51,7 @@ const (
   pg.merged_into { uid pg.name } pg.from { uid pg.name } pg.to { uid pg.name } pg.via { uid pg.name } pg.term { uid pg.name }
   claims: ~pg.claim_of (orderasc: pg.name) { uid pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { uid pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
-	mergeEntityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.valid_from pg.valid_to
+	mergeEntityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.alias_order pg.description pg.identifiers pg.attributes pg.valid_from pg.valid_to
   pg.ocd_id pg.merge_record pg.version pg.lease_until ` + deletedFields + ` pg.merged_into { uid pg.name }
   out: ~pg.from @filter(not has(pg.deleted_at)) { uid pg.name pg.rel_type pg.from { pg.name } pg.to { pg.name } }
   in: ~pg.to @filter(not has(pg.deleted_at)) { uid pg.name pg.rel_type pg.from { pg.name } pg.to { pg.name } }
@@ -220,11 +221,84 @@ func (m *mergeWork) entityNode(uid string, e graph.Entity) map[string]any {
 		fmt.Fprintf(&m.del, "<%s> <%s> * .\n", uid, p)
 	}
 	n := map[string]any{"uid": uid, "pg.aliases": nonNil(e.Aliases), "pg.alias_order": aliasOrder(e.Aliases), "pg.search_keys": e.SearchKeys(), "pg.search_tokens": e.SearchTokens(),
-		"pg.identifiers": identifiersJSON(e.Identifiers), "pg.ids": idTokens(e.Identifiers)}
+		"pg.identifiers": identifiersJSON(e.Identifiers), "pg.ids": idTokens(e.Identifiers), "pg.attributes": attributesJSON(e.Attributes)}
 	if ocd := e.Identifiers.First("ocd"); ocd != "" {
 		n["pg.ocd_id"] = ocd
 	}
 	return n
+}
+
+// lifetime writes an entity's lifetime when a merge or its undoing changes it (a birth date gained), and
+// marks its live relations changed, so that searches see the relations' new bounds.
+func (m *mergeWork) lifetime(e mergeEntity, before, after graph.Entity) {
+	was, now := before.Lifetime(), after.Lifetime()
+	if was == now {
+		return
+	}
+	n := map[string]any{"uid": e.UID}
+	for p, day := range map[string]int{"pg.start_day": now.Start, "pg.end_day": now.End} {
+		if day == graph.OpenPeriod.Start || day == graph.OpenPeriod.End {
+			fmt.Fprintf(&m.del, "<%s> <%s> * .\n", e.UID, p)
+		} else {
+			n[p] = day
+		}
+	}
+	m.set = append(m.set, n)
+	for _, r := range append(slices.Clone(e.Out), e.In...) {
+		m.set = append(m.set, map[string]any{"uid": r.UID, "pg.changed": m.version})
+	}
+}
+
+// gainAttributes fills what a lacks of from's attributes (dates, gender) and adds the links, images,
+// contact details and other names it does not hold; it returns what was added.
+func gainAttributes(a *graph.Attributes, from graph.Attributes) graph.Attributes {
+	var gained graph.Attributes
+	if a.BirthDate.IsZero() && !from.BirthDate.IsZero() {
+		a.BirthDate, gained.BirthDate = from.BirthDate, from.BirthDate
+	}
+	if a.DeathDate.IsZero() && !from.DeathDate.IsZero() {
+		a.DeathDate, gained.DeathDate = from.DeathDate, from.DeathDate
+	}
+	if a.Gender == "" && from.Gender != "" {
+		a.Gender, gained.Gender = from.Gender, from.Gender
+	}
+	addLinks := func(have *[]graph.WebLink, more []graph.WebLink, got *[]graph.WebLink) {
+		for _, l := range more {
+			if len(*have) < graph.MaxLinks && !slices.ContainsFunc(*have, func(h graph.WebLink) bool { return h.URL == l.URL }) {
+				*have, *got = append(*have, l), append(*got, l)
+			}
+		}
+	}
+	addLinks(&a.Links, from.Links, &gained.Links)
+	addLinks(&a.Images, from.Images, &gained.Images)
+	for _, c := range from.ContactDetails {
+		if len(a.ContactDetails) < graph.MaxLinks && !slices.Contains(a.ContactDetails, c) {
+			a.ContactDetails, gained.ContactDetails = append(a.ContactDetails, c), append(gained.ContactDetails, c)
+		}
+	}
+	for _, o := range from.OtherNames {
+		if !slices.ContainsFunc(a.OtherNames, func(h graph.Alias) bool { return h.Name == o.Name }) {
+			a.OtherNames, gained.OtherNames = append(a.OtherNames, o), append(gained.OtherNames, o)
+		}
+	}
+	return gained
+}
+
+// loseAttributes takes back what gainAttributes added (what a still holds of it).
+func loseAttributes(a *graph.Attributes, gained graph.Attributes) {
+	if !gained.BirthDate.IsZero() && a.BirthDate == gained.BirthDate {
+		a.BirthDate = graph.FuzzyDate{}
+	}
+	if !gained.DeathDate.IsZero() && a.DeathDate == gained.DeathDate {
+		a.DeathDate = graph.FuzzyDate{}
+	}
+	if gained.Gender != "" && a.Gender == gained.Gender {
+		a.Gender = ""
+	}
+	a.Links = slices.DeleteFunc(slices.Clone(a.Links), func(l graph.WebLink) bool { return slices.Contains(gained.Links, l) })
+	a.Images = slices.DeleteFunc(slices.Clone(a.Images), func(l graph.WebLink) bool { return slices.Contains(gained.Images, l) })
+	a.ContactDetails = slices.DeleteFunc(slices.Clone(a.ContactDetails), func(c graph.ContactDetail) bool { return slices.Contains(gained.ContactDetails, c) })
+	a.OtherNames = slices.DeleteFunc(slices.Clone(a.OtherNames), func(o graph.Alias) bool { return slices.Contains(gained.OtherNames, o) })
 }
 
 // entityChange records what happened to an entity.
@@ -366,8 +440,12 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 	if n := after.Identifiers.Count(); n > graph.MaxIdentifiers {
 		return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "TOO_MANY_IDENTIFIERS", Message: fmt.Sprintf("%s would have %d ids; at most %d", into, n, graph.MaxIdentifiers)}
 	}
-	if len(rec.Aliases) > 0 || len(rec.Identifiers) > 0 {
+	if gained := gainAttributes(&after.Attributes, fEnt.Attributes); !gained.IsZero() {
+		rec.Attributes = &gained
+	}
+	if len(rec.Aliases) > 0 || len(rec.Identifiers) > 0 || rec.Attributes != nil {
 		m.set = append(m.set, m.entityNode(ie.UID, after))
+		m.lifetime(ie, iEnt, after)
 	}
 	m.entityChange(graph.ActionMerge, iEnt, after)
 
@@ -707,8 +785,12 @@ func (m *mergeWork) unmerge(s *Store, fe mergeEntity, rec mergeRecord, reason st
 			delete(after.Identifiers, id.Scheme)
 		}
 	}
-	if len(after.Aliases) != len(iEnt.Aliases) || after.Identifiers.Count() != iEnt.Identifiers.Count() {
+	if rec.Attributes != nil {
+		loseAttributes(&after.Attributes, *rec.Attributes)
+	}
+	if len(after.Aliases) != len(iEnt.Aliases) || after.Identifiers.Count() != iEnt.Identifiers.Count() || rec.Attributes != nil {
 		m.set = append(m.set, m.entityNode(ie.UID, after))
+		m.lifetime(ie, iEnt, after)
 	}
 	m.entityChange(graph.ActionUnmerge, iEnt, after)
 	for _, p := range []string{"pg.deleted_at", "pg.deleted_by", "pg.delete_reason", "pg.merged_into", "pg.merge_record"} {

@@ -455,3 +455,64 @@ func TestMergeKeepsTerms(t *testing.T) {
 		t.Errorf("after undoing the merge of terms, %s is of term %s, want %s", mainRel, got, termA)
 	}
 }
+
+// What from's record says of the person (a death date, gender, links, names in other languages) the
+// record kept gains; the death date then bounds its relations; undoing the merge takes it all back.
+func TestMergeCarriesAttributes(t *testing.T) {
+	ctx := context.Background()
+	p := "mga"
+	must := func(_ graph.WriteResult, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "sources/" + p + "-data"
+	dup, main := "actors/"+p+"-dup", "actors/"+p+"-main"
+	must(svc.Upsert(ctx, meta("alice", "UpsertSources", ""), intake.Batch{Field: "sources", Lines: lines(t,
+		obj{"record": "source", "name": src, "title": "Data", "kind": "DATASET"})}))
+	d := entity(dup, "Brian Adam")
+	d["death_date"], d["gender"] = "2013-04-25", "male"
+	d["aliases"] = []any{obj{"name": "Brian Adams", "lang": "en", "note": "misspelt"}}
+	d["links"] = []obj{{"url": "https://example.org/brian", "note": "profile"}}
+	must(svc.Upsert(ctx, meta("alice", "UpsertEntities", ""), intake.Batch{Field: "entities", Lines: lines(t,
+		d, entity(main, "Brian Adam MSP"), entity("parties/"+p+"-party", "Party"))}))
+	must(svc.Upsert(ctx, meta("alice", "UpsertRelations", ""), intake.Batch{Field: "relations", Lines: lines(t,
+		obj{"record": "relation", "type": "MEMBER_OF", "from": main, "to": "parties/" + p + "-party", "valid_from": "1990",
+			"claims": []obj{{"source": src, "record_id": "m1", "confidence": 0.9, "status": "REPORTED"}}})}))
+	reads := &graph.Service{Store: store}
+	asOf2015 := func() int {
+		t.Helper()
+		page, err := reads.ListRelations(ctx, graph.RelationsQuery{Entity: main, Filter: graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2015}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Relations)
+	}
+	if n := asOf2015(); n != 1 {
+		t.Fatalf("before the merge, %s has %d relations as of 2015, want 1", main, n)
+	}
+	if _, err := svc.MergeEntities(ctx, meta("admin", "MergeEntities", ""), dup, main, "one person"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := store.GetEntity(ctx, graph.EntityName(main))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := e.Attributes
+	if a.DeathDate.String() != "2013-04-25" || a.Gender != "male" || len(a.Links) != 1 || len(a.OtherNames) != 1 || a.OtherNames[0].Lang != "en" {
+		t.Errorf("after the merge, %s has %+v", main, a)
+	}
+	if n := asOf2015(); n != 0 {
+		t.Errorf("after the merge, %s (dead since 2013) has %d relations as of 2015, want none", main, n)
+	}
+	if _, err := svc.UnmergeEntities(ctx, meta("admin", "UnmergeEntities", ""), dup, "two people"); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ = store.GetEntity(ctx, graph.EntityName(main)); !e.Attributes.IsZero() {
+		t.Errorf("after undoing the merge, %s still has %+v", main, e.Attributes)
+	}
+	if n := asOf2015(); n != 1 {
+		t.Errorf("after undoing the merge, %s has %d relations as of 2015, want 1", main, n)
+	}
+}
