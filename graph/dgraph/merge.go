@@ -28,11 +28,11 @@ type mergeRecord struct {
 	Aliases     []string          `json:"aliases,omitempty"`     // the names into gained
 	Identifiers graph.Identifiers `json:"identifiers,omitempty"` // the identifiers into gained
 	Moves       []relationMove    `json:"moves,omitempty"`
-	Self        []string          `json:"self,omitempty"`    // relations between the two, deleted
-	Via         []string          `json:"via,omitempty"`     // relations whose via was the merged entity
-	Term        []string          `json:"term,omitempty"`    // relations whose term was the merged entity
+	Self        []string          `json:"self,omitempty"`       // relations between the two, deleted
+	Via         []string          `json:"via,omitempty"`        // relations whose via was the merged entity
+	Term        []string          `json:"term,omitempty"`       // relations whose term was the merged entity
 	Attributes  *graph.Attributes `json:"attributes,omitempty"` // what into gained of from's attributes
-	SaidBy      []string          `json:"said_by,omitempty"` // claims said by it (named as after the merge)
+	SaidBy      []string          `json:"said_by,omitempty"`    // claims said by it (named as after the merge)
 }
 
 // relationMove is one relation whose claims a merge moved.
