@@ -795,7 +795,7 @@ func TestGEXFSpans(t *testing.T) {
 		{"year-to-day state widens the year", string(thFirst), "2014-01-01", "2015-04-29", "n_valid_from", "2014"},
 		{"day-to-year state ends on the year's last day", string(brickLane), "2014-05-22", "2022-12-31", "n_valid_to", "2022"},
 		{"month start, open end", string(aspire), "2018-04-01", "", "n_valid_from", "2018-04"},
-		{"undated entity", string(rushanara), "", "", "", ""},
+		{"a person lives from birth", string(rushanara), "1975-03-14", "", "", ""},
 		{"bare node", string(biggs), "", "", "", ""},
 		{"event in a month", rel(lutfur, graph.Founded, aspire, ""), "2018-04-01", "2018-04-30", "e_date", "2018-04"},
 		{"event in a year", rel(rushanara, graph.Criticised, biggs, ""), "2015-01-01", "2015-12-31", "e_date", "2015"},
@@ -823,7 +823,7 @@ func TestGEXFStaticWithoutDates(t *testing.T) {
 	t.Parallel()
 	g := graph.Subgraph{
 		Entities: []graph.Entity{{Name: lutfur, Kind: graph.KindActor, DisplayName: "Lutfur Rahman",
-			Attributes: graph.Attributes{BirthDate: graph.FuzzyDate{Year: 1965}}}}, // a birth date is no lifetime
+			Attributes: graph.Attributes{Gender: "male"}}},
 		Relations: []graph.Relation{relation(lutfur, graph.Founded, aspire, "")},
 	}
 	doc := decodeGEXF(t, write(t, GEXF, g))
