@@ -246,7 +246,7 @@ func parseClientCommand(name, usage string, minArgs, maxArgs int, filtered bool,
 		fmt.Fprintln(stderr, usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(args)); err != nil || fs.NArg() < minArgs || fs.NArg() > maxArgs {
+	if err := fs.Parse(reorder(fs, args)); err != nil || fs.NArg() < minArgs || fs.NArg() > maxArgs {
 		if err == nil {
 			fs.Usage()
 		}
@@ -566,13 +566,13 @@ func kindWord(k pb.EntityKind) string {
 }
 
 // reorder moves flags before positional arguments, so `polgraph path A B --max-depth 3` works.
-func reorder(args []string) []string {
+func reorder(fs *flag.FlagSet, args []string) []string {
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
 			flags = append(flags, a)
-			if !strings.Contains(a, "=") && i+1 < len(args) && !isBoolFlag(a) {
+			if !strings.Contains(a, "=") && i+1 < len(args) && !isBoolFlag(fs, a) {
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -583,13 +583,14 @@ func reorder(args []string) []string {
 	return append(flags, pos...)
 }
 
-func isBoolFlag(a string) bool {
-	a = strings.TrimLeft(a, "-")
-	switch a {
-	case "json", "directed", "co-temporal", "follow-via", "in-memory", "writes":
-		return true
+// isBoolFlag reports whether a (-name or --name) is a flag of fs that takes no value.
+func isBoolFlag(fs *flag.FlagSet, a string) bool {
+	f := fs.Lookup(strings.TrimLeft(a, "-"))
+	if f == nil {
+		return false
 	}
-	return false
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // pagingFlags are the flags of a command whose answer comes in pages.

@@ -41,7 +41,7 @@ func importRecords(ctx context.Context, format string, args []string, stdout, st
 		fmt.Fprint(stderr, importUsage+"\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(args)); err != nil {
+	if err := fs.Parse(reorder(fs, args)); err != nil {
 		return errUsage
 	}
 	if fs.NArg() < 1 || format == "ftm" && fs.NArg() != 1 {

@@ -50,7 +50,7 @@ func keysCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "polgraph keys: unknown command %q\n\n%s", sub, keysUsage)
 		return errUsage
 	}
-	if err := fs.Parse(reorder(rest)); err != nil {
+	if err := fs.Parse(reorder(fs, rest)); err != nil {
 		return errUsage
 	}
 	if fs.NArg() != nargs {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -306,50 +307,6 @@ func writeFile(t *testing.T, f Format, g graph.Subgraph) string {
 	return path
 }
 
-// diff says how got differs from want, as lines of their indented JSON marked "-" (want) and "+" (got);
-// "" when they are equal. (go-cmp is not among the module's requirements.)
-func diff(want, got any) string {
-	if reflect.DeepEqual(want, got) {
-		return ""
-	}
-	w, _ := json.MarshalIndent(want, "", "  ")
-	g, _ := json.MarshalIndent(got, "", "  ")
-	a, b := strings.Split(string(w), "\n"), strings.Split(string(g), "\n")
-	// Longest common subsequence of lines, then walk it.
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out strings.Builder
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out.WriteString("  " + a[i] + "\n")
-			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			out.WriteString("+ " + b[j] + "\n")
-			j++
-		default:
-			out.WriteString("- " + a[i] + "\n")
-			i++
-		}
-	}
-	if out.Len() == 0 || string(w) == string(g) {
-		return fmt.Sprintf("want %#v\ngot  %#v", want, got) // equal as JSON, different in Go
-	}
-	return out.String()
-}
-
 // decodeClaims reads a claims attribute, refusing fields the formats do not define.
 func decodeClaims(t *testing.T, s string) []claimObj {
 	t.Helper()
@@ -487,7 +444,7 @@ func TestNetworkxReadsExports(t *testing.T) {
 				gotNodes = append(gotNodes, n)
 			}
 			slices.SortFunc(gotNodes, func(a, b wantNode) int { return strings.Compare(a.ID, b.ID) })
-			if d := diff(wantNodes(g), gotNodes); d != "" {
+			if d := cmp.Diff(wantNodes(g), gotNodes); d != "" {
 				t.Errorf("nodes (-want +got):\n%s", d)
 			}
 			lr := nx.Nodes[string(lutfur)]
@@ -525,7 +482,7 @@ func TestNetworkxReadsExports(t *testing.T) {
 				gotEdges = append(gotEdges, w)
 			}
 			slices.SortFunc(gotEdges, func(a, b wantEdge) int { return strings.Compare(a.ID, b.ID) })
-			if d := diff(wantEdges(g), gotEdges); d != "" {
+			if d := cmp.Diff(wantEdges(g), gotEdges); d != "" {
 				t.Errorf("edges (-want +got):\n%s", d)
 			}
 		})
@@ -652,7 +609,7 @@ func TestGraphMLDecodes(t *testing.T) {
 			}
 		}
 	}
-	if d := diff(wantSources(g), sources); d != "" {
+	if d := cmp.Diff(wantSources(g), sources); d != "" {
 		t.Errorf("graph sources (-want +got):\n%s", d)
 	}
 }
@@ -884,7 +841,7 @@ func TestCytoscape(t *testing.T) {
 	for _, n := range doc.Elements.Nodes {
 		nodes = append(nodes, n.Data)
 	}
-	if d := diff(wantNodes(g), nodes); d != "" {
+	if d := cmp.Diff(wantNodes(g), nodes); d != "" {
 		t.Errorf("nodes (-want +got):\n%s", d)
 	}
 	var edges []wantEdge
@@ -895,10 +852,10 @@ func TestCytoscape(t *testing.T) {
 				e.Data.Symmetric, e.Data.ClaimCount, len(e.Data.Claims))
 		}
 	}
-	if d := diff(wantEdges(g), edges); d != "" {
+	if d := cmp.Diff(wantEdges(g), edges); d != "" {
 		t.Errorf("edges (-want +got):\n%s", d)
 	}
-	if d := diff(wantSources(g), doc.Data.Sources); d != "" {
+	if d := cmp.Diff(wantSources(g), doc.Data.Sources); d != "" {
 		t.Errorf("sources (-want +got):\n%s", d)
 	}
 
@@ -1332,12 +1289,12 @@ func TestNQuads(t *testing.T) {
 	want("schema.org type", rdfQuad{S: id(string(lutfur)), P: rdfType, O: iriTerm(schemaNS + "Person")})
 	want("schema.org type", rdfQuad{S: id(string(labour)), P: rdfType, O: iriTerm(schemaNS + "Organization")})
 	altLabel := iriTerm(skosNS + "altLabel")
-	if d := diff([]rdfTerm{lit("Lutfur"), {Kind: 'L', Value: "লুৎফুর রহমান", Lang: "bn"}}, objects(id(string(lutfur)), altLabel)); d != "" {
+	if d := cmp.Diff([]rdfTerm{lit("Lutfur"), {Kind: 'L', Value: "লুৎফুর রহমান", Lang: "bn"}}, objects(id(string(lutfur)), altLabel)); d != "" {
 		t.Errorf("aliases of %s (-want +got):\n%s", lutfur, d)
 	}
 	want("Welsh alias", rdfQuad{S: id(string(labour)), P: altLabel, O: rdfTerm{Kind: 'L', Value: "Y Blaid Lafur", Lang: "cy"}})
 	sameAs := iriTerm(owlNS + "sameAs")
-	if d := diff([]rdfTerm{iriTerm(wikidata + "Q6703766"), iriTerm(wikidata + "Q116000001")}, objects(id(string(lutfur)), sameAs)); d != "" {
+	if d := cmp.Diff([]rdfTerm{iriTerm(wikidata + "Q6703766"), iriTerm(wikidata + "Q116000001")}, objects(id(string(lutfur)), sameAs)); d != "" {
 		t.Errorf("wikidata ids (-want +got):\n%s", d)
 	}
 	want("identifier", rdfQuad{S: id(string(lutfur)), P: pgT("identifier"), O: lit("parlparse:uk.org.publicwhip/person/99999")})
@@ -1387,10 +1344,10 @@ func TestNQuads(t *testing.T) {
 			want("claim", rdfQuad{S: cs, P: pgT("relation"), O: s})
 			want("claim source", rdfQuad{S: cs, P: pgT("source"), O: id(string(c.Source.Name))})
 			want("claim status", rdfQuad{S: cs, P: pgT("status"), O: lit(string(c.Status))})
-			if d := diff(nonEmpty(c.Excerpt), objects(cs, pgT("excerpt"))); d != "" {
+			if d := cmp.Diff(nonEmpty(c.Excerpt), objects(cs, pgT("excerpt"))); d != "" {
 				t.Errorf("%s: excerpt (-want +got):\n%s", c.Name, d)
 			}
-			if d := diff(nonEmpty(c.Record), objects(cs, pgT("record"))); d != "" {
+			if d := cmp.Diff(nonEmpty(c.Record), objects(cs, pgT("record"))); d != "" {
 				t.Errorf("%s: record (-want +got):\n%s", c.Name, d)
 			}
 			conf := objects(cs, pgT("confidence"))
@@ -1419,7 +1376,7 @@ func TestNQuads(t *testing.T) {
 	byString := func(a, b rdfQuad) int { return strings.Compare(a.String(), b.String()) }
 	slices.SortFunc(wantDirect, byString)
 	slices.SortFunc(direct, byString)
-	if d := diff(wantDirect, direct); d != "" {
+	if d := cmp.Diff(wantDirect, direct); d != "" {
 		t.Errorf("direct statements (-want +got):\n%s", d)
 	}
 

@@ -1,10 +1,8 @@
 package ftm
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -229,54 +227,4 @@ func invalid(g graph.Subgraph) []string {
 		}
 	}
 	return out
-}
-
-// diff says how got differs from want, as "(-want +got)" lines of their JSON, or "" when they are equal.
-// (go-cmp is not a direct dependency of the module, and this package adds none.)
-func diff(want, got any) string {
-	if reflect.DeepEqual(want, got) {
-		return ""
-	}
-	show := func(v any) []string {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return []string{fmt.Sprintf("%#v", v)}
-		}
-		return strings.Split(string(b), "\n")
-	}
-	a, b := show(want), show(got)
-	// The longest common subsequence of lines, then the edit script.
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out strings.Builder
-	out.WriteString("(-want +got)\n")
-	i, j, changed := 0, 0, false
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out.WriteString("  " + a[i] + "\n")
-			i, j = i+1, j+1
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			out.WriteString("- " + a[i] + "\n")
-			i, changed = i+1, true
-		default:
-			out.WriteString("+ " + b[j] + "\n")
-			j, changed = j+1, true
-		}
-	}
-	if !changed {
-		out.WriteString("(the values differ in what JSON does not show, e.g. a nil and an empty slice)\n")
-	}
-	return out.String()
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -283,7 +285,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := diff(g, again); d != "" {
+		if d := cmp.Diff(g, again); d != "" {
 			t.Errorf("Read(Write(Read(in))) differs:\n%s\nfirst read:\n%s\nsecond read:\n%s\nwritten:\n%s", d, rep, rep2, buf.String())
 		}
 	})
@@ -391,7 +393,7 @@ func TestReadRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := diff(g, again); d != "" {
+		if d := cmp.Diff(g, again); d != "" {
 			t.Fatalf("round %d: Read(Write(g)) differs:\n%s\ninput:\n%s\nreport:\n%s\nwritten:\n%s", round, d, in, rep, buf.String())
 		}
 	}

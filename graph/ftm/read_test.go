@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -96,7 +98,7 @@ func TestReadEntities(t *testing.T) {
 			Identifiers: graph.Identifiers{"ftm": {"pos-mayor"}}, ValidFrom: date("2002")},
 	} {
 		t.Run(string(want.Name), func(t *testing.T) {
-			if d := diff(want, got[want.Name]); d != "" {
+			if d := cmp.Diff(want, got[want.Name]); d != "" {
 				t.Errorf("entity %s:\n%s", want.Name, d)
 			}
 		})
@@ -156,7 +158,7 @@ func TestReadRelations(t *testing.T) {
 			want := tc.rel
 			want.Name = graph.RelationName(tc.name)
 			want.Claims = claim(tc.name, tc.record)
-			if d := diff(want, got[want.Name]); d != "" {
+			if d := cmp.Diff(want, got[want.Name]); d != "" {
 				t.Errorf("relation %s:\n%s", want.Name, d)
 			}
 		})
@@ -165,7 +167,7 @@ func TestReadRelations(t *testing.T) {
 	for name := range got {
 		t.Errorf("unexpected relation %s", name)
 	}
-	if d := diff([]graph.Source{sampleSource}, g.Sources); d != "" {
+	if d := cmp.Diff([]graph.Source{sampleSource}, g.Sources); d != "" {
 		t.Errorf("sources:\n%s", d)
 	}
 }
@@ -188,7 +190,7 @@ func TestReadReport(t *testing.T) {
 			t.Errorf("%s: not marked as a skipped record", p)
 		}
 	}
-	if d := diff(want, got); d != "" {
+	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("problems:\n%s", d)
 	}
 	if rep.Read != 29 || rep.Entities != 13 || rep.Relations != 11 || rep.Skipped != 6 {
@@ -227,7 +229,7 @@ func TestReadIndependentOfOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := diff(want, got); d != "" {
+			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("Read of the lines %s:\n%s", name, d)
 			}
 		})
@@ -273,7 +275,7 @@ func TestReadOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := diff([]graph.Source{tc.want}, g.Sources); d != "" {
+			if d := cmp.Diff([]graph.Source{tc.want}, g.Sources); d != "" {
 				t.Errorf("sources:\n%s", d)
 			}
 			if len(g.Relations) != 1 {
@@ -333,7 +335,7 @@ func TestReadRelationKeys(t *testing.T) {
 				for _, r := range g.Relations {
 					got[r.Claims[0].Record] = string(r.Name)
 				}
-				if d := diff(tc.want, got); d != "" {
+				if d := cmp.Diff(tc.want, got); d != "" {
 					t.Errorf("relation names:\n%s\n%s", d, rep)
 				}
 				for _, p := range invalid(g) {

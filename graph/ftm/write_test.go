@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -132,7 +134,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := diff(g, again); d != "" {
+	if d := cmp.Diff(g, again); d != "" {
 		t.Errorf("Read(Write(g)) differs from g:\n%s", d)
 	}
 	if len(rep.Problems) != 0 {
@@ -217,7 +219,7 @@ func TestFtMRoundTrip(t *testing.T) {
 					if prop == "role" && src.Schema == "UnknownLink" {
 						continue // the polgraph type; checked below
 					}
-					if d := diff(want, got.Properties[prop]); d != "" {
+					if d := cmp.Diff(want, got.Properties[prop]); d != "" {
 						t.Errorf("%s:\n%s", prop, d)
 					}
 				}
@@ -233,13 +235,13 @@ func TestFtMRoundTrip(t *testing.T) {
 			// The description: the first of summary, description and notes, as summary.
 			for _, prop := range descriptionProperties {
 				if vs := clean(prop, src.Properties[prop]); len(vs) > 0 && src.Schema != "UnknownLink" {
-					if d := diff(vs[:1], got.Properties["summary"]); d != "" {
+					if d := cmp.Diff(vs[:1], got.Properties["summary"]); d != "" {
 						t.Errorf("%s as summary:\n%s", prop, d)
 					}
 					break
 				}
 			}
-			if d := diff(src.Referents, got.Referents); d != "" && len(src.Referents) > 0 {
+			if d := cmp.Diff(src.Referents, got.Referents); d != "" && len(src.Referents) > 0 {
 				t.Errorf("referents:\n%s", d)
 			}
 			if slices.Contains(src.Properties["topics"], topicParty) && !slices.Contains(got.Properties["topics"], topicParty) {
@@ -250,17 +252,17 @@ func TestFtMRoundTrip(t *testing.T) {
 				ends := intervalEnds[src.Schema]
 				want := slices.Sorted(slices.Values(clean("person", append(src.Properties[ends[0]], src.Properties[ends[1]]...))))
 				gotEnds := slices.Sorted(slices.Values(append(got.Properties[ends[0]], got.Properties[ends[1]]...)))
-				if d := diff(want, gotEnds); d != "" {
+				if d := cmp.Diff(want, gotEnds); d != "" {
 					t.Errorf("ends:\n%s", d)
 				}
-				if d := diff(src.Properties["relationship"], got.Properties["relationship"]); d != "" {
+				if d := cmp.Diff(src.Properties["relationship"], got.Properties["relationship"]); d != "" {
 					t.Errorf("relationship:\n%s", d)
 				}
 			case "UnknownLink":
-				if d := diff(src.Properties["role"], got.Properties["role"]); d != "" {
+				if d := cmp.Diff(src.Properties["role"], got.Properties["role"]); d != "" {
 					t.Errorf("role:\n%s", d)
 				}
-				if d := diff(src.Properties["summary"], got.Properties["summary"]); d != "" {
+				if d := cmp.Diff(src.Properties["summary"], got.Properties["summary"]); d != "" {
 					t.Errorf("summary:\n%s", d)
 				}
 			}
@@ -338,7 +340,7 @@ func TestWriteNative(t *testing.T) {
 {"id":"polgraph-mayor-of-tower-hamlets","schema":"Position","properties":{"name":["Mayor of Tower Hamlets"],"sourceUrl":["https://example.gov/mayor"]}}
 `
 	got := writeFtM(t, g)
-	if d := diff(strings.Split(want, "\n"), strings.Split(string(got), "\n")); d != "" {
+	if d := cmp.Diff(strings.Split(want, "\n"), strings.Split(string(got), "\n")); d != "" {
 		t.Errorf("Write:\n%s", d)
 	}
 	checkFtM(t, got)
@@ -367,7 +369,7 @@ func TestWriteNative(t *testing.T) {
 	key := func(a, b link) int { return strings.Compare(string(a.Type)+a.From+a.To, string(b.Type)+b.From+b.To) }
 	slices.SortFunc(wantLinks, key)
 	slices.SortFunc(gotLinks, key)
-	if d := diff(wantLinks, gotLinks); d != "" {
+	if d := cmp.Diff(wantLinks, gotLinks); d != "" {
 		t.Errorf("relations read back:\n%s\n%s", d, rep)
 	}
 }
