@@ -131,12 +131,12 @@ func levenshtein(a, b []rune) int {
 	return prev[len(b)]
 }
 
-// Slugify makes a slug of text, at most 100 bytes, cut at a hyphen where it can be: "Bethnal Green &
-// Stepney" → `bethnal-green-stepney`, "Ynys Môn" → `ynys-mon`. Accents are folded as NormalizeName folds
-// them; other letters outside ASCII are dropped. It returns "" when nothing is left.
+// Slugify makes a slug of text, at most 100 bytes (ValidSlug's bound), cut at a hyphen where it can be:
+// "Bethnal Green & Stepney" → `bethnal-green-stepney`, "Ynys Môn" → `ynys-mon`. Accents are folded as
+// NormalizeName folds them; other letters outside ASCII are dropped. It returns "" when nothing is left.
 func Slugify(text string) string {
 	var words []string
-	for _, w := range strings.Fields(NormalizeName(strings.ReplaceAll(text, "_", " "))) {
+	for _, w := range strings.Fields(NormalizeName(text)) {
 		w = strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 				return r
@@ -147,13 +147,17 @@ func Slugify(text string) string {
 			words = append(words, w)
 		}
 	}
-	s := strings.Join(words, "-")
-	for len(s) > 100 { // ValidSlug's bound
-		if i := strings.LastIndex(s, "-"); i > 0 {
-			s = s[:i]
-		} else {
-			s = s[:100]
-		}
+	return TrimSlug(strings.Join(words, "-"), 100)
+}
+
+// TrimSlug cuts a slug to at most max bytes, at a hyphen when there is one, never leaving a hyphen at
+// either end, so that a suffix can be added to it.
+func TrimSlug(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	if i := strings.LastIndex(s[:max+1], "-"); i > 0 {
+		return strings.TrimRight(s[:i], "-")
+	}
+	return strings.TrimRight(s[:max], "-")
 }

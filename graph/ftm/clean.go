@@ -72,36 +72,8 @@ func controlName(c rune) string {
 // maxSlug is the longest slug graph.ValidSlug accepts.
 const maxSlug = 100
 
-// slugify makes a slug of text: lower-case ASCII letters and digits joined by single hyphens, accents
-// folded as graph.NormalizeName folds them and other letters dropped, cut at a hyphen to at most max
-// bytes. It returns "" when nothing is left.
-func slugify(text string, max int) string {
-	var words []string
-	for _, w := range strings.Fields(graph.NormalizeName(text)) {
-		w = strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-				return r
-			}
-			return -1
-		}, w)
-		if w != "" {
-			words = append(words, w)
-		}
-	}
-	return trimSlug(strings.Join(words, "-"), max)
-}
-
-// trimSlug cuts a slug to at most max bytes, at a hyphen when there is one, never leaving a hyphen at
-// either end.
-func trimSlug(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	if i := strings.LastIndex(s[:max+1], "-"); i > 0 {
-		return strings.TrimRight(s[:i], "-")
-	}
-	return strings.TrimRight(s[:max], "-")
-}
+// slugify makes a slug of text (graph.Slugify) of at most max bytes.
+func slugify(text string, max int) string { return graph.TrimSlug(graph.Slugify(text), max) }
 
 // shortHash is a short, deterministic slug made from s: the first 8 hex digits of its SHA-1.
 func shortHash(s string) string {

@@ -581,7 +581,7 @@ func (rd *reader) nameEntities() {
 			if i > 0 {
 				for n++; ; n++ {
 					suffix := fmt.Sprintf("-%d", n)
-					if slug = trimSlug(base, maxSlug-len(suffix)) + suffix; !taken[slug] {
+					if slug = graph.TrimSlug(base, maxSlug-len(suffix)) + suffix; !taken[slug] {
 						break
 					}
 				}

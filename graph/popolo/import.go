@@ -65,7 +65,7 @@ func SourceFor(in Input) graph.Source {
 		if slug == "" {
 			slug = "file"
 		}
-		s.Name = graph.SourceName("sources/" + trimSlug(slug, 93) + "-popolo")
+		s.Name = graph.SourceName("sources/" + graph.TrimSlug(slug, 93) + "-popolo")
 	}
 	if s.Title == "" {
 		s.Title = "Popolo data: " + filepath.Base(in.Name)
@@ -294,7 +294,7 @@ func (im *importer) file(ctx context.Context, in Input) error {
 			prefix = graph.Slug(n) + "-"
 		}
 		c := candidate{what: what, entity: e}
-		c.entity.Name = graph.EntityName("organisations/" + trimSlug(prefix+graph.Slugify(strings.ReplaceAll(ev.ID, "/", " ")), 90))
+		c.entity.Name = graph.EntityName("organisations/" + graph.TrimSlug(prefix+graph.Slugify(ev.ID), 90))
 		add(c, ev.ID, &st.term)
 	}
 	if err := im.resolve(ctx, cands, targets, ids); err != nil {
@@ -453,18 +453,6 @@ func trimBytes(s string, n int) string {
 	return s[:n]
 }
 
-// trimSlug cuts a slug to at most n bytes, at a hyphen where it can.
-func trimSlug(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	if i := strings.LastIndex(s, "-"); i > n/2 {
-		s = s[:i]
-	}
-	return strings.TrimRight(s, "-")
-}
-
 // resolve names candidates: after an entity of this import or of the graph with one of their ids, or
 // with their name, or anew; and records each under its Popolo id.
 func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*map[string]graph.EntityName, popoloIDs []string) error {
@@ -551,7 +539,7 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 		}
 		for n := 2; slug == ""; n++ {
 			s := slugChoices(c)[0]
-			s = trimSlug(s, 100-len(strconv.Itoa(n))-1) + "-" + strconv.Itoa(n)
+			s = graph.TrimSlug(s, 100-len(strconv.Itoa(n))-1) + "-" + strconv.Itoa(n)
 			if err := im.probe(ctx, namesIn(s)); err != nil {
 				return err
 			}
@@ -725,7 +713,7 @@ func slugChoices(c candidate) []string {
 		base = strings.ToLower(string(c.entity.Kind)) + "-" + graph.Slugify(c.entity.Identifiers.Pairs()[0].Value)
 		base = strings.TrimSuffix(base, "-")
 	}
-	base = trimSlug(base, 90)
+	base = graph.TrimSlug(base, 90)
 	out := []string{base}
 	if c.suffix != "" {
 		out = append(out, base+"-"+c.suffix)
@@ -947,7 +935,7 @@ func (im *importer) memberships(st *fileState) {
 		if record == "" {
 			record = "memberships/" + strings.Join([]string{m.PersonID, m.OrganizationID, m.AreaID + m.PostID, m.OnBehalfOfID, m.LegislativePeriodID, m.StartDate, m.EndDate}, "|")
 		}
-		if im.relate(st, what, r, trimSlug(key, 60), record) {
+		if im.relate(st, what, r, graph.TrimSlug(key, 60), record) {
 			im.rep.Duplicates++
 			im.rep.say("%s: left out: it repeats an earlier membership", what)
 		}
