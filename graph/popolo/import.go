@@ -71,17 +71,21 @@ func SourceFor(in Input) graph.Source {
 		s.Title = "Popolo data: " + filepath.Base(in.Name)
 	}
 	s.Kind = graph.SourceDataset
-	if s.Outlet == "" && in.File != nil {
+	var sources []string
+	if in.File != nil && in.File.Meta != nil {
+		sources = in.File.Meta.Sources
+	}
+	if s.Outlet == "" {
 		var hosts []string
-		for _, src := range in.File.Meta.Sources {
+		for _, src := range sources {
 			if u, err := url.Parse(src); err == nil && u.Host != "" && !slices.Contains(hosts, u.Host) {
 				hosts = append(hosts, u.Host)
 			}
 		}
 		s.Outlet = trimBytes(strings.Join(hosts, ", "), graph.MaxOutlet)
 	}
-	if s.URL == "" && in.File != nil && len(in.File.Meta.Sources) > 0 && len(in.File.Meta.Sources[0]) <= graph.MaxURL {
-		s.URL = in.File.Meta.Sources[0]
+	if s.URL == "" && len(sources) > 0 && len(sources[0]) <= graph.MaxURL && !hasControl(sources[0]) {
+		s.URL = sources[0]
 	}
 	return s
 }

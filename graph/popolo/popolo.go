@@ -36,17 +36,21 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// File is a Popolo document, with the fields polgraph models. Fields it does not model are ignored.
+// File is a Popolo document, with the fields polgraph models: Decode reads them (ignoring the others) and
+// Write writes them (leaving out the empty ones).
 type File struct {
 	Persons       []Person       `json:"persons"`
 	Organizations []Organization `json:"organizations"`
 	Memberships   []Membership   `json:"memberships"`
 	Areas         []Area         `json:"areas"`
-	Posts         []Post         `json:"posts"`
+	Posts         []Post         `json:"posts,omitempty"`
 	Events        []Event        `json:"events"`
-	Meta          struct {
-		Sources []string `json:"sources"`
-	} `json:"meta"`
+	Meta          *Meta          `json:"meta,omitempty"`
+}
+
+// Meta is what a Popolo file says of itself.
+type Meta struct {
+	Sources []string `json:"sources,omitempty"`
 }
 
 // Identifier is a Popolo identifier.
@@ -59,16 +63,16 @@ type Identifier struct {
 // peer's title), without `name`; FullName puts them together.
 type OtherName struct {
 	Name            string `json:"name"`
-	Lang            string `json:"lang"`
-	Note            string `json:"note"`
-	StartDate       string `json:"start_date"`
-	EndDate         string `json:"end_date"`
-	HonorificPrefix string `json:"honorific_prefix"`
-	GivenName       string `json:"given_name"`
-	AdditionalName  string `json:"additional_name"`
-	FamilyName      string `json:"family_name"`
-	LordName        string `json:"lordname"`
-	LordOfName      string `json:"lordofname"`
+	Lang            string `json:"lang,omitempty"`
+	Note            string `json:"note,omitempty"`
+	StartDate       string `json:"start_date,omitempty"`
+	EndDate         string `json:"end_date,omitempty"`
+	HonorificPrefix string `json:"honorific_prefix,omitempty"`
+	GivenName       string `json:"given_name,omitempty"`
+	AdditionalName  string `json:"additional_name,omitempty"`
+	FamilyName      string `json:"family_name,omitempty"`
+	LordName        string `json:"lordname,omitempty"`
+	LordOfName      string `json:"lordofname,omitempty"`
 }
 
 // FullName is the name, or its parts put together: "Diane Abbott"; a peer's "Lord Adonis" or "Baroness
@@ -90,72 +94,72 @@ func (o OtherName) FullName() string {
 // Link is a Popolo link or image.
 type Link struct {
 	URL  string `json:"url"`
-	Note string `json:"note"`
+	Note string `json:"note,omitempty"`
 }
 
 // ContactDetail is a Popolo contact detail.
 type ContactDetail struct {
 	Type  string `json:"type"`
 	Value string `json:"value"`
-	Label string `json:"label"`
-	Note  string `json:"note"`
+	Label string `json:"label,omitempty"`
+	Note  string `json:"note,omitempty"`
 }
 
 // Person is a Popolo person.
 type Person struct {
 	ID             string          `json:"id"`
 	Name           string          `json:"name"`
-	OtherNames     []OtherName     `json:"other_names"`
-	Identifiers    []Identifier    `json:"identifiers"`
-	BirthDate      string          `json:"birth_date"`
-	DeathDate      string          `json:"death_date"`
-	Gender         string          `json:"gender"`
-	Image          string          `json:"image"`
-	Images         []Link          `json:"images"`
-	Links          []Link          `json:"links"`
-	ContactDetails []ContactDetail `json:"contact_details"`
-	Summary        string          `json:"summary"`
+	OtherNames     []OtherName     `json:"other_names,omitempty"`
+	Identifiers    []Identifier    `json:"identifiers,omitempty"`
+	BirthDate      string          `json:"birth_date,omitempty"`
+	DeathDate      string          `json:"death_date,omitempty"`
+	Gender         string          `json:"gender,omitempty"`
+	Image          string          `json:"image,omitempty"`
+	Images         []Link          `json:"images,omitempty"`
+	Links          []Link          `json:"links,omitempty"`
+	ContactDetails []ContactDetail `json:"contact_details,omitempty"`
+	Summary        string          `json:"summary,omitempty"`
 	// parlparse's people.json names people through other_names only (given_name, family_name, note
 	// "Main").
-	GivenName  string `json:"given_name"`
-	FamilyName string `json:"family_name"`
-	SortName   string `json:"sort_name"`
-	Email      string `json:"email"`
+	GivenName  string `json:"given_name,omitempty"`
+	FamilyName string `json:"family_name,omitempty"`
+	SortName   string `json:"sort_name,omitempty"`
+	Email      string `json:"email,omitempty"`
 }
 
 // Organization is a Popolo organization.
 type Organization struct {
 	ID             string       `json:"id"`
 	Name           string       `json:"name"`
-	Classification string       `json:"classification"`
-	OtherNames     []OtherName  `json:"other_names"`
-	Identifiers    []Identifier `json:"identifiers"`
-	Links          []Link       `json:"links"`
-	FoundingDate   string       `json:"founding_date"`
-	DissolutionDt  string       `json:"dissolution_date"`
-	ParentID       string       `json:"parent_id"`
+	Classification string       `json:"classification,omitempty"`
+	OtherNames     []OtherName  `json:"other_names,omitempty"`
+	Identifiers    []Identifier `json:"identifiers,omitempty"`
+	Links          []Link       `json:"links,omitempty"`
+	FoundingDate   string       `json:"founding_date,omitempty"`
+	DissolutionDt  string       `json:"dissolution_date,omitempty"`
+	ParentID       string       `json:"parent_id,omitempty"`
 }
 
 // Area is a Popolo area.
 type Area struct {
 	ID          string       `json:"id"`
 	Name        string       `json:"name"`
-	Type        string       `json:"type"`
-	Identifiers []Identifier `json:"identifiers"`
-	ParentID    string       `json:"parent_id"`
+	Type        string       `json:"type,omitempty"`
+	Identifiers []Identifier `json:"identifiers,omitempty"`
+	ParentID    string       `json:"parent_id,omitempty"`
 }
 
 // Post is a Popolo post: a seat or an office.
 type Post struct {
 	ID             string       `json:"id"`
-	Label          string       `json:"label"`
-	Role           string       `json:"role"`
-	OrganizationID string       `json:"organization_id"`
-	AreaID         string       `json:"area_id"`
-	Area           *Area        `json:"area"`
-	StartDate      string       `json:"start_date"`
-	EndDate        string       `json:"end_date"`
-	Identifiers    []Identifier `json:"identifiers"`
+	Label          string       `json:"label,omitempty"`
+	Role           string       `json:"role,omitempty"`
+	OrganizationID string       `json:"organization_id,omitempty"`
+	AreaID         string       `json:"area_id,omitempty"`
+	Area           *Area        `json:"area,omitempty"`
+	StartDate      string       `json:"start_date,omitempty"`
+	EndDate        string       `json:"end_date,omitempty"`
+	Identifiers    []Identifier `json:"identifiers,omitempty"`
 }
 
 // Event is a Popolo event; those classified "legislative period" are terms.
@@ -163,26 +167,26 @@ type Event struct {
 	ID             string `json:"id"`
 	Name           string `json:"name"`
 	Classification string `json:"classification"`
-	OrganizationID string `json:"organization_id"`
-	StartDate      string `json:"start_date"`
-	EndDate        string `json:"end_date"`
+	OrganizationID string `json:"organization_id,omitempty"`
+	StartDate      string `json:"start_date,omitempty"`
+	EndDate        string `json:"end_date,omitempty"`
 }
 
 // Membership is a Popolo membership.
 type Membership struct {
 	ID                  string `json:"id"`
 	PersonID            string `json:"person_id"`
-	OrganizationID      string `json:"organization_id"`
-	PostID              string `json:"post_id"`
-	AreaID              string `json:"area_id"`
-	OnBehalfOfID        string `json:"on_behalf_of_id"`
-	LegislativePeriodID string `json:"legislative_period_id"`
-	Role                string `json:"role"`
-	Label               string `json:"label"`
-	StartDate           string `json:"start_date"`
-	EndDate             string `json:"end_date"`
-	StartReason         string `json:"start_reason"`
-	EndReason           string `json:"end_reason"`
+	OrganizationID      string `json:"organization_id,omitempty"`
+	PostID              string `json:"post_id,omitempty"`
+	AreaID              string `json:"area_id,omitempty"`
+	OnBehalfOfID        string `json:"on_behalf_of_id,omitempty"`
+	LegislativePeriodID string `json:"legislative_period_id,omitempty"`
+	Role                string `json:"role,omitempty"`
+	Label               string `json:"label,omitempty"`
+	StartDate           string `json:"start_date,omitempty"`
+	EndDate             string `json:"end_date,omitempty"`
+	StartReason         string `json:"start_reason,omitempty"`
+	EndReason           string `json:"end_reason,omitempty"`
 }
 
 // Decode reads a Popolo document. A file that is not one (not JSON, or JSON without persons,

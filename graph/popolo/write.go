@@ -18,7 +18,7 @@ import (
 // read with (their everypolitician, parlparse, ocd or popolo ids) and resource names otherwise. Other
 // relation types have no place in Popolo and are left out; so are deleted records.
 func Write(w io.Writer, g graph.Subgraph) error {
-	doc := out{Persons: []outPerson{}, Organizations: []outOrg{}, Memberships: []outMembership{}, Areas: []outArea{}, Events: []outEvent{}}
+	doc := File{Persons: []Person{}, Organizations: []Organization{}, Memberships: []Membership{}, Areas: []Area{}, Events: []Event{}}
 	terms := map[graph.EntityName]bool{}
 	partOf := map[graph.EntityName]graph.EntityName{}
 	for _, r := range g.Relations {
@@ -43,7 +43,7 @@ func Write(w io.Writer, g graph.Subgraph) error {
 		switch {
 		case e.Kind == graph.KindActor:
 			a := e.Attributes
-			p := outPerson{ID: id(e.Name), Name: e.DisplayName, OtherNames: otherNames(e), Identifiers: identifiers(e),
+			p := Person{ID: id(e.Name), Name: e.DisplayName, OtherNames: otherNames(e), Identifiers: identifiers(e),
 				BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender, Summary: e.Description}
 			for _, l := range a.Links {
 				p.Links = append(p.Links, Link{URL: l.URL, Note: l.Note})
@@ -63,18 +63,18 @@ func Write(w io.Writer, g graph.Subgraph) error {
 			if body, ok := byName[partOf[e.Name]]; ok {
 				name = strings.TrimPrefix(name, body.DisplayName+", ")
 			}
-			doc.Events = append(doc.Events, outEvent{ID: id(e.Name), Name: name, Classification: "legislative period",
+			doc.Events = append(doc.Events, Event{ID: id(e.Name), Name: name, Classification: "legislative period",
 				OrganizationID: id(partOf[e.Name]), StartDate: e.ValidFrom.String(), EndDate: e.ValidTo.String()})
 		case e.Kind == graph.KindSeat:
-			doc.Areas = append(doc.Areas, outArea{ID: id(e.Name), Name: e.DisplayName, Type: classification(e.Description), Identifiers: identifiers(e)})
+			doc.Areas = append(doc.Areas, Area{ID: id(e.Name), Name: e.DisplayName, Type: classification(e.Description), Identifiers: identifiers(e)})
 		default:
 			class := classification(e.Description)
 			if e.Kind == graph.KindParty {
 				class = "party"
 			}
-			doc.Organizations = append(doc.Organizations, outOrg{ID: id(e.Name), Name: e.DisplayName, Classification: class,
+			doc.Organizations = append(doc.Organizations, Organization{ID: id(e.Name), Name: e.DisplayName, Classification: class,
 				OtherNames: otherNames(e), Identifiers: identifiers(e), Links: links(e.Attributes.Links),
-				FoundingDate: e.ValidFrom.String(), DissolutionDate: e.ValidTo.String()})
+				FoundingDate: e.ValidFrom.String(), DissolutionDt: e.ValidTo.String()})
 		}
 	}
 	rels := slices.Clone(g.Relations)
@@ -83,7 +83,7 @@ func Write(w io.Writer, g graph.Subgraph) error {
 		if !r.Deleted.IsZero() {
 			continue
 		}
-		m := outMembership{PersonID: id(r.From), Role: r.Role, OnBehalfOfID: optID(id, r.Via), LegislativePeriodID: optID(id, r.Term),
+		m := Membership{PersonID: id(r.From), Role: r.Role, OnBehalfOfID: optID(id, r.Via), LegislativePeriodID: optID(id, r.Term),
 			StartDate: r.ValidFrom.String(), EndDate: r.ValidTo.String()}
 		if r.Term != "" {
 			t := byName[r.Term]
@@ -185,66 +185,4 @@ func links(ls []graph.WebLink) []Link {
 		out = append(out, Link{URL: l.URL, Note: l.Note})
 	}
 	return out
-}
-
-type out struct {
-	Persons       []outPerson     `json:"persons"`
-	Organizations []outOrg        `json:"organizations"`
-	Memberships   []outMembership `json:"memberships"`
-	Areas         []outArea       `json:"areas"`
-	Events        []outEvent      `json:"events"`
-}
-
-type outPerson struct {
-	ID             string          `json:"id"`
-	Name           string          `json:"name"`
-	OtherNames     []OtherName     `json:"other_names,omitempty"`
-	Identifiers    []Identifier    `json:"identifiers,omitempty"`
-	BirthDate      string          `json:"birth_date,omitempty"`
-	DeathDate      string          `json:"death_date,omitempty"`
-	Gender         string          `json:"gender,omitempty"`
-	Image          string          `json:"image,omitempty"`
-	Images         []Link          `json:"images,omitempty"`
-	Links          []Link          `json:"links,omitempty"`
-	ContactDetails []ContactDetail `json:"contact_details,omitempty"`
-	Summary        string          `json:"summary,omitempty"`
-}
-
-type outOrg struct {
-	ID              string       `json:"id"`
-	Name            string       `json:"name"`
-	Classification  string       `json:"classification,omitempty"`
-	OtherNames      []OtherName  `json:"other_names,omitempty"`
-	Identifiers     []Identifier `json:"identifiers,omitempty"`
-	Links           []Link       `json:"links,omitempty"`
-	FoundingDate    string       `json:"founding_date,omitempty"`
-	DissolutionDate string       `json:"dissolution_date,omitempty"`
-}
-
-type outArea struct {
-	ID          string       `json:"id"`
-	Name        string       `json:"name"`
-	Type        string       `json:"type,omitempty"`
-	Identifiers []Identifier `json:"identifiers,omitempty"`
-}
-
-type outEvent struct {
-	ID             string `json:"id"`
-	Name           string `json:"name"`
-	Classification string `json:"classification"`
-	OrganizationID string `json:"organization_id,omitempty"`
-	StartDate      string `json:"start_date,omitempty"`
-	EndDate        string `json:"end_date,omitempty"`
-}
-
-type outMembership struct {
-	ID                  string `json:"id,omitempty"`
-	PersonID            string `json:"person_id"`
-	OrganizationID      string `json:"organization_id,omitempty"`
-	AreaID              string `json:"area_id,omitempty"`
-	OnBehalfOfID        string `json:"on_behalf_of_id,omitempty"`
-	LegislativePeriodID string `json:"legislative_period_id,omitempty"`
-	Role                string `json:"role,omitempty"`
-	StartDate           string `json:"start_date,omitempty"`
-	EndDate             string `json:"end_date,omitempty"`
 }
