@@ -152,6 +152,20 @@ type Alias struct {
 	Note string `json:"note,omitempty"`
 }
 
+// ValidLang reports whether s is a language tag as aliases take them: BCP 47's letters, digits and
+// hyphens (en, cy, gd, bn-Latn), at most MaxLang bytes.
+func ValidLang(s string) bool {
+	if s == "" || len(s) > MaxLang {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // WebLink is an address about the entity (a profile page, an official site, an image) with a note.
 type WebLink struct {
 	URL  string `json:"url"`

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // ExportQuery says which part of the graph to write out: the whole graph (the relations the filter
@@ -138,16 +139,6 @@ func (s *Service) Export(ctx context.Context, q ExportQuery) (Subgraph, error) {
 			}
 		}
 	}
-	slices.SortFunc(out.Sources, func(a, b Source) int { return compareStrings(string(a.Name), string(b.Name)) })
+	slices.SortFunc(out.Sources, func(a, b Source) int { return strings.Compare(string(a.Name), string(b.Name)) })
 	return out, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

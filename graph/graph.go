@@ -40,6 +40,16 @@ var collections = map[string]Kind{
 // Collections lists the resource-name collections, one per kind.
 var Collections = []string{"actors", "parties", "seats", "organisations"}
 
+// CollectionOf is the collection a kind's resource names are in ("" for an unknown kind).
+func CollectionOf(k Kind) string {
+	for coll, kind := range collections {
+		if kind == k {
+			return coll
+		}
+	}
+	return ""
+}
+
 var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ValidSlug reports whether s is a slug: lower-case ASCII letters and digits joined by single hyphens.

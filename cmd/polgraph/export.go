@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
@@ -65,7 +66,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var f *os.File
 	if *out != "" {
 		// Written beside the target and renamed at the end, so a failed export leaves no half file.
-		if f, err = os.CreateTemp(dirOf(*out), ".polgraph-export-*"); err != nil {
+		if f, err = os.CreateTemp(filepath.Dir(*out), ".polgraph-export-*"); err != nil {
 			return err
 		}
 		defer os.Remove(f.Name())
@@ -98,11 +99,4 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "wrote %s (%s, %d bytes)\n", *out, *format, written)
 	}
 	return nil
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }

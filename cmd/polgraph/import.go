@@ -139,19 +139,7 @@ func importThrough(ctx context.Context, c *clientFlags, requestID, path string, 
 type remoteGraph struct{ c pb.GraphServiceClient }
 
 func (g remoteGraph) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
-	out := map[string][]graph.Entity{}
-	for start := 0; start < len(ids); start += graph.MaxBatchGet {
-		resp, err := g.c.LookupEntities(ctx, &pb.LookupEntitiesRequest{Scheme: "ocd", Values: ids[start:min(start+graph.MaxBatchGet, len(ids))]})
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range resp.GetMatches() {
-			for _, e := range m.GetEntities() {
-				out[m.GetValue()] = append(out[m.GetValue()], entityOf(e))
-			}
-		}
-	}
-	return out, nil
+	return g.EntitiesByIdentifier(ctx, "ocd", ids)
 }
 
 // EntitiesByIdentifier asks LookupEntities.

@@ -121,43 +121,44 @@ func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
 	}
 	for _, p := range plain.GetPaths() {
 		for _, h := range p.GetHops() {
-			if h.GetThroughVia() || slicesContains(p.GetEntities(), "parties/scottish-national-party") {
+			if h.GetThroughVia() || slices.Contains(p.GetEntities(), "parties/scottish-national-party") {
 				t.Errorf("without follow_via a path goes through the party: %v", p.GetEntities())
 			}
 		}
 	}
 }
 
-func slicesContains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
+// exportFile asks ExportGraph and returns the whole file and its media type.
+func exportFile(t *testing.T, req *pb.ExportGraphRequest) ([]byte, string) {
+	t.Helper()
+	stream, err := client.ExportGraph(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return false
+	var buf bytes.Buffer
+	media := ""
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return buf.Bytes(), media
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if media == "" {
+			media = msg.GetMediaType()
+		}
+		buf.Write(msg.GetData())
+	}
 }
 
 // exportAll reads the whole graph back through ExportGraph in polgraph's format.
 func exportAll(t *testing.T) *dataset.Dataset {
 	t.Helper()
-	stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: "polgraph",
+	file, _ := exportFile(t, &pb.ExportGraphRequest{Format: "polgraph",
 		Filter: &pb.RelationFilter{Statuses: []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_ALLEGED, pb.ClaimStatus_CLAIM_STATUS_REPORTED,
 			pb.ClaimStatus_CLAIM_STATUS_CONFIRMED, pb.ClaimStatus_CLAIM_STATUS_DENIED}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	for {
-		msg, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.Write(msg.GetData())
-	}
-	ds, err := dataset.Read([]dataset.File{{Name: "export.jsonl", R: &buf}})
+	ds, err := dataset.Read([]dataset.File{{Name: "export.jsonl", R: bytes.NewReader(file)}})
 	if err != nil {
 		t.Fatalf("the export is not a valid dataset: %v", err)
 	}
@@ -240,26 +241,8 @@ func TestImportedRecordsKeepEveryFieldInDgraph(t *testing.T) {
 func TestExportGraphFormats(t *testing.T) {
 	for _, format := range formats.Names {
 		t.Run(format, func(t *testing.T) {
-			stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: format, Center: "actors/lutfur-rahman", Depth: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			media := ""
-			for {
-				msg, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if media == "" {
-					media = msg.GetMediaType()
-				}
-				buf.Write(msg.GetData())
-			}
-			text := buf.String()
+			file, media := exportFile(t, &pb.ExportGraphRequest{Format: format, Center: "actors/lutfur-rahman", Depth: 1})
+			text := string(file)
 			if media != formats.MediaType(format) {
 				t.Errorf("media type %q, want %q", media, formats.MediaType(format))
 			}
@@ -356,27 +339,13 @@ func TestImportFtMThroughTheServerAndExportAPathAnswer(t *testing.T) {
 		t.Errorf("the import says:\n%s", out.String())
 	}
 	for _, format := range []string{"popolo", "ftm"} {
-		stream, err := client.ExportGraph(context.Background(), &pb.ExportGraphRequest{Format: format, From: "Cora " + tag, To: "Dan " + tag})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		for {
-			msg, err := stream.Recv()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			buf.Write(msg.GetData())
-		}
+		file, _ := exportFile(t, &pb.ExportGraphRequest{Format: format, From: "Cora " + tag, To: "Dan " + tag})
 		for _, want := range []string{"Cora " + tag, "Dan " + tag, "Firm " + tag, "cora@example.org", "1971-02-03", "Chair"} {
 			if format == "popolo" && want == "Chair" {
 				want = `"role": "employee"` // Popolo holds memberships (the employment); LEADS has no Popolo shape
 			}
-			if !strings.Contains(buf.String(), want) {
-				t.Errorf("the %s export of the path answer lacks %q:\n%s", format, want, buf.String())
+			if !strings.Contains(string(file), want) {
+				t.Errorf("the %s export of the path answer lacks %q:\n%s", format, want, file)
 			}
 		}
 	}

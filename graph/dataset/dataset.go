@@ -688,14 +688,7 @@ func (r *reader) needsV2(at where, field string, set bool) {
 
 // lang checks a language tag: BCP 47's letters, digits and hyphens (en, cy, gd, bn-Latn).
 func (r *reader) lang(at where, field, s string) {
-	if s == "" {
-		return
-	}
-	ok := len(s) <= graph.MaxLang
-	for _, c := range s {
-		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-')
-	}
-	if !ok {
+	if s != "" && !graph.ValidLang(s) {
 		r.add(at, field, "%s is not a language tag (en, cy, gd, bn-Latn)", quote(s))
 	}
 }

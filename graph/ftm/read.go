@@ -552,11 +552,6 @@ func (rd *reader) contacts(rec *record, e *graph.Entity) {
 	}
 }
 
-// collections maps each kind to the collection of its names.
-var collections = map[graph.Kind]string{
-	graph.KindActor: "actors", graph.KindParty: "parties", graph.KindSeat: "seats", graph.KindOrganisation: "organisations",
-}
-
 // nameEntities gives every entity its name. The slug comes from the display name (from the FtM id when
 // the name makes none); entities whose slugs coincide keep it in the order of their FtM ids, the first
 // bare and the others with -2, -3… (never a slug another entity has), so that names depend on the
@@ -587,7 +582,7 @@ func (rd *reader) nameEntities() {
 				}
 				taken[slug] = true
 			}
-			e.ent.Name = graph.EntityName(collections[e.ent.Kind] + "/" + slug)
+			e.ent.Name = graph.EntityName(graph.CollectionOf(e.ent.Kind) + "/" + slug)
 		}
 	}
 }

@@ -383,7 +383,7 @@ func TestReadKinds(t *testing.T) {
 			if len(g.Entities) != 1 {
 				t.Fatalf("%d entities, want 1\n%s", len(g.Entities), rep)
 			}
-			if e := g.Entities[0]; e.Kind != tc.want || e.Name != graph.EntityName(collections[tc.want]+"/some-name") {
+			if e := g.Entities[0]; e.Kind != tc.want || e.Name != graph.EntityName(graph.CollectionOf(tc.want)+"/some-name") {
 				t.Errorf("%s %s, want a %s", e.Kind, e.Name, tc.want)
 			}
 		})

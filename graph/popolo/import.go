@@ -3,6 +3,7 @@ package popolo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -381,7 +382,7 @@ func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name
 		seen[key] = true
 		e.Aliases = append(e.Aliases, n)
 		lang := o.Lang
-		if !validLang(lang) {
+		if !graph.ValidLang(lang) {
 			lang = ""
 		}
 		if lang != "" || o.Note != "" {
@@ -389,18 +390,6 @@ func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name
 		}
 	}
 	return e
-}
-
-func validLang(s string) bool {
-	if s == "" || len(s) > graph.MaxLang {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func hasControl(s string) bool { i, _ := graph.ControlAt(s, false); return i >= 0 }
@@ -470,7 +459,7 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 		}
 	}
 	holders := map[graph.Identifier][]graph.Entity{}
-	for _, scheme := range sortedKeys(values) {
+	for _, scheme := range slices.Sorted(maps.Keys(values)) {
 		vs := values[scheme]
 		for start := 0; start < len(vs); start += 500 {
 			got, err := im.g.EntitiesByIdentifier(ctx, scheme, vs[start:min(start+500, len(vs))])
@@ -552,7 +541,7 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 			}
 		}
 		im.taken[slug] = true
-		c.entity.Name = graph.EntityName(collectionOf(c.entity.Kind) + "/" + slug)
+		c.entity.Name = graph.EntityName(graph.CollectionOf(c.entity.Kind) + "/" + slug)
 		e := c.entity
 		im.ents[e.Name] = &e
 		im.order = append(im.order, e.Name)
@@ -758,30 +747,12 @@ func (im *importer) probe(ctx context.Context, names []graph.EntityName) error {
 	return nil
 }
 
-func collectionOf(k graph.Kind) string {
-	for _, c := range graph.Collections {
-		if kind, _ := graph.ParseEntityName(c + "/x"); kind == k {
-			return c
-		}
-	}
-	return "organisations"
-}
-
 func joinNames(ns []graph.EntityName) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = string(n)
 	}
 	return strings.Join(s, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // claim is the file's claim for one record.

@@ -28,6 +28,7 @@ package popolo
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -202,9 +203,9 @@ func Decode(r io.Reader, file string) (*File, error) {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
-		case asErr(err, &se):
+		case errors.As(err, &se):
 			line = 1 + strings.Count(string(b[:min(int(se.Offset), len(b))]), "\n")
-		case asErr(err, &te):
+		case errors.As(err, &te):
 			line = 1 + strings.Count(string(b[:min(int(te.Offset), len(b))]), "\n")
 			err = fmt.Errorf("%s: want %s, got %s", te.Field, te.Type, te.Value)
 		}
@@ -214,14 +215,6 @@ func Decode(r io.Reader, file string) (*File, error) {
 		return nil, invalid(file, 1, "", "no persons, organizations or memberships: not a Popolo file")
 	}
 	return &f, nil
-}
-
-func asErr[T error](err error, target *T) bool {
-	t, ok := err.(T)
-	if ok {
-		*target = t
-	}
-	return ok
 }
 
 func invalid(file string, line int, field, format string, args ...any) error {
