@@ -119,8 +119,8 @@ type importer struct {
 	byID  map[graph.Identifier]graph.EntityName // ids of the entities of this import
 	ents  map[graph.EntityName]*graph.Entity
 	order []graph.EntityName
-	taken map[string]bool // slugs used or known to be used
-	known map[graph.EntityName]bool
+	taken map[string]bool           // slugs used or known to be used
+	asked map[graph.EntityName]bool // names probe has asked the graph about
 
 	sources   []graph.Source
 	relations []graph.Relation
@@ -507,7 +507,7 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 		}
 		im.rep.Merged++
 		im.rep.say("%s: merged with %s (%s) %s", c.what, name, im.ents[name].DisplayName, how)
-		im.record(name, c, targets[i], popoloIDs[i])
+		im.record(name, c, targets[i], popoloIDs[i], false)
 	}
 	// New entities: a slug of the name, told apart when taken in the graph or in this import.
 	var probe []graph.EntityName
@@ -546,7 +546,7 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 		im.ents[e.Name] = &e
 		im.order = append(im.order, e.Name)
 		im.rep.Created++
-		im.record(e.Name, c, targets[i], popoloIDs[i])
+		im.record(e.Name, c, targets[i], popoloIDs[i], true)
 	}
 	return nil
 }
@@ -627,11 +627,12 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 	return "", "", nil
 }
 
-// record maps a Popolo id to its entity, which gains what the candidate adds.
-func (im *importer) record(name graph.EntityName, c candidate, target *map[string]graph.EntityName, popoloID string) {
+// record maps a Popolo id to its entity; an entity it was merged with (not fresh) gains what the
+// candidate adds.
+func (im *importer) record(name graph.EntityName, c candidate, target *map[string]graph.EntityName, popoloID string, fresh bool) {
 	(*target)[popoloID] = name
 	e := im.ents[name]
-	if e.Name != c.entity.Name || c.entity.Name == "" {
+	if !fresh {
 		mergeInto(e, c.entity)
 	}
 	for _, id := range e.Identifiers.Pairs() {
@@ -724,14 +725,14 @@ func namesIn(slug string) []graph.EntityName {
 
 // probe learns which of names the graph holds, marking their slugs taken.
 func (im *importer) probe(ctx context.Context, names []graph.EntityName) error {
-	if im.known == nil {
-		im.known = map[graph.EntityName]bool{}
+	if im.asked == nil {
+		im.asked = map[graph.EntityName]bool{}
 	}
 	var ask []graph.EntityName
 	for _, n := range names {
-		if _, ok := im.known[n]; !ok {
+		if !im.asked[n] {
 			ask = append(ask, n)
-			im.known[n] = false
+			im.asked[n] = true
 		}
 	}
 	for start := 0; start < len(ask); start += 500 {
@@ -740,7 +741,6 @@ func (im *importer) probe(ctx context.Context, names []graph.EntityName) error {
 			return fmt.Errorf("popolo.Import: %w", err)
 		}
 		for n := range got {
-			im.known[n] = true
 			im.taken[graph.Slug(n)] = true
 		}
 	}
@@ -763,7 +763,7 @@ func (im *importer) claim(st *fileState, rel graph.RelationName, record string) 
 
 // relate adds a relation, telling it apart by a key when one of the same name holds something else, and
 // counting exact repeats.
-func (im *importer) relate(st *fileState, what string, r graph.Relation, key, record string) (repeat bool) {
+func (im *importer) relate(st *fileState, r graph.Relation, key, record string) (repeat bool) {
 	if r.Type.Symmetric() && r.From > r.To {
 		r.From, r.To = r.To, r.From
 	}
@@ -800,14 +800,14 @@ func (im *importer) structure(st *fileState) {
 		term, ok1 := st.term[ev.ID]
 		org, ok2 := st.org[ev.OrganizationID]
 		if ok1 && ok2 && term != org {
-			im.relate(st, "events", graph.Relation{Type: graph.PartOf, From: term, To: org}, "", "events/"+ev.ID)
+			im.relate(st, graph.Relation{Type: graph.PartOf, From: term, To: org}, "", "events/"+ev.ID)
 		}
 	}
 	for _, p := range f.Posts {
 		post, ok1 := st.post[p.ID]
 		org, ok2 := st.org[p.OrganizationID]
 		if ok1 && ok2 {
-			im.relate(st, "posts", graph.Relation{Type: graph.PartOf, From: post, To: org}, "", "posts/"+p.ID)
+			im.relate(st, graph.Relation{Type: graph.PartOf, From: post, To: org}, "", "posts/"+p.ID)
 		}
 	}
 }
@@ -888,7 +888,7 @@ func (im *importer) memberships(st *fileState) {
 			r.Type, r.To = graph.HoldsOffice, seat
 			if hasOrg && !strings.EqualFold(orgRec.Classification, "party") && !partOf[[2]graph.EntityName{seat, org}] && seat != org {
 				partOf[[2]graph.EntityName{seat, org}] = true
-				im.relate(st, what, graph.Relation{Type: graph.PartOf, From: seat, To: org}, "", "areas/"+m.AreaID+m.PostID)
+				im.relate(st, graph.Relation{Type: graph.PartOf, From: seat, To: org}, "", "areas/"+m.AreaID+m.PostID)
 			}
 		case hasOrg:
 			r.Type, r.To = graph.MemberOf, org
@@ -910,7 +910,7 @@ func (im *importer) memberships(st *fileState) {
 		if record == "" {
 			record = "memberships/" + strings.Join([]string{m.PersonID, m.OrganizationID, m.AreaID + m.PostID, m.OnBehalfOfID, m.LegislativePeriodID, m.StartDate, m.EndDate}, "|")
 		}
-		if im.relate(st, what, r, graph.TrimSlug(key, 60), record) {
+		if im.relate(st, r, graph.TrimSlug(key, 60), record) {
 			im.rep.Duplicates++
 			im.rep.say("%s: left out: it repeats an earlier membership", what)
 		}
