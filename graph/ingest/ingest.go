@@ -6,6 +6,10 @@
 package ingest
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/polgraph/polgraph/graph"
@@ -21,21 +25,227 @@ type Input struct {
 	// What the caller knows of the document; the text fills what is left empty where it can.
 	Title, Outlet, Author, URL string
 	Published                  graph.FuzzyDate
+	// Kind is the source kind; "" makes posts SOCIAL_POST and the rest ARTICLE.
+	Kind graph.SourceKind
 }
 
-// Reader reads documents against the entities the graph holds.
+// MaxInputBytes bounds one document.
+const MaxInputBytes = 4 << 20
+
+// Reader reads documents against the entities the graph holds. Entities it proposes in one document are
+// linked to in the next, so a batch of documents proposes each new person once. It is safe for
+// concurrent use.
 type Reader struct {
-	known []graph.Entity
-	Now   func() time.Time
+	mu  sync.Mutex
+	lx  *lexicon
+	Now func() time.Time
 }
 
-// NewReader returns a Reader that links mentions to the given entities (the graph's, without deleted
-// ones) and to the gazetteer polgraph ships.
+// NewReader returns a Reader that links mentions to the given entities (the graph's; deleted ones are
+// ignored) and to the gazetteer polgraph ships.
 func NewReader(known []graph.Entity) *Reader {
-	return &Reader{known: known, Now: time.Now}
+	return &Reader{lx: newLexicon(known), Now: time.Now}
 }
 
-// Read reads one document. It fails (Invalid) only when the input is not text at all.
+// reading is the state of reading one document.
+type reading struct {
+	lx        *lexicon
+	sentences []sentence
+	mentions  [][]mention // per sentence
+	used      []*entry    // entries the document mentions that are not in the graph, in order
+}
+
+// Read reads one document. It fails (Invalid) only when the input is not text that can be read.
 func (r *Reader) Read(in Input) (review.Reading, error) {
-	return review.Reading{}, graph.E("ingest.Read", graph.Internal, "not implemented yet")
+	const op = "ingest.Read"
+	if len(in.Content) > MaxInputBytes {
+		return review.Reading{}, graph.E(op, graph.Invalid, "%s: %d bytes, more than the %d a document may have", in.Path, len(in.Content), MaxInputBytes)
+	}
+	c, err := clean(in)
+	if err != nil {
+		return review.Reading{}, err
+	}
+	if c.outlet == "" && c.format == FormatHTML {
+		c.outlet = outletOf(string(in.Content))
+	}
+	ss, err := splitSentences(c.text, c.paragraphs)
+	if err != nil {
+		return review.Reading{}, &graph.Error{Op: op, Kind: graph.Internal, Message: "sentence tokenizer", Err: err}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rd := &reading{lx: r.lx, sentences: ss}
+	// Twice: names the first pass proposes are known to the second, which then finds them where they run
+	// into other words ("Lutfur Rahman Maium Miah").
+	rd.findAll()
+	rd.resolve()
+	rd.used = nil
+	rd.findAll()
+	rd.resolve()
+	props := rd.relations()
+
+	doc := review.Document{Hash: review.HashText(c.text), Format: c.format, Path: in.Path, Text: c.text, Ingested: r.Now().UTC()}
+	kind := in.Kind
+	if kind == "" {
+		kind = graph.SourceArticle
+		if c.format == FormatPosts {
+			kind = graph.SourceSocialPost
+		}
+	}
+	doc.Source = graph.Source{Name: review.SourceNameFor(doc.Hash), Title: c.title, Kind: kind, Outlet: c.outlet,
+		Author: c.author, Published: c.published, URL: c.url}
+	out := review.Reading{Document: doc}
+	for _, e := range rd.used {
+		out.Entities = append(out.Entities, review.Entity{Name: e.name, Kind: e.kind, DisplayName: e.display,
+			Aliases: proposedAliases(e), Document: doc.Hash, State: review.Pending})
+	}
+	for i := range props {
+		props[i].Document = doc.Hash
+		props[i].State = review.Pending
+		props[i].ID = review.ProposalID(props[i].Signature())
+	}
+	out.Proposals = props
+	return out, nil
+}
+
+func proposedAliases(e *entry) []string {
+	seen := map[string]bool{normalise(e.display): true}
+	var out []string
+	for _, a := range append(slices.Clone(e.aliases), e.spellings...) {
+		if n := normalise(a); !seen[n] && n != "" {
+			seen[n] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// findAll finds every sentence's mentions.
+func (rd *reading) findAll() {
+	rd.mentions = make([][]mention, len(rd.sentences))
+	for i := range rd.sentences {
+		rd.mentions[i] = rd.findMentions(&rd.sentences[i])
+	}
+}
+
+// resolve links the mentions that no known name matched: full names to the lexicon (exactly, then by
+// spelling and sound) or to new proposed entities; then single names (a surname, a given name, "Mr X")
+// to the person of the document they name.
+func (rd *reading) resolve() {
+	var persons []*entry // the document's people named in full, in order
+	addPerson := func(e *entry) {
+		if e.kind == graph.KindActor && !slices.Contains(persons, e) {
+			persons = append(persons, e)
+		}
+	}
+	for si := range rd.mentions {
+		for mi := range rd.mentions[si] {
+			m := &rd.mentions[si][mi]
+			if m.ent != nil {
+				addPerson(m.ent)
+				continue
+			}
+			if m.kind == graph.KindActor && m.first == m.last {
+				continue // a single name: below
+			}
+			m.ent = rd.link(m.text, m.kind)
+			addPerson(m.ent)
+		}
+	}
+	for si := range rd.mentions {
+		kept := rd.mentions[si][:0]
+		for _, m := range rd.mentions[si] {
+			if m.ent == nil {
+				m.ent = rd.referent(m, persons)
+			}
+			if m.ent == nil {
+				continue
+			}
+			rd.use(m.ent, m.text)
+			kept = append(kept, m)
+		}
+		rd.mentions[si] = kept
+	}
+}
+
+// link finds or proposes the entity a full name means.
+func (rd *reading) link(text string, kind graph.Kind) *entry {
+	form := normalise(foldAccents(text))
+	for _, e := range rd.lx.byForm[form] {
+		if e.kind == kind {
+			return e
+		}
+	}
+	if kind == graph.KindActor || kind == graph.KindParty {
+		if e := rd.lx.fuzzy(form, kind); e != nil {
+			return e
+		}
+	}
+	return rd.propose(text, kind)
+}
+
+// propose makes a new entry for a name nobody knows, named after it (with a number when the name is
+// taken).
+func (rd *reading) propose(text string, kind graph.Kind) *entry {
+	display := strings.TrimSpace(text)
+	slug := slugOf(display)
+	if slug == "" {
+		slug = "unnamed"
+	}
+	name := graph.EntityName(graph.CollectionOf(kind) + "/" + slug)
+	for n := 2; rd.lx.byName[name] != nil; n++ {
+		name = graph.EntityName(fmt.Sprintf("%s/%s-%d", graph.CollectionOf(kind), graph.TrimSlug(slug, 95), n))
+	}
+	e := &entry{name: name, kind: kind, display: display, proposed: true}
+	rd.lx.add(e)
+	return e
+}
+
+// referent finds the person a single name means: the document's person of that surname or given name
+// (spelled alike), else the only person of that surname the graph knows when a title says a person is
+// meant, else a new person when a title says so.
+func (rd *reading) referent(m mention, persons []*entry) *entry {
+	word := normalise(foldAccents(m.text))
+	ws := strings.Fields(word)
+	var found *entry
+	for _, p := range persons {
+		for _, n := range append([]string{p.display}, p.aliases...) {
+			words := strings.Fields(normalise(foldAccents(n)))
+			if len(words) <= len(ws) {
+				continue
+			}
+			// the family name (the last words) or the given name (the first)
+			if similarName(word, strings.Join(words[len(words)-len(ws):], " ")) || similarName(word, strings.Join(words[:len(ws)], " ")) {
+				if found != nil && found != p {
+					return nil // two people of the document answer to it
+				}
+				found = p
+				break
+			}
+		}
+	}
+	if found != nil {
+		return found
+	}
+	if es := rd.lx.surname[word]; len(es) == 1 && (m.title != "" || !es[0].proposed) {
+		return es[0]
+	}
+	if m.title != "" && len(word) >= 3 {
+		return rd.link(m.text, graph.KindActor)
+	}
+	return nil
+}
+
+// use notes that the document mentions e under the given spelling.
+func (rd *reading) use(e *entry, spelling string) {
+	if !e.shipped && !e.proposed {
+		return
+	}
+	if e.proposed && normalise(spelling) != normalise(e.display) && !slices.Contains(e.spellings, spelling) {
+		e.spellings = append(e.spellings, spelling)
+		rd.lx.addForm(spelling, e)
+	}
+	if !slices.Contains(rd.used, e) {
+		rd.used = append(rd.used, e)
+	}
 }

@@ -1,0 +1,268 @@
+package ingest
+
+import (
+	"bufio"
+	"embed"
+	"strings"
+
+	"github.com/antzucaro/matchr"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// The gazetteer polgraph ships: UK parties, organisations and offices with the names the press uses for
+// them, UK parliamentary constituencies (Open Civic Data), and given names.
+//
+//go:embed gazetteer/*.tsv gazetteer/*.txt
+var gazetteerFS embed.FS
+
+// entry is an entity a mention may link to: one the graph holds, or one of the shipped gazetteer that the
+// graph does not hold yet (shipped), which a mention proposes.
+type entry struct {
+	name    graph.EntityName
+	kind    graph.Kind
+	display string
+	aliases []string
+	shipped bool
+	// constituency entries are only linked where the wording says a seat is meant ("MP for X", "the X
+	// seat"): many constituencies share their names with towns.
+	constituency bool
+	// proposed entries were made by the reader for names nobody knew; spellings are the forms documents
+	// used for them, kept as aliases.
+	proposed  bool
+	spellings []string
+}
+
+// lexicon indexes entries by every form of their names, and persons by the sound of their names.
+type lexicon struct {
+	byForm  map[string][]*entry
+	maxLen  int             // the most words of any form
+	byName  map[graph.EntityName]*entry
+	sounds  map[string][]*entry // a person's or party's words' Double Metaphone keys → entries
+	given   map[string]bool
+	surname map[string][]*entry // a person's last word → persons
+}
+
+func newLexicon(known []graph.Entity) *lexicon {
+	lx := &lexicon{byForm: map[string][]*entry{}, byName: map[graph.EntityName]*entry{},
+		sounds: map[string][]*entry{}, given: map[string]bool{}, surname: map[string][]*entry{}}
+	for _, e := range known {
+		if !e.Deleted.IsZero() {
+			continue
+		}
+		lx.add(&entry{name: e.Name, kind: e.Kind, display: e.DisplayName, aliases: e.Aliases})
+	}
+	lx.readShipped("gazetteer/parties.tsv", graph.KindParty)
+	lx.readShipped("gazetteer/organisations.tsv", graph.KindOrganisation)
+	lx.readShipped("gazetteer/offices.tsv", graph.KindSeat)
+	eachLine("gazetteer/constituencies.txt", func(line string) {
+		name := graph.EntityName("seats/" + slugOf(line))
+		if e := lx.byName[name]; e != nil {
+			return
+		}
+		if es := lx.byForm[normalise(line)]; len(es) > 0 {
+			return // the graph holds it under another name
+		}
+		lx.add(&entry{name: name, kind: graph.KindSeat, display: line, shipped: true, constituency: true})
+	})
+	eachLine("gazetteer/given-names.txt", func(line string) {
+		for _, w := range strings.Fields(line) {
+			lx.given[strings.ToLower(w)] = true
+		}
+	})
+	// The graph's people teach their given names too.
+	for _, e := range lx.byName {
+		if e.kind == graph.KindActor {
+			if f := strings.Fields(e.display); len(f) >= 2 {
+				lx.given[strings.ToLower(f[0])] = true
+			}
+		}
+	}
+	return lx
+}
+
+func eachLine(file string, f func(string)) {
+	b, err := gazetteerFS.ReadFile(file)
+	if err != nil {
+		panic(err) // embedded: cannot fail
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			f(line)
+		}
+	}
+}
+
+// readShipped adds a shipped list: a graph entity of the same name, or holding one of the names, gains the
+// list's other names; the rest are shipped entries.
+func (lx *lexicon) readShipped(file string, kind graph.Kind) {
+	eachLine(file, func(line string) {
+		cols := strings.Split(line, "\t")
+		if len(cols) < 2 {
+			return
+		}
+		name := graph.EntityName(cols[0])
+		names := []string{cols[1]}
+		if len(cols) > 2 {
+			names = append(names, strings.Split(cols[2], "|")...)
+		}
+		target := lx.byName[name]
+		if target == nil {
+			for _, n := range names {
+				for _, e := range lx.byForm[normalise(n)] {
+					if e.kind == kind && !e.shipped {
+						target = e
+					}
+				}
+			}
+		}
+		if target != nil {
+			for _, n := range names {
+				lx.addForm(n, target)
+			}
+			return
+		}
+		lx.add(&entry{name: name, kind: kind, display: names[0], aliases: names[1:], shipped: true})
+	})
+}
+
+func (lx *lexicon) add(e *entry) {
+	lx.byName[e.name] = e
+	lx.addForm(e.display, e)
+	for _, a := range e.aliases {
+		lx.addForm(a, e)
+	}
+}
+
+func (lx *lexicon) addForm(form string, e *entry) {
+	n := normalise(foldAccents(form))
+	if n == "" {
+		return
+	}
+	for _, x := range lx.byForm[n] {
+		if x == e {
+			return
+		}
+	}
+	lx.byForm[n] = append(lx.byForm[n], e)
+	if l := len(strings.Fields(n)); l > lx.maxLen {
+		lx.maxLen = l
+	}
+	if e.kind == graph.KindActor || e.kind == graph.KindParty {
+		words := strings.Fields(n)
+		for _, w := range words {
+			if len(w) >= 3 {
+				k := soundKey(w)
+				lx.sounds[k] = appendOnce(lx.sounds[k], e)
+			}
+		}
+		if e.kind == graph.KindActor && len(words) >= 2 {
+			last := words[len(words)-1]
+			lx.surname[last] = appendOnce(lx.surname[last], e)
+		}
+	}
+}
+
+func appendOnce(es []*entry, e *entry) []*entry {
+	for _, x := range es {
+		if x == e {
+			return es
+		}
+	}
+	return append(es, e)
+}
+
+// soundKey is the primary Double Metaphone key of a word.
+func soundKey(w string) string {
+	p, _ := matchr.DoubleMetaphone(strings.ToUpper(w))
+	return p
+}
+
+// similarWord says whether two words of names are the same name spelled differently: a transliteration
+// ("Rushnara", "Rusnara" for "Rushanara"; "Mashroor" for "Masroor"; "Labor" for "Labour"). Both must be
+// long enough to judge, sound alike or differ by little, and begin alike.
+func similarWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if len(a) < 4 || len(b) < 4 || a[0] != b[0] {
+		return false
+	}
+	jw := matchr.JaroWinkler(a, b, false)
+	if jw >= 0.93 {
+		return true
+	}
+	pa, sa := matchr.DoubleMetaphone(strings.ToUpper(a))
+	pb, sb := matchr.DoubleMetaphone(strings.ToUpper(b))
+	samesound := pa == pb || pa == sb || sa == pb || sa != "" && sa == sb || skeleton(a) == skeleton(b)
+	return samesound && jw >= 0.85 || matchr.Levenshtein(a, b) == 1 && len(a) >= 5
+}
+
+// skeleton is a word's consonants with the spellings that transliterations vary folded together
+// ("Rusnara", "Rushanara" → rsnr; "Mashroor", "Masroor" → msrr).
+func skeleton(w string) string {
+	w = strings.NewReplacer("sh", "s", "ph", "f", "kh", "k", "gh", "g", "th", "t", "dh", "d", "bh", "b", "ck", "k", "q", "k", "z", "s").Replace(w)
+	var b strings.Builder
+	var last rune
+	for _, r := range w {
+		if strings.ContainsRune("aeiouyhw", r) || r == last {
+			continue
+		}
+		b.WriteRune(r)
+		last = r
+	}
+	return b.String()
+}
+
+// similarName says whether two normalised names of several words are the same name: as many words, each
+// similar, and the last (the family name) or the first the same or alike.
+func similarName(a, b string) bool {
+	wa, wb := strings.Fields(a), strings.Fields(b)
+	if len(wa) != len(wb) || len(wa) == 0 {
+		return false
+	}
+	exact := 0
+	for i := range wa {
+		if !similarWord(wa[i], wb[i]) {
+			return false
+		}
+		if wa[i] == wb[i] {
+			exact++
+		}
+	}
+	return exact >= 1 || len(wa) == 1
+}
+
+// fuzzy finds the entry of the given kind whose name is like form (see similarName), when exactly one is.
+func (lx *lexicon) fuzzy(form string, kind graph.Kind) *entry {
+	words := strings.Fields(form)
+	if len(words) == 0 {
+		return nil
+	}
+	seen := map[*entry]bool{}
+	var found *entry
+	for _, w := range words {
+		if len(w) < 3 {
+			continue
+		}
+		for _, e := range lx.sounds[soundKey(w)] {
+			if seen[e] || e.kind != kind {
+				continue
+			}
+			seen[e] = true
+			for _, n := range append([]string{e.display}, e.aliases...) {
+				if similarName(form, normalise(foldAccents(n))) {
+					if found != nil && found != e {
+						return nil // ambiguous
+					}
+					found = e
+				}
+			}
+		}
+	}
+	return found
+}
+
+// slugOf makes a slug of a display name.
+func slugOf(s string) string { return graph.TrimSlug(graph.Slugify(s), 80) }

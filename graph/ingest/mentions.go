@@ -1,0 +1,298 @@
+package ingest
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// mention is a name in a sentence, resolved to a document entity.
+type mention struct {
+	first, last int // token indexes, inclusive
+	span        Span
+	text        string
+	kind        graph.Kind
+	title       string // "Mr", "Cllr", … before a person's name
+	possessive  bool
+	ent         *entry // nil until resolved
+	// seatWording says the sentence's wording makes the mention a seat ("MP for X", "the X seat").
+	seatWording bool
+}
+
+// titles mark the name after them as a person's.
+var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "miss": true, "dr": true, "sir": true,
+	"lord": true, "lady": true, "baroness": true, "dame": true, "cllr": true, "councillor": true, "prof": true,
+	"professor": true, "rev": true, "reverend": true, "lt": true, "col": true, "gen": true, "capt": true,
+	"captain": true, "major": true, "rt": true, "hon": true, "mp": false, "president": true, "judge": true,
+	"justice": true, "bishop": true, "sheikh": true, "imam": true, "chairman": true}
+
+func isTitle(w string) bool { return titles[strings.ToLower(strings.TrimSuffix(w, "."))] }
+
+// orgHeads end the names of organisations, and say which kind.
+var orgHeads = map[string]graph.Kind{"party": graph.KindParty, "council": graph.KindOrganisation,
+	"committee": graph.KindOrganisation, "commission": graph.KindOrganisation, "association": graph.KindOrganisation,
+	"office": graph.KindOrganisation, "department": graph.KindOrganisation, "ministry": graph.KindOrganisation,
+	"group": graph.KindOrganisation, "union": graph.KindOrganisation, "court": graph.KindOrganisation,
+	"forum": graph.KindOrganisation, "trust": graph.KindOrganisation, "foundation": graph.KindOrganisation,
+	"institute": graph.KindOrganisation, "society": graph.KindOrganisation, "league": graph.KindOrganisation,
+	"authority": graph.KindOrganisation, "agency": graph.KindOrganisation, "federation": graph.KindOrganisation,
+	"assembly": graph.KindOrganisation, "coalition": graph.KindOrganisation, "movement": graph.KindOrganisation,
+	"campaign": graph.KindOrganisation, "congress": graph.KindOrganisation, "board": graph.KindOrganisation,
+	"executive": graph.KindOrganisation, "inquiry": graph.KindOrganisation, "tribunal": graph.KindOrganisation,
+	"police": graph.KindOrganisation, "bank": graph.KindOrganisation, "university": graph.KindOrganisation,
+	"company": graph.KindOrganisation, "corporation": graph.KindOrganisation, "network": graph.KindOrganisation}
+
+// notNames are capitalised words that start no name: sentence openers, days, months, and words that
+// headline style capitalises.
+var notNames = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the a an and but or if in on at of for to from by with as after before
+		however although though while when where what who why how he she it they we i you his her its their our
+		this that these those there here then now also yet so not no yes mr mrs one two three four five six
+		monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+		august september october november december today yesterday tomorrow last next new former ex
+		speaking asked meanwhile but despite during under over about since until amid among between within
+		without into onto upon all some many most several other others both each every any such
+		british english scottish welsh irish european american muslim muslims bangladeshi christian jewish
+		government minister ministers mps mp party parties leader leaders tory labour election elections
+		chancellor secretary prime sources source officials spokesman spokeswoman bbc news week month year
+		north south east west northern southern eastern western central greater city town county
+		mayor councillor councillors cllr candidate candidates president chairman lord lords commons house
+		palestine palestinian israel israeli gaza iraq iraqi britain uk us usa eu un nhs`) {
+		notNames[w] = true
+	}
+}
+
+// nameParts open place and body names ("East Kilbride", "Greater London Authority") though they are
+// in notNames.
+var nameParts = map[string]bool{"north": true, "south": true, "east": true, "west": true, "northern": true,
+	"southern": true, "eastern": true, "western": true, "central": true, "greater": true, "new": true,
+	"city": true, "mid": true, "british": true, "scottish": true, "welsh": true, "irish": true, "european": true,
+	"muslim": true, "labour": true, "house": true}
+
+// commonWords are names that are also common words: opening a sentence, they are taken as the word.
+var commonWords = map[string]bool{"reform": true, "respect": true, "green": true, "greens": true, "alliance": true,
+	"independent": true, "liberal": true, "commons": true, "lords": true, "speaker": true, "chancellor": true,
+	"treasury": true, "cabinet": true, "parliament": true, "westminster": true, "plaid": true}
+
+// findMentions finds the names in a sentence: known names first (the longest that fits), then runs of
+// capitalised words that a title, a given name or an organisation's head word makes a name.
+func (rd *reading) findMentions(s *sentence) []mention {
+	var out []mention
+	toks := s.tokens
+	for i := 0; i < len(toks); {
+		if m, n := rd.known(s, i); n > 0 {
+			out = append(out, m)
+			i += n
+			continue
+		}
+		if m, n := rd.capitalisedRun(s, i); n > 0 {
+			if m.kind != "" {
+				out = append(out, m)
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// known matches the longest lexicon form starting at token i.
+func (rd *reading) known(s *sentence, i int) (mention, int) {
+	toks := s.tokens
+	max := rd.lx.maxLen
+	if len(toks)-i < max {
+		max = len(toks) - i
+	}
+	for n := max; n >= 1; n-- {
+		if !toks[i].cap && !toks[i].acronym {
+			// Lower-case forms are known only when several words long ("home secretary") or a hashtag.
+			if n < 2 {
+				continue
+			}
+		}
+		last := toks[i+n-1]
+		if n > 1 && toks[i+n-2].possessive {
+			continue // "Labour's Keir": not one name
+		}
+		form := normalise(foldAccents(s.textOf(i, i+n-1)))
+		es := rd.lx.byForm[form]
+		if len(es) == 0 {
+			continue
+		}
+		// A lone short word that is also a common word (e.g. "Reform", "Respect" in lower case) must be
+		// capitalised; a lone capitalised common word opening a sentence is not a name either.
+		if n == 1 && (!toks[i].cap || i == 0 && commonWords[strings.ToLower(toks[i].text)]) {
+			continue
+		}
+		e := pick(es)
+		seat := seatWording(s, i, i+n-1)
+		if e.constituency && !seat {
+			continue
+		}
+		// A person's name followed by more capitalised words is a longer name ("Ali" in "Ali Khan").
+		if e.kind == graph.KindActor && i+n < len(toks) && toks[i+n].cap && !toks[i+n-1].possessive &&
+			!notNames[strings.ToLower(toks[i+n].text)] && n == 1 {
+			continue
+		}
+		m := mention{first: i, last: i + n - 1, kind: e.kind, possessive: last.possessive, seatWording: seat}
+		m.span = Span{toks[i].start, last.end}
+		m.text = s.textOf(i, i+n-1)
+		m.ent = e
+		if i > 0 && isTitle(toks[i-1].text) && e.kind == graph.KindActor {
+			m.title = toks[i-1].text
+		}
+		return m, n
+	}
+	return mention{}, 0
+}
+
+func pick(es []*entry) *entry {
+	for _, e := range es {
+		if !e.shipped {
+			return e
+		}
+	}
+	return es[0]
+}
+
+// textOf is the text from token i to token j, inclusive.
+func (s *sentence) textOf(i, j int) string {
+	return s.text[s.tokens[i].start-s.span.Start : s.tokens[j].end-s.span.Start]
+}
+
+// seatWording says whether the words around tokens i..j make them a seat: "MP for X", "X MP", "the X
+// seat", "X constituency", "candidate for X", "stand in X".
+func seatWording(s *sentence, i, j int) bool {
+	before := strings.ToLower(s.text[:s.tokens[i].start-s.span.Start])
+	after := strings.ToLower(s.text[s.tokens[j].end-s.span.Start:])
+	for _, b := range []string{"mp for ", "member for ", "candidate for ", "stand in ", "standing in ",
+		"contest ", "contesting ", "seat of ", "constituency of ", "mp for the ", "candidate in ", "won ", "hold ",
+		"stood in ", "representing ", "represented ", "by-election in "} {
+		if strings.HasSuffix(before, b) {
+			return true
+		}
+	}
+	for _, a := range []string{" seat", " constituency", " mp", " by-election", " division", " candidate", " labour mp",
+		" tory mp", " conservative mp", " lib dem mp"} {
+		if strings.HasPrefix(after, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// seatBefore says whether the words before token i make what follows a seat: "MP for X".
+func seatBefore(s *sentence, i int) bool {
+	before := strings.ToLower(s.text[:s.tokens[i].start-s.span.Start])
+	return regexp.MustCompile(`\b(?:mp|mep|msp|member|candidate) for (?:the )?$|\bseat of $|\bconstituency of $`).MatchString(before)
+}
+
+// capitalisedRun reads a run of capitalised words at token i. It returns how many tokens it used, and a
+// mention with a kind when the run is a name.
+func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
+	toks := s.tokens
+	if !toks[i].cap || strings.HasPrefix(toks[i].text, "#") || strings.HasPrefix(toks[i].text, "@") {
+		return mention{}, 0
+	}
+	title := ""
+	start := i
+	for start < len(toks) && isTitle(toks[start].text) && toks[start].cap {
+		title = strings.TrimSuffix(toks[start].text, ".")
+		start++
+	}
+	j := start
+	for j < len(toks) && (toks[j].cap || isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
+		if toks[j].possessive || j+1 < len(toks) && s.breaksBetween(j, j+1) {
+			j++
+			break
+		}
+		j++
+	}
+	for j > start && isConnector(toks, j-1) {
+		j--
+	}
+	// Names run together without punctuation, as posts write them ("Shad Chowdhury Nazma Hussain"): a
+	// given name after two words starts the next name.
+	if title == "" || true {
+		for k := start + 2; k < j-1; k++ {
+			if rd.lx.given[strings.ToLower(toks[k].text)] && rd.lx.given[strings.ToLower(toks[start].text)] {
+				j = k
+				break
+			}
+		}
+	}
+	used := j - i
+	if used == 0 {
+		used = 1
+	}
+	if j == start {
+		return mention{}, used
+	}
+	// Drop sentence-opening and headline words at the run's start ("However Mr", "Speaking").
+	for start < j && title == "" && notNames[strings.ToLower(toks[start].text)] &&
+		!(nameParts[strings.ToLower(toks[start].text)] && start+1 < j) {
+		start++
+	}
+	if start == j {
+		return mention{}, used
+	}
+	words := make([]string, 0, j-start)
+	for k := start; k < j; k++ {
+		words = append(words, toks[k].text)
+	}
+	m := mention{first: start, last: j - 1, title: title, possessive: toks[j-1].possessive}
+	m.span = Span{toks[start].start, toks[j-1].end}
+	m.text = s.textOf(start, j-1)
+	head := strings.ToLower(words[len(words)-1])
+	switch kind, ok := orgHeads[head]; {
+	case title == "" && (len(words) > 1 && seatWording(s, start, j-1) || seatBefore(s, start)) && !rd.lx.given[strings.ToLower(words[0])]:
+		m.kind = graph.KindSeat // "the East Kilbride seat", "MP for Leyton"
+	case ok && len(words) >= 2:
+		m.kind = kind
+	case title != "":
+		m.kind = graph.KindActor
+	case len(words) >= 2 && len(words) <= 4 && rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[1:]):
+		m.kind = graph.KindActor
+	case len(words) >= 2 && len(words) <= 4 && !anyNotName(words) && (rd.lx.fuzzy(normalise(foldAccents(m.text)), graph.KindActor) != nil ||
+		len(rd.lx.surname[strings.ToLower(words[len(words)-1])]) > 0):
+		m.kind = graph.KindActor // a known person spelled otherwise, or a known family name
+	case len(words) == 1 && !notNames[strings.ToLower(words[0])]:
+		m.kind = graph.KindActor // a surname or given name: kept only if it refers to someone named in full
+		m.title = ""
+	}
+	return m, used
+}
+
+func anyNotName(ws []string) bool {
+	for _, w := range ws {
+		if notNames[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// isConnector says whether token j joins capitalised words into one name: "of", "and", "for", "the" in
+// "House of Commons", "Standards and Privileges Committee".
+func isConnector(toks []token, j int) bool {
+	if j == 0 || j+1 >= len(toks) || !toks[j-1].cap || !toks[j+1].cap {
+		return false
+	}
+	switch toks[j].text {
+	case "of", "and", "for", "&", "de", "van", "von", "bin", "al", "ul", "el", "du":
+		return true
+	}
+	return false
+}
+
+// breaksBetween says whether punctuation separates tokens i and j: a comma, a bracket, a dash or a quote
+// ends a name.
+func (s *sentence) breaksBetween(i, j int) bool {
+	gap := s.text[s.tokens[i].end-s.span.Start : s.tokens[j].start-s.span.Start]
+	gap = strings.TrimPrefix(strings.TrimPrefix(gap, "'s"), "’s")
+	return strings.TrimSpace(gap) != ""
+}

@@ -1,0 +1,473 @@
+package ingest
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
+)
+
+// verbRule proposes a relation where a sentence's wording matches: the subject is the nearest fitting
+// mention before the wording, the object the nearest after it (reversed for passives: "X was accused by
+// Y").
+type verbRule struct {
+	name    string
+	typ     graph.RelationType
+	re      *regexp.Regexp // matched against the lower-cased sentence
+	passive bool           // the subject follows the wording ("… by Y"), the object precedes it
+	// reverse makes the mention before the wording the relation's object: "UKIP suspended X" is X
+	// SUSPENDED_FROM UKIP.
+	reverse bool
+	conf    float64
+	// objectKinds, when set, narrow the object's kinds beyond what the vocabulary allows.
+	objectKinds []graph.Kind
+	role        string
+	// after, when set, must match the text after the wording: "holding X to account".
+	after *regexp.Regexp
+}
+
+func rx(s string) *regexp.Regexp { return regexp.MustCompile(`\b(?:` + s + `)\b`) }
+
+var (
+	personOrParty = []graph.Kind{graph.KindActor, graph.KindParty}
+	groupKinds    = []graph.Kind{graph.KindParty, graph.KindOrganisation}
+	seatKinds     = []graph.Kind{graph.KindSeat}
+)
+
+var verbRules = []verbRule{
+	{name: "endorsed-by", typ: graph.Endorses, re: rx(`(?:endorsed|backed|supported) by`), passive: true, conf: 0.75},
+	{name: "endorses", typ: graph.Endorses, re: rx(`endorse[sd]?|endorsing|back(?:s|ed|ing)|support(?:s|ed|ing)?|(?:declared?|declaring|gave|give|giving|giving|has|have|had|his|her|their|offered|offering) (?:his |her |their |full |indirect |public )?(?:support|backing) (?:for|to)|campaign(?:ed|ing)? for|vote for|voted for|throw(?:n)? (?:his|her|their) weight behind|urged (?:voters|people) to (?:vote|back) for`), conf: 0.7, objectKinds: personOrParty},
+	{name: "accused-by", typ: graph.Accused, re: rx(`(?:been|was|were|is|are|being) accused by`), passive: true, conf: 0.8},
+	{name: "accused", typ: graph.Accused, re: rx(`accuse[sd]?|accusing|made (?:such )?allegations against|alleged that|blamed|blames|blaming`), conf: 0.75},
+	{name: "criticised-by", typ: graph.Criticised, re: rx(`(?:criticised|criticized|attacked|condemned) by`), passive: true, conf: 0.75},
+	{name: "criticised", typ: graph.Criticised, re: rx(`critici[sz](?:e|es|ed|ing)|attack(?:s|ed|ing)?|condemn(?:s|ed|ing)?|slamm?(?:ed|s|ing)?|lambast(?:s|ed|ing)?|hit out at|hits out at|rebuk(?:e|ed|es|ing)|blast(?:s|ed|ing)|derid(?:e|ed|es|ing)|mock(?:s|ed|ing)|denounc(?:e|ed|es|ing)|rounded on|turned on|labelled|branded`), conf: 0.65},
+	{name: "held-to-account", typ: graph.Criticised, re: rx(`holding|held|hold`), after: regexp.MustCompile(`^[^,.;]{1,60}? to account`), conf: 0.65},
+	{name: "removed-from", typ: graph.RemovedFromOffice, re: rx(`removed (?:as|from)|ousted as|ousted from|sacked (?:as|from)|dismissed (?:as|from)|stripped of|deselected as|de-selected as|expelled from`), conf: 0.8, objectKinds: seatKinds},
+	{name: "suspended-from", typ: graph.SuspendedFrom, re: rx(`suspended (?:from|by)|(?:had|has|have) (?:had )?the whip withdrawn|lost the (?:party )?whip|expelled from`), conf: 0.8},
+	{name: "suspended", typ: graph.SuspendedFrom, re: rx(`suspended|(?:has |had )?withdrawn the whip from|expelled`), reverse: true, conf: 0.75},
+	{name: "resigned-from", typ: graph.ResignedFrom, re: rx(`resign(?:ed|s|ing)? (?:from|as)|quit(?:s|ting)?|left|leaving|defect(?:ed|s|ing)? from|resignation (?:letter )?from|stand(?:s|ing)? down as|stood down as|step(?:s|ped|ping)? down as|walked out of|broke (?:away )?from|broken (?:away )?from`), conf: 0.75},
+	{name: "founded", typ: graph.Founded, re: rx(`found(?:ed|s|ing)|set up|launch(?:ed|es|ing)|form(?:ed|s|ing)|establish(?:ed|es|ing)|creat(?:ed|es|ing)`), conf: 0.7, objectKinds: groupKinds},
+	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
+	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
+	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
+	{name: "member-of", typ: graph.MemberOf, re: rx(`(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds},
+	{name: "holds-office", typ: graph.HoldsOffice, re: rx(`(?:mp|mep|msp|am|member|councillor|cllr) for|became|appointed(?: as)?|named(?: as)?|elected(?: as)?|re-elected(?: as)?|promoted to|serv(?:es|ed|ing) as|represent(?:s|ed|ing)|the current|sworn in as|won`), conf: 0.7, objectKinds: seatKinds},
+	{name: "leads", typ: graph.Leads, re: rx(`lead(?:s|ing)?|led|leader of|chairman of|chair of|head of|heads|headed|in charge of`), conf: 0.7},
+	{name: "worked-with", typ: graph.FormerlyWorkedWith, re: rx(`(?:previously|formerly|once) work(?:ed|ing) with|worked (?:closely )?(?:with|for|alongside)|former (?:aide|adviser|advisor|colleague|ally|deputy|assistant|researcher|staffer|right-hand man) (?:of|to)`), conf: 0.75},
+	{name: "appeared-with", typ: graph.AppearedWith, re: rx(`appear(?:ed|s|ing)? (?:with|alongside)|pictured (?:with|alongside)|shar(?:ed|es|ing) (?:a )?(?:platform|stage) with|joined on stage by|march(?:ed|ing)? (?:with|alongside)|alongside`), conf: 0.65},
+	{name: "campaigned-with", typ: graph.CampaignedWith, re: rx(`campaign(?:ed|s|ing)? (?:with|alongside)|canvass(?:ed|ing)? (?:with|alongside)|on the doorstep with|out (?:campaigning|canvassing) with|with our (?:good )?friends?`), conf: 0.7},
+}
+
+// Wording that changes a claim's status or rules the reading out.
+var (
+	negation     = regexp.MustCompile(`\b(?:not|never|no longer|denied|denies|deny|denying|refused to|refuses to|declined to|rejected claims)\b|n't\b|n’t\b`)
+	nonCommittal = regexp.MustCompile(`\b(?:disclose|confirm|say|reveal|declare|comment|agree to speak|speak|answer|rule out|ruled out)\b`)
+	hypothetical = regexp.MustCompile(`\b(?:would|could|can|might|may|if|whether|plans? to|planning to|considering|consider|expected to|likely to|hopes? to|hoping to|intends? to|intending to|threat(?:ens|ened)? to|talk (?:of|that)|should|wants? to|ready to|poised to|set to|aims? to|bid to|tipped to|urged to|called on|calls on|asked to|challenged .{1,40} to|try(?:ing)? to|tried to|will)\b`)
+	hearsay      = regexp.MustCompile(`\b(?:alleged(?:ly)?|allegations?|reportedly|(?:is|are|was|were) said to|rumou?r(?:s|ed)?|according to|claim(?:s|ed|ing)? (?:that|to)|supporters (?:say|said|are telling|claim)|telling .{1,60} that|sources (?:say|said|close)|it is understood|suggest(?:s|ed|ing) that|(?:says|said|told|insisted|argued|believes?) (?:that )?)\b`)
+	speechVerb   = regexp.MustCompile(`\b(?:said|says|told|claimed|claims|insisted|argued|warned|added|explained|stated|believes|wrote)\b`)
+)
+
+// relations proposes the relations of every sentence, one per reading: the best claim for a (type, from,
+// to, status) within the document.
+func (rd *reading) relations() []review.Proposal {
+	var out []review.Proposal
+	best := map[string]int{}
+	for si := range rd.sentences {
+		s := &rd.sentences[si]
+		ms := rd.mentions[si]
+		if len(ms) < 2 || strings.HasSuffix(strings.TrimSpace(s.text), "?") {
+			continue
+		}
+		for _, p := range rd.sentenceRelations(s, ms) {
+			if p.From == p.To {
+				continue
+			}
+			if p.Type.Symmetric() && p.To < p.From {
+				p.From, p.To = p.To, p.From
+			}
+			key := strings.Join([]string{string(p.Type), string(p.From), string(p.To), string(p.Status)}, "|")
+			if i, ok := best[key]; ok {
+				if p.Confidence > out[i].Confidence {
+					out[i] = p
+				}
+				continue
+			}
+			best[key] = len(out)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// candidate is a relation a sentence states, before its claim is made.
+type candidate struct {
+	typ      graph.RelationType
+	from, to mention
+	rule     string
+	conf     float64
+	role     string
+	at       int // byte offset in the sentence of the wording, for status and date
+	wording  Span
+}
+
+func (rd *reading) sentenceRelations(s *sentence, ms []mention) []review.Proposal {
+	var cands []candidate
+	cands = append(cands, modifierRelations(s, ms)...)
+	lower := strings.ToLower(s.text)
+	var claimed [][]int // wording a rule has read: a later rule does not read it again
+	for _, r := range verbRules {
+	match:
+		for _, loc := range r.re.FindAllStringIndex(lower, -1) {
+			for _, c := range claimed {
+				if loc[0] < c[1] && c[0] < loc[1] {
+					continue match
+				}
+			}
+			if r.after != nil && !r.after.MatchString(lower[loc[1]:]) {
+				continue
+			}
+			found := r.apply(s, ms, loc)
+			if len(found) > 0 {
+				claimed = append(claimed, loc)
+			}
+			cands = append(cands, found...)
+		}
+	}
+	var out []review.Proposal
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if !c.typ.Joins(c.from.ent.kind, c.to.ent.kind) {
+			continue
+		}
+		status, saidBy, ok := claimStatus(s, ms, c)
+		if !ok {
+			continue
+		}
+		key := string(c.typ) + string(c.from.ent.name) + string(c.to.ent.name)
+		if seen[key] {
+			continue // the first (most specific) rule to read a pair wins
+		}
+		seen[key] = true
+		p := review.Proposal{Type: c.typ, From: c.from.ent.name, To: c.to.ent.name, Role: c.role,
+			Status: status, SaidBy: saidBy, Rule: c.rule, Excerpt: s.text, Span: review.Span{Start: s.span.Start, End: s.span.End}}
+		conf := c.conf
+		if status == graph.StatusAlleged {
+			conf *= 0.85
+		}
+		if s.quoted[clampIndex(c.at, len(s.quoted))] {
+			conf *= 0.8
+		}
+		p.Confidence = float64(int(conf*100+0.5)) / 100
+		datesOf(s.text, c, &p)
+		out = append(out, p)
+	}
+	return out
+}
+
+func clampIndex(i, n int) int {
+	if i >= n {
+		return n - 1
+	}
+	if i < 0 {
+		return 0
+	}
+	return i
+}
+
+// apply reads the rule's wording at loc (offsets in the sentence).
+func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
+	at, end := loc[0]+s.span.Start, loc[1]+s.span.Start
+	var before, after []mention
+	for _, m := range ms {
+		if m.span.End <= at {
+			before = append(before, m)
+		} else if m.span.Start >= end {
+			after = append(after, m)
+		}
+	}
+	if len(before) == 0 || len(after) == 0 {
+		return nil
+	}
+	// The nearest mention after the wording, close enough to be its object ("accused Y of", not a name
+	// three clauses on).
+	var objs []mention
+	for _, m := range after {
+		if m.span.Start-end > 60 || clauseBreak(s, end, m.span.Start) {
+			break
+		}
+		if m.possessive {
+			continue // "accused by X's party, Y": the party
+		}
+		if r.fitsObject(m) {
+			objs = append(objs, m)
+			// "X and Y": both
+			if next := nextCoordinated(s, after, m); next != nil && r.fitsObject(*next) {
+				objs = append(objs, *next)
+			}
+			break
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	// The subject: the nearest mention before the wording in the same clause, and those coordinated
+	// with it ("Ajmal and Rabina were both previously working with …").
+	var subjs []mention
+	for i := len(before) - 1; i >= 0; i-- {
+		m := before[i]
+		if at-m.span.End > 90 || clauseBreak(s, m.span.End, at) {
+			break
+		}
+		if m.possessive && r.typ != graph.Founded {
+			continue
+		}
+		if !r.fitsSubject(m, objs[0]) {
+			continue // "X, the former Labour MP who founded Y": X founded it
+		}
+		subjs = append(subjs, m)
+		for j := i - 1; j >= 0; j-- {
+			gap := strings.TrimSpace(s.text[before[j].span.End-s.span.Start : before[i].span.Start-s.span.Start])
+			if gap != "and" && gap != "," && gap != "&" {
+				break
+			}
+			subjs = append(subjs, before[j])
+			i = j
+		}
+		break
+	}
+	var out []candidate
+	for _, sub := range subjs {
+		for _, obj := range objs {
+			from, to := sub, obj
+			if r.passive || r.reverse {
+				from, to = obj, sub
+			}
+			out = append(out, candidate{typ: r.typ, from: from, to: to, rule: r.name, conf: r.conf, role: r.role,
+				at: loc[0], wording: Span{loc[0], loc[1]}})
+		}
+	}
+	return out
+}
+
+func (r verbRule) fitsSubject(sub, obj mention) bool {
+	if r.passive || r.reverse {
+		return r.typ.Joins(obj.ent.kind, sub.ent.kind)
+	}
+	return r.typ.Joins(sub.ent.kind, obj.ent.kind)
+}
+
+func (r verbRule) fitsObject(m mention) bool {
+	if len(r.objectKinds) > 0 && !slices.Contains(r.objectKinds, m.ent.kind) {
+		return false
+	}
+	if r.passive || r.reverse {
+		return true
+	}
+	return true
+}
+
+// nextCoordinated is the mention joined to m by "and" or "&", if any.
+func nextCoordinated(s *sentence, ms []mention, m mention) *mention {
+	for i := range ms {
+		if ms[i].span.Start > m.span.End {
+			gap := strings.TrimSpace(s.text[m.span.End-s.span.Start : ms[i].span.Start-s.span.Start])
+			if gap == "and" || gap == "&" || gap == "," {
+				return &ms[i]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// clauseBreak says whether a semicolon, a colon or a dash between two offsets of the document separates
+// clauses.
+func clauseBreak(s *sentence, from, to int) bool {
+	if from > to {
+		from, to = to, from
+	}
+	gap := s.text[from-s.span.Start : to-s.span.Start]
+	return strings.ContainsAny(gap, ";:") || strings.Contains(gap, " - ") || strings.Contains(gap, "—") ||
+		strings.Contains(gap, " but ") || strings.Contains(gap, " while ") || strings.Contains(gap, " whereas ")
+}
+
+// Role words between a group and a person: "Labour MP X", "UKIP leader X".
+var (
+	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor)\s+)*(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president)$`)
+	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|founder|head)$`)
+	familyWords = regexp.MustCompile(`\b(ex-husband|ex-wife|husband|wife|son|daughter|brother|sister|father|mother|cousin|nephew|niece|uncle|aunt|widow|widower|brother-in-law|sister-in-law|father-in-law|son-in-law|grandson|granddaughter|grandfather|grandmother|stepson|stepdaughter|former wife|former husband|estranged wife|estranged husband)\b`)
+)
+
+// modifierRelations reads relations from how names are put together, without a verb: "Labour MP X",
+// "Mid-Bedfordshire MP X", "Home Secretary X", "UKIP leader X", "X, the Mayor of Tower Hamlets",
+// "Labour's X", "X's wife, Y", "X's new party, Veritas".
+func modifierRelations(s *sentence, ms []mention) []candidate {
+	var out []candidate
+	add := func(t graph.RelationType, from, to mention, rule string, conf float64, role string) {
+		lo, hi := min(from.span.Start, to.span.Start), max(from.span.End, to.span.End)
+		out = append(out, candidate{typ: t, from: from, to: to, rule: rule, conf: conf, role: role,
+			at: lo - s.span.Start, wording: Span{lo - s.span.Start, hi - s.span.Start}})
+	}
+	for i := 0; i+1 < len(ms); i++ {
+		a, b := ms[i], ms[i+1]
+		gapRaw := s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]
+		gap := strings.TrimSpace(strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(gapRaw, "'s"), "’s")))
+		ak, bk := a.ent.kind, b.ent.kind
+		switch {
+		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap):
+			role := memberRoles.FindStringSubmatch(gap)[1]
+			if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
+				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
+			}
+			if leaderRoles.MatchString(gap) && !strings.Contains(gap, "deputy") && !strings.Contains(gap, "former") {
+				add(graph.Leads, b, a, "group-leader-name", 0.8, gap)
+			}
+		case bk == graph.KindActor && ak == graph.KindParty && a.possessive && gap == "":
+			add(graph.MemberOf, b, a, "party-possessive", 0.65, "")
+		case bk == graph.KindActor && ak == graph.KindSeat && a.ent.constituency || bk == graph.KindActor && ak == graph.KindSeat && regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`).MatchString(gap):
+			if regexp.MustCompile(`(?:^|\s)(?:mp|mep|msp|am|member)$`).MatchString(gap) {
+				add(graph.HoldsOffice, b, a, "seat-mp-name", 0.8, strings.ToUpper(gap))
+			} else if strings.HasSuffix(gap, "candidate") {
+				add(graph.CandidateFor, b, a, "seat-candidate-name", 0.75, "")
+			}
+		case bk == graph.KindActor && ak == graph.KindSeat && (gap == "" || gap == "the" || gap == "former") && !a.ent.constituency:
+			add(graph.HoldsOffice, b, a, "office-name", 0.8, a.text)
+		case ak == graph.KindActor && bk == graph.KindSeat && !b.ent.constituency && regexp.MustCompile(`^,?\s*(?:the|a)?\s*(?:current|former|then|new)?$`).MatchString(gap) && strings.HasPrefix(strings.TrimSpace(gapRaw), ","):
+			add(graph.HoldsOffice, a, b, "name-office", 0.75, b.text)
+		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && strings.HasPrefix(strings.TrimSpace(gapRaw), ","):
+			// "X, the former Labour MP" / "X, UKIP leader"
+			rest := s.text[b.span.End-s.span.Start:]
+			role := strings.ToLower(firstWords(rest, 1))
+			role = strings.Trim(role, ",.;:…")
+			if regexp.MustCompile(`^(?:the|a|an)?\s*(?:former|then|current|veteran|senior)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
+				add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
+				if leaderRoles.MatchString(role) {
+					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
+				}
+			}
+		}
+		// Family: "X's wife, Y" / "X's ex-husband, Y" / "Y, X's wife"
+		if ak == graph.KindActor && bk == graph.KindActor {
+			if a.possessive {
+				if f := familyWords.FindString(gap); f != "" && len(gap) <= len(f)+12 {
+					add(graph.Family, a, b, "family", 0.8, f)
+				}
+			}
+		}
+		// "X's new party, Veritas" / "Robert Kilroy-Silk's new political party"
+		if ak == graph.KindActor && a.possessive && (bk == graph.KindParty || bk == graph.KindOrganisation) &&
+			regexp.MustCompile(`^(?:new\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*$`).MatchString(gap) &&
+			strings.Contains(gap, "new") {
+			add(graph.Founded, a, b, "new-party", 0.7, "")
+		}
+	}
+	// "X's (own|new) party" followed by a party name later: "Lutfur Rahman's political party, Aspire"
+	for i := 0; i+1 < len(ms); i++ {
+		a, b := ms[i], ms[i+1]
+		if a.ent.kind != graph.KindActor || !a.possessive || b.ent.kind != graph.KindParty {
+			continue
+		}
+		gap := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
+		gap = strings.TrimPrefix(strings.TrimPrefix(gap, "'s"), "’s")
+		if regexp.MustCompile(`^\s*(?:own\s+|political\s+)*party,?$`).MatchString(gap) {
+			add(graph.MemberOf, a, b, "own-party", 0.75, "")
+		}
+	}
+	return out
+}
+
+// claimStatus reads how the sentence puts a candidate: DENIED where the wording denies it, ALLEGED where
+// it reports hearsay, an allegation or what someone said, REPORTED where the outlet states it. ok is false
+// where the sentence does not state it at all: a hypothetical, a refusal to say.
+func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStatus, saidBy graph.EntityName, ok bool) {
+	first := c.from.span.Start
+	if c.to.span.Start < first {
+		first = c.to.span.Start
+	}
+	// The words from the clause's start (or the subject) up to the wording's end.
+	clauseStart := 0
+	for i := c.at - 1; i >= 0; i-- {
+		if strings.ContainsRune(";:", rune(s.text[i])) {
+			clauseStart = i + 1
+			break
+		}
+	}
+	wEnd := c.wording.End
+	if wEnd > len(s.text) {
+		wEnd = len(s.text)
+	}
+	subjStart := first - s.span.Start
+	if subjStart < clauseStart {
+		subjStart = clauseStart
+	}
+	lead := strings.ToLower(s.text[subjStart:max(subjStart, min(c.at, len(s.text)))])
+	wording := strings.ToLower(s.text[clampIndex(c.at, len(s.text)):wEnd])
+	full := lead + " " + wording
+	if hypothetical.MatchString(full) && c.typ != graph.CandidateFor || regexp.MustCompile(`\b(?:plans? to|hopes? to|could|would|may|might|if)\b`).MatchString(full) {
+		return "", "", false
+	}
+	// "called on X to quit", "challenged X to stand down", "made him deputy leader": not what happened.
+	before := strings.ToLower(s.text[:clampIndex(c.at, len(s.text))])
+	if strings.HasSuffix(before, "to ") && !(c.typ == graph.CandidateFor && regexp.MustCompile(`\b(?:due|is|was|are|were) to $`).MatchString(before)) ||
+		strings.HasSuffix(before, "deputy ") || strings.HasSuffix(before, "deputy party ") {
+		return "", "", false
+	}
+	if m := negation.FindStringIndex(full); m != nil {
+		if nonCommittal.MatchString(full[m[1]:]) && !strings.Contains(full[m[0]:m[1]], "den") {
+			return "", "", false // "did not disclose", "refused to confirm": not stated either way
+		}
+		return graph.StatusDenied, "", true
+	}
+	prefix := strings.ToLower(s.text[:max(0, min(c.at, len(s.text)))])
+	if hearsay.MatchString(prefix) || hearsay.MatchString(wording) {
+		// Who said it: a person named before a speech verb that precedes the subject.
+		if loc := speechVerb.FindStringIndex(prefix); loc != nil {
+			for _, m := range ms {
+				if m.ent.kind == graph.KindActor && m.span.End-s.span.Start <= loc[0] && loc[0]-(m.span.End-s.span.Start) < 40 {
+					saidBy = m.ent.name
+				}
+			}
+		}
+		if c.typ == graph.Accused && !strings.Contains(prefix, "alleged") && !strings.Contains(prefix, "reportedly") {
+			return graph.StatusReported, saidBy, true // an accusation made is reported as made
+		}
+		return graph.StatusAlleged, saidBy, true
+	}
+	if s.quoted[clampIndex(c.at, len(s.quoted))] {
+		return graph.StatusAlleged, "", true
+	}
+	return graph.StatusReported, "", true
+}
+
+var (
+	fromTo = regexp.MustCompile(`\bfrom (1[89]\d\d|20\d\d) (?:to|until|till|-|–) (1[89]\d\d|20\d\d)\b`)
+	since  = regexp.MustCompile(`\bsince (1[89]\d\d|20\d\d)\b`)
+	inYear = regexp.MustCompile(`\b(?:in|of|during|from) (1[89]\d\d|20\d\d)\b`)
+)
+
+// stateTypes hold over time; the rest are events.
+var stateTypes = map[graph.RelationType]bool{graph.MemberOf: true, graph.HoldsOffice: true, graph.Leads: true,
+	graph.FormerlyWorkedWith: true, graph.Family: true, graph.PartOf: true}
+
+// datesOf reads the dates a sentence states: "from 1983 to 1992" and "since 1997" bound a state; a single
+// "in 2010" dates an event.
+func datesOf(text string, c candidate, p *review.Proposal) {
+	year := func(s string) graph.FuzzyDate {
+		y, _ := strconv.Atoi(s)
+		return graph.FuzzyDate{Year: y}
+	}
+	if stateTypes[c.typ] {
+		if m := fromTo.FindStringSubmatch(text); m != nil {
+			p.ValidFrom, p.ValidTo = year(m[1]), year(m[2])
+		} else if m := since.FindStringSubmatch(text); m != nil {
+			p.ValidFrom = year(m[1])
+		}
+		return
+	}
+	if ms := inYear.FindAllStringSubmatch(text, -1); len(ms) == 1 {
+		p.Date = year(ms[0][1])
+	}
+}
