@@ -12,12 +12,12 @@ import (
 var DQL string
 
 var (
-	predicateLine = regexp.MustCompile(`(?m)^(pg\.[a-z_]+):`)
-	reverseLine   = regexp.MustCompile(`(?m)^(pg\.[a-z_]+):.*@reverse`)
+	predicateLine = regexp.MustCompile(`(?m)^(p[gq]\.[a-z_]+):`)
+	reverseLine   = regexp.MustCompile(`(?m)^(p[gq]\.[a-z_]+):.*@reverse`)
 )
 
-// Predicates lists every predicate the schema declares, in the order it declares them: what polgraph's
-// Dgraph user is given access to, and nothing else.
+// Predicates lists every predicate the schema declares, in the order it declares them: the graph's (pg.*)
+// and the review queue's (pq.*). They are what polgraph's Dgraph user is given access to, and nothing else.
 func Predicates() []string {
 	var out []string
 	for _, m := range predicateLine.FindAllStringSubmatch(DQL, -1) {

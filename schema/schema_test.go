@@ -8,7 +8,7 @@ import (
 
 func TestPredicatesListsEveryDeclaredPredicate(t *testing.T) {
 	preds := Predicates()
-	for _, want := range []string{"pg.name", "pg.from", "pg.to", "pg.version", "pg.url"} {
+	for _, want := range []string{"pg.name", "pg.from", "pg.to", "pg.version", "pg.url", "pq.id", "pq.body"} {
 		if !slices.Contains(preds, want) {
 			t.Errorf("Predicates() lacks %s: %v", want, preds)
 		}
@@ -16,7 +16,7 @@ func TestPredicatesListsEveryDeclaredPredicate(t *testing.T) {
 	// Every line that declares a predicate (name, colon, type) is listed once.
 	declared := 0
 	for _, line := range strings.Split(DQL, "\n") {
-		if strings.HasPrefix(line, "pg.") && strings.Contains(line, ":") {
+		if (strings.HasPrefix(line, "pg.") || strings.HasPrefix(line, "pq.")) && strings.Contains(line, ":") {
 			declared++
 		}
 	}

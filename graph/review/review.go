@@ -66,7 +66,9 @@ type Entity struct {
 	State       State
 	// MergedInto is the existing entity a reviewer said it is (State Merged).
 	MergedInto graph.EntityName
-	Reason     string // why it was rejected
+	Reason     string    // why it was rejected
+	Reviewer   string    // who approved, merged or rejected it
+	Reviewed   time.Time // when
 }
 
 // Span is a byte range [Start, End) of a document's text.
