@@ -95,6 +95,9 @@ Commands:
                       like load); a key is shown once, when it is created
   gen                 write a synthetic political graph in the dataset format (and as N-Quads), for
                       benchmarks: --relations N --seed S --out FILE [--rdf FILE]
+  evaluate --annotations DIR | --against DATASET [--verbose]
+                      score what ingest proposes against hand annotations (data/annotations) or
+                      against a dataset's claims: entity and relation recall and precision, denials
   help                this text
 
 Run "polgraph COMMAND -h" for a command's flags. Every flag can also be set in the environment:
@@ -145,6 +148,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return entityCmd(ctx, rest, stdout, stderr)
 	case "gen":
 		return genCmd(ctx, rest, stdout, stderr)
+	case "evaluate":
+		return evaluateCmd(ctx, rest, stdout, stderr)
 	case "keys":
 		return keysCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/polgraph/polgraph/graph"
@@ -41,7 +42,20 @@ var orgHeads = map[string]graph.Kind{"party": graph.KindParty, "council": graph.
 	"campaign": graph.KindOrganisation, "congress": graph.KindOrganisation, "board": graph.KindOrganisation,
 	"executive": graph.KindOrganisation, "inquiry": graph.KindOrganisation, "tribunal": graph.KindOrganisation,
 	"police": graph.KindOrganisation, "bank": graph.KindOrganisation, "university": graph.KindOrganisation,
-	"company": graph.KindOrganisation, "corporation": graph.KindOrganisation, "network": graph.KindOrganisation}
+	"company": graph.KindOrganisation, "corporation": graph.KindOrganisation, "network": graph.KindOrganisation,
+	"times": graph.KindOrganisation, "telegraph": graph.KindOrganisation, "herald": graph.KindOrganisation,
+	"mirror": graph.KindOrganisation, "observer": graph.KindOrganisation, "gazette": graph.KindOrganisation,
+	"limited": graph.KindOrganisation, "ltd": graph.KindOrganisation, "plc": graph.KindOrganisation,
+	"international": graph.KindOrganisation, "partnership": graph.KindOrganisation, "alliance": graph.KindOrganisation}
+
+// officeHeads end an office's name inside a run of capitalised words: "Welfare Minister Frank Field".
+var officeHeads = map[string]bool{"minister": true, "secretary": true, "chancellor": true, "whip": true}
+
+// personCues are words before a name that make it a person's: "Labour MP Oona King", "wife Sandra".
+var personCues = regexp.MustCompile(`\b(?:mp|mep|msp|am|leader|chairman|chairwoman|chair|spokesman|spokeswoman|spokesperson|candidate|secretary|minister|president|deputy|member|councillor|activist|colleague|wife|husband|son|daughter|brother|sister|professor|former|rival|opponent|veteran|campaigner|chancellor|mayor|adviser|aide|director|chief|head|founder|boss|deputy leader|ex-husband|ex-wife|widow|'s|’s)\s*$`)
+
+// personAfter are words after a name that make it a person's: "X said", "X, 54,".
+var personAfter = regexp.MustCompile(`^(?:\s+(?:said|says|told|added|argued|insisted|warned|claimed|denied|admitted|wrote|replied|explained)\b|,\s+\d{2},|,\s+who\b)`)
 
 // notNames are capitalised words that start no name: sentence openers, days, months, and words that
 // headline style capitalises.
@@ -64,6 +78,9 @@ func init() {
 		notNames[w] = true
 	}
 }
+
+// electionWords make a constituency's name in the sentence the seat rather than the town.
+var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majority|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
 
 // nameParts open place and body names ("East Kilbride", "Greater London Authority") though they are
 // in notNames.
@@ -97,7 +114,45 @@ func (rd *reading) findMentions(s *sentence) []mention {
 		}
 		i++
 	}
-	return out
+	return rd.officeMentions(s, out)
+}
+
+// officeWords are lower-case offices that are not in the gazetteer: "the shadow veterans minister", "a
+// shadow minister", "Europe minister", "chief whip".
+var officeWords = regexp.MustCompile(`\b(?:the|a|an|former|as|ex-|then) ((?:shadow|junior|deputy|assistant)(?: [a-z]+){0,2} (?:minister|secretary|chancellor|whip)|(?:[a-z]+ )?minister for [a-z]+|[a-z]+ minister)\b`)
+
+// officeMentions adds the offices officeWords finds where no other mention is.
+func (rd *reading) officeMentions(s *sentence, ms []mention) []mention {
+	for _, loc := range officeWords.FindAllStringSubmatchIndex(s.text, -1) {
+		start, end := s.span.Start+loc[2], s.span.Start+loc[3]
+		text := s.text[loc[2]:loc[3]]
+		if strings.HasPrefix(text, "prime ") || strings.HasPrefix(text, "foreign minister") || strings.HasPrefix(text, "the ") {
+			continue
+		}
+		overlap := false
+		for _, m := range ms {
+			if m.span.Start < end && start < m.span.End {
+				overlap = true
+			}
+		}
+		first, last := -1, -1
+		for i, t := range s.tokens {
+			if t.start == start {
+				first = i
+			}
+			if t.end == end {
+				last = i
+			}
+		}
+		if overlap || first < 0 || last < first {
+			continue
+		}
+		m := mention{first: first, last: last, span: Span{start, end}, kind: graph.KindSeat,
+			text: strings.ToUpper(text[:1]) + text[1:]}
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b mention) int { return a.span.Start - b.span.Start })
+	return ms
 }
 
 // known matches the longest lexicon form starting at token i.
@@ -130,7 +185,7 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 		}
 		e := pick(es)
 		seat := seatWording(s, i, i+n-1)
-		if e.constituency && !seat {
+		if e.constituency && !seat && !electionWords.MatchString(strings.ToLower(s.text)) {
 			continue
 		}
 		// A person's name followed by more capitalised words is a longer name ("Ali" in "Ali Khan").
@@ -205,7 +260,7 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		start++
 	}
 	j := start
-	for j < len(toks) && (toks[j].cap || isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
+	for j < len(toks) && (toks[j].cap && !isFirstPerson(toks[j].text) || isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
 		if toks[j].possessive || j+1 < len(toks) && s.breaksBetween(j, j+1) {
 			j++
 			break
@@ -214,6 +269,13 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	}
 	for j > start && isConnector(toks, j-1) {
 		j--
+	}
+	// An office ends the run: "Welfare Minister Frank Field" is an office and a person.
+	for k := start; k < j-1; k++ {
+		if officeHeads[strings.ToLower(toks[k].text)] && k > start {
+			j = k + 1
+			break
+		}
 	}
 	// Names run together without punctuation, as posts write them ("Shad Chowdhury Nazma Hussain"): a
 	// given name after two words starts the next name.
@@ -248,7 +310,22 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	m.span = Span{toks[start].start, toks[j-1].end}
 	m.text = s.textOf(start, j-1)
 	head := strings.ToLower(words[len(words)-1])
+	orgInside := false // "Muslim Association of Britain", "University of Strathclyde"
+	for k := start; k+1 < j; k++ {
+		if _, ok := orgHeads[strings.ToLower(toks[k].text)]; ok && toks[k+1].text == "of" {
+			orgInside = true
+		}
+	}
+	before := strings.ToLower(s.text[:toks[start].start-s.span.Start])
+	after := s.text[toks[j-1].end-s.span.Start:]
 	switch kind, ok := orgHeads[head]; {
+	case title == "" && len(words) >= 2 && officeHeads[head]:
+		m.kind = graph.KindSeat // "Welfare Minister"
+	case orgInside && len(words) >= 3:
+		m.kind = graph.KindOrganisation
+	case title == "" && len(words) >= 2 && head == "mayor" && !anyNotName(words[:len(words)-1]):
+		m.kind = graph.KindSeat // "Greater Manchester Mayor"
+		m.text = "Mayor of " + strings.Join(words[:len(words)-1], " ")
 	case title == "" && (len(words) > 1 && seatWording(s, start, j-1) || seatBefore(s, start)) && !rd.lx.given[strings.ToLower(words[0])]:
 		m.kind = graph.KindSeat // "the East Kilbride seat", "MP for Leyton"
 	case ok && len(words) >= 2:
@@ -257,6 +334,8 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.kind = graph.KindActor
 	case len(words) >= 2 && len(words) <= 4 && rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[1:]):
 		m.kind = graph.KindActor
+	case len(words) >= 2 && len(words) <= 3 && !anyNotName(words[1:]) && (personCues.MatchString(before) || personAfter.MatchString(after)) && !ok:
+		m.kind = graph.KindActor // "Labour's Lorna Fitzsimons", "Petrina Holdsworth said"
 	case len(words) >= 2 && len(words) <= 4 && !anyNotName(words) && (rd.lx.fuzzy(normalise(foldAccents(m.text)), graph.KindActor) != nil ||
 		len(rd.lx.surname[strings.ToLower(words[len(words)-1])]) > 0):
 		m.kind = graph.KindActor // a known person spelled otherwise, or a known family name
@@ -265,6 +344,14 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.title = ""
 	}
 	return m, used
+}
+
+func isFirstPerson(w string) bool {
+	switch strings.NewReplacer("’", "'").Replace(w) {
+	case "I", "I'm", "I've", "I'd", "I'll":
+		return true
+	}
+	return false
 }
 
 func anyNotName(ws []string) bool {

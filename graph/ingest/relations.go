@@ -25,8 +25,9 @@ type verbRule struct {
 	// objectKinds, when set, narrow the object's kinds beyond what the vocabulary allows.
 	objectKinds []graph.Kind
 	role        string
-	// after, when set, must match the text after the wording: "holding X to account".
-	after *regexp.Regexp
+	// after, when set, must match the text after the wording: "holding X to account"; notAfter must not
+	// ("joined by" is no joining).
+	after, notAfter *regexp.Regexp
 }
 
 func rx(s string) *regexp.Regexp { return regexp.MustCompile(`\b(?:` + s + `)\b`) }
@@ -46,15 +47,16 @@ var verbRules = []verbRule{
 	{name: "criticised", typ: graph.Criticised, re: rx(`critici[sz](?:e|es|ed|ing)|attack(?:s|ed|ing)?|condemn(?:s|ed|ing)?|slamm?(?:ed|s|ing)?|lambast(?:s|ed|ing)?|hit out at|hits out at|rebuk(?:e|ed|es|ing)|blast(?:s|ed|ing)|derid(?:e|ed|es|ing)|mock(?:s|ed|ing)|denounc(?:e|ed|es|ing)|rounded on|turned on|labelled|branded`), conf: 0.65},
 	{name: "held-to-account", typ: graph.Criticised, re: rx(`holding|held|hold`), after: regexp.MustCompile(`^[^,.;]{1,60}? to account`), conf: 0.65},
 	{name: "removed-from", typ: graph.RemovedFromOffice, re: rx(`removed (?:as|from)|ousted as|ousted from|sacked (?:as|from)|dismissed (?:as|from)|stripped of|deselected as|de-selected as|expelled from`), conf: 0.8, objectKinds: seatKinds},
-	{name: "suspended-from", typ: graph.SuspendedFrom, re: rx(`suspended (?:from|by)|(?:had|has|have) (?:had )?the whip withdrawn|lost the (?:party )?whip|expelled from`), conf: 0.8},
-	{name: "suspended", typ: graph.SuspendedFrom, re: rx(`suspended|(?:has |had )?withdrawn the whip from|expelled`), reverse: true, conf: 0.75},
+	{name: "suspended-from", typ: graph.SuspendedFrom, re: rx(`suspended (?:from|by)|(?:had|has|have) (?:had )?the whip withdrawn|lost the (?:party )?whip`), conf: 0.8},
+	{name: "suspended", typ: graph.SuspendedFrom, re: rx(`suspended|(?:has |had )?withdrawn the whip from`), reverse: true, conf: 0.75},
 	{name: "resigned-from", typ: graph.ResignedFrom, re: rx(`resign(?:ed|s|ing)? (?:from|as)|quit(?:s|ting)?|left|leaving|defect(?:ed|s|ing)? from|resignation (?:letter )?from|stand(?:s|ing)? down as|stood down as|step(?:s|ped|ping)? down as|walked out of|broke (?:away )?from|broken (?:away )?from`), conf: 0.75},
 	{name: "founded", typ: graph.Founded, re: rx(`found(?:ed|s|ing)|set up|launch(?:ed|es|ing)|form(?:ed|s|ing)|establish(?:ed|es|ing)|creat(?:ed|es|ing)`), conf: 0.7, objectKinds: groupKinds},
 	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
 	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
-	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
-	{name: "member-of", typ: graph.MemberOf, re: rx(`(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds},
-	{name: "holds-office", typ: graph.HoldsOffice, re: rx(`(?:mp|mep|msp|am|member|councillor|cllr) for|became|appointed(?: as)?|named(?: as)?|elected(?: as)?|re-elected(?: as)?|promoted to|serv(?:es|ed|ing) as|represent(?:s|ed|ing)|the current|sworn in as|won`), conf: 0.7, objectKinds: seatKinds},
+	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
+	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
+		notAfter: regexp.MustCompile(`^\s+(?:[a-z]+\s+){0,4}by\b`)},
+	{name: "holds-office", typ: graph.HoldsOffice, re: rx(`(?:his|her) (?:own )?(?:constituency|seat)(?: of)?|(?:mp|mep|msp|am|member|councillor|cllr) for|became|appointed(?: as)?|named(?: as)?|elected(?: as)?|re-elected(?: as)?|promoted to|serv(?:es|ed|ing) as|represent(?:s|ed|ing)|the current|sworn in as|won`), conf: 0.7, objectKinds: seatKinds},
 	{name: "leads", typ: graph.Leads, re: rx(`lead(?:s|ing)?|led|leader of|chairman of|chair of|head of|heads|headed|in charge of`), conf: 0.7},
 	{name: "worked-with", typ: graph.FormerlyWorkedWith, re: rx(`(?:previously|formerly|once) work(?:ed|ing) with|worked (?:closely )?(?:with|for|alongside)|former (?:aide|adviser|advisor|colleague|ally|deputy|assistant|researcher|staffer|right-hand man) (?:of|to)`), conf: 0.75},
 	{name: "appeared-with", typ: graph.AppearedWith, re: rx(`appear(?:ed|s|ing)? (?:with|alongside)|pictured (?:with|alongside)|shar(?:ed|es|ing) (?:a )?(?:platform|stage) with|joined on stage by|march(?:ed|ing)? (?:with|alongside)|alongside`), conf: 0.65},
@@ -117,21 +119,21 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention) []review.Proposa
 	var cands []candidate
 	cands = append(cands, modifierRelations(s, ms)...)
 	lower := strings.ToLower(s.text)
-	var claimed [][]int // wording a rule has read: a later rule does not read it again
+	claimed := map[graph.RelationType][][]int{} // wording a rule has read: a later rule of the type does not read it again
 	for _, r := range verbRules {
 	match:
 		for _, loc := range r.re.FindAllStringIndex(lower, -1) {
-			for _, c := range claimed {
+			for _, c := range claimed[r.typ] {
 				if loc[0] < c[1] && c[0] < loc[1] {
 					continue match
 				}
 			}
-			if r.after != nil && !r.after.MatchString(lower[loc[1]:]) {
+			if r.after != nil && !r.after.MatchString(lower[loc[1]:]) || r.notAfter != nil && r.notAfter.MatchString(lower[loc[1]:]) {
 				continue
 			}
 			found := r.apply(s, ms, loc)
 			if len(found) > 0 {
-				claimed = append(claimed, loc)
+				claimed[r.typ] = append(claimed[r.typ], loc)
 			}
 			cands = append(cands, found...)
 		}
@@ -218,7 +220,7 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 	var subjs []mention
 	for i := len(before) - 1; i >= 0; i-- {
 		m := before[i]
-		if at-m.span.End > 90 || clauseBreak(s, m.span.End, at) {
+		if at-m.span.End > 120 || clauseBreak(s, m.span.End, at) {
 			break
 		}
 		if m.possessive && r.typ != graph.Founded {
@@ -314,16 +316,29 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 	for i := 0; i+1 < len(ms); i++ {
 		a, b := ms[i], ms[i+1]
 		gapRaw := s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]
+		if i > 0 && ms[i-1].ent.kind == graph.KindParty && a.ent.kind == graph.KindOrganisation &&
+			strings.TrimSpace(s.text[ms[i-1].span.End-s.span.Start:a.span.Start-s.span.Start]) == "" {
+			// "Scottish National Party Holyrood leader X": the party's, in Holyrood.
+			gapRaw = strings.TrimSpace(a.text + " " + gapRaw)
+			a = ms[i-1]
+			gapRaw = " " + gapRaw[len(ms[i].text):]
+		}
 		gap := strings.TrimSpace(strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(gapRaw, "'s"), "’s")))
 		ak, bk := a.ent.kind, b.ent.kind
+		if bk == graph.KindActor {
+			// "The Lib Dem candidate for this seat, Rabina Khan": the role before the name.
+			gap = strings.TrimSpace(strings.TrimSuffix(gap, ","))
+			gap = strings.TrimSpace(regexp.MustCompile(`\s+(?:for|in) (?:this|the|that) (?:seat|constituency|ward)$`).ReplaceAllString(gap, ""))
+		}
 		switch {
 		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap):
 			role := memberRoles.FindStringSubmatch(gap)[1]
+			leads := leaderRoles.MatchString(gap) && !strings.Contains(gap, "deputy") && !strings.Contains(gap, "former")
+			if leads {
+				add(graph.Leads, b, a, "group-leader-name", 0.8, gap)
+			}
 			if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
 				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
-			}
-			if leaderRoles.MatchString(gap) && !strings.Contains(gap, "deputy") && !strings.Contains(gap, "former") {
-				add(graph.Leads, b, a, "group-leader-name", 0.8, gap)
 			}
 		case bk == graph.KindActor && ak == graph.KindParty && a.possessive && gap == "":
 			add(graph.MemberOf, b, a, "party-possessive", 0.65, "")
@@ -337,16 +352,16 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			add(graph.HoldsOffice, b, a, "office-name", 0.8, a.text)
 		case ak == graph.KindActor && bk == graph.KindSeat && !b.ent.constituency && regexp.MustCompile(`^,?\s*(?:the|a)?\s*(?:current|former|then|new)?$`).MatchString(gap) && strings.HasPrefix(strings.TrimSpace(gapRaw), ","):
 			add(graph.HoldsOffice, a, b, "name-office", 0.75, b.text)
-		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && strings.HasPrefix(strings.TrimSpace(gapRaw), ","):
+		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && (strings.HasPrefix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?:was|is|became|has been|had been)\b`).MatchString(gap)):
 			// "X, the former Labour MP" / "X, UKIP leader"
 			rest := s.text[b.span.End-s.span.Start:]
 			role := strings.ToLower(firstWords(rest, 1))
 			role = strings.Trim(role, ",.;:…")
-			if regexp.MustCompile(`^(?:the|a|an)?\s*(?:former|then|current|veteran|senior)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
-				add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
+			if regexp.MustCompile(`^(?:(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
 				if leaderRoles.MatchString(role) {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				}
+				add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
 			}
 		}
 		// Family: "X's wife, Y" / "X's ex-husband, Y" / "Y, X's wife"
@@ -362,6 +377,23 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			regexp.MustCompile(`^(?:new\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*$`).MatchString(gap) &&
 			strings.Contains(gap, "new") {
 			add(graph.Founded, a, b, "new-party", 0.7, "")
+		}
+	}
+	// "Labour candidate for Bethnal Green and Bow seat, Rushnara Ali"
+	for i := 0; i+2 < len(ms); i++ {
+		a, b, c := ms[i], ms[i+1], ms[i+2]
+		if a.ent.kind != graph.KindParty || b.ent.kind != graph.KindSeat || c.ent.kind != graph.KindActor {
+			continue
+		}
+		g1 := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
+		g2 := strings.ToLower(strings.TrimSpace(s.text[b.span.End-s.span.Start : c.span.Start-s.span.Start]))
+		if regexp.MustCompile(`^(?:mp|candidate|member|councillor) (?:for|in)(?: the)?$`).MatchString(g1) && regexp.MustCompile(`^(?:seat|constituency|ward)?,$`).MatchString(g2) {
+			add(graph.MemberOf, c, a, "group-role-seat-name", 0.8, strings.TrimSpace(a.text+" "+strings.Fields(g1)[0]))
+			if strings.HasPrefix(g1, "candidate") {
+				add(graph.CandidateFor, c, b, "group-role-seat-name", 0.8, "")
+			} else {
+				add(graph.HoldsOffice, c, b, "group-role-seat-name", 0.8, strings.ToUpper(strings.Fields(g1)[0]))
+			}
 		}
 	}
 	// "X's (own|new) party" followed by a party name later: "Lutfur Rahman's political party, Aspire"

@@ -142,6 +142,12 @@ func newSentence(text string, sp Span) sentence {
 	s := sentence{span: sp, text: text[sp.Start:sp.End]}
 	for _, m := range wordPattern.FindAllStringIndex(s.text, -1) {
 		w := s.text[m[0]:m[1]]
+		// "ex-mayor of London": the office without its prefix
+		if lw := strings.ToLower(w); (strings.HasPrefix(lw, "ex-") || strings.HasPrefix(lw, "then-")) && len(w) > 4 {
+			cut := strings.Index(w, "-") + 1
+			m[0] += cut
+			w = w[cut:]
+		}
 		t := token{start: sp.Start + m[0], end: sp.Start + m[1]}
 		for _, suf := range []string{"'s", "’s", "s'", "s’"} {
 			if strings.HasSuffix(w, suf) && len(w) > len(suf)+1 {

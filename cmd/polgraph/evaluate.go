@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/ingest/eval"
+	"github.com/polgraph/polgraph/graph/review"
+)
+
+// evaluateCmd scores the ingest pipeline against hand annotations (or against a dataset's claims), or
+// scores a proposals file that `polgraph ingest --dry-run --out` wrote.
+func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("polgraph evaluate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	annotations := fs.String("annotations", "", "a folder of hand annotations (*.json, see data/annotations/README.md)")
+	against := fs.String("against", "", "a dataset file whose claims are the annotation: each source with a text_file is one document")
+	texts := fs.String("texts", "data/annotations/texts", "the folder the annotated documents' paths (or the dataset's text files) are under")
+	known := fs.String("known", "", "a dataset file whose entities the reader links mentions to (default: none, only the gazetteer polgraph ships)")
+	proposals := fs.String("proposals", "", "score this proposals file (written by `polgraph ingest --dry-run --out`) instead of reading the documents")
+	verbose := fs.Bool("verbose", false, "list what was missed and what is not in the annotations")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: polgraph evaluate (--annotations DIR | --against DATASET) [flags]\n\n"+
+			"Reads the annotated documents as `polgraph ingest` does and scores the proposals: entity recall and\n"+
+			"precision, relation recall and precision by type, denials kept as denials, and readings that must\n"+
+			"not be proposed.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorder(fs, args)); err != nil {
+		return errUsage
+	}
+	if (*annotations == "") == (*against == "") || fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	var anns []eval.Annotation
+	var err error
+	if *annotations != "" {
+		anns, err = eval.ReadAnnotations(*annotations)
+	} else {
+		var ds *dataset.Dataset
+		if ds, err = readDatasetFile(*against); err == nil {
+			anns = eval.FromDataset(ds)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	var ents []graph.Entity
+	if *known != "" {
+		ds, err := readDatasetFile(*known)
+		if err != nil {
+			return err
+		}
+		ents = ds.Entities
+	}
+	var rep eval.Report
+	if *proposals != "" {
+		ds, err := readDatasetFile(*proposals)
+		if err != nil {
+			return err
+		}
+		rep = eval.Score(anns, predictionOf(ds, ents))
+	} else if rep, err = eval.Run(anns, *texts, ents); err != nil {
+		return err
+	}
+	return rep.Write(stdout, *verbose)
+}
+
+func readDatasetFile(path string) (*dataset.Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return dataset.Read([]dataset.File{{Name: path, R: f}})
+}
+
+// predictionOf reads a proposals file back: its entities, and one proposal per claim of each relation.
+func predictionOf(ds *dataset.Dataset, known []graph.Entity) eval.Prediction {
+	var p eval.Prediction
+	for _, e := range append(known, ds.Entities...) {
+		p.Entities = append(p.Entities, eval.PredictedEntity{Name: e.Name, Kind: e.Kind, Names: append([]string{e.DisplayName}, e.Aliases...)})
+	}
+	for _, r := range ds.Relations {
+		for _, c := range r.Claims {
+			p.Relations = append(p.Relations, review.Proposal{Type: r.Type, From: r.From, To: r.To, Status: c.Status, Excerpt: c.Excerpt})
+		}
+	}
+	return p
+}

@@ -1,0 +1,426 @@
+// Package eval scores what the ingest pipeline proposes against hand annotations
+// (data/annotations/README.md): entity recall and precision, relation recall and precision by type,
+// denials kept as denials, and readings that must not be proposed.
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
+)
+
+// Annotation is one document read by hand.
+type Annotation struct {
+	File      string     `json:"-"` // the annotation's file, for messages
+	Document  string     `json:"document"`
+	Annotator string     `json:"annotator,omitempty"`
+	Entities  []Entity   `json:"entities"`
+	Relations []Relation `json:"relations"`
+	MustNot   []Relation `json:"must_not,omitempty"`
+}
+
+// Entity is an annotated entity: its fullest name, kind and the other names the text uses.
+type Entity struct {
+	Name    string     `json:"name"`
+	Kind    graph.Kind `json:"kind"`
+	Aliases []string   `json:"aliases,omitempty"`
+}
+
+// Relation is an annotated relation; From and To are entity names of the same annotation.
+type Relation struct {
+	Type    graph.RelationType `json:"type"`
+	From    string             `json:"from"`
+	To      string             `json:"to"`
+	Status  graph.ClaimStatus  `json:"status,omitempty"`
+	Excerpt string             `json:"excerpt,omitempty"`
+	Note    string             `json:"note,omitempty"`
+}
+
+// ReadAnnotations reads every *.json file under dir (recursively), checking each: a problem is reported
+// as FILE: FIELD: what is wrong, and every problem of every file is reported.
+func ReadAnnotations(dir string) ([]Annotation, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no annotation files (*.json)", dir)
+	}
+	sort.Strings(files)
+	var out []Annotation
+	var problems []string
+	for _, f := range files {
+		a, ps := readAnnotation(f)
+		problems = append(problems, ps...)
+		out = append(out, a)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("invalid annotations:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return out, nil
+}
+
+func readAnnotation(file string) (Annotation, []string) {
+	a := Annotation{File: file}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return a, []string{err.Error()}
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, []string{fmt.Sprintf("%s: %v", file, err)}
+	}
+	a.File = file
+	var ps []string
+	bad := func(field, format string, args ...any) {
+		ps = append(ps, fmt.Sprintf("%s: %s: %s", file, field, fmt.Sprintf(format, args...)))
+	}
+	if a.Document == "" {
+		bad("document", "required: the annotated text's path")
+	}
+	names := map[string]graph.Kind{}
+	for i, e := range a.Entities {
+		switch {
+		case strings.TrimSpace(e.Name) == "":
+			bad(fmt.Sprintf("entities[%d].name", i), "required")
+		case graph.CollectionOf(e.Kind) == "":
+			bad(fmt.Sprintf("entities[%d].kind", i), "%q is not ACTOR, PARTY, SEAT or ORGANISATION", e.Kind)
+		case names[e.Name] != "":
+			bad(fmt.Sprintf("entities[%d].name", i), "%q is annotated twice", e.Name)
+		}
+		names[e.Name] = e.Kind
+	}
+	check := func(field string, rs []Relation) {
+		for i, r := range rs {
+			at := fmt.Sprintf("%s[%d]", field, i)
+			if !r.Type.Valid() {
+				bad(at+".type", "%q is not in the vocabulary", r.Type)
+			}
+			for _, end := range []struct{ field, name string }{{"from", r.From}, {"to", r.To}} {
+				if names[end.name] == "" {
+					bad(at+"."+end.field, "%q is not an annotated entity", end.name)
+				}
+			}
+			if r.Status != "" && r.Status.Index() < 0 {
+				bad(at+".status", "%q is not ALLEGED, REPORTED, CONFIRMED or DENIED", r.Status)
+			}
+		}
+	}
+	check("relations", a.Relations)
+	check("must_not", a.MustNot)
+	return a, ps
+}
+
+// Prediction is what the pipeline proposed: entities with every name it used for them, and relations
+// between their resource names.
+type Prediction struct {
+	Entities  []PredictedEntity
+	Relations []review.Proposal
+}
+
+// PredictedEntity is an entity the pipeline linked a mention to.
+type PredictedEntity struct {
+	Name  graph.EntityName
+	Kind  graph.Kind
+	Names []string
+}
+
+// Add adds a reading's proposals and entities; known are the graph's entities the reading's proposals
+// may name (nil when reading against an empty graph).
+func (p *Prediction) Add(r review.Reading, known map[graph.EntityName]graph.Entity) {
+	have := map[graph.EntityName]int{}
+	for i, e := range p.Entities {
+		have[e.Name] = i
+	}
+	add := func(name graph.EntityName, kind graph.Kind, names []string) {
+		if i, ok := have[name]; ok {
+			p.Entities[i].Names = append(p.Entities[i].Names, names...)
+			return
+		}
+		have[name] = len(p.Entities)
+		p.Entities = append(p.Entities, PredictedEntity{Name: name, Kind: kind, Names: names})
+	}
+	for _, e := range r.Entities {
+		add(e.Name, e.Kind, append([]string{e.DisplayName}, e.Aliases...))
+	}
+	for _, pr := range r.Proposals {
+		for _, n := range []graph.EntityName{pr.From, pr.To} {
+			if e, ok := known[n]; ok {
+				add(n, e.Kind, append([]string{e.DisplayName}, e.Aliases...))
+			}
+		}
+	}
+	p.Relations = append(p.Relations, r.Proposals...)
+}
+
+// Report is a score.
+type Report struct {
+	Documents int
+	// Entities: gold entities found, of all gold; predicted entities that are gold, of all predicted.
+	EntityFound, EntityGold, EntityCorrect, EntityPredicted int
+	// Relations, overall and by type.
+	Relation Counts
+	ByType   map[graph.RelationType]*Counts
+	// DenialsKept counts gold denials proposed as DENIED; DenialsGold all gold denials.
+	DenialsKept, DenialsGold int
+	// DenialsAsSupport are proposals that support what a gold annotation says is denied.
+	DenialsAsSupport []string
+	// MustNot are proposals of readings an annotation says must not be proposed.
+	MustNot []string
+	// Missed and Wrong list gold relations not found and proposals that are not gold, for tuning;
+	// MissedEntities and WrongEntities the same for entities.
+	Missed, Wrong                 []string
+	MissedEntities, WrongEntities []string
+}
+
+// Counts are relation counts: gold relations found, of all gold; proposals that are gold, of all
+// proposals.
+type Counts struct{ Found, Gold, Correct, Predicted int }
+
+// Recall is Found/Gold (1 when there is no gold).
+func (c Counts) Recall() float64 { return ratio(c.Found, c.Gold) }
+
+// Precision is Correct/Predicted (1 when nothing was predicted).
+func (c Counts) Precision() float64 { return ratio(c.Correct, c.Predicted) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+// EntityRecall and EntityPrecision are the entity scores.
+func (r Report) EntityRecall() float64    { return ratio(r.EntityFound, r.EntityGold) }
+func (r Report) EntityPrecision() float64 { return ratio(r.EntityCorrect, r.EntityPredicted) }
+
+// key folds a name for matching: case, accents, punctuation, a leading "the", titles.
+func key(s string) string {
+	s = strings.ToLower(graph.NormalizeName(s))
+	f := strings.FieldsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	})
+	for len(f) > 1 && (f[0] == "the" || f[0] == "mr" || f[0] == "mrs" || f[0] == "ms" || f[0] == "dr" || f[0] == "sir" || f[0] == "cllr" || f[0] == "lord" || f[0] == "baroness") {
+		f = f[1:]
+	}
+	return strings.Join(f, " ")
+}
+
+// goldEntity is a gold entity of one annotation, with an id unique over all annotations: entities of the
+// same name and kind in several annotations are one.
+type goldEntity struct {
+	id    string
+	kind  graph.Kind
+	names map[string]bool
+}
+
+// Score compares predictions with annotations, pooled over all documents.
+func Score(gold []Annotation, pred Prediction) Report {
+	rep := Report{Documents: len(gold), ByType: map[graph.RelationType]*Counts{}}
+	// Gold entities, merged across annotations by shared names of the same kind.
+	var ents []*goldEntity
+	byName := map[string][]*goldEntity{}
+	idOf := map[string]map[string]string{} // annotation file → entity name → gold id
+	for _, a := range gold {
+		idOf[a.File] = map[string]string{}
+		for _, e := range a.Entities {
+			names := append([]string{e.Name}, e.Aliases...)
+			var g *goldEntity
+			for _, n := range names {
+				for _, x := range byName[key(n)] {
+					if x.kind == e.Kind && g == nil && (key(n) == key(e.Name) || len(strings.Fields(key(n))) > 1) {
+						g = x
+					}
+				}
+			}
+			if g == nil {
+				g = &goldEntity{id: e.Name, kind: e.Kind, names: map[string]bool{}}
+				ents = append(ents, g)
+			}
+			for _, n := range names {
+				g.names[key(n)] = true
+				byName[key(n)] = append(byName[key(n)], g)
+			}
+			idOf[a.File][e.Name] = g.id
+		}
+	}
+	// Predicted entity → gold entity: same kind and a name in common.
+	match := map[graph.EntityName]*goldEntity{}
+	found := map[*goldEntity]bool{}
+	for _, p := range pred.Entities {
+		for _, n := range p.Names {
+			for _, g := range byName[key(n)] {
+				if g.kind == p.Kind && match[p.Name] == nil {
+					match[p.Name] = g
+				}
+			}
+		}
+		if g := match[p.Name]; g != nil {
+			found[g] = true
+			rep.EntityCorrect++
+		} else {
+			rep.WrongEntities = append(rep.WrongEntities, fmt.Sprintf("%s %q", p.Name, p.Names))
+		}
+	}
+	for _, g := range ents {
+		if !found[g] {
+			rep.MissedEntities = append(rep.MissedEntities, fmt.Sprintf("%s %s", g.kind, g.id))
+		}
+	}
+	rep.EntityPredicted = len(pred.Entities)
+	rep.EntityGold = len(ents)
+	rep.EntityFound = len(found)
+
+	type triple struct {
+		typ      graph.RelationType
+		from, to string
+	}
+	norm := func(t graph.RelationType, from, to string) triple {
+		if t.Symmetric() && to < from {
+			from, to = to, from
+		}
+		return triple{t, from, to}
+	}
+	// Gold readings: a relation with its polarity (supported, or denied). One text may do both: supporters
+	// say the mayor backs a candidate, the mayor's party denies it.
+	type reading struct {
+		triple
+		denied bool
+	}
+	denied := func(s graph.ClaimStatus) bool { return s == graph.StatusDenied }
+	goldRel := map[reading]graph.ClaimStatus{}
+	var goldOrder []reading
+	mustNot := map[triple]string{}
+	for _, a := range gold {
+		for _, r := range a.Relations {
+			g := reading{norm(r.Type, idOf[a.File][r.From], idOf[a.File][r.To]), denied(r.Status)}
+			if _, ok := goldRel[g]; !ok {
+				goldOrder = append(goldOrder, g)
+			}
+			goldRel[g] = r.Status
+		}
+		for _, r := range a.MustNot {
+			mustNot[norm(r.Type, idOf[a.File][r.From], idOf[a.File][r.To])] = a.File + ": " + r.Note
+		}
+	}
+	hit := map[reading]bool{}
+	seenPred := map[string]bool{}
+	for _, p := range pred.Relations {
+		gf, gt := match[p.From], match[p.To]
+		desc := fmt.Sprintf("%s %s → %s [%s] %q", p.Type, p.From, p.To, p.Status, p.Excerpt)
+		var t triple
+		if gf != nil && gt != nil {
+			t = norm(p.Type, gf.id, gt.id)
+		}
+		// One proposal per (type, ends, polarity) counts: the same reading from several sentences is one.
+		dedupe := fmt.Sprint(p.Type, p.From, p.To, denied(p.Status))
+		if seenPred[dedupe] {
+			continue
+		}
+		seenPred[dedupe] = true
+		c := rep.ByType[p.Type]
+		if c == nil {
+			c = &Counts{}
+			rep.ByType[p.Type] = c
+		}
+		c.Predicted++
+		rep.Relation.Predicted++
+		g := reading{t, denied(p.Status)}
+		_, ok := goldRel[g]
+		if gf == nil || gt == nil {
+			ok = false
+		}
+		if ok {
+			c.Correct++
+			rep.Relation.Correct++
+			hit[g] = true
+			continue
+		}
+		rep.Wrong = append(rep.Wrong, desc)
+		if gf == nil || gt == nil || g.denied {
+			continue
+		}
+		if _, deniedInGold := goldRel[reading{t, true}]; deniedInGold {
+			rep.DenialsAsSupport = append(rep.DenialsAsSupport, desc)
+		}
+		if note, bad := mustNot[t]; bad {
+			rep.MustNot = append(rep.MustNot, desc+" ("+note+")")
+		}
+	}
+	for _, g := range goldOrder {
+		c := rep.ByType[g.typ]
+		if c == nil {
+			c = &Counts{}
+			rep.ByType[g.typ] = c
+		}
+		c.Gold++
+		rep.Relation.Gold++
+		if g.denied {
+			rep.DenialsGold++
+		}
+		if hit[g] {
+			c.Found++
+			rep.Relation.Found++
+			if g.denied {
+				rep.DenialsKept++
+			}
+		} else {
+			rep.Missed = append(rep.Missed, fmt.Sprintf("%s %s → %s [%s]", g.typ, g.from, g.to, goldRel[g]))
+		}
+	}
+	return rep
+}
+
+// Write writes the report as a table for people.
+func (r Report) Write(w io.Writer, verbose bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "documents: %d\n", r.Documents)
+	fmt.Fprintf(&b, "entities:  recall %.2f (%d/%d)  precision %.2f (%d/%d)\n", r.EntityRecall(), r.EntityFound, r.EntityGold,
+		r.EntityPrecision(), r.EntityCorrect, r.EntityPredicted)
+	fmt.Fprintf(&b, "relations: recall %.2f (%d/%d)  precision %.2f (%d/%d)\n", r.Relation.Recall(), r.Relation.Found, r.Relation.Gold,
+		r.Relation.Precision(), r.Relation.Correct, r.Relation.Predicted)
+	fmt.Fprintf(&b, "denials kept as denials: %d/%d; denials proposed as support: %d; must-not readings proposed: %d\n",
+		r.DenialsKept, r.DenialsGold, len(r.DenialsAsSupport), len(r.MustNot))
+	types := make([]graph.RelationType, 0, len(r.ByType))
+	for t := range r.ByType {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	fmt.Fprintf(&b, "%-22s %6s %6s %9s %10s\n", "by type", "gold", "found", "proposed", "correct")
+	for _, t := range types {
+		c := r.ByType[t]
+		fmt.Fprintf(&b, "%-22s %6d %6d %9d %10d\n", t, c.Gold, c.Found, c.Predicted, c.Correct)
+	}
+	if verbose {
+		for _, l := range []struct {
+			title string
+			items []string
+		}{{"denials proposed as support", r.DenialsAsSupport}, {"must-not readings proposed", r.MustNot},
+			{"entities missed", r.MissedEntities}, {"entities not in the annotations", r.WrongEntities},
+			{"missed", r.Missed}, {"not in the annotations", r.Wrong}} {
+			if len(l.items) > 0 {
+				fmt.Fprintf(&b, "\n%s:\n", l.title)
+				for _, it := range l.items {
+					fmt.Fprintf(&b, "  %s\n", it)
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
