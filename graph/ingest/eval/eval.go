@@ -352,14 +352,14 @@ func Score(gold []Annotation, pred Prediction) Report {
 			continue
 		}
 		rep.Wrong = append(rep.Wrong, desc)
-		if gf == nil || gt == nil || g.denied {
+		if gf == nil || gt == nil {
 			continue
-		}
-		if _, deniedInGold := goldRel[reading{t, true}]; deniedInGold {
-			rep.DenialsAsSupport = append(rep.DenialsAsSupport, desc)
 		}
 		if note, bad := mustNot[t]; bad {
 			rep.MustNot = append(rep.MustNot, desc+" ("+note+")")
+		}
+		if _, deniedInGold := goldRel[reading{t, true}]; deniedInGold && !g.denied {
+			rep.DenialsAsSupport = append(rep.DenialsAsSupport, desc)
 		}
 	}
 	for _, g := range goldOrder {
