@@ -31,6 +31,7 @@ type entry struct {
 	// used for them, kept as aliases.
 	proposed  bool
 	spellings []string
+	uses      map[string]int // how often each spelling was used, in the document that proposed it
 }
 
 // lexicon indexes entries by every form of their names, and persons by the sound of their names.

@@ -53,6 +53,7 @@ type reading struct {
 	sentences []sentence
 	mentions  [][]mention // per sentence
 	used      []*entry    // entries the document mentions that are not in the graph, in order
+	created   []*entry    // entries this document proposed
 }
 
 // Read reads one document. It fails (Invalid) only when the input is not text that can be read.
@@ -82,6 +83,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.used = nil
 	rd.findAll()
 	rd.resolve()
+	rd.nameProposed()
 	props := rd.relations()
 
 	doc := review.Document{Hash: review.HashText(c.text), Format: c.format, Path: in.Path, Text: c.text, Ingested: r.Now().UTC()}
@@ -196,9 +198,36 @@ func (rd *reading) propose(text string, kind graph.Kind) *entry {
 	for n := 2; rd.lx.byName[name] != nil; n++ {
 		name = graph.EntityName(fmt.Sprintf("%s/%s-%d", graph.CollectionOf(kind), graph.TrimSlug(slug, 95), n))
 	}
-	e := &entry{name: name, kind: kind, display: display, proposed: true}
+	e := &entry{name: name, kind: kind, display: display, proposed: true, uses: map[string]int{}}
 	rd.lx.add(e)
+	rd.created = append(rd.created, e)
 	return e
+}
+
+// nameProposed names each entity this document proposed after the spelling of its full name that the
+// document uses most ("Rushanara Ali", not the "Rushnara Ali" it happened to write first).
+func (rd *reading) nameProposed() {
+	for _, e := range rd.created {
+		best, n := e.display, e.uses[e.display]
+		for sp, c := range e.uses {
+			if c > n && len(strings.Fields(sp)) >= len(strings.Fields(best)) || len(strings.Fields(sp)) > len(strings.Fields(best)) && c*2 >= n {
+				best, n = sp, c
+			}
+		}
+		if best == e.display {
+			continue
+		}
+		slug := slugOf(best)
+		name := graph.EntityName(graph.CollectionOf(e.kind) + "/" + slug)
+		if slug == "" || rd.lx.byName[name] != nil {
+			continue
+		}
+		delete(rd.lx.byName, e.name)
+		e.spellings = append(e.spellings, e.display)
+		e.spellings = slices.DeleteFunc(e.spellings, func(s string) bool { return s == best })
+		e.name, e.display = name, best
+		rd.lx.byName[name] = e
+	}
 }
 
 // referent finds the person a single name means: the document's person of that surname or given name
@@ -240,6 +269,9 @@ func (rd *reading) referent(m mention, persons []*entry) *entry {
 func (rd *reading) use(e *entry, spelling string) {
 	if !e.shipped && !e.proposed {
 		return
+	}
+	if e.uses != nil && slices.Contains(rd.created, e) {
+		e.uses[spelling]++
 	}
 	if e.proposed && normalise(spelling) != normalise(e.display) && !slices.Contains(e.spellings, spelling) {
 		e.spellings = append(e.spellings, spelling)

@@ -65,7 +65,7 @@ func init() {
 	for _, w := range strings.Fields(`the a an and but or if in on at of for to from by with as after before
 		however although though while when where what who why how he she it they we i you his her its their our
 		this that these those there here then now also yet so not no yes mr mrs one two three four five six
-		monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+		monday tuesday wednesday thursday friday saturday sunday january february march april july
 		august september october november december today yesterday tomorrow last next new former ex
 		speaking asked meanwhile but despite during under over about since until amid among between within
 		without into onto upon all some many most several other others both each every any such
@@ -74,7 +74,9 @@ func init() {
 		chancellor secretary prime sources source officials spokesman spokeswoman bbc news week month year
 		north south east west northern southern eastern western central greater city town county
 		mayor councillor councillors cllr candidate candidates president chairman lord lords commons house
-		palestine palestinian israel israeli gaza iraq iraqi britain uk us usa eu un nhs`) {
+		palestine palestinian israel israeli gaza iraq iraqi britain uk us usa eu un nhs
+		earlier later instead separately elsewhere recently finally first only even indeed currently
+		previously already still perhaps certainly clearly critics supporters shadow`) {
 		notNames[w] = true
 	}
 }
@@ -87,7 +89,7 @@ var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majorit
 var nameParts = map[string]bool{"north": true, "south": true, "east": true, "west": true, "northern": true,
 	"southern": true, "eastern": true, "western": true, "central": true, "greater": true, "new": true,
 	"city": true, "mid": true, "british": true, "scottish": true, "welsh": true, "irish": true, "european": true,
-	"muslim": true, "labour": true, "house": true}
+	"muslim": true, "labour": true, "house": true, "sunday": true, "english": true, "american": true}
 
 // commonWords are names that are also common words: opening a sentence, they are taken as the word.
 var commonWords = map[string]bool{"reform": true, "respect": true, "green": true, "greens": true, "alliance": true,
@@ -261,6 +263,9 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	}
 	j := start
 	for j < len(toks) && (toks[j].cap && !isFirstPerson(toks[j].text) || isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
+		if (toks[j].text == "and" || toks[j].text == "&") && rd.lx.given[strings.ToLower(toks[start].text)] {
+			break // "Tessa Jowell and Deputy Prime Minister John Prescott": two names
+		}
 		if toks[j].possessive || j+1 < len(toks) && s.breaksBetween(j, j+1) {
 			j++
 			break

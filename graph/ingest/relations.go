@@ -42,7 +42,8 @@ var verbRules = []verbRule{
 	{name: "endorsed-by", typ: graph.Endorses, re: rx(`(?:endorsed|backed|supported) by`), passive: true, conf: 0.75},
 	{name: "endorses", typ: graph.Endorses, re: rx(`endorse[sd]?|endorsing|back(?:s|ed|ing)|support(?:s|ed|ing)?|(?:declared?|declaring|gave|give|giving|giving|has|have|had|his|her|their|offered|offering) (?:his |her |their |full |indirect |public )?(?:support|backing) (?:for|to)|campaign(?:ed|ing)? for|vote for|voted for|throw(?:n)? (?:his|her|their) weight behind|urged (?:voters|people) to (?:vote|back) for`), conf: 0.7, objectKinds: personOrParty},
 	{name: "accused-by", typ: graph.Accused, re: rx(`(?:been|was|were|is|are|being) accused by`), passive: true, conf: 0.8},
-	{name: "accused", typ: graph.Accused, re: rx(`accuse[sd]?|accusing|made (?:such )?allegations against|alleged that|blamed|blames|blaming`), conf: 0.75},
+	{name: "accused", typ: graph.Accused, re: rx(`accuse[sd]?|accusing|made (?:such )?allegations against|alleged(?: that)?|blamed|blames|blaming`), conf: 0.75,
+		notAfter: regexp.MustCompile(`^\s+(?:to|of)\b`)},
 	{name: "criticised-by", typ: graph.Criticised, re: rx(`(?:criticised|criticized|attacked|condemned) by`), passive: true, conf: 0.75},
 	{name: "criticised", typ: graph.Criticised, re: rx(`critici[sz](?:e|es|ed|ing)|attack(?:s|ed|ing)?|condemn(?:s|ed|ing)?|slamm?(?:ed|s|ing)?|lambast(?:s|ed|ing)?|hit out at|hits out at|rebuk(?:e|ed|es|ing)|blast(?:s|ed|ing)|derid(?:e|ed|es|ing)|mock(?:s|ed|ing)|denounc(?:e|ed|es|ing)|rounded on|turned on|labelled|branded`), conf: 0.65},
 	{name: "held-to-account", typ: graph.Criticised, re: rx(`holding|held|hold`), after: regexp.MustCompile(`^[^,.;]{1,60}? to account`), conf: 0.65},
@@ -63,6 +64,9 @@ var verbRules = []verbRule{
 	{name: "campaigned-with", typ: graph.CampaignedWith, re: rx(`campaign(?:ed|s|ing)? (?:with|alongside)|canvass(?:ed|ing)? (?:with|alongside)|on the doorstep with|out (?:campaigning|canvassing) with|with our (?:good )?friends?`), conf: 0.7},
 }
 
+// negativeWords mark what a speaker says of someone as criticism: "X said Y was ashamed …".
+var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|damag\w*|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol)\b`)
+
 // Wording that changes a claim's status or rules the reading out.
 var (
 	negation     = regexp.MustCompile(`\b(?:not|never|no longer|denied|denies|deny|denying|refused to|refuses to|declined to|rejected claims)\b|n't\b|n’t\b`)
@@ -77,13 +81,26 @@ var (
 func (rd *reading) relations() []review.Proposal {
 	var out []review.Proposal
 	best := map[string]int{}
+	// Who holds an office, where the document says so ("Deputy Prime Minister John Prescott"): "the
+	// deputy prime minister" elsewhere in it means that person.
+	holders := map[*entry]*entry{}
+	for si := range rd.sentences {
+		ms := rd.mentions[si]
+		for i := 0; i+1 < len(ms); i++ {
+			a, b := ms[i], ms[i+1]
+			if a.ent.kind == graph.KindSeat && !a.ent.constituency && b.ent.kind == graph.KindActor &&
+				strings.TrimSpace(rd.sentences[si].text[a.span.End-rd.sentences[si].span.Start:b.span.Start-rd.sentences[si].span.Start]) == "" {
+				holders[a.ent] = b.ent
+			}
+		}
+	}
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		ms := rd.mentions[si]
 		if len(ms) < 2 || strings.HasSuffix(strings.TrimSpace(s.text), "?") {
 			continue
 		}
-		for _, p := range rd.sentenceRelations(s, ms) {
+		for _, p := range rd.sentenceRelations(s, ms, holders) {
 			if p.From == p.To {
 				continue
 			}
@@ -115,7 +132,12 @@ type candidate struct {
 	wording  Span
 }
 
-func (rd *reading) sentenceRelations(s *sentence, ms []mention) []review.Proposal {
+// officeTypes are the types whose ends may be an office itself; elsewhere an office stands for its
+// holder ("accused the prime minister").
+var officeTypes = map[graph.RelationType]bool{graph.HoldsOffice: true, graph.CandidateFor: true,
+	graph.RemovedFromOffice: true, graph.ResignedFrom: true, graph.Leads: true, graph.PartOf: true, graph.SucceededBy: true}
+
+func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*entry]*entry) []review.Proposal {
 	var cands []candidate
 	cands = append(cands, modifierRelations(s, ms)...)
 	lower := strings.ToLower(s.text)
@@ -138,9 +160,25 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention) []review.Proposa
 			cands = append(cands, found...)
 		}
 	}
+	cands = append(cands, saidCriticism(s, ms)...)
 	var out []review.Proposal
 	seen := map[string]bool{}
 	for _, c := range cands {
+		if !officeTypes[c.typ] {
+			ok := true
+			for _, end := range []*mention{&c.from, &c.to} {
+				if end.ent.kind == graph.KindSeat && !end.ent.constituency {
+					if h := holders[end.ent]; h != nil {
+						end.ent = h
+					} else {
+						ok = false
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
 		if !c.typ.Joins(c.from.ent.kind, c.to.ent.kind) {
 			continue
 		}
@@ -298,7 +336,7 @@ func clauseBreak(s *sentence, from, to int) bool {
 
 // Role words between a group and a person: "Labour MP X", "UKIP leader X".
 var (
-	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor)\s+)*(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president)$`)
+	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor)\s+)*(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director)$`)
 	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|founder|head)$`)
 	familyWords = regexp.MustCompile(`\b(ex-husband|ex-wife|husband|wife|son|daughter|brother|sister|father|mother|cousin|nephew|niece|uncle|aunt|widow|widower|brother-in-law|sister-in-law|father-in-law|son-in-law|grandson|granddaughter|grandfather|grandmother|stepson|stepdaughter|former wife|former husband|estranged wife|estranged husband)\b`)
 )
@@ -316,13 +354,16 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 	for i := 0; i+1 < len(ms); i++ {
 		a, b := ms[i], ms[i+1]
 		gapRaw := s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]
+		partOfParty := false
 		if i > 0 && ms[i-1].ent.kind == graph.KindParty && a.ent.kind == graph.KindOrganisation &&
 			strings.TrimSpace(s.text[ms[i-1].span.End-s.span.Start:a.span.Start-s.span.Start]) == "" {
 			// "Scottish National Party Holyrood leader X": the party's, in Holyrood.
 			gapRaw = strings.TrimSpace(a.text + " " + gapRaw)
 			a = ms[i-1]
 			gapRaw = " " + gapRaw[len(ms[i].text):]
+			partOfParty = true
 		}
+		formerly := regexp.MustCompile(`(?i)(?:\bex-|\bformer )$`).MatchString(s.text[:a.span.Start-s.span.Start])
 		gap := strings.TrimSpace(strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(gapRaw, "'s"), "’s")))
 		ak, bk := a.ent.kind, b.ent.kind
 		if bk == graph.KindActor {
@@ -333,11 +374,16 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 		switch {
 		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap):
 			role := memberRoles.FindStringSubmatch(gap)[1]
-			leads := leaderRoles.MatchString(gap) && !strings.Contains(gap, "deputy") && !strings.Contains(gap, "former")
+			leads := leaderRoles.MatchString(gap) && !strings.Contains(gap, "deputy") && !strings.Contains(gap, "former") && !formerly && !partOfParty
+			if formerly {
+				gap = "former " + gap
+			}
 			if leads {
 				add(graph.Leads, b, a, "group-leader-name", 0.8, gap)
 			}
-			if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
+			if strings.HasPrefix(role, "defector") {
+				add(graph.ResignedFrom, b, a, "group-defector-name", 0.75, "")
+			} else if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
 				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
 			}
 		case bk == graph.KindActor && ak == graph.KindParty && a.possessive && gap == "":
@@ -379,6 +425,15 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			add(graph.Founded, a, b, "new-party", 0.7, "")
 		}
 	}
+	// "Tory shadow chancellor Oliver Letwin": a party's office holder is its member.
+	for i := 0; i+2 < len(ms); i++ {
+		a, b, c := ms[i], ms[i+1], ms[i+2]
+		if a.ent.kind == graph.KindParty && b.ent.kind == graph.KindSeat && !b.ent.constituency && c.ent.kind == graph.KindActor &&
+			strings.TrimSpace(s.text[a.span.End-s.span.Start:b.span.Start-s.span.Start]) == "" &&
+			strings.TrimSpace(s.text[b.span.End-s.span.Start:c.span.Start-s.span.Start]) == "" {
+			add(graph.MemberOf, c, a, "group-office-name", 0.75, b.text)
+		}
+	}
 	// "Labour candidate for Bethnal Green and Bow seat, Rushnara Ali"
 	for i := 0; i+2 < len(ms); i++ {
 		a, b, c := ms[i], ms[i+1], ms[i+2]
@@ -407,6 +462,41 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 		if regexp.MustCompile(`^\s*(?:own\s+|political\s+)*party,?$`).MatchString(gap) {
 			add(graph.MemberOf, a, b, "own-party", 0.75, "")
 		}
+	}
+	return out
+}
+
+// saidCriticism reads "X said Y … <a negative word>" as X criticising Y: the speaker is the person or
+// party before a speech verb, the target the first person or party after it (and one coordinated with
+// it).
+func saidCriticism(s *sentence, ms []mention) []candidate {
+	loc := speechVerb.FindStringIndex(s.text)
+	if loc == nil || !negativeWords.MatchString(strings.ToLower(s.text[loc[1]:])) {
+		return nil
+	}
+	at := s.span.Start + loc[0]
+	var speaker *mention
+	for i := range ms {
+		if ms[i].span.End <= at && at-ms[i].span.End < 80 && (ms[i].ent.kind == graph.KindActor || ms[i].ent.kind == graph.KindParty) && !ms[i].possessive {
+			speaker = &ms[i]
+		}
+	}
+	if speaker == nil {
+		return nil
+	}
+	var out []candidate
+	for i := range ms {
+		m := ms[i]
+		if m.span.Start < s.span.Start+loc[1] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty {
+			continue
+		}
+		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: m, rule: "said-criticism", conf: 0.55,
+			at: loc[0], wording: Span{loc[0], loc[1]}})
+		if next := nextCoordinated(s, ms, m); next != nil && next.ent != speaker.ent {
+			out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *next, rule: "said-criticism", conf: 0.55,
+				at: loc[0], wording: Span{loc[0], loc[1]}})
+		}
+		break
 	}
 	return out
 }

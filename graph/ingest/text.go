@@ -34,6 +34,7 @@ var (
 	punktOnce sync.Once
 	punkt     *sentences.DefaultSentenceTokenizer
 	punktErr  error
+	punktMu   sync.Mutex // the tokenizer is not documented as safe for concurrent use
 )
 
 // ukAbbreviations are British titles and abbreviations that end no sentence. Written with a full stop or
@@ -61,6 +62,8 @@ func splitSentences(text string, paragraphs []Span) ([]sentence, error) {
 	if err != nil {
 		return nil, err
 	}
+	punktMu.Lock()
+	defer punktMu.Unlock()
 	var out []sentence
 	for _, p := range paragraphs {
 		para := text[p.Start:p.End]

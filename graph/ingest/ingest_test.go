@@ -1,0 +1,269 @@
+package ingest_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/ingest"
+	"github.com/polgraph/polgraph/graph/review"
+)
+
+func read(t *testing.T, r *ingest.Reader, in ingest.Input) review.Reading {
+	t.Helper()
+	rd, err := r.Read(in)
+	if err != nil {
+		t.Fatalf("Read(%s): %v", in.Path, err)
+	}
+	return rd
+}
+
+func seed(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../data/annotations/texts/seeds/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// reading is a proposal as the tests compare it.
+type reading struct {
+	Type     graph.RelationType
+	From, To graph.EntityName
+	Status   graph.ClaimStatus
+}
+
+func readings(rd review.Reading) []reading {
+	var out []reading
+	for _, p := range rd.Proposals {
+		out = append(out, reading{p.Type, p.From, p.To, p.Status})
+	}
+	return out
+}
+
+func TestWording(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		text string
+		want []reading
+	}{
+		{"denial", "She said that Mayor Lutfur Rahman did not support Ajmal Masroor in Thursday's vote.",
+			[]reading{{graph.Endorses, "actors/lutfur-rahman", "actors/ajmal-masroor", graph.StatusDenied}}},
+		{"hearsay", "Supporters say Lutfur Rahman backs Rabina Khan.",
+			[]reading{{graph.Endorses, "actors/lutfur-rahman", "actors/rabina-khan", graph.StatusAlleged}}},
+		{"hypothetical", "Lutfur Rahman could endorse Rabina Khan if she asked him.", nil},
+		{"intention", "Rabina Khan plans to join the Labour Party next year.", nil},
+		{"refusal to say", "Keir Starmer refused to confirm he would back Rabina Khan.", nil},
+		{"question", "Did Keir Starmer criticise Lutfur Rahman over Gaza?", nil},
+		{"passive", "Ajmal Masroor has been accused by Rabina Khan of using the picture.",
+			[]reading{{graph.Accused, "actors/rabina-khan", "actors/ajmal-masroor", graph.StatusReported}}},
+		{"reversed", "Labour suspended Andy McDonald after the rally.",
+			[]reading{{graph.SuspendedFrom, "actors/andy-mcdonald", "parties/labour", graph.StatusReported}}},
+		{"party role", "Tory MP Jonathan Sayeed is to stand down on the grounds of ill health.",
+			[]reading{{graph.MemberOf, "actors/jonathan-sayeed", "parties/conservatives", graph.StatusReported}}},
+		{"leader", "UKIP leader Roger Knapman said nothing.",
+			[]reading{{graph.Leads, "actors/roger-knapman", "parties/ukip", graph.StatusReported},
+				{graph.MemberOf, "actors/roger-knapman", "parties/ukip", graph.StatusReported}}},
+		{"office", "Home Secretary Charles Clarke has said detainees will not be freed.",
+			[]reading{{graph.HoldsOffice, "actors/charles-clarke", "seats/home-secretary", graph.StatusReported}}},
+		{"seat", "Mr Sayeed has been MP for Mid-Bedfordshire since 1997.",
+			[]reading{{graph.HoldsOffice, "actors/sayeed", "seats/mid-bedfordshire", graph.StatusReported}}},
+		{"family", "Apsana Begum's ex-husband, Ehtashamul Haque, is an independent candidate.",
+			[]reading{{graph.Family, "actors/apsana-begum", "actors/ehtashamul-haque", graph.StatusReported}}},
+		{"coordinated subjects", "Ajmal Masroor and Rabina Khan were both previously working with Lutfur Rahman.",
+			[]reading{{graph.FormerlyWorkedWith, "actors/lutfur-rahman", "actors/rabina-khan", graph.StatusReported},
+				{graph.FormerlyWorkedWith, "actors/ajmal-masroor", "actors/lutfur-rahman", graph.StatusReported}}},
+		{"office holder", "Prime Minister Tony Blair spoke first. Michael Howard attacked the prime minister over tax.",
+			[]reading{{graph.HoldsOffice, "actors/tony-blair", "seats/prime-minister", graph.StatusReported},
+				{graph.Criticised, "actors/michael-howard", "actors/tony-blair", graph.StatusReported}}},
+		{"infinitive", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rd := read(t, ingest.NewReader(nil), ingest.Input{Path: tt.name, Content: []byte(tt.text)})
+			if diff := cmp.Diff(tt.want, readings(rd)); diff != "" {
+				t.Errorf("proposals (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The Bengali article spells Rushanara Ali three ways and Ajmal Masroor two, and calls Labour "Labor":
+// each is one entity.
+func TestSpellingsResolve(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "000", Content: seed(t, "000_8d3e5745271318e0.txt")})
+	aliases := map[graph.EntityName][]string{}
+	for _, e := range rd.Entities {
+		aliases[e.Name] = append([]string{e.DisplayName}, e.Aliases...)
+	}
+	for name, spellings := range map[graph.EntityName][]string{
+		"actors/rushanara-ali": {"Rushanara Ali", "Rushnara Ali", "Rusnara", "Rushanara"},
+		"actors/ajmal-masroor": {"Ajmal Masroor", "Ajmal Mashroor", "Ajmal"},
+		"parties/labour":       {"Labour", "Labor", "Labor Party"},
+	} {
+		for _, s := range spellings {
+			if !slices.Contains(aliases[name], s) {
+				t.Errorf("%s: %q is not among its names %q", name, s, aliases[name])
+			}
+		}
+	}
+	for name := range aliases {
+		if strings.Contains(string(name), "rushnara") || strings.Contains(string(name), "rusnara") || strings.Contains(string(name), "mashroor") {
+			t.Errorf("a spelling became an entity of its own: %s", name)
+		}
+	}
+	var denied bool
+	for _, p := range rd.Proposals {
+		if p.Type == graph.Endorses && p.From == "actors/lutfur-rahman" && p.To == "actors/ajmal-masroor" {
+			if p.Status != graph.StatusDenied {
+				t.Errorf("Lutfur Rahman's support for Ajmal Masroor proposed as %s: %q", p.Status, p.Excerpt)
+			}
+			denied = true
+		}
+	}
+	if !denied {
+		t.Error("the denial of Lutfur Rahman's support for Ajmal Masroor was not proposed")
+	}
+}
+
+// Names the graph holds are linked to, not proposed again; what it lacks is proposed.
+func TestLinksToTheGraph(t *testing.T) {
+	t.Parallel()
+	known := []graph.Entity{
+		{Name: "actors/rushanara-ali", Kind: graph.KindActor, DisplayName: "Rushanara Ali"},
+		{Name: "parties/labour", Kind: graph.KindParty, DisplayName: "Labour", Aliases: []string{"Labour Party"}},
+		{Name: "actors/gone", Kind: graph.KindActor, DisplayName: "Ajmal Masroor", Deleted: graph.Tombstone{Time: time.Unix(1, 0), Reason: "test"}},
+	}
+	rd := read(t, ingest.NewReader(known), ingest.Input{Path: "t", Content: []byte(
+		"Labor Party candidate Rushnara Ali was attacked by Ajmal Mashroor.")})
+	for _, e := range rd.Entities {
+		if e.Name == "actors/rushanara-ali" || e.Name == "parties/labour" {
+			t.Errorf("%s is in the graph but was proposed", e.Name)
+		}
+	}
+	want := []reading{
+		{graph.MemberOf, "actors/rushanara-ali", "parties/labour", graph.StatusReported},
+		{graph.Criticised, "actors/ajmal-mashroor", "actors/rushanara-ali", graph.StatusReported},
+	}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Errorf("proposals (-want +got):\n%s", diff)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	t.Parallel()
+	text := "Mr. Galloway met Dr. Smith at St. Paul's. Lt. Col. Tim Collins agreed. " +
+		"Mr Sayeed has been MP for Mid-Bedfordshire since 1997. He represented Bristol East from 1983 to 1992."
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(text)})
+	var got []string
+	for _, p := range rd.Proposals {
+		got = append(got, p.Excerpt)
+		if rd.Document.Text[p.Span.Start:p.Span.End] != p.Excerpt {
+			t.Errorf("span %v is %q, not the excerpt %q", p.Span, rd.Document.Text[p.Span.Start:p.Span.End], p.Excerpt)
+		}
+	}
+	if want := []string{"Mr Sayeed has been MP for Mid-Bedfordshire since 1997."}; !cmp.Equal(want, got) {
+		t.Errorf("excerpts (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	if p := rd.Proposals[0]; p.ValidFrom != (graph.FuzzyDate{Year: 1997}) {
+		t.Errorf("valid_from = %v, want 1997", p.ValidFrom)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content           string
+		format, title, outlet   string
+		kind                    graph.SourceKind
+		has, hasNot             []string
+	}{
+		{name: "escaped html", content: seedText(t, "002_e9277a8f75aafeb6.txt"), format: "html", outlet: "Daily Mail", kind: graph.SourceArticle,
+			has: []string{"They are words to chill Keir Starmer’s heart."}, hasNot: []string{"<", `\u2019`, "dailymail.co.uk", "![]"}},
+		{name: "page", format: "html", title: "Galloway wins", outlet: "The Paper", kind: graph.SourceArticle, content: `<html><head>
+<meta property="og:title" content="Galloway wins"><meta property="og:site_name" content="The Paper">
+<meta property="article:published_time" content="2005-05-06T01:00:00Z"><script>var x = "Tony Blair";</script></head>
+<body><nav><a href="/">Home</a> <a href="/politics">Politics</a></nav><article><h1>Galloway wins</h1>
+<p>George Galloway defeated Oona King in Bethnal Green and Bow.</p></article>
+<div class="comments"><p>Reader: Oona King backs Respect, obviously.</p></div><footer>© The Paper</footer></body></html>`,
+			has: []string{"George Galloway defeated Oona King"}, hasNot: []string{"Reader:", "var x", "Politics", "©"}},
+		{name: "posts", content: seedText(t, "001_5967e97322e17a8a.txt"), format: "posts", kind: graph.SourceSocialPost,
+			title: "City Mayor Election Campaign organised by Stepney Green Ward Labour Party.",
+			has:   []string{"#GoodluckSadiqKhan", "#LabourDoorstep"}},
+		{name: "plain", content: "Sayeed to stand down\n\nTory MP Jonathan Sayeed is to stand down.", format: "text", kind: graph.SourceArticle,
+			title: "Sayeed to stand down", has: []string{"Tory MP Jonathan Sayeed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rd := read(t, ingest.NewReader(nil), ingest.Input{Path: tt.name, Content: []byte(tt.content)})
+			d := rd.Document
+			if d.Format != tt.format || d.Source.Kind != tt.kind || tt.outlet != "" && d.Source.Outlet != tt.outlet || tt.title != "" && d.Source.Title != tt.title {
+				t.Errorf("format %q kind %q title %q outlet %q; want %q %q %q %q", d.Format, d.Source.Kind, d.Source.Title, d.Source.Outlet, tt.format, tt.kind, tt.title, tt.outlet)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(d.Text, s) {
+					t.Errorf("text lacks %q", s)
+				}
+			}
+			for _, s := range tt.hasNot {
+				if strings.Contains(d.Text, s) {
+					t.Errorf("text still has %q", s)
+				}
+			}
+			if d.Hash != review.HashText(d.Text) || d.Source.Name != review.SourceNameFor(d.Hash) {
+				t.Errorf("hash %s / source %s do not follow from the text", d.Hash, d.Source.Name)
+			}
+		})
+	}
+	page := read(t, ingest.NewReader(nil), ingest.Input{Path: "p", Content: []byte(tests[1].content)})
+	if page.Document.Source.Published != (graph.FuzzyDate{Year: 2005, Month: 5, Day: 6}) {
+		t.Errorf("published = %v, want 2005-05-06", page.Document.Source.Published)
+	}
+	for _, p := range page.Proposals {
+		if strings.Contains(p.Excerpt, "Reader") {
+			t.Errorf("a reader's comment was read: %q", p.Excerpt)
+		}
+	}
+}
+
+func seedText(t *testing.T, name string) string { return string(seed(t, name)) }
+
+// The same text read twice, by two readers, gives the same document and proposals.
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	content := seed(t, "002_e9277a8f75aafeb6.txt")
+	a := read(t, ingest.NewReader(nil), ingest.Input{Path: "a", Content: content})
+	b := read(t, ingest.NewReader(nil), ingest.Input{Path: "b", Content: content})
+	if a.Document.Hash != b.Document.Hash || len(a.Proposals) == 0 {
+		t.Fatalf("hashes %s %s, %d proposals", a.Document.Hash, b.Document.Hash, len(a.Proposals))
+	}
+	for i := range a.Proposals {
+		if a.Proposals[i].ID != b.Proposals[i].ID || a.Proposals[i].ID != review.ProposalID(a.Proposals[i].Signature()) {
+			t.Errorf("proposal %d: ids %s and %s", i, a.Proposals[i].ID, b.Proposals[i].ID)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	for name, content := range map[string][]byte{
+		"binary": {'a', 0, 'b'},
+		"latin1": {'c', 'a', 'f', 0xe9},
+		"empty":  []byte("  \n\n "),
+	} {
+		_, err := ingest.NewReader(nil).Read(ingest.Input{Path: name + ".txt", Content: content})
+		if graph.KindOf(err) != graph.Invalid || !strings.Contains(err.Error(), name+".txt") {
+			t.Errorf("%s: err = %v, want an Invalid error naming the file", name, err)
+		}
+	}
+}
