@@ -28,6 +28,9 @@ type verbRule struct {
 	// after, when set, must match the text after the wording: "holding X to account"; notAfter must not
 	// ("joined by" is no joining).
 	after, notAfter *regexp.Regexp
+	// notAfterObject must not match the text after the object: "led Care International operations" led
+	// operations, not the organisation.
+	notAfterObject *regexp.Regexp
 }
 
 func rx(s string) *regexp.Regexp { return regexp.MustCompile(`\b(?:` + s + `)\b`) }
@@ -58,7 +61,8 @@ var verbRules = []verbRule{
 	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
 		notAfter: regexp.MustCompile(`^\s+(?:[a-z]+\s+){0,4}by\b`)},
 	{name: "holds-office", typ: graph.HoldsOffice, re: rx(`(?:his|her) (?:own )?(?:constituency|seat)(?: of)?|(?:mp|mep|msp|am|member|councillor|cllr) for|became|appointed(?: as)?|named(?: as)?|elected(?: as)?|re-elected(?: as)?|promoted to|serv(?:es|ed|ing) as|represent(?:s|ed|ing)|the current|sworn in as|won`), conf: 0.7, objectKinds: seatKinds},
-	{name: "leads", typ: graph.Leads, re: rx(`lead(?:s|ing)?|led|leader of|chairman of|chair of|head of|heads|headed|in charge of`), conf: 0.7},
+	{name: "leads", typ: graph.Leads, re: rx(`lead(?:s|ing)?|led|leader of|chairman of|chair of|head of|heads|headed|in charge of`), conf: 0.7,
+		notAfterObject: regexp.MustCompile(`^(?:'s|’s)?\s+(?:operations?|campaigns?|delegations?|teams?|efforts?|work|list|group|side|attack|charge|opposition|response|calls?|criticism|protests?|march|revolt|rebellion|delegation|talks|inquiry|review)\b`)},
 	{name: "worked-with", typ: graph.FormerlyWorkedWith, re: rx(`(?:previously|formerly|once) work(?:ed|ing) with|worked (?:closely )?(?:with|for|alongside)|former (?:aide|adviser|advisor|colleague|ally|deputy|assistant|researcher|staffer|right-hand man) (?:of|to)`), conf: 0.75},
 	{name: "appeared-with", typ: graph.AppearedWith, re: rx(`appear(?:ed|s|ing)? (?:with|alongside)|pictured (?:with|alongside)|shar(?:ed|es|ing) (?:a )?(?:platform|stage) with|joined on stage by|march(?:ed|ing)? (?:with|alongside)|alongside`), conf: 0.65},
 	{name: "campaigned-with", typ: graph.CampaignedWith, re: rx(`campaign(?:ed|s|ing)? (?:with|alongside)|canvass(?:ed|ing)? (?:with|alongside)|on the doorstep with|out (?:campaigning|canvassing) with|with our (?:good )?friends?`), conf: 0.7},
@@ -240,6 +244,9 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		}
 		if m.possessive {
 			continue // "accused by X's party, Y": the party
+		}
+		if r.notAfterObject != nil && r.notAfterObject.MatchString(s.text[m.span.End-s.span.Start:]) {
+			break
 		}
 		if r.fitsObject(m) {
 			objs = append(objs, m)
