@@ -3,6 +3,7 @@ package eval_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,8 +81,9 @@ func TestScore(t *testing.T) {
 			tt.check(t, r)
 		})
 	}
-	ents[3].Kind = graph.KindParty
-	r := eval.Score(gold, eval.Prediction{Entities: ents, Relations: []review.Proposal{p(graph.Founded, "actors/rabina-khan", "parties/aspire", graph.StatusDenied)}})
+	asParty := slices.Clone(ents)
+	asParty[3].Kind = graph.KindParty
+	r := eval.Score(gold, eval.Prediction{Entities: asParty, Relations: []review.Proposal{p(graph.Founded, "actors/rabina-khan", "parties/aspire", graph.StatusDenied)}})
 	if len(r.MustNot) != 1 {
 		t.Errorf("a must-not reading proposed (at any status) is not reported: %v", r.MustNot)
 	}
