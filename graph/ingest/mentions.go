@@ -121,7 +121,7 @@ func (rd *reading) findMentions(s *sentence) []mention {
 
 // officeWords are lower-case offices that are not in the gazetteer: "the shadow veterans minister", "a
 // shadow minister", "Europe minister", "chief whip".
-var officeWords = regexp.MustCompile(`\b(?:the|a|an|former|as|ex-|then) ((?:shadow|junior|deputy|assistant)(?: [a-z]+){0,2} (?:minister|secretary|chancellor|whip)|(?:[a-z]+ )?minister for [a-z]+|[a-z]+ minister)\b`)
+var officeWords = regexp.MustCompile(`\b(?:the|a|an|former|Former|as|ex-|then) ((?:shadow|junior|deputy|assistant)(?: [a-z]+){0,2} (?:minister|secretary|chancellor|whip)|(?:[a-z]+ )?minister for [a-z]+|[a-z]+ minister)\b`)
 
 // officeMentions adds the offices officeWords finds where no other mention is.
 func (rd *reading) officeMentions(s *sentence, ms []mention) []mention {
@@ -186,6 +186,9 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 			continue
 		}
 		e := pick(es)
+		if e.constituency && i+n < len(toks) && toks[i+n].cap && !toks[i+n-1].possessive {
+			continue // "Gordon Brown" is no seat
+		}
 		seat := seatWording(s, i, i+n-1)
 		if e.constituency && !seat && !electionWords.MatchString(strings.ToLower(s.text)) {
 			continue
@@ -326,6 +329,8 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	switch kind, ok := orgHeads[head]; {
 	case title == "" && len(words) >= 2 && officeHeads[head]:
 		m.kind = graph.KindSeat // "Welfare Minister"
+	case (ok || orgInside) && rd.lx.given[strings.ToLower(words[0])] && len(words) >= 3:
+		// "the Robert Kilroy-Silk Party": a person's name made a joke, not a body
 	case orgInside && len(words) >= 3:
 		m.kind = graph.KindOrganisation
 	case title == "" && len(words) >= 2 && head == "mayor" && !anyNotName(words[:len(words)-1]):

@@ -207,6 +207,13 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 		p.Confidence = float64(int(conf*100+0.5)) / 100
 		datesOf(s.text, c, &p)
 		out = append(out, p)
+		if c.typ == graph.Founded && c.to.ent.kind == graph.KindParty && status != graph.StatusDenied {
+			// A party's founder is its member.
+			m := p
+			m.Type, m.Rule, m.Role, m.Date = graph.MemberOf, c.rule+"+member", "founder", graph.FuzzyDate{}
+			m.Confidence = float64(int(conf*90+0.5)) / 100
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -343,8 +350,9 @@ func clauseBreak(s *sentence, from, to int) bool {
 
 // Role words between a group and a person: "Labour MP X", "UKIP leader X".
 var (
-	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor)\s+)*(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director)$`)
-	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|founder|head)$`)
+	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director)$`)
+	roleOf      = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:(?:former|deputy|executive|senior|joint|vice|managing|general)\s+)?((?:chief executive|general secretary|leader|chairman|chairwoman|chair|president|head|director|founder|partner|member|spokesman|spokeswoman|secretary|treasurer|officer|official|adviser|professor|lecturer|fellow|researcher|editor|correspondent|journalist)?)\s*(?:of|at|for|from)\s+(?:the\s+)?$`)
+	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`)
 	familyWords = regexp.MustCompile(`\b(ex-husband|ex-wife|husband|wife|son|daughter|brother|sister|father|mother|cousin|nephew|niece|uncle|aunt|widow|widower|brother-in-law|sister-in-law|father-in-law|son-in-law|grandson|granddaughter|grandfather|grandmother|stepson|stepdaughter|former wife|former husband|estranged wife|estranged husband)\b`)
 )
 
@@ -376,19 +384,21 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 		if bk == graph.KindActor {
 			// "The Lib Dem candidate for this seat, Rabina Khan": the role before the name.
 			gap = strings.TrimSpace(strings.TrimSuffix(gap, ","))
+			gap = strings.TrimSpace(regexp.MustCompile(`(?:\s|^)(?:dr|mr|mrs|ms|miss|sir|dame|lord|lady|baroness|professor|prof|cllr|councillor|rev)\.?$`).ReplaceAllString(gap, ""))
 			gap = strings.TrimSpace(regexp.MustCompile(`\s+(?:for|in) (?:this|the|that) (?:seat|constituency|ward)$`).ReplaceAllString(gap, ""))
 		}
 		switch {
 		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap):
 			role := memberRoles.FindStringSubmatch(gap)[1]
-			leads := leaderRoles.MatchString(gap) && !strings.Contains(gap, "deputy") && !strings.Contains(gap, "former") && !formerly && !partOfParty
+			// "Lib Dem parliamentary chairman X" leads part of the party only: a member.
+			leads := regexp.MustCompile(`^(?:the\s+|party\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`).MatchString(gap) && !formerly && !partOfParty
 			if formerly {
 				gap = "former " + gap
 			}
+			// A leader's membership goes without saying: the claim is the leadership.
 			if leads {
 				add(graph.Leads, b, a, "group-leader-name", 0.8, gap)
-			}
-			if strings.HasPrefix(role, "defector") {
+			} else if strings.HasPrefix(role, "defector") {
 				add(graph.ResignedFrom, b, a, "group-defector-name", 0.75, "")
 			} else if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
 				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
@@ -413,8 +423,23 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			if regexp.MustCompile(`^(?:(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
 				if leaderRoles.MatchString(role) {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
+				} else {
+					add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
 				}
-				add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
+			}
+		}
+		// "John Curtice, of the University of Strathclyde"; "Peter Misselbrook, executive partner of Tods
+		// Murray"; "Jan Berry, chairman of the Police Federation"
+		if ak == graph.KindActor && (bk == graph.KindOrganisation || bk == graph.KindParty) {
+			if m := roleOf.FindStringSubmatch(gap); m != nil {
+				switch role := m[1]; {
+				case role == "":
+					add(graph.MemberOf, a, b, "name-of-group", 0.7, "")
+				case regexp.MustCompile(`^(?:leader|chairman|chairwoman|chair|president|head|chief executive|director|general secretary|founder)$`).MatchString(role) && !strings.Contains(m[0], "former"):
+					add(graph.Leads, a, b, "name-role-of-group", 0.75, role)
+				default:
+					add(graph.MemberOf, a, b, "name-role-of-group", 0.7, role)
+				}
 			}
 		}
 		// Family: "X's wife, Y" / "X's ex-husband, Y" / "Y, X's wife"

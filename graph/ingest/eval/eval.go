@@ -229,7 +229,42 @@ type goldEntity struct {
 	names map[string]bool
 }
 
-// Score compares predictions with annotations, pooled over all documents.
+// Add adds another report's counts to r: scores of several documents.
+func (r *Report) Add(o Report) {
+	if r.ByType == nil {
+		r.ByType = map[graph.RelationType]*Counts{}
+	}
+	r.Documents += o.Documents
+	r.EntityFound += o.EntityFound
+	r.EntityGold += o.EntityGold
+	r.EntityCorrect += o.EntityCorrect
+	r.EntityPredicted += o.EntityPredicted
+	r.Relation.add(o.Relation)
+	for t, c := range o.ByType {
+		if r.ByType[t] == nil {
+			r.ByType[t] = &Counts{}
+		}
+		r.ByType[t].add(*c)
+	}
+	r.DenialsKept += o.DenialsKept
+	r.DenialsGold += o.DenialsGold
+	r.DenialsAsSupport = append(r.DenialsAsSupport, o.DenialsAsSupport...)
+	r.MustNot = append(r.MustNot, o.MustNot...)
+	r.Missed = append(r.Missed, o.Missed...)
+	r.Wrong = append(r.Wrong, o.Wrong...)
+	r.MissedEntities = append(r.MissedEntities, o.MissedEntities...)
+	r.WrongEntities = append(r.WrongEntities, o.WrongEntities...)
+}
+
+func (c *Counts) add(o Counts) {
+	c.Found += o.Found
+	c.Gold += o.Gold
+	c.Correct += o.Correct
+	c.Predicted += o.Predicted
+}
+
+// Score compares predictions with annotations, pooled: entities that share a name and kind in several
+// annotations are one. Run scores each document on its own and adds the scores up.
 func Score(gold []Annotation, pred Prediction) Report {
 	rep := Report{Documents: len(gold), ByType: map[graph.RelationType]*Counts{}}
 	// Gold entities, merged across annotations by shared names of the same kind.
@@ -259,19 +294,22 @@ func Score(gold []Annotation, pred Prediction) Report {
 			idOf[a.File][e.Name] = g.id
 		}
 	}
-	// Predicted entity → gold entity: same kind and a name in common.
-	match := map[graph.EntityName]*goldEntity{}
+	// Predicted entity → gold entities: same kind and a name in common. Several annotations may name one
+	// entity differently ("Respect", "Respect Coalition"): a predicted entity may match each.
+	match := map[graph.EntityName][]*goldEntity{}
 	found := map[*goldEntity]bool{}
 	for _, p := range pred.Entities {
 		for _, n := range p.Names {
 			for _, g := range byName[key(n)] {
-				if g.kind == p.Kind && match[p.Name] == nil {
-					match[p.Name] = g
+				if g.kind == p.Kind && !slices.Contains(match[p.Name], g) {
+					match[p.Name] = append(match[p.Name], g)
 				}
 			}
 		}
-		if g := match[p.Name]; g != nil {
-			found[g] = true
+		if gs := match[p.Name]; len(gs) > 0 {
+			for _, g := range gs {
+				found[g] = true
+			}
 			rep.EntityCorrect++
 		} else {
 			rep.WrongEntities = append(rep.WrongEntities, fmt.Sprintf("%s %q", p.Name, p.Names))
@@ -304,6 +342,7 @@ func Score(gold []Annotation, pred Prediction) Report {
 	}
 	denied := func(s graph.ClaimStatus) bool { return s == graph.StatusDenied }
 	goldRel := map[reading]graph.ClaimStatus{}
+	goldExcerpt := map[reading]string{}
 	var goldOrder []reading
 	mustNot := map[triple]string{}
 	for _, a := range gold {
@@ -311,6 +350,7 @@ func Score(gold []Annotation, pred Prediction) Report {
 			g := reading{norm(r.Type, idOf[a.File][r.From], idOf[a.File][r.To]), denied(r.Status)}
 			if _, ok := goldRel[g]; !ok {
 				goldOrder = append(goldOrder, g)
+				goldExcerpt[g] = r.Excerpt
 			}
 			goldRel[g] = r.Status
 		}
@@ -321,11 +361,22 @@ func Score(gold []Annotation, pred Prediction) Report {
 	hit := map[reading]bool{}
 	seenPred := map[string]bool{}
 	for _, p := range pred.Relations {
-		gf, gt := match[p.From], match[p.To]
+		gfs, gts := match[p.From], match[p.To]
 		desc := fmt.Sprintf("%s %s → %s [%s] %q", p.Type, p.From, p.To, p.Status, p.Excerpt)
+		// The gold reading the proposal's ends may stand for: the first that is gold, else the first.
 		var t triple
-		if gf != nil && gt != nil {
-			t = norm(p.Type, gf.id, gt.id)
+		var gf, gt *goldEntity
+	ends:
+		for _, f := range gfs {
+			for _, to := range gts {
+				if gf == nil {
+					gf, gt, t = f, to, norm(p.Type, f.id, to.id)
+				}
+				if _, ok := goldRel[reading{norm(p.Type, f.id, to.id), denied(p.Status)}]; ok {
+					gf, gt, t = f, to, norm(p.Type, f.id, to.id)
+					break ends
+				}
+			}
 		}
 		// One proposal per (type, ends, polarity) counts: the same reading from several sentences is one.
 		dedupe := fmt.Sprint(p.Type, p.From, p.To, denied(p.Status))
@@ -380,7 +431,11 @@ func Score(gold []Annotation, pred Prediction) Report {
 				rep.DenialsKept++
 			}
 		} else {
-			rep.Missed = append(rep.Missed, fmt.Sprintf("%s %s → %s [%s]", g.typ, g.from, g.to, goldRel[g]))
+			miss := fmt.Sprintf("%s %s → %s [%s]", g.typ, g.from, g.to, goldRel[g])
+			if goldExcerpt[g] != "" {
+				miss += fmt.Sprintf(" %q", goldExcerpt[g])
+			}
+			rep.Missed = append(rep.Missed, miss)
 		}
 	}
 	return rep

@@ -11,15 +11,17 @@ import (
 )
 
 // Run reads every annotated document, its path resolved against root, with one Reader over known (so a
-// name proposed in one document links in the next, as in one ingest run), and scores the proposals.
+// name proposed in one document links in the next, as in one ingest run), and scores each document's
+// proposals against its annotation; the report adds the documents' scores up.
 func Run(anns []Annotation, root string, known []graph.Entity) (Report, error) {
 	r := ingest.NewReader(known)
 	byName := map[graph.EntityName]graph.Entity{}
 	for _, e := range known {
 		byName[e.Name] = e
 	}
-	var pred Prediction
+	var rep Report
 	for _, a := range anns {
+		var pred Prediction
 		path := filepath.Join(root, filepath.FromSlash(a.Document))
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -30,8 +32,9 @@ func Run(anns []Annotation, root string, known []graph.Entity) (Report, error) {
 			return Report{}, fmt.Errorf("%s: %w", a.File, err)
 		}
 		pred.Add(rd, byName)
+		rep.Add(Score([]Annotation{a}, pred))
 	}
-	return Score(anns, pred), nil
+	return rep, nil
 }
 
 // FromDataset makes annotations of a dataset's relations as the given sources claim them, one per source
