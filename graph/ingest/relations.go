@@ -388,7 +388,9 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			gap = strings.TrimSpace(regexp.MustCompile(`\s+(?:for|in) (?:this|the|that) (?:seat|constituency|ward)$`).ReplaceAllString(gap, ""))
 		}
 		switch {
-		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap):
+		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap) &&
+			(!strings.HasSuffix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?i:the\s+)?$`).MatchString(s.text[:a.span.Start-s.span.Start])):
+			// With a comma, only as the sentence's subject: "The Lib Dem candidate for this seat, Rabina Khan"
 			role := memberRoles.FindStringSubmatch(gap)[1]
 			// "Lib Dem parliamentary chairman X" leads part of the party only: a member.
 			leads := regexp.MustCompile(`^(?:the\s+|party\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`).MatchString(gap) && !formerly && !partOfParty
@@ -413,7 +415,9 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			}
 		case bk == graph.KindActor && ak == graph.KindSeat && (gap == "" || gap == "the" || gap == "former") && !a.ent.constituency:
 			add(graph.HoldsOffice, b, a, "office-name", 0.8, a.text)
-		case ak == graph.KindActor && bk == graph.KindSeat && !b.ent.constituency && regexp.MustCompile(`^,?\s*(?:the|a)?\s*(?:current|former|then|new)?$`).MatchString(gap) && strings.HasPrefix(strings.TrimSpace(gapRaw), ","):
+		case ak == graph.KindActor && bk == graph.KindSeat && !b.ent.constituency && regexp.MustCompile(`^,?\s*(?:the|a)?\s*(?:current|former|then|new)?$`).MatchString(gap) && strings.HasPrefix(strings.TrimSpace(gapRaw), ",") &&
+			!(i+2 < len(ms) && ms[i+2].ent.kind == graph.KindActor && strings.TrimSpace(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start]) == ""):
+			// "X, the Mayor of Tower Hamlets" — but not "X, London Mayor Sadiq Khan"
 			add(graph.HoldsOffice, a, b, "name-office", 0.75, b.text)
 		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && (strings.HasPrefix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?:was|is|became|has been|had been)\b`).MatchString(gap)):
 			// "X, the former Labour MP" / "X, UKIP leader"
