@@ -26,7 +26,7 @@ var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "miss": true, 
 	"lord": true, "lady": true, "baroness": true, "dame": true, "cllr": true, "councillor": true, "prof": true,
 	"professor": true, "rev": true, "reverend": true, "lt": true, "col": true, "gen": true, "capt": true,
 	"captain": true, "major": true, "rt": true, "hon": true, "mp": false, "president": true, "judge": true,
-	"justice": true, "bishop": true, "sheikh": true, "imam": true, "chairman": true}
+	"justice": true, "bishop": true, "sheikh": true, "imam": true, "chairman": true, "cardinal": true, "archbishop": true}
 
 func isTitle(w string) bool { return titles[strings.ToLower(strings.TrimSuffix(w, "."))] }
 

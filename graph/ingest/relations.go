@@ -405,8 +405,9 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			} else if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
 				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
 			}
-		case bk == graph.KindActor && ak == graph.KindParty && a.possessive && gap == "":
-			add(graph.MemberOf, b, a, "party-possessive", 0.65, "")
+		case bk == graph.KindActor && ak == graph.KindParty && gap == "" && (a.possessive || b.title != "" || strings.TrimSpace(gapRaw) == ""):
+			// "Labour's Lorna Fitzsimons", "Lib Dem Sir Archy Kirkwood"
+			add(graph.MemberOf, b, a, "party-name", 0.65, "")
 		case bk == graph.KindActor && ak == graph.KindSeat && a.ent.constituency || bk == graph.KindActor && ak == graph.KindSeat && regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`).MatchString(gap):
 			if regexp.MustCompile(`(?:^|\s)(?:mp|mep|msp|am|member)$`).MatchString(gap) {
 				add(graph.HoldsOffice, b, a, "seat-mp-name", 0.8, strings.ToUpper(gap))
@@ -421,10 +422,19 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			add(graph.HoldsOffice, a, b, "name-office", 0.75, b.text)
 		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && (strings.HasPrefix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?:was|is|became|has been|had been)\b`).MatchString(gap)):
 			// "X, the former Labour MP" / "X, UKIP leader"
-			rest := s.text[b.span.End-s.span.Start:]
-			role := strings.ToLower(firstWords(rest, 1))
-			role = strings.Trim(role, ",.;:…")
-			if regexp.MustCompile(`^(?:(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
+			// The role after the group: its first one to three words ("MP", "election strategist").
+			rest := strings.ToLower(s.text[b.span.End-s.span.Start:])
+			role := ""
+			if m := regexp.MustCompile(`^(?:'s|’s)?\s+([a-z-]+(?:\s+[a-z-]+){0,2})`).FindStringSubmatch(rest); m != nil {
+				words := strings.Fields(m[1])
+				for n := len(words); n >= 1; n-- {
+					if memberRoles.MatchString(strings.Join(words[:n], " ")) {
+						role = strings.Join(words[:n], " ")
+						break
+					}
+				}
+			}
+			if regexp.MustCompile(`^(?:(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
 				if leaderRoles.MatchString(role) {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				} else {
