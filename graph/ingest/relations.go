@@ -73,7 +73,7 @@ var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray
 
 // Wording that changes a claim's status or rules the reading out.
 var (
-	negation     = regexp.MustCompile(`\b(?:not|never|no longer|denied|denies|deny|denying|refused to|refuses to|declined to|rejected claims)\b|n't\b|n’t\b`)
+	negation     = regexp.MustCompile(`\b(?:not|never|no longer|denied|denies|deny|denying|refused to|refuses to|declined to|rejected (?:claims|reports|suggestions|allegations)|dismissed (?:claims|reports|suggestions|allegations)|refuted|no truth|false (?:claims|reports)|untrue|nothing to do with|no links?)\b|n't\b|n’t\b`)
 	nonCommittal = regexp.MustCompile(`\b(?:disclose|confirm|say|reveal|declare|comment|agree to speak|speak|answer|rule out|ruled out)\b`)
 	hypothetical = regexp.MustCompile(`\b(?:would|could|can|might|may|if|whether|plans? to|planning to|considering|consider|expected to|likely to|hopes? to|hoping to|intends? to|intending to|threat(?:ens|ened)? to|talk (?:of|that)|should|wants? to|ready to|poised to|set to|aims? to|bid to|tipped to|urged to|called on|calls on|asked to|challenged .{1,40} to|try(?:ing)? to|tried to|will)\b`)
 	hearsay      = regexp.MustCompile(`\b(?:alleged(?:ly)?|allegations?|reportedly|(?:is|are|was|were) said to|rumou?r(?:s|ed)?|according to|claim(?:s|ed|ing)? (?:that|to)|supporters (?:say|said|are telling|claim)|telling .{1,60} that|sources (?:say|said|close)|it is understood|suggest(?:s|ed|ing) that|(?:says|said|told|insisted|argued|believes?) (?:that )?)\b`)
@@ -582,6 +582,9 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	if strings.HasSuffix(before, "to ") && !(c.typ == graph.CandidateFor && regexp.MustCompile(`\b(?:due|is|was|are|were) to $`).MatchString(before)) ||
 		strings.HasSuffix(before, "deputy ") || strings.HasSuffix(before, "deputy party ") {
 		return "", "", false
+	}
+	if ms := negation.FindAllStringIndex(full, -1); len(ms) > 1 {
+		return "", "", false // "did not deny backing": neither said nor denied
 	}
 	if m := negation.FindStringIndex(full); m != nil {
 		if nonCommittal.MatchString(full[m[1]:]) && !strings.Contains(full[m[0]:m[1]], "den") {
