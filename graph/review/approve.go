@@ -275,26 +275,40 @@ func (s *Service) plan(ctx context.Context, pending []Proposal, field map[string
 		}
 	}
 
-	// The relations the claims could go to, as the graph holds them.
-	var candidates []graph.RelationName
-	for i, p := range pending {
-		base := graph.RelationNameFor(resolved[i].from, p.Type, resolved[i].to, "")
-		candidates = append(candidates, base)
-		if k := dateKey(p); k != "" {
-			candidates = append(candidates, base+graph.RelationName("."+k))
+	// The relations the claims could go to, as the graph holds them: of the type, between the ends,
+	// whatever their keys (when the store can list an entity's relations), and those the names give.
+	var froms []graph.EntityName
+	for _, e := range resolved {
+		froms = append(froms, e.from)
+	}
+	var links map[graph.EntityName][]graph.Link
+	if ls, ok := s.graph().(graph.LinkSource); ok {
+		if links, err = ls.Links(ctx, compact(froms)); err != nil {
+			return nil, err
 		}
 	}
-	existing, err := s.graph().GetRelations(ctx, compact(candidates))
+	relNames := make([][]graph.RelationName, len(pending))
+	var all []graph.RelationName
+	for i, p := range pending {
+		e := resolved[i]
+		for _, k := range candidateKeys(p) {
+			relNames[i] = append(relNames[i], graph.RelationNameFor(e.from, p.Type, e.to, k))
+		}
+		for _, l := range links[e.from] {
+			if l.Type == p.Type && (l.From == e.from && l.To == e.to || p.Type.Symmetric() && l.From == e.to && l.To == e.from) {
+				relNames[i] = append(relNames[i], l.Name)
+			}
+		}
+		all = append(all, relNames[i]...)
+	}
+	existing, err := s.graph().GetRelations(ctx, compact(all))
 	if err != nil {
 		return nil, err
 	}
 	for i, p := range pending {
 		e := resolved[i]
 		mine := graph.Relation{Type: p.Type, From: e.from, To: e.to, Role: p.Role, Date: p.Date, ValidFrom: p.ValidFrom, ValidTo: p.ValidTo}
-		target, problem := plan.place(graph.RelationNameFor(e.from, p.Type, e.to, ""), "", mine, existing)
-		if k := dateKey(p); target == nil && k != "" {
-			target, problem = plan.place(graph.RelationNameFor(e.from, p.Type, e.to, k), k, mine, existing)
-		}
+		target, problem := plan.place(mine, candidateKeys(p), compact(relNames[i]), existing, docs[p.Document].Source.Published)
 		if target == nil {
 			v.Add(field[p.ID], "%s: %s", p.ID, problem)
 			continue
@@ -313,39 +327,118 @@ func (s *Service) plan(ctx context.Context, pending []Proposal, field map[string
 	return plan, nil
 }
 
-// place finds or makes the relation named name (with key) for a claim on mine: the one planned already,
-// or the graph's, when its time is compatible with mine; a new one with mine's fields when there is none.
-// It returns nil and why when the relation there cannot take the claim.
-func (p *approvalPlan) place(name graph.RelationName, key string, mine graph.Relation, existing map[graph.RelationName]graph.Relation) (*planned, string) {
-	if t, ok := p.byName[name]; ok {
-		if compatible(t.rel, mine) {
-			return t, ""
+// place finds the relation a claim on mine goes to, among those planned already and those the graph
+// holds (existing, by name; names lists the ones between mine's ends), or plans a new one under the first
+// of keys whose name is free. Of the relations whose time is compatible with mine's, it takes, for a dated
+// claim, one dated at an overlapping time if there is one; else the one without a key; else, for an
+// undated claim, the one holding when the document was published, else the one that began last. It
+// returns nil and why when no relation can take the claim.
+func (p *approvalPlan) place(mine graph.Relation, keys []string, names []graph.RelationName, existing map[graph.RelationName]graph.Relation,
+	published graph.FuzzyDate) (*planned, string) {
+	base := graph.RelationNameFor(mine.From, mine.Type, mine.To, "")
+	var pool []graph.Relation
+	seen := map[graph.RelationName]bool{}
+	for _, n := range append(append([]graph.RelationName{}, names...), p.plannedBetween(mine)...) {
+		if seen[n] {
+			continue
 		}
-		return nil, fmt.Sprintf("%s holds at another time", name)
+		seen[n] = true
+		if t, ok := p.byName[n]; ok {
+			pool = append(pool, t.rel)
+		} else if r, ok := existing[n]; ok && r.Deleted.IsZero() && r.Type == mine.Type {
+			pool = append(pool, r)
+		}
 	}
-	rel, ok := existing[name]
-	switch {
-	case ok && !rel.Deleted.IsZero():
-		return nil, fmt.Sprintf("%s was deleted from the graph (%s)", name, rel.Deleted.Reason)
-	case ok && !compatible(rel, mine):
-		return nil, fmt.Sprintf("%s holds at another time, and the proposal has no date to tell its own apart", name)
-	case !ok:
-		rel = mine
+	var fits []graph.Relation
+	for _, r := range pool {
+		if compatible(r, mine) {
+			fits = append(fits, r)
+		}
+	}
+	pick := func(ok func(graph.Relation) bool) (graph.Relation, bool) {
+		var found []graph.Relation
+		for _, r := range fits {
+			if ok(r) {
+				found = append(found, r)
+			}
+		}
+		if len(found) == 0 {
+			return graph.Relation{}, false
+		}
+		for _, r := range found {
+			if r.Name == base {
+				return r, true
+			}
+		}
+		slices.SortFunc(found, func(a, b graph.Relation) int {
+			if c := b.Period().Start - a.Period().Start; c != 0 {
+				return c // the one that began last first
+			}
+			return strings.Compare(string(a.Name), string(b.Name))
+		})
+		return found[0], true
+	}
+	var choice graph.Relation
+	var ok bool
+	if mine.Dated() {
+		choice, ok = pick(func(r graph.Relation) bool { return r.Dated() })
+	}
+	if !ok && !mine.Dated() && !published.IsZero() {
+		choice, ok = pick(func(r graph.Relation) bool {
+			return r.Name == base || r.Dated() && r.Period().Overlaps(graph.PeriodOf(published))
+		})
+	}
+	if !ok {
+		choice, ok = pick(func(graph.Relation) bool { return true })
+	}
+	if ok {
+		return p.use(choice, true)
+	}
+	for _, k := range keys {
+		name := graph.RelationNameFor(mine.From, mine.Type, mine.To, k)
+		if _, taken := existing[name]; taken {
+			continue
+		}
+		if _, taken := p.byName[name]; taken {
+			continue
+		}
+		rel := mine
 		rel.Name = name
+		return p.use(rel, false)
+	}
+	if r, ok := existing[base]; ok && !r.Deleted.IsZero() {
+		return nil, fmt.Sprintf("%s was deleted from the graph (%s), and the proposal has no date to tell another apart", base, r.Deleted.Reason)
+	}
+	return nil, fmt.Sprintf("the graph's relations of %s %s %s hold at other times, and the proposal's date does not tell a new one apart", mine.From, mine.Type, mine.To)
+}
+
+// plannedBetween names the relations planned already of mine's type between its ends.
+func (p *approvalPlan) plannedBetween(mine graph.Relation) []graph.RelationName {
+	var out []graph.RelationName
+	for n, t := range p.byName {
+		if t.rel.Type == mine.Type && t.rel.From == mine.From && t.rel.To == mine.To {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// use plans the write of a relation (found in the graph, whose fields then stay as they are, or new),
+// once: later claims on it join the same record.
+func (p *approvalPlan) use(rel graph.Relation, inGraph bool) (*planned, string) {
+	if t, ok := p.byName[rel.Name]; ok {
+		return t, ""
+	}
+	key, err := graph.RelationKey(rel)
+	if err != nil {
+		return nil, err.Error()
 	}
 	out := &graph.RelationOut{Record: "relation", Type: string(rel.Type), From: string(rel.From), To: string(rel.To), Key: key,
 		Role: rel.Role, Via: string(rel.Via), Term: string(rel.Term), ValidFrom: rel.ValidFrom.String(), ValidTo: rel.ValidTo.String(),
 		Date: rel.Date.String()}
-	if ok {
-		// The graph's relation keeps its fields (its key is in its name).
-		k, err := graph.RelationKey(rel)
-		if err != nil {
-			return nil, err.Error()
-		}
-		out.Key = k
-	}
 	t := &planned{rel: rel, out: out}
-	p.byName[name] = t
+	p.byName[rel.Name] = t
 	p.relations = append(p.relations, out)
 	return t, ""
 }
@@ -359,18 +452,23 @@ func compatible(rel, mine graph.Relation) bool {
 	return rel.Period().Overlaps(mine.Period())
 }
 
-// dateKey is the key of a relation told apart by a proposal's date: its event's date, else the start of
-// its state ("" when it has neither).
-func dateKey(p Proposal) string {
-	switch {
-	case !p.Date.IsZero():
-		return graph.Slugify(p.Date.String())
-	case !p.ValidFrom.IsZero():
-		return graph.Slugify(p.ValidFrom.String())
-	case !p.ValidTo.IsZero():
-		return "to-" + graph.Slugify(p.ValidTo.String())
+// candidateKeys are the keys a new relation for a proposal may take, in order: none; then, for a dated
+// one, the year of its date (or of its state's start) as the default graph keys parallel relations, and
+// the whole date.
+func candidateKeys(p Proposal) []string {
+	keys := []string{""}
+	d := p.Date
+	if d.IsZero() {
+		d = p.ValidFrom
 	}
-	return ""
+	if d.IsZero() {
+		return keys
+	}
+	keys = append(keys, fmt.Sprintf("%04d", d.Year))
+	if k := graph.Slugify(d.String()); k != keys[1] {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // check reads everything an approval would write as one dataset, against what the graph holds, so that

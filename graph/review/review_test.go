@@ -603,6 +603,33 @@ func TestApprovalKeepsTheGraphsRelation(t *testing.T) {
 	if diff := cmp.Diff(want, targets); diff != "" {
 		t.Errorf("where the claims went (-want +got):\n%s", diff)
 	}
+
+	// Relations the graph keys (as the default graph keys its terms and events by year) take claims of
+	// their time: a dated one by its date, an undated one by its document's publication.
+	f.upsert("relations",
+		map[string]any{"record": "relation", "type": "LEADS", "from": f.ann, "to": f.party, "key": "2015", "date": "2015",
+			"claims": []map[string]any{{"source": f.source, "excerpt": "Ann led in 2015.", "confidence": 0.9, "status": "REPORTED"}}},
+		map[string]any{"record": "relation", "type": "LEADS", "from": f.ann, "to": f.party, "key": "2022", "valid_from": "2022",
+			"claims": []map[string]any{{"source": f.source, "excerpt": "Ann leads since 2022.", "confidence": 0.9, "status": "REPORTED"}}})
+	dated := reading("Leaders then", nil, prop{graph.Leads, f.ann, f.party, graph.StatusReported, 0.8, "Ann led the party in June 2015.", "2015-06", ""})
+	undated := reading("Leaders now", nil, prop{graph.Leads, f.ann, f.party, graph.StatusReported, 0.8, "Ann leads the party.", "", ""})
+	undated.Document.Source.Published, _ = graph.ParseFuzzyDate("2023-05-04")
+	f.submit(dated)
+	f.submit(undated)
+	res, err = f.svc.Approve(ctx, reviewer("rita"), []string{dated.Proposals[0].ID, undated.Proposals[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leads := graph.RelationNameFor(f.ann, graph.Leads, f.party, "")
+	if got := f.proposal(dated.Proposals[0].ID).Relation; got != leads+".2015" {
+		t.Errorf("the dated claim went to %s; want the graph's relation of 2015", got)
+	}
+	if got := f.proposal(undated.Proposals[0].ID).Relation; got != leads+".2022" {
+		t.Errorf("the undated claim of 2023 went to %s; want the graph's relation since 2022", got)
+	}
+	if _, _, err := f.graph.GetRelation(ctx, leads); graph.KindOf(err) != graph.NotFound {
+		t.Errorf("an unkeyed duplicate of the keyed relations was made: %v", err)
+	}
 	rel, _, err := f.graph.GetRelation(ctx, member)
 	if err != nil {
 		t.Fatal(err)

@@ -562,7 +562,7 @@ func (s *Service) ListDocuments(ctx context.Context, pageSize, offset int) ([]Do
 }
 
 // GetDocument returns a document (by hash, a prefix of it of at least 8 hex digits, or its name) with
-// its text, every proposal read from it and the proposed entities they name. NotFound for an unknown
+// its text, every proposal read from it, and the proposed entities they name or it proposed first. NotFound for an unknown
 // document; Invalid for a prefix that several documents' hashes start with.
 func (s *Service) GetDocument(ctx context.Context, ref string) (DocumentView, error) {
 	ctx, cancel := s.bound(ctx)
@@ -589,6 +589,19 @@ func (s *Service) GetDocument(ctx context.Context, ref string) (DocumentView, er
 	var names []graph.EntityName
 	for _, p := range view.Proposals {
 		names = append(names, p.From, p.To, p.SaidBy)
+	}
+	// And those it proposed first that no proposal names (a byline's author, say).
+	for offset := 0; ; {
+		es, total, err := s.Queue.ListProposedEntities(ctx, EntityFilter{Document: hash}, offset, MaxPageSize)
+		if err != nil {
+			return DocumentView{}, err
+		}
+		for _, e := range es {
+			names = append(names, e.Name)
+		}
+		if offset = nextOffset(offset, len(es), total); offset == 0 {
+			break
+		}
 	}
 	ents, err := s.Queue.GetProposedEntities(ctx, compact(names))
 	if err != nil {
