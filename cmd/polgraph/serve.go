@@ -24,6 +24,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
 
@@ -96,7 +97,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
 	if cfg.Writes {
-		limited = append(limited, pb.WriteService_ServiceDesc)
+		limited = append(limited, pb.WriteService_ServiceDesc, pb.ReviewService_ServiceDesc)
 	}
 	limiter := rpc.NewLimiter(cfg.Limits, log, limited...)
 	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
@@ -111,6 +112,12 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		if w, ok := store.(intake.Store); ok {
 			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout}
 			pb.RegisterWriteServiceServer(srv, rpc.NewWriteServer(writes, principalName, log))
+			// The review queue approves through the same writes, so it is served with them.
+			if q, ok := store.(reviewStore); ok {
+				reviews := &review.Service{Queue: q, Intake: writes, Timeout: cfg.WriteTimeout}
+				readers := &rpc.ReaderCache{Entities: q.LiveEntities, Version: q.Version}
+				pb.RegisterReviewServiceServer(srv, rpc.NewReviewServer(reviews, readers.Reader, principalName, log))
+			}
 		}
 	}
 	hs := health.NewServer()
@@ -189,6 +196,14 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		srv.Stop()
 	}
 	return failed
+}
+
+// reviewStore is what the review queue needs of a store: the queue itself, and the graph's live entities
+// and version, which the ingest reader is built from (and rebuilt when they change).
+type reviewStore interface {
+	review.Queue
+	LiveEntities(ctx context.Context) ([]graph.Entity, error)
+	Version(ctx context.Context) (int64, error)
 }
 
 // principalName is who the audit trail says made a write: the caller's credential, as graph/auth names it

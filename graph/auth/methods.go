@@ -45,6 +45,19 @@ var methodRoles = map[string]Role{
 	"/polgraph.v1.WriteService/RetractClaim":    Editor,
 	"/polgraph.v1.WriteService/DeleteRelation":  Editor,
 	"/polgraph.v1.WriteService/ListChanges":     Editor,
+	// The review queue: reading documents and every decision on what they propose. Listing needs the
+	// editor role too: the queue holds unreviewed allegations, some of them false, which readers must not
+	// see until a reviewer approves them.
+	"/polgraph.v1.ReviewService/IngestDocuments":      Editor,
+	"/polgraph.v1.ReviewService/ListDocuments":        Editor,
+	"/polgraph.v1.ReviewService/GetDocument":          Editor,
+	"/polgraph.v1.ReviewService/ListProposals":        Editor,
+	"/polgraph.v1.ReviewService/ListProposedEntities": Editor,
+	"/polgraph.v1.ReviewService/ApproveProposals":     Editor,
+	"/polgraph.v1.ReviewService/RejectProposals":      Editor,
+	"/polgraph.v1.ReviewService/UpdateProposal":       Editor,
+	"/polgraph.v1.ReviewService/MergeProposedEntity":  Editor,
+	"/polgraph.v1.ReviewService/RejectProposedEntity": Editor,
 	// What changes an entity's identity, for every relation and claim that names it.
 	"/polgraph.v1.WriteService/DeleteEntity":    Admin,
 	"/polgraph.v1.WriteService/MergeEntities":   Admin,
