@@ -11,6 +11,8 @@
 //	polgraph sources              the sources, with how many claims cite each
 //	polgraph stats                what the graph holds
 //	polgraph connections A B ...  what entities have in common
+//	polgraph ingest PATH...       read articles and posts into the review queue
+//	polgraph review COMMAND       the review queue: list, show, approve, reject, edit, merge
 //	polgraph keys create|list|revoke  API keys for the service
 //
 // Run `polgraph help` for flags and environment variables.
@@ -88,6 +90,13 @@ Commands:
   import ftm FILE     load FollowTheMoney entities (people, companies, memberships, directorships...)
   export --format popolo|ftm|graphml|gexf|cytoscape|nquads|polgraph [--around NAME | --from A --to B]
                       write the graph or part of it, with claims and sources, for other tools
+  ingest PATH...      read articles and social posts (text, HTML, post streams; files or folders) into
+                      the review queue: proposed entities and relations, each with its sentence, none
+                      in the graph until approved; into Dgraph, or through a running polgraph (--server);
+                      --dry-run prints what it reads, or writes it in the dataset format (--out FILE)
+  review documents|list|show|entities|approve|reject|edit|merge|reject-entity
+                      the review queue of a running polgraph (with an editor's API key): what was read,
+                      and the decisions on it; approve makes proposals claims, many at once
   keys create --name NAME --role reader|editor|admin
   keys list
   keys revoke NAME|keys/ID
@@ -152,6 +161,10 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return evaluateCmd(ctx, rest, stdout, stderr)
 	case "keys":
 		return keysCmd(ctx, rest, stdout, stderr)
+	case "ingest":
+		return ingestCmd(ctx, rest, stdout, stderr)
+	case "review":
+		return reviewCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
