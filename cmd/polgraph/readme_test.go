@@ -115,7 +115,8 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 	default:
 		t.Fatalf("no runner for %q", args[0])
 	}
-	return strings.NewReplacer(serverAddr, "127.0.0.1:50051", explorerAddr, "127.0.0.1:8080").Replace(out.String()), err
+	// Paths into data/ were given from the package's folder: they are shown as the README gives them.
+	return strings.NewReplacer(serverAddr, "127.0.0.1:50051", explorerAddr, "127.0.0.1:8080", "../../data/", "data/").Replace(out.String()), err
 }
 
 // example is a command of a README and the output it shows after it (nil when it shows none).
