@@ -85,11 +85,11 @@ web-proto:
 
 ## web-test: only the explorer's tests, in headless Chromium (screenshots in test-output/explorer/)
 web-test: dgraph
-	POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestExplorer|TestDatabaseDown' ./cmd/polgraph
+	POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestExplorer|TestDatabaseDown|TestReviewInBrowser|TestUnits|TestAssets' ./cmd/polgraph ./web
 
-## web-screenshot: the browser test, also writing the README's screenshot, docs/explorer.png
+## web-screenshot: the browser tests, also writing the README's screenshots, docs/explorer.png and docs/review.png
 web-screenshot: dgraph
-	POLGRAPH_REQUIRE_BROWSER=1 POLGRAPH_UPDATE_SCREENSHOT=1 $(GO) test -count=1 -run 'TestExplorerInBrowser' ./cmd/polgraph
+	POLGRAPH_REQUIRE_BROWSER=1 POLGRAPH_UPDATE_SCREENSHOT=1 $(GO) test -count=1 -run 'TestExplorerInBrowser|TestReviewInBrowser' ./cmd/polgraph
 
 clean:
 	rm -rf bin .data test-output

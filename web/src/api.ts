@@ -1,14 +1,53 @@
-// The explorer's link to polgraph: a client of polgraph.v1.GraphService in the Connect protocol (JSON over
-// HTTP POST, generated from the same .proto files as the gRPC API), and a watch on /healthz that tells a
-// service that cannot be reached from one whose database does not answer.
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+// The explorer's link to polgraph: clients of polgraph.v1.GraphService and polgraph.v1.ReviewService in
+// the Connect protocol (JSON over HTTP POST, generated from the same .proto files as the gRPC API), the
+// editor's API key that review calls carry, and a watch on /healthz that tells a service that cannot be
+// reached from one whose database does not answer.
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { GraphService } from "./gen/polgraph/v1/graph_service_pb";
+import { ReviewService } from "./gen/polgraph/v1/review_service_pb";
 
+/** Reads: anonymous, as polgraph allows on loopback. */
 export const client = createClient(
   GraphService,
   createConnectTransport({ baseUrl: location.origin, defaultTimeoutMs: 20_000 }),
+);
+
+// The review queue needs the editor role: an API key, kept for this tab only (sessionStorage, gone when
+// the tab closes) and sent only with review calls, as `authorization: Bearer <key>`. A client certificate
+// with the editor role (mutual TLS) works without one: the browser presents it on every call.
+const keyItem = "polgraph.editorKey";
+
+/** The editor's API key this tab holds, or "". */
+export function editorKey(): string {
+  try {
+    return sessionStorage.getItem(keyItem) ?? "";
+  } catch {
+    return ""; // storage turned off: no key is kept
+  }
+}
+
+/** Keeps the key for this tab; "" forgets it. */
+export function setEditorKey(key: string): void {
+  try {
+    if (key) sessionStorage.setItem(keyItem, key);
+    else sessionStorage.removeItem(keyItem);
+  } catch {
+    // storage turned off: the key cannot be kept, and calls go without it
+  }
+}
+
+const withEditorKey: Interceptor = (next) => (req) => {
+  const key = editorKey();
+  if (key) req.header.set("Authorization", `Bearer ${key}`);
+  return next(req);
+};
+
+/** The review queue, with the editor's key. Reading a document may take a while: 60 s. */
+export const reviewClient = createClient(
+  ReviewService,
+  createConnectTransport({ baseUrl: location.origin, defaultTimeoutMs: 60_000, interceptors: [withEditorKey] }),
 );
 
 /** Why the explorer cannot work right now. */

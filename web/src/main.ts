@@ -1,5 +1,5 @@
 // The graph explorer: search, expand, find paths, read the evidence, filter by type, confidence and time,
-// export, and keep all of it in the page's address.
+// export, and keep all of it in the page's address; and the review view (review.ts) beside the graph.
 import cytoscape from "cytoscape";
 import fcose from "cytoscape-fcose";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -19,6 +19,7 @@ import {
   type Truncation,
 } from "./gen/polgraph/v1/graph_service_pb";
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
+import { ReviewView } from "./review";
 import { highlightColor, stylesheet } from "./style";
 import { emptyView, formatView, parseView, type Step, type View } from "./view";
 import {
@@ -1327,11 +1328,91 @@ window.explorer = {
     }),
 };
 
+// ---------------------------------------------------------------------------------------------------------
+// Graph or review: the top bar switches between them; the address says which (and which document).
+
+const graphView = byId("graph-view");
+const reviewRoot = byId("review");
+let review: ReviewView | null = null;
+/** Whether the graph has been built from the address: not while the page opened on the review. */
+let graphBuilt = false;
+/** The document the review showed last, to come back to. */
+let lastReview = "";
+
+function showMode(): void {
+  const inReview = view.review !== null;
+  document.body.dataset.mode = inReview ? "review" : "graph";
+  graphView.hidden = inReview;
+  reviewRoot.hidden = !inReview;
+  byId("mode-graph").setAttribute("aria-pressed", String(!inReview));
+  byId("mode-review").setAttribute("aria-pressed", String(inReview));
+  document.title = inReview ? "polgraph — review" : "polgraph — graph explorer";
+}
+
+async function openReview(hash: string): Promise<void> {
+  view.review = hash;
+  lastReview = hash;
+  saveView();
+  showMode();
+  review ??= new ReviewView(reviewRoot, {
+    call,
+    save: (r) => {
+      view.review = lastReview = r;
+      saveView();
+    },
+    showInGraph,
+  });
+  await review.open(hash);
+}
+
+/** Shows the graph; `focusSearch` puts the cursor in the search box when the graph is empty. */
+async function openGraph(focusSearch = true): Promise<void> {
+  view.review = null;
+  saveView();
+  showMode();
+  cy.resize();
+  if (!graphBuilt) await buildGraph(focusSearch);
+}
+
+async function buildGraph(focusSearch: boolean): Promise<void> {
+  graphBuilt = true;
+  await rebuild();
+  if (view.steps.length === 0) byId("empty").hidden = false;
+  if (!view.steps.length && focusSearch) searchInput.focus();
+}
+
+/**
+ * Shows in the graph the relation a proposal's approval wrote: the route between its two ends (the
+ * relation is one of the hop's), with the relation selected. A denied claim counts only with denied
+ * claims shown, so they are turned on for one.
+ */
+async function showInGraph(relation: string, denied: boolean): Promise<void> {
+  let r: Relation | undefined;
+  try {
+    r = (await call(`Loading ${relation}`, () => client.getRelation({ name: relation }))).relation;
+  } catch (e) {
+    await openGraph(false);
+    failed(`show ${relation}`, e);
+    return;
+  }
+  await openGraph(false);
+  if (!r) return;
+  if (denied && !view.statuses.includes("DENIED")) {
+    view.statuses = [...(view.statuses.length && !view.statuses.includes("NONE") ? view.statuses : ["ALLEGED", "REPORTED", "CONFIRMED"]), "DENIED"];
+    showFilters();
+    saveView();
+    if (view.steps.length) await rebuild();
+  }
+  if (await act({ op: "path", from: r.from, to: r.to }, `show ${relation}`)) await selectRelation(r.name);
+}
+
+byId("mode-graph").addEventListener("click", () => void openGraph());
+byId("mode-review").addEventListener("click", () => void openReview(view.review ?? lastReview));
+
 buildTypeFilter();
 legend();
 showFilters();
 health.start();
-void rebuild().finally(() => {
-  if (view.steps.length === 0) byId("empty").hidden = false;
-  if (!view.steps.length) searchInput.focus();
-});
+showMode();
+if (view.review !== null) void openReview(view.review);
+else void buildGraph(true);

@@ -1,7 +1,7 @@
 // The view state that the page's address holds, so that a link reopens the same view: the steps that
-// built the graph (entities opened or expanded, paths asked for, in order), the filters, and what the side
-// panel shows. Replaying the steps with the filters rebuilds the same graph, because the service's answers
-// are deterministic.
+// built the graph (entities opened or expanded, paths asked for, in order), the filters, what the side
+// panel shows, and whether the review view is open (and on which document). Replaying the steps with the
+// filters rebuilds the same graph, because the service's answers are deterministic.
 export type Step = { op: "open"; name: string } | { op: "path"; from: string; to: string };
 
 export interface View {
@@ -26,12 +26,14 @@ export interface View {
   followVia: boolean;
   /** The side panel: an entity's or a relation's resource name, "paths", or "". */
   selected: string;
+  /** The review view: null when the graph is shown, "" for the list of documents, else a document's hash. */
+  review: string | null;
 }
 
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "" };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", review: null };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -52,6 +54,7 @@ export function formatView(v: View): string {
   if (v.coTemporal) parts.push("cotemporal=1");
   if (v.followVia) parts.push("via=1");
   if (v.selected) parts.push(`sel=${enc(v.selected)}`);
+  if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
   return parts.join("&");
 }
 
@@ -111,6 +114,9 @@ export function parseView(query: string): View {
       }
       case "sel":
         v.selected = dec(raw);
+        break;
+      case "review":
+        v.review = dec(raw);
         break;
     }
   }
