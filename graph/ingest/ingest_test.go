@@ -58,6 +58,8 @@ func TestWording(t *testing.T) {
 			[]reading{{graph.Endorses, "actors/lutfur-rahman", "actors/ajmal-masroor", graph.StatusDenied}}},
 		{"hearsay", "Supporters say Lutfur Rahman backs Rabina Khan.",
 			[]reading{{graph.Endorses, "actors/lutfur-rahman", "actors/rabina-khan", graph.StatusAlleged}}},
+		{"hearsay accusation", "Supporters say Apsana Begum accused John Biggs of neglect.",
+			[]reading{{graph.Accused, "actors/apsana-begum", "actors/john-biggs", graph.StatusAlleged}}},
 		{"hypothetical", "Lutfur Rahman could endorse Rabina Khan if she asked him.", nil},
 		{"denied claims", "Rabina Khan rejected claims that Lutfur Rahman backed her rival.", nil},
 		{"dismissed reports", "Lutfur Rahman dismissed reports he supports Rabina Khan.",

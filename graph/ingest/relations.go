@@ -602,8 +602,8 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 				}
 			}
 		}
-		if c.typ == graph.Accused && !strings.Contains(prefix, "alleged") && !strings.Contains(prefix, "reportedly") {
-			return graph.StatusReported, saidBy, true // an accusation made is reported as made
+		if c.typ == graph.Accused && !hearsay.MatchString(prefix) {
+			return graph.StatusReported, saidBy, true // "X alleged that …": an accusation made is reported as made
 		}
 		return graph.StatusAlleged, saidBy, true
 	}
