@@ -76,7 +76,8 @@ func init() {
 		mayor councillor councillors cllr candidate candidates president chairman lord lords commons house
 		palestine palestinian israel israeli gaza iraq iraqi britain uk us usa eu un nhs
 		earlier later instead separately elsewhere recently finally first only even indeed currently
-		previously already still perhaps certainly clearly critics supporters shadow`) {
+		previously already still perhaps certainly clearly critics supporters shadow
+		should would could will can must might shall did does do has have had is was are were`) {
 		notNames[w] = true
 	}
 }
@@ -102,6 +103,10 @@ func (rd *reading) findMentions(s *sentence) []mention {
 	var out []mention
 	toks := s.tokens
 	for i := 0; i < len(toks); {
+		if strings.EqualFold(toks[i].text, "the") {
+			i++ // names are matched from their first word, not from "the"
+			continue
+		}
 		if m, n := rd.known(s, i); n > 0 {
 			out = append(out, m)
 			i += n
@@ -277,6 +282,21 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	}
 	for j > start && isConnector(toks, j-1) {
 		j--
+	}
+	// A name written twice runs into itself in posts ("Tower Hamlets Tower Hamlets Labour Group"): the
+	// first copy is a name of its own.
+	for k := 1; start+2*k <= j; k++ {
+		same := true
+		for x := 0; x < k; x++ {
+			if toks[start+x].text != toks[start+k+x].text {
+				same = false
+				break
+			}
+		}
+		if same {
+			j = start + k
+			break
+		}
 	}
 	// An office ends the run: "Welfare Minister Frank Field" is an office and a person.
 	for k := start; k < j-1; k++ {
