@@ -161,8 +161,8 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return sum.end(stdout, *dryRun, *out)
 }
 
-// inputFiles lists the files of the paths: files as given, folders' files (recursively, leaving out
-// hidden ones) in name order.
+// inputFiles lists the files of the paths: files as given, folders' documents (recursively, leaving out
+// hidden files and what readableInFolder refuses) in name order.
 func inputFiles(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
@@ -185,7 +185,7 @@ func inputFiles(args []string) ([]string, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() {
+			if d.Type().IsRegular() && readableInFolder(d.Name()) {
 				found = append(found, p)
 			}
 			return nil
@@ -200,6 +200,23 @@ func inputFiles(args []string) ([]string, error) {
 		return nil, errors.New("no files to read in " + strings.Join(args, ", "))
 	}
 	return out, nil
+}
+
+// readableInFolder says whether a file met in a folder is a document to read: text, HTML or posts by its
+// extension, and not the folder's own README, LICENCE or notes. A file named on the command line is read
+// whatever its name.
+func readableInFolder(name string) bool {
+	lower := strings.ToLower(name)
+	for _, p := range []string{"readme", "license", "licence", "copying", "notice", "changelog", "authors"} {
+		if strings.HasPrefix(lower, p) {
+			return false
+		}
+	}
+	switch filepath.Ext(lower) {
+	case ".txt", ".text", ".html", ".htm", ".xhtml", ".posts", "":
+		return true
+	}
+	return false
 }
 
 // readInput reads a file as an input, with what the flags say of every input.

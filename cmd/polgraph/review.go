@@ -28,7 +28,7 @@ decisions on it. Nothing proposed is in the graph until it is approved.
                                   --text prints its text with each proposal's sentence marked
   entities [--state S] [--document H]
                                   the entities documents proposed
-  approve ID... | --all --document H [--min-confidence X] [--type T]
+  approve ID... | --all [--document H] [--min-confidence X] [--type T] [--status S]
                                   make proposals claims in the graph, many at once
   reject ID... --reason R | --all --document H --reason R
                                   reject proposals, keeping the reason: never proposed again
@@ -368,7 +368,7 @@ func reviewEntitiesCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 }
 
 // pendingOf lists the names of a document's pending proposals (of a type, at least as sure as min).
-func pendingOf(ctx context.Context, client pb.ReviewServiceClient, document string, t pb.RelationType, min float64) ([]string, error) {
+func pendingOf(ctx context.Context, client pb.ReviewServiceClient, document string, t pb.RelationType, min float64, status pb.ClaimStatus) ([]string, error) {
 	var out []string
 	token := ""
 	for {
@@ -378,7 +378,7 @@ func pendingOf(ctx context.Context, client pb.ReviewServiceClient, document stri
 			return nil, err
 		}
 		for _, p := range resp.GetProposals() {
-			if p.GetConfidence() >= min {
+			if p.GetConfidence() >= min && (status == pb.ClaimStatus_CLAIM_STATUS_UNSPECIFIED || p.GetStatus() == status) {
 				out = append(out, p.GetName())
 			}
 		}
@@ -388,17 +388,24 @@ func pendingOf(ctx context.Context, client pb.ReviewServiceClient, document stri
 	}
 }
 
-// decisionFlags are approve's and reject's way to name many proposals: --all --document H.
+// decisionFlags are approve's and reject's way to name many proposals: --all --document H (for approve,
+// --all alone: the whole queue).
 type decisionFlags struct {
-	all           *bool
-	document, typ *string
-	minConfidence *float64
+	all                   *bool
+	document, typ, status *string
+	minConfidence         *float64
+	wholeQueue            bool // --all may leave out --document
 }
 
 func (d *decisionFlags) register(fs *flag.FlagSet, verb string) {
-	d.all = fs.Bool("all", false, verb+" every pending proposal of --document (of --type, at least --min-confidence)")
+	if d.wholeQueue {
+		d.all = fs.Bool("all", false, verb+" every pending proposal of --document, or of the whole queue without it (of --type and --status, at least --min-confidence)")
+	} else {
+		d.all = fs.Bool("all", false, verb+" every pending proposal of --document (of --type and --status, at least --min-confidence)")
+	}
 	d.document = fs.String("document", "", "with --all: the document")
 	d.typ = fs.String("type", "", "with --all: only proposals of this relation type")
+	d.status = fs.String("status", "", "with --all: only proposals of this claim status (alleged, reported, confirmed, denied)")
 	d.minConfidence = fs.Float64("min-confidence", 0, "with --all: only proposals at least this sure (0 to 1)")
 }
 
@@ -407,7 +414,7 @@ func (d *decisionFlags) names(ctx context.Context, c *clientFlags, fs *flag.Flag
 	switch {
 	case *d.all && fs.NArg() > 0:
 		return nil, errors.New("name proposals, or --all --document H, not both")
-	case *d.all && *d.document == "":
+	case *d.all && *d.document == "" && !d.wholeQueue:
 		return nil, errors.New("--all needs --document: the document whose proposals to decide on")
 	case !*d.all && fs.NArg() == 0:
 		fs.Usage()
@@ -419,7 +426,15 @@ func (d *decisionFlags) names(ctx context.Context, c *clientFlags, fs *flag.Flag
 	if err != nil {
 		return nil, err
 	}
-	names, err := pendingOf(ctx, client, *d.document, t, *d.minConfidence)
+	status := pb.ClaimStatus_CLAIM_STATUS_UNSPECIFIED
+	if *d.status != "" {
+		v, ok := pb.ClaimStatus_value["CLAIM_STATUS_"+strings.ToUpper(strings.TrimSpace(*d.status))]
+		if !ok {
+			return nil, fmt.Errorf("--status %q: want alleged, reported, confirmed or denied", *d.status)
+		}
+		status = pb.ClaimStatus(v)
+	}
+	names, err := pendingOf(ctx, client, *d.document, t, *d.minConfidence, status)
 	if err != nil {
 		return nil, c.callError(err)
 	}
@@ -437,8 +452,8 @@ func inChunks(names []string, decide func([]string) error) error {
 }
 
 func reviewApproveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var d decisionFlags
-	return reviewCall(ctx, "approve", "usage: polgraph review approve [flags] ID...\n       polgraph review approve --all --document H [--min-confidence X] [--type T]\n\nMakes proposals claims in the graph.",
+	d := decisionFlags{wholeQueue: true}
+	return reviewCall(ctx, "approve", "usage: polgraph review approve [flags] ID...\n       polgraph review approve --all [--document H] [--min-confidence X] [--type T] [--status S]\n\nMakes proposals claims in the graph.",
 		0, 1<<20, args, stderr, func(fs *flag.FlagSet) { d.register(fs, "approve") },
 		func(ctx context.Context, c *clientFlags, fs *flag.FlagSet, client pb.ReviewServiceClient) error {
 			names, err := d.names(ctx, c, fs, client)

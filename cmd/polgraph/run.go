@@ -18,6 +18,8 @@ import (
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
 	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "data-dir", "batch")
+	datasetFile := fs.String("dataset", "", "the dataset to load at start instead of the default Tower Hamlets graph; "+
+		"\"none\" loads nothing (an empty graph, or the graph the data directory already holds)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -25,9 +27,17 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	ds, err := dataset.Read([]dataset.File{data.Default()})
-	if err != nil {
-		return fmt.Errorf("the default dataset is invalid: %w", err)
+	var ds *dataset.Dataset
+	switch *datasetFile {
+	case "":
+		if ds, err = dataset.Read([]dataset.File{data.Default()}); err != nil {
+			return fmt.Errorf("the default dataset is invalid: %w", err)
+		}
+	case "none":
+	default:
+		if ds, err = readDatasetFile(*datasetFile); err != nil {
+			return err
+		}
 	}
 	lis, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -64,8 +74,10 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer store.Close()
-	if err := loadDataset(ctx, store, ds, "run", cfg.Batch, stdout, stderr); err != nil {
-		return err
+	if ds != nil {
+		if err := loadDataset(ctx, store, ds, "run", cfg.Batch, stdout, stderr); err != nil {
+			return err
+		}
 	}
 	return serve(ctx, lis, webLis, store, cfg, log, stdout)
 }

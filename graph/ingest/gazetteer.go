@@ -39,13 +39,14 @@ type lexicon struct {
 	byForm  map[string][]*entry
 	maxLen  int             // the most words of any form
 	byName  map[graph.EntityName]*entry
+	slugs   map[string]bool // every entry's slug: slugs are unique across collections
 	sounds  map[string][]*entry // a person's or party's words' Double Metaphone keys → entries
 	given   map[string]bool
 	surname map[string][]*entry // a person's last word → persons
 }
 
 func newLexicon(known []graph.Entity) *lexicon {
-	lx := &lexicon{byForm: map[string][]*entry{}, byName: map[graph.EntityName]*entry{},
+	lx := &lexicon{byForm: map[string][]*entry{}, byName: map[graph.EntityName]*entry{}, slugs: map[string]bool{},
 		sounds: map[string][]*entry{}, given: map[string]bool{}, surname: map[string][]*entry{}}
 	for _, e := range known {
 		if !e.Deleted.IsZero() {
@@ -58,8 +59,8 @@ func newLexicon(known []graph.Entity) *lexicon {
 	lx.readShipped("gazetteer/offices.tsv", graph.KindSeat)
 	eachLine("gazetteer/constituencies.txt", func(line string) {
 		name := graph.EntityName("seats/" + slugOf(line))
-		if e := lx.byName[name]; e != nil {
-			return
+		if lx.slugs[graph.Slug(name)] {
+			return // the graph (or a list before) holds the name
 		}
 		if es := lx.byForm[normalise(line)]; len(es) > 0 {
 			return // the graph holds it under another name
@@ -124,12 +125,16 @@ func (lx *lexicon) readShipped(file string, kind graph.Kind) {
 			}
 			return
 		}
+		if lx.slugs[graph.Slug(name)] {
+			return // the slug names another entity of the graph
+		}
 		lx.add(&entry{name: name, kind: kind, display: names[0], aliases: names[1:], shipped: true})
 	})
 }
 
 func (lx *lexicon) add(e *entry) {
 	lx.byName[e.name] = e
+	lx.slugs[graph.Slug(e.name)] = true
 	lx.addForm(e.display, e)
 	for _, a := range e.aliases {
 		lx.addForm(a, e)

@@ -194,8 +194,9 @@ func (rd *reading) propose(text string, kind graph.Kind) *entry {
 	if slug == "" {
 		slug = "unnamed"
 	}
+	// Slugs are unique across collections: "Plaid Cymru" the party and a body of that name differ.
 	name := graph.EntityName(graph.CollectionOf(kind) + "/" + slug)
-	for n := 2; rd.lx.byName[name] != nil; n++ {
+	for n := 2; rd.lx.slugs[graph.Slug(name)]; n++ {
 		name = graph.EntityName(fmt.Sprintf("%s/%s-%d", graph.CollectionOf(kind), graph.TrimSlug(slug, 95), n))
 	}
 	e := &entry{name: name, kind: kind, display: display, proposed: true, uses: map[string]int{}}
@@ -219,10 +220,12 @@ func (rd *reading) nameProposed() {
 		}
 		slug := slugOf(best)
 		name := graph.EntityName(graph.CollectionOf(e.kind) + "/" + slug)
-		if slug == "" || rd.lx.byName[name] != nil {
+		if slug == "" || rd.lx.slugs[slug] {
 			continue
 		}
 		delete(rd.lx.byName, e.name)
+		delete(rd.lx.slugs, graph.Slug(e.name))
+		rd.lx.slugs[slug] = true
 		e.spellings = append(e.spellings, e.display)
 		e.spellings = slices.DeleteFunc(e.spellings, func(s string) bool { return s == best })
 		e.name, e.display = name, best

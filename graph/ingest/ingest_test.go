@@ -276,3 +276,27 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Slugs are unique across collections: no proposed entity takes the slug of one the graph holds, or of
+// another proposed one.
+func TestProposedSlugsAreFree(t *testing.T) {
+	t.Parallel()
+	known := []graph.Entity{
+		{Name: "organisations/plaid-cymru", Kind: graph.KindOrganisation, DisplayName: "Plaid Cymru Trust"},
+		{Name: "seats/oona-king", Kind: graph.KindSeat, DisplayName: "Oona King Ward"},
+	}
+	r := ingest.NewReader(known)
+	rd := read(t, r, ingest.Input{Path: "t", Content: []byte(
+		"Plaid Cymru leader Ieuan Wyn Jones attacked Labour. Labour MP Oona King was defeated by George Galloway.")})
+	seen := map[string]graph.EntityName{"plaid-cymru": "organisations/plaid-cymru", "oona-king": "seats/oona-king"}
+	for _, e := range rd.Entities {
+		slug := graph.Slug(e.Name)
+		if other, ok := seen[slug]; ok {
+			t.Errorf("%s takes the slug of %s", e.Name, other)
+		}
+		seen[slug] = e.Name
+	}
+	if len(rd.Entities) < 3 {
+		t.Errorf("only %d proposed entities: %+v", len(rd.Entities), rd.Entities)
+	}
+}

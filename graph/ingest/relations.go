@@ -284,8 +284,8 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		subjs = append(subjs, m)
 		for j := i - 1; j >= 0; j-- {
 			gap := strings.TrimSpace(s.text[before[j].span.End-s.span.Start : before[i].span.Start-s.span.Start])
-			if gap != "and" && gap != "," && gap != "&" {
-				break
+			if gap != "and" && gap != "&" && gap != "or" {
+				break // a comma sets off an apposition as often as it joins a list
 			}
 			subjs = append(subjs, before[j])
 			i = j
