@@ -2,12 +2,18 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
+.PHONY: run corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
 run: dgraph build
 	./bin/polgraph run
+
+## corpus: read the BBC politics development corpus (CORPUS=folder) into an empty graph with `polgraph ingest`,
+## approve the surest proposals by script (MIN_CONFIDENCE, default 0.8), and serve the explorer on
+## http://127.0.0.1:8082/ until Ctrl-C; data in .data/corpus
+corpus: dgraph build
+	./deploy/corpus.sh
 
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
 ## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
@@ -20,7 +22,7 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	annotations := fs.String("annotations", "", "a folder of hand annotations (*.json, see data/annotations/README.md)")
 	against := fs.String("against", "", "a dataset file whose claims are the annotation: each source with a text_file is one document")
-	texts := fs.String("texts", "data/annotations/texts", "the folder the annotated documents' paths (or the dataset's text files) are under")
+	texts := fs.String("texts", "", "the folder the annotated documents' paths (or the dataset's text files) are under (default: the annotations folder's sibling texts/, as in data/annotations)")
 	known := fs.String("known", "", "a dataset file whose entities the reader links mentions to (default: none, only the gazetteer polgraph ships)")
 	proposals := fs.String("proposals", "", "score this proposals file (written by `polgraph ingest --dry-run --out`) instead of reading the documents")
 	verbose := fs.Bool("verbose", false, "list what was missed and what is not in the annotations")
@@ -37,6 +39,12 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if (*annotations == "") == (*against == "") || fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage
+	}
+	if *texts == "" {
+		if *against != "" && *proposals == "" {
+			return errors.New("evaluate --against needs --texts: the folder the dataset's text files are in")
+		}
+		*texts = filepath.Join(filepath.Dir(filepath.Clean(*annotations)), "texts")
 	}
 	var anns []eval.Annotation
 	var err error

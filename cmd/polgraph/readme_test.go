@@ -108,6 +108,7 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 			args = append(args[:3], append(dgraphFlags(), args[3:]...)...)
 		case args[1] == "keys":
 			args = append(args, dgraphFlags()...)
+		case args[1] == "evaluate":
 		default:
 			args = append(args, "--server", serverAddr)
 		}
