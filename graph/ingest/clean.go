@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"regexp"
 	"strconv"
@@ -147,6 +148,7 @@ func clean(in Input) (cleaned, error) {
 		}
 	}
 	c.text = b.String()
+	bylines(&c)
 	if c.text == "" {
 		return cleaned{}, graph.E("ingest.Read", graph.Invalid, "%s: no text to read", in.Path)
 	}
@@ -408,6 +410,48 @@ func outletOf(raw string) string {
 	return ""
 }
 
-var yearOnly = regexp.MustCompile(`\b(19[5-9][0-9]|20[0-4][0-9])\b`)
+var (
+	byline    = regexp.MustCompile(`^(?:By|by|Written by|Words by)\s+(\p{Lu}[\p{L}'’.-]+(?:\s+\p{Lu}[\p{L}'’.-]+){0,3})(?:\s*(?:,|\||-|–|—|$))`)
+	dateLine  = regexp.MustCompile(`(?i)^(?:published|updated|last updated|posted|date)?:?\s*(?:\w+day,?\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{4})\b`)
+	isoDate   = regexp.MustCompile(`^(?:(?i)published|updated|posted|date)?:?\s*(\d{4})-(\d{2})-(\d{2})\b`)
+	monthsIdx = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+		"august": 8, "september": 9, "october": 10, "november": 11, "december": 12}
+)
+
+// bylines reads an author ("By Jane Smith") and a publication date ("Published 3 November 2023",
+// "2023-11-03") from the first short paragraphs of a text, where the page's meta tags did not give them.
+func bylines(c *cleaned) {
+	for i, p := range c.paragraphs {
+		if i >= 6 {
+			return
+		}
+		line := c.text[p.Start:p.End]
+		if len(line) > 100 {
+			continue
+		}
+		if m := byline.FindStringSubmatch(line); m != nil && c.author == "" {
+			c.author = m[1]
+		}
+		if !c.published.IsZero() {
+			continue
+		}
+		if m := dateLine.FindStringSubmatch(line); m != nil {
+			if d, err := graph.ParseFuzzyDate(fmt.Sprintf("%s-%02d-%02s", m[3], monthsIdx[strings.ToLower(m[2])], pad2(m[1]))); err == nil {
+				c.published = d
+			}
+		} else if m := isoDate.FindStringSubmatch(line); m != nil {
+			if d, err := graph.ParseFuzzyDate(m[1] + "-" + m[2] + "-" + m[3]); err == nil {
+				c.published = d
+			}
+		}
+	}
+}
+
+func pad2(s string) string {
+	if len(s) == 1 {
+		return "0" + s
+	}
+	return s
+}
 
 func isUpper(r rune) bool { return unicode.IsUpper(r) }

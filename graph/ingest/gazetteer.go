@@ -37,9 +37,9 @@ type entry struct {
 // lexicon indexes entries by every form of their names, and persons by the sound of their names.
 type lexicon struct {
 	byForm  map[string][]*entry
-	maxLen  int             // the most words of any form
+	maxLen  int // the most words of any form
 	byName  map[graph.EntityName]*entry
-	slugs   map[string]bool // every entry's slug: slugs are unique across collections
+	slugs   map[string]bool     // every entry's slug: slugs are unique across collections
 	sounds  map[string][]*entry // a person's or party's words' Double Metaphone keys → entries
 	given   map[string]bool
 	surname map[string][]*entry // a person's last word → persons

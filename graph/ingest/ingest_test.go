@@ -191,10 +191,12 @@ func TestSentences(t *testing.T) {
 func TestFormats(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name, content           string
-		format, title, outlet   string
-		kind                    graph.SourceKind
-		has, hasNot             []string
+		name, content         string
+		format, title, outlet string
+		kind                  graph.SourceKind
+		has, hasNot           []string
+		author                string
+		published             graph.FuzzyDate
 	}{
 		{name: "escaped html", content: seedText(t, "002_e9277a8f75aafeb6.txt"), format: "html", outlet: "Daily Mail", kind: graph.SourceArticle,
 			has: []string{"They are words to chill Keir Starmer’s heart."}, hasNot: []string{"<", `\u2019`, "dailymail.co.uk", "![]"}},
@@ -210,6 +212,9 @@ func TestFormats(t *testing.T) {
 			has:   []string{"#GoodluckSadiqKhan", "#LabourDoorstep"}},
 		{name: "plain", content: "Sayeed to stand down\n\nTory MP Jonathan Sayeed is to stand down.", format: "text", kind: graph.SourceArticle,
 			title: "Sayeed to stand down", has: []string{"Tory MP Jonathan Sayeed"}},
+		{name: "byline", content: "Mayor removed\n\nBy Jane Smith, Political Correspondent\n\nPublished 3 November 2023\n\nLutfur Rahman was removed from office.",
+			format: "text", kind: graph.SourceArticle, title: "Mayor removed", author: "Jane Smith", published: graph.FuzzyDate{Year: 2023, Month: 11, Day: 3},
+			has: []string{"Lutfur Rahman was removed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,6 +223,9 @@ func TestFormats(t *testing.T) {
 			d := rd.Document
 			if d.Format != tt.format || d.Source.Kind != tt.kind || tt.outlet != "" && d.Source.Outlet != tt.outlet || tt.title != "" && d.Source.Title != tt.title {
 				t.Errorf("format %q kind %q title %q outlet %q; want %q %q %q %q", d.Format, d.Source.Kind, d.Source.Title, d.Source.Outlet, tt.format, tt.kind, tt.title, tt.outlet)
+			}
+			if tt.author != "" && d.Source.Author != tt.author || !tt.published.IsZero() && d.Source.Published != tt.published {
+				t.Errorf("author %q published %v; want %q %v", d.Source.Author, d.Source.Published, tt.author, tt.published)
 			}
 			for _, s := range tt.has {
 				if !strings.Contains(d.Text, s) {
