@@ -10,6 +10,8 @@ import (
 
 	"github.com/neurosnap/sentences"
 	"github.com/neurosnap/sentences/english"
+
+	"github.com/polgraph/polgraph/graph"
 )
 
 // sentence is one sentence of a document, with its words.
@@ -228,7 +230,4 @@ func normalise(s string) string {
 }
 
 // foldAccents drops the accents of Latin letters: Sinn Féin → Sinn Fein.
-func foldAccents(s string) string {
-	return strings.NewReplacer("é", "e", "è", "e", "ê", "e", "ë", "e", "á", "a", "à", "a", "â", "a", "ä", "a",
-		"í", "i", "ï", "i", "ó", "o", "ö", "o", "ô", "o", "ú", "u", "ü", "u", "ç", "c", "ñ", "n", "ø", "o").Replace(s)
-}
+func foldAccents(s string) string { return graph.FoldAccents(s) }
