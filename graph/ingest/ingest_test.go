@@ -92,6 +92,9 @@ func TestWording(t *testing.T) {
 		{"office holder", "Prime Minister Tony Blair spoke first. Michael Howard attacked the prime minister over tax.",
 			[]reading{{graph.HoldsOffice, "actors/tony-blair", "seats/prime-minister", graph.StatusReported},
 				{graph.Criticised, "actors/michael-howard", "actors/tony-blair", graph.StatusReported}}},
+		{"party, seat and name", "Labour MP for Bolton South East Yasmin Qureshi criticised the leadership.",
+			[]reading{{graph.MemberOf, "actors/yasmin-qureshi", "parties/labour", graph.StatusReported},
+				{graph.HoldsOffice, "actors/yasmin-qureshi", "seats/bolton-south-east", graph.StatusReported}}},
 		{"infinitive", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.", nil},
 	}
 	for _, tt := range tests {

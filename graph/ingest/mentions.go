@@ -191,7 +191,7 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 			continue
 		}
 		e := pick(es)
-		if e.constituency && i+n < len(toks) && toks[i+n].cap && !toks[i+n-1].possessive {
+		if e.constituency && n == 1 && i+n < len(toks) && toks[i+n].cap && !toks[i+n-1].possessive {
 			continue // "Gordon Brown" is no seat
 		}
 		seat := seatWording(s, i, i+n-1)

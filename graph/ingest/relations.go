@@ -488,7 +488,7 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 		g1 := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
 		g2 := strings.ToLower(strings.TrimSpace(s.text[b.span.End-s.span.Start : c.span.Start-s.span.Start]))
-		if regexp.MustCompile(`^(?:mp|candidate|member|councillor) (?:for|in)(?: the)?$`).MatchString(g1) && regexp.MustCompile(`^(?:seat|constituency|ward)?,$`).MatchString(g2) {
+		if regexp.MustCompile(`^(?:mp|candidate|member|councillor) (?:for|in)(?: the)?$`).MatchString(g1) && regexp.MustCompile(`^(?:seat|constituency|ward)?,?$`).MatchString(g2) {
 			add(graph.MemberOf, c, a, "group-role-seat-name", 0.8, strings.TrimSpace(a.text+" "+strings.Fields(g1)[0]))
 			if strings.HasPrefix(g1, "candidate") {
 				add(graph.CandidateFor, c, b, "group-role-seat-name", 0.8, "")
