@@ -54,6 +54,9 @@ type reading struct {
 	mentions  [][]mention // per sentence
 	used      []*entry    // entries the document mentions that are not in the graph, in order
 	created   []*entry    // entries this document proposed
+	// posts is set for a stream of posts, where names stand side by side as tags, not as "Labour Keir
+	// Starmer" would in prose.
+	posts bool
 }
 
 // Read reads one document. It fails (Invalid) only when the input is not text that can be read.
@@ -75,7 +78,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rd := &reading{lx: r.lx, sentences: ss}
+	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts}
 	// Twice: names the first pass proposes are known to the second, which then finds them where they run
 	// into other words ("Lutfur Rahman Maium Miah").
 	rd.findAll()

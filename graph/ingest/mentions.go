@@ -270,7 +270,7 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		start++
 	}
 	j := start
-	for j < len(toks) && (toks[j].cap && !isFirstPerson(toks[j].text) || isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
+	for j < len(toks) && (toks[j].cap && !isFirstPerson(toks[j].text) || j > start && isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
 		if (toks[j].text == "and" || toks[j].text == "&") && rd.lx.given[strings.ToLower(toks[start].text)] {
 			break // "Tessa Jowell and Deputy Prime Minister John Prescott": two names
 		}

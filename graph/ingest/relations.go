@@ -43,7 +43,7 @@ var (
 
 var verbRules = []verbRule{
 	{name: "endorsed-by", typ: graph.Endorses, re: rx(`(?:endorsed|backed|supported) by`), passive: true, conf: 0.75},
-	{name: "endorses", typ: graph.Endorses, re: rx(`endorse[sd]?|endorsing|back(?:s|ed|ing)|support(?:s|ed|ing)?|(?:declared?|declaring|gave|give|giving|giving|has|have|had|his|her|their|offered|offering) (?:his |her |their |full |indirect |public )?(?:support|backing) (?:for|to)|campaign(?:ed|ing)? for|vote for|voted for|throw(?:n)? (?:his|her|their) weight behind|urged (?:voters|people) to (?:vote|back) for`), conf: 0.7, objectKinds: personOrParty},
+	{name: "endorses", typ: graph.Endorses, re: rx(`endorse[sd]?|endorsing|back(?:s|ed|ing)|support(?:s|ed|ing)?|(?:declared?|declaring|gave|give|giving|giving|has|have|had|his|her|their|offered|offering) (?:his |her |their |full |indirect |public )?(?:support|backing) (?:for|to)|campaign(?:ed|ing)? for|vote for|voted for|throw(?:n)? (?:his|her|their) weight behind|urged [a-z ]{1,30}? to (?:vote for|back|support)|gave (?:his|her|their) backing to|threw (?:his|her|their) (?:support|weight) behind`), conf: 0.7, objectKinds: personOrParty},
 	{name: "accused-by", typ: graph.Accused, re: rx(`(?:been|was|were|is|are|being) accused by`), passive: true, conf: 0.8},
 	{name: "accused", typ: graph.Accused, re: rx(`accuse[sd]?|accusing|made (?:such )?allegations against|alleged(?: that)?|blamed|blames|blaming`), conf: 0.75,
 		notAfter: regexp.MustCompile(`^\s+(?:to|of)\b`)},
@@ -53,17 +53,20 @@ var verbRules = []verbRule{
 	{name: "removed-from", typ: graph.RemovedFromOffice, re: rx(`removed (?:as|from)|ousted as|ousted from|sacked (?:as|from)|dismissed (?:as|from)|stripped of|deselected as|de-selected as|expelled from`), conf: 0.8, objectKinds: seatKinds},
 	{name: "suspended-from", typ: graph.SuspendedFrom, re: rx(`suspended (?:from|by)|(?:had|has|have) (?:had )?the whip withdrawn|lost the (?:party )?whip`), conf: 0.8},
 	{name: "suspended", typ: graph.SuspendedFrom, re: rx(`suspended|(?:has |had )?withdrawn the whip from`), reverse: true, conf: 0.75},
-	{name: "resigned-from", typ: graph.ResignedFrom, re: rx(`resign(?:ed|s|ing)? (?:from|as)|quit(?:s|ting)?|left|leaving|defect(?:ed|s|ing)? from|resignation (?:letter )?from|stand(?:s|ing)? down as|stood down as|step(?:s|ped|ping)? down as|walked out of|broke (?:away )?from|broken (?:away )?from`), conf: 0.75},
+	{name: "resigned-from", typ: graph.ResignedFrom, re: rx(`resign(?:ed|s|ing)? (?:from|as)|quit(?:s|ting)?|defect(?:ed|s|ing)? from|switch(?:ed|es|ing)? from|resignation (?:letter )?from|stand(?:s|ing)? down as|stood down as|step(?:s|ped|ping)? down as|walked out of|broke (?:away )?from|broken (?:away )?from`), conf: 0.75},
+	{name: "left", typ: graph.ResignedFrom, re: rx(`left|leaving|leaves`), after: regexp.MustCompile(`^\s+(?:the\s+)?\p{Lu}`), conf: 0.7},
 	{name: "founded", typ: graph.Founded, re: rx(`found(?:ed|s|ing)|set up|launch(?:ed|es|ing)|form(?:ed|s|ing)|establish(?:ed|es|ing)|creat(?:ed|es|ing)`), conf: 0.7, objectKinds: groupKinds},
 	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
 	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
 	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
+	{name: "switched-to", typ: graph.MemberOf, re: rx(`(?:defect(?:ed|s|ing)?|switch(?:ed|es|ing)?|mov(?:ed|es|ing)|crossed) from [^.;]{1,40}? to`), conf: 0.75, objectKinds: groupKinds},
 	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
 		notAfter: regexp.MustCompile(`^\s+(?:[a-z]+\s+){0,4}by\b`)},
 	{name: "holds-office", typ: graph.HoldsOffice, re: rx(`(?:his|her) (?:own )?(?:constituency|seat)(?: of)?|(?:mp|mep|msp|am|member|councillor|cllr) for|became|appointed(?: as)?|named(?: as)?|elected(?: as)?|re-elected(?: as)?|promoted to|serv(?:es|ed|ing) as|represent(?:s|ed|ing)|the current|sworn in as|won`), conf: 0.7, objectKinds: seatKinds},
 	{name: "leads", typ: graph.Leads, re: rx(`lead(?:s|ing)?|led|leader of|chairman of|chair of|head of|heads|headed|in charge of`), conf: 0.7,
 		notAfterObject: regexp.MustCompile(`^(?:'s|’s)?\s+(?:operations?|campaigns?|delegations?|teams?|efforts?|work|list|group|side|attack|charge|opposition|response|calls?|criticism|protests?|march|revolt|rebellion|delegation|talks|inquiry|review)\b`)},
 	{name: "worked-with", typ: graph.FormerlyWorkedWith, re: rx(`(?:previously|formerly|once) work(?:ed|ing) with|worked (?:closely )?(?:with|for|alongside)|former (?:aide|adviser|advisor|colleague|ally|deputy|assistant|researcher|staffer|right-hand man) (?:of|to)`), conf: 0.75},
+	{name: "family", typ: graph.Family, re: rx(`(?:and|with) (?:his|her) (?:wife|husband|son|daughter|brother|sister|father|mother|partner)`), conf: 0.75},
 	{name: "appeared-with", typ: graph.AppearedWith, re: rx(`appear(?:ed|s|ing)? (?:with|alongside)|pictured (?:with|alongside)|shar(?:ed|es|ing) (?:a )?(?:platform|stage) with|joined on stage by|march(?:ed|ing)? (?:with|alongside)|alongside`), conf: 0.65},
 	{name: "campaigned-with", typ: graph.CampaignedWith, re: rx(`campaign(?:ed|s|ing)? (?:with|alongside)|canvass(?:ed|ing)? (?:with|alongside)|on the doorstep with|out (?:campaigning|canvassing) with|with our (?:good )?friends?`), conf: 0.7},
 }
@@ -75,7 +78,7 @@ var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray
 var (
 	negation     = regexp.MustCompile(`\b(?:not|never|no longer|denied|denies|deny|denying|refused to|refuses to|declined to|rejected (?:claims|reports|suggestions|allegations)|dismissed (?:claims|reports|suggestions|allegations)|refuted|no truth|false (?:claims|reports)|untrue|nothing to do with|no links?)\b|n't\b|n’t\b`)
 	nonCommittal = regexp.MustCompile(`\b(?:disclose|confirm|say|reveal|declare|comment|agree to speak|speak|answer|rule out|ruled out)\b`)
-	hypothetical = regexp.MustCompile(`\b(?:would|could|can|might|may|if|whether|plans? to|planning to|considering|consider|expected to|likely to|hopes? to|hoping to|intends? to|intending to|threat(?:ens|ened)? to|talk (?:of|that)|should|wants? to|ready to|poised to|set to|aims? to|bid to|tipped to|urged to|called on|calls on|asked to|challenged .{1,40} to|try(?:ing)? to|tried to|will)\b`)
+	hypothetical = regexp.MustCompile(`\b(?:would|could|can|might|may|if|whether|plans? to|pledged? to|promised? to|vowed? to|planning to|considering|consider|expected to|likely to|hopes? to|hoping to|intends? to|intending to|threat(?:ens|ened)? to|talk (?:of|that)|should|wants? to|ready to|poised to|set to|aims? to|bid to|tipped to|urged to|called on|calls on|asked to|challenged .{1,40} to|try(?:ing)? to|tried to|will)\b`)
 	hearsay      = regexp.MustCompile(`\b(?:alleged(?:ly)?|allegations?|reportedly|(?:is|are|was|were) said to|rumou?r(?:s|ed)?|according to|claim(?:s|ed|ing)? (?:that|to)|supporters (?:say|said|are telling|claim)|telling .{1,60} that|sources (?:say|said|close)|it is understood|suggest(?:s|ed|ing) that|(?:says|said|told|insisted|argued|believes?) (?:that )?)\b`)
 	speechVerb   = regexp.MustCompile(`\b(?:said|says|told|claimed|claims|insisted|argued|warned|added|explained|stated|believes|wrote)\b`)
 )
@@ -143,7 +146,7 @@ var officeTypes = map[graph.RelationType]bool{graph.HoldsOffice: true, graph.Can
 
 func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*entry]*entry) []review.Proposal {
 	var cands []candidate
-	cands = append(cands, modifierRelations(s, ms)...)
+	cands = append(cands, rd.modifierRelations(s, ms)...)
 	lower := strings.ToLower(s.text)
 	claimed := map[graph.RelationType][][]int{} // wording a rule has read: a later rule of the type does not read it again
 	for _, r := range verbRules {
@@ -245,15 +248,32 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 	// The nearest mention after the wording, close enough to be its object ("accused Y of", not a name
 	// three clauses on).
 	var objs []mention
+	if m := objectPronoun.FindStringSubmatch(s.text[loc[1]:]); m != nil && !pronounApposition.MatchString(s.text[loc[1]:]) &&
+		m[1] != "fellow" && m[1] != "former" {
+		return nil // "a vote for his party": the object is no name ("his new party, Veritas" and "his fellow UKIP MEPs" are)
+	}
+	var words strings.Builder // the words between the verb and the name, other names left out
+	from := end
 	for _, m := range after {
-		if m.span.Start-end > 60 || clauseBreak(s, end, m.span.Start) {
+		words.WriteString(" " + strings.ToLower(s.text[from-s.span.Start:m.span.Start-s.span.Start]))
+		from = m.span.End
+		between := words.String()
+		if m.span.Start-end > 60 || clauseBreak(s, end, m.span.Start) || objectClause.MatchString(between) ||
+			farObject(between, m.ent.kind == graph.KindSeat) {
 			break
 		}
+		rest := s.text[m.span.End-s.span.Start:]
 		if m.possessive {
-			continue // "accused by X's party, Y": the party
+			if ownParty.MatchString(rest) {
+				continue // "accused by X's party, Y": the party
+			}
+			break // "backed Mr Howard's stance": his stance, not him
 		}
-		if r.notAfterObject != nil && r.notAfterObject.MatchString(s.text[m.span.End-s.span.Start:]) {
-			break
+		if r.notAfterObject != nil && r.notAfterObject.MatchString(rest) || modifierNoun.MatchString(rest) {
+			break // "backed Tory demands": the demands
+		}
+		if n := roleHolder(s, after, m); n != nil {
+			m = *n // "attack Tory leader Michael Howard": Michael Howard
 		}
 		if r.fitsObject(m) {
 			objs = append(objs, m)
@@ -275,8 +295,11 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		if at-m.span.End > 120 || clauseBreak(s, m.span.End, at) {
 			break
 		}
-		if m.possessive && r.typ != graph.Founded {
+		if m.possessive && r.typ != graph.Founded && !decisionTo.MatchString(s.text[m.span.End-s.span.Start:]) {
 			continue
+		}
+		if modifierNoun.MatchString(s.text[m.span.End-s.span.Start:]) {
+			break // "Labour MPs have criticised": the MPs, not the party
 		}
 		if !r.fitsSubject(m, objs[0]) {
 			continue // "X, the former Labour MP who founded Y": X founded it
@@ -323,6 +346,67 @@ func (r verbRule) fitsObject(m mention) bool {
 	return true
 }
 
+var (
+	// objectPronoun opens the words after a verb whose object is a pronoun's thing.
+	objectPronoun     = regexp.MustCompile(`^\s+(?:his|her|their|its|my|our|your)\s+(\w+)`)
+	pronounApposition = regexp.MustCompile(`^\s+(?:his|her|their)\s+(?:own\s+|new\s+|political\s+)*(?:party|group|organisation|movement|campaign|firm|company),?\s+(?:the\s+)?\p{Lu}`)
+	// objectClause, between a verb and a name, puts the name in another clause: "supported the plans
+	// when Mr Blunkett argued".
+	objectClause = regexp.MustCompile(`\b(?:when|while|because|after|before|although|though|which|who|whom|whose|that|as|since|until|unless|where)\b`)
+	// ownParty follows a possessive that stands for a party: "X's political party, Y".
+	ownParty = regexp.MustCompile(`^(?:'s|’s)\s+(?:own\s+|political\s+|new\s+)*(?:party|group|organisation)\b`)
+	// modifierNoun follows a name used as an adjective: "Tory demands", "SNP candidates", "BBC One show".
+	modifierNoun = regexp.MustCompile(`^(?:\s+\p{Lu}\w+)??\s+(?i:demands?|plans?|proposals?|polic(?:y|ies)|stance|positions?|calls?|bids?|campaigns?|candidates?|government|manifesto|amendments?|motions?|ideas?|moves?|line|approach|views?|claims?|show|programme|series|column|board|team|inquiry|job|role|post|voters|supporters|members|councillors|mps|activists|figures|sources|officials|spokes(?:man|woman)|leadership|record|budget|pledges?|promises?|report|policy|tax|rebels?|benches|whips?|attempts?|journalists?|reporters?|correspondents?|editors?|writers?|columnists?|staff|aides?|advisers?|ministers?|frontbench(?:ers)?|backbench(?:ers)?|peers?|figures?|leaders)\b`)
+)
+
+// farObject says whether the words between a verb and a name make the name something else than the
+// verb's object: more than three words, or a preposition ("criticised the reported rivalry between the
+// pair on GMTV's Sunday Programme").
+func farObject(between string, seat bool) bool {
+	if seat { // "contest the Derbyshire seat of Erewash", "candidate of Labour in the Poplar seat"
+		between = seatLead.ReplaceAllString(between, " ")
+	}
+	words := 0
+	for _, w := range strings.Fields(between) {
+		switch w = strings.Trim(w, ",\"'‘’“”"); w {
+		case "", "the", "a", "an", "and", "&", "mr", "mrs", "ms", "dr", "sir", "lord", "lady", "fellow", "former":
+			continue
+		case "between", "on", "in", "at", "over", "about", "with", "of", "to", "for", "from", "by", "against", "into", "during", "under":
+			return true
+		}
+		words++
+	}
+	return words > 3
+}
+
+var seatLead = regexp.MustCompile(`(?:\b(?:[a-z]+\s+)?(?:seat|constituency|ward|division) of|\b(?:in|for|at) (?:the\s+)?)\s*$`)
+
+// roleHolder is the person a group mention's role introduces ("Tory leader Michael Howard", "Labour MP
+// Oona King"), when m is such a group.
+func roleHolder(s *sentence, ms []mention, m mention) *mention {
+	if m.ent.kind != graph.KindParty && m.ent.kind != graph.KindOrganisation {
+		return nil
+	}
+	for i := range ms {
+		if ms[i].span.Start <= m.span.Start {
+			continue
+		}
+		if ms[i].ent.kind != graph.KindActor {
+			return nil
+		}
+		gap := strings.ToLower(strings.TrimSpace(s.text[m.span.End-s.span.Start : ms[i].span.Start-s.span.Start]))
+		gap = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(gap, "'s"), "’s"))
+		if gap != "" && memberRoles.MatchString(gap) {
+			return &ms[i]
+		}
+		return nil
+	}
+	return nil
+}
+
+// decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
+var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:decision|move|choice|resignation|defection)\s+to\b`)
+
 // nextCoordinated is the mention joined to m by "and" or "&", if any.
 func nextCoordinated(s *sentence, ms []mention, m mention) *mention {
 	for i := range ms {
@@ -344,7 +428,8 @@ func clauseBreak(s *sentence, from, to int) bool {
 		from, to = to, from
 	}
 	gap := s.text[from-s.span.Start : to-s.span.Start]
-	return strings.ContainsAny(gap, ";:") || strings.Contains(gap, " - ") || strings.Contains(gap, "—") ||
+	// A hashtag ends a post's clause: posts run their sentences together around them.
+	return strings.ContainsAny(gap, ";:#") || strings.Contains(gap, " - ") || strings.Contains(gap, "—") ||
 		strings.Contains(gap, " but ") || strings.Contains(gap, " while ") || strings.Contains(gap, " whereas ")
 }
 
@@ -359,7 +444,7 @@ var (
 // modifierRelations reads relations from how names are put together, without a verb: "Labour MP X",
 // "Mid-Bedfordshire MP X", "Home Secretary X", "UKIP leader X", "X, the Mayor of Tower Hamlets",
 // "Labour's X", "X's wife, Y", "X's new party, Veritas".
-func modifierRelations(s *sentence, ms []mention) []candidate {
+func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 	var out []candidate
 	add := func(t graph.RelationType, from, to mention, rule string, conf float64, role string) {
 		lo, hi := min(from.span.Start, to.span.Start), max(from.span.End, to.span.End)
@@ -405,7 +490,7 @@ func modifierRelations(s *sentence, ms []mention) []candidate {
 			} else if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
 				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
 			}
-		case bk == graph.KindActor && ak == graph.KindParty && gap == "" && (a.possessive || b.title != "" || strings.TrimSpace(gapRaw) == ""):
+		case bk == graph.KindActor && ak == graph.KindParty && gap == "" && (a.possessive || b.title != "" || strings.TrimSpace(gapRaw) == "" && !rd.posts):
 			// "Labour's Lorna Fitzsimons", "Lib Dem Sir Archy Kirkwood"
 			add(graph.MemberOf, b, a, "party-name", 0.65, "")
 		case bk == graph.KindActor && ak == graph.KindSeat && a.ent.constituency || bk == graph.KindActor && ak == graph.KindSeat && regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`).MatchString(gap):
@@ -579,7 +664,8 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	}
 	// "called on X to quit", "challenged X to stand down", "made him deputy leader": not what happened.
 	before := strings.ToLower(s.text[:clampIndex(c.at, len(s.text))])
-	if strings.HasSuffix(before, "to ") && !(c.typ == graph.CandidateFor && regexp.MustCompile(`\b(?:due|is|was|are|were) to $`).MatchString(before)) ||
+	if strings.HasSuffix(before, "to ") && !(c.typ == graph.CandidateFor && regexp.MustCompile(`\b(?:due|is|was|are|were) to $`).MatchString(before)) &&
+		!regexp.MustCompile(`\b(?:decision|move|choice|resignation|defection) to $`).MatchString(before) ||
 		strings.HasSuffix(before, "deputy ") || strings.HasSuffix(before, "deputy party ") {
 		return "", "", false
 	}
