@@ -10,7 +10,7 @@ run: dgraph build
 	./bin/polgraph run
 
 ## corpus: read the BBC politics development corpus (CORPUS=folder) into an empty graph with `polgraph ingest`,
-## approve the surest proposals by script (MIN_CONFIDENCE, default 0.8), and serve the explorer on
+## approve the surest proposals by script (MIN_CONFIDENCE, default 0.75), and serve the explorer on
 ## http://127.0.0.1:8082/ until Ctrl-C; data in .data/corpus
 corpus: dgraph build
 	./deploy/corpus.sh

@@ -10,7 +10,7 @@ DATA=${DATA:-.data/corpus}
 ADDR=${ADDR:-127.0.0.1:50062}
 HTTP=${HTTP:-127.0.0.1:8082}
 OFFSET=${OFFSET:-1300}          # Dgraph's ports moved up by this much: the alpha's gRPC on 10380
-MIN_CONFIDENCE=${MIN_CONFIDENCE:-0.8}
+MIN_CONFIDENCE=${MIN_CONFIDENCE:-0.75}
 bin=./bin/polgraph
 
 if [ ! -d "$CORPUS" ]; then
