@@ -114,7 +114,20 @@ func TestWording(t *testing.T) {
 		{"a role's holder", "Tony Blair attacked Tory leader Michael Howard over tax.",
 			[]reading{{graph.Leads, "actors/michael-howard", "parties/conservatives", graph.StatusReported},
 				{graph.Criticised, "actors/tony-blair", "actors/michael-howard", graph.StatusReported}}},
-		{"infinitive", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.", nil},
+		{"a call to resign", "Michael Howard called on David Blunkett to resign over the visa row.",
+			[]reading{{graph.Criticised, "actors/michael-howard", "actors/david-blunkett", graph.StatusReported}}},
+		{"a call to resign, denied", "Michael Howard did not call for David Blunkett's resignation.",
+			[]reading{{graph.Criticised, "actors/michael-howard", "actors/david-blunkett", graph.StatusDenied}}},
+		{"support for", "Gordon Brown's support for Tony Blair was never in doubt.",
+			[]reading{{graph.Endorses, "actors/gordon-brown", "actors/tony-blair", graph.StatusReported}}},
+		{"an office with an adjective", "British Prime Minister Tony Blair arrived in Washington.",
+			[]reading{{graph.HoldsOffice, "actors/tony-blair", "seats/prime-minister", graph.StatusReported}}},
+		{"candidate in a seat", "Oona King, the Labour candidate in Bethnal Green and Bow, spoke first.",
+			[]reading{{graph.MemberOf, "actors/oona-king", "parties/labour", graph.StatusReported},
+				{graph.CandidateFor, "actors/oona-king", "seats/bethnal-green-and-bow", graph.StatusReported}}},
+		{"a plural possessive", "Diane Abbott, who backs Trevor Phillips' proposal of shortlists, spoke.", nil},
+		{"infinitive: a call, not a resignation", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.",
+			[]reading{{graph.Criticised, "parties/ukip", "actors/damian-hockney", graph.StatusReported}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,6 +85,9 @@ func init() {
 // electionWords make a constituency's name in the sentence the seat rather than the town.
 var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majority|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
 
+// nationality adjectives may stand before an office's name without being part of it.
+var nationality = map[string]bool{"british": true, "uk": true, "english": true, "former": true, "then": true, "new": true}
+
 // nameParts open place and body names ("East Kilbride", "Greater London Authority") though they are
 // in notNames.
 var nameParts = map[string]bool{"north": true, "south": true, "east": true, "west": true, "northern": true,
@@ -262,6 +265,12 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	toks := s.tokens
 	if !toks[i].cap || strings.HasPrefix(toks[i].text, "#") || strings.HasPrefix(toks[i].text, "@") {
 		return mention{}, 0
+	}
+	// "British Prime Minister", "Scottish Labour": an adjective before a name that is known without it.
+	if nationality[strings.ToLower(toks[i].text)] && i+1 < len(toks) {
+		if _, n := rd.known(s, i+1); n > 0 {
+			return mention{}, 1
+		}
 	}
 	title := ""
 	start := i

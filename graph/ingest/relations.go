@@ -31,6 +31,11 @@ type verbRule struct {
 	// notAfterObject must not match the text after the object: "led Care International operations" led
 	// operations, not the organisation.
 	notAfterObject *regexp.Regexp
+	// afterObject, when set, must match the text after the object: "called on X to resign".
+	afterObject *regexp.Regexp
+	// factual rules state what was done even in words that otherwise mark a wish ("called on X to
+	// resign" is a call made).
+	factual bool
 }
 
 func rx(s string) *regexp.Regexp { return regexp.MustCompile(`\b(?:` + s + `)\b`) }
@@ -43,13 +48,15 @@ var (
 
 var verbRules = []verbRule{
 	{name: "endorsed-by", typ: graph.Endorses, re: rx(`(?:endorsed|backed|supported) by`), passive: true, conf: 0.75},
-	{name: "endorses", typ: graph.Endorses, re: rx(`endorse[sd]?|endorsing|back(?:s|ed|ing)|support(?:s|ed|ing)?|(?:declared?|declaring|gave|give|giving|giving|has|have|had|his|her|their|offered|offering) (?:his |her |their |full |indirect |public )?(?:support|backing) (?:for|to)|campaign(?:ed|ing)? for|vote for|voted for|throw(?:n)? (?:his|her|their) weight behind|urged [a-z ]{1,30}? to (?:vote for|back|support)|gave (?:his|her|their) backing to|threw (?:his|her|their) (?:support|weight) behind`), conf: 0.7, objectKinds: personOrParty},
+	{name: "endorses", typ: graph.Endorses, re: rx(`endorse[sd]?|endorsing|back(?:s|ed|ing)|support(?:s|ed|ing)?(?: for)?|backing for|(?:declared?|declaring|gave|give|giving|giving|has|have|had|his|her|their|offered|offering) (?:his |her |their |full |indirect |public )?(?:support|backing) (?:for|to)|campaign(?:ed|ing)? for|vote for|voted for|throw(?:n)? (?:his|her|their) weight behind|urged [a-z ]{1,30}? to (?:vote for|back|support)|gave (?:his|her|their) backing to|threw (?:his|her|their) (?:support|weight) behind`), conf: 0.7, objectKinds: personOrParty},
 	{name: "accused-by", typ: graph.Accused, re: rx(`(?:been|was|were|is|are|being) accused by`), passive: true, conf: 0.8},
 	{name: "accused", typ: graph.Accused, re: rx(`accuse[sd]?|accusing|made (?:such )?allegations against|alleged(?: that)?|blamed|blames|blaming`), conf: 0.75,
 		notAfter: regexp.MustCompile(`^\s+(?:to|of)\b`)},
 	{name: "criticised-by", typ: graph.Criticised, re: rx(`(?:criticised|criticized|attacked|condemned) by`), passive: true, conf: 0.75},
 	{name: "criticised", typ: graph.Criticised, re: rx(`critici[sz](?:e|es|ed|ing)|attack(?:s|ed|ing)?|condemn(?:s|ed|ing)?|slamm?(?:ed|s|ing)?|lambast(?:s|ed|ing)?|hit out at|hits out at|rebuk(?:e|ed|es|ing)|blast(?:s|ed|ing)|derid(?:e|ed|es|ing)|mock(?:s|ed|ing)|denounc(?:e|ed|es|ing)|rounded on|turned on|labelled|branded`), conf: 0.65},
 	{name: "held-to-account", typ: graph.Criticised, re: rx(`holding|held|hold`), after: regexp.MustCompile(`^[^,.;]{1,60}? to account`), conf: 0.65},
+	{name: "called-to-resign", typ: graph.Criticised, re: rx(`call(?:ed|s|ing)? (?:on|for)|urg(?:ed|es|ing)|demand(?:ed|s|ing)|told|challeng(?:ed|es|ing)`),
+		afterObject: regexp.MustCompile(`^(?:'s|’s)?\s+(?:to (?:resign|quit|stand down|step down|go)\b|resignation\b|sacking\b|removal\b)`), conf: 0.7, factual: true},
 	{name: "removed-from", typ: graph.RemovedFromOffice, re: rx(`removed (?:as|from)|ousted as|ousted from|sacked (?:as|from)|dismissed (?:as|from)|stripped of|deselected as|de-selected as|expelled from`), conf: 0.8, objectKinds: seatKinds},
 	{name: "suspended-from", typ: graph.SuspendedFrom, re: rx(`suspended (?:from|by)|(?:had|has|have) (?:had )?the whip withdrawn|lost the (?:party )?whip`), conf: 0.8},
 	{name: "suspended", typ: graph.SuspendedFrom, re: rx(`suspended|(?:has |had )?withdrawn the whip from`), reverse: true, conf: 0.75},
@@ -137,6 +144,7 @@ type candidate struct {
 	role     string
 	at       int // byte offset in the sentence of the wording, for status and date
 	wording  Span
+	factual  bool // see verbRule.factual
 }
 
 // officeTypes are the types whose ends may be an office itself; elsewhere an office stands for its
@@ -263,6 +271,12 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 			break
 		}
 		rest := s.text[m.span.End-s.span.Start:]
+		if r.afterObject != nil {
+			if r.afterObject.MatchString(rest) && r.fitsObject(m) {
+				objs = append(objs, m)
+			}
+			break
+		}
 		if m.possessive {
 			if ownParty.MatchString(rest) {
 				continue // "accused by X's party, Y": the party
@@ -323,7 +337,7 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 				from, to = obj, sub
 			}
 			out = append(out, candidate{typ: r.typ, from: from, to: to, rule: r.name, conf: r.conf, role: r.role,
-				at: loc[0], wording: Span{loc[0], loc[1]}})
+				at: loc[0], wording: Span{loc[0], loc[1]}, factual: r.factual})
 		}
 	}
 	return out
@@ -405,7 +419,7 @@ func roleHolder(s *sentence, ms []mention, m mention) *mention {
 }
 
 // decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
-var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:decision|move|choice|resignation|defection)\s+to\b`)
+var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:(?:decision|move|choice|resignation|defection)\s+to|(?:support|backing|endorsement)\s+(?:for|of))\b`)
 
 // nextCoordinated is the mention joined to m by "and" or "&", if any.
 func nextCoordinated(s *sentence, ms []mention, m mention) *mention {
@@ -524,6 +538,11 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				} else {
 					add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
+				}
+				// "X, the Tory candidate in Y"
+				if strings.HasSuffix(role, "candidate") && i+2 < len(ms) && ms[i+2].ent.kind == graph.KindSeat &&
+					regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,2}candidate\s+(?:for|in)\s+(?:the\s+)?$`).MatchString(strings.ToLower(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start])) {
+					add(graph.CandidateFor, a, ms[i+2], "name-group-candidate-seat", 0.75, "")
 				}
 			}
 		}
@@ -659,7 +678,7 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	lead := strings.ToLower(s.text[subjStart:max(subjStart, min(c.at, len(s.text)))])
 	wording := strings.ToLower(s.text[clampIndex(c.at, len(s.text)):wEnd])
 	full := lead + " " + wording
-	if hypothetical.MatchString(full) && c.typ != graph.CandidateFor || regexp.MustCompile(`\b(?:plans? to|hopes? to|could|would|may|might|if)\b`).MatchString(full) {
+	if !c.factual && (hypothetical.MatchString(full) && c.typ != graph.CandidateFor || regexp.MustCompile(`\b(?:plans? to|hopes? to|could|would|may|might|if)\b`).MatchString(full)) {
 		return "", "", false
 	}
 	// "called on X to quit", "challenged X to stand down", "made him deputy leader": not what happened.

@@ -166,6 +166,11 @@ func newSentence(text string, sp Span) sentence {
 				break
 			}
 		}
+		// "Mr Phillips' proposal": a plural-style possessive, its apostrophe after the word
+		if !t.possessive && strings.HasSuffix(w, "s") && m[1] < len(s.text) && (s.text[m[1]] == '\'' || strings.HasPrefix(s.text[m[1]:], "’")) &&
+			(m[1]+1 >= len(s.text) || s.text[m[1]+1] == ' ' || strings.HasPrefix(s.text[m[1]:], "’ ")) {
+			t.possessive = true
+		}
 		w = strings.TrimRight(w, ".")
 		if w == "" {
 			continue
