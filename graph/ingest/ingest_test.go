@@ -126,6 +126,12 @@ func TestWording(t *testing.T) {
 			[]reading{{graph.MemberOf, "actors/oona-king", "parties/labour", graph.StatusReported},
 				{graph.CandidateFor, "actors/oona-king", "seats/bethnal-green-and-bow", graph.StatusReported}}},
 		{"a plural possessive", "Diane Abbott, who backs Trevor Phillips' proposal of shortlists, spoke.", nil},
+		{"a sentence opening a role", "And Liberal Democrat leader Charles Kennedy said so.",
+			[]reading{{graph.Leads, "actors/charles-kennedy", "parties/liberal-democrats", graph.StatusReported}}},
+		{"a role of several words", "It came from Liberal Democrat constitutional affairs spokesman David Heath.",
+			[]reading{{graph.MemberOf, "actors/david-heath", "parties/liberal-democrats", graph.StatusReported}}},
+		{"Green", "Green MEP Caroline Lucas welcomed it.",
+			[]reading{{graph.MemberOf, "actors/caroline-lucas", "parties/green-party", graph.StatusReported}}},
 		{"infinitive: a call, not a resignation", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.",
 			[]reading{{graph.Criticised, "parties/ukip", "actors/damian-hockney", graph.StatusReported}}},
 	}

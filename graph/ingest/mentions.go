@@ -95,6 +95,19 @@ var nameParts = map[string]bool{"north": true, "south": true, "east": true, "wes
 	"city": true, "mid": true, "british": true, "scottish": true, "welsh": true, "irish": true, "european": true,
 	"muslim": true, "labour": true, "house": true, "sunday": true, "english": true, "american": true}
 
+// roleNext says whether token i is a role word ("Green MEP Caroline Lucas"): the word before it is a
+// party's name even where it is also a common word.
+func roleNext(toks []token, i int) bool {
+	if i >= len(toks) {
+		return false
+	}
+	switch strings.ToLower(toks[i].text) {
+	case "mp", "mps", "mep", "meps", "msp", "msps", "am", "ams", "party", "leader", "councillor", "councillors", "candidate", "spokesman", "spokeswoman", "peer":
+		return true
+	}
+	return false
+}
+
 // commonWords are names that are also common words: opening a sentence, they are taken as the word.
 var commonWords = map[string]bool{"reform": true, "respect": true, "green": true, "greens": true, "alliance": true,
 	"independent": true, "liberal": true, "commons": true, "lords": true, "speaker": true, "chancellor": true,
@@ -113,6 +126,10 @@ func (rd *reading) findMentions(s *sentence) []mention {
 		if m, n := rd.known(s, i); n > 0 {
 			out = append(out, m)
 			i += n
+			continue
+		}
+		if w := strings.ToLower(toks[i].text); notNames[w] && !nameParts[w] && !isTitle(w) {
+			i++ // "And Liberal Democrat leader …": a function word opens no name
 			continue
 		}
 		if m, n := rd.capitalisedRun(s, i); n > 0 {
@@ -190,7 +207,7 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 		}
 		// A lone short word that is also a common word (e.g. "Reform", "Respect" in lower case) must be
 		// capitalised; a lone capitalised common word opening a sentence is not a name either.
-		if n == 1 && (!toks[i].cap || i == 0 && commonWords[strings.ToLower(toks[i].text)]) {
+		if n == 1 && (!toks[i].cap || i == 0 && commonWords[strings.ToLower(toks[i].text)] && !roleNext(toks, i+1)) {
 			continue
 		}
 		e := pick(es)
