@@ -218,6 +218,11 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 		if e.constituency && !seat && !electionWords.MatchString(strings.ToLower(s.text)) {
 			continue
 		}
+		// A one-word name proposed by an earlier document ("Baroness Scotland") is that person only after a
+		// title: alone, the word is more likely the place.
+		if e.kind == graph.KindActor && e.proposed && n == 1 && !(i > 0 && isTitle(toks[i-1].text)) {
+			continue
+		}
 		// A person's name followed by more capitalised words is a longer name ("Ali" in "Ali Khan").
 		if e.kind == graph.KindActor && i+n < len(toks) && toks[i+n].cap && !toks[i+n-1].possessive &&
 			!notNames[strings.ToLower(toks[i+n].text)] && n == 1 {

@@ -504,7 +504,8 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			} else if !strings.HasPrefix(role, "supporter") && !strings.HasPrefix(role, "colleague") && !strings.HasPrefix(role, "donor") {
 				add(graph.MemberOf, b, a, "group-role-name", 0.8, strings.TrimSpace(a.text+" "+gap))
 			}
-		case bk == graph.KindActor && ak == graph.KindParty && gap == "" && (a.possessive || b.title != "" || strings.TrimSpace(gapRaw) == "" && !rd.posts):
+		case bk == graph.KindActor && ak == graph.KindParty && gap == "" && (b.title != "" || rd.lx.given[strings.ToLower(strings.Fields(b.text)[0])]) &&
+			(a.possessive || b.title != "" || strings.TrimSpace(gapRaw) == "" && !rd.posts):
 			// "Labour's Lorna Fitzsimons", "Lib Dem Sir Archy Kirkwood"
 			add(graph.MemberOf, b, a, "party-name", 0.65, "")
 		case bk == graph.KindActor && ak == graph.KindSeat && a.ent.constituency || bk == graph.KindActor && ak == graph.KindSeat && regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`).MatchString(gap):
