@@ -132,6 +132,8 @@ func TestWording(t *testing.T) {
 			[]reading{{graph.MemberOf, "actors/david-heath", "parties/liberal-democrats", graph.StatusReported}}},
 		{"Green", "Green MEP Caroline Lucas welcomed it.",
 			[]reading{{graph.MemberOf, "actors/caroline-lucas", "parties/green-party", graph.StatusReported}}},
+		{"a campaign, not campaigning", "Gordon Brown discussed the election campaign with Tony Blair on Saturday.", nil},
+		{"criticism denied in the words", "Neil Kinnock said Tony Blair would not allow a row to become a shambles.", nil},
 		{"infinitive: a call, not a resignation", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.",
 			[]reading{{graph.Criticised, "parties/ukip", "actors/damian-hockney", graph.StatusReported}}},
 	}

@@ -75,11 +75,11 @@ var verbRules = []verbRule{
 	{name: "worked-with", typ: graph.FormerlyWorkedWith, re: rx(`(?:previously|formerly|once) work(?:ed|ing) with|worked (?:closely )?(?:with|for|alongside)|former (?:aide|adviser|advisor|colleague|ally|deputy|assistant|researcher|staffer|right-hand man) (?:of|to)`), conf: 0.75},
 	{name: "family", typ: graph.Family, re: rx(`(?:and|with) (?:his|her) (?:wife|husband|son|daughter|brother|sister|father|mother|partner)`), conf: 0.75},
 	{name: "appeared-with", typ: graph.AppearedWith, re: rx(`appear(?:ed|s|ing)? (?:with|alongside)|pictured (?:with|alongside)|shar(?:ed|es|ing) (?:a )?(?:platform|stage) with|joined on stage by|march(?:ed|ing)? (?:with|alongside)|alongside`), conf: 0.65},
-	{name: "campaigned-with", typ: graph.CampaignedWith, re: rx(`campaign(?:ed|s|ing)? (?:with|alongside)|canvass(?:ed|ing)? (?:with|alongside)|on the doorstep with|out (?:campaigning|canvassing) with|with our (?:good )?friends?`), conf: 0.7},
+	{name: "campaigned-with", typ: graph.CampaignedWith, re: rx(`campaign(?:ed|ing) (?:with|alongside)|canvass(?:ed|ing)? (?:with|alongside)|on the doorstep with|out (?:campaigning|canvassing) with|with our (?:good )?friends?`), conf: 0.7},
 }
 
 // negativeWords mark what a speaker says of someone as criticism: "X said Y was ashamed …".
-var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|damag\w*|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol)\b`)
+var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol)\b`)
 
 // Wording that changes a claim's status or rules the reading out.
 var (
@@ -622,8 +622,13 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 // it).
 func saidCriticism(s *sentence, ms []mention) []candidate {
 	loc := speechVerb.FindStringIndex(s.text)
-	if loc == nil || !negativeWords.MatchString(strings.ToLower(s.text[loc[1]:])) {
+	if loc == nil {
 		return nil
+	}
+	said := strings.ToLower(s.text[loc[1]:])
+	neg := negativeWords.FindStringIndex(said)
+	if neg == nil || negation.MatchString(said[:neg[0]]) {
+		return nil // no criticism, or one denied ("would not allow a row to damage Labour")
 	}
 	at := s.span.Start + loc[0]
 	var speaker *mention
