@@ -134,6 +134,7 @@ func TestWording(t *testing.T) {
 			[]reading{{graph.MemberOf, "actors/caroline-lucas", "parties/green-party", graph.StatusReported}}},
 		{"a campaign, not campaigning", "Gordon Brown discussed the election campaign with Tony Blair on Saturday.", nil},
 		{"criticism denied in the words", "Neil Kinnock said Tony Blair would not allow a row to become a shambles.", nil},
+		{"a party's thing, then a role", "Liam Fox opened with an attack on Labour's record and party leader Michael Howard spoke later.", nil},
 		{"infinitive: a call, not a resignation", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.",
 			[]reading{{graph.Criticised, "parties/ukip", "actors/damian-hockney", graph.StatusReported}}},
 	}

@@ -450,6 +450,7 @@ func clauseBreak(s *sentence, from, to int) bool {
 // Role words between a group and a person: "Labour MP X", "UKIP leader X".
 var (
 	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director)$`)
+	joinWords   = regexp.MustCompile(`\b(?:and|or|but|with|of|to|from|on|at|by|against|over)\b`)
 	roleOf      = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:(?:former|deputy|executive|senior|joint|vice|managing|general)\s+)?((?:chief executive|general secretary|leader|chairman|chairwoman|chair|president|head|director|founder|partner|member|spokesman|spokeswoman|secretary|treasurer|officer|official|adviser|professor|lecturer|fellow|researcher|editor|correspondent|journalist)?)\s*(?:of|at|for|from)\s+(?:the\s+)?$`)
 	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`)
 	familyWords = regexp.MustCompile(`\b(ex-husband|ex-wife|husband|wife|son|daughter|brother|sister|father|mother|cousin|nephew|niece|uncle|aunt|widow|widower|brother-in-law|sister-in-law|father-in-law|son-in-law|grandson|granddaughter|grandfather|grandmother|stepson|stepdaughter|former wife|former husband|estranged wife|estranged husband)\b`)
@@ -488,6 +489,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 		switch {
 		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap) &&
+			!joinWords.MatchString(gap) && // "an attack on Labour's record and party leader Michael Howard"
 			(!strings.HasSuffix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?i:the\s+)?$`).MatchString(s.text[:a.span.Start-s.span.Start])):
 			// With a comma, only as the sentence's subject: "The Lib Dem candidate for this seat, Rabina Khan"
 			role := memberRoles.FindStringSubmatch(gap)[1]
