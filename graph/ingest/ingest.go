@@ -262,6 +262,10 @@ func (rd *reading) referent(m mention, persons []*entry) *entry {
 	if found != nil {
 		return found
 	}
+	// A peer is known by the title: "Baroness Kennedy" is not the Charles Kennedy of another document.
+	if peerTitles[strings.ToLower(m.title)] {
+		return rd.link(m.title+" "+m.text, graph.KindActor)
+	}
 	if es := rd.lx.surname[word]; len(es) == 1 && (m.title != "" || !es[0].proposed) {
 		return es[0]
 	}
@@ -270,6 +274,9 @@ func (rd *reading) referent(m mention, persons []*entry) *entry {
 	}
 	return nil
 }
+
+// peerTitles name a person by title and one name.
+var peerTitles = map[string]bool{"lord": true, "lady": true, "baroness": true, "baron": true, "earl": true, "viscount": true, "countess": true}
 
 // use notes that the document mentions e under the given spelling.
 func (rd *reading) use(e *entry, spelling string) {

@@ -188,6 +188,17 @@ func TestSpellingsResolve(t *testing.T) {
 	}
 }
 
+// A peer named by title and surname is not someone else of that surname the graph holds.
+func TestPeers(t *testing.T) {
+	t.Parallel()
+	known := []graph.Entity{{Name: "actors/charles-kennedy", Kind: graph.KindActor, DisplayName: "Charles Kennedy"}}
+	rd := read(t, ingest.NewReader(known), ingest.Input{Path: "t", Content: []byte("Labour peer Baroness Kennedy said people already thought so.")})
+	want := []reading{{graph.MemberOf, "actors/baroness-kennedy", "parties/labour", graph.StatusReported}}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Errorf("proposals (-want +got):\n%s", diff)
+	}
+}
+
 // Names the graph holds are linked to, not proposed again; what it lacks is proposed.
 func TestLinksToTheGraph(t *testing.T) {
 	t.Parallel()
