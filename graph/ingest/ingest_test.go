@@ -135,6 +135,13 @@ func TestWording(t *testing.T) {
 		{"a campaign, not campaigning", "Gordon Brown discussed the election campaign with Tony Blair on Saturday.", nil},
 		{"criticism denied in the words", "Neil Kinnock said Tony Blair would not allow a row to become a shambles.", nil},
 		{"a party's thing, then a role", "Liam Fox opened with an attack on Labour's record and party leader Michael Howard spoke later.", nil},
+		{"a relative clause", "Oona King, who is the Labour MP for Bethnal Green and Bow, spoke first.",
+			[]reading{{graph.MemberOf, "actors/oona-king", "parties/labour", graph.StatusReported},
+				{graph.HoldsOffice, "actors/oona-king", "seats/bethnal-green-and-bow", graph.StatusReported}}},
+		{"brackets", "The motion was signed by Oona King (Labour, Bethnal Green and Bow) and Alan Beith (Liberal Democrats).",
+			[]reading{{graph.MemberOf, "actors/oona-king", "parties/labour", graph.StatusReported},
+				{graph.HoldsOffice, "actors/oona-king", "seats/bethnal-green-and-bow", graph.StatusReported},
+				{graph.MemberOf, "actors/alan-beith", "parties/liberal-democrats", graph.StatusReported}}},
 		{"infinitive: a call, not a resignation", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.",
 			[]reading{{graph.Criticised, "parties/ukip", "actors/damian-hockney", graph.StatusReported}}},
 	}

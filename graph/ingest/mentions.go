@@ -259,6 +259,9 @@ func (s *sentence) textOf(i, j int) string {
 func seatWording(s *sentence, i, j int) bool {
 	before := strings.ToLower(s.text[:s.tokens[i].start-s.span.Start])
 	after := strings.ToLower(s.text[s.tokens[j].end-s.span.Start:])
+	if partyInBrackets.MatchString(s.text[:s.tokens[i].start-s.span.Start]) && strings.HasPrefix(strings.TrimSpace(after), ")") {
+		return true // "(Labour, Bethnal Green and Bow)"
+	}
 	for _, b := range []string{"mp for ", "member for ", "candidate for ", "stand in ", "standing in ",
 		"contest ", "contesting ", "seat of ", "constituency of ", "mp for the ", "candidate in ", "won ", "hold ",
 		"stood in ", "representing ", "represented ", "by-election in "} {
@@ -274,6 +277,8 @@ func seatWording(s *sentence, i, j int) bool {
 	}
 	return false
 }
+
+var partyInBrackets = regexp.MustCompile(`\((?:\p{Lu}[\p{L}-]*\s*)+,\s*$`)
 
 // seatBefore says whether the words before token i make what follows a seat: "MP for X".
 func seatBefore(s *sentence, i int) bool {

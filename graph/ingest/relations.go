@@ -536,7 +536,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 					}
 				}
 			}
-			if regexp.MustCompile(`^(?:(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
+			if regexp.MustCompile(`^(?:(?:who\s+)?(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
 				if leaderRoles.MatchString(role) {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				} else {
@@ -576,6 +576,25 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			regexp.MustCompile(`^(?:new\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*$`).MatchString(gap) &&
 			strings.Contains(gap, "new") {
 			add(graph.Founded, a, b, "new-party", 0.7, "")
+		}
+	}
+	// "Oona King (Labour, Bethnal Green and Bow)": a member's party and seat in brackets.
+	for i := 0; i+1 < len(ms); i++ {
+		a, b := ms[i], ms[i+1]
+		if a.ent.kind != graph.KindActor || b.ent.kind != graph.KindParty ||
+			strings.TrimSpace(s.text[a.span.End-s.span.Start:b.span.Start-s.span.Start]) != "(" {
+			continue
+		}
+		rest := s.text[b.span.End-s.span.Start:]
+		if strings.HasPrefix(strings.TrimSpace(rest), ")") {
+			add(graph.MemberOf, a, b, "name-party-brackets", 0.8, "")
+			continue
+		}
+		if i+2 < len(ms) && ms[i+2].ent.kind == graph.KindSeat &&
+			strings.TrimSpace(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start]) == "," &&
+			strings.HasPrefix(strings.TrimSpace(s.text[ms[i+2].span.End-s.span.Start:]), ")") {
+			add(graph.MemberOf, a, b, "name-party-brackets", 0.8, "")
+			add(graph.HoldsOffice, a, ms[i+2], "name-party-brackets", 0.75, "")
 		}
 	}
 	// "Tory shadow chancellor Oliver Letwin": a party's office holder is its member.
