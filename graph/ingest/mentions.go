@@ -52,10 +52,10 @@ var orgHeads = map[string]graph.Kind{"party": graph.KindParty, "council": graph.
 var officeHeads = map[string]bool{"minister": true, "secretary": true, "chancellor": true, "whip": true}
 
 // personCues are words before a name that make it a person's: "Labour MP Oona King", "wife Sandra".
-var personCues = regexp.MustCompile(`\b(?:mp|mep|msp|am|leader|chairman|chairwoman|chair|spokesman|spokeswoman|spokesperson|candidate|secretary|minister|president|deputy|member|councillor|activist|colleague|wife|husband|son|daughter|brother|sister|professor|former|rival|opponent|veteran|campaigner|chancellor|mayor|adviser|aide|director|chief|head|founder|boss|deputy leader|ex-husband|ex-wife|widow|'s|’s)\s*$`)
+var personCues = regexp.MustCompile(`\b(?:mp|mep|msp|am|leader|chairman|chairwoman|chair|spokesman|spokeswoman|spokesperson|candidate|secretary|minister|president|deputy|member|councillor|activist|colleague|wife|husband|son|daughter|brother|sister|professor|former|rival|opponent|veteran|campaigner|chancellor|mayor|adviser|aide|director|chief|head|founder|boss|deputy leader|ex-husband|ex-wife|widow|'s|’s|(?:father|mother|son|daughter|brother|sister|wife|husband|widow|nephew|niece|cousin) of)\s*$`)
 
 // personAfter are words after a name that make it a person's: "X said", "X, 54,".
-var personAfter = regexp.MustCompile(`^(?:\s+(?:said|says|told|added|argued|insisted|warned|claimed|denied|admitted|wrote|replied|explained)\b|,\s+\d{2},|,\s+who\b)`)
+var personAfter = regexp.MustCompile(`^(?:\s+(?:said|says|told|added|argued|insisted|warned|claimed|denied|admitted|wrote|replied|explained)\b|,\s+\d{2},|,\s+who\b|,\s+(?:the\s+)?(?:father|mother|son|daughter|wife|husband|brother|sister|widow|widower)\b)`)
 
 // notNames are capitalised words that start no name: sentence openers, days, months, and words that
 // headline style capitalises.

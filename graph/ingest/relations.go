@@ -53,7 +53,7 @@ var verbRules = []verbRule{
 	{name: "accused", typ: graph.Accused, re: rx(`accuse[sd]?|accusing|made (?:such )?allegations against|alleged(?: that)?|blamed|blames|blaming`), conf: 0.75,
 		notAfter: regexp.MustCompile(`^\s+(?:to|of)\b`)},
 	{name: "criticised-by", typ: graph.Criticised, re: rx(`(?:criticised|criticized|attacked|condemned) by`), passive: true, conf: 0.75},
-	{name: "criticised", typ: graph.Criticised, re: rx(`critici[sz](?:e|es|ed|ing)|attack(?:s|ed|ing)?|condemn(?:s|ed|ing)?|slamm?(?:ed|s|ing)?|lambast(?:s|ed|ing)?|hit out at|hits out at|rebuk(?:e|ed|es|ing)|blast(?:s|ed|ing)|derid(?:e|ed|es|ing)|mock(?:s|ed|ing)|denounc(?:e|ed|es|ing)|rounded on|turned on|labelled|branded`), conf: 0.65},
+	{name: "criticised", typ: graph.Criticised, re: rx(`critici[sz](?:e|es|ed|ing)|attack(?:s|ed|ing)|condemn(?:s|ed|ing)?|slamm?(?:ed|s|ing)?|lambast(?:s|ed|ing)?|hit out at|hits out at|rebuk(?:e|ed|es|ing)|blast(?:s|ed|ing)|derid(?:e|ed|es|ing)|mock(?:s|ed|ing)|denounc(?:e|ed|es|ing)|rounded on|turned on|labelled|branded`), conf: 0.65},
 	{name: "held-to-account", typ: graph.Criticised, re: rx(`holding|held|hold`), after: regexp.MustCompile(`^[^,.;]{1,60}? to account`), conf: 0.65},
 	{name: "called-to-resign", typ: graph.Criticised, re: rx(`call(?:ed|s|ing)? (?:on|for)|urg(?:ed|es|ing)|demand(?:ed|s|ing)|told|challeng(?:ed|es|ing)`),
 		afterObject: regexp.MustCompile(`^(?:'s|’s)?\s+(?:to (?:resign|quit|stand down|step down|go)\b|resignation\b|sacking\b|removal\b)`), conf: 0.7, factual: true},
@@ -66,6 +66,7 @@ var verbRules = []verbRule{
 	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
 	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
 	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
+	{name: "sits-on", typ: graph.MemberOf, re: rx(`sits? on|sat on|serv(?:es|ed|ing) on|(?:a )?member of`), conf: 0.7, objectKinds: groupKinds},
 	{name: "switched-to", typ: graph.MemberOf, re: rx(`(?:defect(?:ed|s|ing)?|switch(?:ed|es|ing)?|mov(?:ed|es|ing)|crossed) from [^.;]{1,40}? to`), conf: 0.75, objectKinds: groupKinds},
 	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
 		notAfter: regexp.MustCompile(`^\s+(?:[a-z]+\s+){0,4}by\b`)},
@@ -283,8 +284,12 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 			}
 			break // "backed Mr Howard's stance": his stance, not him
 		}
-		if r.notAfterObject != nil && r.notAfterObject.MatchString(rest) || modifierNoun.MatchString(rest) {
-			break // "backed Tory demands": the demands
+		if (m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty) && bodyAfter.MatchString(rest) {
+			break // "a member of the Commons intelligence and security committee": of the committee
+		}
+		if r.notAfterObject != nil && r.notAfterObject.MatchString(rest) ||
+			modifierNoun.MatchString(rest) && !(m.ent.kind == graph.KindParty && (r.typ == graph.Criticised || r.typ == graph.Accused) && partyPlans.MatchString(rest)) {
+			break // "backed Tory demands": the demands; but criticising "Tory promises" criticises the Tories
 		}
 		if n := roleHolder(s, after, m); n != nil {
 			m = *n // "attack Tory leader Michael Howard": Michael Howard
@@ -314,6 +319,9 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		}
 		if modifierNoun.MatchString(s.text[m.span.End-s.span.Start:]) {
 			break // "Labour MPs have criticised": the MPs, not the party
+		}
+		if lead := strings.ToLower(s.text[m.span.End-s.span.Start : at-s.span.Start]); subjectClause.MatchString(lead) && !sameSubject.MatchString(lead) {
+			break // "warned the BBC that attacking X …": the BBC attacks no one ("a day after launching" keeps its subject)
 		}
 		if !r.fitsSubject(m, objs[0]) {
 			continue // "X, the former Labour MP who founded Y": X founded it
@@ -380,6 +388,7 @@ func farObject(between string, seat bool) bool {
 	if seat { // "contest the Derbyshire seat of Erewash", "candidate of Labour in the Poplar seat"
 		between = seatLead.ReplaceAllString(between, " ")
 	}
+	between = bodyLead.ReplaceAllString(between, " ") // "sits on the executive of X"
 	words := 0
 	for _, w := range strings.Fields(between) {
 		switch w = strings.Trim(w, ",\"'‘’“”"); w {
@@ -392,6 +401,8 @@ func farObject(between string, seat bool) bool {
 	}
 	return words > 3
 }
+
+var bodyLead = regexp.MustCompile(`\b(?:the\s+)?(?:board|executive|council|committee|panel|staff|leadership|ranks|front bench|frontbench|benches)\s+of\s+(?:the\s+)?$`)
 
 var seatLead = regexp.MustCompile(`(?:\b(?:[a-z]+\s+)?(?:seat|constituency|ward|division) of|\b(?:in|for|at) (?:the\s+)?)\s*$`)
 
@@ -417,6 +428,18 @@ func roleHolder(s *sentence, ms []mention, m mention) *mention {
 	}
 	return nil
 }
+
+var (
+	// subjectClause, between a subject and its verb, puts them in different clauses.
+	subjectClause = regexp.MustCompile(`\b(?:that|when|while|because|after|before|although|though|since|until|unless|whether|if)\b`)
+	// sameSubject ends the words before a participle that shares the sentence's subject.
+	sameSubject = regexp.MustCompile(`\b(?:after|before|since|while|when|by|on|in|without)\s*$`)
+	// bodyAfter follows a body's name that only qualifies another body: "the Commons … committee".
+	bodyAfter = regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,4}(?:committee|group|panel|inquiry|commission|council|board|unit|team|office|department|branch|wing|executive)\b`)
+)
+
+// partyPlans follow a party whose plans, promises or record are criticised: the party is.
+var partyPlans = regexp.MustCompile(`^(?:'s|’s)?\s+(?:plans?|proposals?|polic(?:y|ies)|record|promises?|pledges?|manifesto|budget|spending plans|tax plans)\b`)
 
 // decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
 var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:(?:decision|move|choice|resignation|defection)\s+to|(?:support|backing|endorsement)\s+(?:for|of))\b`)
@@ -494,7 +517,8 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			// With a comma, only as the sentence's subject: "The Lib Dem candidate for this seat, Rabina Khan"
 			role := memberRoles.FindStringSubmatch(gap)[1]
 			// "Lib Dem parliamentary chairman X" leads part of the party only: a member.
-			leads := regexp.MustCompile(`^(?:the\s+|party\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`).MatchString(gap) && !formerly && !partOfParty
+			// A former leader led: the claim is the leadership, its role says "former" (its end is not known).
+			leads := regexp.MustCompile(`^(?:the\s+|party\s+|former\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`).MatchString(gap) && !partOfParty
 			if formerly {
 				gap = "former " + gap
 			}
@@ -547,6 +571,12 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 					regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,2}candidate\s+(?:for|in)\s+(?:the\s+)?$`).MatchString(strings.ToLower(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start])) {
 					add(graph.CandidateFor, a, ms[i+2], "name-group-candidate-seat", 0.75, "")
 				}
+			}
+		}
+		// "Azmat Begg, father of Moazzam"
+		if ak == graph.KindActor && bk == graph.KindActor {
+			if m := regexp.MustCompile(`^,\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of$`).FindStringSubmatch(gap); m != nil {
+				add(graph.Family, a, b, "name-family-of", 0.8, m[1])
 			}
 		}
 		// "John Curtice, of the University of Strathclyde"; "Peter Misselbrook, executive partner of Tods
