@@ -155,7 +155,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.87, 0.29, 0.9})
+		check(t, rep, floor{0.88, 0.37, 0.95})
 	})
 	t.Run("seeds", func(t *testing.T) {
 		t.Parallel()
