@@ -7,13 +7,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	xhtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
 )
 
 // The input formats.
@@ -28,16 +28,13 @@ type cleaned struct {
 	format string
 	text   string
 	// paragraphs are byte ranges of text: sentences never cross them. A social post is one paragraph.
-	paragraphs []Span
+	paragraphs []review.Span
 	title      string
 	outlet     string
 	author     string
 	published  graph.FuzzyDate
 	url        string
 }
-
-// Span is a byte range [Start, End) of a text.
-type Span struct{ Start, End int }
 
 var (
 	escapedHTML   = regexp.MustCompile(`<\\/[a-zA-Z]+>|\\u[0-9a-fA-F]{4}|\\"`)
@@ -73,7 +70,7 @@ func detectFormat(content string) string {
 
 func splitBlocks(s string) []string {
 	var out []string
-	for _, b := range regexp.MustCompile(`\n\s*\n`).Split(s, -1) {
+	for _, b := range blankLine.Split(s, -1) {
 		if b = strings.TrimSpace(b); b != "" {
 			out = append(out, b)
 		}
@@ -144,7 +141,7 @@ func clean(in Input) (cleaned, error) {
 			}
 			start := b.Len()
 			b.WriteString(para)
-			c.paragraphs = append(c.paragraphs, Span{start, b.Len()})
+			c.paragraphs = append(c.paragraphs, review.Span{Start: start, End: b.Len()})
 		}
 	}
 	c.text = b.String()
@@ -454,4 +451,8 @@ func pad2(s string) string {
 	return s
 }
 
-func isUpper(r rune) bool { return unicode.IsUpper(r) }
+// Patterns of the wording, compiled once.
+var (
+	// blankLine separates blocks.
+	blankLine = regexp.MustCompile(`\n\s*\n`)
+)

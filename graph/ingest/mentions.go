@@ -6,19 +6,18 @@ import (
 	"strings"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
 )
 
 // mention is a name in a sentence, resolved to a document entity.
 type mention struct {
 	first, last int // token indexes, inclusive
-	span        Span
+	span        review.Span
 	text        string
 	kind        graph.Kind
 	title       string // "Mr", "Cllr", … before a person's name
 	possessive  bool
 	ent         *entry // nil until resolved
-	// seatWording says the sentence's wording makes the mention a seat ("MP for X", "the X seat").
-	seatWording bool
 }
 
 // titles mark the name after them as a person's.
@@ -174,7 +173,7 @@ func (rd *reading) officeMentions(s *sentence, ms []mention) []mention {
 		if overlap || first < 0 || last < first {
 			continue
 		}
-		m := mention{first: first, last: last, span: Span{start, end}, kind: graph.KindSeat,
+		m := mention{first: first, last: last, span: review.Span{Start: start, End: end}, kind: graph.KindSeat,
 			text: strings.ToUpper(text[:1]) + text[1:]}
 		ms = append(ms, m)
 	}
@@ -228,8 +227,8 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 			!notNames[strings.ToLower(toks[i+n].text)] && n == 1 {
 			continue
 		}
-		m := mention{first: i, last: i + n - 1, kind: e.kind, possessive: last.possessive, seatWording: seat}
-		m.span = Span{toks[i].start, last.end}
+		m := mention{first: i, last: i + n - 1, kind: e.kind, possessive: last.possessive}
+		m.span = review.Span{Start: toks[i].start, End: last.end}
 		m.text = s.textOf(i, i+n-1)
 		m.ent = e
 		if i > 0 && isTitle(toks[i-1].text) && e.kind == graph.KindActor {
@@ -283,7 +282,7 @@ var partyInBrackets = regexp.MustCompile(`\((?:\p{Lu}[\p{L}-]*\s*)+,\s*$`)
 // seatBefore says whether the words before token i make what follows a seat: "MP for X".
 func seatBefore(s *sentence, i int) bool {
 	before := strings.ToLower(s.text[:s.tokens[i].start-s.span.Start])
-	return regexp.MustCompile(`\b(?:mp|mep|msp|member|candidate) for (?:the )?$|\bseat of $|\bconstituency of $`).MatchString(before)
+	return seatLeadIn.MatchString(before)
 }
 
 // capitalisedRun reads a run of capitalised words at token i. It returns how many tokens it used, and a
@@ -371,7 +370,7 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		words = append(words, toks[k].text)
 	}
 	m := mention{first: start, last: j - 1, title: title, possessive: toks[j-1].possessive}
-	m.span = Span{toks[start].start, toks[j-1].end}
+	m.span = review.Span{Start: toks[start].start, End: toks[j-1].end}
 	m.text = s.textOf(start, j-1)
 	head := strings.ToLower(words[len(words)-1])
 	orgInside := false // "Muslim Association of Britain", "University of Strathclyde"
@@ -449,3 +448,9 @@ func (s *sentence) breaksBetween(i, j int) bool {
 	gap = strings.TrimPrefix(strings.TrimPrefix(gap, "'s"), "’s")
 	return strings.TrimSpace(gap) != ""
 }
+
+// Patterns of the wording, compiled once.
+var (
+	// seatLeadIn ends the words before a seat: "MP for".
+	seatLeadIn = regexp.MustCompile(`\b(?:mp|mep|msp|member|candidate) for (?:the )?$|\bseat of $|\bconstituency of $`)
+)

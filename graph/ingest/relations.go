@@ -144,7 +144,7 @@ type candidate struct {
 	conf     float64
 	role     string
 	at       int // byte offset in the sentence of the wording, for status and date
-	wording  Span
+	wording  review.Span
 	factual  bool // see verbRule.factual
 }
 
@@ -208,7 +208,7 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 		}
 		seen[key] = true
 		p := review.Proposal{Type: c.typ, From: c.from.ent.name, To: c.to.ent.name, Role: c.role,
-			Status: status, SaidBy: saidBy, Rule: c.rule, Excerpt: s.text, Span: review.Span{Start: s.span.Start, End: s.span.End}}
+			Status: status, SaidBy: saidBy, Rule: c.rule, Excerpt: s.text, Span: s.span}
 		conf := c.conf
 		if status == graph.StatusAlleged {
 			conf *= 0.85
@@ -345,7 +345,7 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 				from, to = obj, sub
 			}
 			out = append(out, candidate{typ: r.typ, from: from, to: to, rule: r.name, conf: r.conf, role: r.role,
-				at: loc[0], wording: Span{loc[0], loc[1]}, factual: r.factual})
+				at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}, factual: r.factual})
 		}
 	}
 	return out
@@ -361,9 +361,6 @@ func (r verbRule) fitsSubject(sub, obj mention) bool {
 func (r verbRule) fitsObject(m mention) bool {
 	if len(r.objectKinds) > 0 && !slices.Contains(r.objectKinds, m.ent.kind) {
 		return false
-	}
-	if r.passive || r.reverse {
-		return true
 	}
 	return true
 }
@@ -487,7 +484,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 	add := func(t graph.RelationType, from, to mention, rule string, conf float64, role string) {
 		lo, hi := min(from.span.Start, to.span.Start), max(from.span.End, to.span.End)
 		out = append(out, candidate{typ: t, from: from, to: to, rule: rule, conf: conf, role: role,
-			at: lo - s.span.Start, wording: Span{lo - s.span.Start, hi - s.span.Start}})
+			at: lo - s.span.Start, wording: review.Span{Start: lo - s.span.Start, End: hi - s.span.Start}})
 	}
 	for i := 0; i+1 < len(ms); i++ {
 		a, b := ms[i], ms[i+1]
@@ -501,24 +498,24 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			gapRaw = " " + gapRaw[len(ms[i].text):]
 			partOfParty = true
 		}
-		formerly := regexp.MustCompile(`(?i)(?:\bex-|\bformer )$`).MatchString(s.text[:a.span.Start-s.span.Start])
+		formerly := formerBefore.MatchString(s.text[:a.span.Start-s.span.Start])
 		gap := strings.TrimSpace(strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(gapRaw, "'s"), "’s")))
 		ak, bk := a.ent.kind, b.ent.kind
 		if bk == graph.KindActor {
 			// "The Lib Dem candidate for this seat, Rabina Khan": the role before the name.
 			gap = strings.TrimSpace(strings.TrimSuffix(gap, ","))
-			gap = strings.TrimSpace(regexp.MustCompile(`(?:\s|^)(?:dr|mr|mrs|ms|miss|sir|dame|lord|lady|baroness|professor|prof|cllr|councillor|rev)\.?$`).ReplaceAllString(gap, ""))
-			gap = strings.TrimSpace(regexp.MustCompile(`\s+(?:for|in) (?:this|the|that) (?:seat|constituency|ward)$`).ReplaceAllString(gap, ""))
+			gap = strings.TrimSpace(titleAtEnd.ReplaceAllString(gap, ""))
+			gap = strings.TrimSpace(thisSeat.ReplaceAllString(gap, ""))
 		}
 		switch {
 		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap) &&
 			!joinWords.MatchString(gap) && // "an attack on Labour's record and party leader Michael Howard"
-			(!strings.HasSuffix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?i:the\s+)?$`).MatchString(s.text[:a.span.Start-s.span.Start])):
+			(!strings.HasSuffix(strings.TrimSpace(gapRaw), ",") || sentenceStart.MatchString(s.text[:a.span.Start-s.span.Start])):
 			// With a comma, only as the sentence's subject: "The Lib Dem candidate for this seat, Rabina Khan"
 			role := memberRoles.FindStringSubmatch(gap)[1]
 			// "Lib Dem parliamentary chairman X" leads part of the party only: a member.
 			// A former leader led: the claim is the leadership, its role says "former" (its end is not known).
-			leads := regexp.MustCompile(`^(?:the\s+|party\s+|former\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`).MatchString(gap) && !partOfParty
+			leads := wholeLeader.MatchString(gap) && !partOfParty
 			if formerly {
 				gap = "former " + gap
 			}
@@ -534,24 +531,24 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			(a.possessive || b.title != "" || strings.TrimSpace(gapRaw) == "" && !rd.posts):
 			// "Labour's Lorna Fitzsimons", "Lib Dem Sir Archy Kirkwood"
 			add(graph.MemberOf, b, a, "party-name", 0.65, "")
-		case bk == graph.KindActor && ak == graph.KindSeat && a.ent.constituency || bk == graph.KindActor && ak == graph.KindSeat && regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`).MatchString(gap):
-			if regexp.MustCompile(`(?:^|\s)(?:mp|mep|msp|am|member)$`).MatchString(gap) {
+		case bk == graph.KindActor && ak == graph.KindSeat && a.ent.constituency || bk == graph.KindActor && ak == graph.KindSeat && seatRole.MatchString(gap):
+			if memberOfSeat.MatchString(gap) {
 				add(graph.HoldsOffice, b, a, "seat-mp-name", 0.8, strings.ToUpper(gap))
 			} else if strings.HasSuffix(gap, "candidate") {
 				add(graph.CandidateFor, b, a, "seat-candidate-name", 0.75, "")
 			}
 		case bk == graph.KindActor && ak == graph.KindSeat && (gap == "" || gap == "the" || gap == "former") && !a.ent.constituency:
 			add(graph.HoldsOffice, b, a, "office-name", 0.8, a.text)
-		case ak == graph.KindActor && bk == graph.KindSeat && !b.ent.constituency && regexp.MustCompile(`^,?\s*(?:the|a)?\s*(?:current|former|then|new)?$`).MatchString(gap) && strings.HasPrefix(strings.TrimSpace(gapRaw), ",") &&
+		case ak == graph.KindActor && bk == graph.KindSeat && !b.ent.constituency && officeApposition.MatchString(gap) && strings.HasPrefix(strings.TrimSpace(gapRaw), ",") &&
 			!(i+2 < len(ms) && ms[i+2].ent.kind == graph.KindActor && strings.TrimSpace(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start]) == ""):
 			// "X, the Mayor of Tower Hamlets" — but not "X, London Mayor Sadiq Khan"
 			add(graph.HoldsOffice, a, b, "name-office", 0.75, b.text)
-		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && (strings.HasPrefix(strings.TrimSpace(gapRaw), ",") || regexp.MustCompile(`^(?:was|is|became|has been|had been)\b`).MatchString(gap)):
+		case ak == graph.KindActor && (bk == graph.KindParty || bk == graph.KindOrganisation) && (strings.HasPrefix(strings.TrimSpace(gapRaw), ",") || copula.MatchString(gap)):
 			// "X, the former Labour MP" / "X, UKIP leader"
 			// The role after the group: its first one to three words ("MP", "election strategist").
 			rest := strings.ToLower(s.text[b.span.End-s.span.Start:])
 			role := ""
-			if m := regexp.MustCompile(`^(?:'s|’s)?\s+([a-z-]+(?:\s+[a-z-]+){0,2})`).FindStringSubmatch(rest); m != nil {
+			if m := roleAfterGroup.FindStringSubmatch(rest); m != nil {
 				words := strings.Fields(m[1])
 				for n := len(words); n >= 1; n-- {
 					if memberRoles.MatchString(strings.Join(words[:n], " ")) {
@@ -560,7 +557,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 					}
 				}
 			}
-			if regexp.MustCompile(`^(?:(?:who\s+)?(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`).MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
+			if nameToGroup.MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
 				if leaderRoles.MatchString(role) {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				} else {
@@ -568,14 +565,14 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				}
 				// "X, the Tory candidate in Y"
 				if strings.HasSuffix(role, "candidate") && i+2 < len(ms) && ms[i+2].ent.kind == graph.KindSeat &&
-					regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,2}candidate\s+(?:for|in)\s+(?:the\s+)?$`).MatchString(strings.ToLower(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start])) {
+					candidateIn.MatchString(strings.ToLower(s.text[b.span.End-s.span.Start:ms[i+2].span.Start-s.span.Start])) {
 					add(graph.CandidateFor, a, ms[i+2], "name-group-candidate-seat", 0.75, "")
 				}
 			}
 		}
 		// "Azmat Begg, father of Moazzam"
 		if ak == graph.KindActor && bk == graph.KindActor {
-			if m := regexp.MustCompile(`^,\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of$`).FindStringSubmatch(gap); m != nil {
+			if m := familyOf.FindStringSubmatch(gap); m != nil {
 				add(graph.Family, a, b, "name-family-of", 0.8, m[1])
 			}
 		}
@@ -586,7 +583,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				switch role := m[1]; {
 				case role == "":
 					add(graph.MemberOf, a, b, "name-of-group", 0.7, "")
-				case regexp.MustCompile(`^(?:leader|chairman|chairwoman|chair|president|head|chief executive|director|general secretary|founder)$`).MatchString(role) && !strings.Contains(m[0], "former"):
+				case headRole.MatchString(role) && !strings.Contains(m[0], "former"):
 					add(graph.Leads, a, b, "name-role-of-group", 0.75, role)
 				default:
 					add(graph.MemberOf, a, b, "name-role-of-group", 0.7, role)
@@ -603,7 +600,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 		// "X's new party, Veritas" / "Robert Kilroy-Silk's new political party"
 		if ak == graph.KindActor && a.possessive && (bk == graph.KindParty || bk == graph.KindOrganisation) &&
-			regexp.MustCompile(`^(?:new\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*$`).MatchString(gap) &&
+			newParty.MatchString(gap) &&
 			strings.Contains(gap, "new") {
 			add(graph.Founded, a, b, "new-party", 0.7, "")
 		}
@@ -644,7 +641,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 		g1 := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
 		g2 := strings.ToLower(strings.TrimSpace(s.text[b.span.End-s.span.Start : c.span.Start-s.span.Start]))
-		if regexp.MustCompile(`^(?:mp|candidate|member|councillor) (?:for|in)(?: the)?$`).MatchString(g1) && regexp.MustCompile(`^(?:seat|constituency|ward)?,?$`).MatchString(g2) {
+		if roleForSeat.MatchString(g1) && seatThenName.MatchString(g2) {
 			add(graph.MemberOf, c, a, "group-role-seat-name", 0.8, strings.TrimSpace(a.text+" "+strings.Fields(g1)[0]))
 			if strings.HasPrefix(g1, "candidate") {
 				add(graph.CandidateFor, c, b, "group-role-seat-name", 0.8, "")
@@ -661,7 +658,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 		gap := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
 		gap = strings.TrimPrefix(strings.TrimPrefix(gap, "'s"), "’s")
-		if regexp.MustCompile(`^\s*(?:own\s+|political\s+)*party,?$`).MatchString(gap) {
+		if ownPartyGap.MatchString(gap) {
 			add(graph.MemberOf, a, b, "own-party", 0.75, "")
 		}
 	}
@@ -698,10 +695,10 @@ func saidCriticism(s *sentence, ms []mention) []candidate {
 			continue
 		}
 		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: m, rule: "said-criticism", conf: 0.55,
-			at: loc[0], wording: Span{loc[0], loc[1]}})
+			at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}})
 		if next := nextCoordinated(s, ms, m); next != nil && next.ent != speaker.ent {
 			out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *next, rule: "said-criticism", conf: 0.55,
-				at: loc[0], wording: Span{loc[0], loc[1]}})
+				at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}})
 		}
 		break
 	}
@@ -735,13 +732,13 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	lead := strings.ToLower(s.text[subjStart:max(subjStart, min(c.at, len(s.text)))])
 	wording := strings.ToLower(s.text[clampIndex(c.at, len(s.text)):wEnd])
 	full := lead + " " + wording
-	if !c.factual && (hypothetical.MatchString(full) && c.typ != graph.CandidateFor || regexp.MustCompile(`\b(?:plans? to|hopes? to|could|would|may|might|if)\b`).MatchString(full)) {
+	if !c.factual && (hypothetical.MatchString(full) && c.typ != graph.CandidateFor || wish.MatchString(full)) {
 		return "", "", false
 	}
 	// "called on X to quit", "challenged X to stand down", "made him deputy leader": not what happened.
 	before := strings.ToLower(s.text[:clampIndex(c.at, len(s.text))])
-	if strings.HasSuffix(before, "to ") && !(c.typ == graph.CandidateFor && regexp.MustCompile(`\b(?:due|is|was|are|were) to $`).MatchString(before)) &&
-		!regexp.MustCompile(`\b(?:decision|move|choice|resignation|defection) to $`).MatchString(before) ||
+	if strings.HasSuffix(before, "to ") && !(c.typ == graph.CandidateFor && dueTo.MatchString(before)) &&
+		!actTo.MatchString(before) ||
 		strings.HasSuffix(before, "deputy ") || strings.HasSuffix(before, "deputy party ") {
 		return "", "", false
 	}
@@ -804,3 +801,49 @@ func datesOf(text string, c candidate, p *review.Proposal) {
 		p.Date = year(ms[0][1])
 	}
 }
+
+// Patterns of the wording, compiled once.
+var (
+	// formerBefore ends the words before a group that make its role a past one.
+	formerBefore = regexp.MustCompile(`(?i)(?:\bex-|\bformer )$`)
+	// titleAtEnd is a title ending the words between a role and a name.
+	titleAtEnd = regexp.MustCompile(`(?:\s|^)(?:dr|mr|mrs|ms|miss|sir|dame|lord|lady|baroness|professor|prof|cllr|councillor|rev)\.?$`)
+	// thisSeat ends a role "for this seat".
+	thisSeat = regexp.MustCompile(`\s+(?:for|in) (?:this|the|that) (?:seat|constituency|ward)$`)
+	// sentenceStart is what may stand before a sentence's subject.
+	sentenceStart = regexp.MustCompile(`^(?i:the\s+)?$`)
+	// wholeLeader is a role that leads a whole group.
+	wholeLeader = regexp.MustCompile(`^(?:the\s+|party\s+|former\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`)
+	// seatRole is a role between a seat and its holder.
+	seatRole = regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`)
+	// memberOfSeat ends a role that holds a seat.
+	memberOfSeat = regexp.MustCompile(`(?:^|\s)(?:mp|mep|msp|am|member)$`)
+	// officeApposition stands between a name and the office after it.
+	officeApposition = regexp.MustCompile(`^,?\s*(?:the|a)?\s*(?:current|former|then|new)?$`)
+	// copula joins a name to what it is.
+	copula = regexp.MustCompile(`^(?:was|is|became|has been|had been)\b`)
+	// roleAfterGroup is up to three words after a group.
+	roleAfterGroup = regexp.MustCompile(`^(?:'s|’s)?\s+([a-z-]+(?:\s+[a-z-]+){0,2})`)
+	// nameToGroup stands between a name and the group whose role it has.
+	nameToGroup = regexp.MustCompile(`^(?:(?:who\s+)?(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`)
+	// candidateIn stands between a group and a seat: "the Tory candidate in".
+	candidateIn = regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,2}candidate\s+(?:for|in)\s+(?:the\s+)?$`)
+	// familyOf stands between two people: ", father of".
+	familyOf = regexp.MustCompile(`^,\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of$`)
+	// headRole is a role that leads a body.
+	headRole = regexp.MustCompile(`^(?:leader|chairman|chairwoman|chair|president|head|chief executive|director|general secretary|founder)$`)
+	// newParty stands between a founder and the group: "'s new party,".
+	newParty = regexp.MustCompile(`^(?:new\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*$`)
+	// roleForSeat stands between a party and a seat: "MP for".
+	roleForSeat = regexp.MustCompile(`^(?:mp|candidate|member|councillor) (?:for|in)(?: the)?$`)
+	// seatThenName stands between a seat and its holder.
+	seatThenName = regexp.MustCompile(`^(?:seat|constituency|ward)?,?$`)
+	// ownPartyGap stands between a person and their party: "'s political party,".
+	ownPartyGap = regexp.MustCompile(`^\s*(?:own\s+|political\s+)*party,?$`)
+	// wish marks what is wanted or possible, not done, even of a candidacy.
+	wish = regexp.MustCompile(`\b(?:plans? to|hopes? to|could|would|may|might|if)\b`)
+	// dueTo ends the words before a candidacy that is fixed: "is due to stand".
+	dueTo = regexp.MustCompile(`\b(?:due|is|was|are|were) to $`)
+	// actTo ends the words before an act that was done: "decision to quit".
+	actTo = regexp.MustCompile(`\b(?:decision|move|choice|resignation|defection) to $`)
+)

@@ -12,11 +12,12 @@ import (
 	"github.com/neurosnap/sentences/english"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
 )
 
 // sentence is one sentence of a document, with its words.
 type sentence struct {
-	span   Span
+	span   review.Span
 	text   string
 	tokens []token
 	// quoted marks the bytes of text inside quotation marks: words a speaker said.
@@ -59,7 +60,7 @@ func tokenizer() (*sentences.DefaultSentenceTokenizer, error) {
 
 // splitSentences splits each paragraph into sentences (Punkt, with British abbreviations), trimmed of
 // spaces, with their words.
-func splitSentences(text string, paragraphs []Span) ([]sentence, error) {
+func splitSentences(text string, paragraphs []review.Span) ([]sentence, error) {
 	tok, err := tokenizer()
 	if err != nil {
 		return nil, err
@@ -80,7 +81,7 @@ func splitSentences(text string, paragraphs []Span) ([]sentence, error) {
 			if start == end {
 				continue
 			}
-			out = append(out, newSentence(text, Span{start, end}))
+			out = append(out, newSentence(text, review.Span{Start: start, End: end}))
 		}
 	}
 	return mergeAbbreviationSplits(text, resplit(text, out)), nil
@@ -104,10 +105,10 @@ func resplit(text string, ss []sentence) []sentence {
 			for next < s.span.End && text[next] == ' ' {
 				next++
 			}
-			out = append(out, newSentence(text, Span{start, stop}))
+			out = append(out, newSentence(text, review.Span{Start: start, End: stop}))
 			start = next
 		}
-		out = append(out, newSentence(text, Span{start, s.span.End}))
+		out = append(out, newSentence(text, review.Span{Start: start, End: s.span.End}))
 	}
 	return out
 }
@@ -124,7 +125,7 @@ func mergeAbbreviationSplits(text string, ss []sentence) []sentence {
 			last := lastWord(prev.text)
 			if (isTitle(strings.TrimSuffix(last, ".")) || utf8.RuneCountInString(strings.TrimSuffix(last, ".")) == 1 && strings.HasSuffix(last, ".")) &&
 				!strings.Contains(text[prev.span.End:s.span.Start], "\n") {
-				out[n-1] = newSentence(text, Span{prev.span.Start, s.span.End})
+				out[n-1] = newSentence(text, review.Span{Start: prev.span.Start, End: s.span.End})
 				continue
 			}
 		}
@@ -143,7 +144,7 @@ func lastWord(s string) string {
 
 var wordPattern = regexp.MustCompile(`[\p{L}\p{N}#@][\p{L}\p{N}\-'’.&]*[\p{L}\p{N}]|[\p{L}\p{N}&]`)
 
-func newSentence(text string, sp Span) sentence {
+func newSentence(text string, sp review.Span) sentence {
 	s := sentence{span: sp, text: text[sp.Start:sp.End]}
 	for _, m := range wordPattern.FindAllStringIndex(s.text, -1) {
 		w := s.text[m[0]:m[1]]
