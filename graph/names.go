@@ -15,10 +15,6 @@ var foldAccents = strings.NewReplacer(
 	"ç", "c", "ñ", "n", "ß", "ss", "’", "", "'", "", "‘", "",
 )
 
-// FoldAccents drops the accents of Latin letters as NormalizeName does, keeping case and everything
-// else: "Sinn Féin" → "Sinn Fein".
-func FoldAccents(s string) string { return foldAccents.Replace(s) }
-
 // NormalizeName is the form names are matched in: lower case, accents folded, apostrophes dropped, every
 // other run of punctuation or space made one space. "Lutfur  Rahman's" and "lutfur rahmans" match.
 func NormalizeName(s string) string {

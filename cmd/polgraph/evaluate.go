@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/polgraph/polgraph/graph"
@@ -52,7 +51,7 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 		anns, err = eval.ReadAnnotations(*annotations)
 	} else {
 		var ds *dataset.Dataset
-		if ds, err = readDatasetFile(*against); err == nil {
+		if ds, err = readDatasetFiles([]string{*against}); err == nil {
 			anns = eval.FromDataset(ds)
 		}
 	}
@@ -61,7 +60,7 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var ents []graph.Entity
 	if *known != "" {
-		ds, err := readDatasetFile(*known)
+		ds, err := readDatasetFiles([]string{*known})
 		if err != nil {
 			return err
 		}
@@ -69,7 +68,7 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var rep eval.Report
 	if *proposals != "" {
-		ds, err := readDatasetFile(*proposals)
+		ds, err := readDatasetFiles([]string{*proposals})
 		if err != nil {
 			return err
 		}
@@ -78,15 +77,6 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return rep.Write(stdout, *verbose)
-}
-
-func readDatasetFile(path string) (*dataset.Dataset, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return dataset.Read([]dataset.File{{Name: path, R: f}})
 }
 
 // predictionOf reads a proposals file back: its entities, and one proposal per claim of each relation.

@@ -17,7 +17,6 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/ingest"
 	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/review"
@@ -105,16 +104,7 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var known []graph.Entity
 	var queue *review.Service
 	if len(knownFiles) > 0 {
-		var files []dataset.File
-		for _, p := range knownFiles {
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			files = append(files, dataset.File{Name: p, R: f})
-		}
-		ds, err := dataset.Read(files)
+		ds, err := readDatasetFiles(knownFiles)
 		if err != nil {
 			return err
 		}

@@ -47,16 +47,7 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	var files []dataset.File
-	for _, path := range fs.Args() {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		files = append(files, dataset.File{Name: path, R: f})
-	}
-	ds, err := dataset.Read(files)
+	ds, err := readDatasetFiles(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -137,16 +128,42 @@ func isTerminal(w io.Writer) bool {
 // loadThrough sends dataset files to a running polgraph's WriteService.Load, a chunk of lines at a time,
 // and prints what it wrote as a local load does. The service checks the files whole before it writes.
 func loadThrough(ctx context.Context, c *clientFlags, requestID string, paths []string, stdout io.Writer) error {
-	var files []dataset.File
+	files, closeFiles, err := openDatasetFiles(paths)
+	if err != nil {
+		return err
+	}
+	defer closeFiles()
+	return sendLoad(ctx, c, requestID, files, stdout)
+}
+
+// openDatasetFiles opens dataset files to read; closeFiles closes them.
+func openDatasetFiles(paths []string) (files []dataset.File, closeFiles func(), err error) {
+	var opened []*os.File
+	closeFiles = func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
 	for _, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
-			return err
+			closeFiles()
+			return nil, nil, err
 		}
-		defer f.Close()
+		opened = append(opened, f)
 		files = append(files, dataset.File{Name: path, R: f})
 	}
-	return sendLoad(ctx, c, requestID, files, stdout)
+	return files, closeFiles, nil
+}
+
+// readDatasetFiles reads and checks dataset files, as one dataset.
+func readDatasetFiles(paths []string) (*dataset.Dataset, error) {
+	files, closeFiles, err := openDatasetFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFiles()
+	return dataset.Read(files)
 }
 
 // sendLoad streams dataset files to WriteService.Load and prints what the service says it wrote.

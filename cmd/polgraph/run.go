@@ -35,7 +35,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	case "none":
 	default:
-		if ds, err = readDatasetFile(*datasetFile); err != nil {
+		if ds, err = readDatasetFiles([]string{*datasetFile}); err != nil {
 			return err
 		}
 	}

@@ -142,7 +142,7 @@ func (lx *lexicon) add(e *entry) {
 }
 
 func (lx *lexicon) addForm(form string, e *entry) {
-	n := normalise(foldAccents(form))
+	n := normalise(form)
 	if n == "" {
 		return
 	}
@@ -258,7 +258,7 @@ func (lx *lexicon) fuzzy(form string, kind graph.Kind) *entry {
 			}
 			seen[e] = true
 			for _, n := range append([]string{e.display}, e.aliases...) {
-				if similarName(form, normalise(foldAccents(n))) {
+				if similarName(form, normalise(n)) {
 					if found != nil && found != e {
 						return nil // ambiguous
 					}

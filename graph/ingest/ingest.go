@@ -175,7 +175,7 @@ func (rd *reading) resolve() {
 
 // link finds or proposes the entity a full name means.
 func (rd *reading) link(text string, kind graph.Kind) *entry {
-	form := normalise(foldAccents(text))
+	form := normalise(text)
 	for _, e := range rd.lx.byForm[form] {
 		if e.kind == kind {
 			return e
@@ -240,12 +240,12 @@ func (rd *reading) nameProposed() {
 // (spelled alike), else the only person of that surname the graph knows when a title says a person is
 // meant, else a new person when a title says so.
 func (rd *reading) referent(m mention, persons []*entry) *entry {
-	word := normalise(foldAccents(m.text))
+	word := normalise(m.text)
 	ws := strings.Fields(word)
 	var found *entry
 	for _, p := range persons {
 		for _, n := range append([]string{p.display}, p.aliases...) {
-			words := strings.Fields(normalise(foldAccents(n)))
+			words := strings.Fields(normalise(n))
 			if len(words) <= len(ws) {
 				continue
 			}

@@ -199,7 +199,7 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 		if n > 1 && toks[i+n-2].possessive {
 			continue // "Labour's Keir": not one name
 		}
-		form := normalise(foldAccents(s.textOf(i, i+n-1)))
+		form := normalise(s.textOf(i, i+n-1))
 		es := rd.lx.byForm[form]
 		if len(es) == 0 {
 			continue
@@ -253,6 +253,15 @@ func (s *sentence) textOf(i, j int) string {
 	return s.text[s.tokens[i].start-s.span.Start : s.tokens[j].end-s.span.Start]
 }
 
+// The words before and after a name that make it a seat.
+var (
+	seatBeforeWords = []string{"mp for ", "member for ", "candidate for ", "stand in ", "standing in ",
+		"contest ", "contesting ", "seat of ", "constituency of ", "mp for the ", "candidate in ", "won ", "hold ",
+		"stood in ", "representing ", "represented ", "by-election in "}
+	seatAfterWords = []string{" seat", " constituency", " mp", " by-election", " division", " candidate", " labour mp",
+		" tory mp", " conservative mp", " lib dem mp"}
+)
+
 // seatWording says whether the words around tokens i..j make them a seat: "MP for X", "X MP", "the X
 // seat", "X constituency", "candidate for X", "stand in X".
 func seatWording(s *sentence, i, j int) bool {
@@ -261,15 +270,12 @@ func seatWording(s *sentence, i, j int) bool {
 	if partyInBrackets.MatchString(s.text[:s.tokens[i].start-s.span.Start]) && strings.HasPrefix(strings.TrimSpace(after), ")") {
 		return true // "(Labour, Bethnal Green and Bow)"
 	}
-	for _, b := range []string{"mp for ", "member for ", "candidate for ", "stand in ", "standing in ",
-		"contest ", "contesting ", "seat of ", "constituency of ", "mp for the ", "candidate in ", "won ", "hold ",
-		"stood in ", "representing ", "represented ", "by-election in "} {
+	for _, b := range seatBeforeWords {
 		if strings.HasSuffix(before, b) {
 			return true
 		}
 	}
-	for _, a := range []string{" seat", " constituency", " mp", " by-election", " division", " candidate", " labour mp",
-		" tory mp", " conservative mp", " lib dem mp"} {
+	for _, a := range seatAfterWords {
 		if strings.HasPrefix(after, a) {
 			return true
 		}
@@ -401,7 +407,7 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.kind = graph.KindActor
 	case len(words) >= 2 && len(words) <= 3 && !anyNotName(words[1:]) && (personCues.MatchString(before) || personAfter.MatchString(after)) && !ok:
 		m.kind = graph.KindActor // "Labour's Lorna Fitzsimons", "Petrina Holdsworth said"
-	case len(words) >= 2 && len(words) <= 4 && !anyNotName(words) && (rd.lx.fuzzy(normalise(foldAccents(m.text)), graph.KindActor) != nil ||
+	case len(words) >= 2 && len(words) <= 4 && !anyNotName(words) && (rd.lx.fuzzy(normalise(m.text), graph.KindActor) != nil ||
 		len(rd.lx.surname[strings.ToLower(words[len(words)-1])]) > 0):
 		m.kind = graph.KindActor // a known person spelled otherwise, or a known family name
 	case len(words) == 1 && !notNames[strings.ToLower(words[0])]:

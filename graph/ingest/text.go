@@ -224,16 +224,13 @@ func isLetterAt(s string, i int) bool {
 	return unicode.IsLetter(r)
 }
 
-// normalise is the form names are compared in: lower case, curly quotes straightened, hyphens and
-// ampersands as words, no leading "the", single spaces, no possessive.
+// normalise is the form names are compared in: graph.NormalizeName's (lower case, accents folded,
+// apostrophes dropped, punctuation made space), with "&" read as "and", and no leading "the" or trailing
+// possessive.
 func normalise(s string) string {
-	s = strings.ToLower(s)
-	s = strings.NewReplacer("’", "'", "‘", "'", "-", " ", "–", " ", "&", " and ", ".", " ", ",", " ").Replace(s)
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.TrimPrefix(s, "the ")
-	s = strings.TrimSuffix(s, "'s")
-	return s
+	s = strings.TrimSpace(s)
+	for _, suf := range []string{"'s", "’s"} {
+		s = strings.TrimSuffix(s, suf)
+	}
+	return strings.TrimPrefix(graph.NormalizeName(strings.ReplaceAll(s, "&", " and ")), "the ")
 }
-
-// foldAccents drops the accents of Latin letters: Sinn Féin → Sinn Fein.
-func foldAccents(s string) string { return graph.FoldAccents(s) }

@@ -498,12 +498,9 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter, pageSize,
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	if f.Document != "" {
-		hash, err := s.resolveDocument(ctx, "document", f.Document)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		f.Document = hash
+	var err error
+	if f.Document, err = s.filterDocument(ctx, f.Document); err != nil {
+		return nil, 0, 0, err
 	}
 	ps, total, err := s.Queue.ListProposals(ctx, f, offset, limit)
 	if err != nil {
@@ -530,12 +527,9 @@ func (s *Service) ListProposedEntities(ctx context.Context, f EntityFilter, page
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	if f.Document != "" {
-		hash, err := s.resolveDocument(ctx, "document", f.Document)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		f.Document = hash
+	var err error
+	if f.Document, err = s.filterDocument(ctx, f.Document); err != nil {
+		return nil, 0, 0, err
 	}
 	es, total, err := s.Queue.ListProposedEntities(ctx, f, offset, limit)
 	if err != nil {
@@ -617,6 +611,14 @@ func (s *Service) GetDocument(ctx context.Context, ref string) (DocumentView, er
 
 // resolveDocument finds the hash of the document ref names: a whole hash, a prefix of at least 8 hex
 // digits, documents/<hash or prefix>, or the source name its claims cite (sources/ingest-<16 hex>).
+// filterDocument resolves a list filter's document, which may be left out ("").
+func (s *Service) filterDocument(ctx context.Context, ref string) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	return s.resolveDocument(ctx, "document", ref)
+}
+
 func (s *Service) resolveDocument(ctx context.Context, field, ref string) (string, error) {
 	const op = "Document"
 	h := strings.TrimSpace(ref)

@@ -231,9 +231,6 @@ type goldEntity struct {
 
 // Add adds another report's counts to r: scores of several documents.
 func (r *Report) Add(o Report) {
-	if r.ByType == nil {
-		r.ByType = map[graph.RelationType]*Counts{}
-	}
 	r.Documents += o.Documents
 	r.EntityFound += o.EntityFound
 	r.EntityGold += o.EntityGold
@@ -241,10 +238,7 @@ func (r *Report) Add(o Report) {
 	r.EntityPredicted += o.EntityPredicted
 	r.Relation.add(o.Relation)
 	for t, c := range o.ByType {
-		if r.ByType[t] == nil {
-			r.ByType[t] = &Counts{}
-		}
-		r.ByType[t].add(*c)
+		r.countsOf(t).add(*c)
 	}
 	r.DenialsKept += o.DenialsKept
 	r.DenialsGold += o.DenialsGold
@@ -254,6 +248,19 @@ func (r *Report) Add(o Report) {
 	r.Wrong = append(r.Wrong, o.Wrong...)
 	r.MissedEntities = append(r.MissedEntities, o.MissedEntities...)
 	r.WrongEntities = append(r.WrongEntities, o.WrongEntities...)
+}
+
+// countsOf is the counts of a relation type, made when missing.
+func (r *Report) countsOf(t graph.RelationType) *Counts {
+	if r.ByType == nil {
+		r.ByType = map[graph.RelationType]*Counts{}
+	}
+	c := r.ByType[t]
+	if c == nil {
+		c = &Counts{}
+		r.ByType[t] = c
+	}
+	return c
 }
 
 func (c *Counts) add(o Counts) {
@@ -384,11 +391,7 @@ func Score(gold []Annotation, pred Prediction) Report {
 			continue
 		}
 		seenPred[dedupe] = true
-		c := rep.ByType[p.Type]
-		if c == nil {
-			c = &Counts{}
-			rep.ByType[p.Type] = c
-		}
+		c := rep.countsOf(p.Type)
 		c.Predicted++
 		rep.Relation.Predicted++
 		g := reading{t, denied(p.Status)}
@@ -414,11 +417,7 @@ func Score(gold []Annotation, pred Prediction) Report {
 		}
 	}
 	for _, g := range goldOrder {
-		c := rep.ByType[g.typ]
-		if c == nil {
-			c = &Counts{}
-			rep.ByType[g.typ] = c
-		}
+		c := rep.countsOf(g.typ)
 		c.Gold++
 		rep.Relation.Gold++
 		if g.denied {
