@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,11 +20,17 @@ type Service struct {
 	Topology *Topology
 }
 
-// linkSource is what one path or neighbourhood search reads links from: the topology, brought up to
-// date once for the search, when it holds the graph; else the store.
+// linkSource is what one path or neighbourhood search reads links from: the topology, up to date for the
+// search, when it holds the graph; else (not filled yet, or still catching up with a large write) the
+// store.
 func (s *Service) linkSource(ctx context.Context) (LinkSource, error) {
 	if s.Topology != nil && s.Topology.Ready() {
-		return s.Topology.Synced(ctx)
+		src, err := s.Topology.Synced(ctx)
+		var ge *Error
+		if errors.As(err, &ge) && ge.Reason == ReasonCatchingUp {
+			return s.Store, nil
+		}
+		return src, err
 	}
 	return s.Store, nil
 }

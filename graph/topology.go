@@ -2,8 +2,10 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ChangeFeed tells what changed in the graph since a version. The Dgraph store is one: every write of
@@ -25,6 +27,10 @@ type Topology struct {
 	ready atomic.Bool
 
 	syncMu sync.Mutex // one sync at a time
+
+	bgMu    sync.Mutex
+	bg      chan struct{} // closed when the running background sync ends; nil when none runs
+	lastErr error         // how the last background sync ended
 
 	mu      sync.RWMutex
 	version int64
@@ -122,13 +128,99 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 	return t.read(entities), nil
 }
 
-// Synced syncs once and returns a LinkSource that reads the topology as it then is, without asking the
-// feed again: one search, one round trip for the version, however many levels it reads.
+// Synced returns a LinkSource that reads the topology as it holds the graph's current version, without
+// asking the feed again: one search, one round trip for the version, however many levels it reads.
+//
+// Catching up runs in the background, never within the caller's deadline: when the topology is behind,
+// Synced starts a catch-up and waits for it at most CatchUpWait; if it is still behind then (a large load
+// was just published), it returns an error of kind Unavailable with reason GRAPH_CATCHING_UP, and the
+// caller reads the graph from the store meanwhile. Either way no search reads a graph older than the one
+// committed when it started.
 func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
-	if err := t.Sync(ctx); err != nil {
+	v, err := t.feed.Version(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return topologyReader{t}, nil
+	wait := time.NewTimer(CatchUpWait)
+	defer wait.Stop()
+	for {
+		if t.Version() >= v && t.ready.Load() {
+			return topologyReader{t}, nil
+		}
+		select {
+		case <-t.background():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wait.C:
+			return nil, &Error{Op: "Topology.Synced", Kind: Unavailable, Reason: ReasonCatchingUp,
+				Message: fmt.Sprintf("the graph held in memory is catching up with version %d", v)}
+		}
+	}
+}
+
+// CatchUpWait is how long a search waits for the topology to catch up before it reads the graph from the
+// store instead.
+var CatchUpWait = 250 * time.Millisecond
+
+// ReasonCatchingUp is the reason of Synced's error when the topology is still catching up.
+const ReasonCatchingUp = "GRAPH_CATCHING_UP"
+
+// catchUpTimeout bounds one background catch-up (a fill of a million relations takes minutes).
+const catchUpTimeout = 30 * time.Minute
+
+// Version returns the graph version the topology holds.
+func (t *Topology) Version() int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.version
+}
+
+// background starts a sync with a context of its own, unless one runs, and returns a channel closed when
+// the running one ends.
+func (t *Topology) background() <-chan struct{} {
+	t.bgMu.Lock()
+	defer t.bgMu.Unlock()
+	if t.bg != nil {
+		return t.bg
+	}
+	done := make(chan struct{})
+	t.bg = done
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
+		err := t.Sync(ctx)
+		cancel()
+		t.bgMu.Lock()
+		t.bg, t.lastErr = nil, err
+		t.bgMu.Unlock()
+		close(done)
+	}()
+	return done
+}
+
+// Follow keeps the topology close to the graph until ctx is done: it asks the feed for the version every
+// interval and catches up in the background when the graph has changed, so that searches seldom wait.
+// OnSync, when set, is told each outcome.
+func (t *Topology) Follow(ctx context.Context, interval time.Duration, onSync func(error)) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.background():
+		}
+		if onSync != nil {
+			t.bgMu.Lock()
+			err := t.lastErr
+			t.bgMu.Unlock()
+			onSync(err)
+		}
+	}
 }
 
 type topologyReader struct{ t *Topology }

@@ -91,7 +91,7 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			})
 			c.HTTPAllowedHosts = hostList(env("POLGRAPH_HTTP_ALLOWED_HOSTS", ""))
 		case "dgraph":
-			fs.StringVar(&c.Dgraph, "dgraph", env("POLGRAPH_DGRAPH", c.Dgraph), "Dgraph alpha gRPC address ($POLGRAPH_DGRAPH)")
+			fs.StringVar(&c.Dgraph, "dgraph", env("POLGRAPH_DGRAPH", c.Dgraph), "Dgraph alpha gRPC address, or several alphas of one cluster separated by commas: reads are spread over them and retried on another when one is down ($POLGRAPH_DGRAPH)")
 			fs.StringVar(&c.DgraphUser, "dgraph-user", env("POLGRAPH_DGRAPH_USER", ""), "the Dgraph user to log in as, for a Dgraph with ACL on; default: the local Dgraph's polgraph user, when --dgraph is on loopback and --data-dir holds its secrets ($POLGRAPH_DGRAPH_USER)")
 			fs.StringVar(&c.DgraphPasswordFile, "dgraph-password-file", env("POLGRAPH_DGRAPH_PASSWORD_FILE", ""), "a file holding the Dgraph user's password, readable by its owner only; or set $POLGRAPH_DGRAPH_PASSWORD ($POLGRAPH_DGRAPH_PASSWORD_FILE)")
 			fs.StringVar(&c.DgraphAuthTokenFile, "dgraph-auth-token-file", env("POLGRAPH_DGRAPH_AUTH_TOKEN_FILE", ""), "a file holding Dgraph's admin token (its --security token=), readable by its owner only; or set $POLGRAPH_DGRAPH_AUTH_TOKEN ($POLGRAPH_DGRAPH_AUTH_TOKEN_FILE)")

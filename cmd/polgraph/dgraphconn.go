@@ -35,7 +35,7 @@ func (c Config) dgraphConfig() (dgraph.Config, error) {
 		if out.Password == "" {
 			return out, fmt.Errorf("--dgraph-user %s needs a password: --dgraph-password-file or $POLGRAPH_DGRAPH_PASSWORD", c.DgraphUser)
 		}
-	} else if onLoopback(c.Dgraph) {
+	} else if allOnLoopback(c.Dgraph) {
 		s, err := dgraphlocal.ReadSecrets(c.DataDir)
 		switch {
 		case err == nil:
@@ -57,11 +57,8 @@ func (c Config) dgraphConfig() (dgraph.Config, error) {
 
 func (c Config) dgraphTLS() (*tls.Config, error) {
 	t := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.DgraphTLSServerName}
-	if t.ServerName == "" {
-		if host, _, err := net.SplitHostPort(c.Dgraph); err == nil {
-			t.ServerName = host
-		}
-	}
+	// Without --dgraph-tls-server-name, each alpha's certificate must carry its own host name (see
+	// dgraph.Open).
 	if c.DgraphTLSCA != "" {
 		pem, err := os.ReadFile(c.DgraphTLSCA)
 		if err != nil {
@@ -96,6 +93,20 @@ func secret(file, envVar, flag string) (string, error) {
 		return "", fmt.Errorf("%s: %w", flag, err)
 	}
 	return v, nil
+}
+
+// allOnLoopback reports whether every alpha of a comma-separated list is on loopback.
+func allOnLoopback(list string) bool {
+	addrs, err := dgraph.Alphas(list)
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if !onLoopback(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // onLoopback reports whether addr's host is a loopback address or localhost.

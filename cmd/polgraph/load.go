@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/user"
+	"strings"
 	"time"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
@@ -77,7 +79,15 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 			}
 		}
 	}
-	if err := dataset.Load(ctx, store, ds, batch, progress); err != nil {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := dataset.LoadOptions{Batch: batch, Progress: progress, OnRetry: func(stage string, attempt int, err error) {
+		log.Warn("Dgraph refused a batch; trying it again", "stage", stage, "attempt", attempt, "err", err)
+	}}
+	if err := dataset.LoadWith(ctx, store, ds, opts); err != nil {
+		var le *dataset.LoadError
+		if errors.As(err, &le) {
+			fmt.Fprint(stderr, loadReport(le))
+		}
 		return err
 	}
 	after, err := store.Counts(ctx)
@@ -94,6 +104,30 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 		float64(len(ds.Relations))/elapsed.Seconds())
 	fmt.Fprintf(stdout, "the graph now holds %s (new: %s)\n", countsText(after), countsText(diff(after, before)))
 	return nil
+}
+
+// loadReport says what a load that stopped had committed, whether readers see it, and how to finish.
+func loadReport(le *dataset.LoadError) string {
+	var b strings.Builder
+	b.WriteString("the load stopped before its end; committed by then:")
+	for i, st := range le.Stages {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d of %d %s", st.Done, st.Total, st.Stage)
+	}
+	b.WriteString(".\n")
+	if n := len(le.Stages); n > 0 && le.Stages[n-1].Stage == "relations" && le.Stages[n-1].Done > 0 {
+		if le.Published {
+			b.WriteString("What was committed stays in the graph and is visible now.\n")
+		} else {
+			b.WriteString("What was committed stays in the graph; its relations become visible when the load's hold on the graph version lapses, within a minute.\n")
+		}
+	} else {
+		b.WriteString("What was committed stays in the graph and is visible now.\n")
+	}
+	b.WriteString("Run the same command again to write the rest: every write is an upsert by name, so it ends at exact counts.\n")
+	return b.String()
 }
 
 // localWriter is who the audit trail says wrote what a command wrote straight to Dgraph: "local", with

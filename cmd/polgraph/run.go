@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -69,15 +70,33 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			log.Warn("stopping Dgraph", "err", err)
 		}
 	}()
+	// A Dgraph process that dies is restarted (Dgraph recovers from its write-ahead log, and polgraph
+	// reconnects by itself); one that keeps dying stops polgraph, with a message naming its log, since a
+	// restart cannot mend what kills it and a supervisor above polgraph (systemd, Kubernetes) should know.
+	ctx, giveUp := context.WithCancelCause(ctx)
+	defer giveUp(nil)
+	go func() {
+		select {
+		case err := <-cluster.Supervise(ctx):
+			giveUp(err)
+		case <-ctx.Done():
+		}
+	}()
+	failed := func(err error) error {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return fmt.Errorf("polgraph stops: %w", cause)
+		}
+		return err
+	}
 	store, err := openStore(ctx, cluster.Service(), log)
 	if err != nil {
-		return err
+		return failed(err)
 	}
 	defer store.Close()
 	if ds != nil {
 		if err := loadDataset(ctx, store, ds, "run", cfg.Batch, stdout, stderr); err != nil {
-			return err
+			return failed(err)
 		}
 	}
-	return serve(ctx, lis, webLis, store, cfg, log, stdout)
+	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout))
 }

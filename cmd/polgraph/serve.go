@@ -105,7 +105,10 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	if err != nil {
 		return err
 	}
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), authn.Unary(), limiter.Unary()), grpc.ChainStreamInterceptor(authn.Stream(), limiter.Stream()),
+	hs := health.NewServer()
+	watch := watchDatabase(store, hs, log, limited...)
+	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), authn.Unary(), watch.Unary(), limiter.Unary()),
+		grpc.ChainStreamInterceptor(authn.Stream(), watch.Stream(), limiter.Stream()),
 		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	if cfg.Writes {
@@ -120,7 +123,6 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 			}
 		}
 	}
-	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(pb.GraphService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
@@ -146,7 +148,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		}
 	}
 
-	go watchDatabase(ctx, store, hs, log)
+	go watch.Run(ctx)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
 	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String(), "tls", tlsCfg != nil)
@@ -226,7 +228,8 @@ func principalName(ctx context.Context) (string, []string) {
 // maxRequestBytes bounds a gRPC request: the largest read request (1,000 excluded names) is well under it.
 const maxRequestBytes = 4 << 20
 
-// fillTopology reads the graph's links into memory; until it is done, searches read them from Dgraph.
+// fillTopology reads the graph's links into memory (until it is done, searches read them from Dgraph),
+// then keeps them up to date in the background, once a second.
 func fillTopology(ctx context.Context, t *graph.Topology, log *slog.Logger) {
 	start := time.Now()
 	if err := t.Sync(ctx); err != nil {
@@ -235,37 +238,38 @@ func fillTopology(ctx context.Context, t *graph.Topology, log *slog.Logger) {
 	}
 	entities, relations, version := t.Size()
 	log.Info("graph held in memory", "entities", entities, "relations", relations, "version", version, "took", time.Since(start).Round(time.Millisecond))
+	failing := false
+	t.Follow(ctx, time.Second, func(err error) {
+		if (err != nil) != failing && ctx.Err() == nil {
+			failing = err != nil
+			if failing {
+				log.Warn("the graph held in memory cannot catch up; searches read the graph from Dgraph meanwhile", "err", err)
+			} else {
+				log.Info("the graph held in memory caught up", "version", t.Version())
+			}
+		}
+	})
 }
 
-// healthInterval is how often the health service asks the database whether it answers.
-var healthInterval = 5 * time.Second
+// healthInterval is how often the database is asked whether it answers while it does.
+var healthInterval = rpc.DefaultWatchInterval
 
-// watchDatabase reports NOT_SERVING on the health service while the database does not answer, so that a
-// load balancer or an orchestrator can tell.
-func watchDatabase(ctx context.Context, store graph.Store, hs *health.Server, log *slog.Logger) {
-	tick := time.NewTicker(healthInterval)
-	defer tick.Stop()
-	serving := true
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		err := store.Ping(ctx)
-		if ok := err == nil; ok != serving && ctx.Err() == nil {
-			serving = ok
+// watchDatabase is the watch that reports NOT_SERVING on the health service while the database does not
+// answer (so that a load balancer or an orchestrator can tell) and refuses the calls that need it.
+func watchDatabase(store graph.Store, hs *health.Server, log *slog.Logger, services ...grpc.ServiceDesc) *rpc.DatabaseWatch {
+	w := &rpc.DatabaseWatch{Ping: store.Ping, Log: log, Interval: healthInterval,
+		OnChange: func(up bool, _ error) {
 			st := healthpb.HealthCheckResponse_SERVING
-			if !ok {
+			if !up {
 				st = healthpb.HealthCheckResponse_NOT_SERVING
-				log.Warn("the database does not answer", "err", err)
-			} else {
-				log.Info("the database answers again")
 			}
 			hs.SetServingStatus("", st)
 			hs.SetServingStatus(pb.GraphService_ServiceDesc.ServiceName, st)
-		}
+		}}
+	for _, sd := range services {
+		w.Services = append(w.Services, sd.ServiceName)
 	}
+	return w
 }
 
 // logCalls logs every call with its outcome and duration.

@@ -1,5 +1,5 @@
-// Package dgraphlocal starts and stops a local Dgraph (one zero, one alpha) on loopback, for `polgraph
-// run` and for tests. The binary comes from deploy/build-dgraph.sh, which builds Dgraph from the Go module
+// Package dgraphlocal starts, watches and stops a local Dgraph (one zero and one alpha, or several alphas in
+// replicated or sharded groups) on loopback, for `polgraph run`, `polgraph cluster` and for tests. The binary comes from deploy/build-dgraph.sh, which builds Dgraph from the Go module
 // proxy and caches it by version.
 //
 // The Dgraph it starts is closed: ACL on, with generated secrets kept under the data folder (Secrets);
@@ -17,10 +17,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/polgraph/polgraph/graph/dgraph"
@@ -57,7 +57,15 @@ type Config struct {
 	Open bool
 	// TLS, when set, makes the alpha's gRPC and HTTP ports speak TLS only (as a remote Dgraph would).
 	TLS *TLSFiles
+	// Alphas is how many alphas to start (1 when 0); alpha i moves its ports by i more than PortOffset.
+	Alphas int
+	// Replicas is zero's --replicas: how many alphas each group holds (1 when 0). Three alphas with
+	// Replicas 3 are one replicated group; two alphas with Replicas 1 are two groups that share the
+	// predicates between them.
+	Replicas int
 }
+
+func (c Config) alphas() int { return max(c.Alphas, 1) }
 
 // TLSFiles are the PEM files of an alpha that speaks TLS.
 type TLSFiles struct {
@@ -95,21 +103,25 @@ func (c Config) clientTLS() *tls.Config {
 	return t
 }
 
-// Cluster is a running zero and alpha.
+// Cluster is a running zero and its alphas.
 type Cluster struct {
-	cfg         Config
-	zero, alpha *exec.Cmd
-	exited      map[*exec.Cmd]chan struct{}
-	secrets     Secrets
+	cfg     Config
+	zero    *proc
+	alphas  []*proc
+	secrets Secrets
+
+	mu       sync.Mutex
+	stopping bool
+	failed   chan error // one crash loop's verdict, for Supervise's caller
 }
 
 // Service is how polgraph logs in: as ServiceUser, which may read, write and alter polgraph's
 // predicates only.
 func (c *Cluster) Service() dgraph.Config {
 	if c.cfg.Open {
-		return dgraph.Config{Addr: c.cfg.AlphaAddr()}
+		return dgraph.Config{Addr: c.cfg.AlphaAddrs()}
 	}
-	return dgraph.Config{Addr: c.cfg.AlphaAddr(), User: ServiceUser, Password: c.secrets.ServicePassword, AuthToken: c.secrets.AuthToken, TLS: c.cfg.clientTLS()}
+	return dgraph.Config{Addr: c.cfg.AlphaAddrs(), User: ServiceUser, Password: c.secrets.ServicePassword, AuthToken: c.secrets.AuthToken, TLS: c.cfg.clientTLS()}
 }
 
 // Admin is how an administrator logs in: as groot, who may do anything, dropping all data included.
@@ -120,27 +132,48 @@ func (c *Cluster) Admin() dgraph.Config {
 	return dgraph.Config{Addr: c.cfg.AlphaAddr(), User: "groot", Password: c.secrets.GrootPassword, AuthToken: c.secrets.AuthToken, TLS: c.cfg.clientTLS()}
 }
 
-// AlphaAddr is the alpha's gRPC address, for dgo.
-func (c Config) AlphaAddr() string { return "127.0.0.1:" + strconv.Itoa(9080+c.PortOffset) }
+// AlphaAddr is the first alpha's gRPC address, for dgo.
+func (c Config) AlphaAddr() string { return c.alphaAddr(0) }
 
-func (c Config) alphaHTTP() string {
+// AlphaAddrs is every alpha's gRPC address, separated by commas, as polgraph's --dgraph takes them.
+func (c Config) AlphaAddrs() string {
+	addrs := make([]string, c.alphas())
+	for i := range addrs {
+		addrs[i] = c.alphaAddr(i)
+	}
+	return strings.Join(addrs, ",")
+}
+
+func (c Config) alphaAddr(i int) string { return "127.0.0.1:" + strconv.Itoa(9080+c.PortOffset+i) }
+
+func (c Config) alphaHTTP() string { return c.alphaHTTPOf(0) }
+
+// AlphaHTTP is alpha i's HTTP base URL.
+func (c Config) alphaHTTPOf(i int) string {
 	scheme := "http"
 	if c.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://127.0.0.1:" + strconv.Itoa(8080+c.PortOffset)
+	return scheme + "://127.0.0.1:" + strconv.Itoa(8080+c.PortOffset+i)
 }
 
 func (c Config) ports() []int {
 	o := c.PortOffset
-	return []int{5080 + o, 6080 + o, 7080 + o, 8080 + o, 9080 + o}
+	ps := []int{5080 + o, 6080 + o}
+	for i := range c.alphas() {
+		ps = append(ps, 7080+o+i, 8080+o+i, 9080+o+i)
+	}
+	return ps
 }
 
-// Healthy reports whether an alpha answers /health on the configured ports.
-func (c Config) Healthy(ctx context.Context) bool {
+// Healthy reports whether the first alpha answers /health on the configured ports.
+func (c Config) Healthy(ctx context.Context) bool { return c.healthy(ctx, 0) }
+
+// healthy reports whether alpha i answers /health.
+func (c Config) healthy(ctx context.Context, i int) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.alphaHTTP()+"/health", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.alphaHTTPOf(i)+"/health", nil)
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return false
@@ -169,7 +202,7 @@ var ErrPortInUse = errors.New("port in use")
 // processes start Dgraphs at once). It returns the config used.
 func StartOnFreePorts(ctx context.Context, cfg Config, from int) (*Cluster, Config, error) {
 	for attempt := 0; ; attempt++ {
-		o, err := FreeOffset(from)
+		o, err := freeOffset(from, cfg.alphas())
 		if err != nil {
 			return nil, cfg, err
 		}
@@ -183,10 +216,13 @@ func StartOnFreePorts(ctx context.Context, cfg Config, from int) (*Cluster, Conf
 	}
 }
 
-// FreeOffset finds a port offset at or above from where all five Dgraph ports are free.
-func FreeOffset(from int) (int, error) {
+// FreeOffset finds a port offset at or above from where all five ports of a one-alpha Dgraph are free.
+func FreeOffset(from int) (int, error) { return freeOffset(from, 1) }
+
+// freeOffset finds a port offset at or above from where every port of a Dgraph of n alphas is free.
+func freeOffset(from, n int) (int, error) {
 	for o := from; o < from+2000; o += 7 {
-		if (Config{PortOffset: o}).PortsFree() == 0 {
+		if (Config{PortOffset: o, Alphas: n}).PortsFree() == 0 {
 			return o, nil
 		}
 	}
@@ -220,27 +256,36 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, exited: map[*exec.Cmd]chan struct{}{}}
+	c := &Cluster{cfg: cfg}
 	o := cfg.PortOffset
 	tele := "reports=false; sentry=false;"
 	zeroArgs := []string{"zero",
 		"--my=127.0.0.1:" + strconv.Itoa(5080+o), "--port_offset=" + strconv.Itoa(o), "--bindall=false",
-		"--wal=" + filepath.Join(cfg.DataDir, "zw"), "--telemetry=" + tele}
-	alphaArgs := []string{"alpha",
-		"--my=127.0.0.1:" + strconv.Itoa(7080+o), "--zero=127.0.0.1:" + strconv.Itoa(5080+o),
-		"--port_offset=" + strconv.Itoa(o), "--bindall=false",
-		"--postings=" + filepath.Join(cfg.DataDir, "p"), "--wal=" + filepath.Join(cfg.DataDir, "w"),
-		"--tmp=" + filepath.Join(cfg.DataDir, "t"), "--telemetry=" + tele}
+		"--wal=" + filepath.Join(cfg.DataDir, "zw"), "--telemetry=" + tele, "--replicas=" + strconv.Itoa(max(cfg.Replicas, 1))}
+	alphaArgs := func(i int) []string {
+		// The first alpha keeps the folder names a one-alpha Dgraph has always had.
+		dir := func(name string) string {
+			if i > 0 {
+				name += strconv.Itoa(i + 1)
+			}
+			return filepath.Join(cfg.DataDir, name)
+		}
+		return []string{"alpha",
+			"--my=127.0.0.1:" + strconv.Itoa(7080+o+i), "--zero=127.0.0.1:" + strconv.Itoa(5080+o),
+			"--port_offset=" + strconv.Itoa(o+i), "--bindall=false",
+			"--postings=" + dir("p"), "--wal=" + dir("w"), "--tmp=" + dir("t"), "--telemetry=" + tele}
+	}
+	var extra []string
 	var alphaEnv []string
 	if t := cfg.TLS; t != nil {
 		auth := "VERIFYIFGIVEN"
 		if t.RequireClientCert {
 			auth = "REQUIREANDVERIFY"
 		}
-		alphaArgs = append(alphaArgs, "--tls=ca-cert="+t.CA+"; server-cert="+t.Cert+"; server-key="+t.Key+"; client-auth-type="+auth+";")
+		extra = append(extra, "--tls=ca-cert="+t.CA+"; server-cert="+t.Cert+"; server-key="+t.Key+"; client-auth-type="+auth+";")
 	}
 	if cfg.Open {
-		alphaArgs = append(alphaArgs, "--security=whitelist=127.0.0.1/8")
+		extra = append(extra, "--security=whitelist=127.0.0.1/8")
 	} else {
 		var err error
 		if c.secrets, err = EnsureSecrets(cfg.DataDir); err != nil {
@@ -249,39 +294,47 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		// Zero's HTTP admin endpoints (/removeNode, /moveTablet, /assign, /state) take plain GETs with no
 		// credentials at all: any web page could call them. polgraph needs none of them.
 		zeroArgs = append(zeroArgs, "--limit=disable-admin-http=true")
-		alphaArgs = append(alphaArgs, "--acl=secret-file="+c.secrets.HMACFile()+"; access-ttl=1h; refresh-ttl=720h;")
+		extra = append(extra, "--acl=secret-file="+c.secrets.HMACFile()+"; access-ttl=1h; refresh-ttl=720h;")
 		// The token goes in the environment, which only the user can read, not on the command line,
 		// which every local user can (ps, /proc/PID/cmdline).
 		alphaEnv = append(alphaEnv, "DGRAPH_ALPHA_SECURITY=token="+c.secrets.AuthToken+"; whitelist=127.0.0.1/8;")
 	}
-	var err error
-	c.zero, err = c.spawn("zero", nil, zeroArgs...)
-	if err != nil {
+	c.zero = &proc{name: "zero", args: zeroArgs}
+	if err := c.zero.start(cfg); err != nil {
 		return nil, err
 	}
-	c.alpha, err = c.spawn("alpha", alphaEnv, alphaArgs...)
-	if err != nil {
-		c.Stop()
-		return nil, err
-	}
-	log.Info("waiting for Dgraph alpha", "health", cfg.alphaHTTP()+"/health", "logs", logs)
-	deadline := time.Now().Add(90 * time.Second)
-	for !cfg.Healthy(ctx) {
-		select {
-		case <-c.exited[c.alpha]:
-			c.Stop()
-			return nil, fmt.Errorf("dgraph alpha exited during start-up; see %s", filepath.Join(logs, "alpha.log"))
-		case <-c.exited[c.zero]:
-			c.Stop()
-			return nil, fmt.Errorf("dgraph zero exited during start-up; see %s", filepath.Join(logs, "zero.log"))
-		case <-ctx.Done():
-			c.Stop()
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+	for i := range cfg.alphas() {
+		name := "alpha"
+		if i > 0 {
+			name += strconv.Itoa(i + 1)
 		}
-		if time.Now().After(deadline) {
+		a := &proc{name: name, args: append(alphaArgs(i), extra...), env: alphaEnv}
+		c.alphas = append(c.alphas, a)
+		if err := a.start(cfg); err != nil {
 			c.Stop()
-			return nil, fmt.Errorf("dgraph alpha not healthy after 90s; see %s", logs)
+			return nil, err
+		}
+	}
+	log.Info("waiting for Dgraph", "alphas", len(c.alphas), "health", cfg.alphaHTTP()+"/health", "logs", logs)
+	deadline := time.Now().Add(90 * time.Second)
+	for i, a := range c.alphas {
+		for !cfg.healthy(ctx, i) {
+			select {
+			case <-a.exited():
+				c.Stop()
+				return nil, fmt.Errorf("dgraph %s exited during start-up; see %s", a.name, filepath.Join(logs, a.name+".log"))
+			case <-c.zero.exited():
+				c.Stop()
+				return nil, fmt.Errorf("dgraph zero exited during start-up; see %s", filepath.Join(logs, "zero.log"))
+			case <-ctx.Done():
+				c.Stop()
+				return nil, ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				c.Stop()
+				return nil, fmt.Errorf("dgraph %s not healthy after 90s; see %s", a.name, logs)
+			}
 		}
 	}
 	if !cfg.Open {
@@ -290,58 +343,6 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			return nil, fmt.Errorf("set up Dgraph's users: %w", err)
 		}
 	}
-	log.Info("Dgraph is up", "alpha", cfg.AlphaAddr(), "data", cfg.DataDir, "acl", !cfg.Open)
+	log.Info("Dgraph is up", "alphas", cfg.AlphaAddrs(), "data", cfg.DataDir, "acl", !cfg.Open)
 	return c, nil
-}
-
-// spawn starts one Dgraph process with args and, added to polgraph's environment, env.
-func (c *Cluster) spawn(name string, env []string, args ...string) (*exec.Cmd, error) {
-	f, err := os.OpenFile(filepath.Join(c.cfg.DataDir, "logs", name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(c.cfg.Binary, args...)
-	cmd.Dir = c.cfg.DataDir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	// Own process group, so a terminal's Ctrl-C reaches polgraph, which stops Dgraph in order; and a
-	// parent-death signal, so Dgraph never outlives a crashed polgraph.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("start dgraph %s: %w", name, err)
-	}
-	done := make(chan struct{})
-	c.exited[cmd] = done
-	go func() { cmd.Wait(); f.Close(); close(done) }()
-	c.cfg.Logger.Debug("started dgraph", "process", name, "pid", cmd.Process.Pid)
-	return cmd, nil
-}
-
-// Stop ends alpha, then zero: SIGTERM, a second SIGTERM after a few seconds (zero sometimes needs it),
-// then SIGKILL.
-func (c *Cluster) Stop() error {
-	var errs []error
-	for _, cmd := range []*exec.Cmd{c.alpha, c.zero} {
-		if cmd == nil || cmd.Process == nil {
-			continue
-		}
-		done := c.exited[cmd]
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-			continue
-		case <-time.After(5 * time.Second):
-		}
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-			continue
-		case <-time.After(5 * time.Second):
-		}
-		cmd.Process.Kill()
-		<-done
-		errs = append(errs, fmt.Errorf("dgraph pid %d did not stop on SIGTERM and was killed", cmd.Process.Pid))
-	}
-	return errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -988,45 +989,167 @@ func Redirected(ctx context.Context, w any, relations []graph.Relation) ([]graph
 // Progress is told how many records of each stage have been written.
 type Progress func(stage string, done, total int)
 
+// LoadOptions tune LoadWith.
+type LoadOptions struct {
+	// Batch is how many records go in one transaction.
+	Batch int
+	// Progress, when set, is told how many records of each stage have been committed.
+	Progress Progress
+	// OnRetry, when set, is told of each batch tried again after a transient refusal.
+	OnRetry func(stage string, attempt int, err error)
+	// RetryFor is how long one batch is tried again while the database refuses it as unavailable or out
+	// of time (DefaultRetryFor when 0; a negative value: never).
+	RetryFor time.Duration
+}
+
+// DefaultRetryFor is how long a load keeps trying a batch the database refuses as unavailable: long
+// enough for a restarted alpha to come back or a cluster to elect a new leader.
+const DefaultRetryFor = 2 * time.Minute
+
+// LoadError is a load that stopped before its end: what it had committed, stage by stage, and why it
+// stopped. Every record counted as committed is in the graph; loading the same dataset again writes the
+// rest (every write is an upsert by name, so it ends at exact counts).
+type LoadError struct {
+	Stages []StageCount // the stages begun, in load order
+	// Published reports whether the relations committed are visible to readers already: a bulk load holds
+	// the graph's next version until it ends, and one that could not release its hold leaves it to lapse
+	// (within the store's lease, a minute for Dgraph), when they become visible.
+	Published bool
+	Err       error
+}
+
+// StageCount is how many of a stage's records were committed.
+type StageCount struct {
+	Stage       string
+	Done, Total int
+}
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+func (e *LoadError) Unwrap() error { return e.Err }
+
 // Load writes a checked dataset: sources, then entities, then relations with their claims, in batches.
 // Every write is an upsert by name, so loading the same dataset twice changes nothing. Batches of sources
 // and of entities go several at a time (they are independent); batches of relations one after another,
 // since each raises the graph's version.
 func Load(ctx context.Context, w graph.Writer, ds *Dataset, batch int, progress Progress) error {
-	if progress == nil {
-		progress = func(string, int, int) {}
+	return LoadWith(ctx, w, ds, LoadOptions{Batch: batch, Progress: progress})
+}
+
+// LoadWith is Load with options. A batch the database refuses as unavailable or out of time is tried again
+// with backoff for RetryFor. A load that stops before its end returns a *LoadError saying what it had
+// committed.
+func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions) error {
+	l := &loader{opts: opts}
+	if l.opts.Progress == nil {
+		l.opts.Progress = func(string, int, int) {}
 	}
-	if err := inBatches(ctx, "sources", ds.Sources, batch, parallelWriters, w.UpsertSources, progress); err != nil {
-		return err
+	if l.opts.RetryFor == 0 {
+		l.opts.RetryFor = DefaultRetryFor
 	}
-	if err := inBatches(ctx, "entities", ds.Entities, batch, parallelWriters, w.UpsertEntities, progress); err != nil {
-		return err
+	batch := opts.Batch
+	if err := inBatches(ctx, l.stage("sources", len(ds.Sources)), ds.Sources, batch, parallelWriters, retrying(l, "sources", w.UpsertSources), l.progress); err != nil {
+		return l.failed(err, true)
+	}
+	if err := inBatches(ctx, l.stage("entities", len(ds.Entities)), ds.Entities, batch, parallelWriters, retrying(l, "entities", w.UpsertEntities), l.progress); err != nil {
+		return l.failed(err, true)
 	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
 		rels, err := Redirected(ctx, w, ds.Relations)
 		if err != nil {
-			return fmt.Errorf("load relations: %w", err)
+			return l.failed(fmt.Errorf("load relations: %w", err), true)
 		}
-		return inBatches(ctx, "relations", rels, max(batch/4, 1), 1, w.UpsertRelations, progress)
+		err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), 1, retrying(l, "relations", w.UpsertRelations), l.progress)
+		return l.failed(err, true)
 	}
 	// Batches of relations in parallel, all under one version that readers see once the load ends. No
 	// merge commits while the load holds the version, so the merged entities read after BeginBulk stay
 	// so until the load ends.
 	b, err := bw.BeginBulk(ctx)
 	if err != nil {
-		return fmt.Errorf("load relations: %w", err)
+		return l.failed(fmt.Errorf("load relations: %w", err), true)
 	}
 	rels, err := Redirected(ctx, w, ds.Relations)
 	if err == nil {
-		err = inBatches(ctx, "relations", rels, max(batch/4, 1), parallelWriters, b.UpsertRelations, progress)
+		err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), parallelWriters, retrying(l, "relations", b.UpsertRelations), l.progress)
 	}
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if endErr := b.End(endCtx); endErr != nil && err == nil {
+	endErr := b.End(endCtx)
+	if endErr != nil && err == nil {
 		err = fmt.Errorf("load relations: %w", endErr)
 	}
-	return err
+	return l.failed(err, endErr == nil)
+}
+
+// loader keeps the counts of one load, for its report.
+type loader struct {
+	opts   LoadOptions
+	mu     sync.Mutex
+	stages []StageCount
+}
+
+func (l *loader) stage(name string, total int) string {
+	l.mu.Lock()
+	l.stages = append(l.stages, StageCount{Stage: name, Total: total})
+	l.mu.Unlock()
+	return name
+}
+
+func (l *loader) progress(stage string, done, total int) {
+	l.mu.Lock()
+	for i := range l.stages {
+		if l.stages[i].Stage == stage {
+			l.stages[i].Done = done
+		}
+	}
+	l.mu.Unlock()
+	l.opts.Progress(stage, done, total)
+}
+
+// failed wraps a load's error in a LoadError, or returns nil.
+func (l *loader) failed(err error, published bool) error {
+	if err == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &LoadError{Stages: slices.Clone(l.stages), Published: published, Err: err}
+}
+
+// retrying is write, tried again with backoff while the database refuses it as unavailable or out of time,
+// for the load's RetryFor. A bulk load whose hold lapsed is not retried: its version was published.
+func retrying[T any](l *loader, stage string, write func(context.Context, []T) error) func(context.Context, []T) error {
+	return func(ctx context.Context, xs []T) error {
+		start := time.Now()
+		backoff := 250 * time.Millisecond
+		for attempt := 1; ; attempt++ {
+			err := write(ctx, xs)
+			if err == nil || ctx.Err() != nil || !transient(err) || l.opts.RetryFor < 0 || time.Since(start)+backoff > l.opts.RetryFor {
+				return err
+			}
+			if l.opts.OnRetry != nil {
+				l.opts.OnRetry(stage, attempt, err)
+			}
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, 5*time.Second)
+		}
+	}
+}
+
+// transient reports whether a write's error may pass by itself: the database unreachable, not ready, or
+// out of time.
+func transient(err error) bool {
+	var ge *graph.Error
+	if errors.As(err, &ge) && ge.Reason == "LOAD_LEASE_LAPSED" {
+		return false
+	}
+	k := graph.KindOf(err)
+	return k == graph.Unavailable || k == graph.DeadlineExceeded
 }
 
 // parallelWriters is how many batches of independent records are written at once.

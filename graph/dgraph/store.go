@@ -44,6 +44,8 @@ type Store struct {
 	uids    map[string]string // resource name → uid, for names seen to exist
 	// leaseTime is how long a bulk load's hold on its version lasts unless renewed.
 	leaseTime time.Duration
+	// seen is the newest graph version Ping has read: a Dgraph showing an older one is not ready.
+	seen atomic.Int64
 }
 
 // DefaultLeaseTime is how long a bulk load's hold on its version lasts unless renewed (it is renewed every
@@ -55,7 +57,9 @@ var _ graph.Store = (*Store)(nil)
 
 // Config says how to reach Dgraph and log in to it.
 type Config struct {
-	// Addr is the alpha's gRPC address, host:port.
+	// Addr is the alpha's gRPC address, host:port, or several alphas of one cluster separated by commas:
+	// calls are then spread over the alphas that answer, and a call one of them refuses as unavailable
+	// is tried again on another, within the call's deadline.
 	Addr string
 	// User and Password log in to a Dgraph with ACL on; empty User: no login (a Dgraph without ACL).
 	User, Password string
@@ -87,7 +91,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 				return streamer(md(ctx), desc, cc, method, o...)
 			}))
 	}
-	conn, err := grpc.NewClient(cfg.Addr, opts...)
+	addrs, err := Alphas(cfg.Addr)
+	if err != nil {
+		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Invalid, Message: err.Error()}
+	}
+	opts = append(opts, connectionOptions(addrs)...)
+	conn, err := grpc.NewClient(alphasScheme+":///"+cfg.Addr, opts...)
 	if err != nil {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + cfg.Addr, Err: err}
 	}
@@ -124,17 +133,47 @@ func (s *Store) login(ctx context.Context) error {
 			" (check --dgraph-user, --dgraph-password-file and --dgraph-auth-token-file)", Err: err}
 }
 
-// Ping implements graph.Store: a trivial query, bounded to 5 seconds.
+// Ping implements graph.Store: it reads the graph's version, bounded to 5 seconds. A Dgraph that answers
+// but shows an older graph than this store has seen (an alpha just restarted, before its data and access
+// rules are loaded: polgraph's user then sees nothing) is not ready: Unavailable, reason
+// DATABASE_NOT_READY, so that nobody is served an empty graph meanwhile.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := s.dg.NewReadOnlyTxn().Query(ctx, `{ q(func: uid(0x1)) { uid } }`)
-	if status.Code(err) == codes.Unauthenticated && s.user != "" {
-		if err = s.login(ctx); err == nil {
-			_, err = s.dg.NewReadOnlyTxn().Query(ctx, `{ q(func: uid(0x1)) { uid } }`)
+	v, err := s.rawVersion(ctx)
+	if graph.KindOf(err) == graph.Unavailable && s.user != "" {
+		var ge *graph.Error
+		if errors.As(err, &ge) && ge.Reason == "DATABASE_LOGIN_REFUSED" {
+			if err = s.login(ctx); err == nil {
+				v, err = s.rawVersion(ctx)
+			}
 		}
 	}
-	return s.wrap("dgraph.Ping", err)
+	if err != nil {
+		return err
+	}
+	if seen := s.seen.Load(); v < seen {
+		return &graph.Error{Op: "dgraph.Ping", Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY",
+			Message: fmt.Sprintf("Dgraph at %s answers but shows graph version %d, older than the %d already seen: it is still starting", s.addr, v, seen)}
+	}
+	s.seen.Store(v)
+	return nil
+}
+
+// rawVersion reads the graph's version as written, whether or not a load holds it open.
+func (s *Store) rawVersion(ctx context.Context) (int64, error) {
+	var res struct {
+		Q []struct {
+			Version int64 `json:"pg.version"`
+		}
+	}
+	if err := s.query(ctx, "dgraph.Ping", `query q($m: string) { q(func: eq(pg.name, $m)) { pg.version } }`, map[string]string{"$m": metaName}, &res); err != nil {
+		return 0, err
+	}
+	if len(res.Q) == 0 {
+		return 0, nil
+	}
+	return res.Q[0].Version, nil
 }
 
 // Retries returns how many transactions were retried after Dgraph aborted them for a concurrent write.
@@ -174,6 +213,17 @@ func (s *Store) wrap(op string, err error) error {
 // predicate must be there, else the error lists the missing ones.
 func (s *Store) ApplySchema(ctx context.Context) error {
 	err := s.dg.Alter(ctx, &api.Operation{Schema: schema.DQL})
+	// A load killed outright leaves transactions Dgraph holds open until it aborts them, and Dgraph
+	// refuses schema changes meanwhile: try again for a while.
+	for wait := 500 * time.Millisecond; err != nil && strings.Contains(err.Error(), "Pending transactions found") && wait <= 8*time.Second; wait *= 2 {
+		s.log.Info("Dgraph holds transactions of an earlier client open; applying the schema again shortly", "wait", wait)
+		select {
+		case <-ctx.Done():
+			return s.wrap("dgraph.ApplySchema", ctx.Err())
+		case <-time.After(wait):
+		}
+		err = s.dg.Alter(ctx, &api.Operation{Schema: schema.DQL})
+	}
 	if err == nil {
 		return nil
 	}
@@ -231,6 +281,7 @@ func (s *Store) DropAll(ctx context.Context) error {
 	s.uidsMu.Lock()
 	s.uids = map[string]string{}
 	s.uidsMu.Unlock()
+	s.seen.Store(0)
 	return s.wrap("dgraph.DropAll", s.dg.Alter(ctx, &api.Operation{DropAll: true}))
 }
 

@@ -60,9 +60,6 @@ func (s *Server) toStatus(ctx context.Context, method string, err error) error {
 func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
 	kind := graph.KindOf(err)
 	code := codeOf[kind]
-	if ctx.Err() == context.DeadlineExceeded {
-		code = codes.DeadlineExceeded
-	}
 	msg, reason := "internal error", "INTERNAL"
 	var ge *graph.Error
 	if errors.As(err, &ge) {
@@ -72,6 +69,14 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		if ge.Reason != "" {
 			reason = ge.Reason
 		}
+	}
+	if ctx.Err() == context.DeadlineExceeded && code != codes.DeadlineExceeded {
+		// The caller's deadline passed while the call waited: whatever failed, it failed for lack of time.
+		code, msg, reason = codes.DeadlineExceeded, "the call's deadline passed before the answer was ready", ""
+	}
+	if code == codes.DeadlineExceeded && (reason == "INTERNAL" || reason == "") {
+		// Its own reason, so that a client tells a slow answer from a broken one.
+		reason = "DEADLINE_EXCEEDED"
 	}
 	if kind == graph.Internal || kind == graph.Unavailable {
 		log.Error("request failed", "method", method, "code", code.String(), "err", err)
