@@ -40,10 +40,12 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 	if len(res.Q) == 0 {
 		return 0, nil
 	}
-	if m := res.Q[0]; m.Lease > time.Now().UnixMilli() {
-		return m.Version - 1, nil // a bulk load holds its version open: only the one before is complete
+	v := res.Q[0].Version
+	if res.Q[0].Lease > time.Now().UnixMilli() {
+		v-- // a bulk load holds its version open: only the one before is complete
 	}
-	return res.Q[0].Version, nil
+	s.sawVersion(v)
+	return v, nil
 }
 
 // Changes implements graph.ChangeFeed: pages of relations in uid order, all read in one read-only

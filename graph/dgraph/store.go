@@ -44,7 +44,7 @@ type Store struct {
 	uids    map[string]string // resource name → uid, for names seen to exist
 	// leaseTime is how long a bulk load's hold on its version lasts unless renewed.
 	leaseTime time.Duration
-	// seen is the newest graph version Ping has read: a Dgraph showing an older one is not ready.
+	// seen is the newest graph version read: a Dgraph showing an older one is not ready (see Ping).
 	seen atomic.Int64
 }
 
@@ -134,18 +134,19 @@ func (s *Store) login(ctx context.Context) error {
 }
 
 // Ping implements graph.Store: it reads the graph's version, bounded to 5 seconds. A Dgraph that answers
-// but shows an older graph than this store has seen (an alpha just restarted, before its data and access
-// rules are loaded: polgraph's user then sees nothing) is not ready: Unavailable, reason
+// but shows an older graph than this store has seen is not ready: an alpha just restarted shows nothing
+// to polgraph's user until its access rules are loaded, and then, for a few seconds, may show the graph
+// without the last writes committed before it died. Such a Dgraph is Unavailable: Unavailable, reason
 // DATABASE_NOT_READY, so that nobody is served an empty graph meanwhile.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v, err := s.rawVersion(ctx)
+	v, err := s.Version(ctx)
 	if graph.KindOf(err) == graph.Unavailable && s.user != "" {
 		var ge *graph.Error
 		if errors.As(err, &ge) && ge.Reason == "DATABASE_LOGIN_REFUSED" {
 			if err = s.login(ctx); err == nil {
-				v, err = s.rawVersion(ctx)
+				v, err = s.Version(ctx)
 			}
 		}
 	}
@@ -153,27 +154,21 @@ func (s *Store) Ping(ctx context.Context) error {
 		return err
 	}
 	if seen := s.seen.Load(); v < seen {
+		// Not ready; the version read says nothing of the graph.
 		return &graph.Error{Op: "dgraph.Ping", Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY",
 			Message: fmt.Sprintf("Dgraph at %s answers but shows graph version %d, older than the %d already seen: it is still starting", s.addr, v, seen)}
 	}
-	s.seen.Store(v)
 	return nil
 }
 
-// rawVersion reads the graph's version as written, whether or not a load holds it open.
-func (s *Store) rawVersion(ctx context.Context) (int64, error) {
-	var res struct {
-		Q []struct {
-			Version int64 `json:"pg.version"`
+// sawVersion records a graph version read: the newest one is what a ready Dgraph shows at least.
+func (s *Store) sawVersion(v int64) {
+	for {
+		seen := s.seen.Load()
+		if v <= seen || s.seen.CompareAndSwap(seen, v) {
+			return
 		}
 	}
-	if err := s.query(ctx, "dgraph.Ping", `query q($m: string) { q(func: eq(pg.name, $m)) { pg.version } }`, map[string]string{"$m": metaName}, &res); err != nil {
-		return 0, err
-	}
-	if len(res.Q) == 0 {
-		return 0, nil
-	}
-	return res.Q[0].Version, nil
 }
 
 // Retries returns how many transactions were retried after Dgraph aborted them for a concurrent write.
@@ -201,11 +196,33 @@ func (s *Store) wrap(op string, err error) error {
 			Message: "Dgraph at " + s.addr + " does not accept polgraph's login (is its ACL on? check --dgraph-user and --dgraph-password-file)", Err: err}
 	case status.Code(err) == codes.PermissionDenied:
 		return &graph.Error{Op: op, Kind: graph.Internal, Message: "Dgraph refused polgraph's user access to what it needs (see the log)", Err: err}
+	case notReady(err):
+		return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY",
+			Message: "Dgraph at " + s.addr + " is starting or electing a leader and cannot answer yet", Err: err}
 	case status.Code(err) == codes.Unavailable:
 		return &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_UNAVAILABLE",
 			Message: "cannot reach Dgraph at " + s.addr + " (start it with `make run`, or point --dgraph at a running alpha)", Err: err}
 	}
 	return &graph.Error{Op: op, Kind: graph.Internal, Message: "Dgraph query failed", Err: err}
+}
+
+// notReadyMessages are what Dgraph says, with gRPC code Unknown, while it cannot answer for a moment: an
+// alpha starting, a group without a leader, a predicate moving between groups.
+var notReadyMessages = []string{
+	"server is not ready to accept requests",
+	"No connection exists",
+	"Tablet isn't being served by this instance",
+	"Unable to find any servers for group",
+}
+
+func notReady(err error) bool {
+	msg := err.Error()
+	for _, m := range notReadyMessages {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // ApplySchema implements graph.Store. When Dgraph does not let polgraph change the schema (it was not
