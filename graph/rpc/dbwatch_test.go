@@ -66,7 +66,9 @@ func TestDatabaseWatchRefusesAtOnceWhileDown(t *testing.T) {
 
 	// A call fails as unavailable: the watch asks the database at once (its interval is an hour).
 	db.set("refusing")
-	failing := func(context.Context, any) (any, error) { return nil, status.Error(codes.Unavailable, "cannot reach Dgraph") }
+	failing := func(context.Context, any) (any, error) {
+		return nil, status.Error(codes.Unavailable, "cannot reach Dgraph")
+	}
 	if _, err := intercept(context.Background(), nil, guarded, failing); status.Code(err) != codes.Unavailable {
 		t.Fatalf("failed call: %v", err)
 	}
