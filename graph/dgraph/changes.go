@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dgraph-io/dgo/v230"
@@ -26,6 +27,9 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 	resp, err := txn.QueryWithVars(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { pg.version pg.lease_until } }`,
 		map[string]string{"$m": metaName})
 	if err != nil {
+		if strings.Contains(err.Error(), "Schema not defined for predicate") {
+			return 0, nil // a Dgraph polgraph's schema was not applied to yet holds no graph
+		}
 		return 0, s.wrap("dgraph.Version", err)
 	}
 	var res struct {
