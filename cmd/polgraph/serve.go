@@ -21,16 +21,18 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
+	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log")
+	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log", "watch")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -41,7 +43,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	store, err := cfg.openDgraph(ctx, log)
+	watch, err := cfg.startWatching(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
+	store, err := cfg.openDgraph(ctx, log, watch.dialOptions()...)
 	if err != nil {
 		return err
 	}
@@ -55,16 +62,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		lis.Close()
 		return err
 	}
-	return serve(ctx, lis, webLis, store, cfg, log, stdout)
+	return serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch))
 }
 
-// openStore connects to Dgraph and applies the schema.
-// openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema.
-func (c Config) openDgraph(ctx context.Context, log *slog.Logger) (*dgraph.Store, error) {
+// openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema;
+// dial adds to the connection's options (how its calls are watched).
+func (c Config) openDgraph(ctx context.Context, log *slog.Logger, dial ...grpc.DialOption) (*dgraph.Store, error) {
 	dc, err := c.dgraphConfig()
 	if err != nil {
 		return nil, err
 	}
+	dc.DialOptions = append(dc.DialOptions, dial...)
 	return openStore(ctx, dc, log)
 }
 
@@ -83,34 +91,50 @@ func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph
 // serve answers gRPC on lis and, when webLis is not nil, serves the graph explorer and the same API for
 // browsers over HTTP on webLis (httpapi.Handler), until ctx is done or either server fails; then it stops
 // both gracefully (in-flight calls get 10 s).
-// Each option sees the service before it serves (tests use one to wait for the in-memory topology).
-func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...func(*graph.Service)) error {
-	svc := &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}
+// Each option sees what serve sets up before it serves (watchedBy gives it the metrics and traces to
+// report to; tests wait for the in-memory topology with withService).
+func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...serveOption) error {
+	s := served{svc: &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}}
+	svc := s.svc
 	if cfg.InMemory {
 		if feed, ok := store.(graph.ChangeFeed); ok {
 			svc.Topology = graph.NewTopology(feed)
-			go fillTopology(ctx, svc.Topology, log)
 		}
 	}
 	for _, o := range options {
-		o(svc)
+		o(&s)
+	}
+	if s.metrics == nil {
+		s.metrics = observe.NewMetrics()
+	}
+	metrics := s.metrics
+	if svc.Topology != nil {
+		go fillTopology(ctx, store, svc.Topology, metrics, s.tracing, log)
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
 	if cfg.Writes {
 		limited = append(limited, pb.WriteService_ServiceDesc, pb.ReviewService_ServiceDesc)
 	}
 	limiter := rpc.NewLimiter(cfg.Limits, log, limited...)
+	limiter.OnRefused(metrics.Refused)
 	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
 	authn, tlsCfg, err := callerChecks(cfg, store, log, lis, webLis)
 	if err != nil {
 		return err
 	}
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), authn.Unary(), limiter.Unary()), grpc.ChainStreamInterceptor(authn.Stream(), limiter.Stream()),
-		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))
+	authn.OnRefused(metrics.Refused)
+	// Every call gets its request id first, so that whatever is logged of it (its refusal too) carries
+	// the id; then it is timed, logged, and only then checked and given its turn, so that refused calls
+	// are timed and logged as well.
+	srv := grpc.NewServer(append(s.tracing.ServerOptions(),
+		grpc.ChainUnaryInterceptor(observe.UnaryRequestID(), metrics.UnaryServer(), logCalls(log), authn.Unary(), limiter.Unary()),
+		grpc.ChainStreamInterceptor(observe.StreamRequestID(), metrics.StreamServer(), logStreams(log), authn.Stream(), limiter.Stream()),
+		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))...)
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	if cfg.Writes {
 		if w, ok := store.(intake.Store); ok {
-			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout}
+			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout,
+				LoadProgress: func(records int) dataset.Progress { return metrics.StartLoad(records).Progress }}
 			pb.RegisterWriteServiceServer(srv, rpc.NewWriteServer(writes, principalName, log))
 			// The review queue approves through the same writes, so it is served with them.
 			if q, ok := store.(reviewStore); ok {
@@ -146,7 +170,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		}
 	}
 
-	go watchDatabase(ctx, store, hs, log)
+	go watchDatabase(ctx, store, svc.Topology, hs, metrics, log)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
 	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String(), "tls", tlsCfg != nil)
@@ -226,26 +250,34 @@ func principalName(ctx context.Context) (string, []string) {
 // maxRequestBytes bounds a gRPC request: the largest read request (1,000 excluded names) is well under it.
 const maxRequestBytes = 4 << 20
 
-// fillTopology reads the graph's links into memory; until it is done, searches read them from Dgraph.
-func fillTopology(ctx context.Context, t *graph.Topology, log *slog.Logger) {
+// fillTopology reads the graph's links into memory; until it is done, searches read them from Dgraph. It
+// records how long that took, and samples the graph's versions.
+func fillTopology(ctx context.Context, store graph.Store, t *graph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
+	ctx, span := tracing.Tracer().Start(ctx, "polgraph fill in-memory graph")
+	defer span.End()
 	start := time.Now()
 	if err := t.Sync(ctx); err != nil {
-		log.Warn("cannot keep the graph in memory; searches read it from Dgraph", "err", err)
+		log.WarnContext(ctx, "cannot keep the graph in memory; searches read it from Dgraph", "err", err)
 		return
 	}
+	took := time.Since(start)
+	m.FillTook(took)
 	entities, relations, version := t.Size()
-	log.Info("graph held in memory", "entities", entities, "relations", relations, "version", version, "took", time.Since(start).Round(time.Millisecond))
+	log.InfoContext(ctx, "graph held in memory", "entities", entities, "relations", relations, "version", version, "took", took.Round(time.Millisecond))
+	sampleVersions(ctx, store, t, m)
 }
 
 // healthInterval is how often the health service asks the database whether it answers.
 var healthInterval = 5 * time.Second
 
 // watchDatabase reports NOT_SERVING on the health service while the database does not answer, so that a
-// load balancer or an orchestrator can tell.
-func watchDatabase(ctx context.Context, store graph.Store, hs *health.Server, log *slog.Logger) {
+// load balancer or an orchestrator can tell, and polgraph_database_up says the same. While it answers,
+// each check also samples the graph's versions (the in-memory graph's and Dgraph's).
+func watchDatabase(ctx context.Context, store graph.Store, topology *graph.Topology, hs *health.Server, m *observe.Metrics, log *slog.Logger) {
 	tick := time.NewTicker(healthInterval)
 	defer tick.Stop()
 	serving := true
+	m.DatabaseUp(serving) // as the health service starts: the store answered when it was opened
 	for {
 		select {
 		case <-ctx.Done():
@@ -253,7 +285,14 @@ func watchDatabase(ctx context.Context, store graph.Store, hs *health.Server, lo
 		case <-tick.C:
 		}
 		err := store.Ping(ctx)
-		if ok := err == nil; ok != serving && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			return
+		}
+		m.DatabaseUp(err == nil)
+		if err == nil {
+			sampleVersions(ctx, store, topology, m)
+		}
+		if ok := err == nil; ok != serving {
 			serving = ok
 			st := healthpb.HealthCheckResponse_SERVING
 			if !ok {
@@ -268,12 +307,23 @@ func watchDatabase(ctx context.Context, store graph.Store, hs *health.Server, lo
 	}
 }
 
-// logCalls logs every call with its outcome and duration.
+// logCalls logs every unary call with its outcome and duration (at debug level), with its context: its
+// request id.
 func logCalls(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
-		log.Debug("call", "method", info.FullMethod, "code", status.Code(err).String(), "duration", time.Since(start))
+		log.DebugContext(ctx, "call", "method", info.FullMethod, "code", status.Code(err).String(), "duration", time.Since(start))
 		return resp, err
+	}
+}
+
+// logStreams is logCalls for streaming calls.
+func logStreams(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		start := time.Now()
+		err := handler(srv, ss)
+		log.DebugContext(ss.Context(), "call", "method", info.FullMethod, "code", status.Code(err).String(), "duration", time.Since(start))
+		return err
 	}
 }
