@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
 
@@ -46,6 +49,12 @@ type Config struct {
 	// Who may call what (run, serve; see authconfig.go): polgraph's own TLS, client certificates' roles,
 	// whether anonymous callers may read, and per-principal rate limits.
 	Auth AuthConfig
+	// How the process is watched (run, serve, load; see watch.go).
+	Metrics      string // where to serve Prometheus metrics at /metrics, host:port; empty: nowhere
+	PProf        bool   // also serve Go's profiles at /debug/pprof/ on the metrics listener
+	OTLPEndpoint string // where to send traces over OTLP/gRPC; empty: $OTEL_EXPORTER_OTLP_ENDPOINT, or nowhere
+
+	envErrs []error // values in the environment that do not parse, reported by checkWatching
 }
 
 func defaultConfig() Config {
@@ -130,17 +139,52 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			fs.StringVar(&c.DgraphBin, "dgraph-bin", c.DgraphBin, "the dgraph binary ($POLGRAPH_DGRAPH_BIN)")
 		case "batch":
 			fs.IntVar(&c.Batch, "batch", c.Batch, "records per transaction")
+		case "watch":
+			fs.StringVar(&c.Metrics, "metrics", env("POLGRAPH_METRICS", c.Metrics), "serve Prometheus metrics at http://ADDR/metrics, on a listener of their own; keep it private (default: off) ($POLGRAPH_METRICS)")
+			if v, ok := os.LookupEnv("POLGRAPH_PPROF"); ok {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					c.envErrs = append(c.envErrs, fmt.Errorf("$POLGRAPH_PPROF: %w", err))
+				}
+				c.PProf = b
+			}
+			fs.BoolVar(&c.PProf, "pprof", c.PProf, "also serve Go's profiles at /debug/pprof/ on the --metrics listener ($POLGRAPH_PPROF)")
+			fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", env("POLGRAPH_OTLP_ENDPOINT", c.OTLPEndpoint), "send traces over OTLP/gRPC to a collector at HOST:PORT (plaintext on loopback, else TLS), http://HOST:PORT or https://HOST:PORT; "+
+				"default: $OTEL_EXPORTER_OTLP_ENDPOINT when set, else no traces ($POLGRAPH_OTLP_ENDPOINT)")
 		}
 	}
 	return fs
 }
 
+// logger logs at the configured level; every record logged with a call's context carries the call's
+// request id (and trace id, when traced).
 func (c Config) logger(w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(strings.ToUpper(c.LogLevel))); err != nil {
 		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
+	return slog.New(observe.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))), nil
+}
+
+// checkWatching reports watching settings that cannot work, before anything starts.
+func (c Config) checkWatching() error {
+	if len(c.envErrs) > 0 {
+		return errors.Join(c.envErrs...)
+	}
+	if c.Metrics != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
+			return fmt.Errorf("--metrics %q: want HOST:PORT (e.g. 127.0.0.1:9464): %w", c.Metrics, err)
+		}
+	}
+	if c.PProf && c.Metrics == "" {
+		return errors.New("--pprof serves profiles on the --metrics listener: set --metrics too")
+	}
+	if c.OTLPEndpoint != "" {
+		if err := observe.CheckOTLPEndpoint(c.OTLPEndpoint); err != nil {
+			return fmt.Errorf("--otlp-endpoint: %w", err)
+		}
+	}
+	return nil
 }
 
 // hostList reads a comma-separated list of host names, in lower case.

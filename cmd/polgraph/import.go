@@ -104,7 +104,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	log.Info("importing Open Civic Data divisions", "file", path, "divisions", len(list.Divisions),
 		"already_in_graph", len(known.ByOCD), "source", list.Source().Name)
 	fmt.Fprintf(stdout, "%s: %d divisions, %d of them already in the graph by OCD id\n", path, len(list.Divisions), len(known.ByOCD))
-	return loadDataset(ctx, store, ds, "import", cfg.Batch, stdout, stderr)
+	return loadDataset(ctx, store, ds, "import", cfg.Batch, nil, stdout, stderr)
 }
 
 // importThrough imports a division list through a running polgraph: what the graph holds is read with

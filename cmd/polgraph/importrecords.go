@@ -152,5 +152,5 @@ func importRecords(ctx context.Context, format string, args []string, stdout, st
 	if viaServer {
 		return sendLoad(ctx, remote, *requestID, []dataset.File{{Name: name + " (as a dataset)", R: bytes.NewReader(text)}}, stdout)
 	}
-	return loadDataset(ctx, store, ds, "import", cfg.Batch, stdout, stderr)
+	return loadDataset(ctx, store, ds, "import", cfg.Batch, nil, stdout, stderr)
 }

@@ -22,7 +22,7 @@ import (
 
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("load", stderr, "dgraph", "data-dir", "log", "batch")
+	fs := cfg.flags("load", stderr, "dgraph", "data-dir", "log", "batch", "watch")
 	// With --server, the files go to a running polgraph's WriteService.Load instead of to Dgraph.
 	remote := &clientFlags{}
 	remote.registerCall(fs)
@@ -53,18 +53,26 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	store, err := cfg.openDgraph(ctx, log)
+	watch, err := cfg.startWatching(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
+	store, err := cfg.openDgraph(ctx, log, watch.dialOptions()...)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	return loadDataset(ctx, store, ds, "load", cfg.Batch, stdout, stderr)
+	return loadDataset(ctx, store, ds, "load", cfg.Batch, watch, stdout, stderr)
 }
 
 // loadDataset writes a checked dataset with progress on stderr (a counter on a terminal) and a summary on
-// stdout.
-func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, method string, batch int, stdout, stderr io.Writer) error {
+// stdout; its progress goes to watch's metrics, and its calls to Dgraph are traced under one span (when
+// watch is not nil).
+func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, method string, batch int, watch *watching, stdout, stderr io.Writer) error {
 	start := time.Now()
+	ctx, watched, end := watch.startLoad(ctx, method, ds)
+	defer end()
 	ctx = graph.WithWriteMeta(ctx, localWriter(method))
 	before, err := store.Counts(ctx)
 	if err != nil {
@@ -72,6 +80,9 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 	}
 	tty := isTerminal(stderr)
 	progress := func(stage string, done, total int) {
+		if watched != nil {
+			watched(stage, done, total)
+		}
 		if tty {
 			fmt.Fprintf(stderr, "\rloading %-9s %6d/%-6d", stage, done, total)
 			if done == total {

@@ -141,7 +141,7 @@ func TestLoadCutHalfwayResumesToExactCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	services := make(chan *graph.Service, 1)
-	go serve(ctx, lis, nil, watcher, defaultConfig(), log, io.Discard, func(s *graph.Service) { services <- s })
+	go serve(ctx, lis, nil, watcher, defaultConfig(), log, io.Discard, withService(func(s *graph.Service) { services <- s }))
 	svc := <-services
 	for !svc.Topology.Ready() {
 		time.Sleep(20 * time.Millisecond)

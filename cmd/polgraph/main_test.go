@@ -106,7 +106,7 @@ func testMain(m *testing.M) int {
 	served := make(chan error, 1)
 	services := make(chan *graph.Service, 1)
 	go func() {
-		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, func(s *graph.Service) { services <- s })
+		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
 	}()
 	// Every test runs on the in-memory topology, as the service does once it has started.
 	if svc := <-services; svc.Topology == nil {

@@ -18,7 +18,7 @@ import (
 // explorer, in the foreground until Ctrl-C.
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "data-dir", "batch")
+	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "data-dir", "batch", "watch")
 	datasetFile := fs.String("dataset", "", "the dataset to load at start instead of the default Tower Hamlets graph; "+
 		"\"none\" loads nothing (an empty graph, or the graph the data directory already holds)")
 	if err := fs.Parse(args); err != nil {
@@ -52,6 +52,11 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if webLis != nil {
 		defer webLis.Close()
 	}
+	watch, err := cfg.startWatching(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
 		return err
@@ -88,15 +93,17 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	store, err := openStore(ctx, cluster.Service(), log)
+	dc := cluster.Service()
+	dc.DialOptions = append(dc.DialOptions, watch.dialOptions()...)
+	store, err := openStore(ctx, dc, log)
 	if err != nil {
 		return failed(err)
 	}
 	defer store.Close()
 	if ds != nil {
-		if err := loadDataset(ctx, store, ds, "run", cfg.Batch, stdout, stderr); err != nil {
+		if err := loadDataset(ctx, store, ds, "run", cfg.Batch, watch, stdout, stderr); err != nil {
 			return failed(err)
 		}
 	}
-	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout))
+	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch)))
 }

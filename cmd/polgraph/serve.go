@@ -21,16 +21,18 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
+	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log")
+	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log", "watch")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -41,7 +43,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	store, err := cfg.openDgraph(ctx, log)
+	watch, err := cfg.startWatching(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
+	store, err := cfg.openDgraph(ctx, log, watch.dialOptions()...)
 	if err != nil {
 		return err
 	}
@@ -55,16 +62,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		lis.Close()
 		return err
 	}
-	return serve(ctx, lis, webLis, store, cfg, log, stdout)
+	return serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch))
 }
 
-// openStore connects to Dgraph and applies the schema.
-// openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema.
-func (c Config) openDgraph(ctx context.Context, log *slog.Logger) (*dgraph.Store, error) {
+// openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema;
+// dial adds to the connection's options (how its calls are watched).
+func (c Config) openDgraph(ctx context.Context, log *slog.Logger, dial ...grpc.DialOption) (*dgraph.Store, error) {
 	dc, err := c.dgraphConfig()
 	if err != nil {
 		return nil, err
 	}
+	dc.DialOptions = append(dc.DialOptions, dial...)
 	return openStore(ctx, dc, log)
 }
 
@@ -83,37 +91,52 @@ func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph
 // serve answers gRPC on lis and, when webLis is not nil, serves the graph explorer and the same API for
 // browsers over HTTP on webLis (httpapi.Handler), until ctx is done or either server fails; then it stops
 // both gracefully (in-flight calls get 10 s).
-// Each option sees the service before it serves (tests use one to wait for the in-memory topology).
-func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...func(*graph.Service)) error {
-	svc := &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}
+// Each option sees what serve sets up before it serves (watchedBy gives it the metrics and traces to
+// report to; tests wait for the in-memory topology with withService).
+func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...serveOption) error {
+	s := served{svc: &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}}
+	svc := s.svc
 	if cfg.InMemory {
 		if feed, ok := store.(graph.ChangeFeed); ok {
 			svc.Topology = graph.NewTopology(feed)
-			go fillTopology(ctx, svc.Topology, log)
 		}
 	}
 	for _, o := range options {
-		o(svc)
+		o(&s)
+	}
+	if s.metrics == nil {
+		s.metrics = observe.NewMetrics()
+	}
+	metrics := s.metrics
+	if svc.Topology != nil {
+		go fillTopology(ctx, store, svc.Topology, metrics, s.tracing, log)
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
 	if cfg.Writes {
 		limited = append(limited, pb.WriteService_ServiceDesc, pb.ReviewService_ServiceDesc)
 	}
 	limiter := rpc.NewLimiter(cfg.Limits, log, limited...)
+	limiter.OnRefused(metrics.Refused)
 	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
 	authn, tlsCfg, err := callerChecks(cfg, store, log, lis, webLis)
 	if err != nil {
 		return err
 	}
+	authn.OnRefused(metrics.Refused)
 	hs := health.NewServer()
-	watch := watchDatabase(store, hs, log, limited...)
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(logCalls(log), authn.Unary(), watch.Unary(), limiter.Unary()),
-		grpc.ChainStreamInterceptor(authn.Stream(), watch.Stream(), limiter.Stream()),
-		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))
+	dbWatch := watchDatabase(store, hs, metrics, log, limited...)
+	// Every call gets its request id first, so that whatever is logged of it (its refusal too) carries
+	// the id; then it is timed, logged, and only then checked, turned away while the database does not
+	// answer, and given its turn, so that refused calls are timed and logged as well.
+	srv := grpc.NewServer(append(s.tracing.ServerOptions(),
+		grpc.ChainUnaryInterceptor(observe.UnaryRequestID(), metrics.UnaryServer(), logCalls(log), authn.Unary(), dbWatch.Unary(), limiter.Unary()),
+		grpc.ChainStreamInterceptor(observe.StreamRequestID(), metrics.StreamServer(), logStreams(log), authn.Stream(), dbWatch.Stream(), limiter.Stream()),
+		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))...)
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	if cfg.Writes {
 		if w, ok := store.(intake.Store); ok {
-			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout}
+			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout,
+				LoadProgress: func(records int) dataset.Progress { return metrics.StartLoad(records).Progress }}
 			pb.RegisterWriteServiceServer(srv, rpc.NewWriteServer(writes, principalName, log))
 			// The review queue approves through the same writes, so it is served with them.
 			if q, ok := store.(reviewStore); ok {
@@ -148,7 +171,10 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		}
 	}
 
-	go watch.Run(ctx)
+	go dbWatch.Run(ctx)
+	if svc.Topology == nil {
+		go sampleEvery(ctx, time.Second, func() { sampleVersions(ctx, store, nil, metrics) })
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
 	log.Info("serving polgraph.v1.GraphService", "addr", lis.Addr().String(), "tls", tlsCfg != nil)
@@ -229,36 +255,63 @@ func principalName(ctx context.Context) (string, []string) {
 const maxRequestBytes = 4 << 20
 
 // fillTopology reads the graph's links into memory (until it is done, searches read them from Dgraph),
-// then keeps them up to date in the background, once a second.
-func fillTopology(ctx context.Context, t *graph.Topology, log *slog.Logger) {
+// then keeps them up to date in the background, once a second. It records how long the fill took, and
+// samples the graph's versions after each catch-up.
+func fillTopology(ctx context.Context, store graph.Store, t *graph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
+	fillCtx, span := tracing.Tracer().Start(ctx, "polgraph fill in-memory graph")
 	start := time.Now()
-	if err := t.Sync(ctx); err != nil {
-		log.Warn("cannot keep the graph in memory; searches read it from Dgraph", "err", err)
+	if err := t.Sync(fillCtx); err != nil {
+		log.WarnContext(fillCtx, "cannot keep the graph in memory; searches read it from Dgraph", "err", err)
+		span.End()
 		return
 	}
+	took := time.Since(start)
+	m.FillTook(took)
 	entities, relations, version := t.Size()
-	log.Info("graph held in memory", "entities", entities, "relations", relations, "version", version, "took", time.Since(start).Round(time.Millisecond))
+	log.InfoContext(fillCtx, "graph held in memory", "entities", entities, "relations", relations, "version", version, "took", took.Round(time.Millisecond))
+	span.End()
+	sampleVersions(ctx, store, t, m)
 	failing := false
 	t.Follow(ctx, time.Second, func(err error) {
+		if err == nil {
+			sampleVersions(ctx, store, t, m)
+		}
 		if (err != nil) != failing && ctx.Err() == nil {
 			failing = err != nil
 			if failing {
-				log.Warn("the graph held in memory cannot catch up; searches read the graph from Dgraph meanwhile", "err", err)
+				log.WarnContext(ctx, "the graph held in memory cannot catch up; searches read the graph from Dgraph meanwhile", "err", err)
 			} else {
-				log.Info("the graph held in memory caught up", "version", t.Version())
+				log.InfoContext(ctx, "the graph held in memory caught up", "version", t.Version())
 			}
 		}
 	})
+}
+
+// sampleEvery calls sample every interval until ctx is done.
+func sampleEvery(ctx context.Context, interval time.Duration, sample func()) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			sample()
+		}
+	}
 }
 
 // healthInterval is how often the database is asked whether it answers while it does.
 var healthInterval = rpc.DefaultWatchInterval
 
 // watchDatabase is the watch that reports NOT_SERVING on the health service while the database does not
-// answer (so that a load balancer or an orchestrator can tell) and refuses the calls that need it.
-func watchDatabase(store graph.Store, hs *health.Server, log *slog.Logger, services ...grpc.ServiceDesc) *rpc.DatabaseWatch {
-	w := &rpc.DatabaseWatch{Ping: store.Ping, Log: log, Interval: healthInterval,
+// answer (so that a load balancer or an orchestrator can tell), and polgraph_database_up the same, and
+// refuses the calls that need it.
+func watchDatabase(store graph.Store, hs *health.Server, m *observe.Metrics, log *slog.Logger, services ...grpc.ServiceDesc) *rpc.DatabaseWatch {
+	m.DatabaseUp(true) // as the health service starts: the store answered when it was opened
+	w := &rpc.DatabaseWatch{Ping: store.Ping, Log: log, Interval: healthInterval, OnRefused: m.Refused,
 		OnChange: func(up bool, _ error) {
+			m.DatabaseUp(up)
 			st := healthpb.HealthCheckResponse_SERVING
 			if !up {
 				st = healthpb.HealthCheckResponse_NOT_SERVING
@@ -272,12 +325,23 @@ func watchDatabase(store graph.Store, hs *health.Server, log *slog.Logger, servi
 	return w
 }
 
-// logCalls logs every call with its outcome and duration.
+// logCalls logs every unary call with its outcome and duration (at debug level), with its context: its
+// request id.
 func logCalls(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
-		log.Debug("call", "method", info.FullMethod, "code", status.Code(err).String(), "duration", time.Since(start))
+		log.DebugContext(ctx, "call", "method", info.FullMethod, "code", status.Code(err).String(), "duration", time.Since(start))
 		return resp, err
+	}
+}
+
+// logStreams is logCalls for streaming calls.
+func logStreams(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		start := time.Now()
+		err := handler(srv, ss)
+		log.DebugContext(ss.Context(), "call", "method", info.FullMethod, "code", status.Code(err).String(), "duration", time.Since(start))
+		return err
 	}
 }

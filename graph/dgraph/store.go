@@ -68,6 +68,10 @@ type Config struct {
 	AuthToken string
 	// TLS, when set, encrypts the connection (and authenticates polgraph when it holds a certificate).
 	TLS *tls.Config
+	// DialOptions are added to the connection's own, after them: how the caller watches the calls to
+	// Dgraph (interceptors that measure them, a stats handler that traces them), without this package
+	// knowing how.
+	DialOptions []grpc.DialOption
 }
 
 // Open connects to the alpha, logs in when cfg names a user, and checks that it answers. It fails with an
@@ -96,6 +100,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Invalid, Message: err.Error()}
 	}
 	opts = append(opts, connectionOptions(addrs)...)
+	opts = append(opts, cfg.DialOptions...)
 	conn, err := grpc.NewClient(alphasScheme+":///"+cfg.Addr, opts...)
 	if err != nil {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + cfg.Addr, Err: err}
@@ -262,7 +267,7 @@ func (s *Store) ApplySchema(ctx context.Context) error {
 			Message: "Dgraph at " + s.addr + " refused polgraph's schema and lacks " + strings.Join(missing, ", ") +
 				": give polgraph the admin token (--dgraph-auth-token-file) or have an administrator apply schema/schema.dql", Err: err}
 	}
-	s.log.Warn("Dgraph refused the schema change, but has every predicate polgraph needs; going on", "err", err)
+	s.log.WarnContext(ctx, "Dgraph refused the schema change, but has every predicate polgraph needs; going on", "err", err)
 	return nil
 }
 

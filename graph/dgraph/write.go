@@ -115,7 +115,7 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		var held leaseHeld
 		if errors.As(err, &held) {
 			// Not a conflict: look again every second (the load may end sooner), however long it takes.
-			s.log.Info("a bulk load holds the graph's version; waiting for it", "op", w.op, "held_until", held.until.Format(time.TimeOnly))
+			s.log.InfoContext(ctx, "a bulk load holds the graph's version; waiting for it", "op", w.op, "held_until", held.until.Format(time.TimeOnly))
 			select {
 			case <-ctx.Done():
 				return s.wrap(w.op, ctx.Err())
@@ -135,7 +135,7 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		// Exponential, capped at 2 s, with jitter so that writers that collided do not collide again.
 		base := min(time.Duration(10<<attempt)*time.Millisecond, 2*time.Second)
 		backoff := base/2 + time.Duration(rand.Int64N(int64(base)))
-		s.log.Debug("transaction aborted by a concurrent write; retrying", "op", w.op, "attempt", attempt, "backoff", backoff)
+		s.log.DebugContext(ctx, "transaction aborted by a concurrent write; retrying", "op", w.op, "attempt", attempt, "backoff", backoff)
 		select {
 		case <-ctx.Done():
 			return s.wrap(w.op, ctx.Err())
@@ -636,6 +636,7 @@ func (s *Store) versionFor(m found, meta map[string]any, b *bulk) (int64, []map[
 // bulk is a bulk load in progress: it holds version open until End, renewing its lease.
 type bulk struct {
 	s       *Store
+	ctx     context.Context // the load's, without its cancellation: what renewals log and trace under
 	version int64
 	stop    chan struct{}
 	stopped chan struct{}
@@ -662,7 +663,7 @@ func (s *Store) BeginBulk(ctx context.Context) (graph.Bulk, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bulk{s: s, version: version, stop: make(chan struct{}), stopped: make(chan struct{})}
+	b := &bulk{s: s, ctx: context.WithoutCancel(ctx), version: version, stop: make(chan struct{}), stopped: make(chan struct{})}
 	go b.renew()
 	return b, nil
 }
@@ -677,12 +678,12 @@ func (b *bulk) renew() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), b.s.leaseTime/4)
+			ctx, cancel := context.WithTimeout(b.ctx, b.s.leaseTime/4)
 			err := b.setLease(ctx, time.Now().Add(b.s.leaseTime).UnixMilli(), true)
 			cancel()
 			if err != nil {
 				// The batches will notice when the hold lapses, and fail.
-				b.s.log.Warn("could not renew the load's hold on its graph version", "version", b.version, "err", err)
+				b.s.log.WarnContext(ctx, "could not renew the load's hold on its graph version", "version", b.version, "err", err)
 			}
 		}
 	}

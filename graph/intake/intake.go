@@ -45,6 +45,9 @@ const (
 type Service struct {
 	Store   Store
 	Timeout time.Duration // bounds every write (none when 0)
+	// LoadProgress, when set, is asked at the start of every Load for what to tell of its progress, given
+	// how many records (sources, entities and relations) the load writes.
+	LoadProgress func(records int) dataset.Progress
 }
 
 func (s *Service) bound(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -194,7 +197,11 @@ func (s *Service) Load(ctx context.Context, meta graph.WriteMeta, files []datase
 	written := meta
 	written.RequestID = "" // the load is many transactions: its request is recorded once it has ended
 	written.Result = &graph.WriteResult{}
-	if err := dataset.Load(graph.WithWriteMeta(ctx, written), s.Store, ds, LoadBatch, nil); err != nil {
+	var progress dataset.Progress
+	if s.LoadProgress != nil {
+		progress = s.LoadProgress(len(ds.Sources) + len(ds.Entities) + len(ds.Relations))
+	}
+	if err := dataset.Load(graph.WithWriteMeta(ctx, written), s.Store, ds, LoadBatch, progress); err != nil {
 		return LoadResult{}, err
 	}
 	res = LoadResult{Sources: len(ds.Sources), Entities: len(ds.Entities), Relations: len(ds.Relations)}

@@ -49,11 +49,12 @@ type AuthOptions struct {
 //
 // Health checks and reflection are open to anyone and not limited.
 type Auth struct {
-	keys   *auth.Authenticator
-	certs  map[string]auth.Role
-	policy auth.Policy
-	limits *auth.RateLimiter
-	log    *slog.Logger
+	keys    *auth.Authenticator
+	certs   map[string]auth.Role
+	policy  auth.Policy
+	limits  *auth.RateLimiter
+	log     *slog.Logger
+	refused RefusalHook
 }
 
 // NewAuth returns the interceptors' state.
@@ -61,6 +62,11 @@ func NewAuth(opts AuthOptions, log *slog.Logger) *Auth {
 	return &Auth{keys: auth.NewAuthenticator(opts.Keys, opts.KeyCacheTime), certs: opts.CertRoles,
 		policy: auth.Policy{AnonymousReads: opts.AnonymousReads}, limits: auth.NewRateLimiter(opts.Rates), log: log}
 }
+
+// OnRefused has hook told of every call refused for its credential, its role or its principal's rate
+// (UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED); a key that cannot be looked up because the
+// database does not answer is a failure, not a refusal. It must be called before the interceptors serve.
+func (a *Auth) OnRefused(hook RefusalHook) { a.refused = hook }
 
 // Unary is the interceptor for unary calls.
 func (a *Auth) Unary() grpc.UnaryServerInterceptor {
@@ -106,7 +112,14 @@ func (a *Auth) admit(ctx context.Context, method string) (context.Context, error
 		err = a.limits.Allow(p, need)
 	}
 	if err != nil {
-		return nil, toStatus(ctx, a.log, name, err)
+		st := toStatus(ctx, a.log, name, err)
+		switch graph.KindOf(err) {
+		case graph.Unauthenticated, graph.PermissionDenied, graph.ResourceExhausted:
+			if a.refused != nil {
+				a.refused(ctx, method, refusalReason(err, st))
+			}
+		}
+		return nil, st
 	}
 	return auth.WithPrincipal(ctx, p), nil
 }

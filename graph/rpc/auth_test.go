@@ -101,10 +101,14 @@ func fakeService(name string, unary []string, streams []string) *grpc.ServiceDes
 	return sd
 }
 
-// authServer serves fake reads and writes behind Auth with these options, over an in-memory connection.
-func authServer(t *testing.T, opts AuthOptions) *grpc.ClientConn {
+// authServer serves fake reads and writes behind Auth with these options (and refusals told to hook, when
+// one is given), over an in-memory connection.
+func authServer(t *testing.T, opts AuthOptions, hook ...RefusalHook) *grpc.ClientConn {
 	t.Helper()
 	a := NewAuth(opts, slog.New(slog.DiscardHandler))
+	for _, h := range hook {
+		a.OnRefused(h)
+	}
 	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(a.Unary()), grpc.ChainStreamInterceptor(a.Stream()))
 	srv.RegisterService(fakeService("polgraph.v1.WriteService", []string{"UpsertEntities", "DeleteEntity", "Frobnicate"}, []string{"Load"}), struct{}{})
 	srv.RegisterService(fakeService("polgraph.v1.GraphService", []string{"GetEntity"}, nil), struct{}{})
@@ -297,6 +301,62 @@ func TestInvalidKeysAreLimitedBeforeTheLookup(t *testing.T) {
 	// Anonymous reads from the address still pass.
 	if err := conn.Invoke(context.Background(), "/polgraph.v1.GraphService/GetEntity", &emptypb.Empty{}, &wrapperspb.StringValue{}); err != nil {
 		t.Errorf("an anonymous read after the flood: %v", err)
+	}
+}
+
+// downKeys is a key store whose database does not answer.
+type downKeys struct{ memKeys }
+
+func (*downKeys) KeyByHash(context.Context, string) (auth.Key, error) {
+	return auth.Key{}, graph.E("downKeys", graph.Unavailable, "the database does not answer")
+}
+
+// TestAuthTellsItsRefusals: every call refused for its credential, role or rate is told to the hook with
+// its method and ErrorInfo reason; calls let through, and keys that cannot be looked up, are not.
+func TestAuthTellsItsRefusals(t *testing.T) {
+	t.Parallel()
+	keys := &memKeys{keys: map[string]auth.Key{}}
+	secret, k, _ := auth.NewKey("rita", auth.Reader, time.Now())
+	keys.CreateKey(context.Background(), k)
+	var mu sync.Mutex
+	var told []string
+	hook := func(_ context.Context, method, reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		told = append(told, method+" "+reason)
+	}
+	conn := authServer(t, AuthOptions{Keys: keys, AnonymousReads: true, Rates: auth.Rates{Reads: auth.Rate{PerSecond: 0.01, Burst: 1}}}, hook)
+	down := authServer(t, AuthOptions{Keys: &downKeys{}, AnonymousReads: true}, hook)
+	const read, write = "/polgraph.v1.GraphService/GetEntity", "/polgraph.v1.WriteService/UpsertEntities"
+	for _, tc := range []struct {
+		name   string
+		conn   *grpc.ClientConn
+		method string
+		md     []string
+		told   string // "" when the hook must not be told
+	}{
+		{"a read let through", conn, read, nil, ""},
+		{"a read over the rate", conn, read, nil, read + " RATE_LIMITED"},
+		{"a write without a key", conn, write, nil, write + " API_KEY_MISSING"},
+		{"a reader's write", conn, write, []string{"x-api-key", secret}, write + " ROLE_TOO_LOW"},
+		{"a key the database cannot look up", down, read, []string{"x-api-key", secret}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			told = nil
+			mu.Unlock()
+			ctx := metadata.AppendToOutgoingContext(context.Background(), tc.md...)
+			err := tc.conn.Invoke(ctx, tc.method, &emptypb.Empty{}, &wrapperspb.StringValue{})
+			want := []string(nil)
+			if tc.told != "" {
+				want = []string{tc.told}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.Join(told, "|") != strings.Join(want, "|") {
+				t.Errorf("the hook was told %q, want %q (the call answered %v)", told, want, err)
+			}
+		})
 	}
 }
 

@@ -34,6 +34,8 @@ type DatabaseWatch struct {
 	// Interval is how often the database is asked while it answers (DefaultWatchInterval when 0); while
 	// it does not, it is asked every RecheckInterval.
 	Interval time.Duration
+	// OnRefused, when set, hears of each call turned away (reason DATABASE_UNAVAILABLE).
+	OnRefused RefusalHook
 	// Services are the full names of the services guarded (e.g. polgraph.v1.GraphService); calls of
 	// others (health, reflection) always pass.
 	Services []string
@@ -201,6 +203,9 @@ func (w *DatabaseWatch) verdict(ctx context.Context, method string, err error) e
 }
 
 func (w *DatabaseWatch) refusal(ctx context.Context, method string) error {
+	if w.OnRefused != nil {
+		w.OnRefused(ctx, method, "DATABASE_UNAVAILABLE")
+	}
 	w.mu.Lock()
 	why := w.why
 	w.mu.Unlock()

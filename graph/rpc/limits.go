@@ -33,6 +33,7 @@ type Limiter struct {
 	limits  Limits
 	log     *slog.Logger
 	methods map[string]*turns
+	refused RefusalHook
 }
 
 type turns struct {
@@ -55,6 +56,9 @@ func NewLimiter(limits Limits, log *slog.Logger, services ...grpc.ServiceDesc) *
 	}
 	return l
 }
+
+// OnRefused has hook told of every call the limiter refuses. It must be called before the limiter serves.
+func (l *Limiter) OnRefused(hook RefusalHook) { l.refused = hook }
 
 // Refused returns how many calls of a method (its full name, /service/Method) were refused.
 func (l *Limiter) Refused(method string) int64 {
@@ -103,7 +107,7 @@ func (l *Limiter) acquire(ctx context.Context, t *turns, method string) error {
 	refuse := func(why string) error {
 		t.refused.Add(1)
 		name := method[strings.LastIndexByte(method, '/')+1:]
-		return toStatus(ctx, l.log, name, &graph.Error{Op: name, Kind: graph.ResourceExhausted, Reason: "TOO_MANY_REQUESTS",
+		return l.refuse(ctx, method, name, &graph.Error{Op: name, Kind: graph.ResourceExhausted, Reason: "TOO_MANY_REQUESTS",
 			Message: "too many " + name + " calls at once (" + why + "); try again shortly", RetryAfter: time.Second})
 	}
 	if t.waiting.Add(1) > int64(l.limits.Queued) {
@@ -119,6 +123,15 @@ func (l *Limiter) acquire(ctx context.Context, t *turns, method string) error {
 	case <-timer.C:
 		return refuse("no turn within " + l.limits.MaxWait.String())
 	case <-ctx.Done():
-		return toStatus(ctx, l.log, method, &graph.Error{Op: method, Kind: graph.DeadlineExceeded, Message: "the deadline passed while waiting for a turn", Err: ctx.Err()})
+		return l.refuse(ctx, method, method, &graph.Error{Op: method, Kind: graph.DeadlineExceeded, Message: "the deadline passed while waiting for a turn", Err: ctx.Err()})
 	}
+}
+
+// refuse turns err into the status refusing a call of method (logged as name), and tells the hook.
+func (l *Limiter) refuse(ctx context.Context, method, name string, err error) error {
+	st := toStatus(ctx, l.log, name, err)
+	if l.refused != nil {
+		l.refused(ctx, method, refusalReason(err, st))
+	}
+	return st
 }

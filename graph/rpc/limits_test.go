@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,6 +80,13 @@ func TestLimiterGivesEachMethodItsOwnTurns(t *testing.T) {
 // deadline passes while it waits ends DEADLINE_EXCEEDED.
 func TestLimiterRefusesAfterMaxWait(t *testing.T) {
 	l := NewLimiter(Limits{InFlight: 1, Queued: 5, MaxWait: 50 * time.Millisecond}, slog.New(slog.DiscardHandler), pb.GraphService_ServiceDesc)
+	var mu sync.Mutex
+	var told []string
+	l.OnRefused(func(_ context.Context, method, reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		told = append(told, method+" "+reason)
+	})
 	intercept := l.Unary()
 	info := &grpc.UnaryServerInfo{FullMethod: "/polgraph.v1.GraphService/ExploreNeighborhood"}
 	release := make(chan struct{})
@@ -95,6 +103,12 @@ func TestLimiterRefusesAfterMaxWait(t *testing.T) {
 	_, err = intercept(ctx, nil, info, func(ctx context.Context, req any) (any, error) { return nil, nil })
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Errorf("deadline passed while waiting: %v, want DEADLINE_EXCEEDED", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{info.FullMethod + " TOO_MANY_REQUESTS", info.FullMethod + " DEADLINE_EXCEEDED"}
+	if strings.Join(told, "|") != strings.Join(want, "|") {
+		t.Errorf("the refusal hook was told %q, want %q", told, want)
 	}
 }
 

@@ -79,9 +79,9 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		reason = "DEADLINE_EXCEEDED"
 	}
 	if kind == graph.Internal || kind == graph.Unavailable {
-		log.Error("request failed", "method", method, "code", code.String(), "err", err)
+		log.ErrorContext(ctx, "request failed", "method", method, "code", code.String(), "err", err)
 	} else {
-		log.Info("request refused", "method", method, "code", code.String(), "err", err)
+		log.InfoContext(ctx, "request refused", "method", method, "code", code.String(), "err", err)
 	}
 	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}}
 	if ge != nil && len(ge.Violations) > 0 {

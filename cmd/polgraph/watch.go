@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/observe"
+)
+
+// watching is how one run of a command is watched (graph/observe): its metrics, its traces, and the
+// private listener serving the metrics (and profiles, with --pprof) when --metrics names one.
+type watching struct {
+	metrics *observe.Metrics
+	tracing *observe.Tracing
+	srv     *http.Server // nil without --metrics
+	addr    string       // where srv listens
+	log     *slog.Logger
+}
+
+// startWatching checks the watching settings, opens the metrics listener and serves it at once (so that a
+// load before serving can be watched too), and starts tracing. stop undoes it all, flushing the traces.
+func (c Config) startWatching(ctx context.Context, log *slog.Logger) (*watching, error) {
+	if err := c.checkWatching(); err != nil {
+		return nil, err
+	}
+	w := &watching{metrics: observe.NewMetrics(), log: log}
+	var lis net.Listener
+	if c.Metrics != "" {
+		var err error
+		if lis, err = net.Listen("tcp", c.Metrics); err != nil {
+			return nil, fmt.Errorf("listen on %s for metrics: %w (set --metrics or POLGRAPH_METRICS to another address)", c.Metrics, err)
+		}
+	}
+	tracing, err := observe.StartTracing(ctx, c.OTLPEndpoint)
+	if err != nil {
+		if lis != nil {
+			lis.Close()
+		}
+		return nil, err
+	}
+	w.tracing = tracing
+	if tracing.On() {
+		endpoint := c.OTLPEndpoint
+		for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
+			if endpoint == "" {
+				endpoint = os.Getenv(v)
+			}
+		}
+		log.Info("sending traces over OTLP/gRPC", "endpoint", endpoint)
+	}
+	if lis != nil {
+		w.serveMetrics(lis, c.PProf)
+	}
+	return w, nil
+}
+
+// serveMetrics serves the metrics (and, when profiling, Go's profiles) on lis until stop.
+func (w *watching) serveMetrics(lis net.Listener, profiling bool) {
+	w.addr = lis.Addr().String()
+	w.srv = &http.Server{Handler: observe.Mux(w.metrics, profiling), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(w.log.Handler(), slog.LevelWarn)}
+	go func() {
+		if err := w.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			w.log.Error("the metrics listener failed", "err", err)
+		}
+	}()
+	w.log.Info("serving metrics", "url", "http://"+w.addr+"/metrics", "pprof", profiling)
+}
+
+// stop closes the metrics listener and flushes the traces not yet sent (for up to 5 s each).
+func (w *watching) stop() {
+	if w == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if w.srv != nil {
+		w.srv.Shutdown(ctx)
+	}
+	if err := w.tracing.Shutdown(ctx); err != nil {
+		w.log.Warn("flushing traces", "err", err)
+	}
+}
+
+// dialOptions measure and trace the calls to Dgraph.
+func (w *watching) dialOptions() []grpc.DialOption {
+	if w == nil {
+		return nil
+	}
+	return append([]grpc.DialOption{grpc.WithChainUnaryInterceptor(w.metrics.UnaryClient())}, w.tracing.DialOptions()...)
+}
+
+// startLoad follows a load of ds: its progress in the metrics, and a span its calls to Dgraph are traced
+// under. A nil *watching follows nothing.
+func (w *watching) startLoad(ctx context.Context, method string, ds *dataset.Dataset) (context.Context, dataset.Progress, func()) {
+	if w == nil {
+		return ctx, nil, func() {}
+	}
+	records := len(ds.Sources) + len(ds.Entities) + len(ds.Relations)
+	ctx, span := w.tracing.Tracer().Start(ctx, "polgraph load", trace.WithAttributes(attribute.String("polgraph.command", method),
+		attribute.Int("polgraph.records", records)))
+	return ctx, w.metrics.StartLoad(records).Progress, func() { span.End() }
+}
+
+// A serveOption changes what serve sets up, before it serves.
+type serveOption func(*served)
+
+// served is what serve sets up.
+type served struct {
+	svc     *graph.Service
+	metrics *observe.Metrics // a registry served nowhere unless an option gives one
+	tracing *observe.Tracing // none unless an option gives one
+}
+
+// withService lets f see the service before it serves (tests wait for the in-memory graph with it).
+func withService(f func(*graph.Service)) serveOption {
+	return func(s *served) { f(s.svc) }
+}
+
+// watchedBy has serve record its metrics in w's and trace its calls with w's tracing. The store must have
+// been opened with w.dialOptions() for its calls to Dgraph to be measured and traced.
+func watchedBy(w *watching) serveOption {
+	return func(s *served) { s.metrics, s.tracing = w.metrics, w.tracing }
+}
+
+// sampleVersions samples the graph version searches read (the in-memory graph's, or Dgraph's when the
+// graph is not held in memory) and Dgraph's, into the metrics. It costs one small query.
+func sampleVersions(ctx context.Context, store graph.Store, topology *graph.Topology, m *observe.Metrics) {
+	feed, ok := store.(graph.ChangeFeed)
+	if !ok {
+		return
+	}
+	var read int64 // the in-memory graph's first: it only grows, and never past Dgraph's
+	if topology != nil {
+		_, _, read = topology.Size()
+	}
+	inDgraph, err := feed.Version(ctx)
+	if err != nil {
+		return
+	}
+	if topology == nil {
+		read = inDgraph
+	}
+	m.GraphVersion(read, inDgraph)
+}
