@@ -542,8 +542,9 @@ func TestDatabaseDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer own.Close()
+	saved := healthInterval
 	healthInterval = 200 * time.Millisecond
-	defer func() { healthInterval = 5 * time.Second }()
+	defer func() { healthInterval = saved }()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
