@@ -1,19 +1,23 @@
 package dgraph
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/dgraph-io/dgo/v230"
+	"github.com/dgraph-io/dgo/v230/protos/api"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/resolver"
-	"google.golang.org/grpc/resolver/manual"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
-
-// alphasScheme names the resolver that hands gRPC the configured alphas.
-const alphasScheme = "polgraph-alphas"
 
 // Alphas splits a comma-separated list of alpha addresses, each host:port, refusing empty or malformed
 // entries and repeats.
@@ -37,24 +41,6 @@ func Alphas(list string) ([]string, error) {
 	return out, nil
 }
 
-// serviceConfig spreads calls over every alpha that is connected (round robin skips the ones that are
-// not), and retries a call refused as UNAVAILABLE — the alpha was unreachable, so it never ran it — on
-// the next alpha with a short backoff, as long as the call's deadline allows. Every write polgraph sends
-// is an upsert by name, so even a retried write that had reached an alpha is written once.
-const serviceConfig = `{
-  "loadBalancingConfig": [{"round_robin": {}}],
-  "methodConfig": [{
-    "name": [{"service": "api.Dgraph"}],
-    "retryPolicy": {
-      "maxAttempts": 5,
-      "initialBackoff": "0.05s",
-      "maxBackoff": "1s",
-      "backoffMultiplier": 2,
-      "retryableStatusCodes": ["UNAVAILABLE"]
-    }
-  }]
-}`
-
 // reconnect is how soon polgraph tries an alpha again after losing it: within a second, whatever the
 // outage's length (gRPC's default grows to two minutes, so polgraph came back long after Dgraph did).
 var reconnect = grpc.ConnectParams{
@@ -62,15 +48,186 @@ var reconnect = grpc.ConnectParams{
 	MinConnectTimeout: 2 * time.Second,
 }
 
-// connectionOptions are the dial options for a connection to the alphas at addrs.
-func connectionOptions(addrs []string) []grpc.DialOption {
-	r := manual.NewBuilderWithScheme(alphasScheme)
-	state := resolver.State{}
-	for _, a := range addrs {
-		host, _, _ := net.SplitHostPort(a)
-		// ServerName: the name an alpha's TLS certificate must carry, each its own.
-		state.Endpoints = append(state.Endpoints, resolver.Endpoint{Addresses: []resolver.Address{{Addr: a, ServerName: host}}})
+// alphaPool is the api.DgraphClient polgraph's dgo client calls through: the alphas of one cluster, each
+// on its own connection. Each call goes to the next ready alpha in turn; a call an alpha refuses as
+// unavailable or not ready (it is down, starting, or its group has no leader) is tried on the next one,
+// within the call's deadline, and that alpha is set aside until a probe finds it ready again. Every write
+// polgraph sends is an upsert by name, so a write tried again is written once.
+//
+// An alpha is ready when it answers and shows at least the newest graph version the store has read: an
+// alpha that restarted and rejoined its group shows polgraph's user nothing, then an old graph, until its
+// access rules are loaded and it has caught up with the group, and must not answer meanwhile.
+type alphaPool struct {
+	alphas []*alpha
+	next   atomic.Uint64
+}
+
+type alpha struct {
+	addr  string
+	conn  *grpc.ClientConn
+	api   api.DgraphClient
+	probe *dgo.Dgraph // a client of this alpha alone, for probes
+	ready atomic.Bool
+
+	loginMu  sync.Mutex
+	loggedIn bool
+}
+
+var _ api.DgraphClient = (*alphaPool)(nil)
+
+// dialPool connects to each alpha of addrs with opts.
+func dialPool(addrs []string, opts []grpc.DialOption) (*alphaPool, error) {
+	p := &alphaPool{}
+	for _, addr := range addrs {
+		conn, err := grpc.NewClient(addr, append(opts, grpc.WithConnectParams(reconnect))...)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		c := api.NewDgraphClient(conn)
+		a := &alpha{addr: addr, conn: conn, api: c, probe: dgo.NewDgraphClient(c)}
+		a.ready.Store(true)
+		p.alphas = append(p.alphas, a)
 	}
-	r.InitialState(state)
-	return []grpc.DialOption{grpc.WithResolvers(r), grpc.WithDefaultServiceConfig(serviceConfig), grpc.WithConnectParams(reconnect)}
+	return p, nil
+}
+
+// Close closes every connection.
+func (p *alphaPool) Close() error {
+	var errs []error
+	for _, a := range p.alphas {
+		errs = append(errs, a.conn.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// order is the alphas a call tries, in turn: the ready ones, from the next in the rotation, then those
+// set aside (better a try than no answer when none is ready).
+func (p *alphaPool) order() []*alpha {
+	n := len(p.alphas)
+	if n == 1 {
+		return p.alphas
+	}
+	start := int(p.next.Add(1) % uint64(n))
+	out := make([]*alpha, 0, n)
+	var aside []*alpha
+	for i := range n {
+		a := p.alphas[(start+i)%n]
+		if a.ready.Load() {
+			out = append(out, a)
+		} else {
+			aside = append(aside, a)
+		}
+	}
+	return append(out, aside...)
+}
+
+// do runs call on the alphas in turn until one answers, or refuses for a reason another alpha would share.
+func (p *alphaPool) do(ctx context.Context, call func(api.DgraphClient) error) error {
+	var err error
+	for _, a := range p.order() {
+		if err = call(a.api); err == nil || !elsewhere(err) || ctx.Err() != nil {
+			return err
+		}
+		if len(p.alphas) > 1 {
+			a.ready.Store(false)
+		}
+	}
+	return err
+}
+
+// elsewhere reports whether another alpha may answer what this one refused: it could not be reached, or
+// is not ready.
+func elsewhere(err error) bool {
+	return status.Code(err) == codes.Unavailable || notReady(err)
+}
+
+func (p *alphaPool) Login(ctx context.Context, in *api.LoginRequest, opts ...grpc.CallOption) (out *api.Response, err error) {
+	err = p.do(ctx, func(c api.DgraphClient) (e error) { out, e = c.Login(ctx, in, opts...); return e })
+	return out, err
+}
+
+func (p *alphaPool) Query(ctx context.Context, in *api.Request, opts ...grpc.CallOption) (out *api.Response, err error) {
+	err = p.do(ctx, func(c api.DgraphClient) (e error) { out, e = c.Query(ctx, in, opts...); return e })
+	return out, err
+}
+
+func (p *alphaPool) Alter(ctx context.Context, in *api.Operation, opts ...grpc.CallOption) (out *api.Payload, err error) {
+	err = p.do(ctx, func(c api.DgraphClient) (e error) { out, e = c.Alter(ctx, in, opts...); return e })
+	return out, err
+}
+
+func (p *alphaPool) CommitOrAbort(ctx context.Context, in *api.TxnContext, opts ...grpc.CallOption) (out *api.TxnContext, err error) {
+	err = p.do(ctx, func(c api.DgraphClient) (e error) { out, e = c.CommitOrAbort(ctx, in, opts...); return e })
+	return out, err
+}
+
+func (p *alphaPool) CheckVersion(ctx context.Context, in *api.Check, opts ...grpc.CallOption) (out *api.Version, err error) {
+	err = p.do(ctx, func(c api.DgraphClient) (e error) { out, e = c.CheckVersion(ctx, in, opts...); return e })
+	return out, err
+}
+
+// probeInterval is how often each alpha of a cluster is asked whether it is ready.
+const probeInterval = time.Second
+
+// watch probes every alpha every probeInterval until ctx is done, setting aside those that are not ready
+// and taking back those that are. check tells, through one alpha's own client, whether it is ready; login
+// logs that client in. A pool of one alpha is not probed: there is no other to send calls to.
+func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.Dgraph) error, login func(context.Context, *dgo.Dgraph) error, log *slog.Logger) {
+	if len(p.alphas) < 2 {
+		return
+	}
+	tick := time.NewTicker(probeInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var wg sync.WaitGroup
+		for _, a := range p.alphas {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pctx, cancel := context.WithTimeout(ctx, probeInterval)
+				defer cancel()
+				err := a.login(pctx, login)
+				if err == nil {
+					err = check(pctx, a.probe)
+					if status.Code(err) == codes.Unauthenticated || errors.Is(err, errLoginRefused) {
+						a.loginMu.Lock()
+						a.loggedIn = false
+						a.loginMu.Unlock()
+					}
+				}
+				if ready := err == nil; ready != a.ready.Load() && ctx.Err() == nil {
+					a.ready.Store(ready)
+					if ready {
+						log.Info("a Dgraph alpha is ready again; calls go to it", "alpha", a.addr)
+					} else {
+						log.Warn("a Dgraph alpha is not ready; calls go to the others", "alpha", a.addr, "err", err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// errLoginRefused marks a probe that failed for want of a valid login.
+var errLoginRefused = errors.New("login refused")
+
+// login logs the alpha's probe client in, once.
+func (a *alpha) login(ctx context.Context, login func(context.Context, *dgo.Dgraph) error) error {
+	a.loginMu.Lock()
+	defer a.loginMu.Unlock()
+	if a.loggedIn {
+		return nil
+	}
+	if err := login(ctx, a.probe); err != nil {
+		return err
+	}
+	a.loggedIn = true
+	return nil
 }

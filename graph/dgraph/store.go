@@ -35,7 +35,8 @@ import (
 type Store struct {
 	addr           string
 	user, password string
-	conn           *grpc.ClientConn
+	pool           *alphaPool
+	stopWatch      context.CancelFunc
 	dg             *dgo.Dgraph
 	log            *slog.Logger
 	// retries counts transactions retried after Dgraph aborted them for a concurrent write.
@@ -99,22 +100,23 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Invalid, Message: err.Error()}
 	}
-	opts = append(opts, connectionOptions(addrs)...)
-	opts = append(opts, cfg.DialOptions...)
-	conn, err := grpc.NewClient(alphasScheme+":///"+cfg.Addr, opts...)
+	pool, err := dialPool(addrs, append(opts, cfg.DialOptions...))
 	if err != nil {
 		return nil, &graph.Error{Op: "dgraph.Open", Kind: graph.Unavailable, Message: "bad Dgraph address " + cfg.Addr, Err: err}
 	}
-	s := &Store{addr: cfg.Addr, user: cfg.User, password: cfg.Password, conn: conn, dg: dgo.NewDgraphClient(api.NewDgraphClient(conn)),
+	s := &Store{addr: cfg.Addr, user: cfg.User, password: cfg.Password, pool: pool, dg: dgo.NewDgraphClient(pool),
 		log: log, uids: map[string]string{}, leaseTime: DefaultLeaseTime}
 	if err := s.login(ctx); err != nil {
-		conn.Close()
+		pool.Close()
 		return nil, err
 	}
 	if err := s.Ping(ctx); err != nil {
-		conn.Close()
+		pool.Close()
 		return nil, err
 	}
+	var watchCtx context.Context
+	watchCtx, s.stopWatch = context.WithCancel(context.Background())
+	go pool.watch(watchCtx, s.alphaReady, s.loginProbe, log)
 	return s, nil
 }
 
@@ -180,7 +182,36 @@ func (s *Store) sawVersion(v int64) {
 func (s *Store) Retries() int64 { return s.retries.Load() }
 
 // Close closes the connection.
-func (s *Store) Close() error { return s.conn.Close() }
+func (s *Store) Close() error {
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
+	return s.pool.Close()
+}
+
+// alphaReady tells whether one alpha, through its own client, is ready: it answers, and shows at least the
+// newest graph version read (see Ping).
+func (s *Store) alphaReady(ctx context.Context, dg *dgo.Dgraph) error {
+	v, err := s.version(ctx, dg.NewReadOnlyTxn())
+	if err != nil {
+		return err
+	}
+	if seen := s.seen.Load(); v < seen {
+		return fmt.Errorf("it shows graph version %d, older than the %d already seen", v, seen)
+	}
+	return nil
+}
+
+// loginProbe logs one alpha's own client in, as the store's user.
+func (s *Store) loginProbe(ctx context.Context, dg *dgo.Dgraph) error {
+	if s.user == "" {
+		return nil
+	}
+	if err := dg.Login(ctx, s.user, s.password); err != nil {
+		return fmt.Errorf("%w: %v", errLoginRefused, err)
+	}
+	return nil
+}
 
 // wrap turns a dgo error into a *graph.Error with a kind a user can act on.
 func (s *Store) wrap(op string, err error) error {
