@@ -2,12 +2,26 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
+.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
 run: dgraph build
 	./bin/polgraph run
+
+## cluster: a local Dgraph cluster (a zero, three alphas replicating one group) with the default graph,
+## and two polgraph replicas serving it: gRPC on 127.0.0.1:50061 and :50062, the explorer on :8091 and
+## :8092; every process restarted when it dies; data in .data/cluster; Ctrl-C stops everything
+## (docs/operations.md)
+cluster: dgraph build
+	./bin/polgraph cluster
+
+## drill: the fault drills on local clusters (the leader of a replicated group killed under reads and
+## writes, two groups against one alpha) and a 64-client soak of SOAK (default 3m), their figures printed;
+## docs/operations.md keeps those of a run
+SOAK ?= 3m
+drill: dgraph
+	POLGRAPH_DRILL_SOAK=$(SOAK) POLGRAPH_DRILL_AFTER=20s $(GO) test -count=1 -timeout 30m -v -run 'TestClusterSurvivesLosingItsLeader|TestShardedClusterAnswersAsOneAlpha' ./cmd/polgraph
 
 ## corpus: read the BBC politics development corpus (CORPUS=folder) into an empty graph with `polgraph ingest`,
 ## approve the surest proposals by script (MIN_CONFIDENCE, default 0.75), and serve the explorer on

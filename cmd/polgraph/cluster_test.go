@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -10,12 +11,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -526,4 +529,135 @@ func TestShardedClusterAnswersAsOneAlpha(t *testing.T) {
 		}
 	}
 	t.Logf("%d path questions and %d entity and neighbourhood questions answered alike", asked, 2*len(names))
+}
+
+// freePorts returns a loopback port p such that p and the next n-1 ports are free.
+func freePorts(t *testing.T, n int) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		ok := true
+		for i := range n {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+i))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+		}
+		if ok {
+			return p
+		}
+	}
+	t.Fatalf("no %d free ports in a row", n)
+	return 0
+}
+
+// processServing finds the process serving gRPC on addr, by its command line.
+func processServing(addr string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		c, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if bytes.Contains(append(b, c...), []byte("serve --addr "+addr+" ")) || bytes.Contains(c, []byte("serve\x00--addr\x00"+addr+"\x00")) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestClusterCommand runs `polgraph cluster` (what `make cluster` does): both replicas serve the loaded
+// graph and their metrics; a replica killed is started again; Ctrl-C stops every process.
+func TestClusterCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Dgraph")
+	}
+	saved := replicaCommand
+	replicaCommand = func(args []string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "POLGRAPH_TEST_MAIN="+strings.Join(args, " "))
+		return cmd
+	}
+	defer func() { replicaCommand = saved }()
+	offset, err := dgraphlocal.FreeOffset(2400 + os.Getpid()%100*7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpcPort, metricsPort := freePorts(t, 2), freePorts(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- clusterCmd(ctx, []string{"--data-dir", t.TempDir(), "--dgraph-port-offset", strconv.Itoa(offset), "--http", "",
+			"--addr", "127.0.0.1:" + strconv.Itoa(grpcPort), "--metrics", "127.0.0.1:" + strconv.Itoa(metricsPort), "--log-level", "error"}, w, io.Discard)
+		w.Close()
+	}()
+	var out []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+		if strings.HasPrefix(sc.Text(), "Dgraph: 3 alphas in groups of 3") {
+			break
+		}
+	}
+	go io.Copy(io.Discard, r)
+	if len(out) == 0 || !strings.HasPrefix(out[len(out)-1], "Dgraph: 3 alphas") {
+		cancel()
+		t.Fatalf("the cluster did not start: %v %v", out, <-done)
+	}
+	var clients []pb.GraphServiceClient
+	for i := range 2 {
+		addr := "127.0.0.1:" + strconv.Itoa(grpcPort+i)
+		if !slices.ContainsFunc(out, func(l string) bool { return strings.Contains(l, "replica "+strconv.Itoa(i+1)+" serves gRPC on "+addr) }) {
+			t.Errorf("no line says replica %d serves on %s: %v", i+1, addr, out)
+		}
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		clients = append(clients, pb.NewGraphServiceClient(conn))
+		if p, err := clients[i].FindPaths(context.Background(), &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer"}); err != nil || len(p.GetPaths()) == 0 {
+			t.Errorf("replica %d: %v %v", i+1, p, err)
+		}
+		code, err := httpGet("http://127.0.0.1:" + strconv.Itoa(metricsPort+i) + "/metrics")
+		if err != nil || code != 200 {
+			t.Errorf("replica %d's metrics: %d %v", i+1, code, err)
+		}
+	}
+
+	addr := "127.0.0.1:" + strconv.Itoa(grpcPort)
+	pid := processServing(addr)
+	if pid == 0 {
+		t.Fatal("no process serves replica 1")
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := clients[0].GetGraphStats(context.Background(), &pb.GetGraphStatsRequest{})
+		if now := processServing(addr); err == nil && now != 0 && now != pid {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica 1 was not started again within a minute: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("the cluster stopped with %v", err)
+	}
+	if p := processServing(addr); p != 0 {
+		t.Errorf("replica 1 (pid %d) still runs after the cluster stopped", p)
+	}
 }

@@ -61,6 +61,9 @@ Commands:
   run                 start a local Dgraph, apply the schema, load the default graph, serve gRPC and
                       the graph explorer (what ` + "`make run`" + ` does); Ctrl-C stops everything
   serve               serve gRPC and the graph explorer on a running Dgraph (applies the schema first)
+  cluster             a local Dgraph cluster (3 alphas replicating one group, by default) and 2 polgraph
+                      replicas serving it, every process restarted when it dies (what make cluster
+                      does; docs/operations.md); Ctrl-C stops everything
   load FILE...        check dataset files (data/FORMAT.md), report every problem, and load them only
                       when there is none: into Dgraph (--dgraph), or through a running polgraph
                       (--server, with an editor's API key), each change in its audit trail
@@ -130,6 +133,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runAll(ctx, rest, stdout, stderr)
 	case "serve":
 		return serveCmd(ctx, rest, stdout, stderr)
+	case "cluster":
+		return clusterCmd(ctx, rest, stdout, stderr)
 	case "load":
 		return loadCmd(ctx, rest, stdout, stderr)
 	case "path":

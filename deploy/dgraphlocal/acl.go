@@ -12,6 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dgraph-io/dgo/v230"
+	"github.com/dgraph-io/dgo/v230/protos/api"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/schema"
 )
 
@@ -160,4 +168,50 @@ func (c aclClient) post(ctx context.Context, path, jwt string, body []byte, out 
 		return fmt.Errorf("Dgraph %s answered %d: %.200s", path, resp.StatusCode, b)
 	}
 	return nil
+}
+
+// waitACL waits until every alpha applies the access rules bootstrapACL set: polgraph's user may write its
+// predicates through each of them. Alphas learn of the rules on their own schedule, and one that has not
+// yet refuses polgraph's writes (or silently shows it nothing). The probe is a write that is never
+// committed.
+func (c *Cluster) waitACL(ctx context.Context) error {
+	svc := c.Service()
+	deadline := time.Now().Add(60 * time.Second)
+	for i := range c.alphas {
+		var err error
+		for {
+			if err = c.probeACL(ctx, c.cfg.alphaAddr(i), svc); err == nil {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return fmt.Errorf("Dgraph %s does not let polgraph's user write a minute after the access rules were set: %w", c.alphas[i].name, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// probeACL logs in to one alpha as polgraph's user and writes, without committing, dgraph.type (which
+// polgraph may write, and which every Dgraph defines: the probe defines nothing).
+func (c *Cluster) probeACL(ctx context.Context, addr string, svc dgraph.Config) error {
+	creds := insecure.NewCredentials()
+	if t := c.cfg.clientTLS(); t != nil {
+		creds = credentials.NewTLS(t)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(ctx, "auth-token", svc.AuthToken), 5*time.Second)
+	defer cancel()
+	dg := dgo.NewDgraphClient(api.NewDgraphClient(conn))
+	if err := dg.Login(ctx, svc.User, svc.Password); err != nil {
+		return err
+	}
+	txn := dg.NewTxn()
+	defer txn.Discard(ctx)
+	_, err = txn.Mutate(ctx, &api.Mutation{SetNquads: []byte(`_:probe <dgraph.type> "AclProbe" .`)})
+	return err
 }

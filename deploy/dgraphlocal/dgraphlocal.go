@@ -342,6 +342,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			c.Stop()
 			return nil, fmt.Errorf("set up Dgraph's users: %w", err)
 		}
+		if len(c.alphas) > 1 {
+			if err := c.waitACL(ctx); err != nil {
+				c.Stop()
+				return nil, err
+			}
+		}
 	}
 	log.Info("Dgraph is up", "alphas", cfg.AlphaAddrs(), "data", cfg.DataDir, "acl", !cfg.Open)
 	return c, nil
