@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
+.PHONY: run corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot \
+	image
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
@@ -38,6 +39,11 @@ fuzz:
 ## build: the polgraph binary, in bin/
 build:
 	$(GO) build -o bin/polgraph ./cmd/polgraph
+
+## image: polgraph's container image, built without a container engine (crane, pinned and built from the Go
+## module proxy once), as an OCI image tarball that docker and podman load: bin/polgraph-image.tar
+image:
+	./deploy/build-image.sh
 
 ## dgraph: the Dgraph server, built once from the Go module proxy and cached by version
 dgraph:
