@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot
+.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot \
+	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
 ## and the graph explorer on http://127.0.0.1:8080/
@@ -30,8 +31,9 @@ corpus: dgraph build
 	./deploy/corpus.sh
 
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
-## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`)
-test: dgraph tools browser networkx web/node_modules
+## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`),
+## and the deployment's offline checks (deploy-check)
+test: dgraph tools browser networkx web/node_modules deploy-check
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
@@ -52,6 +54,17 @@ fuzz:
 ## build: the polgraph binary, in bin/
 build:
 	$(GO) build -o bin/polgraph ./cmd/polgraph
+
+## image: polgraph's container image, built without a container engine (crane, pinned and built from the Go
+## module proxy once), as an OCI image tarball that docker and podman load: bin/polgraph-image.tar
+image:
+	./deploy/build-image.sh
+
+## deploy-check: build the image, then check it, deploy/Dockerfile, deploy/compose.yaml, deploy/k8s (and the
+## values for Dgraph's chart) and deploy/grafana offline, with deploy/check, a module of its own; the image's
+## binaries also answer the healthchecks against a local Dgraph (docs/deploy.md)
+deploy-check: image dgraph
+	cd deploy/check && $(GO) vet ./... && POLGRAPH_REQUIRE_DGRAPH=1 $(GO) test -count=1 ./...
 
 ## dgraph: the Dgraph server, built once from the Go module proxy and cached by version
 dgraph:
