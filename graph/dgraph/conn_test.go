@@ -1,0 +1,156 @@
+package dgraph
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/dgo/v230/protos/api"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// fakeAlpha is a gRPC server answering Dgraph's Query with an empty answer and counting the calls.
+type fakeAlpha struct {
+	api.UnimplementedDgraphServer
+	calls atomic.Int64
+}
+
+func (f *fakeAlpha) Query(context.Context, *api.Request) (*api.Response, error) {
+	f.calls.Add(1)
+	return &api.Response{Json: []byte(`{}`)}, nil
+}
+
+// serveFake serves f on addr ("127.0.0.1:0" for any port) and returns the address and a stop function.
+func serveFake(t *testing.T, f *fakeAlpha, addr string) (string, func()) {
+	t.Helper()
+	var lis net.Listener
+	var err error
+	for range 50 { // the port of a server just stopped may take a moment to be free again
+		if lis, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	api.RegisterDgraphServer(srv, f)
+	go srv.Serve(lis)
+	return lis.Addr().String(), srv.Stop
+}
+
+func TestAlphasRefusesBadLists(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"", "a:1,", "a:1,,b:2", "nohost", "a:1,a:1"} {
+		if _, err := Alphas(bad); err == nil {
+			t.Errorf("Alphas(%q) took it", bad)
+		}
+	}
+	got, err := Alphas(" a:1, b:2 ")
+	if err != nil || len(got) != 2 || got[0] != "a:1" || got[1] != "b:2" {
+		t.Errorf("Alphas: %v %v", got, err)
+	}
+}
+
+// TestPoolTriesAnotherAlphaAndSkipsThoseNotReady: a call goes to the next ready alpha; one that is down is
+// tried and then set aside; one set aside gets no calls while another is ready.
+func TestPoolTriesAnotherAlphaAndSkipsThoseNotReady(t *testing.T) {
+	t.Parallel()
+	up := &fakeAlpha{}
+	upAddr, stop := serveFake(t, up, "127.0.0.1:0")
+	defer stop()
+	downAddr, stopDown := serveFake(t, &fakeAlpha{}, "127.0.0.1:0")
+	stopDown() // nothing listens there any more
+	pool, err := dialPool([]string{downAddr, upAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range 10 {
+		if _, err := pool.Query(ctx, &api.Request{}); err != nil {
+			t.Fatalf("call %d: %v; the other alpha was up", i, err)
+		}
+	}
+	if up.calls.Load() != 10 {
+		t.Errorf("the alpha that is up answered %d of 10 calls", up.calls.Load())
+	}
+	if pool.alphas[0].ready.Load() {
+		t.Error("the alpha that is down was not set aside")
+	}
+
+	// Both up, one set aside as not ready: it gets nothing.
+	other := &fakeAlpha{}
+	otherAddr, stopOther := serveFake(t, other, "127.0.0.1:0")
+	defer stopOther()
+	pool2, err := dialPool([]string{otherAddr, upAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool2.Close()
+	pool2.alphas[0].ready.Store(false)
+	for range 10 {
+		if _, err := pool2.Query(ctx, &api.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if other.calls.Load() != 0 {
+		t.Errorf("an alpha set aside as not ready answered %d calls", other.calls.Load())
+	}
+	pool2.alphas[0].ready.Store(true)
+	for range 10 {
+		pool2.Query(ctx, &api.Request{})
+	}
+	if n := other.calls.Load(); n < 3 || n > 7 {
+		t.Errorf("two ready alphas: one answered %d of 10 calls, want about half", n)
+	}
+}
+
+// TestReconnectsSoonAfterALongOutage stops an alpha for 20 s: polgraph must answer again within a few
+// seconds of its return. gRPC's default backoff would wait up to about 25 s after a 20 s outage.
+func TestReconnectsSoonAfterALongOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 20 s")
+	}
+	t.Parallel()
+	f := &fakeAlpha{}
+	addr, stop := serveFake(t, f, "127.0.0.1:0")
+	pool, err := dialPool([]string{addr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Query(context.Background(), &api.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	// Calls during the outage fail, and each makes gRPC try to connect again, backing off.
+	outage := time.Now()
+	for time.Since(outage) < 20*time.Second {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		pool.Query(ctx, &api.Request{})
+		cancel()
+		time.Sleep(time.Second)
+	}
+	_, stop = serveFake(t, f, addr)
+	defer stop()
+	back := time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := pool.Query(ctx, &api.Request{})
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Since(back) > 5*time.Second {
+			t.Fatalf("still failing %s after the alpha returned from a 20 s outage: %v", time.Since(back), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("answering again %s after the alpha returned", time.Since(back).Round(time.Millisecond))
+}
