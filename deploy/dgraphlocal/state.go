@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -61,13 +62,22 @@ func (c *Cluster) Groups(ctx context.Context) ([]Group, error) {
 				}
 			}
 			for _, t := range g.Tablets {
-				grp.Predicates = append(grp.Predicates, t.Predicate)
+				grp.Predicates = append(grp.Predicates, predicateName(t.Predicate))
 			}
 			out = append(out, grp)
 		}
 		return out, nil
 	}
 	return nil, fmt.Errorf("no alpha told the cluster's state: %w", lastErr)
+}
+
+// predicateName is a tablet's predicate without the namespace Dgraph may put before it ("0-pg.name", or
+// eight bytes of namespace).
+func predicateName(tablet string) string {
+	if i := strings.IndexByte(tablet, '-'); i > 0 && strings.Trim(tablet[:i], "0123456789") == "" {
+		return tablet[i+1:]
+	}
+	return strings.TrimLeft(tablet, "\x00")
 }
 
 // alphaNamed is the process name of the alpha whose internal address is addr (addr itself if none).
