@@ -244,4 +244,3 @@ func (r *replica) keep(ctx context.Context) {
 		}
 	}
 }
-
