@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,9 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/polgraph/polgraph/data"
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
-	"github.com/polgraph/polgraph/graph/dataset"
 )
 
 // clusterCmd is `make cluster`: a local Dgraph cluster (a zero and several alphas in replicated or
@@ -50,17 +47,9 @@ func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var ds *dataset.Dataset
-	switch *datasetFile {
-	case "":
-		if ds, err = dataset.Read([]dataset.File{data.Default()}); err != nil {
-			return fmt.Errorf("the default dataset is invalid: %w", err)
-		}
-	case "none":
-	default:
-		if ds, err = readDatasetFiles([]string{*datasetFile}); err != nil {
-			return err
-		}
+	ds, err := startDataset(*datasetFile)
+	if err != nil {
+		return err
 	}
 	// Every replica's ports are checked before anything starts.
 	addrs := make([][3]string, *replicas) // gRPC, explorer, metrics
@@ -87,35 +76,21 @@ func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	local := dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log, Alphas: *alphas, Replicas: *groupSize}
-	cluster, err := dgraphlocal.Start(ctx, local)
+	cluster, ctx, failed, stop, err := startLocalDgraph(ctx, local, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		log.Info("stopping Dgraph")
-		if err := cluster.Stop(); err != nil {
-			log.Warn("stopping Dgraph", "err", err)
-		}
-	}()
-	ctx, giveUp := context.WithCancelCause(ctx)
-	defer giveUp(nil)
-	go func() {
-		select {
-		case err := <-cluster.Supervise(ctx):
-			giveUp(err)
-		case <-ctx.Done():
-		}
-	}()
+	defer stop()
 	alphaList := local.AlphaAddrs()
 	if ds != nil {
 		store, err := openStore(ctx, cluster.Service(), log)
 		if err != nil {
-			return err
+			return failed(err)
 		}
 		err = loadDataset(ctx, store, ds, "cluster", cfg.Batch, nil, stdout, stderr)
 		store.Close()
 		if err != nil {
-			return err
+			return failed(err)
 		}
 	}
 	// The replicas stop (draining their calls) before Dgraph does.
@@ -137,7 +112,7 @@ func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		running.Add(1)
 		go func() { defer running.Done(); r.keep(replicaCtx) }()
 		if err := waitServing(ctx, a[0]); err != nil {
-			return fmt.Errorf("replica %d: %w", i+1, err)
+			return failed(fmt.Errorf("replica %d: %w", i+1, err))
 		}
 		fmt.Fprintf(stdout, "polgraph replica %d serves gRPC on %s", i+1, a[0])
 		if a[1] != "" {
@@ -150,10 +125,7 @@ func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "Dgraph: %d alphas in groups of %d (%s), data in %s; Ctrl-C stops everything\n", *alphas, *groupSize, alphaList, dataDir)
 	<-ctx.Done()
-	if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
-		return fmt.Errorf("polgraph cluster stops: %w", cause)
-	}
-	return nil
+	return failed(nil)
 }
 
 // portPlus is host:port with the port moved by n.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -28,17 +29,9 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	var ds *dataset.Dataset
-	switch *datasetFile {
-	case "":
-		if ds, err = dataset.Read([]dataset.File{data.Default()}); err != nil {
-			return fmt.Errorf("the default dataset is invalid: %w", err)
-		}
-	case "none":
-	default:
-		if ds, err = readDatasetFiles([]string{*datasetFile}); err != nil {
-			return err
-		}
+	ds, err := startDataset(*datasetFile)
+	if err != nil {
+		return err
 	}
 	lis, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -64,35 +57,11 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
-	local := dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log}
-	cluster, err := dgraphlocal.Start(ctx, local)
+	cluster, ctx, failed, stop, err := startLocalDgraph(ctx, dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log}, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		log.Info("stopping Dgraph")
-		if err := cluster.Stop(); err != nil {
-			log.Warn("stopping Dgraph", "err", err)
-		}
-	}()
-	// A Dgraph process that dies is restarted (Dgraph recovers from its write-ahead log, and polgraph
-	// reconnects by itself); one that keeps dying stops polgraph, with a message naming its log, since a
-	// restart cannot mend what kills it and a supervisor above polgraph (systemd, Kubernetes) should know.
-	ctx, giveUp := context.WithCancelCause(ctx)
-	defer giveUp(nil)
-	go func() {
-		select {
-		case err := <-cluster.Supervise(ctx):
-			giveUp(err)
-		case <-ctx.Done():
-		}
-	}()
-	failed := func(err error) error {
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-			return fmt.Errorf("polgraph stops: %w", cause)
-		}
-		return err
-	}
+	defer stop()
 	dc := cluster.Service()
 	dc.DialOptions = append(dc.DialOptions, watch.dialOptions()...)
 	store, err := openStore(ctx, dc, log)
@@ -106,4 +75,54 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch)))
+}
+
+// startDataset is the dataset run and cluster load at start: the default graph (""), nothing ("none"), or
+// a file.
+func startDataset(name string) (*dataset.Dataset, error) {
+	switch name {
+	case "":
+		ds, err := dataset.Read([]dataset.File{data.Default()})
+		if err != nil {
+			return nil, fmt.Errorf("the default dataset is invalid: %w", err)
+		}
+		return ds, nil
+	case "none":
+		return nil, nil
+	}
+	return readDatasetFiles([]string{name})
+}
+
+// startLocalDgraph starts the local Dgraph cfg describes and supervises it: a process that dies is
+// restarted (Dgraph recovers from its write-ahead log, and polgraph reconnects by itself); one that keeps
+// dying ends the context returned, since a restart cannot mend what kills it and a supervisor above
+// polgraph (systemd, Kubernetes) should know. failed turns a command's error into that verdict when it is
+// why the command ends; stop ends supervision and Dgraph.
+func startLocalDgraph(ctx context.Context, cfg dgraphlocal.Config, log *slog.Logger) (cluster *dgraphlocal.Cluster, supervised context.Context, failed func(error) error, stop func(), err error) {
+	cluster, err = dgraphlocal.Start(ctx, cfg)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	supervised, giveUp := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case err := <-cluster.Supervise(supervised):
+			giveUp(err)
+		case <-supervised.Done():
+		}
+	}()
+	failed = func(err error) error {
+		if cause := context.Cause(supervised); cause != nil && !errors.Is(cause, context.Canceled) {
+			return fmt.Errorf("polgraph stops: %w", cause)
+		}
+		return err
+	}
+	stop = func() {
+		giveUp(nil)
+		log.Info("stopping Dgraph")
+		if err := cluster.Stop(); err != nil {
+			log.Warn("stopping Dgraph", "err", err)
+		}
+	}
+	return cluster, supervised, failed, stop, nil
 }
