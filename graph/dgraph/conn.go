@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/polgraph/polgraph/graph"
 )
 
 // Alphas splits a comma-separated list of alpha addresses, each host:port, refusing empty or malformed
@@ -194,10 +196,9 @@ func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.
 				defer cancel()
 				err := a.login(pctx, login)
 				if err == nil {
-					err = check(pctx, a.probe)
-					if status.Code(err) == codes.Unauthenticated || errors.Is(err, errLoginRefused) {
+					if err = check(pctx, a.probe); loginLost(err) {
 						a.loginMu.Lock()
-						a.loggedIn = false
+						a.loggedIn = false // log in again at the next probe
 						a.loginMu.Unlock()
 					}
 				}
@@ -217,6 +218,16 @@ func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.
 
 // errLoginRefused marks a probe that failed for want of a valid login.
 var errLoginRefused = errors.New("login refused")
+
+// loginLost reports whether an alpha refused a call for want of a valid login (its session expired, or it
+// restarted and lost it).
+func loginLost(err error) bool {
+	var ge *graph.Error
+	if errors.As(err, &ge) && ge.Reason == "DATABASE_LOGIN_REFUSED" {
+		return true
+	}
+	return status.Code(err) == codes.Unauthenticated
+}
 
 // login logs the alpha's probe client in, once.
 func (a *alpha) login(ctx context.Context, login func(context.Context, *dgo.Dgraph) error) error {
