@@ -132,7 +132,7 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 // asking the feed again: one search, one round trip for the version, however many levels it reads.
 //
 // Catching up runs in the background, never within the caller's deadline: when the topology is behind,
-// Synced starts a catch-up and waits for it at most CatchUpWait; if it is still behind then (a large load
+// Synced starts a catch-up and waits for it at most a quarter of a second; if it is still behind then (a large load
 // was just published), it returns an error of kind Unavailable with reason GRAPH_CATCHING_UP, and the
 // caller reads the graph from the store meanwhile. Either way no search reads a graph older than the one
 // committed when it started.
@@ -141,7 +141,11 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	wait := time.NewTimer(CatchUpWait)
+	behind := func(err error) error {
+		return &Error{Op: "Topology.Synced", Kind: Unavailable, Reason: ReasonCatchingUp,
+			Message: fmt.Sprintf("the graph held in memory is catching up with version %d", v), Err: err}
+	}
+	wait := time.NewTimer(catchUpWait)
 	defer wait.Stop()
 	for {
 		if t.Version() >= v && t.ready.Load() {
@@ -149,18 +153,23 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 		}
 		select {
 		case <-t.background():
+			t.bgMu.Lock()
+			err := t.lastErr
+			t.bgMu.Unlock()
+			if err != nil {
+				return nil, behind(err) // the catch-up failed: no point starting another at once
+			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-wait.C:
-			return nil, &Error{Op: "Topology.Synced", Kind: Unavailable, Reason: ReasonCatchingUp,
-				Message: fmt.Sprintf("the graph held in memory is catching up with version %d", v)}
+			return nil, behind(nil)
 		}
 	}
 }
 
-// CatchUpWait is how long a search waits for the topology to catch up before it reads the graph from the
+// catchUpWait is how long a search waits for the topology to catch up before it reads the graph from the
 // store instead.
-var CatchUpWait = 250 * time.Millisecond
+const catchUpWait = 250 * time.Millisecond
 
 // ReasonCatchingUp is the reason of Synced's error when the topology is still catching up.
 const ReasonCatchingUp = "GRAPH_CATCHING_UP"
