@@ -30,6 +30,7 @@ type Topology struct {
 
 	bgMu    sync.Mutex
 	bg      chan struct{} // closed when the running background sync ends; nil when none runs
+	feedAt  atomic.Int64  // the newest version the feed reported
 	lastErr error         // how the last background sync ended
 
 	mu      sync.RWMutex
@@ -64,6 +65,7 @@ func (t *Topology) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	t.sawFeed(v)
 	t.mu.RLock()
 	current := t.version
 	t.mu.RUnlock()
@@ -141,6 +143,7 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.sawFeed(v)
 	behind := func(err error) error {
 		return &Error{Op: "Topology.Synced", Kind: Unavailable, Reason: ReasonCatchingUp,
 			Message: fmt.Sprintf("the graph held in memory is catching up with version %d", v), Err: err}
@@ -176,6 +179,19 @@ const ReasonCatchingUp = "GRAPH_CATCHING_UP"
 
 // catchUpTimeout bounds one background catch-up (a fill of a million relations takes minutes).
 const catchUpTimeout = 30 * time.Minute
+
+// FeedVersion returns the newest graph version the feed reported (at the last sync or search): with
+// Version, how far behind the topology is, without asking the feed.
+func (t *Topology) FeedVersion() int64 { return t.feedAt.Load() }
+
+func (t *Topology) sawFeed(v int64) {
+	for {
+		old := t.feedAt.Load()
+		if v <= old || t.feedAt.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
 
 // Version returns the graph version the topology holds.
 func (t *Topology) Version() int64 {

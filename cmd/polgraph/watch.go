@@ -136,22 +136,20 @@ func watchedBy(w *watching) serveOption {
 }
 
 // sampleVersions samples the graph version searches read (the in-memory graph's, or Dgraph's when the
-// graph is not held in memory) and Dgraph's, into the metrics. It costs one small query.
+// graph is not held in memory) and Dgraph's, into the metrics. With the graph in memory it reads the
+// versions the topology's own syncs saw; without, it costs one small query.
 func sampleVersions(ctx context.Context, store graph.Store, topology *graph.Topology, m *observe.Metrics) {
+	if topology != nil {
+		m.GraphVersion(topology.Version(), max(topology.FeedVersion(), topology.Version()))
+		return
+	}
 	feed, ok := store.(graph.ChangeFeed)
 	if !ok {
 		return
-	}
-	var read int64 // the in-memory graph's first: it only grows, and never past Dgraph's
-	if topology != nil {
-		_, _, read = topology.Size()
 	}
 	inDgraph, err := feed.Version(ctx)
 	if err != nil {
 		return
 	}
-	if topology == nil {
-		read = inDgraph
-	}
-	m.GraphVersion(read, inDgraph)
+	m.GraphVersion(inDgraph, inDgraph)
 }

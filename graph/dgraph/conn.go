@@ -216,9 +216,6 @@ func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.
 	}
 }
 
-// errLoginRefused marks a probe that failed for want of a valid login.
-var errLoginRefused = errors.New("login refused")
-
 // loginLost reports whether an alpha refused a call for want of a valid login (its session expired, or it
 // restarted and lost it).
 func loginLost(err error) bool {

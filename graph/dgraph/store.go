@@ -207,10 +207,7 @@ func (s *Store) loginProbe(ctx context.Context, dg *dgo.Dgraph) error {
 	if s.user == "" {
 		return nil
 	}
-	if err := dg.Login(ctx, s.user, s.password); err != nil {
-		return fmt.Errorf("%w: %v", errLoginRefused, err)
-	}
-	return nil
+	return dg.Login(ctx, s.user, s.password)
 }
 
 // wrap turns a dgo error into a *graph.Error with a kind a user can act on.
