@@ -32,10 +32,12 @@ corpus: dgraph build
 
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
 ## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`),
-## and the deployment's offline checks (deploy-check)
+## the deployment's offline checks (deploy-check), and the engine's package again under the race detector
+## (searches reading the in-memory graph while it syncs)
 test: dgraph tools browser networkx web/node_modules deploy-check
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -race ./graph
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 
 ## fuzz: run every fuzz target for FUZZTIME each (10,000 inputs in `make test`; longer by hand, e.g.

@@ -197,7 +197,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageRelations); return err },
 		func() (err error) {
 			if t, ok := src.(topologyReader); ok {
-				degrees = t.t.Degrees(page)
+				degrees = t.Degrees(page)
 				return nil
 			}
 			degrees, err = s.Store.Degrees(ctx, page)

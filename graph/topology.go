@@ -22,6 +22,9 @@ type ChangeFeed interface {
 // without a round trip per level. Before every read it asks the feed for the graph's version and, when
 // the graph has changed, reads the relations changed since the version it holds: a search never misses a
 // write committed before it started. Claims and entity details stay in the store.
+//
+// The links are published as immutable snapshots (snapshot.go): a search reads the one it started with
+// and holds no lock, so a sync never waits for searches and no search waits for a sync.
 type Topology struct {
 	feed  ChangeFeed
 	ready atomic.Bool
@@ -33,20 +36,16 @@ type Topology struct {
 	feedAt  atomic.Int64  // the newest version the feed reported
 	lastErr error         // how the last background sync ended
 
-	mu      sync.RWMutex
-	version int64
-	rels    numbering[RelationName]
-	links   []Link
-	linkEnd [][2]int32 // each relation's ends
-	ents    numbering[EntityName]
-	adj     [][]int32 // each entity's relations
+	snap atomic.Pointer[topoSnapshot] // the published snapshot
 }
 
 var _ LinkSource = (*Topology)(nil)
 
 // NewTopology returns an empty topology over feed; Sync fills it.
 func NewTopology(feed ChangeFeed) *Topology {
-	return &Topology{feed: feed}
+	t := &Topology{feed: feed}
+	t.snap.Store(&topoSnapshot{})
+	return t
 }
 
 // Ready reports whether the topology has been filled once.
@@ -54,72 +53,35 @@ func (t *Topology) Ready() bool { return t.ready.Load() }
 
 // Size returns how many entities and relations the topology holds, and its version.
 func (t *Topology) Size() (entities, relations int, version int64) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return len(t.ents.keys), len(t.links), t.version
+	s := t.snap.Load()
+	return s.ents.len(), s.links.len(), s.version
 }
 
-// Sync brings the topology up to the graph's current version.
+// Sync brings the topology up to the graph's current version. It builds the next snapshot beside the
+// published one and publishes it whole, so a sync that fails publishes nothing.
 func (t *Topology) Sync(ctx context.Context) error {
 	v, err := t.feed.Version(ctx)
 	if err != nil {
 		return err
 	}
 	t.sawFeed(v)
-	t.mu.RLock()
-	current := t.version
-	t.mu.RUnlock()
-	if v <= current && t.ready.Load() {
+	if v <= t.Version() && t.ready.Load() {
 		return nil
 	}
 	t.syncMu.Lock()
 	defer t.syncMu.Unlock()
-	t.mu.RLock()
-	current = t.version
-	t.mu.RUnlock()
-	if v <= current && t.ready.Load() {
+	cur := t.snap.Load()
+	if v <= cur.version && t.ready.Load() {
 		return nil // another sync got there first
 	}
-	newVersion, err := t.feed.Changes(ctx, current, t.apply)
+	b := newSnapshotBuilder(cur)
+	newVersion, err := t.feed.Changes(ctx, cur.version, b.apply)
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
-	t.version = max(t.version, newVersion)
-	t.mu.Unlock()
+	t.snap.Store(b.finish(newVersion))
 	t.ready.Store(true)
 	return nil
-}
-
-// apply adds or replaces links. A relation's ends never change (its name is made of them), so a changed
-// relation only replaces its own entry.
-func (t *Topology) apply(batch []Link) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, l := range batch {
-		a, b := t.node(l.From), t.node(l.To)
-		l.From, l.To = t.ents.keys[a], t.ents.keys[b] // one copy of each name
-		i, isNew := t.rels.number(l.Name)
-		if !isNew {
-			t.links[i] = l
-			continue
-		}
-		t.links = append(t.links, l)
-		t.linkEnd = append(t.linkEnd, [2]int32{a, b})
-		t.adj[a] = append(t.adj[a], i)
-		if b != a {
-			t.adj[b] = append(t.adj[b], i)
-		}
-	}
-}
-
-// node returns an entity's number, numbering it when new.
-func (t *Topology) node(n EntityName) int32 {
-	u, isNew := t.ents.number(n)
-	if isNew {
-		t.adj = append(t.adj, nil)
-	}
-	return u
 }
 
 // Links implements LinkSource, after a Sync.
@@ -127,7 +89,7 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 	if err := t.Sync(ctx); err != nil {
 		return nil, err
 	}
-	return t.read(entities), nil
+	return t.snap.Load().read(entities), nil
 }
 
 // Synced returns a LinkSource that reads the topology as it holds the graph's current version, without
@@ -151,8 +113,8 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 	wait := time.NewTimer(catchUpWait)
 	defer wait.Stop()
 	for {
-		if t.Version() >= v && t.ready.Load() {
-			return topologyReader{t}, nil
+		if s := t.snap.Load(); s.version >= v && t.ready.Load() {
+			return topologyReader{s}, nil
 		}
 		select {
 		case <-t.background():
@@ -194,11 +156,7 @@ func (t *Topology) sawFeed(v int64) {
 }
 
 // Version returns the graph version the topology holds.
-func (t *Topology) Version() int64 {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return t.version
-}
+func (t *Topology) Version() int64 { return t.snap.Load().version }
 
 // background starts a sync with a context of its own, unless one runs, and returns a channel closed when
 // the running one ends.
@@ -248,67 +206,31 @@ func (t *Topology) Follow(ctx context.Context, interval time.Duration, onSync fu
 	}
 }
 
-type topologyReader struct{ t *Topology }
+// topologyReader reads one snapshot: every read of one search sees the same graph.
+type topologyReader struct{ s *topoSnapshot }
 
 func (r topologyReader) Links(_ context.Context, entities []EntityName) (map[EntityName][]Link, error) {
-	return r.t.read(entities), nil
+	return r.s.read(entities), nil
+}
+
+// Degrees returns how many relations each entity takes part in, as the snapshot holds them.
+func (r topologyReader) Degrees(entities []EntityName) map[EntityName]int {
+	return r.s.degrees(entities)
 }
 
 // Degrees returns how many relations each entity takes part in, as the topology holds them.
 func (t *Topology) Degrees(entities []EntityName) map[EntityName]int {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	out := make(map[EntityName]int, len(entities))
-	for _, e := range entities {
-		if u, ok := t.ents.lookup(e); ok {
-			out[e] = len(t.adj[u])
-		} else {
-			out[e] = 0
-		}
-	}
-	return out
+	return t.snap.Load().degrees(entities)
 }
 
-func (t *Topology) read(entities []EntityName) map[EntityName][]Link {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	out := make(map[EntityName][]Link, len(entities))
-	for _, e := range entities {
-		var idx []int32
-		if u, ok := t.ents.lookup(e); ok {
-			idx = t.adj[u]
-		}
-		ls := make([]Link, len(idx))
-		for j, i := range idx {
-			ls[j] = t.links[i]
-		}
-		out[e] = ls
-	}
-	return out
-}
-
-// view implements viewer: a search reads the topology in place, holding the read lock.
+// view implements viewer: a search reads the published snapshot in place; there is nothing to release.
 func (t *Topology) view(ctx context.Context) (pathGraph, func(), error) {
 	if err := t.Sync(ctx); err != nil {
 		return nil, nil, err
 	}
-	t.mu.RLock()
-	return topologyGraph{t}, t.mu.RUnlock, nil
+	return snapshotGraph{t.snap.Load()}, func() {}, nil
 }
 
 func (r topologyReader) view(context.Context) (pathGraph, func(), error) {
-	r.t.mu.RLock()
-	return topologyGraph{r.t}, r.t.mu.RUnlock, nil
+	return snapshotGraph{r.s}, func() {}, nil
 }
-
-// topologyGraph is the topology as a path search sees it; its reader holds the read lock.
-type topologyGraph struct{ t *Topology }
-
-func (g topologyGraph) node(n EntityName) (int32, bool) {
-	return g.t.ents.lookup(n)
-}
-func (g topologyGraph) fetch(context.Context, []int32) error { return nil }
-func (g topologyGraph) relationsOf(u int32) []int32          { return g.t.adj[u] }
-func (g topologyGraph) link(r int32) *Link                   { return &g.t.links[r] }
-func (g topologyGraph) ends(r int32) [2]int32                { return g.t.linkEnd[r] }
-func (g topologyGraph) entity(u int32) EntityName            { return g.t.ents.keys[u] }

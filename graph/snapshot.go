@@ -1,0 +1,237 @@
+package graph
+
+import (
+	"context"
+	"maps"
+)
+
+// The topology is published as immutable snapshots: a search reads the snapshot it started with, without
+// a lock, while a sync builds the next one beside it and swaps it in. Building copies only what it
+// changes: the arrays are held in chunks of chunkSize, a sync copies a chunk the first time it changes an
+// element the published snapshot can see, and appends past the published length in place (no reader of
+// an older snapshot looks there). The name numbering is a large map frozen at some past sync and a
+// smaller one of the names numbered since, merged into a new large one once it has grown past an eighth
+// of it, so a sync of a few relations copies a few small maps and chunks, not the graph.
+
+const (
+	chunkBits = 10
+	chunkSize = 1 << chunkBits
+	chunkMask = chunkSize - 1
+)
+
+// chunked is an array held in chunks; a published one is never written below its length.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+func (c *chunked[T]) at(i int32) *T { return &c.chunks[i>>chunkBits][i&chunkMask] }
+func (c *chunked[T]) get(i int32) T { return c.chunks[i>>chunkBits][i&chunkMask] }
+func (c *chunked[T]) len() int      { return c.n }
+
+// chunkedBuilder builds the next version of a published chunked array.
+type chunkedBuilder[T any] struct {
+	c     chunked[T]
+	base  int          // the published length: elements below it are seen by readers
+	owned map[int]bool // chunks copied or made by this builder
+}
+
+func newChunkedBuilder[T any](published chunked[T]) *chunkedBuilder[T] {
+	return &chunkedBuilder[T]{c: chunked[T]{chunks: append([][]T(nil), published.chunks...), n: published.n},
+		base: published.n, owned: map[int]bool{}}
+}
+
+// set writes element i, copying its chunk first when a reader may see the element.
+func (b *chunkedBuilder[T]) set(i int32, v T) {
+	k := int(i >> chunkBits)
+	if int(i) < b.base && !b.owned[k] {
+		cp := make([]T, len(b.c.chunks[k]), chunkSize)
+		copy(cp, b.c.chunks[k])
+		b.c.chunks[k] = cp
+		b.owned[k] = true
+	}
+	b.c.chunks[k][i&chunkMask] = v
+}
+
+// append adds an element and returns its index. Chunks are made with their full capacity, so an append
+// never moves a chunk that a reader holds; it writes past every published length.
+func (b *chunkedBuilder[T]) append(v T) int32 {
+	i := b.c.n
+	k := i >> chunkBits
+	if k == len(b.c.chunks) {
+		b.c.chunks = append(b.c.chunks, make([]T, 0, chunkSize))
+		b.owned[k] = true
+	}
+	b.c.chunks[k] = append(b.c.chunks[k], v)
+	b.c.n++
+	return int32(i)
+}
+
+func (b *chunkedBuilder[T]) get(i int32) T { return b.c.get(i) }
+
+// numbered numbers names from 0; a published one is never written.
+type numbered[K comparable] struct {
+	frozen map[K]int32 // numbered at some past sync
+	recent map[K]int32 // numbered since
+	keys   chunked[K]
+}
+
+func (n *numbered[K]) lookup(k K) (int32, bool) {
+	if id, ok := n.recent[k]; ok {
+		return id, true
+	}
+	id, ok := n.frozen[k]
+	return id, ok
+}
+
+func (n *numbered[K]) key(id int32) K { return n.keys.get(id) }
+func (n *numbered[K]) len() int       { return n.keys.len() }
+
+// numberedBuilder builds the next version of a published numbering.
+type numberedBuilder[K comparable] struct {
+	n           numbered[K]
+	ownedRecent bool
+	keys        *chunkedBuilder[K]
+}
+
+func newNumberedBuilder[K comparable](published numbered[K]) *numberedBuilder[K] {
+	return &numberedBuilder[K]{n: published, keys: newChunkedBuilder(published.keys)}
+}
+
+// number returns k's number, giving it the next one (isNew) when k is new.
+func (b *numberedBuilder[K]) number(k K) (id int32, isNew bool) {
+	if id, ok := b.n.lookup(k); ok {
+		return id, false
+	}
+	if !b.ownedRecent {
+		b.n.recent = maps.Clone(b.n.recent)
+		if b.n.recent == nil {
+			b.n.recent = map[K]int32{}
+		}
+		b.ownedRecent = true
+	}
+	id = b.keys.append(k)
+	b.n.recent[k] = id
+	return id, true
+}
+
+func (b *numberedBuilder[K]) key(id int32) K { return b.keys.get(id) }
+
+// finish returns the numbering to publish, merging the recent names into the frozen ones once they are
+// many.
+func (b *numberedBuilder[K]) finish() numbered[K] {
+	out := b.n
+	out.keys = b.keys.c
+	if len(out.recent) > max(4096, len(out.frozen)/8) {
+		frozen := make(map[K]int32, len(out.frozen)+len(out.recent))
+		maps.Copy(frozen, out.frozen)
+		maps.Copy(frozen, out.recent)
+		out.frozen, out.recent = frozen, nil
+	}
+	return out
+}
+
+// topoSnapshot is one immutable version of the topology's links.
+type topoSnapshot struct {
+	version int64
+	ents    numbered[EntityName]
+	rels    numbered[RelationName]
+	links   chunked[Link]
+	linkEnd chunked[[2]int32] // each relation's ends
+	adj     chunked[[]int32]  // each entity's relations
+}
+
+// snapshotBuilder builds the next snapshot from the published one.
+type snapshotBuilder struct {
+	version int64
+	ents    *numberedBuilder[EntityName]
+	rels    *numberedBuilder[RelationName]
+	links   *chunkedBuilder[Link]
+	linkEnd *chunkedBuilder[[2]int32]
+	adj     *chunkedBuilder[[]int32]
+}
+
+func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
+	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
+		links: newChunkedBuilder(s.links), linkEnd: newChunkedBuilder(s.linkEnd), adj: newChunkedBuilder(s.adj)}
+}
+
+// apply adds or replaces links. A relation's ends never change (its name is made of them), so a changed
+// relation only replaces its own entry.
+func (b *snapshotBuilder) apply(batch []Link) {
+	for _, l := range batch {
+		a, c := b.node(l.From), b.node(l.To)
+		l.From, l.To = b.ents.key(a), b.ents.key(c) // one copy of each name
+		i, isNew := b.rels.number(l.Name)
+		if !isNew {
+			b.links.set(i, l)
+			continue
+		}
+		b.links.append(l)
+		b.linkEnd.append([2]int32{a, c})
+		b.relate(a, i)
+		if c != a {
+			b.relate(c, i)
+		}
+	}
+}
+
+// relate adds relation r to entity u's. Each entity's list is its own array, so appending to it writes
+// past the length every published snapshot holds of it; only the list's header is set anew.
+func (b *snapshotBuilder) relate(u, r int32) {
+	b.adj.set(u, append(b.adj.get(u), r))
+}
+
+// node returns an entity's number, numbering it when new.
+func (b *snapshotBuilder) node(n EntityName) int32 {
+	u, isNew := b.ents.number(n)
+	if isNew {
+		b.adj.append(nil)
+	}
+	return u
+}
+
+func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
+	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
+		links: b.links.c, linkEnd: b.linkEnd.c, adj: b.adj.c}
+}
+
+// Links returns the links of each entity, as the snapshot holds them.
+func (s *topoSnapshot) read(entities []EntityName) map[EntityName][]Link {
+	out := make(map[EntityName][]Link, len(entities))
+	for _, e := range entities {
+		var idx []int32
+		if u, ok := s.ents.lookup(e); ok {
+			idx = s.adj.get(u)
+		}
+		ls := make([]Link, len(idx))
+		for j, i := range idx {
+			ls[j] = s.links.get(i)
+		}
+		out[e] = ls
+	}
+	return out
+}
+
+// degrees returns how many relations each entity takes part in.
+func (s *topoSnapshot) degrees(entities []EntityName) map[EntityName]int {
+	out := make(map[EntityName]int, len(entities))
+	for _, e := range entities {
+		if u, ok := s.ents.lookup(e); ok {
+			out[e] = len(s.adj.get(u))
+		} else {
+			out[e] = 0
+		}
+	}
+	return out
+}
+
+// snapshotGraph is a snapshot as a path search sees it.
+type snapshotGraph struct{ s *topoSnapshot }
+
+func (g snapshotGraph) node(n EntityName) (int32, bool)      { return g.s.ents.lookup(n) }
+func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
+func (g snapshotGraph) relationsOf(u int32) []int32          { return g.s.adj.get(u) }
+func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
+func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.linkEnd.get(r) }
+func (g snapshotGraph) entity(u int32) EntityName            { return g.s.ents.key(u) }

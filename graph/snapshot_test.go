@@ -1,0 +1,269 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// scriptFeed is a change feed whose versions are written by the test: version v holds the links of
+// writes[v-1], each a replacement of the relations it names or a new relation.
+type scriptFeed struct {
+	mu     sync.Mutex
+	writes [][]Link
+}
+
+func (f *scriptFeed) Version(context.Context) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return int64(len(f.writes)), nil
+}
+
+func (f *scriptFeed) Changes(_ context.Context, since int64, each func([]Link)) (int64, error) {
+	f.mu.Lock()
+	writes := slices.Clone(f.writes)
+	f.mu.Unlock()
+	for _, w := range writes[since:] {
+		each(slices.Clone(w))
+	}
+	return int64(len(writes)), nil
+}
+
+func (f *scriptFeed) write(ls []Link) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes = append(f.writes, ls)
+}
+
+// model is what a topology at some version should hold: every relation's latest link.
+type model map[RelationName]Link
+
+// check compares what snapshot s reads of every entity with the model: the same links, each once.
+func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
+	t.Helper()
+	if s.version != version {
+		t.Fatalf("snapshot of version %d says %d", version, s.version)
+	}
+	want := map[EntityName][]Link{}
+	for _, l := range m {
+		want[l.From] = append(want[l.From], l)
+		if l.To != l.From {
+			want[l.To] = append(want[l.To], l)
+		}
+	}
+	if s.links.len() != len(m) {
+		t.Fatalf("version %d: %d relations, want %d", version, s.links.len(), len(m))
+	}
+	if s.ents.len() != len(want) {
+		t.Fatalf("version %d: %d entities, want %d", version, s.ents.len(), len(want))
+	}
+	names := make([]EntityName, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	got := s.read(names)
+	byName := func(a, b Link) int { return compareStrings(string(a.Name), string(b.Name)) }
+	for n, w := range want {
+		g := slices.Clone(got[n])
+		slices.SortFunc(g, byName)
+		slices.SortFunc(w, byName)
+		if !slices.Equal(g, w) {
+			t.Fatalf("version %d: %s reads %v, want %v", version, n, g, w)
+		}
+		if d := s.degrees([]EntityName{n})[n]; d != len(w) {
+			t.Fatalf("version %d: %s has degree %d, want %d", version, n, d, len(w))
+		}
+	}
+	for r := int32(0); int(r) < s.links.len(); r++ {
+		l, ends := s.links.get(r), s.linkEnd.get(r)
+		if s.ents.key(ends[0]) != l.From || s.ents.key(ends[1]) != l.To {
+			t.Fatalf("version %d: relation %s has ends %v", version, l.Name, ends)
+		}
+	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestSnapshotsNeverChangeOnceTaken syncs a topology through many random writes (new entities, new
+// relations, relations written again with another support), crossing chunk boundaries and the merge of
+// the recent names into the frozen ones, and checks after each sync that the new snapshot holds the
+// graph of its version and, at the end, that every snapshot taken on the way still holds the graph of its own.
+func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	feed := &scriptFeed{}
+	topo := NewTopology(feed)
+	current := model{}
+	type taken struct {
+		s       *topoSnapshot
+		version int64
+		m       model
+	}
+	var snaps []taken
+	entities := 0
+	for v := 1; v <= 40; v++ {
+		var w []Link
+		n := 1 + r.IntN(20)
+		if v == 1 || v == 20 {
+			n = 3*chunkSize + 17 // a fill, and a large load later
+		}
+		for range n {
+			if len(current) > 0 && r.IntN(4) == 0 { // a relation written again
+				var l Link
+				for _, x := range current {
+					l = x
+					break
+				}
+				l.Support = Support{r.Float64(), -1, -1, -1}
+				l.Dated = !l.Dated
+				w = append(w, l)
+				continue
+			}
+			a := EntityName(fmt.Sprintf("actors/e%d", r.IntN(entities+3)))
+			if r.IntN(3) == 0 {
+				a = EntityName(fmt.Sprintf("actors/e%d", entities))
+				entities++
+			}
+			b := EntityName(fmt.Sprintf("actors/e%d", entities))
+			entities++
+			if r.IntN(10) == 0 {
+				b = a // a relation of an entity with itself
+			}
+			w = append(w, Link{Name: RelationNameFor(a, Endorses, b, fmt.Sprint(v)), Type: Endorses, From: a, To: b,
+				Period: OpenPeriod, Life: OpenPeriod, Support: Support{r.Float64(), -1, -1, -1}})
+		}
+		feed.write(w)
+		if err := topo.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range w {
+			current[l.Name] = l
+		}
+		m := model{}
+		for k, l := range current {
+			m[k] = l
+		}
+		snaps = append(snaps, taken{topo.snap.Load(), int64(v), m})
+		m.check(t, topo.snap.Load(), int64(v))
+	}
+	for _, s := range snaps {
+		s.m.check(t, s.s, s.version)
+	}
+	if last := topo.snap.Load(); last.ents.frozen == nil {
+		t.Errorf("the recent names were never merged into the frozen ones (%d recent)", len(last.ents.recent))
+	}
+}
+
+// TestSyncDoesNotWaitForSearches holds a search's view of the topology open while a write is synced:
+// the sync ends without waiting for the search, the search still sees the graph it started with, and
+// the next search sees the write.
+func TestSyncDoesNotWaitForSearches(t *testing.T) {
+	t.Parallel()
+	feed := &scriptFeed{}
+	a, b, c := EntityName("actors/a"), EntityName("actors/b"), EntityName("actors/c")
+	ab := Link{Name: RelationNameFor(a, Endorses, b, ""), Type: Endorses, From: a, To: b, Period: OpenPeriod, Life: OpenPeriod}
+	feed.write([]Link{ab})
+	topo := NewTopology(feed)
+	ctx := context.Background()
+	g, release, err := topo.view(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+
+	bc := Link{Name: RelationNameFor(b, Endorses, c, ""), Type: Endorses, From: b, To: c, Period: OpenPeriod, Life: OpenPeriod}
+	feed.write([]Link{bc})
+	done := make(chan error, 1)
+	go func() { done <- topo.Sync(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sync waited for the search that holds a view")
+	}
+
+	if _, ok := g.node(c); ok {
+		t.Error("the search's view changed under it: it sees an entity written after it started")
+	}
+	if u, _ := g.node(b); len(g.relationsOf(u)) != 1 {
+		t.Errorf("the search's view of %s has %d relations, want 1", b, len(g.relationsOf(u)))
+	}
+	paths, err := FindPaths(ctx, topo, PathQuery{From: a, To: c, MaxPaths: 1, MaxDepth: 4}, DefaultWorkBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 1 || len(paths[0].Hops) != 2 {
+		t.Errorf("the search after the sync: %+v, want one path of two hops", paths)
+	}
+}
+
+// TestSearchesAndSyncsAtOnce runs searches against a topology that syncs a write after another; run
+// with -race (make test does, for this package) it shows that no search reads what a sync writes. Every
+// search must find the path that was there before the writes began.
+func TestSearchesAndSyncsAtOnce(t *testing.T) {
+	t.Parallel()
+	feed := &scriptFeed{}
+	var first []Link
+	for i := range 200 {
+		a, b := EntityName(fmt.Sprintf("actors/p%d", i)), EntityName(fmt.Sprintf("actors/p%d", i+1))
+		first = append(first, Link{Name: RelationNameFor(a, Endorses, b, ""), Type: Endorses, From: a, To: b, Period: OpenPeriod, Life: OpenPeriod})
+	}
+	feed.write(first)
+	topo := NewTopology(feed)
+	ctx := context.Background()
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load(); i++ {
+				from := EntityName(fmt.Sprintf("actors/p%d", (i+w)%190))
+				to := EntityName(fmt.Sprintf("actors/p%d", (i+w)%190+3))
+				paths, err := FindPaths(ctx, topo, PathQuery{From: from, To: to, MaxPaths: 1, MaxDepth: 4}, DefaultWorkBudget)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(paths) != 1 || len(paths[0].Hops) > 3 {
+					errs <- fmt.Errorf("%s to %s: %+v", from, to, paths)
+					return
+				}
+			}
+		}()
+	}
+	for v := range 300 {
+		a := EntityName(fmt.Sprintf("actors/p%d", v%200))
+		b := EntityName(fmt.Sprintf("actors/q%d", v))
+		feed.write([]Link{{Name: RelationNameFor(a, Endorses, b, ""), Type: Endorses, From: a, To: b, Period: OpenPeriod, Life: OpenPeriod},
+			{Name: first[v%200].Name, Type: Endorses, From: first[v%200].From, To: first[v%200].To, Period: OpenPeriod, Life: OpenPeriod, Dated: v%2 == 0}})
+		if err := topo.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
