@@ -242,22 +242,15 @@ func (s *Service) FindConnections(ctx context.Context, q ConnectionsQuery) (Conn
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	ents := make([]Entity, len(q.Entities))
-	errs := make([]error, len(q.Entities))
-	var src LinkSource
-	fs := []func() error{func() (err error) { src, err = s.linkSource(ctx); return err }}
-	for i, text := range q.Entities {
-		fs = append(fs, func() error { ents[i], errs[i] = s.Resolve(ctx, indexed("entities", i), text); return nil })
+	fields := make([]string, len(q.Entities))
+	for i := range fields {
+		fields[i] = indexed("entities", i)
 	}
-	srcErr := parallel(fs...)
-	for _, err := range errs {
-		if err != nil {
-			return Connections{}, err
-		}
+	r, err := s.sourceAndEntities(ctx, fields, q.Entities)
+	if err != nil {
+		return Connections{}, err
 	}
-	if srcErr != nil {
-		return Connections{}, srcErr
-	}
+	src, ents := r.src, r.ents
 	var v Violations
 	inputs := make([]EntityName, len(ents))
 	first := map[EntityName]int{}

@@ -70,8 +70,8 @@ func (s *Service) Export(ctx context.Context, q ExportQuery) (Subgraph, error) {
 		}
 		ctx, cancel := s.bound(ctx)
 		defer cancel()
-		_, err := feed.Changes(ctx, 0, func(ls []Link) {
-			for _, l := range ls {
+		_, err := feed.Changes(ctx, 0, func(c Changed) {
+			for _, l := range c.Links {
 				if !l.Deleted && q.Filter.Counts(l) && len(names) < MaxExportRelations {
 					names = append(names, l.Name)
 				}

@@ -138,19 +138,12 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	var center Entity
-	var centerErr error
-	var src LinkSource
-	srcErr := parallel(
-		func() error { center, centerErr = s.Resolve(ctx, "name", q.Center); return nil },
-		func() (err error) { src, err = s.linkSource(ctx); return err },
-	)
-	if centerErr != nil {
-		return Neighborhood{}, centerErr
+	r, err := s.sourceAndEntities(ctx, []string{"name"}, []string{q.Center})
+	if err != nil {
+		return Neighborhood{}, err
 	}
-	if srcErr != nil {
-		return Neighborhood{}, srcErr
-	}
+	src, center := r.src, r.ents[0]
+	base := src // before followVia wraps it: where the page's entities are read
 	budget := s.Budget
 	if budget == 0 {
 		budget = DefaultWorkBudget
@@ -193,7 +186,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	var degrees map[EntityName]int
 	var headers map[RelationName]RelationHeader
 	err = parallel(
-		func() (err error) { ents, err = s.Store.GetEntities(ctx, page); return err },
+		func() (err error) { ents, err = s.getEntities(ctx, base, page); return err },
 		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageRelations); return err },
 		func() (err error) {
 			if t, ok := src.(topologyReader); ok {

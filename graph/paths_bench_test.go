@@ -47,13 +47,13 @@ var benchGraph = sync.OnceValues(func() (*collector, *graph.Topology) {
 type memoryFeed []graph.Relation
 
 func (f memoryFeed) Version(context.Context) (int64, error) { return 1, nil }
-func (f memoryFeed) Changes(_ context.Context, since int64, each func([]graph.Link)) (int64, error) {
+func (f memoryFeed) Changes(_ context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	for i := 0; i < len(f); i += 10_000 {
 		batch := make([]graph.Link, 0, 10_000)
 		for _, r := range f[i:min(i+10_000, len(f))] {
 			batch = append(batch, r.Link())
 		}
-		each(batch)
+		each(graph.Changed{Links: batch})
 	}
 	return 1, nil
 }

@@ -301,12 +301,15 @@ type Writer interface {
 type BulkWriter interface {
 	Writer
 	// BeginBulk starts a bulk load, waiting while another one runs. Until End, the load holds the
-	// graph's next version open: a ChangeFeed reports its relations only after End, all at once.
+	// graph's next version open: a ChangeFeed reports its entities and relations only after End, all at
+	// once.
 	BeginBulk(ctx context.Context) (Bulk, error)
 }
 
 // Bulk is one bulk load in progress.
 type Bulk interface {
+	// UpsertEntities is Writer.UpsertEntities, safe to call from several goroutines at once.
+	UpsertEntities(ctx context.Context, entities []Entity) error
 	// UpsertRelations is Writer.UpsertRelations, safe to call from several goroutines at once.
 	UpsertRelations(ctx context.Context, relations []Relation) error
 	// End closes the load's version, publishing what it wrote; call it whether or not the writes

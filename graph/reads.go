@@ -130,19 +130,11 @@ func pageBounds(n, offset, size int) (start, end, next int) {
 // countedLinks resolves the entity a user means (field names the request field) and returns each of its
 // relations that counts under f and goes the way d asks, once.
 func (s *Service) countedLinks(ctx context.Context, field, text string, f RelationFilter, d Direction) (Entity, []Link, error) {
-	var e Entity
-	var eErr error
-	var src LinkSource
-	srcErr := parallel(
-		func() error { e, eErr = s.Resolve(ctx, field, text); return nil },
-		func() (err error) { src, err = s.linkSource(ctx); return err },
-	)
-	if eErr != nil {
-		return Entity{}, nil, eErr
+	r, err := s.sourceAndEntities(ctx, []string{field}, []string{text})
+	if err != nil {
+		return Entity{}, nil, err
 	}
-	if srcErr != nil {
-		return Entity{}, nil, srcErr
-	}
+	src, e := r.src, r.ents[0]
 	got, err := src.Links(ctx, []EntityName{e.Name})
 	if err != nil {
 		return Entity{}, nil, err
@@ -264,7 +256,7 @@ func (s *Service) related(ctx context.Context, e EntityName, rels []Relation) ([
 	for _, r := range rels {
 		names = append(names, r.From, r.To, r.Via)
 	}
-	return s.entities(ctx, slices.DeleteFunc(names, func(n EntityName) bool { return n == e }))
+	return s.entities(ctx, nil, slices.DeleteFunc(names, func(n EntityName) bool { return n == e }))
 }
 
 // TimelineQuery asks for one page of an entity's timeline.
@@ -423,7 +415,7 @@ func (s *Service) GetSource(ctx context.Context, q SourceRequest) (SourcePage, e
 	for _, c := range info.Claims {
 		names = append(names, c.Relation.From, c.Relation.To, c.Claim.SaidBy)
 	}
-	related, err := s.entities(ctx, names)
+	related, err := s.entities(ctx, nil, names)
 	if err != nil {
 		return SourcePage{}, err
 	}

@@ -35,6 +35,46 @@ func (s *Service) linkSource(ctx context.Context) (LinkSource, error) {
 	return s.Store, nil
 }
 
+// resolved is what a search starts from: the links' source and the entities the user named.
+type resolved struct {
+	src  LinkSource
+	ents []Entity
+}
+
+// sourceAndEntities returns the links' source and the entities that texts name (fields[i] names the
+// request field of texts[i], for errors). When the topology holds the graph, one version check gives the
+// source and the names resolve in memory; otherwise source and names are round trips to the store, made
+// at once. An entity's error comes before the source's, in the order of texts.
+func (s *Service) sourceAndEntities(ctx context.Context, fields, texts []string) (resolved, error) {
+	out := resolved{ents: make([]Entity, len(texts))}
+	errs := make([]error, len(texts))
+	if s.Topology != nil && s.Topology.Ready() {
+		src, err := s.linkSource(ctx)
+		if err == nil {
+			if mem, ok := src.(topologyReader); ok {
+				out.src = src
+				for i, text := range texts {
+					if out.ents[i], err = s.resolveIn(ctx, mem.s, fields[i], text); err != nil {
+						return out, err
+					}
+				}
+				return out, nil
+			}
+		}
+	}
+	fs := []func() error{func() (err error) { out.src, err = s.linkSource(ctx); return err }}
+	for i, text := range texts {
+		fs = append(fs, func() error { out.ents[i], errs[i] = s.Resolve(ctx, fields[i], text); return nil })
+	}
+	srcErr := parallel(fs...)
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, srcErr
+}
+
 // parallel runs fs at once and returns the first error: independent round trips cost one's latency.
 func parallel(fs ...func() error) error {
 	errs := make(chan error, len(fs))
@@ -61,6 +101,12 @@ func (s *Service) bound(ctx context.Context) (context.Context, context.CancelFun
 // one entity. It returns NotFound when nothing matches and Invalid, listing the candidates, when several
 // do. field names the request field, for the error.
 func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, error) {
+	return s.resolveIn(ctx, nil, field, text)
+}
+
+// resolveIn is Resolve, reading the entities from mem when it is not nil; a name mem does not hold is
+// looked up in the store too (written during a bulk load, it is in the store before it is in memory).
+func (s *Service) resolveIn(ctx context.Context, mem *topoSnapshot, field, text string) (Entity, error) {
 	const op = "Resolve"
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -73,14 +119,29 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, erro
 		v.Add(field, "%d bytes; at most %d", len(text), MaxQueryLength)
 		return Entity{}, v.Err(op, "entity name too long")
 	}
+	getEntity, findByName := s.Store.GetEntity, s.Store.FindByName
+	if mem != nil {
+		getEntity = func(ctx context.Context, n EntityName) (Entity, error) {
+			if e, ok := mem.entities([]EntityName{n})[n]; ok {
+				return e, nil
+			}
+			return s.Store.GetEntity(ctx, n)
+		}
+		findByName = func(ctx context.Context, text string) ([]Entity, error) {
+			if found := mem.byName(text); len(found) > 0 {
+				return found, nil
+			}
+			return s.Store.FindByName(ctx, text)
+		}
+	}
 	if LooksLikeResourceName(text) {
-		e, err := s.Store.GetEntity(ctx, EntityName(text))
+		e, err := getEntity(ctx, EntityName(text))
 		if KindOf(err) == NotFound {
 			return Entity{}, &Error{Op: op, Kind: NotFound, Reason: "ENTITY_NOT_FOUND", Message: field + ": no entity named " + text}
 		}
 		// A merged entity's name resolves to the entity it was merged into (through merges of merges).
 		for i := 0; err == nil && e.MergedInto != "" && i < maxRedirects; i++ {
-			e, err = s.Store.GetEntity(ctx, e.MergedInto)
+			e, err = getEntity(ctx, e.MergedInto)
 		}
 		return e, err
 	}
@@ -96,7 +157,7 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (Entity, erro
 	}
 	if len(found) == 0 {
 		var err error
-		if found, err = s.Store.FindByName(ctx, text); err != nil {
+		if found, err = findByName(ctx, text); err != nil {
 			return Entity{}, err
 		}
 	}
@@ -196,7 +257,7 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, pageSize, offset in
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	all, err := s.Store.Search(ctx, q)
+	all, err := s.search(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -209,6 +270,20 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, pageSize, offset in
 		next = end
 	}
 	return all[offset:end], next, nil
+}
+
+// search answers from memory when the topology holds the graph, else from the store.
+func (s *Service) search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
+	if s.Topology != nil && s.Topology.Ready() {
+		src, err := s.linkSource(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if mem, ok := src.(topologyReader); ok {
+			return mem.s.search(q), nil
+		}
+	}
+	return s.Store.Search(ctx, q)
 }
 
 // GetRelation returns a relation with all its claims and the entities it names. A relation a merge moved
@@ -238,7 +313,7 @@ func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation,
 			return Relation{}, nil, &Error{Op: "GetRelation", Kind: NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(next)}
 		}
 	}
-	ents, err := s.entities(ctx, []EntityName{r.From, r.To, r.Via})
+	ents, err := s.entities(ctx, nil, []EntityName{r.From, r.To, r.Via})
 	return r, ents, err
 }
 
@@ -263,11 +338,11 @@ func truncate(s string, n int) string {
 	return s
 }
 
-func (s *Service) entities(ctx context.Context, names []EntityName) ([]Entity, error) {
+func (s *Service) entities(ctx context.Context, src LinkSource, names []EntityName) ([]Entity, error) {
 	names = slices.DeleteFunc(slices.Clone(names), func(n EntityName) bool { return n == "" })
 	slices.Sort(names)
 	names = slices.Compact(names)
-	m, err := s.Store.GetEntities(ctx, names)
+	m, err := s.getEntities(ctx, src, names)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +350,32 @@ func (s *Service) entities(ctx context.Context, names []EntityName) ([]Entity, e
 	for _, n := range names {
 		if e, ok := m[n]; ok {
 			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// getEntities reads entities from the snapshot src reads when src is the topology's, else from the
+// store; names the snapshot lacks (written during a bulk load) are read from the store.
+func (s *Service) getEntities(ctx context.Context, src LinkSource, names []EntityName) (map[EntityName]Entity, error) {
+	mem, ok := src.(topologyReader)
+	if !ok {
+		return s.Store.GetEntities(ctx, names)
+	}
+	out := mem.s.entities(names)
+	var missing []EntityName
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		more, err := s.Store.GetEntities(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for n, e := range more {
+			out[n] = e
 		}
 	}
 	return out, nil
@@ -301,20 +402,11 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	// The two ends and the links' source are independent round trips: make them at once.
-	var from, to Entity
-	var fromErr, toErr error
-	var src LinkSource
-	srcErr := parallel(
-		func() error { from, fromErr = s.Resolve(ctx, "from", string(q.From)); return nil },
-		func() error { to, toErr = s.Resolve(ctx, "to", string(q.To)); return nil },
-		func() (err error) { src, err = s.linkSource(ctx); return err },
-	)
-	for _, err := range []error{fromErr, toErr, srcErr} {
-		if err != nil {
-			return PathsAnswer{}, err
-		}
+	r, err := s.sourceAndEntities(ctx, []string{"from", "to"}, []string{string(q.From), string(q.To)})
+	if err != nil {
+		return PathsAnswer{}, err
 	}
+	src, from, to := r.src, r.ents[0], r.ents[1]
 	q.From, q.To = from.Name, to.Name
 	if err := q.Validate(); err != nil {
 		return PathsAnswer{}, err
@@ -349,7 +441,7 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	var ents []Entity
 	err = parallel(
 		func() (err error) { rels, err = s.Store.GetRelations(ctx, slices.Compact(relNames)); return err },
-		func() (err error) { ents, err = s.entities(ctx, entNames); return err },
+		func() (err error) { ents, err = s.entities(ctx, src, entNames); return err },
 	)
 	if err != nil {
 		return PathsAnswer{}, err

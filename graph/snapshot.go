@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 	"maps"
+	"slices"
+	"strings"
 )
 
 // The topology is published as immutable snapshots: a search reads the snapshot it started with, without
@@ -139,6 +141,9 @@ type topoSnapshot struct {
 	links   chunked[Link]
 	linkEnd chunked[[2]int32] // each relation's ends
 	adj     chunked[[]int32]  // each entity's relations
+	entity  chunked[*Entity]  // each entity, as last written (nil: known only from a relation's end)
+	keys    postings          // the entities of each search key (normalised name)
+	words   postings          // the entities of each word of a search key
 }
 
 // snapshotBuilder builds the next snapshot from the published one.
@@ -149,17 +154,24 @@ type snapshotBuilder struct {
 	links   *chunkedBuilder[Link]
 	linkEnd *chunkedBuilder[[2]int32]
 	adj     *chunkedBuilder[[]int32]
+	entity  *chunkedBuilder[*Entity]
+	keys    *postingsBuilder
+	words   *postingsBuilder
 }
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
-		links: newChunkedBuilder(s.links), linkEnd: newChunkedBuilder(s.linkEnd), adj: newChunkedBuilder(s.adj)}
+		links: newChunkedBuilder(s.links), linkEnd: newChunkedBuilder(s.linkEnd), adj: newChunkedBuilder(s.adj),
+		entity: newChunkedBuilder(s.entity), keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
 
-// apply adds or replaces links. A relation's ends never change (its name is made of them), so a changed
-// relation only replaces its own entry.
-func (b *snapshotBuilder) apply(batch []Link) {
-	for _, l := range batch {
+// apply adds or replaces entities and links. A relation's ends never change (its name is made of them),
+// so a changed relation only replaces its own entry.
+func (b *snapshotBuilder) apply(c Changed) {
+	for _, e := range c.Entities {
+		b.setEntity(e)
+	}
+	for _, l := range c.Links {
 		a, c := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(c) // one copy of each name
 		i, isNew := b.rels.number(l.Name)
@@ -187,13 +199,48 @@ func (b *snapshotBuilder) node(n EntityName) int32 {
 	u, isNew := b.ents.number(n)
 	if isNew {
 		b.adj.append(nil)
+		b.entity.append(nil)
 	}
 	return u
 }
 
+// setEntity records an entity as written, and indexes the search keys and words it did not have.
+func (b *snapshotBuilder) setEntity(e Entity) {
+	u := b.node(e.Name)
+	e.Name = b.ents.key(u)
+	var oldKeys, oldWords []string
+	if old := b.entity.get(u); old != nil {
+		oldKeys, oldWords = old.SearchKeys(), old.SearchTokens()
+	}
+	for _, k := range e.SearchKeys() {
+		if !slices.Contains(oldKeys, k) {
+			b.keys.add(k, u)
+		}
+	}
+	for _, w := range e.SearchTokens() {
+		if !slices.Contains(oldWords, w) {
+			b.words.add(w, u)
+		}
+	}
+	b.entity.set(u, &e)
+}
+
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, linkEnd: b.linkEnd.c, adj: b.adj.c}
+		links: b.links.c, linkEnd: b.linkEnd.c, adj: b.adj.c, entity: b.entity.c, keys: b.keys.finish(), words: b.words.finish()}
+}
+
+// entities returns the entities the snapshot holds of names; a name it does not hold is left out.
+func (s *topoSnapshot) entities(names []EntityName) map[EntityName]Entity {
+	out := make(map[EntityName]Entity, len(names))
+	for _, n := range names {
+		if u, ok := s.ents.lookup(n); ok {
+			if e := s.entity.get(u); e != nil {
+				out[n] = *e
+			}
+		}
+	}
+	return out
 }
 
 // Links returns the links of each entity, as the snapshot holds them.
@@ -235,3 +282,27 @@ func (g snapshotGraph) relationsOf(u int32) []int32          { return g.s.adj.ge
 func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
 func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.linkEnd.get(r) }
 func (g snapshotGraph) entity(u int32) EntityName            { return g.s.ents.key(u) }
+
+// byName returns the live entities one of whose names normalises as text does, by resource name, at
+// most maxByName, as Store.FindByName does.
+func (s *topoSnapshot) byName(text string) []Entity {
+	key := NormalizeName(text)
+	if key == "" {
+		return nil
+	}
+	var out []Entity
+	for _, u := range s.keys.of(key) {
+		e := s.entity.get(u)
+		if e == nil || !e.Deleted.IsZero() || !slices.Contains(e.SearchKeys(), key) {
+			continue // deleted entities are found only by their resource name; a stale posting
+		}
+		if !slices.ContainsFunc(out, func(o Entity) bool { return o.Name == e.Name }) {
+			out = append(out, *e)
+		}
+	}
+	slices.SortFunc(out, func(a, b Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	return out[:min(len(out), maxByName)]
+}
+
+// maxByName is how many entities of one name Resolve lists.
+const maxByName = 50

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // writes[v-1], each a replacement of the relations it names or a new relation.
 type scriptFeed struct {
 	mu     sync.Mutex
-	writes [][]Link
+	writes []Changed
 }
 
 func (f *scriptFeed) Version(context.Context) (int64, error) {
@@ -24,20 +25,22 @@ func (f *scriptFeed) Version(context.Context) (int64, error) {
 	return int64(len(f.writes)), nil
 }
 
-func (f *scriptFeed) Changes(_ context.Context, since int64, each func([]Link)) (int64, error) {
+func (f *scriptFeed) Changes(_ context.Context, since int64, each func(Changed)) (int64, error) {
 	f.mu.Lock()
 	writes := slices.Clone(f.writes)
 	f.mu.Unlock()
 	for _, w := range writes[since:] {
-		each(slices.Clone(w))
+		each(Changed{Entities: slices.Clone(w.Entities), Links: slices.Clone(w.Links)})
 	}
 	return int64(len(writes)), nil
 }
 
-func (f *scriptFeed) write(ls []Link) {
+func (f *scriptFeed) write(ls []Link) { f.writeChanged(Changed{Links: ls}) }
+
+func (f *scriptFeed) writeChanged(c Changed) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.writes = append(f.writes, ls)
+	f.writes = append(f.writes, c)
 }
 
 // model is what a topology at some version should hold: every relation's latest link.
@@ -265,5 +268,141 @@ func TestSearchesAndSyncsAtOnce(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestSearchInMemoryFindsWhatMatches writes entities with names drawn from a small stock of words (so
+// that many share words and near spellings), then renames, deletes and adds some, version after
+// version; after each sync, searches with typos answered from memory must return exactly the entities
+// an exhaustive scan finds: every live entity of the kinds asked with a name that MatchScore matches,
+// ranked alike.
+func TestSearchInMemoryFindsWhatMatches(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 12))
+	stock := []string{"Lutfur", "Lutfor", "Rahman", "Rehman", "Rushanara", "Ali", "Alli", "Ajmal", "Masroor", "Mashroor",
+		"Keir", "Kier", "Starmer", "John", "Jon", "Joan", "Biggs", "Zoë", "Zoe", "Tower", "Hamlets", "Bethnal", "Green",
+		"Labour", "Labor", "Aspire", "Respect", "Party", "Mayor", "of", "O'Brien", "Obrien", "Ng", "Xu", "Abdul", "Abdal"}
+	name := func() string {
+		ws := make([]string, 1+r.IntN(3))
+		for i := range ws {
+			ws[i] = stock[r.IntN(len(stock))]
+		}
+		return strings.Join(ws, " ")
+	}
+	kinds := []Kind{KindActor, KindParty, KindSeat}
+	current := map[EntityName]Entity{}
+	feed := &scriptFeed{}
+	topo := NewTopology(feed)
+	for v := 1; v <= 12; v++ {
+		var es []Entity
+		for range 40 + r.IntN(40) {
+			var e Entity
+			if len(current) > 0 && r.IntN(3) == 0 {
+				for _, x := range current { // an entity written again: renamed, given aliases, or deleted
+					e = x
+					break
+				}
+				switch r.IntN(3) {
+				case 0:
+					e.DisplayName = name()
+				case 1:
+					e.Aliases = []string{name(), name()}
+				default:
+					e.Deleted = Tombstone{Time: time.Unix(int64(v), 0), By: "test", Reason: "gone"}
+				}
+			} else {
+				e = Entity{Name: EntityName(fmt.Sprintf("actors/e%d-%d", v, len(es))), Kind: kinds[r.IntN(len(kinds))], DisplayName: name()}
+				if r.IntN(4) == 0 {
+					e.Aliases = []string{name()}
+				}
+			}
+			current[e.Name] = e
+			es = append(es, e)
+		}
+		feed.writeChanged(Changed{Entities: es})
+		if err := topo.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		snap := topo.snap.Load()
+		for range 60 {
+			q := SearchQuery{Text: typo(r, name())}
+			if r.IntN(4) == 0 {
+				q.Kinds = []Kind{kinds[r.IntN(len(kinds))]}
+			}
+			got := snap.search(q)
+			var want []SearchResult
+			for _, e := range current {
+				if res, ok := Rank(NormalizeName(q.Text), e, q.Kinds); ok {
+					want = append(want, res)
+				}
+			}
+			SortSearchResults(want)
+			if len(want) > maxCandidates {
+				continue // the caps may leave some out
+			}
+			if !sameResults(got, want) {
+				t.Fatalf("version %d, search %q %v: got %s, want %s", v, q.Text, q.Kinds, showResults(got), showResults(want))
+			}
+		}
+	}
+}
+
+// typo makes up to two random edits to s.
+func typo(r *rand.Rand, s string) string {
+	rs := []rune(s)
+	for range r.IntN(3) {
+		if len(rs) == 0 {
+			break
+		}
+		i := r.IntN(len(rs))
+		switch r.IntN(3) {
+		case 0:
+			rs[i] = rune('a' + r.IntN(26))
+		case 1:
+			rs = append(rs[:i], rs[i+1:]...)
+		default:
+			rs = append(rs[:i], append([]rune{rune('a' + r.IntN(26))}, rs[i:]...)...)
+		}
+	}
+	return string(rs)
+}
+
+func sameResults(a, b []SearchResult) bool {
+	return slices.EqualFunc(a, b, func(x, y SearchResult) bool {
+		return x.Entity.Name == y.Entity.Name && x.Score == y.Score && x.Matched == y.Matched
+	})
+}
+
+func showResults(rs []SearchResult) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "[%s %q %.3f] ", r.Entity.Name, r.Matched, r.Score)
+	}
+	return b.String()
+}
+
+// TestEditsWithin compares the bounded edit distance with the plain one on random pairs.
+func TestEditsWithin(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		a := []rune(typo(r, typo(r, "abcdefghij"[:r.IntN(11)])))
+		b := []rune(typo(r, typo(r, string(a))))
+		if r.IntN(5) == 0 {
+			b = []rune(strings.Repeat("x", r.IntN(60)))
+		}
+		d := r.IntN(4)
+		full := levenshtein(a, b)
+		want := full
+		if full > d {
+			want = -1
+		}
+		if got := editsWithin(a, b, d); got != want {
+			t.Fatalf("editsWithin(%q, %q, %d) = %d; distance %d", string(a), string(b), d, got, full)
+		}
+		ha, hb := countLetters(a), countLetters(b)
+		if full <= d && !ha.within(&hb, d) {
+			t.Fatalf("the letter counts of %q and %q rule out %d edits, but the distance is %d", string(a), string(b), d, full)
+		}
 	}
 }

@@ -9,19 +9,27 @@ import (
 )
 
 // ChangeFeed tells what changed in the graph since a version. The Dgraph store is one: every write of
-// relations raises the graph's version by one and marks the relations it wrote with the new version.
+// relations or entities raises the graph's version by one and marks what it wrote with the new version.
 type ChangeFeed interface {
-	// Version returns the graph's current version (0 before any relation was written).
+	// Version returns the graph's current version (0 before anything was written).
 	Version(ctx context.Context) (int64, error)
-	// Changes calls each with batches of every relation changed after version since, all read from one
-	// snapshot of the graph, and returns that snapshot's version.
-	Changes(ctx context.Context, since int64, each func([]Link)) (int64, error)
+	// Changes calls each with batches of every entity and every relation changed after version since
+	// (from 0: every entity and relation), all read from one snapshot of the graph, and returns that
+	// snapshot's version.
+	Changes(ctx context.Context, since int64, each func(Changed)) (int64, error)
 }
 
-// Topology is the graph's links held in memory, so that path and neighbourhood searches read them
-// without a round trip per level. Before every read it asks the feed for the graph's version and, when
-// the graph has changed, reads the relations changed since the version it holds: a search never misses a
-// write committed before it started. Claims and entity details stay in the store.
+// Changed is one batch of a ChangeFeed: entities as written, and the links of relations written.
+type Changed struct {
+	Entities []Entity
+	Links    []Link
+}
+
+// Topology is the graph's entities and links held in memory, so that path and neighbourhood searches
+// read them without a round trip per level, and name searches and entity reads need none at all. Before
+// every read it asks the feed for the graph's version and, when the graph has changed, reads what changed
+// since the version it holds: a search never misses a write committed before it started. Claims stay in
+// the store.
 //
 // The links are published as immutable snapshots (snapshot.go): a search reads the one it started with
 // and holds no lock, so a sync never waits for searches and no search waits for a sync.

@@ -24,10 +24,10 @@ type gatedFeed struct {
 
 func (f *gatedFeed) Version(context.Context) (int64, error) { return f.version.Load(), nil }
 
-func (f *gatedFeed) Changes(ctx context.Context, since int64, each func([]graph.Link)) (int64, error) {
+func (f *gatedFeed) Changes(ctx context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	v := f.version.Load()
 	if since < 1 {
-		each(slices.Clone(f.first))
+		each(graph.Changed{Links: slices.Clone(f.first)})
 		since = 1
 	}
 	if v > since {
@@ -37,7 +37,7 @@ func (f *gatedFeed) Changes(ctx context.Context, since int64, each func([]graph.
 			return 0, ctx.Err()
 		}
 		f.mu.Lock()
-		each(slices.Clone(f.later))
+		each(graph.Changed{Links: slices.Clone(f.later)})
 		f.mu.Unlock()
 	}
 	return v, nil

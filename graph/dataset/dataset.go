@@ -1050,11 +1050,11 @@ func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions
 	if err := inBatches(ctx, l.stage("sources", len(ds.Sources)), ds.Sources, batch, parallelWriters, retrying(l, "sources", w.UpsertSources), l.progress); err != nil {
 		return l.failed(err, true)
 	}
-	if err := inBatches(ctx, l.stage("entities", len(ds.Entities)), ds.Entities, batch, parallelWriters, retrying(l, "entities", w.UpsertEntities), l.progress); err != nil {
-		return l.failed(err, true)
-	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
+		if err := inBatches(ctx, l.stage("entities", len(ds.Entities)), ds.Entities, batch, 1, retrying(l, "entities", w.UpsertEntities), l.progress); err != nil {
+			return l.failed(err, true)
+		}
 		rels, err := Redirected(ctx, w, ds.Relations)
 		if err != nil {
 			return l.failed(fmt.Errorf("load relations: %w", err), true)
@@ -1062,16 +1062,21 @@ func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions
 		err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), 1, retrying(l, "relations", w.UpsertRelations), l.progress)
 		return l.failed(err, true)
 	}
-	// Batches of relations in parallel, all under one version that readers see once the load ends. No
-	// merge commits while the load holds the version, so the merged entities read after BeginBulk stay
-	// so until the load ends.
+	// Batches of entities, then of relations, in parallel, all under one version that readers see once
+	// the load ends (each write of entities or relations raises the version, and parallel ones would
+	// conflict on it). No merge commits while the load holds the version, so the merged entities read
+	// after BeginBulk stay so until the load ends.
 	b, err := bw.BeginBulk(ctx)
 	if err != nil {
-		return l.failed(fmt.Errorf("load relations: %w", err), true)
+		return l.failed(fmt.Errorf("load entities: %w", err), true)
 	}
-	rels, err := Redirected(ctx, w, ds.Relations)
+	err = inBatches(ctx, l.stage("entities", len(ds.Entities)), ds.Entities, batch, parallelWriters, retrying(l, "entities", b.UpsertEntities), l.progress)
 	if err == nil {
-		err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), parallelWriters, retrying(l, "relations", b.UpsertRelations), l.progress)
+		var rels []graph.Relation
+		rels, err = Redirected(ctx, w, ds.Relations)
+		if err == nil {
+			err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), parallelWriters, retrying(l, "relations", b.UpsertRelations), l.progress)
+		}
 	}
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()

@@ -52,9 +52,11 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 	return v, nil
 }
 
-// Changes implements graph.ChangeFeed: pages of relations in uid order, all read in one read-only
-// transaction, so they and the version returned come from the same snapshot.
-func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link)) (int64, error) {
+// Changes implements graph.ChangeFeed: pages of entities, then of relations, in uid order, all read in
+// one read-only transaction, so they and the version returned come from the same snapshot. From version
+// 0 it reads every entity (graphs written before entities carried pg.changed hold them all too); after
+// it, the entities marked changed since.
+func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	txn := s.dg.NewReadOnlyTxn()
 	version, err := s.version(ctx, txn)
 	if err != nil {
@@ -63,10 +65,13 @@ func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link
 	if version <= since {
 		return version, nil
 	}
+	if err := s.changedEntities(ctx, txn, since, each); err != nil {
+		return 0, err
+	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
-		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) {
+		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(has(pg.from)) {
   uid ` + linkFields + ` pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
 		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
 		if err != nil {
@@ -92,13 +97,54 @@ func (s *Store) Changes(ctx context.Context, since int64, each func([]graph.Link
 		}
 		// Readers of the answers' relations and entities then fetch them by uid.
 		s.rememberAll(uids)
-		each(batch)
+		each(graph.Changed{Links: batch})
 		if len(res.Q) < changesPage {
 			return version, nil
 		}
 		after = res.Q[len(res.Q)-1].UID
 		if !uidPattern.MatchString(after) {
 			return 0, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
+		}
+	}
+}
+
+// changedEntities calls each with pages of the entities changed after version since (every entity from
+// version 0), read in txn.
+func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) error {
+	decl, root := `($since: int)`, `gt(pg.changed, $since)`
+	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
+	if since == 0 {
+		decl, root, vars = ``, `type(Entity)`, nil
+	}
+	after := "0x0"
+	for {
+		// after is a uid Dgraph returned (checked below); the version travels as a variable.
+		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(type(Entity)) { ` + entityFields + ` } }`
+		resp, err := txn.QueryWithVars(ctx, q, vars)
+		if err != nil {
+			return s.wrap("dgraph.Changes", err)
+		}
+		var res struct{ Q []entityJSON }
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return s.wrap("dgraph.Changes", err)
+		}
+		batch := make([]graph.Entity, 0, len(res.Q))
+		uids := make([][2]string, 0, len(res.Q))
+		for _, r := range res.Q {
+			if r.Kind == "" {
+				continue
+			}
+			batch = append(batch, r.entity())
+			uids = append(uids, [2]string{r.Name, r.UID})
+		}
+		s.rememberAll(uids)
+		each(graph.Changed{Entities: batch})
+		if len(res.Q) < changesPage {
+			return nil
+		}
+		after = res.Q[len(res.Q)-1].UID
+		if !uidPattern.MatchString(after) {
+			return &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
 		}
 	}
 }

@@ -181,6 +181,14 @@ func (m *mergeWork) claimUIDs(name string) map[string]string {
 	return out
 }
 
+// entitiesChanged marks entities changed at the merge's version, so that the graph in memory reads them
+// again.
+func (m *mergeWork) entitiesChanged(uids ...string) {
+	for _, u := range uids {
+		m.set = append(m.set, map[string]any{"uid": u, "pg.changed": m.version})
+	}
+}
+
 // touched marks a relation changed at the merge's version, with its summary recomputed from its claims.
 func (m *mergeWork) touched(st *relState) {
 	st.node["pg.changed"] = m.version
@@ -417,6 +425,7 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 	if err := m.versionNow(s); err != nil {
 		return err
 	}
+	m.entitiesChanged(fe.UID, ie.UID)
 	rec := mergeRecord{Into: string(into)}
 
 	// into gains from's names and identifiers.
@@ -681,6 +690,7 @@ func (m *mergeWork) unmerge(s *Store, fe mergeEntity, rec mergeRecord, reason st
 	if err := m.versionNow(s); err != nil {
 		return err
 	}
+	m.entitiesChanged(fe.UID, ie.UID)
 	undo := graph.Tombstone{Time: m.now, By: m.by, Reason: fmt.Sprintf("the merge of %s into %s was undone: %s", from, into, reason)}
 	revive := func(st *relState) {
 		st.after.Deleted, st.after.MergedInto = graph.Tombstone{}, ""

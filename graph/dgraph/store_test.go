@@ -499,3 +499,95 @@ func TestReadsByUIDAgreeWithReadsByName(t *testing.T) {
 		t.Errorf("a mixed read differs:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestMemoryFollowsEntityWrites: searches and entity reads answered from the graph in memory see every
+// write of entities at once, as Dgraph's own search does: a new entity (found with a typo), a rename
+// (the old name no longer finds it), a deletion and a merge (the merged entity's name then finds the one
+// it went into); and an entity written again unchanged does not raise the graph's version.
+func TestMemoryFollowsEntityWrites(t *testing.T) {
+	ctx := context.Background()
+	topo := graph.NewTopology(store)
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc := &graph.Service{Store: store, Topology: topo}
+	fromStore := &graph.Service{Store: store}
+	find := func(text string) []graph.EntityName {
+		t.Helper()
+		got, _, err := svc.Search(ctx, graph.SearchQuery{Text: text}, 50, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := fromStore.Search(ctx, graph.SearchQuery{Text: text}, 50, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names, wantNames []graph.EntityName
+		for _, r := range got {
+			names = append(names, r.Entity.Name)
+		}
+		for _, r := range want {
+			wantNames = append(wantNames, r.Entity.Name)
+		}
+		if !slices.Equal(names, wantNames) {
+			t.Errorf("search %q: from memory %v, from Dgraph %v", text, names, wantNames)
+		}
+		return names
+	}
+	zeb := graph.Entity{Name: "actors/zebulon-quartermaine", Kind: graph.KindActor, DisplayName: "Zebulon Quartermaine"}
+	if err := store.UpsertEntities(ctx, []graph.Entity{zeb}); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("Zebulon Quartermane"); !slices.Equal(got, []graph.EntityName{zeb.Name}) {
+		t.Fatalf("a new entity, searched with a typo: %v", got)
+	}
+	ans, err := svc.ExploreNeighborhood(ctx, graph.NeighborhoodQuery{Center: "Zebulon Quartermaine"})
+	if err != nil || ans.Center.Name != zeb.Name {
+		t.Fatalf("a new entity resolved by name from memory: %v, %v", ans.Center.Name, err)
+	}
+
+	before, _ := store.Version(ctx)
+	if err := store.UpsertEntities(ctx, []graph.Entity{zeb}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := store.Version(ctx); v != before {
+		t.Errorf("writing an entity again unchanged raised the version from %d to %d", before, v)
+	}
+
+	renamed := zeb
+	renamed.DisplayName = "Xanthippe Oyelaran"
+	if err := store.UpsertEntities(ctx, []graph.Entity{renamed}); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("Zebulon Quartermaine"); len(got) != 0 {
+		t.Errorf("the old name still finds the renamed entity: %v", got)
+	}
+	if got := find("Xanthipe Oyelaran"); !slices.Equal(got, []graph.EntityName{zeb.Name}) {
+		t.Errorf("the new name, with a typo: %v", got)
+	}
+
+	other := graph.Entity{Name: "actors/x-oyelaran", Kind: graph.KindActor, DisplayName: "X. Oyelaran"}
+	if err := store.UpsertEntities(ctx, []graph.Entity{other}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.MergeEntity(ctx, other.Name, zeb.Name, "the same person"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("X Oyelaran"); !slices.Equal(got, []graph.EntityName{zeb.Name}) {
+		t.Errorf("after the merge, the merged entity's name finds %v, want only the entity it went into", got)
+	}
+	e, err := svc.Resolve(ctx, "name", string(other.Name))
+	if err != nil || e.Name != zeb.Name {
+		t.Errorf("the merged entity's resource name resolves to %v (%v), want %s", e.Name, err, zeb.Name)
+	}
+
+	if _, err := store.DeleteEntity(ctx, zeb.Name, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("Xanthippe Oyelaran"); len(got) != 0 {
+		t.Errorf("a deleted entity is still found: %v", got)
+	}
+	if v, _ := store.Version(ctx); topo.Version() != v {
+		t.Errorf("the searches were not answered from memory: it holds version %d, Dgraph %d", topo.Version(), v)
+	}
+}

@@ -138,8 +138,7 @@ func deletion(r *graph.WriteResult, rel graph.Relation, now time.Time, by, reaso
 	return []graph.Change{{Resource: string(rel.Name), Action: graph.ActionDelete, Before: relationRecordJSON(rel), After: relationRecordJSON(after)}}
 }
 
-// deletedNode marks a node deleted, and changed at version (for relations, so the graph in memory drops
-// them).
+// deletedNode marks a node deleted, and changed at version (so that the graph in memory drops it).
 func deletedNode(uid string, now time.Time, by, reason string, version int64) map[string]any {
 	n := map[string]any{"uid": uid, "pg.deleted_at": now.UnixMilli(), "pg.deleted_by": by, "pg.delete_reason": reason}
 	if version > 0 {
@@ -206,7 +205,7 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 			if err != nil {
 				return nil, nil, err
 			}
-			set = append(set, deletedNode(f.UID, now, by, reason, 0))
+			set = append(set, deletedNode(f.UID, now, by, reason, version))
 			for _, r := range append(f.Out, f.In...) {
 				set = append(set, deletedNode(r.UID, now, by, reason, version))
 			}

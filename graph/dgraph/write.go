@@ -399,9 +399,16 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 // graph in memory holds it with each relation: so a write that changes the lifetime of an entity that
 // exists also raises the graph's version and marks the entity's relations changed.
 func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) error {
-	err := s.upsertEntities(ctx, entities, false)
+	return s.upsertEntitiesIn(ctx, entities, nil)
+}
+
+// upsertEntitiesIn writes entities, in bulk load b when it is not nil. Like a write of relations, it
+// raises the graph's version (or joins the one a bulk load holds) and marks every entity written with
+// it, so that a graph held in memory reads them (see graph.ChangeFeed).
+func (s *Store) upsertEntitiesIn(ctx context.Context, entities []graph.Entity, b *bulk) error {
+	err := s.upsertEntities(ctx, entities, false, b)
 	if errors.Is(err, errLifetimeChanged) {
-		err = s.upsertEntities(ctx, entities, true)
+		err = s.upsertEntities(ctx, entities, true, b)
 	}
 	return err
 }
@@ -409,15 +416,15 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 // errLifetimeChanged says that a write of entities changes a lifetime and must mark relations.
 var errLifetimeChanged = errors.New("an entity's lifetime changes")
 
-func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, markRelations bool) error {
-	names := make([]string, len(entities))
+func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, markRelations bool, b *bulk) error {
+	names := make([]string, len(entities), len(entities)+1)
 	for i, e := range entities {
 		names[i] = string(e.Name)
 	}
-	fields := "uid pg.name pg.start_day pg.end_day"
+	names = append(names, metaName)
+	fields := entityFields + " pg.start_day pg.end_day pg.version pg.lease_until"
 	if markRelations {
-		names = append(names, metaName)
-		fields += " pg.version pg.lease_until out: ~pg.from { uid } in: ~pg.to { uid }"
+		fields += " out: ~pg.from { uid } in: ~pg.to { uid }"
 	}
 	return s.upsert(ctx, write{op: "dgraph.UpsertEntities", lookup: names, fields: fields,
 		auditFields: entityFields, result: resultOf(ctx),
@@ -435,9 +442,18 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 		},
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
 			var del strings.Builder
-			set := make([]map[string]any, 0, len(entities))
+			// An entity written again as it is changes nothing: it is not written, and a write of only such
+			// entities does not raise the graph's version.
+			changed := slices.DeleteFunc(slices.Clone(entities), func(e graph.Entity) bool { return unchangedEntity(got, e) })
+			if len(changed) == 0 {
+				return nil, nil, nil
+			}
+			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), b)
+			if err != nil {
+				return nil, nil, err
+			}
 			var marked []nameRef
-			for _, e := range entities {
+			for _, e := range changed {
 				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.ids", "pg.start_day", "pg.end_day")
 				n := node(got, string(e.Name), "Entity")
 				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
@@ -461,20 +477,26 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 				if ocd := e.Identifiers.First("ocd"); ocd != "" {
 					n["pg.ocd_id"] = ocd
 				}
+				n["pg.changed"] = version
 				set = append(set, n)
 			}
-			if len(marked) > 0 {
-				version, meta, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
-				if err != nil {
-					return nil, nil, err
-				}
-				set = append(set, meta...)
-				for _, r := range marked {
-					set = append(set, map[string]any{"uid": r.UID, "pg.changed": version})
-				}
+			for _, r := range marked {
+				set = append(set, map[string]any{"uid": r.UID, "pg.changed": version})
 			}
 			return []byte(del.String()), set, nil
 		}})
+}
+
+// unchangedEntity reports whether got holds e as it is (a deletion or merge of the stored entity stands
+// when it is written again, so those are not compared).
+func unchangedEntity(got map[string]found, e graph.Entity) bool {
+	old, ok := decodeRaw[entityJSON](got, string(e.Name))
+	if !ok || old.Kind == "" {
+		return false
+	}
+	was := old.entity()
+	e.Deleted, e.MergedInto = was.Deleted, was.MergedInto
+	return graph.RecordJSON(graph.EntityRecord(was)) == graph.RecordJSON(graph.EntityRecord(e))
 }
 
 func nonNil(xs []string) []string {
@@ -710,6 +732,11 @@ func (b *bulk) setLease(ctx context.Context, until int64, mustHold bool) error {
 			}
 			return nil, []map[string]any{meta}, nil
 		}})
+}
+
+// UpsertEntities implements graph.Bulk.
+func (b *bulk) UpsertEntities(ctx context.Context, entities []graph.Entity) error {
+	return b.s.upsertEntitiesIn(ctx, entities, b)
 }
 
 // UpsertRelations implements graph.Bulk.

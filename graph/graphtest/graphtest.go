@@ -156,21 +156,24 @@ func (m MemoryLinks) Links(_ context.Context, names []graph.EntityName) (map[gra
 	return out, nil
 }
 
-// MemoryFeed is a graph.ChangeFeed over relations held in memory, all written at version 1.
-type MemoryFeed []graph.Link
+// MemoryFeed is a graph.ChangeFeed over entities and relations held in memory, all written at version 1.
+type MemoryFeed struct {
+	entities []graph.Entity
+	links    []graph.Link
+}
 
-// NewMemoryFeed returns a feed of the relations' links.
+// NewMemoryFeed returns a feed of the entities and the relations' links.
 func NewMemoryFeed(ents []graph.Entity, rels []graph.Relation) MemoryFeed {
-	return MemoryFeed(Links(ents, rels))
+	return MemoryFeed{entities: ents, links: Links(ents, rels)}
 }
 
 // Version implements graph.ChangeFeed.
 func (f MemoryFeed) Version(context.Context) (int64, error) { return 1, nil }
 
 // Changes implements graph.ChangeFeed.
-func (f MemoryFeed) Changes(_ context.Context, since int64, each func([]graph.Link)) (int64, error) {
+func (f MemoryFeed) Changes(_ context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	if since < 1 {
-		each(slices.Clone(f))
+		each(graph.Changed{Entities: slices.Clone(f.entities), Links: slices.Clone(f.links)})
 	}
 	return 1, nil
 }

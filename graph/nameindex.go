@@ -1,0 +1,263 @@
+package graph
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// The in-memory name index: every entity's search keys (its normalised names) and their words, each
+// with the entities that have it, so that SearchEntities answers from memory, typos included, as the
+// store's search does with its trigram index (see dgraph.Store.Search): entities with a key that is the
+// query or within EditBudget edits of it, or with a word within EditBudget edits of each query word,
+// ranked by MatchScore. Terms are scanned for close spellings with two cheap bounds first (length, and
+// letter counts: an edit changes the counts by at most two), then an edit distance that stops once it exceeds the budget.
+//
+// Postings only grow: an entity renamed keeps its old terms' postings, and every candidate is scored
+// against its current names, so a stale posting costs a little time and never a wrong answer.
+
+// maxCandidates bounds how many entities one block of a search (the whole query, or one of its words)
+// scores, nearest spellings first.
+const maxCandidates = 500
+
+// term is a distinct key or word, with what the fuzzy scan needs.
+type term struct {
+	text  string
+	runes []rune
+	hist  letterCounts
+}
+
+// letterCounts counts a term's runes in 32 buckets (saturating): the sum of the differences between two
+// terms' counts is at most twice their edit distance, however runes share buckets.
+type letterCounts [32]uint8
+
+func countLetters(rs []rune) letterCounts {
+	var h letterCounts
+	for _, r := range rs {
+		if h[r&31] < 255 {
+			h[r&31]++
+		}
+	}
+	return h
+}
+
+// within reports whether the counts of two terms allow them to be within d edits.
+func (h *letterCounts) within(o *letterCounts, d int) bool {
+	diff := 0
+	for i := range h {
+		a, b := int(h[i]), int(o[i])
+		if a > b {
+			diff += a - b
+		} else {
+			diff += b - a
+		}
+	}
+	return diff <= 2*d
+}
+
+// editsWithin returns the edit distance between a and b when it is at most d, and -1 otherwise; it
+// stops as soon as every cell of a row exceeds d (the distance can then only be larger).
+func editsWithin(a, b []rune, d int) int {
+	if abs(len(a)-len(b)) > d {
+		return -1
+	}
+	var buf [2][48]int
+	prev, cur := buf[0][:0], buf[1][:0]
+	if len(b)+1 > len(buf[0]) {
+		prev, cur = make([]int, 0, len(b)+1), make([]int, 0, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			best = min(best, cur[j])
+		}
+		if best > d {
+			return -1
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] > d {
+		return -1
+	}
+	return prev[len(b)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// postings maps terms to the entities that have them; a published one is never written.
+type postings struct {
+	frozen map[string][]int32
+	recent map[string][]int32 // shadows frozen
+	terms  chunked[term]      // every distinct term, for the fuzzy scan
+}
+
+func (p *postings) of(t string) []int32 {
+	if es, ok := p.recent[t]; ok {
+		return es
+	}
+	return p.frozen[t]
+}
+
+// postingsBuilder builds the next version of published postings.
+type postingsBuilder struct {
+	p           postings
+	ownedRecent bool
+	terms       *chunkedBuilder[term]
+}
+
+func newPostingsBuilder(published postings) *postingsBuilder {
+	return &postingsBuilder{p: published, terms: newChunkedBuilder(published.terms)}
+}
+
+// add records that entity u has term t. Appending to a term's list writes past the length every
+// published snapshot holds of it (each list is its own array); the new list goes into recent.
+func (b *postingsBuilder) add(t string, u int32) {
+	old, known := b.p.recent[t]
+	if !known {
+		old, known = b.p.frozen[t]
+	}
+	if !b.ownedRecent {
+		rec := make(map[string][]int32, len(b.p.recent)+16)
+		for k, v := range b.p.recent {
+			rec[k] = v
+		}
+		b.p.recent, b.ownedRecent = rec, true
+	}
+	if !known {
+		rs := []rune(t)
+		b.terms.append(term{text: t, runes: rs, hist: countLetters(rs)})
+	}
+	b.p.recent[t] = append(old, u)
+}
+
+func (b *postingsBuilder) finish() postings {
+	out := b.p
+	out.terms = b.terms.c
+	if len(out.recent) > max(4096, len(out.frozen)/8) {
+		frozen := make(map[string][]int32, len(out.frozen)+len(out.recent))
+		for k, v := range out.frozen {
+			frozen[k] = v
+		}
+		for k, v := range out.recent {
+			frozen[k] = v
+		}
+		out.frozen, out.recent = frozen, nil
+	}
+	return out
+}
+
+// near returns the entities of the terms within d edits of q, nearest first, at most maxCandidates.
+func (p *postings) near(q string, d int) []int32 {
+	if d == 0 {
+		es := p.of(q)
+		return es[:min(len(es), maxCandidates)]
+	}
+	qr := []rune(q)
+	qh := countLetters(qr)
+	type hit struct {
+		dist int
+		t    string
+	}
+	var hits []hit
+	for c := 0; c < len(p.terms.chunks); c++ {
+		for i := range p.terms.chunks[c] {
+			t := &p.terms.chunks[c][i]
+			if abs(len(t.runes)-len(qr)) > d || !qh.within(&t.hist, d) {
+				continue
+			}
+			if e := editsWithin(qr, t.runes, d); e >= 0 {
+				hits = append(hits, hit{e, t.text})
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.t, b.t)) })
+	var out []int32
+	for _, h := range hits {
+		for _, u := range p.of(h.t) {
+			if len(out) == maxCandidates {
+				return out
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// search answers a SearchQuery from the snapshot's entities, as the store's Search does.
+func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
+	key := NormalizeName(q.Text)
+	if key == "" {
+		return nil
+	}
+	words := strings.Fields(key)
+	if len(words) > MaxSearchWords {
+		words = words[:MaxSearchWords]
+	}
+	seen := map[int32]bool{}
+	var out []SearchResult
+	consider := func(us []int32) {
+		for _, u := range us {
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+			e := s.entity.get(u)
+			if e == nil {
+				continue
+			}
+			if r, ok := Rank(key, *e, q.Kinds); ok {
+				out = append(out, r)
+			}
+		}
+	}
+	consider(s.keys.near(key, 0))
+	if d := EditBudget(len([]rune(key))); d > 0 {
+		consider(s.keys.near(key, d))
+	}
+	for _, w := range words {
+		consider(s.words.near(w, EditBudget(len([]rune(w)))))
+	}
+	SortSearchResults(out)
+	return out
+}
+
+// MaxSearchWords bounds how many words of a query are matched one by one.
+const MaxSearchWords = 5
+
+// Rank scores entity e for the normalised query key: the best MatchScore of its display name and
+// aliases. ok is false for an entity no search shows: deleted (found only by its resource name), of a
+// kind not asked for, or matching none of its names.
+func Rank(key string, e Entity, kinds []Kind) (SearchResult, bool) {
+	if !e.Deleted.IsZero() || len(kinds) > 0 && !slices.Contains(kinds, e.Kind) {
+		return SearchResult{}, false
+	}
+	var top SearchResult
+	for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
+		if score := MatchScore(key, NormalizeName(n)); score > top.Score {
+			top = SearchResult{Entity: e, Matched: n, Score: score}
+		}
+	}
+	return top, top.Score > 0
+}
+
+// SortSearchResults orders results best first, then by resource name.
+func SortSearchResults(rs []SearchResult) {
+	slices.SortFunc(rs, func(a, b SearchResult) int {
+		return cmp.Or(-cmp.Compare(a.Score, b.Score), strings.Compare(string(a.Entity.Name), string(b.Entity.Name)))
+	})
+}
