@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-quick web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -95,9 +95,15 @@ web/node_modules: web/package-lock.json
 	touch web/node_modules
 
 ## bench: the full benchmark (10k, 100k and 1M relations; polgraph beside raw Dgraph and an in-memory
-## floor), written to BENCHMARKS.md and docs/bench.svg. Not part of `make test`.
+## floor; 1, 8 and 64 clients), written to BENCHMARKS.md and docs/bench.svg. Not part of `make test`.
 bench: dgraph
-	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --load-budget 90s --out BENCHMARKS.md --svg docs/bench.svg
+	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --concurrency 1,8,64 --load-budget 90s --out BENCHMARKS.md --svg docs/bench.svg
+
+## bench-load: the loads alone at 1M relations (polgraph load and dgraph live, each into an empty Dgraph,
+## LOAD_BUDGET each, default 15m), without the queries, written to docs/bench-load.md
+LOAD_BUDGET ?= 15m
+bench-load: dgraph
+	$(GO) run ./cmd/polgraph-bench --sizes 1m --load-only --load-budget $(LOAD_BUDGET) --out docs/bench-load.md --svg docs/bench-load.svg
 
 ## bench-quick: the same at 10k relations only (about 3 minutes)
 bench-quick: dgraph

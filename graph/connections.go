@@ -365,7 +365,7 @@ func (s *Service) FindConnections(ctx context.Context, q ConnectionsQuery) (Conn
 	var headers map[RelationName]RelationHeader
 	var evidenceRels map[RelationName]Relation
 	err = parallel(
-		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, joinRels); return err },
+		func() (err error) { headers, err = s.relationHeaders(ctx, src, joinRels); return err },
 		func() (err error) {
 			evidenceRels, err = s.Store.GetRelations(ctx, distinct(append(evidence, routeRels...)))
 			return err

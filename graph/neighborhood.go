@@ -187,7 +187,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	var headers map[RelationName]RelationHeader
 	err = parallel(
 		func() (err error) { ents, err = s.getEntities(ctx, base, page); return err },
-		func() (err error) { headers, err = s.Store.RelationHeaders(ctx, pageRelations); return err },
+		func() (err error) { headers, err = s.relationHeaders(ctx, base, pageRelations); return err },
 		func() (err error) {
 			if t, ok := src.(topologyReader); ok {
 				degrees = t.Degrees(page)

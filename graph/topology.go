@@ -19,10 +19,12 @@ type ChangeFeed interface {
 	Changes(ctx context.Context, since int64, each func(Changed)) (int64, error)
 }
 
-// Changed is one batch of a ChangeFeed: entities as written, and the links of relations written.
+// Changed is one batch of a ChangeFeed: entities as written, and the links of relations written with,
+// when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders reads it).
 type Changed struct {
 	Entities []Entity
 	Links    []Link
+	Headers  []RelationHeader
 }
 
 // Topology is the graph's entities and links held in memory, so that path and neighbourhood searches

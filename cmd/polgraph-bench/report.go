@@ -111,10 +111,15 @@ func (rep *report) markdown() string {
 			p("- %s: `dgraph bulk` loaded the N-Quads in %s (%.0f quads/s; loader peak %s) for the queries.\n", s.Label, secs(s.Bulk.Elapsed),
 				float64(s.Gen.Quads)/s.Bulk.Elapsed.Seconds(), mb(s.Bulk.LoaderPeak))
 		}
-		p("- %s: the graph queried is %s.\n", s.Label, s.Equivalence)
+		if !rep.Config.LoadOnly {
+			p("- %s: the graph queried is %s.\n", s.Label, s.Equivalence)
+		}
 	}
 
 	for _, s := range rep.Sizes {
+		if rep.Config.LoadOnly {
+			break
+		}
 		p("\n## Queries on %s relations\n\n", s.Label)
 		p("Pairs by distance in hops under the default filter (-1: not within %d): %s. ", maxPairDistance, distanceText(s.Distances))
 		settled := "went quiet"
@@ -151,7 +156,7 @@ func (rep *report) markdown() string {
 
 	p("\n## What is compared\n\n")
 	p("- **%s**: polgraph's API over gRPC on loopback, served in-process by `graph/rpc` on `graph.Service` and `graph/dgraph.Store`: names resolved, paths found by the engine (bidirectional level-batched expansion, one `Store.Links` round trip per level, then Yen), every hop's relation and claims fetched. Default filter (DENIED claims do not count).\n", sysPolgraph)
-	p("- **%s**: the same service with `graph.Topology` (the graph's links held in memory, in step with Dgraph through its version), as `polgraph serve` runs by default; names, relations and claims still come from Dgraph.\n", sysPolgraphMem)
+	p("- **%s**: the same service with `graph.Topology` (the graph's entities, with an index of their names, and its relations' links held in memory, in step with Dgraph through its version), as `polgraph serve` runs by default: names resolve, searches answer and the answers' entities are read from memory; relation headers and claims still come from Dgraph.\n", sysPolgraphMem)
 	p("- **%s**: DQL `shortest(from, to, numpaths: k, depth: 2×hops)` over `~pg.from ~pg.to pg.from pg.to` (a hop is two Dgraph edges through the relation node). It returns bare uids and cannot read claims, so DENIED-only relations count as links: its lengths are judged against the floor over every relation. Uids are looked up before timing.\n", sysShortest)
 	p("- **%s**: the plain way from a client: breadth first from one end, one DQL query per level for the whole frontier, the default filter applied to `pg.support`; distance only (k=1).\n", sysBFS)
 	p("- **%s**: DQL `@recurse(depth: 2×hops+1)` from the centre with `first: 25` on each reverse edge, uids and names only.\n", sysRecurse)

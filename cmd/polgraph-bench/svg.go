@@ -19,7 +19,7 @@ var chartPanels = []struct {
 	{"FindPaths k=1, depth 4", pathsFamily(variant{1, 4}), []string{sysPolgraph, sysPolgraphMem, sysShortest, sysBFS, sysFloor}},
 	{"FindPaths k=5, depth 6", pathsFamily(variant{5, 6}), []string{sysPolgraph, sysPolgraphMem, sysShortest, sysFloor}},
 	{"Neighbourhood depth 2 (25 per node, 100 nodes)", nbhdFamily(2), []string{sysPolgraph, sysPolgraphMem, sysRecurse, sysFloor}},
-	{"SearchEntities with a typo", searchFamily, []string{sysPolgraph}},
+	{"SearchEntities with a typo", searchFamily, []string{sysPolgraph, sysPolgraphMem}},
 }
 
 var systemColours = map[string]string{

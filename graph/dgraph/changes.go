@@ -65,14 +65,21 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	if version <= since {
 		return version, nil
 	}
-	if err := s.changedEntities(ctx, txn, since, each); err != nil {
+	ends, err := s.changedEntities(ctx, txn, since, each)
+	if err != nil {
 		return 0, err
+	}
+	// A fill has read every entity already: the relations' ends are then read as bare uids, which costs
+	// Dgraph far less than reading each end's name and lifetime again for each of its relations.
+	endSel := endFields
+	if ends != nil {
+		endSel = "uid"
 	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
 		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(has(pg.from)) {
-  uid ` + linkFields + ` pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
+  uid ` + linkFields + ` ` + headerExtraFields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
 		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
@@ -81,23 +88,37 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 			Q []struct {
 				UID string `json:"uid"`
 				linkJSON
+				headerExtra
 			}
 		}
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
 		batch := make([]graph.Link, 0, len(res.Q))
+		headers := make([]graph.RelationHeader, 0, len(res.Q))
 		uids := make([][2]string, 0, 3*len(res.Q))
 		for _, r := range res.Q {
 			if r.From == nil || r.To == nil {
 				continue
 			}
+			if ends != nil {
+				from, okF := ends[r.From.UID]
+				to, okT := ends[r.To.UID]
+				if !okF || !okT {
+					// An end the entity pass did not read (a node without the Entity type): read it here.
+					if from, to, err = s.endsOf(ctx, txn, r.UID); err != nil {
+						return 0, err
+					}
+				}
+				r.From, r.To = from, to
+			}
 			batch = append(batch, r.link(nil))
+			headers = append(headers, r.headerExtra.header(r.linkJSON))
 			uids = append(uids, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
 		}
 		// Readers of the answers' relations and entities then fetch them by uid.
 		s.rememberAll(uids)
-		each(graph.Changed{Links: batch})
+		each(graph.Changed{Links: batch, Headers: headers})
 		if len(res.Q) < changesPage {
 			return version, nil
 		}
@@ -109,24 +130,32 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 }
 
 // changedEntities calls each with pages of the entities changed after version since (every entity from
-// version 0), read in txn.
-func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) error {
+// version 0), read in txn. From version 0 it also returns every entity as a relation's end, by uid.
+func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) (map[string]*endJSON, error) {
 	decl, root := `($since: int)`, `gt(pg.changed, $since)`
 	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
+	var ends map[string]*endJSON
 	if since == 0 {
 		decl, root, vars = ``, `type(Entity)`, nil
+		ends = map[string]*endJSON{}
 	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
-		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(type(Entity)) { ` + entityFields + ` } }`
+		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(type(Entity)) { ` + entityFields + ` pg.start_day pg.end_day } }`
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
-			return s.wrap("dgraph.Changes", err)
+			return nil, s.wrap("dgraph.Changes", err)
 		}
-		var res struct{ Q []entityJSON }
+		var res struct {
+			Q []struct {
+				entityJSON
+				StartDay *int `json:"pg.start_day"`
+				EndDay   *int `json:"pg.end_day"`
+			}
+		}
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
-			return s.wrap("dgraph.Changes", err)
+			return nil, s.wrap("dgraph.Changes", err)
 		}
 		batch := make([]graph.Entity, 0, len(res.Q))
 		uids := make([][2]string, 0, len(res.Q))
@@ -136,15 +165,69 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 			}
 			batch = append(batch, r.entity())
 			uids = append(uids, [2]string{r.Name, r.UID})
+			if ends != nil {
+				ends[r.UID] = &endJSON{UID: r.UID, Name: r.Name, StartDay: r.StartDay, EndDay: r.EndDay}
+			}
 		}
 		s.rememberAll(uids)
 		each(graph.Changed{Entities: batch})
 		if len(res.Q) < changesPage {
-			return nil
+			return ends, nil
 		}
 		after = res.Q[len(res.Q)-1].UID
 		if !uidPattern.MatchString(after) {
-			return &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
+			return nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
 		}
 	}
+}
+
+// endsOf reads the ends of one relation, by its uid, in txn.
+func (s *Store) endsOf(ctx context.Context, txn *dgo.Txn, uid string) (from, to *endJSON, err error) {
+	if !uidPattern.MatchString(uid) {
+		return nil, nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + uid}
+	}
+	resp, err := txn.Query(ctx, `{ q(func: uid(`+uid+`)) { pg.from { `+endFields+` } pg.to { `+endFields+` } } }`)
+	if err != nil {
+		return nil, nil, s.wrap("dgraph.Changes", err)
+	}
+	var res struct{ Q []linkJSON }
+	if err := json.Unmarshal(resp.Json, &res); err != nil {
+		return nil, nil, s.wrap("dgraph.Changes", err)
+	}
+	if len(res.Q) == 0 || res.Q[0].From == nil || res.Q[0].To == nil {
+		return nil, nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "relation " + uid + " lost an end"}
+	}
+	return res.Q[0].From, res.Q[0].To, nil
+}
+
+// headerExtraFields are what a relation's header holds beyond its link (linkFields).
+const headerExtraFields = `pg.role pg.valid_from pg.valid_to pg.date pg.deleted_by pg.delete_reason
+  pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name } count(~pg.claim_of)`
+
+// headerExtra is a relation's headerExtraFields.
+type headerExtra struct {
+	DeletedBy    string   `json:"pg.deleted_by"`
+	DeleteReason string   `json:"pg.delete_reason"`
+	Via          *nameRef `json:"pg.via"`
+	Term         *nameRef `json:"pg.term"`
+	MergedInto   *nameRef `json:"pg.merged_into"`
+	Role         string   `json:"pg.role"`
+	ValidFrom    string   `json:"pg.valid_from"`
+	ValidTo      string   `json:"pg.valid_to"`
+	Date         string   `json:"pg.date"`
+	ClaimCount   int      `json:"count(~pg.claim_of)"`
+}
+
+// header is the relation's header, as RelationHeaders reads it, from its link and the rest.
+func (h headerExtra) header(l linkJSON) graph.RelationHeader {
+	j := relationJSON{tombstoneJSON: tombstoneJSON{DeletedAt: l.Deleted, DeletedBy: h.DeletedBy, DeleteReason: h.DeleteReason},
+		Name: l.Name, Type: l.Type, Via: h.Via, Term: h.Term, MergedInto: h.MergedInto,
+		Role: h.Role, ValidFrom: h.ValidFrom, ValidTo: h.ValidTo, Date: h.Date}
+	if l.From != nil {
+		j.From = &nameRef{Name: l.From.Name}
+	}
+	if l.To != nil {
+		j.To = &nameRef{Name: l.To.Name}
+	}
+	return graph.RelationHeader{Relation: j.relation(), ClaimCount: h.ClaimCount, Support: DecodeSupport(l.Support), Verdict: decodeVerdict(l.Support)}
 }

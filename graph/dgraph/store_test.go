@@ -591,3 +591,64 @@ func TestMemoryFollowsEntityWrites(t *testing.T) {
 		t.Errorf("the searches were not answered from memory: it holds version %d, Dgraph %d", topo.Version(), v)
 	}
 }
+
+// TestMemoryAnswersAsDgraphDoes compares neighbourhoods answered from the graph in memory (entities and
+// relation headers read from the snapshot) with the same answered from Dgraph alone, after a load and
+// after writes that change relations' headers: a claim added, one retracted, a relation deleted, a
+// relation with a role, a via and dates, and a merge of two entities.
+func TestMemoryAnswersAsDgraphDoes(t *testing.T) {
+	ctx := context.Background()
+	ents, rels := graphtest.RandomGraph(7300, 25, 70)
+	load(t, ents, rels)
+	topo := graph.NewTopology(store)
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mem := &graph.Service{Store: store, Topology: topo}
+	plain := &graph.Service{Store: store}
+	compare := func(when string) {
+		t.Helper()
+		for _, e := range ents[:10] {
+			q := graph.NeighborhoodQuery{Center: string(e.Name), Depth: 2}
+			want, err := plain.ExploreNeighborhood(ctx, q)
+			if err != nil {
+				if graph.KindOf(err) == graph.NotFound {
+					continue // merged away
+				}
+				t.Fatal(err)
+			}
+			got, err := mem.ExploreNeighborhood(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the neighbourhood of %s from memory differs from Dgraph's:\n%+v\n%+v", when, e.Name, got, want)
+			}
+		}
+		if v, _ := store.Version(ctx); topo.Version() != v {
+			t.Errorf("%s: the answers were not read from memory: it holds version %d, Dgraph %d", when, topo.Version(), v)
+		}
+	}
+	compare("after the load")
+
+	more := rels[1]
+	more.Claims = append(slices.Clone(more.Claims), graph.Claim{Name: graph.ClaimNameFor(more.Name, "sources/random", "more"),
+		Source: graph.Source{Name: "sources/random"}, Excerpt: "another says so", Confidence: 0.4, Status: graph.StatusAlleged})
+	rich := graph.Relation{Name: graph.RelationNameFor(ents[0].Name, graph.MemberOf, ents[1].Name, "rich"), Type: graph.MemberOf,
+		From: ents[0].Name, To: ents[1].Name, Via: ents[2].Name, Role: "treasurer", ValidFrom: graph.FuzzyDate{Year: 2010}, ValidTo: graph.FuzzyDate{Year: 2014},
+		Claims: []graph.Claim{{Name: graph.ClaimNameFor(graph.RelationNameFor(ents[0].Name, graph.MemberOf, ents[1].Name, "rich"), "sources/random", "0"),
+			Source: graph.Source{Name: "sources/random"}, Excerpt: "treasurer from 2010 to 2014", Confidence: 0.8, Status: graph.StatusConfirmed}}}
+	load(t, nil, []graph.Relation{more, rich})
+	if _, err := store.RetractClaim(ctx, rels[2].Claims[0].Name, "wrong"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DeleteRelation(ctx, rels[3].Name, "a duplicate"); err != nil {
+		t.Fatal(err)
+	}
+	compare("after claims, a retraction and a deletion")
+
+	if _, err := store.MergeEntity(ctx, ents[9].Name, ents[8].Name, "the same"); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a merge")
+}
