@@ -381,25 +381,20 @@ func (s *Service) getEntities(ctx context.Context, src LinkSource, names []Entit
 	return out, nil
 }
 
-// relationHeaders reads relation headers from the snapshot src reads when src is the topology's, else
-// from the store; names the snapshot has no header of are read from the store.
+// relationHeaders reads relation headers from the store, through the topology's cache of them when src
+// is the topology's: a header read once serves every later answer until its relation changes.
 func (s *Service) relationHeaders(ctx context.Context, src LinkSource, names []RelationName) (map[RelationName]RelationHeader, error) {
 	mem, ok := src.(topologyReader)
 	if !ok {
 		return s.Store.RelationHeaders(ctx, names)
 	}
-	out := mem.s.headers(names)
-	var missing []RelationName
-	for _, n := range names {
-		if _, ok := out[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
+	out, missing := mem.cachedHeaders(names)
 	if len(missing) > 0 {
 		more, err := s.Store.RelationHeaders(ctx, missing)
 		if err != nil {
 			return nil, err
 		}
+		mem.keepHeaders(more)
 		for n, h := range more {
 			out[n] = h
 		}

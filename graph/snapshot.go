@@ -139,12 +139,13 @@ type topoSnapshot struct {
 	ents    numbered[EntityName]
 	rels    numbered[RelationName]
 	links   chunked[Link]
-	linkEnd chunked[[2]int32]        // each relation's ends
-	adj     chunked[[]int32]         // each entity's relations
-	entity  chunked[*Entity]         // each entity, as last written (nil: known only from a relation's end)
-	header  chunked[*RelationHeader] // each relation's header (nil: the feed gave none)
-	keys    postings                 // the entities of each search key (normalised name)
-	words   postings                 // the entities of each word of a search key
+	linkEnd chunked[[2]int32] // each relation's ends
+	adj     chunked[[]int32]  // each entity's relations
+	entity  chunked[*Entity]  // each entity, as last written (nil: known only from a relation's end)
+	changed chunked[int64]    // the epoch of the snapshot that last changed each relation
+	epoch   int64             // one more than the snapshot this one was built from
+	keys    postings          // the entities of each search key (normalised name)
+	words   postings          // the entities of each word of a search key
 }
 
 // snapshotBuilder builds the next snapshot from the published one.
@@ -156,7 +157,8 @@ type snapshotBuilder struct {
 	linkEnd *chunkedBuilder[[2]int32]
 	adj     *chunkedBuilder[[]int32]
 	entity  *chunkedBuilder[*Entity]
-	header  *chunkedBuilder[*RelationHeader]
+	changed *chunkedBuilder[int64]
+	epoch   int64
 	keys    *postingsBuilder
 	words   *postingsBuilder
 }
@@ -164,7 +166,7 @@ type snapshotBuilder struct {
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
 		links: newChunkedBuilder(s.links), linkEnd: newChunkedBuilder(s.linkEnd), adj: newChunkedBuilder(s.adj),
-		entity: newChunkedBuilder(s.entity), header: newChunkedBuilder(s.header), keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
+		entity: newChunkedBuilder(s.entity), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
 
 // apply adds or replaces entities and links. A relation's ends never change (its name is made of them),
@@ -173,23 +175,17 @@ func (b *snapshotBuilder) apply(c Changed) {
 	for _, e := range c.Entities {
 		b.setEntity(e)
 	}
-	for j, l := range c.Links {
+	for _, l := range c.Links {
 		a, e := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(e) // one copy of each name
-		var h *RelationHeader
-		if j < len(c.Headers) {
-			hc := c.Headers[j]
-			hc.Relation.From, hc.Relation.To = l.From, l.To
-			h = &hc
-		}
 		i, isNew := b.rels.number(l.Name)
 		if !isNew {
 			b.links.set(i, l)
-			b.header.set(i, h)
+			b.changed.set(i, b.epoch)
 			continue
 		}
 		b.links.append(l)
-		b.header.append(h)
+		b.changed.append(b.epoch)
 		b.linkEnd.append([2]int32{a, e})
 		b.relate(a, i)
 		if e != a {
@@ -237,20 +233,7 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, linkEnd: b.linkEnd.c, adj: b.adj.c, entity: b.entity.c, header: b.header.c, keys: b.keys.finish(), words: b.words.finish()}
-}
-
-// headers returns the relation headers the snapshot holds of names; a name it does not hold is left out.
-func (s *topoSnapshot) headers(names []RelationName) map[RelationName]RelationHeader {
-	out := make(map[RelationName]RelationHeader, len(names))
-	for _, n := range names {
-		if i, ok := s.rels.lookup(n); ok {
-			if h := s.header.get(i); h != nil {
-				out[n] = *h
-			}
-		}
-	}
-	return out
+		links: b.links.c, linkEnd: b.linkEnd.c, adj: b.adj.c, entity: b.entity.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.

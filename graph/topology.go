@@ -47,6 +47,18 @@ type Topology struct {
 	lastErr error         // how the last background sync ended
 
 	snap atomic.Pointer[topoSnapshot] // the published snapshot
+
+	// headers holds relation headers read from the store for answers (RelationName → cachedHeader): a
+	// fill reads only what searches walk, and each header is read once, then again only after its
+	// relation changed.
+	headers sync.Map
+}
+
+// cachedHeader is a relation header read from the store while snapshot epoch was the published one: it
+// holds every change that snapshot holds, and serves until a later snapshot changes the relation.
+type cachedHeader struct {
+	h     RelationHeader
+	epoch int64
 }
 
 var _ LinkSource = (*Topology)(nil)
@@ -124,7 +136,7 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 	defer wait.Stop()
 	for {
 		if s := t.snap.Load(); s.version >= v && t.ready.Load() {
-			return topologyReader{s}, nil
+			return topologyReader{s, t}, nil
 		}
 		select {
 		case <-t.background():
@@ -217,7 +229,36 @@ func (t *Topology) Follow(ctx context.Context, interval time.Duration, onSync fu
 }
 
 // topologyReader reads one snapshot: every read of one search sees the same graph.
-type topologyReader struct{ s *topoSnapshot }
+type topologyReader struct {
+	s *topoSnapshot
+	t *Topology
+}
+
+// cachedHeaders returns the headers of names the topology holds from the store and that the snapshot's
+// relations have not changed since, and the names it holds none of.
+func (r topologyReader) cachedHeaders(names []RelationName) (map[RelationName]RelationHeader, []RelationName) {
+	out := make(map[RelationName]RelationHeader, len(names))
+	var missing []RelationName
+	for _, n := range names {
+		if c, ok := r.t.headers.Load(n); ok {
+			if i, ok := r.s.rels.lookup(n); ok && c.(cachedHeader).epoch >= r.s.changed.get(i) {
+				out[n] = c.(cachedHeader).h
+				continue
+			}
+		}
+		missing = append(missing, n)
+	}
+	return out, missing
+}
+
+// keepHeaders holds headers just read from the store, as read under the reader's snapshot.
+func (r topologyReader) keepHeaders(hs map[RelationName]RelationHeader) {
+	for n, h := range hs {
+		if _, ok := r.s.rels.lookup(n); ok {
+			r.t.headers.Store(n, cachedHeader{h, r.s.epoch})
+		}
+	}
+}
 
 func (r topologyReader) Links(_ context.Context, entities []EntityName) (map[EntityName][]Link, error) {
 	return r.s.read(entities), nil

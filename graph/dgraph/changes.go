@@ -79,7 +79,7 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
 		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(has(pg.from)) {
-  uid ` + linkFields + ` ` + headerExtraFields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
+  uid ` + linkFields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
 		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
@@ -88,14 +88,12 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 			Q []struct {
 				UID string `json:"uid"`
 				linkJSON
-				headerExtra
 			}
 		}
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
 		batch := make([]graph.Link, 0, len(res.Q))
-		headers := make([]graph.RelationHeader, 0, len(res.Q))
 		uids := make([][2]string, 0, 3*len(res.Q))
 		for _, r := range res.Q {
 			if r.From == nil || r.To == nil {
@@ -113,12 +111,11 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 				r.From, r.To = from, to
 			}
 			batch = append(batch, r.link(nil))
-			headers = append(headers, r.headerExtra.header(r.linkJSON))
 			uids = append(uids, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
 		}
 		// Readers of the answers' relations and entities then fetch them by uid.
 		s.rememberAll(uids)
-		each(graph.Changed{Links: batch, Headers: headers})
+		each(graph.Changed{Links: batch})
 		if len(res.Q) < changesPage {
 			return version, nil
 		}
@@ -198,36 +195,4 @@ func (s *Store) endsOf(ctx context.Context, txn *dgo.Txn, uid string) (from, to 
 		return nil, nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "relation " + uid + " lost an end"}
 	}
 	return res.Q[0].From, res.Q[0].To, nil
-}
-
-// headerExtraFields are what a relation's header holds beyond its link (linkFields).
-const headerExtraFields = `pg.role pg.valid_from pg.valid_to pg.date pg.deleted_by pg.delete_reason
-  pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name } count(~pg.claim_of)`
-
-// headerExtra is a relation's headerExtraFields.
-type headerExtra struct {
-	DeletedBy    string   `json:"pg.deleted_by"`
-	DeleteReason string   `json:"pg.delete_reason"`
-	Via          *nameRef `json:"pg.via"`
-	Term         *nameRef `json:"pg.term"`
-	MergedInto   *nameRef `json:"pg.merged_into"`
-	Role         string   `json:"pg.role"`
-	ValidFrom    string   `json:"pg.valid_from"`
-	ValidTo      string   `json:"pg.valid_to"`
-	Date         string   `json:"pg.date"`
-	ClaimCount   int      `json:"count(~pg.claim_of)"`
-}
-
-// header is the relation's header, as RelationHeaders reads it, from its link and the rest.
-func (h headerExtra) header(l linkJSON) graph.RelationHeader {
-	j := relationJSON{tombstoneJSON: tombstoneJSON{DeletedAt: l.Deleted, DeletedBy: h.DeletedBy, DeleteReason: h.DeleteReason},
-		Name: l.Name, Type: l.Type, Via: h.Via, Term: h.Term, MergedInto: h.MergedInto,
-		Role: h.Role, ValidFrom: h.ValidFrom, ValidTo: h.ValidTo, Date: h.Date}
-	if l.From != nil {
-		j.From = &nameRef{Name: l.From.Name}
-	}
-	if l.To != nil {
-		j.To = &nameRef{Name: l.To.Name}
-	}
-	return graph.RelationHeader{Relation: j.relation(), ClaimCount: h.ClaimCount, Support: DecodeSupport(l.Support), Verdict: decodeVerdict(l.Support)}
 }
