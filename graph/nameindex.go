@@ -101,64 +101,38 @@ func abs(x int) int {
 
 // postings maps terms to the entities that have them; a published one is never written.
 type postings struct {
-	frozen map[string][]int32
-	recent map[string][]int32 // shadows frozen
-	terms  chunked[term]      // every distinct term, for the fuzzy scan
+	lists layered[string, []int32]
+	terms chunked[term] // every distinct term, for the fuzzy scan
 }
 
 func (p *postings) of(t string) []int32 {
-	if es, ok := p.recent[t]; ok {
-		return es
-	}
-	return p.frozen[t]
+	es, _ := p.lists.get(t)
+	return es
 }
 
 // postingsBuilder builds the next version of published postings.
 type postingsBuilder struct {
-	p           postings
-	ownedRecent bool
-	terms       *chunkedBuilder[term]
+	lists layeredBuilder[string, []int32]
+	terms *chunkedBuilder[term]
 }
 
 func newPostingsBuilder(published postings) *postingsBuilder {
-	return &postingsBuilder{p: published, terms: newChunkedBuilder(published.terms)}
+	return &postingsBuilder{lists: layeredBuilder[string, []int32]{m: published.lists}, terms: newChunkedBuilder(published.terms)}
 }
 
 // add records that entity u has term t. Appending to a term's list writes past the length every
-// published snapshot holds of it (each list is its own array); the new list goes into recent.
+// published snapshot holds of it (each list is its own array); the new list goes into the recent layer.
 func (b *postingsBuilder) add(t string, u int32) {
-	old, known := b.p.recent[t]
-	if !known {
-		old, known = b.p.frozen[t]
-	}
-	if !b.ownedRecent {
-		rec := make(map[string][]int32, len(b.p.recent)+16)
-		for k, v := range b.p.recent {
-			rec[k] = v
-		}
-		b.p.recent, b.ownedRecent = rec, true
-	}
+	old, known := b.lists.m.get(t)
 	if !known {
 		rs := []rune(t)
 		b.terms.append(term{text: t, runes: rs, hist: countLetters(rs)})
 	}
-	b.p.recent[t] = append(old, u)
+	b.lists.set(t, append(old, u))
 }
 
 func (b *postingsBuilder) finish() postings {
-	out := b.p
-	out.terms = b.terms.c
-	if len(out.recent) > max(4096, len(out.frozen)/8) {
-		frozen := make(map[string][]int32, len(out.frozen)+len(out.recent))
-		for k, v := range out.frozen {
-			frozen[k] = v
-		}
-		for k, v := range out.recent {
-			frozen[k] = v
-		}
-		out.frozen, out.recent = frozen, nil
-	}
-	return out
+	return postings{lists: b.lists.finish(), terms: b.terms.c}
 }
 
 // near returns the entities of the terms within d edits of q, nearest first, at most maxCandidates.

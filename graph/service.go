@@ -43,28 +43,28 @@ type resolved struct {
 
 // sourceAndEntities returns the links' source and the entities that texts name (fields[i] names the
 // request field of texts[i], for errors). When the topology holds the graph, one version check gives the
-// source and the names resolve in memory; otherwise source and names are round trips to the store, made
-// at once. An entity's error comes before the source's, in the order of texts.
+// source and, when that is the topology's snapshot, the names resolve in memory; otherwise source and
+// names are round trips to the store, made at once. An entity's error comes before the source's, in the
+// order of texts.
 func (s *Service) sourceAndEntities(ctx context.Context, fields, texts []string) (resolved, error) {
 	out := resolved{ents: make([]Entity, len(texts))}
 	errs := make([]error, len(texts))
+	var fs []func() error
 	if s.Topology != nil && s.Topology.Ready() {
 		src, err := s.linkSource(ctx)
-		if err == nil {
-			if mem, ok := src.(topologyReader); ok {
-				out.src = src
-				for i, text := range texts {
-					if out.ents[i], err = s.resolveIn(ctx, mem.s, fields[i], text); err != nil {
-						return out, err
-					}
-				}
-				return out, nil
-			}
+		if err != nil {
+			return out, err
 		}
+		out.src = src
+	} else {
+		fs = append(fs, func() (err error) { out.src, err = s.linkSource(ctx); return err })
 	}
-	fs := []func() error{func() (err error) { out.src, err = s.linkSource(ctx); return err }}
+	var mem *topoSnapshot
+	if r, ok := out.src.(topologyReader); ok {
+		mem = r.s
+	}
 	for i, text := range texts {
-		fs = append(fs, func() error { out.ents[i], errs[i] = s.Resolve(ctx, fields[i], text); return nil })
+		fs = append(fs, func() error { out.ents[i], errs[i] = s.resolveIn(ctx, mem, fields[i], text); return nil })
 	}
 	srcErr := parallel(fs...)
 	for _, err := range errs {
@@ -363,22 +363,8 @@ func (s *Service) getEntities(ctx context.Context, src LinkSource, names []Entit
 		return s.Store.GetEntities(ctx, names)
 	}
 	out := mem.s.entities(names)
-	var missing []EntityName
-	for _, n := range names {
-		if _, ok := out[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		more, err := s.Store.GetEntities(ctx, missing)
-		if err != nil {
-			return nil, err
-		}
-		for n, e := range more {
-			out[n] = e
-		}
-	}
-	return out, nil
+	_, err := readMissing(ctx, out, names, s.Store.GetEntities)
+	return out, err
 }
 
 // relationHeaders reads relation headers from the store, through the topology's cache of them when src
@@ -388,18 +374,31 @@ func (s *Service) relationHeaders(ctx context.Context, src LinkSource, names []R
 	if !ok {
 		return s.Store.RelationHeaders(ctx, names)
 	}
-	out, missing := mem.cachedHeaders(names)
-	if len(missing) > 0 {
-		more, err := s.Store.RelationHeaders(ctx, missing)
-		if err != nil {
-			return nil, err
-		}
-		mem.keepHeaders(more)
-		for n, h := range more {
-			out[n] = h
+	out := mem.cachedHeaders(names)
+	more, err := readMissing(ctx, out, names, s.Store.RelationHeaders)
+	mem.keepHeaders(more)
+	return out, err
+}
+
+// readMissing reads with read the names that out lacks, adds them to out, and returns what it read.
+func readMissing[K comparable, V any](ctx context.Context, out map[K]V, names []K, read func(context.Context, []K) (map[K]V, error)) (map[K]V, error) {
+	var missing []K
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			missing = append(missing, n)
 		}
 	}
-	return out, nil
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	more, err := read(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for n, v := range more {
+		out[n] = v
+	}
+	return more, nil
 }
 
 // PathsAnswer is the answer to a path query: the paths, every relation on them with all its claims, and

@@ -71,66 +71,86 @@ func (b *chunkedBuilder[T]) append(v T) int32 {
 
 func (b *chunkedBuilder[T]) get(i int32) T { return b.c.get(i) }
 
-// numbered numbers names from 0; a published one is never written.
-type numbered[K comparable] struct {
-	frozen map[K]int32 // numbered at some past sync
-	recent map[K]int32 // numbered since
-	keys   chunked[K]
+// layered is a map published in two layers: a large one frozen at some past sync and a smaller one of
+// what was set since, which shadows it. A published one is never written.
+type layered[K comparable, V any] struct {
+	frozen map[K]V
+	recent map[K]V
 }
 
-func (n *numbered[K]) lookup(k K) (int32, bool) {
-	if id, ok := n.recent[k]; ok {
-		return id, true
+func (m *layered[K, V]) get(k K) (V, bool) {
+	if v, ok := m.recent[k]; ok {
+		return v, true
 	}
-	id, ok := n.frozen[k]
-	return id, ok
+	v, ok := m.frozen[k]
+	return v, ok
 }
 
-func (n *numbered[K]) key(id int32) K { return n.keys.get(id) }
-func (n *numbered[K]) len() int       { return n.keys.len() }
-
-// numberedBuilder builds the next version of a published numbering.
-type numberedBuilder[K comparable] struct {
-	n           numbered[K]
+// layeredBuilder builds the next version of a published layered map: the first set copies the recent
+// layer (small), never the frozen one.
+type layeredBuilder[K comparable, V any] struct {
+	m           layered[K, V]
 	ownedRecent bool
-	keys        *chunkedBuilder[K]
 }
 
-func newNumberedBuilder[K comparable](published numbered[K]) *numberedBuilder[K] {
-	return &numberedBuilder[K]{n: published, keys: newChunkedBuilder(published.keys)}
-}
-
-// number returns k's number, giving it the next one (isNew) when k is new.
-func (b *numberedBuilder[K]) number(k K) (id int32, isNew bool) {
-	if id, ok := b.n.lookup(k); ok {
-		return id, false
-	}
+func (b *layeredBuilder[K, V]) set(k K, v V) {
 	if !b.ownedRecent {
-		b.n.recent = maps.Clone(b.n.recent)
-		if b.n.recent == nil {
-			b.n.recent = map[K]int32{}
+		b.m.recent = maps.Clone(b.m.recent)
+		if b.m.recent == nil {
+			b.m.recent = map[K]V{}
 		}
 		b.ownedRecent = true
 	}
-	id = b.keys.append(k)
-	b.n.recent[k] = id
-	return id, true
+	b.m.recent[k] = v
 }
 
-func (b *numberedBuilder[K]) key(id int32) K { return b.keys.get(id) }
-
-// finish returns the numbering to publish, merging the recent names into the frozen ones once they are
-// many.
-func (b *numberedBuilder[K]) finish() numbered[K] {
-	out := b.n
-	out.keys = b.keys.c
+// finish returns the map to publish, merging the recent layer into a new frozen one once it has grown
+// past an eighth of it.
+func (b *layeredBuilder[K, V]) finish() layered[K, V] {
+	out := b.m
 	if len(out.recent) > max(4096, len(out.frozen)/8) {
-		frozen := make(map[K]int32, len(out.frozen)+len(out.recent))
+		frozen := make(map[K]V, len(out.frozen)+len(out.recent))
 		maps.Copy(frozen, out.frozen)
 		maps.Copy(frozen, out.recent)
 		out.frozen, out.recent = frozen, nil
 	}
 	return out
+}
+
+// numbered numbers names from 0; a published one is never written.
+type numbered[K comparable] struct {
+	ids  layered[K, int32]
+	keys chunked[K]
+}
+
+func (n *numbered[K]) lookup(k K) (int32, bool) { return n.ids.get(k) }
+func (n *numbered[K]) key(id int32) K           { return n.keys.get(id) }
+func (n *numbered[K]) len() int                 { return n.keys.len() }
+
+// numberedBuilder builds the next version of a published numbering.
+type numberedBuilder[K comparable] struct {
+	ids  layeredBuilder[K, int32]
+	keys *chunkedBuilder[K]
+}
+
+func newNumberedBuilder[K comparable](published numbered[K]) *numberedBuilder[K] {
+	return &numberedBuilder[K]{ids: layeredBuilder[K, int32]{m: published.ids}, keys: newChunkedBuilder(published.keys)}
+}
+
+// number returns k's number, giving it the next one (isNew) when k is new.
+func (b *numberedBuilder[K]) number(k K) (id int32, isNew bool) {
+	if id, ok := b.ids.m.get(k); ok {
+		return id, false
+	}
+	id = b.keys.append(k)
+	b.ids.set(k, id)
+	return id, true
+}
+
+func (b *numberedBuilder[K]) key(id int32) K { return b.keys.get(id) }
+
+func (b *numberedBuilder[K]) finish() numbered[K] {
+	return numbered[K]{ids: b.ids.finish(), keys: b.keys.c}
 }
 
 // topoSnapshot is one immutable version of the topology's links.

@@ -165,8 +165,8 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 	for _, s := range snaps {
 		s.m.check(t, s.s, s.version)
 	}
-	if last := topo.snap.Load(); last.ents.frozen == nil {
-		t.Errorf("the recent names were never merged into the frozen ones (%d recent)", len(last.ents.recent))
+	if last := topo.snap.Load(); last.ents.ids.frozen == nil {
+		t.Errorf("the recent names were never merged into the frozen ones (%d recent)", len(last.ents.ids.recent))
 	}
 }
 

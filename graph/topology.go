@@ -235,20 +235,17 @@ type topologyReader struct {
 }
 
 // cachedHeaders returns the headers of names the topology holds from the store and that the snapshot's
-// relations have not changed since, and the names it holds none of.
-func (r topologyReader) cachedHeaders(names []RelationName) (map[RelationName]RelationHeader, []RelationName) {
+// relations have not changed since.
+func (r topologyReader) cachedHeaders(names []RelationName) map[RelationName]RelationHeader {
 	out := make(map[RelationName]RelationHeader, len(names))
-	var missing []RelationName
 	for _, n := range names {
 		if c, ok := r.t.headers.Load(n); ok {
 			if i, ok := r.s.rels.lookup(n); ok && c.(cachedHeader).epoch >= r.s.changed.get(i) {
 				out[n] = c.(cachedHeader).h
-				continue
 			}
 		}
-		missing = append(missing, n)
 	}
-	return out, missing
+	return out
 }
 
 // keepHeaders holds headers just read from the store, as read under the reader's snapshot.

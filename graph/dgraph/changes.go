@@ -84,12 +84,7 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
-		var res struct {
-			Q []struct {
-				UID string `json:"uid"`
-				linkJSON
-			}
-		}
+		var res struct{ Q []changedRelation }
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
@@ -116,14 +111,27 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 		// Readers of the answers' relations and entities then fetch them by uid.
 		s.rememberAll(uids)
 		each(graph.Changed{Links: batch})
-		if len(res.Q) < changesPage {
+		more, next, err := nextPage(res.Q, func(r changedRelation) string { return r.UID })
+		if err != nil {
+			return 0, err
+		}
+		if !more {
 			return version, nil
 		}
-		after = res.Q[len(res.Q)-1].UID
-		if !uidPattern.MatchString(after) {
-			return 0, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
-		}
+		after = next
 	}
+}
+
+// changedRelation and changedEntity are the rows of Changes' pages.
+type changedRelation struct {
+	UID string `json:"uid"`
+	linkJSON
+}
+
+type changedEntity struct {
+	entityJSON
+	StartDay *int `json:"pg.start_day"`
+	EndDay   *int `json:"pg.end_day"`
 }
 
 // changedEntities calls each with pages of the entities changed after version since (every entity from
@@ -144,13 +152,7 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 		if err != nil {
 			return nil, s.wrap("dgraph.Changes", err)
 		}
-		var res struct {
-			Q []struct {
-				entityJSON
-				StartDay *int `json:"pg.start_day"`
-				EndDay   *int `json:"pg.end_day"`
-			}
-		}
+		var res struct{ Q []changedEntity }
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return nil, s.wrap("dgraph.Changes", err)
 		}
@@ -168,13 +170,14 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 		}
 		s.rememberAll(uids)
 		each(graph.Changed{Entities: batch})
-		if len(res.Q) < changesPage {
+		more, next, err := nextPage(res.Q, func(r changedEntity) string { return r.UID })
+		if err != nil {
+			return nil, err
+		}
+		if !more {
 			return ends, nil
 		}
-		after = res.Q[len(res.Q)-1].UID
-		if !uidPattern.MatchString(after) {
-			return nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + after}
-		}
+		after = next
 	}
 }
 
@@ -195,4 +198,17 @@ func (s *Store) endsOf(ctx context.Context, txn *dgo.Txn, uid string) (from, to 
 		return nil, nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "relation " + uid + " lost an end"}
 	}
 	return res.Q[0].From, res.Q[0].To, nil
+}
+
+// nextPage says whether a page of rows is followed by another (a full page is), and the uid of its last
+// row, which the next starts after, checked: it goes into the query text.
+func nextPage[T any](rows []T, uid func(T) string) (more bool, after string, err error) {
+	if len(rows) < changesPage {
+		return false, "", nil
+	}
+	last := uid(rows[len(rows)-1])
+	if !uidPattern.MatchString(last) {
+		return false, "", &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + last}
+	}
+	return true, last, nil
 }

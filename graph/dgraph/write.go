@@ -427,7 +427,7 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 		fields += " out: ~pg.from { uid } in: ~pg.to { uid }"
 	}
 	return s.upsert(ctx, write{op: "dgraph.UpsertEntities", lookup: names, fields: fields,
-		auditFields: entityFields, result: resultOf(ctx),
+		result: resultOf(ctx), // the lookup reads entityFields: the audit reads what it read
 		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
 			for _, e := range entities {
 				before := ""
