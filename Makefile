@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx proto lint clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx postgres proto lint clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -34,7 +34,7 @@ corpus: dgraph build
 ## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`),
 ## the deployment's offline checks (deploy-check), and the engine's package again under the race detector
 ## (searches reading the in-memory graph while it syncs)
-test: dgraph tools browser networkx web/node_modules deploy-check
+test: dgraph tools browser networkx postgres web/node_modules deploy-check
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -race ./graph
@@ -86,6 +86,11 @@ proto:
 networkx:
 	./deploy/install-networkx.sh
 
+## postgres: Debian's PostgreSQL server programs, for the benchmark's PostgreSQL peer and its test (installed
+## when missing; needs root)
+postgres:
+	./deploy/install-postgres.sh
+
 ## browser: Debian's Chromium, for the explorer's browser tests (installed when missing; needs root)
 browser:
 	./deploy/install-chromium.sh
@@ -96,7 +101,7 @@ web/node_modules: web/package-lock.json
 
 ## bench: the full benchmark (10k, 100k and 1M relations; polgraph beside raw Dgraph and an in-memory
 ## floor; 1, 8 and 64 clients), written to BENCHMARKS.md and docs/bench.svg. Not part of `make test`.
-bench: dgraph
+bench: dgraph postgres
 	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --concurrency 1,8,64 --load-budget 90s --out BENCHMARKS.md --svg docs/bench.svg
 
 ## bench-load: the loads alone at 1M relations (polgraph load and dgraph live, each into an empty Dgraph,
@@ -106,7 +111,7 @@ bench-load: dgraph
 	$(GO) run ./cmd/polgraph-bench --sizes 1m --load-only --load-budget $(LOAD_BUDGET) --out docs/bench-load.md --svg docs/bench-load.svg
 
 ## bench-quick: the same at 10k relations only (about 3 minutes)
-bench-quick: dgraph
+bench-quick: dgraph postgres
 	$(GO) run ./cmd/polgraph-bench --sizes 10k --duration 2s --out BENCHMARKS.md --svg docs/bench.svg
 
 ## web-deps: the explorer's npm packages, as package-lock.json pins them, into web/node_modules

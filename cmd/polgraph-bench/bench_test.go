@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,8 +131,12 @@ func TestSmoke(t *testing.T) {
 	dir := t.TempDir()
 	out, svg := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg")
 	var stdout, stderr bytes.Buffer
+	_, noPG := postgresBin()
+	if noPG != nil && os.Getenv("POLGRAPH_REQUIRE_TOOLS") != "" {
+		t.Fatal(noPG)
+	}
 	err := run(ctx, []string{"--sizes", "1500", "--settle", "5s", "--duration", "50ms", "--pairs", "6", "--concurrency", "1,2",
-		"--work-dir", dir, "--out", out, "--svg", svg}, &stdout, &stderr)
+		"--work-dir", dir, "--out", out, "--svg", svg, "--postgres=" + strconv.FormatBool(noPG == nil)}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -149,6 +154,13 @@ func TestSmoke(t *testing.T) {
 		"it was then restarted on the same data"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if noPG == nil {
+		for _, want := range []string{"| FindPaths k=5 depth 6 | PostgreSQL |", "| Neighbourhood depth 2 | PostgreSQL |", "| SearchEntities (typo) | PostgreSQL |", "arcs (each relation both ways) by COPY"} {
+			if !strings.Contains(report, want) {
+				t.Errorf("the report lacks %q:\n%s", want, report)
+			}
 		}
 	}
 	// polgraph answers every query of the tiny graph, the Dgraph restart before the queries notwithstanding.
@@ -181,5 +193,76 @@ func TestSmoke(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "polgraph-bench-*"))
 	if len(left) > 0 {
 		t.Errorf("the run left %v behind", left)
+	}
+}
+
+// TestPostgresMatchesFloor checks the PostgreSQL peer against the floor on random graphs with parallel
+// relations and disputed claims: the default filter in SQL, its k shortest routes, its neighbourhoods
+// (whole, on graphs too small for the caps) and its search by name.
+func TestPostgresMatchesFloor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	if _, err := postgresBin(); err != nil {
+		if os.Getenv("POLGRAPH_REQUIRE_TOOLS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pg, err := startPostgres(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.stop()
+	for seed := uint64(1); seed <= 8; seed++ {
+		ents, rels := graphtest.RandomGraph(seed, 14, 40)
+		counted, all := buildGraphs(ents, rels)
+		if _, err := pg.pool.Exec(ctx, `DROP TABLE IF EXISTS arc, entity`); err != nil {
+			t.Fatal(err)
+		}
+		load, err := pg.load(ctx, all, ents, rels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if load.Arcs != int64(2*len(rels)) {
+			t.Fatalf("graph %d: %d arcs copied, want %d", seed, load.Arcs, 2*len(rels))
+		}
+		x := newSearcher(counted, true)
+		r := rand.New(rand.NewPCG(seed, 3))
+		for range 25 {
+			a, b := int32(r.IntN(len(ents))), int32(r.IntN(len(ents)))
+			k, depth := 1+r.IntN(6), 1+r.IntN(6)
+			want := x.kShortest(a, b, k, depth)
+			got, err := pg.kShortest(ctx, a, b, k, depth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(want, got) {
+				t.Fatalf("graph %d, %s→%s, k=%d, depth %d: PostgreSQL lengths %v, floor %v", seed, ents[a].Name, ents[b].Name, k, depth, got, want)
+			}
+		}
+		for c := range int32(len(ents)) {
+			for depth := 1; depth <= 2; depth++ {
+				want := x.neighborhood(c, depth, 25, 100)
+				got, err := pg.neighbourhood(ctx, c, depth, 25, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Fatalf("graph %d, around %s, depth %d: PostgreSQL %d entities, floor %d", seed, ents[c].Name, depth, got, want)
+				}
+			}
+		}
+		e := ents[r.IntN(len(ents))]
+		names, err := pg.search(ctx, e.DisplayName, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(names, string(e.Name)) {
+			t.Errorf("graph %d: searching %q found %v, not %s", seed, e.DisplayName, names, e.Name)
+		}
 	}
 }

@@ -170,43 +170,66 @@ func (x *searcher) firstS(m int32) int32 {
 // the searcher was made for routes, else paths told apart by their relations (as Dgraph's shortest
 // tells them apart).
 func (x *searcher) kShortest(s, t int32, k, bound int) []int {
+	found, _ := yen(s, t, k, bound, x.routes, func(s, t int32, limit int, bans spurBans) (memPath, bool, error) {
+		x.epoch++
+		for _, u := range bans.nodes {
+			x.ban[u] = x.epoch
+		}
+		p, ok := x.shortest(s, t, limit, bans.hops, bans.rels)
+		return p, ok, nil
+	})
+	return pathLengths(found)
+}
+
+// spurBans is what one search of Yen's algorithm must avoid: the entities of the root path before the
+// spur, and the hops (routes) or relations (paths) that earlier paths sharing the root take from it.
+type spurBans struct {
+	nodes []int32
+	hops  [][2]int32
+	rels  []int32
+}
+
+// shortestFunc finds a shortest path from s to t of at most limit hops that avoids bans.
+type shortestFunc func(s, t int32, limit int, bans spurBans) (memPath, bool, error)
+
+// yen returns the k shortest simple paths from s to t of at most bound hops, found by Yen's algorithm
+// over shortest: told apart by their entities when routes, else by their relations.
+func yen(s, t int32, k, bound int, routes bool, shortest shortestFunc) ([]memPath, error) {
 	if s == t {
-		return nil
+		return nil, nil
 	}
-	x.epoch++
-	first, ok := x.shortest(s, t, bound, nil, nil)
-	if !ok {
-		return nil
+	first, ok, err := shortest(s, t, bound, spurBans{})
+	if !ok || err != nil {
+		return nil, err
 	}
+	key := func(p memPath) string { return pathKey(p, routes) }
 	found := []memPath{first}
-	seen := map[string]bool{x.pathKey(first): true}
+	seen := map[string]bool{key(first): true}
 	var candidates []memPath
 	for len(found) < k {
 		prev := found[len(found)-1]
 		for i := 0; i < len(prev.rels); i++ {
 			spur := prev.nodes[i]
-			var bannedHops [][2]int32
-			var bannedRels []int32
+			bans := spurBans{nodes: prev.nodes[:i]}
 			for _, p := range found {
 				switch {
 				case len(p.rels) <= i:
-				case x.routes && slices.Equal(p.nodes[:i+1], prev.nodes[:i+1]):
-					bannedHops = append(bannedHops, [2]int32{spur, p.nodes[i+1]})
-				case !x.routes && slices.Equal(p.rels[:i], prev.rels[:i]):
-					bannedRels = append(bannedRels, p.rels[i])
+				case routes && slices.Equal(p.nodes[:i+1], prev.nodes[:i+1]):
+					bans.hops = append(bans.hops, [2]int32{spur, p.nodes[i+1]})
+				case !routes && slices.Equal(p.rels[:i], prev.rels[:i]):
+					bans.rels = append(bans.rels, p.rels[i])
 				}
 			}
-			x.epoch++
-			for _, u := range prev.nodes[:i] {
-				x.ban[u] = x.epoch
+			tail, ok, err := shortest(spur, t, bound-i, bans)
+			if err != nil {
+				return nil, err
 			}
-			tail, ok := x.shortest(spur, t, bound-i, bannedHops, bannedRels)
 			if !ok {
 				continue
 			}
 			p := memPath{nodes: append(slices.Clone(prev.nodes[:i]), tail.nodes...), rels: append(slices.Clone(prev.rels[:i]), tail.rels...)}
-			if key := x.pathKey(p); !seen[key] {
-				seen[key] = true
+			if k := key(p); !seen[k] {
+				seen[k] = true
 				candidates = append(candidates, p)
 			}
 		}
@@ -222,17 +245,22 @@ func (x *searcher) kShortest(s, t int32, k, bound int) []int {
 		found = append(found, candidates[best])
 		candidates = slices.Delete(candidates, best, best+1)
 	}
-	lengths := make([]int, len(found))
-	for i, p := range found {
+	return found, nil
+}
+
+// pathLengths is each path's number of hops.
+func pathLengths(ps []memPath) []int {
+	lengths := make([]int, len(ps))
+	for i, p := range ps {
 		lengths[i] = len(p.rels)
 	}
 	return lengths
 }
 
 // pathKey identifies a route by its entities, or a path by its relations.
-func (x *searcher) pathKey(p memPath) string {
+func pathKey(p memPath, routes bool) string {
 	ids := p.rels
-	if x.routes {
+	if routes {
 		ids = p.nodes
 	}
 	var b strings.Builder

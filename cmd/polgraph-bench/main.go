@@ -58,6 +58,7 @@ type config struct {
 	Keep       bool
 	Topology   bool          // also measure polgraph with its graph in memory
 	LoadOnly   bool          // measure the loads only, no queries
+	Postgres   bool          // also measure the PostgreSQL peer
 	Settle     time.Duration // how long to wait at most for a quiet alpha before the queries
 	LogLevel   slog.Level
 	Command    string // the command line, for the report
@@ -80,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	work := fs.String("work-dir", os.TempDir(), "where each size's files and Dgraph data go (removed afterwards)")
 	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
 	topology := fs.Bool("in-memory", true, "also measure polgraph with the graph held in memory (graph.Topology), as polgraph serve does by default")
+	postgres := fs.Bool("postgres", true, "also measure PostgreSQL, started on loopback, as a peer: the graph as an indexed edge table (needs Debian's postgresql package: make postgres)")
 	loadOnly := fs.Bool("load-only", false, "measure the loads only (polgraph load and dgraph live, each into an empty Dgraph), without the queries")
 	level := fs.String("log-level", "warn", "debug, info, warn or error")
 	settle := fs.Duration("settle", 3*time.Minute, "before the queries, wait at most this long for the alpha to use under a quarter of a core (a Dgraph just filled keeps compacting)")
@@ -90,7 +92,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := config{Settle: *settle, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
-		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, LoadOnly: *loadOnly}
+		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, LoadOnly: *loadOnly, Postgres: *postgres}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))
 		if err != nil {

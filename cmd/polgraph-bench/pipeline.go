@@ -55,6 +55,7 @@ type sizeResult struct {
 		Memory    int64 // growth of this process's resident memory
 		Relations int
 	}
+	Postgres    pgLoad // the PostgreSQL peer's load, when it ran
 	Equivalence string // how the two loads compare
 	Distances   map[int]int
 	Query       struct {
@@ -144,10 +145,22 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		return res, nil
 	}
 
-	// The floor, the query inputs, and the answers every system is judged by; then the dataset can go.
+	// The floor, the query inputs, and the answers every system is judged by; the PostgreSQL peer's
+	// tables; then the dataset can go.
 	counted, all := buildGraphs(ds.Entities, ds.Relations)
 	in := chooseInputs(counted, ds.Entities, cfg.Seed, cfg.Pairs)
 	res.Distances = in.distances
+	var pg *pgServer
+	if cfg.Postgres {
+		if pg, err = startPostgres(ctx, dir); err != nil {
+			return nil, fmt.Errorf("the PostgreSQL peer: %w", err)
+		}
+		defer pg.stop()
+		if res.Postgres, err = pg.load(ctx, all, ds.Entities, ds.Relations); err != nil {
+			return nil, err
+		}
+		step("PostgreSQL %s: %d arcs copied in %s, indexed in %s", res.Postgres.Version, res.Postgres.Arcs, res.Postgres.Copy.Round(time.Millisecond), res.Postgres.Indexes.Round(time.Millisecond))
+	}
 	ds = nil
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -210,7 +223,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		defer stop()
 		services[i].client = client
 	}
-	workloads := buildWorkloads(services, raw, counted, all, in, ans, uids)
+	workloads := buildWorkloads(services, raw, pg, counted, all, in, ans, uids)
 
 	// The alpha keeps the memory that loading and the fill made it grow to; restart it, so that its memory
 	// in the rows below is what answering costs. Clients reconnect by themselves.
@@ -255,7 +268,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	var order []int
 	for _, raw := range []bool{false, true} {
 		for i, w := range workloads {
-			if (w.system != sysPolgraph && w.system != sysPolgraphMem) == raw {
+			if (w.system != sysPolgraph && w.system != sysPolgraphMem) == raw { // peers after polgraph
 				order = append(order, i)
 			}
 		}
@@ -646,6 +659,7 @@ const (
 	sysBFS         = "Dgraph client BFS"
 	sysRecurse     = "Dgraph @recurse"
 	sysFloor       = "in-memory floor"
+	sysPostgres    = "PostgreSQL"
 )
 
 func pathsFamily(v variant) string { return fmt.Sprintf("FindPaths k=%d depth %d", v.k, v.depth) }
@@ -668,7 +682,7 @@ func sameLengths(want [][]int, in inputs, g *memGraph) check {
 	}
 }
 
-func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGraph, in inputs, ans answers, uids map[graph.EntityName]string) []workload {
+func buildWorkloads(services []namedClient, raw *rawDgraph, pg *pgServer, counted, all *memGraph, in inputs, ans answers, uids map[graph.EntityName]string) []workload {
 	var ws []workload
 	floors := sync.Pool{New: func() any { return newSearcher(counted, true) }}
 	for _, v := range pathVariants {
@@ -707,6 +721,15 @@ func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGra
 					return outcome{lengths: l}, err
 				}})
 		}
+		if pg != nil {
+			ws = append(ws, workload{family: pathsFamily(v), system: sysPostgres, n: len(in.pairs),
+				check: sameLengths(ans.counted[v], in, counted),
+				run: func(ctx context.Context, i int) (outcome, error) {
+					p := in.pairs[i]
+					l, err := pg.kShortest(ctx, p.from, p.to, v.k, v.depth)
+					return outcome{lengths: l}, err
+				}})
+		}
 		ws = append(ws, workload{family: pathsFamily(v), system: sysFloor, n: len(in.pairs), maxOps: floorPasses * len(in.pairs),
 			run: func(ctx context.Context, i int) (outcome, error) {
 				x := floors.Get().(*searcher)
@@ -732,6 +755,13 @@ func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGra
 				nodes, err := raw.recurse(ctx, uids[counted.names[in.centers[i]]], depth, perNode)
 				return outcome{nodes: nodes}, err
 			}})
+		if pg != nil {
+			ws = append(ws, workload{family: nbhdFamily(depth), system: sysPostgres, n: len(in.centers),
+				run: func(ctx context.Context, i int) (outcome, error) {
+					nodes, err := pg.neighbourhood(ctx, in.centers[i], depth, perNode, maxNodes)
+					return outcome{nodes: nodes}, err
+				}})
+		}
 		ws = append(ws, workload{family: nbhdFamily(depth), system: sysFloor, n: len(in.centers), maxOps: floorPasses * len(in.centers),
 			run: func(ctx context.Context, i int) (outcome, error) {
 				x := floors.Get().(*searcher)
@@ -742,12 +772,7 @@ func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGra
 	for _, sc := range services {
 		client := sc.client
 		ws = append(ws, workload{family: searchFamily, system: sc.system, n: len(in.searches),
-			check: func(i int, got outcome) string {
-				if got.nodes == 1 {
-					return ""
-				}
-				return fmt.Sprintf("%q did not find %s on the first page", in.searches[i].text, in.searches[i].target)
-			},
+			check: searchFound(in),
 			run: func(ctx context.Context, i int) (outcome, error) {
 				s := in.searches[i]
 				resp, err := client.SearchEntities(ctx, &pb.SearchEntitiesRequest{Query: s.text, PageSize: 10})
@@ -762,7 +787,32 @@ func buildWorkloads(services []namedClient, raw *rawDgraph, counted, all *memGra
 				return outcome{}, nil
 			}})
 	}
+	if pg != nil {
+		ws = append(ws, workload{family: searchFamily, system: sysPostgres, n: len(in.searches), check: searchFound(in),
+			run: func(ctx context.Context, i int) (outcome, error) {
+				s := in.searches[i]
+				names, err := pg.search(ctx, s.text, 10)
+				return outcome{nodes: boolInt(slices.Contains(names, string(s.target)))}, err
+			}})
+	}
 	return ws
+}
+
+// searchFound is a check: the search's entity is on the first page.
+func searchFound(in inputs) check {
+	return func(i int, got outcome) string {
+		if got.nodes == 1 {
+			return ""
+		}
+		return fmt.Sprintf("%q did not find %s on the first page", in.searches[i].text, in.searches[i].target)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // waitQuiet waits until the process has used less than cores of CPU over 5 s, or until limit; it reports

@@ -114,6 +114,10 @@ func (rep *report) markdown() string {
 		if !rep.Config.LoadOnly {
 			p("- %s: the graph queried is %s.\n", s.Label, s.Equivalence)
 		}
+		if pl := s.Postgres; pl.Arcs > 0 {
+			p("- %s: PostgreSQL %s took the graph's %d arcs (each relation both ways) by COPY in %s, then built its indexes and statistics in %s.\n",
+				s.Label, pl.Version, pl.Arcs, secs(pl.Copy), secs(pl.Indexes))
+		}
 	}
 
 	for _, s := range rep.Sizes {
@@ -161,6 +165,9 @@ func (rep *report) markdown() string {
 	p("- **%s**: the plain way from a client: breadth first from one end, one DQL query per level for the whole frontier, the default filter applied to `pg.support`; distance only (k=1).\n", sysBFS)
 	p("- **%s**: DQL `@recurse(depth: 2×hops+1)` from the centre with `first: 25` on each reverse edge, uids and names only.\n", sysRecurse)
 	p("- **%s**: bidirectional BFS and Yen's algorithm (k=5) on the same links, in compressed sparse rows in this process; for neighbourhoods, the same caps without polgraph's ordering by evidence. Its path lengths under the default filter judge polgraph's and the client BFS's answers (*exact*: the lengths of the k paths are the floor's).\n", sysFloor)
+	if cfg.Postgres {
+		p("- **%s**: the usual alternative, started on loopback by the harness: the graph as an edge table `arc(src, dst, rel, type, alleged, reported, confirmed, denied)`, each relation stored both ways, indexed on `src` with the other columns included (index-only scans), and the default filter applied in every query. Paths: bidirectional breadth-first search with one query per level (`src = ANY($1)`, the smaller side's whole frontier), Yen's algorithm over it for k paths, routes told apart by their entities as polgraph's are; neighbourhoods: one query, lateral joins capped at 25 per entity, with names; search: pg_trgm's `%%` and `similarity()` over a GIN trigram index of display names. Path lengths only, no evidence; its answers are judged by the floor like polgraph's. Durability is off (fsync, synchronous commit), as for a throwaway bulk load.\n", sysPostgres)
+	}
 	p("- Search: SearchEntities with one typo in the longest word of a random entity's name; *found*: the entity is on the first page of 10.\n")
 	p("\n![latency by graph size](%s)\n", svgRef(cfg))
 	// What earlier runs taught and what was changed because of them is kept beside the report, so that

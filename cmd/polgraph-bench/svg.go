@@ -16,14 +16,14 @@ var chartPanels = []struct {
 	title, family string
 	systems       []string
 }{
-	{"FindPaths k=1, depth 4", pathsFamily(variant{1, 4}), []string{sysPolgraph, sysPolgraphMem, sysShortest, sysBFS, sysFloor}},
-	{"FindPaths k=5, depth 6", pathsFamily(variant{5, 6}), []string{sysPolgraph, sysPolgraphMem, sysShortest, sysFloor}},
-	{"Neighbourhood depth 2 (25 per node, 100 nodes)", nbhdFamily(2), []string{sysPolgraph, sysPolgraphMem, sysRecurse, sysFloor}},
-	{"SearchEntities with a typo", searchFamily, []string{sysPolgraph, sysPolgraphMem}},
+	{"FindPaths k=1, depth 4", pathsFamily(variant{1, 4}), []string{sysPolgraph, sysPolgraphMem, sysShortest, sysBFS, sysPostgres, sysFloor}},
+	{"FindPaths k=5, depth 6", pathsFamily(variant{5, 6}), []string{sysPolgraph, sysPolgraphMem, sysShortest, sysPostgres, sysFloor}},
+	{"Neighbourhood depth 2 (25 per node, 100 nodes)", nbhdFamily(2), []string{sysPolgraph, sysPolgraphMem, sysRecurse, sysPostgres, sysFloor}},
+	{"SearchEntities with a typo", searchFamily, []string{sysPolgraph, sysPolgraphMem, sysPostgres}},
 }
 
 var systemColours = map[string]string{
-	sysPolgraph: "#1f77b4", sysPolgraphMem: "#17becf", sysShortest: "#d62728", sysBFS: "#ff7f0e", sysRecurse: "#9467bd", sysFloor: "#2ca02c",
+	sysPolgraph: "#1f77b4", sysPolgraphMem: "#17becf", sysShortest: "#d62728", sysBFS: "#ff7f0e", sysRecurse: "#9467bd", sysFloor: "#2ca02c", sysPostgres: "#8c564b",
 }
 
 const (

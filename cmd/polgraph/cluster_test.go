@@ -31,6 +31,7 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/schema"
 )
 
@@ -124,10 +125,14 @@ type event struct {
 	code string
 }
 
+// span is a stretch of time relative to the drill's fault.
+type span struct{ from, to time.Duration }
+
 // drill is what a fault drill measured.
 type drill struct {
 	killed                    string
 	election                  time.Duration // from the kill until zero names another leader
+	refused                   []span        // when no alpha, asked directly, answered a read
 	reads, writes             int
 	failedReads, failedWrites []event
 	acknowledged              []string // entities whose write was acknowledged
@@ -154,6 +159,32 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 		return 0
 	}
 	var wg sync.WaitGroup
+	// Dgraph itself, asked directly on each alpha in turn: when none answers a read, the group cannot
+	// serve one (it has no leader, during the first election or one the rejoining alpha calls), and
+	// polgraph's reads may fail too.
+	direct := lc.directStores(t)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			from := rel()
+			answered := false
+			for _, st := range direct {
+				pctx, pcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+				_, err := st.Version(pctx)
+				pcancel()
+				if answered = err == nil; answered {
+					break
+				}
+			}
+			if !answered && ctx.Err() == nil && killAt.Load() != 0 {
+				mu.Lock()
+				d.refused = append(d.refused, span{from, rel()})
+				mu.Unlock()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
@@ -271,6 +302,55 @@ func summary(events []event) string {
 	return fmt.Sprintf("%v between %s and %s after the kill", codes, first.Round(time.Millisecond), last.Round(time.Millisecond))
 }
 
+// directStores opens a store on each alpha alone, for asking it directly.
+func (lc *localCluster) directStores(t *testing.T) []*dgraph.Store {
+	t.Helper()
+	var out []*dgraph.Store
+	for _, addr := range strings.Split(lc.cfg.AlphaAddrs(), ",") {
+		cfg := lc.dgraph.Service()
+		cfg.Addr = addr
+		st, err := dgraph.Open(context.Background(), cfg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		out = append(out, st)
+	}
+	return out
+}
+
+// unexplained returns the events that fall outside every span where Dgraph refused reads, each span
+// widened by grace on both sides.
+func unexplained(events []event, refused []span, grace time.Duration) []event {
+	var out []event
+	for _, e := range events {
+		if !slices.ContainsFunc(refused, func(s span) bool { return e.at >= s.from-grace && e.at <= s.to+grace }) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// spansText is the spans, merged where they touch, as text.
+func spansText(spans []span) string {
+	var merged []span
+	for _, s := range spans {
+		if n := len(merged); n > 0 && s.from-merged[n-1].to < 100*time.Millisecond {
+			merged[n-1].to = max(merged[n-1].to, s.to)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	var parts []string
+	for _, s := range merged {
+		parts = append(parts, fmt.Sprintf("%s–%s", s.from.Round(time.Millisecond), s.to.Round(time.Millisecond)))
+	}
+	if len(parts) == 0 {
+		return "never"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // healthyAlpha reports whether the named alpha answers /health.
 func healthyAlpha(lc *localCluster, name string) bool {
 	i := 0
@@ -315,25 +395,21 @@ func TestClusterSurvivesLosingItsLeader(t *testing.T) {
 		}
 	}
 	d := runDrill(t, lc, key, 3*time.Second, after)
-	t.Logf("killed the leader (%s): new leader after %s; %d reads, %d failed %s; %d writes, %d acknowledged, %d failed %s; %d lost; the killed alpha rejoined %s after its restart",
-		d.killed, d.election.Round(time.Millisecond), d.reads, len(d.failedReads), summary(d.failedReads), d.writes, len(d.acknowledged), len(d.failedWrites), summary(d.failedWrites), len(d.lost), d.rejoined.Round(time.Millisecond))
+	t.Logf("killed the leader (%s): new leader after %s; Dgraph refused reads on every alpha %s after the kill; %d reads, %d failed %s; %d writes, %d acknowledged, %d failed %s; %d lost; the killed alpha rejoined %s after its restart",
+		d.killed, d.election.Round(time.Millisecond), spansText(d.refused), d.reads, len(d.failedReads), summary(d.failedReads), d.writes, len(d.acknowledged), len(d.failedWrites), summary(d.failedWrites), len(d.lost), d.rejoined.Round(time.Millisecond))
 	if len(d.lost) > 0 {
 		t.Errorf("%d acknowledged writes lost: %v", len(d.lost), d.lost[:min(len(d.lost), 5)])
 	}
 	if len(d.acknowledged) == 0 {
 		t.Error("no write was acknowledged: the drill measured nothing")
 	}
-	// Reads may fail while the group has no leader (and for the second polgraph takes to see it has
-	// one again), never after.
-	window := d.election + 2*time.Second
-	var late []event
-	for _, e := range d.failedReads {
-		if e.at > window {
-			late = append(late, e)
-		}
+	// Reads may fail while Dgraph itself refuses them on every alpha (its group has no leader), and for
+	// up to two seconds after (polgraph's pool probes a set-aside alpha every second), never otherwise.
+	if late := unexplained(d.failedReads, d.refused, 2*time.Second); len(late) > 0 {
+		t.Errorf("%d reads failed while Dgraph answered reads directly (it refused them %s after the kill): %s", len(late), spansText(d.refused), summary(late))
 	}
-	if len(late) > 0 {
-		t.Errorf("%d reads failed past the election window of %s: %s", len(late), d.election, summary(late))
+	if len(d.failedReads) > 0 && len(d.refused) == 0 {
+		t.Errorf("reads failed although Dgraph never refused one: %s", summary(d.failedReads))
 	}
 
 	t.Run("both replicas answer a write at once, at the same version", func(t *testing.T) {
