@@ -307,15 +307,14 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			expanded = append(expanded, u)
 			h := candidates{g: g}
 			for _, r := range g.relationsOf(u) {
-				l := g.link(r)
-				if !q.Filter.Counts(*l) {
+				if !g.counts(&q.Filter, r) {
 					continue
 				}
 				v := otherEnd(g.ends(r), u)
 				if _, shown := walkedDist[v]; shown || excluded[v] {
 					continue
 				}
-				h.items = append(h.items, candidate{rel: r, to: v, strength: q.Filter.Strength(l.Support)})
+				h.items = append(h.items, candidate{rel: r, to: v, strength: q.Filter.Strength(g.link(r).Support)})
 			}
 			heap.Init(&h)
 			shown := 0
@@ -337,7 +336,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	}
 	counted := func(u int32, each func(r, v int32)) {
 		for _, r := range g.relationsOf(u) {
-			if q.Filter.Counts(*g.link(r)) {
+			if g.counts(&q.Filter, r) {
 				each(r, otherEnd(g.ends(r), u))
 			}
 		}

@@ -52,6 +52,8 @@ type pathGraph interface {
 	link(r int32) *Link
 	ends(r int32) [2]int32 // from, to
 	entity(u int32) EntityName
+	// counts reports whether relation r counts under f (f.Counts of its link).
+	counts(f *RelationFilter, r int32) bool
 }
 
 // viewer is a LinkSource that holds its links numbered in memory: a search reads them in place, between
@@ -155,6 +157,9 @@ func (g *fetchedGraph) relationsOf(u int32) []int32 { return g.adj[u] }
 func (g *fetchedGraph) link(r int32) *Link          { return &g.links[r] }
 func (g *fetchedGraph) ends(r int32) [2]int32       { return g.linkEnd[r] }
 func (g *fetchedGraph) entity(u int32) EntityName   { return g.ents.keys[u] }
+func (g *fetchedGraph) counts(f *RelationFilter, r int32) bool {
+	return f.counts(&g.links[r])
+}
 
 // distances holds hop counts by entity number, growing as needed; 0 means unknown, d+1 a distance d.
 type distances []int8
@@ -252,7 +257,7 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 			x.read += len(rs)
 			kept := make([]int32, 0, len(rs))
 			for _, r := range rs {
-				if x.q.Filter.Counts(*x.g.link(r)) {
+				if x.g.counts(&x.q.Filter, r) {
 					kept = append(kept, r)
 				}
 			}

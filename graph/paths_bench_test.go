@@ -92,3 +92,29 @@ func BenchmarkFindPathsTopology(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNeighborhoodTopology walks depth-2 neighbourhoods (25 per entity, 100 in all, as the bench's
+// workload) around random actors of the same graph held in a Topology: the walk alone, without reading
+// entities or relation headers, Dgraph or gRPC.
+func BenchmarkNeighborhoodTopology(b *testing.B) {
+	c, topo := benchGraph()
+	var actors []graph.EntityName
+	for _, e := range c.entities {
+		if e.Kind == graph.KindActor {
+			actors = append(actors, e.Name)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	ctx := context.Background()
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		q := graph.NeighborhoodQuery{Center: string(actors[r.IntN(len(actors))]), Depth: 2, MaxPerNode: 25, MaxNodes: 100}
+		if _, err := graph.WalkNeighborhood(ctx, topo, q, graph.EntityName(q.Center)); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}

@@ -31,7 +31,7 @@ const (
 )
 
 // includesUndated reports whether undated relations count under the filter.
-func (f RelationFilter) includesUndated() bool {
+func (f *RelationFilter) includesUndated() bool {
 	switch f.Undated {
 	case UndatedInclude:
 		return true
@@ -112,7 +112,9 @@ func CheckFraction(v *Violations, field string, x float64) {
 // relation with a DENIED claim is disputed: unless DENIED is among the statuses asked for, it counts only
 // through a CONFIRMED claim, so support that someone alleges and someone else denies is never a link by
 // default.
-func (f RelationFilter) Counts(l Link) bool {
+func (f RelationFilter) Counts(l Link) bool { return f.counts(&l) }
+
+func (f *RelationFilter) counts(l *Link) bool {
 	if l.Deleted {
 		return false
 	}
@@ -122,22 +124,42 @@ func (f RelationFilter) Counts(l Link) bool {
 	if slices.Contains(f.ExcludeTypes, l.Type) {
 		return false
 	}
-	if !l.Dated && !f.includesUndated() {
+	if !f.AsOf.IsZero() && !l.Effective().Overlaps(PeriodOf(f.AsOf)) {
 		return false
 	}
-	if !f.AsOf.IsZero() && !l.Effective().Overlaps(PeriodOf(f.AsOf)) {
+	return f.countsBrief(false, l.Dated, &l.Support)
+}
+
+// plain reports whether the filter asks nothing of a relation's type or time: whether it counts or not
+// is then told by countsBrief alone.
+func (f *RelationFilter) plain() bool {
+	return len(f.IncludeTypes) == 0 && len(f.ExcludeTypes) == 0 && f.AsOf.IsZero()
+}
+
+// isDefault reports whether the filter is the default one: it counts what the zero RelationFilter does.
+func (f *RelationFilter) isDefault() bool {
+	return f.plain() && len(f.Statuses) == 0 && f.MinConfidence <= 0 && (f.Undated == "" || f.Undated == UndatedInclude)
+}
+
+// countsBrief is Counts on what a plain filter reads of a link: whether it is deleted, whether it is
+// dated, and its support.
+func (f *RelationFilter) countsBrief(deleted, dated bool, support *Support) bool {
+	if deleted {
+		return false
+	}
+	if !dated && !f.includesUndated() {
 		return false
 	}
 	statuses := f.Statuses
 	if len(statuses) == 0 {
 		statuses = DefaultStatuses
 	}
-	disputed := l.Support[StatusDenied.Index()] >= 0 && !slices.Contains(statuses, StatusDenied)
+	disputed := support[StatusDenied.Index()] >= 0 && !slices.Contains(statuses, StatusDenied)
 	for _, s := range statuses {
 		if disputed && s != StatusConfirmed {
 			continue
 		}
-		if c := l.Support[s.Index()]; c >= 0 && c >= f.MinConfidence {
+		if c := support[s.Index()]; c >= 0 && c >= f.MinConfidence {
 			return true
 		}
 	}

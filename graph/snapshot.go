@@ -159,13 +159,27 @@ type topoSnapshot struct {
 	ents    numbered[EntityName]
 	rels    numbered[RelationName]
 	links   chunked[Link]
-	linkEnd chunked[[2]int32] // each relation's ends
-	adj     chunked[[]int32]  // each entity's relations
-	entity  chunked[*Entity]  // each entity, as last written (nil: known only from a relation's end)
-	changed chunked[int64]    // the epoch of the snapshot that last changed each relation
-	epoch   int64             // one more than the snapshot this one was built from
-	keys    postings          // the entities of each search key (normalised name)
-	words   postings          // the entities of each word of a search key
+	brief   chunked[linkBrief] // what walks read of each relation, in one place
+	adj     chunked[[]int32]   // each entity's relations
+	entity  chunked[*Entity]   // each entity, as last written (nil: known only from a relation's end)
+	changed chunked[int64]     // the epoch of the snapshot that last changed each relation
+	epoch   int64              // one more than the snapshot this one was built from
+	keys    postings           // the entities of each search key (normalised name)
+	words   postings           // the entities of each word of a search key
+}
+
+// linkBrief is what walks read of most relations, kept together so that a walk reads one small record
+// per relation instead of the whole link: its ends, and what a plain filter asks of it.
+type linkBrief struct {
+	ends           [2]int32
+	support        Support
+	dated, deleted bool
+	byDefault      bool // whether it counts under the default filter
+}
+
+func briefOf(l Link, from, to int32) linkBrief {
+	var f RelationFilter
+	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, byDefault: f.counts(&l)}
 }
 
 // snapshotBuilder builds the next snapshot from the published one.
@@ -174,7 +188,7 @@ type snapshotBuilder struct {
 	ents    *numberedBuilder[EntityName]
 	rels    *numberedBuilder[RelationName]
 	links   *chunkedBuilder[Link]
-	linkEnd *chunkedBuilder[[2]int32]
+	brief   *chunkedBuilder[linkBrief]
 	adj     *chunkedBuilder[[]int32]
 	entity  *chunkedBuilder[*Entity]
 	changed *chunkedBuilder[int64]
@@ -185,7 +199,7 @@ type snapshotBuilder struct {
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
-		links: newChunkedBuilder(s.links), linkEnd: newChunkedBuilder(s.linkEnd), adj: newChunkedBuilder(s.adj),
+		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj),
 		entity: newChunkedBuilder(s.entity), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
 
@@ -201,12 +215,13 @@ func (b *snapshotBuilder) apply(c Changed) {
 		i, isNew := b.rels.number(l.Name)
 		if !isNew {
 			b.links.set(i, l)
+			b.brief.set(i, briefOf(l, a, e))
 			b.changed.set(i, b.epoch)
 			continue
 		}
 		b.links.append(l)
 		b.changed.append(b.epoch)
-		b.linkEnd.append([2]int32{a, e})
+		b.brief.append(briefOf(l, a, e))
 		b.relate(a, i)
 		if e != a {
 			b.relate(e, i)
@@ -253,7 +268,7 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, linkEnd: b.linkEnd.c, adj: b.adj.c, entity: b.entity.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
+		links: b.links.c, brief: b.brief.c, adj: b.adj.c, entity: b.entity.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.
@@ -306,8 +321,20 @@ func (g snapshotGraph) node(n EntityName) (int32, bool)      { return g.s.ents.l
 func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
 func (g snapshotGraph) relationsOf(u int32) []int32          { return g.s.adj.get(u) }
 func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
-func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.linkEnd.get(r) }
-func (g snapshotGraph) entity(u int32) EntityName            { return g.s.ents.key(u) }
+func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
+
+// counts reads a plain filter's verdict from the relation's brief, without its link.
+func (g snapshotGraph) counts(f *RelationFilter, r int32) bool {
+	if !f.plain() {
+		return f.counts(g.s.links.at(r))
+	}
+	b := g.s.brief.at(r)
+	if f.isDefault() {
+		return b.byDefault
+	}
+	return f.countsBrief(b.deleted, b.dated, &b.support)
+}
+func (g snapshotGraph) entity(u int32) EntityName { return g.s.ents.key(u) }
 
 // byName returns the live entities one of whose names normalises as text does, by resource name, at
 // most maxByName, as Store.FindByName does.

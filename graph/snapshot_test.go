@@ -83,9 +83,12 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 		}
 	}
 	for r := int32(0); int(r) < s.links.len(); r++ {
-		l, ends := s.links.get(r), s.linkEnd.get(r)
-		if s.ents.key(ends[0]) != l.From || s.ents.key(ends[1]) != l.To {
-			t.Fatalf("version %d: relation %s has ends %v", version, l.Name, ends)
+		l, b := s.links.get(r), s.brief.get(r)
+		if s.ents.key(b.ends[0]) != l.From || s.ents.key(b.ends[1]) != l.To {
+			t.Fatalf("version %d: relation %s has ends %v", version, l.Name, b.ends)
+		}
+		if b.support != l.Support || b.dated != l.Dated || b.deleted != l.Deleted {
+			t.Fatalf("version %d: relation %s has brief %+v, link %+v", version, l.Name, b, l)
 		}
 	}
 }
@@ -403,6 +406,52 @@ func TestEditsWithin(t *testing.T) {
 		ha, hb := countLetters(a), countLetters(b)
 		if full <= d && !ha.within(&hb, d) {
 			t.Fatalf("the letter counts of %q and %q rule out %d edits, but the distance is %d", string(a), string(b), d, full)
+		}
+	}
+}
+
+// TestBriefCountsAsTheLinkDoes checks that what a walk reads of a relation from its brief gives every
+// filter's verdict on the whole link, plain filters (read from the brief) and others alike.
+func TestBriefCountsAsTheLinkDoes(t *testing.T) {
+	asOf, err := ParseFuzzyDate("2015")
+	if err != nil {
+		t.Fatal(err)
+	}
+	filters := []RelationFilter{
+		{},
+		{Undated: UndatedInclude},
+		{MinConfidence: -1},
+		{Undated: UndatedExclude},
+		{Undated: UndatedInclude, AsOf: asOf},
+		{Statuses: []ClaimStatus{StatusDenied}},
+		{Statuses: []ClaimStatus{StatusConfirmed, StatusReported}, MinConfidence: 0.5},
+		{MinConfidence: 0.9},
+		{AsOf: asOf},
+		{ExcludeTypes: []RelationType{"MEMBER_OF"}},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	confidence := func() float64 {
+		if r.IntN(2) == 0 {
+			return -1
+		}
+		return r.Float64()
+	}
+	var c Changed
+	for i := range 2000 {
+		from, to := EntityName(fmt.Sprintf("actors/a%d", r.IntN(50))), EntityName(fmt.Sprintf("actors/a%d", r.IntN(50)))
+		c.Links = append(c.Links, Link{Name: RelationName(fmt.Sprintf("relations/r%d", i)), Type: []RelationType{"MEMBER_OF", "ENDORSES"}[r.IntN(2)],
+			From: from, To: to, Period: OpenPeriod, Dated: r.IntN(2) == 0, Life: OpenPeriod, Deleted: r.IntN(9) == 0,
+			Support: Support{confidence(), confidence(), confidence(), confidence()}})
+	}
+	b := newSnapshotBuilder(&topoSnapshot{})
+	b.apply(c)
+	g := snapshotGraph{b.finish(1)}
+	for i := int32(0); int(i) < g.s.links.len(); i++ {
+		l := g.s.links.get(i)
+		for _, f := range filters {
+			if got, want := g.counts(&f, i), f.Counts(l); got != want {
+				t.Fatalf("%+v under %+v: counts %v, the link %v", l, f, got, want)
+			}
 		}
 	}
 }
