@@ -455,3 +455,81 @@ func TestBriefCountsAsTheLinkDoes(t *testing.T) {
 		}
 	}
 }
+
+// slowFeed is a scriptFeed whose Version takes a while and counts its calls.
+type slowFeed struct {
+	scriptFeed
+	calls, inFlight, most atomic.Int64
+}
+
+func (f *slowFeed) Version(ctx context.Context) (int64, error) {
+	f.calls.Add(1)
+	n := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for {
+		m := f.most.Load()
+		if n <= m || f.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	v, err := f.scriptFeed.Version(ctx)
+	time.Sleep(2 * time.Millisecond)
+	return v, err
+}
+
+// TestSearchesShareVersionCalls runs 32 searchers against a writer: every search must see each write
+// committed before it started, while the searchers together ask the feed for its version one call at a
+// time, far fewer times than they search.
+func TestSearchesShareVersionCalls(t *testing.T) {
+	t.Parallel()
+	feed := &slowFeed{}
+	feed.write([]Link{{Name: "relations/r0", Type: Endorses, From: "actors/a", To: "actors/b", Period: OpenPeriod, Life: OpenPeriod}})
+	topo := NewTopology(feed)
+	ctx := context.Background()
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	var searches atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				committed, _ := feed.scriptFeed.Version(ctx) // what was committed before this search started
+				src, err := topo.Synced(ctx)
+				if err != nil {
+					if KindOf(err) == Unavailable { // catching up: the caller reads the store instead
+						continue
+					}
+					errs <- err
+					return
+				}
+				searches.Add(1)
+				if got := src.(topologyReader).s.version; got < committed {
+					errs <- fmt.Errorf("a search that started after version %d read version %d", committed, got)
+					return
+				}
+			}
+		}()
+	}
+	for v := 1; v <= 100; v++ {
+		feed.write([]Link{{Name: RelationName(fmt.Sprintf("relations/r%d", v)), Type: Endorses, From: "actors/a", To: EntityName(fmt.Sprintf("actors/c%d", v)), Period: OpenPeriod, Life: OpenPeriod}})
+		time.Sleep(time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if m := feed.most.Load(); m > 2 { // a search's own Sync may overlap the shared call
+		t.Errorf("%d version calls at once; want the searches' calls one at a time", m)
+	}
+	if c, n := feed.calls.Load(), searches.Load(); c*4 > n {
+		t.Errorf("%d version calls for %d searches: not shared", c, n)
+	}
+	t.Logf("%d searches, %d version calls", searches.Load(), feed.calls.Load())
+}

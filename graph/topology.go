@@ -48,6 +48,8 @@ type Topology struct {
 
 	snap atomic.Pointer[topoSnapshot] // the published snapshot
 
+	versions versionCalls // the feed's version, asked once for searches that start together
+
 	// headers holds relation headers read from the store for answers (RelationName → cachedHeader): a
 	// fill reads only what searches walk, and each header is read once, then again only after its
 	// relation changed.
@@ -123,7 +125,7 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 // caller reads the graph from the store meanwhile. Either way no search reads a graph older than the one
 // committed when it started.
 func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
-	v, err := t.feed.Version(ctx)
+	v, err := t.versions.get(ctx, t.feed)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +153,61 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 		case <-wait.C:
 			return nil, behind(nil)
 		}
+	}
+}
+
+// versionCalls shares the feed's version between searches: a search waits for a call of the feed that
+// starts after it did, so it still sees every write committed before it started, but many searches at
+// once make one call at a time instead of one each (at 64 clients, Dgraph answered 64 version queries at
+// once for every round of answers). A search that finds no call running starts one at once; one that
+// finds a call running joins the next, which starts when the running one ends.
+type versionCalls struct {
+	mu            sync.Mutex
+	running, next *versionCall
+}
+
+type versionCall struct {
+	done chan struct{}
+	v    int64
+	err  error
+}
+
+// versionCallTimeout bounds one shared call of the feed; each search waits for it within its own deadline.
+const versionCallTimeout = 10 * time.Second
+
+func (vc *versionCalls) get(ctx context.Context, feed ChangeFeed) (int64, error) {
+	vc.mu.Lock()
+	var c *versionCall
+	switch {
+	case vc.running == nil:
+		c = &versionCall{done: make(chan struct{})}
+		vc.running = c
+		go vc.run(context.WithoutCancel(ctx), feed, c)
+	case vc.next != nil:
+		c = vc.next
+	default:
+		c = &versionCall{done: make(chan struct{})}
+		vc.next = c
+	}
+	vc.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.v, c.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// run makes call c, then the next one while searches wait for it.
+func (vc *versionCalls) run(ctx context.Context, feed ChangeFeed, c *versionCall) {
+	for c != nil {
+		cctx, cancel := context.WithTimeout(ctx, versionCallTimeout)
+		c.v, c.err = feed.Version(cctx)
+		cancel()
+		close(c.done)
+		vc.mu.Lock()
+		c, vc.running, vc.next = vc.next, vc.next, nil
+		vc.mu.Unlock()
 	}
 }
 
