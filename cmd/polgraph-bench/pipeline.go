@@ -276,6 +276,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	results := make([][]result, len(workloads))
 	for _, i := range order {
 		w := workloads[i]
+		warmUp(ctx, w, min(cfg.Duration, time.Second), cfg.Timeout)
 		for _, c := range cfg.Conc {
 			if err := ctx.Err(); err != nil {
 				return nil, err

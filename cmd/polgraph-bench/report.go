@@ -66,6 +66,7 @@ func (rep *report) markdown() string {
 	p("- Go %s; Dgraph %s; one zero and one alpha on loopback, started fresh for each load.\n", rep.GoVersion, rep.DgraphVersion)
 	p("- Graphs from `graph/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
 		cfg.Seed, cfg.Duration, joinInts(cfg.Conc), cfg.Pairs, cfg.Timeout)
+	p("- Before its first measurement each workload asks its inputs once, one at a time and untimed (for at most %s), so that caches are warm alike for every system.\n", min(cfg.Duration, time.Second))
 	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED).\n\n")
 
 	p("## Graphs\n\n")
