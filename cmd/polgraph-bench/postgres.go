@@ -127,7 +127,9 @@ func startPostgres(ctx context.Context, workDir string) (*pgServer, error) {
 		"-c", "max_connections=100", "-c", "shared_buffers=512MB", "-c", "jit=off",
 		// Durability off, as for a bulk load into a database that is thrown away afterwards.
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
+	// Its own process group (a Ctrl-C of the harness is not its fast shutdown), and an immediate shutdown
+	// when the harness dies.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
 	logFile, err := os.Create(filepath.Join(dir, "postgres.log"))
 	if err != nil {
 		return fail(err)
