@@ -123,6 +123,7 @@ func (lc *localCluster) editorKey(t *testing.T) string {
 type event struct {
 	at   time.Duration
 	code string
+	what string // the call and its error, for the report of a failure
 }
 
 // span is a stretch of time relative to the drill's fault.
@@ -132,7 +133,7 @@ type span struct{ from, to time.Duration }
 type drill struct {
 	killed                    string
 	election                  time.Duration // from the kill until zero names another leader
-	refused                   []span        // when no alpha, asked directly, answered a read
+	refused                   []span        // when no alpha, asked directly, answered a read with the newest graph
 	reads, writes             int
 	failedReads, failedWrites []event
 	acknowledged              []string // entities whose write was acknowledged
@@ -159,21 +160,28 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 		return 0
 	}
 	var wg sync.WaitGroup
-	// Dgraph itself, asked directly on each alpha in turn: when none answers a read, the group cannot
-	// serve one (it has no leader, during the first election or one the rejoining alpha calls), and
-	// polgraph's reads may fail too.
+	// Dgraph itself, asked directly on each alpha in turn: when none answers a read with the newest
+	// graph version already seen (by these probes or by polgraph), the group cannot serve an up-to-date
+	// read (it has no leader, during the first election or one the rejoining alpha calls, or its
+	// replicas show an older graph meanwhile), and polgraph's reads may fail too: it refuses to serve an
+	// older graph than it has seen.
 	direct := lc.directStores(t)
+	var newest int64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
 			from := rel()
+			for _, svc := range lc.services {
+				newest = max(newest, svc.Topology.FeedVersion())
+			}
 			answered := false
 			for _, st := range direct {
 				pctx, pcancel := context.WithTimeout(ctx, 500*time.Millisecond)
-				_, err := st.Version(pctx)
+				v, err := st.Version(pctx)
 				pcancel()
-				if answered = err == nil; answered {
+				if answered = err == nil && v >= newest; answered {
+					newest = v
 					break
 				}
 			}
@@ -205,7 +213,7 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 				mu.Lock()
 				d.reads++
 				if err != nil {
-					d.failedReads = append(d.failedReads, event{rel(), status.Code(err).String()})
+					d.failedReads = append(d.failedReads, event{rel(), status.Code(err).String(), fmt.Sprintf("%s: %v", []string{"FindPaths", "GetEntity"}[i%2], err)})
 				}
 				mu.Unlock()
 			}
@@ -226,7 +234,7 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 			mu.Lock()
 			d.writes++
 			if err != nil {
-				d.failedWrites = append(d.failedWrites, event{rel(), status.Code(err).String()})
+				d.failedWrites = append(d.failedWrites, event{rel(), status.Code(err).String(), "UpsertEntities: " + err.Error()})
 			} else {
 				d.acknowledged = append(d.acknowledged, name)
 			}
@@ -395,7 +403,7 @@ func TestClusterSurvivesLosingItsLeader(t *testing.T) {
 		}
 	}
 	d := runDrill(t, lc, key, 3*time.Second, after)
-	t.Logf("killed the leader (%s): new leader after %s; Dgraph refused reads on every alpha %s after the kill; %d reads, %d failed %s; %d writes, %d acknowledged, %d failed %s; %d lost; the killed alpha rejoined %s after its restart",
+	t.Logf("killed the leader (%s): new leader after %s; Dgraph refused up-to-date reads on every alpha %s after the kill; %d reads, %d failed %s; %d writes, %d acknowledged, %d failed %s; %d lost; the killed alpha rejoined %s after its restart",
 		d.killed, d.election.Round(time.Millisecond), spansText(d.refused), d.reads, len(d.failedReads), summary(d.failedReads), d.writes, len(d.acknowledged), len(d.failedWrites), summary(d.failedWrites), len(d.lost), d.rejoined.Round(time.Millisecond))
 	if len(d.lost) > 0 {
 		t.Errorf("%d acknowledged writes lost: %v", len(d.lost), d.lost[:min(len(d.lost), 5)])
@@ -403,10 +411,12 @@ func TestClusterSurvivesLosingItsLeader(t *testing.T) {
 	if len(d.acknowledged) == 0 {
 		t.Error("no write was acknowledged: the drill measured nothing")
 	}
-	// Reads may fail while Dgraph itself refuses them on every alpha (its group has no leader), and for
+	// Reads may fail while Dgraph itself refuses them on every alpha, or shows an older graph than was
+	// already seen (its group has no leader, or its replicas lag behind a new one), and for
 	// up to two seconds after (polgraph's pool probes a set-aside alpha every second), never otherwise.
 	if late := unexplained(d.failedReads, d.refused, 2*time.Second); len(late) > 0 {
-		t.Errorf("%d reads failed while Dgraph answered reads directly (it refused them %s after the kill): %s", len(late), spansText(d.refused), summary(late))
+		t.Errorf("%d reads failed while Dgraph answered up-to-date reads directly (it refused them %s after the kill): %s; the first: %s; the last: %s",
+			len(late), spansText(d.refused), summary(late), late[0].what, late[len(late)-1].what)
 	}
 	if len(d.failedReads) > 0 && len(d.refused) == 0 {
 		t.Errorf("reads failed although Dgraph never refused one: %s", summary(d.failedReads))
