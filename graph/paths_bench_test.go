@@ -58,9 +58,8 @@ func (f memoryFeed) Changes(_ context.Context, since int64, each func(graph.Chan
 	return 1, nil
 }
 
-// BenchmarkFindPathsTopology runs path searches between random actors of a synthetic graph (100k
-// relations, or POLGRAPH_BENCH_RELATIONS) held in a Topology: the engine alone, without Dgraph or gRPC.
-func BenchmarkFindPathsTopology(b *testing.B) {
+// benchActors is the benchmark graph's topology and its actors, the searches' ends and centres.
+func benchActors() ([]graph.EntityName, *graph.Topology) {
 	c, topo := benchGraph()
 	var actors []graph.EntityName
 	for _, e := range c.entities {
@@ -68,6 +67,19 @@ func BenchmarkFindPathsTopology(b *testing.B) {
 			actors = append(actors, e.Name)
 		}
 	}
+	return actors, topo
+}
+
+// reportP99 reports the 99th percentile of took, in microseconds.
+func reportP99(b *testing.B, took []time.Duration) {
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkFindPathsTopology runs path searches between random actors of a synthetic graph (100k
+// relations, or POLGRAPH_BENCH_RELATIONS) held in a Topology: the engine alone, without Dgraph or gRPC.
+func BenchmarkFindPathsTopology(b *testing.B) {
+	actors, topo := benchActors()
 	for _, tc := range []struct {
 		name         string
 		paths, depth int
@@ -87,8 +99,7 @@ func BenchmarkFindPathsTopology(b *testing.B) {
 				}
 				took = append(took, time.Since(start))
 			}
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+			reportP99(b, took)
 		})
 	}
 }
@@ -97,13 +108,7 @@ func BenchmarkFindPathsTopology(b *testing.B) {
 // workload) around random actors of the same graph held in a Topology: the walk alone, without reading
 // entities or relation headers, Dgraph or gRPC.
 func BenchmarkNeighborhoodTopology(b *testing.B) {
-	c, topo := benchGraph()
-	var actors []graph.EntityName
-	for _, e := range c.entities {
-		if e.Kind == graph.KindActor {
-			actors = append(actors, e.Name)
-		}
-	}
+	actors, topo := benchActors()
 	r := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
 	var took []time.Duration
@@ -115,6 +120,5 @@ func BenchmarkNeighborhoodTopology(b *testing.B) {
 		}
 		took = append(took, time.Since(start))
 	}
-	slices.Sort(took)
-	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+	reportP99(b, took)
 }
