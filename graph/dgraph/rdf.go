@@ -84,6 +84,8 @@ func (q *NQuadWriter) edge(subject, pred, object string) {
 	q.quads++
 }
 
+const hexDigit = "0123456789abcdef"
+
 // appendLiteral appends s as an N-Quads string literal.
 func appendLiteral(b []byte, s string) []byte {
 	b = append(b, '"')
@@ -100,6 +102,11 @@ func appendLiteral(b []byte, s string) []byte {
 		case '\t':
 			b = append(b, '\\', 't')
 		default:
+			if c < 0x20 || c == 0x7f {
+				// Other control characters, which the record formats refuse but other writes may carry.
+				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&15])
+				continue
+			}
 			b = append(b, c)
 		}
 	}
@@ -207,4 +214,24 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 		}
 	}
 	return q.emit()
+}
+
+// WriteDataset writes sources, entities and relations with q, in that order.
+func WriteDataset(q *NQuadWriter, sources []graph.Source, entities []graph.Entity, relations []graph.Relation) error {
+	for _, s := range sources {
+		if err := q.WriteSource(s); err != nil {
+			return err
+		}
+	}
+	for _, e := range entities {
+		if err := q.WriteEntity(e); err != nil {
+			return err
+		}
+	}
+	for _, r := range relations {
+		if err := q.WriteRelation(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

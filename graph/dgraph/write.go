@@ -245,7 +245,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 	if len(set) == 0 && len(del) == 0 {
 		return result, nil // nothing to write
 	}
-	setJSON, err := json.Marshal(set)
+	setQuads, err := setNQuads(set)
 	if err != nil {
 		return result, err
 	}
@@ -255,7 +255,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 			return result, err
 		}
 	}
-	resp, err := txn.Mutate(ctx, &api.Mutation{SetJson: setJSON, CommitNow: true})
+	resp, err := txn.Mutate(ctx, &api.Mutation{SetNquads: setQuads, CommitNow: true})
 	if err != nil {
 		return result, err
 	}
