@@ -41,14 +41,21 @@ func replayedResult(raw json.RawMessage) error {
 	return replayed{res}
 }
 
-// changeNodes are the trail's nodes for a write's changes, and the request's node with its result.
+// changeNodes are the trail's nodes for a write's changes, and the request's node with its result. Who
+// wrote, how and under which request id go once per write, on a ChangeSet node that each Change points
+// at: a load's every change naming the same principal in an index of its own made that index's entry
+// for the principal grow with every change written, and the load slow down with it.
 func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, result graph.WriteResult) []map[string]any {
 	now := time.Now().UnixMilli()
-	out := make([]map[string]any, 0, len(changes)+1)
+	out := make([]map[string]any, 0, len(changes)+2)
+	if len(changes) > 0 {
+		out = append(out, map[string]any{"uid": "_:changeset", "dgraph.type": "ChangeSet", "pg.change_principal": m.Principal,
+			"pg.change_by": append([]string{m.Principal}, m.Aliases...), "pg.change_method": m.Method, "pg.change_request": m.RequestID})
+	}
+	set := map[string]any{"uid": "_:changeset"}
 	for i, c := range changes {
-		out = append(out, map[string]any{"uid": "_:change" + strconv.Itoa(i), "dgraph.type": "Change",
-			"pg.change_at": now, "pg.change_principal": m.Principal, "pg.change_by": append([]string{m.Principal}, m.Aliases...), "pg.change_method": m.Method,
-			"pg.change_request": m.RequestID, "pg.change_resource": c.Resource, "pg.change_action": c.Action,
+		out = append(out, map[string]any{"uid": "_:change" + strconv.Itoa(i), "dgraph.type": "Change", "pg.change_set": set,
+			"pg.change_at": now, "pg.change_resource": c.Resource, "pg.change_action": c.Action,
 			"pg.change_before": c.Before, "pg.change_after": c.After})
 	}
 	if request != "" {
@@ -83,8 +90,35 @@ func decodeRaw[T any](got map[string]found, name string) (T, bool) {
 	return v, json.Unmarshal(f.raw, &v) == nil
 }
 
+// changeFields are a change's fields: who, how and under which request id are its ChangeSet's (or, in a
+// trail written before change sets, its own).
 const changeFields = `pg.change_at pg.change_principal pg.change_method pg.change_request pg.change_resource
-  pg.change_action pg.change_before pg.change_after`
+  pg.change_action pg.change_before pg.change_after pg.change_set { pg.change_principal pg.change_method pg.change_request }`
+
+// changeJSON is a change as read.
+type changeJSON struct {
+	At        int64  `json:"pg.change_at"`
+	Principal string `json:"pg.change_principal"`
+	Method    string `json:"pg.change_method"`
+	Request   string `json:"pg.change_request"`
+	Resource  string `json:"pg.change_resource"`
+	Action    string `json:"pg.change_action"`
+	Before    string `json:"pg.change_before"`
+	After     string `json:"pg.change_after"`
+	Set       *struct {
+		Principal string `json:"pg.change_principal"`
+		Method    string `json:"pg.change_method"`
+		Request   string `json:"pg.change_request"`
+	} `json:"pg.change_set"`
+}
+
+func (r changeJSON) change() graph.Change {
+	if r.Set != nil {
+		r.Principal, r.Method, r.Request = r.Set.Principal, r.Set.Method, r.Set.Request
+	}
+	return graph.Change{Time: time.UnixMilli(r.At).UTC(), Principal: r.Principal, Method: r.Method,
+		RequestID: r.Request, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After}
+}
 
 // ListChanges implements graph.Trail.
 func (s *Store) ListChanges(ctx context.Context, q graph.ChangeQuery) ([]graph.Change, int, error) {
@@ -97,25 +131,24 @@ func (s *Store) ListChanges(ctx context.Context, q graph.ChangeQuery) ([]graph.C
 	if !q.Until.IsZero() {
 		vars["$until"] = strconv.FormatInt(q.Until.UnixMilli(), 10)
 	}
-	var filters []string
+	decl := "$since: int, $until: int, $first: int, $offset: int"
+	filters := []string{"lt(pg.change_at, $until)"}
 	if q.Resource != "" {
 		vars["$resource"] = q.Resource
+		decl += ", $resource: string"
 		filters = append(filters, "eq(pg.change_resource, $resource)")
 	}
+	// Every change in the time range, or a principal's: the changes of the change sets that name it (and,
+	// in a trail written before change sets, the changes that name it themselves).
+	root := `m as var(func: ge(pg.change_at, $since)) @filter(` + strings.Join(filters, " and ") + `)`
 	if q.Principal != "" {
 		vars["$principal"] = q.Principal
-		filters = append(filters, "eq(pg.change_by, $principal)")
-	}
-	filter := "@filter(" + strings.Join(append([]string{"lt(pg.change_at, $until)"}, filters...), " and ") + ")"
-	decl := "$since: int, $until: int, $first: int, $offset: int"
-	if q.Resource != "" {
-		decl += ", $resource: string"
-	}
-	if q.Principal != "" {
 		decl += ", $principal: string"
+		root = `by as var(func: eq(pg.change_by, $principal)) { set as ~pg.change_set }
+  m as var(func: uid(by, set)) @filter(ge(pg.change_at, $since) and ` + strings.Join(filters, " and ") + `)`
 	}
 	dq := `query q(` + decl + `) {
-  m as var(func: ge(pg.change_at, $since)) ` + filter + `
+  ` + root + `
   total(func: uid(m)) { n: count(uid) }
   q(func: uid(m), orderdesc: pg.change_at, first: $first, offset: $offset) { ` + changeFields + ` }
 }`
@@ -123,24 +156,14 @@ func (s *Store) ListChanges(ctx context.Context, q graph.ChangeQuery) ([]graph.C
 		Total []struct {
 			N int `json:"n"`
 		} `json:"total"`
-		Q []struct {
-			At        int64  `json:"pg.change_at"`
-			Principal string `json:"pg.change_principal"`
-			Method    string `json:"pg.change_method"`
-			Request   string `json:"pg.change_request"`
-			Resource  string `json:"pg.change_resource"`
-			Action    string `json:"pg.change_action"`
-			Before    string `json:"pg.change_before"`
-			After     string `json:"pg.change_after"`
-		} `json:"q"`
+		Q []changeJSON `json:"q"`
 	}
 	if err := s.query(ctx, op, dq, vars, &res); err != nil {
 		return nil, 0, err
 	}
 	out := make([]graph.Change, 0, len(res.Q))
 	for _, r := range res.Q {
-		out = append(out, graph.Change{Time: time.UnixMilli(r.At).UTC(), Principal: r.Principal, Method: r.Method,
-			RequestID: r.Request, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After})
+		out = append(out, r.change())
 	}
 	total := 0
 	if len(res.Total) > 0 {

@@ -1,7 +1,10 @@
 package dgraph
 
 import (
+	"context"
 	"time"
+
+	"github.com/dgraph-io/dgo/v230/protos/api"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -14,4 +17,12 @@ func Abandon(b graph.Bulk) {
 	bb := b.(*bulk)
 	close(bb.stop)
 	<-bb.stopped
+}
+
+// WriteNQuads commits N-Quads as they are, for tests of what older versions wrote.
+func WriteNQuads(ctx context.Context, s *Store, nquads string) error {
+	txn := s.dg.NewTxn()
+	defer txn.Discard(ctx)
+	_, err := txn.Mutate(ctx, &api.Mutation{SetNquads: []byte(nquads), CommitNow: true})
+	return err
 }

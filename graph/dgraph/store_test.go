@@ -652,3 +652,106 @@ func TestMemoryAnswersAsDgraphDoes(t *testing.T) {
 	}
 	compare("after a merge")
 }
+
+// Writes go to Dgraph as N-Quads: text with quotes, backslashes, line breaks, other control characters
+// and any Unicode must read back exactly as written.
+func TestTextRoundTripsThroughWrites(t *testing.T) {
+	ctx := context.Background()
+	var all strings.Builder
+	for c := rune(1); c < 0x20; c++ {
+		all.WriteRune(c)
+	}
+	texts := []string{
+		`a "quoted" word and a back\slash \n that is not a line break`,
+		"lines\nand\r\ncarriage returns\tand tabs",
+		all.String() + "\x7f",
+		"Tower Hamlets — «Lutfur Rahman» 🗳 \u2028\u2029 \ufeffbom",
+		`ends with a backslash \`,
+	}
+	var ents []graph.Entity
+	for i, text := range texts {
+		ents = append(ents, graph.Entity{Name: graph.EntityName(fmt.Sprintf("actors/round-trip-%d", i)), Kind: graph.KindActor,
+			DisplayName: fmt.Sprintf("Round trip %d", i), Description: text, Aliases: []string{text}})
+	}
+	if err := store.UpsertEntities(ctx, ents); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range ents {
+		got, err := store.GetEntity(ctx, want.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Description != texts[i] || !slices.Equal(got.Aliases, []string{texts[i]}) {
+			t.Errorf("%s: read back description %q and aliases %q, want %q", want.Name, got.Description, got.Aliases, texts[i])
+		}
+	}
+}
+
+// Who wrote is recorded once per write, on a change set; changes written before change sets, which hold
+// it themselves, are still found by principal, resource and time, each with its principal, method and
+// request id.
+func TestTrailReadsChangeSetsAndOlderChanges(t *testing.T) {
+	ctx := context.Background()
+	start := time.Now().Add(-time.Second)
+	meta := graph.WriteMeta{Principal: "key trail-bot (keys/trail)", Aliases: []string{"trail-bot"}, Method: "UpsertEntities", RequestID: "trail-1"}
+	ents := []graph.Entity{
+		{Name: "actors/trail-a", Kind: graph.KindActor, DisplayName: "Trail A"},
+		{Name: "actors/trail-b", Kind: graph.KindActor, DisplayName: "Trail B"},
+	}
+	if err := store.UpsertEntities(graph.WithWriteMeta(ctx, meta), ents); err != nil {
+		t.Fatal(err)
+	}
+	old := fmt.Sprintf(`_:c <dgraph.type> "Change" .
+_:c <pg.change_at> "%d"^^<xs:int> .
+_:c <pg.change_principal> "key old-bot (keys/old)" .
+_:c <pg.change_by> "key old-bot (keys/old)" .
+_:c <pg.change_by> "old-bot" .
+_:c <pg.change_method> "UpsertRelations" .
+_:c <pg.change_request> "old-1" .
+_:c <pg.change_resource> "actors/trail-a" .
+_:c <pg.change_action> "UPDATE" .
+_:c <pg.change_after> "{}" .
+`, time.Now().UnixMilli())
+	if err := dgraph.WriteNQuads(ctx, store, old); err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ resource, principal, method, request, action string }
+	list := func(q graph.ChangeQuery) ([]row, int) {
+		t.Helper()
+		q.Limit = 10
+		changes, total, err := store.ListChanges(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []row
+		for _, c := range changes {
+			out = append(out, row{c.Resource, c.Principal, c.Method, c.RequestID, c.Action})
+		}
+		slices.SortFunc(out, func(a, b row) int { return strings.Compare(a.resource+a.principal, b.resource+b.principal) })
+		return out, total
+	}
+	newA := row{"actors/trail-a", meta.Principal, "UpsertEntities", "trail-1", graph.ActionCreate}
+	newB := row{"actors/trail-b", meta.Principal, "UpsertEntities", "trail-1", graph.ActionCreate}
+	oldA := row{"actors/trail-a", "key old-bot (keys/old)", "UpsertRelations", "old-1", "UPDATE"}
+	tests := []struct {
+		name string
+		q    graph.ChangeQuery
+		want []row
+	}{
+		{"by alias", graph.ChangeQuery{Principal: "trail-bot"}, []row{newA, newB}},
+		{"by principal", graph.ChangeQuery{Principal: meta.Principal}, []row{newA, newB}},
+		{"by principal and resource", graph.ChangeQuery{Principal: "trail-bot", Resource: "actors/trail-b"}, []row{newB}},
+		{"an older change by alias", graph.ChangeQuery{Principal: "old-bot"}, []row{oldA}},
+		{"by resource, both kinds", graph.ChangeQuery{Resource: "actors/trail-a"}, []row{oldA, newA}},
+		{"by time", graph.ChangeQuery{Resource: "actors/trail-a", Until: start}, nil},
+		{"by time, after", graph.ChangeQuery{Principal: "trail-bot", Since: time.Now().Add(time.Minute)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, total := list(tt.q)
+			if !reflect.DeepEqual(got, tt.want) || total != len(tt.want) {
+				t.Errorf("got %v (total %d), want %v", got, total, tt.want)
+			}
+		})
+	}
+}
