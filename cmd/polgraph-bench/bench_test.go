@@ -17,6 +17,7 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/synth"
@@ -77,7 +78,8 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-// TestBulkLoad checks the way the queries get their graph when polgraph's loader runs out of time.
+// TestBulkLoad checks polgraph's bulk path, the way the queries get their graph when polgraph's loader
+// runs out of time: the dataset as N-Quads, then `dgraph bulk`.
 func TestBulkLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Dgraph")
@@ -89,10 +91,27 @@ func TestBulkLoad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	rdf := filepath.Join(dir, "graph.rdf")
-	stats, _, err := writeGraph(synth.Config{Relations: 800, Seed: 3}, filepath.Join(dir, "graph.jsonl"), rdf)
+	stats, genQuads, err := writeGraph(synth.Config{Relations: 800, Seed: 3}, filepath.Join(dir, "graph.jsonl"), filepath.Join(dir, "generated.rdf"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// polgraph's bulk path: the dataset read and written as N-Quads, as `polgraph load --nquads` does.
+	f, err := os.Open(filepath.Join(dir, "graph.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Read([]dataset.File{{Name: "graph.jsonl", R: f}})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdf := filepath.Join(dir, "polgraph.rdf")
+	quads, err := writeNQuadsFile(ds, rdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if quads != genQuads {
+		t.Errorf("polgraph wrote %d N-Quads for the dataset; the generator wrote %d", quads, genQuads)
 	}
 	log := slog.New(slog.DiscardHandler)
 	res := &sizeResult{}

@@ -45,7 +45,13 @@ type result struct {
 	WrongExample   string
 	AlphaPeak      int64 // the Dgraph alpha's peak resident memory during the measurement
 	AlphaBefore    int64 // its resident memory when the measurement began
+	// SkippedAfter, when not 0, says that this concurrency was not measured: at SkippedAfter clients most
+	// queries had timed out already, and more clients only wait out the deadline again.
+	SkippedAfter int
 }
+
+// mostlyTimedOut reports whether most of a measurement's queries ran out of time.
+func (r result) mostlyTimedOut() bool { return r.SkippedAfter != 0 || r.Errors["timeout"]*2 > r.N }
 
 func (r result) ErrorCount() int {
 	n := 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,9 +30,11 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	remote.registerCall(fs)
 	fs.Lookup("timeout").DefValue, remote.timeout = "10m0s", 10*time.Minute
 	requestID := fs.String("request-id", "", "with --server: an id that makes a load sent again (after a cut) write once")
+	nquads := fs.String("nquads", "", "write the graph as RDF N-Quads to this file (gzipped when it ends in .gz), for `dgraph bulk` to fill a new cluster, instead of writing to Dgraph")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: polgraph load [flags] FILE...\n\nChecks every file first and writes nothing unless all are valid.\n"+
-			"Writes to Dgraph (--dgraph), or through a running polgraph (--server, with an editor's --api-key).")
+			"Writes to Dgraph (--dgraph), through a running polgraph (--server, with an editor's --api-key),\n"+
+			"or, for a new cluster, to an N-Quads file for dgraph bulk (--nquads; see docs/operations.md).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,6 +48,9 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Visit(func(f *flag.Flag) { viaServer = viaServer || f.Name == "server" })
 	if viaServer {
 		return loadThrough(ctx, remote, *requestID, fs.Args(), stdout)
+	}
+	if *nquads != "" {
+		return loadToNQuads(fs.Args(), *nquads, stdout)
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -115,6 +122,57 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 		float64(len(ds.Relations))/elapsed.Seconds())
 	fmt.Fprintf(stdout, "the graph now holds %s (new: %s)\n", countsText(after), countsText(diff(after, before)))
 	return nil
+}
+
+// loadToNQuads checks dataset files as a load does and writes the graph as N-Quads for `dgraph bulk`: the
+// nodes and values a load writes, the graph's version 1, every relation changed at it. The file appears
+// whole or not at all.
+func loadToNQuads(paths []string, out string, stdout io.Writer) error {
+	start := time.Now()
+	ds, err := readDatasetFiles(paths)
+	if err != nil {
+		return err
+	}
+	var quads int64
+	err = writeFileAtomically(out, func(w io.Writer) error {
+		q := dgraph.NewNQuadWriter(w)
+		if err := dgraph.WriteDataset(q, ds.Sources, ds.Entities, ds.Relations); err != nil {
+			return err
+		}
+		quads = q.Quads()
+		return q.Flush()
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d sources, %d entities, %d relations as %d N-Quads to %s in %s\n",
+		len(ds.Sources), len(ds.Entities), len(ds.Relations), quads, out, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// writeFileAtomically writes a file through write (gzipped when its name ends in .gz) under a temporary
+// name beside it, and renames it into place only once it is whole.
+func writeFileAtomically(path string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(dir, "."+base+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, nothing
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw, _ = gzip.NewWriterLevel(f, gzip.BestSpeed)
+		w = zw
+	}
+	err = write(w)
+	if zw != nil {
+		err = errors.Join(err, zw.Close())
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // loadReport says what a load that stopped had committed, whether readers see it, and how to finish.
