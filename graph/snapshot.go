@@ -195,6 +195,9 @@ type snapshotBuilder struct {
 	epoch   int64
 	keys    *postingsBuilder
 	words   *postingsBuilder
+	// headers are the relation headers the feed gave with the links, for the topology's cache once the
+	// snapshot is published.
+	headers []RelationHeader
 }
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
@@ -209,9 +212,15 @@ func (b *snapshotBuilder) apply(c Changed) {
 	for _, e := range c.Entities {
 		b.setEntity(e)
 	}
-	for _, l := range c.Links {
+	withHeaders := len(c.Headers) == len(c.Links)
+	for k, l := range c.Links {
 		a, e := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(e) // one copy of each name
+		if withHeaders && c.Headers[k].Relation.Name != "" {
+			h := c.Headers[k]
+			h.Relation.Name, h.Relation.From, h.Relation.To = l.Name, l.From, l.To
+			b.headers = append(b.headers, h)
+		}
 		i, isNew := b.rels.number(l.Name)
 		if !isNew {
 			b.links.set(i, l)

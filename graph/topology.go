@@ -20,7 +20,8 @@ type ChangeFeed interface {
 }
 
 // Changed is one batch of a ChangeFeed: entities as written, and the links of relations written with,
-// when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders reads it).
+// when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders reads it;
+// a zero header where the feed has none for that link, which answers then read from the store).
 type Changed struct {
 	Entities []Entity
 	Links    []Link
@@ -50,9 +51,9 @@ type Topology struct {
 
 	versions versionCalls // the feed's version, asked once for searches that start together
 
-	// headers holds relation headers read from the store for answers (RelationName → cachedHeader): a
-	// fill reads only what searches walk, and each header is read once, then again only after its
-	// relation changed.
+	// headers holds relation headers for answers (RelationName → cachedHeader): those the feed gives
+	// with the links (the Dgraph feed gives every one), and those read from the store when it did not;
+	// each is read again only after its relation changed.
 	headers sync.Map
 }
 
@@ -103,7 +104,14 @@ func (t *Topology) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.snap.Store(b.finish(newVersion))
+	snap := b.finish(newVersion)
+	t.snap.Store(snap)
+	// The headers the feed gave hold the graph as this snapshot does: cached under its epoch, only once it
+	// is published (a sync that failed must leave nothing behind), they serve until a later snapshot
+	// changes their relation.
+	for _, h := range b.headers {
+		t.headers.Store(h.Relation.Name, cachedHeader{h, snap.epoch})
+	}
 	t.ready.Store(true)
 	return nil
 }

@@ -85,7 +85,7 @@ func (rep *report) markdown() string {
 		"polgraph's quads/s counts what it wrote as the N-Quads that stand for it in live's file, so the two loaders compare on the same measure even when a load is partial: *live ÷ polgraph* is live's quads/s over polgraph's. "+
 		"Peaks are resident memory (VmHWM): the alpha's over its life, polgraph's over the read and the load, the loaders' over their runs.", cfg.Batch)
 	if cfg.LoadBudget > 0 {
-		p(" Each loader had %s per size; a load that ran out of time is marked *partial* and its rate is over what it wrote; the queries then ran on a Dgraph filled by `dgraph bulk` from the same N-Quads.", cfg.LoadBudget)
+		p(" Each loader had %s per size; a load that ran out of time is marked *partial* and its rate is over what it wrote; the queries then ran on a Dgraph filled by polgraph's bulk path (`polgraph load --nquads`, then `dgraph bulk`).", cfg.LoadBudget)
 	}
 	p("\n\n| size | polgraph read | polgraph write | relations/s | claims/s | quads/s | end to end relations/s | alpha peak | polgraph peak | dgraph live | quads/s | relations/s | live ÷ polgraph | alpha peak | live loader peak |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")

@@ -46,7 +46,7 @@ func TestNQuadWriter(t *testing.T) {
 		e + ` <pg.ocd_id> "ocd-division/x" .`,
 		r + ` <pg.from> ` + e + ` .`,
 		r + ` <pg.start_day> "11323"^^<xs:int> .`,
-		r + ` <pg.support> "-1 0.75 -1 0.5 0 1 0 1 1 1" .`,
+		r + ` <pg.support> "-1 0.75 -1 0.5 0 1 0 1 1 1 2" .`,
 		r + ` <pg.changed> "1"^^<xs:int> .`,
 		label(rel.Claims[0].Name) + ` <pg.excerpt> "line one\nline two \\ end" .`,
 		c + ` <pg.claim_of> ` + r + ` .`,

@@ -10,9 +10,11 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// encodeSupport writes a relation's summary of its claims (pg.support): ten numbers, for each claim status
-// in graph.ClaimStatuses order the best confidence (-1 for a status without claims), then for each status
-// the number of claims, then the number of distinct sources that support it and that deny it.
+// encodeSupport writes a relation's summary of its claims (pg.support): eleven numbers, for each claim
+// status in graph.ClaimStatuses order the best confidence (-1 for a status without claims), then for each
+// status the number of claims, then the number of distinct sources that support it and that deny it, then
+// the number of its claims, retracted ones included (what count(~pg.claim_of) counts). The first eight
+// leave retracted claims out. Summaries written before the last number hold ten.
 func encodeSupport(claims []graph.Claim) string {
 	s, v := graph.SupportOf(claims), graph.VerdictOf(claims)
 	parts := make([]string, 0, 10)
@@ -22,8 +24,19 @@ func encodeSupport(claims []graph.Claim) string {
 	for _, n := range v.Claims {
 		parts = append(parts, strconv.Itoa(n))
 	}
-	parts = append(parts, strconv.Itoa(v.SupportingSources), strconv.Itoa(v.DenyingSources))
+	parts = append(parts, strconv.Itoa(v.SupportingSources), strconv.Itoa(v.DenyingSources), strconv.Itoa(len(claims)))
 	return strings.Join(parts, " ")
+}
+
+// decodeClaimCount reads the number of a relation's claims, retracted ones included, from its pg.support;
+// false for a summary written before it held that number.
+func decodeClaimCount(text string) (int, bool) {
+	f := strings.Fields(text)
+	if len(f) < 11 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(f[10])
+	return n, err == nil
 }
 
 // DecodeSupport reads the best confidence per claim status from a relation's pg.support, as clients that
