@@ -17,7 +17,6 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/synth"
@@ -95,18 +94,9 @@ func TestBulkLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// polgraph's bulk path: the dataset read and written as N-Quads, as `polgraph load --nquads` does.
-	f, err := os.Open(filepath.Join(dir, "graph.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := dataset.Read([]dataset.File{{Name: "graph.jsonl", R: f}})
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// polgraph's bulk path: the dataset checked and written as N-Quads, as `polgraph load --nquads` does.
 	rdf := filepath.Join(dir, "polgraph.rdf")
-	quads, err := writeNQuadsFile(ds, rdf)
+	quads, err := writeNQuadsFile(filepath.Join(dir, "graph.jsonl"), rdf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ type sizeResult struct {
 	Load polgraphLoadResult
 	Live liveResult
 	Bulk struct { // polgraph's bulk path, when its loader ran out of time: `polgraph load --nquads`, then dgraph bulk
-		Convert    time.Duration // writing the dataset read (Load.Read) as N-Quads
+		Convert    time.Duration // `polgraph load --nquads`: checking the dataset file, then writing it as N-Quads
 		Quads      int64         // those N-Quads
 		Elapsed    time.Duration // dgraph bulk
 		LoaderPeak int64
@@ -148,14 +148,14 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	bulkRDF := filepath.Join(dir, "polgraph.rdf")
 	if !res.Load.Complete {
 		start = time.Now()
-		if res.Bulk.Quads, err = writeNQuadsFile(ds, bulkRDF); err != nil {
+		if res.Bulk.Quads, err = writeNQuadsFile(jsonPath, bulkRDF); err != nil {
 			return nil, err
 		}
 		res.Bulk.Convert = time.Since(start)
 		if res.Bulk.Quads != res.Gen.Quads {
 			return nil, fmt.Errorf("polgraph's N-Quads of the dataset are %d, the generated file's %d: they must stand for the same graph", res.Bulk.Quads, res.Gen.Quads)
 		}
-		step("polgraph load --nquads: %d quads in %s after the read", res.Bulk.Quads, res.Bulk.Convert.Round(time.Millisecond))
+		step("polgraph load --nquads: %d quads in %s", res.Bulk.Quads, res.Bulk.Convert.Round(time.Millisecond))
 	}
 	if cfg.LoadOnly {
 		return res, nil
@@ -367,15 +367,36 @@ func writeGraph(cfg synth.Config, jsonPath, rdfPath string) (synth.Stats, int64,
 	return stats, nq.Quads(), nil
 }
 
-// writeNQuadsFile writes a dataset as N-Quads, as `polgraph load --nquads` does.
-func writeNQuadsFile(ds *dataset.Dataset, path string) (int64, error) {
-	f, err := os.Create(path)
+// writeNQuadsFile converts a dataset file to N-Quads as `polgraph load --nquads` does: a pass that checks
+// it, then one that writes it record by record.
+func writeNQuadsFile(jsonPath, path string) (int64, error) {
+	open := func() ([]dataset.File, func(), error) {
+		f, err := os.Open(jsonPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []dataset.File{{Name: jsonPath, R: f}}, func() { f.Close() }, nil
+	}
+	files, done, err := open()
 	if err != nil {
 		return 0, err
 	}
-	q := dgraph.NewNQuadWriter(f)
-	err = dgraph.WriteDataset(q, ds.Sources, ds.Entities, ds.Relations)
-	if err = errors.Join(err, q.Flush(), f.Close()); err != nil {
+	checked, err := dataset.CheckFiles(files)
+	done()
+	if err != nil {
+		return 0, err
+	}
+	if files, done, err = open(); err != nil {
+		return 0, err
+	}
+	defer done()
+	out, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	q := dgraph.NewNQuadWriter(out)
+	err = checked.Each(files, q)
+	if err = errors.Join(err, q.Flush(), out.Close()); err != nil {
 		return 0, err
 	}
 	return q.Quads(), nil

@@ -125,18 +125,29 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 }
 
 // loadToNQuads checks dataset files as a load does and writes the graph as N-Quads for `dgraph bulk`: the
-// nodes and values a load writes, the graph's version 1, every relation changed at it. The file appears
-// whole or not at all.
+// nodes and values a load writes, the graph's version 1, every relation changed at it. It reads the files
+// twice, to check them and then to write them record by record, and holds no records: a file of any size
+// converts in the memory its names take. The output appears whole or not at all.
 func loadToNQuads(paths []string, out string, stdout io.Writer) error {
 	start := time.Now()
-	ds, err := readDatasetFiles(paths)
+	files, closeFiles, err := openDatasetFiles(paths)
+	if err != nil {
+		return err
+	}
+	checked, err := dataset.CheckFiles(files)
+	closeFiles()
 	if err != nil {
 		return err
 	}
 	var quads int64
 	err = writeFileAtomically(out, func(w io.Writer) error {
+		files, closeFiles, err := openDatasetFiles(paths)
+		if err != nil {
+			return err
+		}
+		defer closeFiles()
 		q := dgraph.NewNQuadWriter(w)
-		if err := dgraph.WriteDataset(q, ds.Sources, ds.Entities, ds.Relations); err != nil {
+		if err := checked.Each(files, q); err != nil {
 			return err
 		}
 		quads = q.Quads()
@@ -146,7 +157,7 @@ func loadToNQuads(paths []string, out string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d sources, %d entities, %d relations as %d N-Quads to %s in %s\n",
-		len(ds.Sources), len(ds.Entities), len(ds.Relations), quads, out, time.Since(start).Round(time.Millisecond))
+		checked.Sources, checked.Entities, checked.Relations, quads, out, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -186,6 +186,20 @@ type reader struct {
 	refs          []reference
 	orGraph       string // " nor in the graph" when the graph was asked about missing references
 	v1            bool   // the file being read is of the first version of the format
+	// stream, when set, makes the reader hold no records: Check keeps only what the checks need (briefs,
+	// termDates), and Each hands each record to sink as it is read.
+	stream    bool
+	briefs    []relationBrief
+	termDates map[graph.EntityName][2]graph.FuzzyDate // the dates of the organisations, which a term is
+	sink      Sink
+	sinkErr   error
+}
+
+// relationBrief is what checkReferences needs of a relation.
+type relationBrief struct {
+	name           graph.RelationName
+	typ            graph.RelationType
+	from, to, term graph.EntityName
 }
 
 type reference struct {
@@ -209,15 +223,69 @@ type Known func(entities []graph.EntityName, sources []graph.SourceName) (map[gr
 // ReadWith is Read for an input that may refer to entities and sources the graph already holds (a write
 // through the API): known says which. With known nil, every reference must be defined in the input.
 func ReadWith(files []File, known Known) (*Dataset, error) {
-	r := &reader{ds: Dataset{TextFiles: map[graph.SourceName]string{}},
+	r := newReader()
+	if err := r.check(files, known); err != nil {
+		return nil, err
+	}
+	return &r.ds, nil
+}
+
+func newReader() *reader {
+	return &reader{ds: Dataset{TextFiles: map[graph.SourceName]string{}},
 		entityAt: map[graph.EntityName]where{}, kinds: map[graph.EntityName]graph.Kind{},
-		sourceAt: map[graph.SourceName]where{}, relationAt: map[graph.RelationName]where{}, slugAt: map[string]where{}}
+		sourceAt: map[graph.SourceName]where{}, relationAt: map[graph.RelationName]where{}, slugAt: map[string]where{},
+		termDates: map[graph.EntityName][2]graph.FuzzyDate{}}
+}
+
+// Sink takes the records of a dataset one at a time (graph/dgraph.NQuadWriter is one).
+type Sink interface {
+	WriteSource(graph.Source) error
+	WriteEntity(graph.Entity) error
+	WriteRelation(graph.Relation) error
+}
+
+// Checked is what CheckFiles learnt of valid files: enough to hand their records to a Sink in a second pass,
+// as Read would have returned them.
+type Checked struct {
+	Sources, Entities, Relations int
+	termDates                    map[graph.EntityName][2]graph.FuzzyDate
+}
+
+// CheckFiles checks files exactly as Read does (the same problems, in the same error) but holds none of their
+// records, only what the checks need: every name, and each relation's ends, type and term. Files too big
+// to read whole are checked this way, then read again by Each.
+func CheckFiles(files []File) (*Checked, error) {
+	r := newReader()
+	r.stream = true
+	if err := r.check(files, nil); err != nil {
+		return nil, err
+	}
+	return &Checked{Sources: len(r.sourceAt), Entities: len(r.entityAt), Relations: len(r.relationAt), termDates: r.termDates}, nil
+}
+
+// Each reads the files CheckFiles found valid again and gives each record to sink, in file order, as Read
+// would have returned it (an undated relation holds during its term). It stops at the first error of
+// sink; it returns Read's error should the files have changed since and no longer be valid.
+func (c *Checked) Each(files []File, sink Sink) error {
+	r := newReader()
+	r.stream, r.sink, r.termDates = true, sink, c.termDates
+	for _, f := range files {
+		r.readFile(f)
+		if r.sinkErr != nil {
+			return r.sinkErr
+		}
+	}
+	return r.problems.Err("dataset.Each", fmt.Sprintf("%d problem(s) in the input, which changed since it was checked", r.found))
+}
+
+// check reads every file and checks the whole, reporting every problem in one error.
+func (r *reader) check(files []File, known Known) error {
 	for _, f := range files {
 		r.readFile(f)
 	}
 	if known != nil {
 		if err := r.lookUp(known); err != nil {
-			return nil, err
+			return err
 		}
 		r.orGraph = " nor in the graph"
 	}
@@ -226,10 +294,7 @@ func ReadWith(files []File, known Known) (*Dataset, error) {
 		r.problems = append(r.problems, graph.FieldViolation{Field: r.firstUnlisted.String(),
 			Description: fmt.Sprintf("... and %d more problems from here on (only the first %d are listed)", unlisted, MaxProblems)})
 	}
-	if err := r.problems.Err("dataset.Read", fmt.Sprintf("%d problem(s) in the input; nothing was written", r.found)); err != nil {
-		return nil, err
-	}
-	return &r.ds, nil
+	return r.problems.Err("dataset.Read", fmt.Sprintf("%d problem(s) in the input; nothing was written", r.found))
 }
 
 func (r *reader) add(at where, field, format string, args ...any) {
@@ -284,6 +349,9 @@ func (r *reader) readFile(f File) {
 		}
 		st.records++
 		r.record(at, text, &st)
+		if r.sinkErr != nil {
+			return
+		}
 	}
 	if st.records == 0 {
 		r.add(where{f.Name, 1}, "", "the file holds no records; the first must be the dataset header %s", headerExample)
@@ -546,9 +614,21 @@ func (r *reader) source(at where, s sourceRecord) {
 	src := graph.Source{Name: name, Title: s.Title, Kind: kind, Outlet: s.Outlet, Author: s.Author,
 		Published: r.date(at, "published", s.Published), URL: s.URL,
 		Retrieved: r.date(at, "retrieved", s.Retrieved), Licence: s.Licence}
-	r.ds.Sources = append(r.ds.Sources, src)
-	if s.TextFile != "" {
-		r.ds.TextFiles[name] = s.TextFile
+	switch {
+	case r.sink != nil:
+		r.emit(func() error { return r.sink.WriteSource(src) })
+	case !r.stream:
+		r.ds.Sources = append(r.ds.Sources, src)
+		if s.TextFile != "" {
+			r.ds.TextFiles[name] = s.TextFile
+		}
+	}
+}
+
+// emit hands a record to the sink, unless a problem was found already or the sink failed.
+func (r *reader) emit(write func() error) {
+	if r.found == 0 && r.sinkErr == nil {
+		r.sinkErr = write()
 	}
 }
 
@@ -657,7 +737,15 @@ func (r *reader) entity(at where, e entityRecord) {
 	if !ent.ValidFrom.IsZero() && !ent.ValidTo.IsZero() && ent.ValidFrom.FirstDay() > ent.ValidTo.LastDay() {
 		r.add(at, "valid_to", "%s is before valid_from %s", ent.ValidTo, ent.ValidFrom)
 	}
-	r.ds.Entities = append(r.ds.Entities, ent)
+	if kind == graph.KindOrganisation && (!ent.ValidFrom.IsZero() || !ent.ValidTo.IsZero()) && r.sink == nil {
+		r.termDates[name] = [2]graph.FuzzyDate{ent.ValidFrom, ent.ValidTo}
+	}
+	switch {
+	case r.sink != nil:
+		r.emit(func() error { return r.sink.WriteEntity(ent) })
+	case !r.stream:
+		r.ds.Entities = append(r.ds.Entities, ent)
+	}
 }
 
 // identifier checks one value of an external id.
@@ -714,9 +802,19 @@ func (r *reader) links(at where, field string, ls []linkObject) []graph.WebLink 
 
 // ref checks a reference to a resource and remembers it, to look it up once every file is read.
 func (r *reader) ref(at where, field, name string, isSrc bool) {
-	if r.name(at, field, name) {
-		r.refs = append(r.refs, reference{at: at, field: field, name: name, isSrc: isSrc})
+	if !r.name(at, field, name) || r.sink != nil { // a second pass (Each) has checked them already
+		return
 	}
+	// A reference to what the input has defined already holds: only those to names not defined yet wait
+	// for the end (most inputs define sources and entities before the relations that name them).
+	if isSrc {
+		if _, ok := r.sourceAt[graph.SourceName(name)]; ok {
+			return
+		}
+	} else if _, ok := r.entityAt[graph.EntityName(name)]; ok {
+		return
+	}
+	r.refs = append(r.refs, reference{at: at, field: field, name: name, isSrc: isSrc})
 }
 
 func (r *reader) relation(at where, rec relationRecord) {
@@ -813,7 +911,25 @@ func (r *reader) relation(at where, rec relationRecord) {
 		rel.Claims = append(rel.Claims, graph.Claim{Name: name, Source: graph.Source{Name: graph.SourceName(c.Source)},
 			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy)})
 	}
-	r.ds.Relations = append(r.ds.Relations, rel)
+	switch {
+	case r.sink != nil:
+		r.fillFromTerm(&rel)
+		r.emit(func() error { return r.sink.WriteRelation(rel) })
+	case r.stream:
+		r.briefs = append(r.briefs, relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term})
+	default:
+		r.ds.Relations = append(r.ds.Relations, rel)
+	}
+}
+
+// fillFromTerm dates an undated relation with a term by its term: it holds during the term.
+func (r *reader) fillFromTerm(rel *graph.Relation) {
+	if rel.Term == "" || rel.Dated() {
+		return
+	}
+	if d, ok := r.termDates[rel.Term]; ok {
+		rel.ValidFrom, rel.ValidTo = d[0], d[1]
+	}
 }
 
 // checkReferences runs once every file is read, so that records may refer forwards and across files.
@@ -859,33 +975,28 @@ func (r *reader) checkReferences() {
 			r.add(ref.at, ref.field, "%s is not defined in the input%s", show(ref.name), r.orGraph)
 		}
 	}
-	var termAt map[graph.EntityName]int
-	for i := range r.ds.Relations {
-		rel := &r.ds.Relations[i]
-		if rel.Term == "" {
-			continue
-		}
-		if k, ok := r.kinds[rel.Term]; ok && k != graph.KindOrganisation {
-			r.add(r.relationAt[rel.Name], "term", "%s is not an organisation; a term is one (organisations/<legislature>-<term>)", rel.Term)
-		}
-		if rel.Dated() {
-			continue
-		}
-		if termAt == nil {
-			termAt = map[graph.EntityName]int{}
-			for j, e := range r.ds.Entities {
-				termAt[e.Name] = j
-			}
-		}
-		if j, ok := termAt[rel.Term]; ok { // undated: it holds during its term
-			rel.ValidFrom, rel.ValidTo = r.ds.Entities[j].ValidFrom, r.ds.Entities[j].ValidTo
+	briefs := r.briefs
+	if !r.stream {
+		briefs = make([]relationBrief, len(r.ds.Relations))
+		for i := range r.ds.Relations {
+			rel := &r.ds.Relations[i]
+			briefs[i] = relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term}
+			r.fillFromTerm(rel)
 		}
 	}
-	for _, rel := range r.ds.Relations {
-		fk, ok1 := r.kinds[rel.From]
-		tk, ok2 := r.kinds[rel.To]
-		if ok1 && ok2 && rel.Type.Valid() && !rel.Type.Joins(fk, tk) {
-			r.add(r.relationAt[rel.Name], "type", "%s cannot join a %s (%s) to a %s (%s)", rel.Type, strings.ToLower(string(fk)), rel.From, strings.ToLower(string(tk)), rel.To)
+	for _, rel := range briefs {
+		if rel.term == "" {
+			continue
+		}
+		if k, ok := r.kinds[rel.term]; ok && k != graph.KindOrganisation {
+			r.add(r.relationAt[rel.name], "term", "%s is not an organisation; a term is one (organisations/<legislature>-<term>)", rel.term)
+		}
+	}
+	for _, rel := range briefs {
+		fk, ok1 := r.kinds[rel.from]
+		tk, ok2 := r.kinds[rel.to]
+		if ok1 && ok2 && rel.typ.Valid() && !rel.typ.Joins(fk, tk) {
+			r.add(r.relationAt[rel.name], "type", "%s cannot join a %s (%s) to a %s (%s)", rel.typ, strings.ToLower(string(fk)), rel.from, strings.ToLower(string(tk)), rel.to)
 		}
 	}
 }

@@ -42,6 +42,21 @@ func FuzzRead(f *testing.F) {
 		if !reflect.DeepEqual(ds, ds2) || errString(err) != errString(err2) {
 			t.Fatalf("a second Read differs:\n%v\n%v", err, err2)
 		}
+		// Checking without holding the records finds the same, and the second pass gives the same records.
+		files := func() []dataset.File { return []dataset.File{{Name: "fuzz.jsonl", R: bytes.NewReader(in)}} }
+		checked, cerr := dataset.CheckFiles(files())
+		if errString(cerr) != errString(err) {
+			t.Fatalf("CheckFiles differs from Read:\n%v\n%v", cerr, err)
+		}
+		if cerr == nil {
+			var got collector
+			if err := checked.Each(files(), &got); err != nil {
+				t.Fatalf("Each after CheckFiles: %v", err)
+			}
+			if !reflect.DeepEqual(got.ds.Sources, ds.Sources) || !reflect.DeepEqual(got.ds.Entities, ds.Entities) || !reflect.DeepEqual(got.ds.Relations, ds.Relations) {
+				t.Fatalf("Each gave other records than Read")
+			}
+		}
 	})
 }
 

@@ -42,6 +42,11 @@ func long(n int) string { return strings.Repeat("x", n) }
 func problems(t *testing.T, content string) []string {
 	t.Helper()
 	ds, err := dataset.Read([]dataset.File{{Name: "f.jsonl", R: strings.NewReader(content)}})
+	// CheckFiles, which holds no records, must find exactly what Read finds.
+	if _, cerr := dataset.CheckFiles([]dataset.File{{Name: "f.jsonl", R: strings.NewReader(content)}}); fmt.Sprint(cerr) != fmt.Sprint(err) ||
+		!reflect.DeepEqual(violations(cerr), violations(err)) {
+		t.Errorf("CheckFiles found %v, Read %v", violations(cerr), violations(err))
+	}
 	if err == nil {
 		return nil
 	}
@@ -57,6 +62,14 @@ func problems(t *testing.T, content string) []string {
 		out = append(out, v.Field+": "+v.Description)
 	}
 	return out
+}
+
+func violations(err error) graph.Violations {
+	var ge *graph.Error
+	if errors.As(err, &ge) {
+		return ge.Violations
+	}
+	return nil
 }
 
 func TestReadAcceptsTheValidFile(t *testing.T) {

@@ -215,23 +215,3 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	}
 	return q.emit()
 }
-
-// WriteDataset writes sources, entities and relations with q, in that order.
-func WriteDataset(q *NQuadWriter, sources []graph.Source, entities []graph.Entity, relations []graph.Relation) error {
-	for _, s := range sources {
-		if err := q.WriteSource(s); err != nil {
-			return err
-		}
-	}
-	for _, e := range entities {
-		if err := q.WriteEntity(e); err != nil {
-			return err
-		}
-	}
-	for _, r := range relations {
-		if err := q.WriteRelation(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
