@@ -367,8 +367,7 @@ func writeGraph(cfg synth.Config, jsonPath, rdfPath string) (synth.Stats, int64,
 	return stats, nq.Quads(), nil
 }
 
-// writeNQuadsFile converts a dataset file to N-Quads as `polgraph load --nquads` does: a pass that checks
-// it, then one that writes it record by record.
+// writeNQuadsFile converts a dataset file to N-Quads as `polgraph load --nquads` does (dataset.Stream).
 func writeNQuadsFile(jsonPath, path string) (int64, error) {
 	open := func() ([]dataset.File, func(), error) {
 		f, err := os.Open(jsonPath)
@@ -377,25 +376,12 @@ func writeNQuadsFile(jsonPath, path string) (int64, error) {
 		}
 		return []dataset.File{{Name: jsonPath, R: f}}, func() { f.Close() }, nil
 	}
-	files, done, err := open()
-	if err != nil {
-		return 0, err
-	}
-	checked, err := dataset.CheckFiles(files)
-	done()
-	if err != nil {
-		return 0, err
-	}
-	if files, done, err = open(); err != nil {
-		return 0, err
-	}
-	defer done()
 	out, err := os.Create(path)
 	if err != nil {
 		return 0, err
 	}
 	q := dgraph.NewNQuadWriter(out)
-	err = checked.Each(files, q)
+	_, err = dataset.Stream(open, q)
 	if err = errors.Join(err, q.Flush(), out.Close()); err != nil {
 		return 0, err
 	}

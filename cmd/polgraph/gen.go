@@ -1,13 +1,10 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -77,50 +74,32 @@ func parseSize(s string) (int, error) {
 	return n * mult, nil
 }
 
-// writeSynthetic generates the graph into a dataset file and, when rdfPath is set, an N-Quads file.
+// writeSynthetic generates the graph into a dataset file and, when rdfPath is set, an N-Quads file
+// (gzipped when its name ends in .gz). Each file appears whole or not at all.
 func writeSynthetic(ctx context.Context, cfg synth.Config, outPath, rdfPath string) (synth.Stats, error) {
 	if err := ctx.Err(); err != nil {
 		return synth.Stats{}, err
 	}
-	var closers []func() error
-	closeAll := func() error {
-		var errs []error
-		for i := len(closers) - 1; i >= 0; i-- {
-			errs = append(errs, closers[i]())
+	var stats synth.Stats
+	err := writeFileAtomically(outPath, false, func(w io.Writer) error {
+		ds := dataset.NewWriter(w, fmt.Sprintf("synthetic-%d-seed-%d", cfg.Relations, cfg.Seed),
+			fmt.Sprintf("A synthetic political graph of %d relations made by `polgraph gen` with seed %d.", cfg.Relations, cfg.Seed))
+		generate := func(sinks synth.Sinks) (err error) {
+			if stats, err = synth.Generate(cfg, sinks); err != nil {
+				return err
+			}
+			return ds.Flush()
 		}
-		return errors.Join(errs...)
-	}
-	f, err := os.Create(outPath)
-	if err != nil {
-		return synth.Stats{}, err
-	}
-	closers = append(closers, f.Close)
-	ds := dataset.NewWriter(f, fmt.Sprintf("synthetic-%d-seed-%d", cfg.Relations, cfg.Seed),
-		fmt.Sprintf("A synthetic political graph of %d relations made by `polgraph gen` with seed %d.", cfg.Relations, cfg.Seed))
-	sinks := synth.Sinks{ds}
-	var nq *dgraph.NQuadWriter
-	if rdfPath != "" {
-		rf, err := os.Create(rdfPath)
-		if err != nil {
-			closeAll()
-			return synth.Stats{}, err
+		if rdfPath == "" {
+			return generate(synth.Sinks{ds})
 		}
-		closers = append(closers, rf.Close)
-		var w io.Writer = rf
-		if strings.HasSuffix(rdfPath, ".gz") {
-			zw, _ := gzip.NewWriterLevel(rf, gzip.BestSpeed)
-			closers = append(closers, zw.Close)
-			w = zw
-		}
-		nq = dgraph.NewNQuadWriter(w)
-		sinks = append(sinks, nq)
-	}
-	stats, err := synth.Generate(cfg, sinks)
-	if err == nil {
-		err = ds.Flush()
-	}
-	if err == nil && nq != nil {
-		err = nq.Flush()
-	}
-	return stats, errors.Join(err, closeAll())
+		return writeFileAtomically(rdfPath, strings.HasSuffix(rdfPath, ".gz"), func(rw io.Writer) error {
+			nq := dgraph.NewNQuadWriter(rw)
+			if err := generate(synth.Sinks{ds, nq}); err != nil {
+				return err
+			}
+			return nq.Flush()
+		})
+	})
+	return stats, err
 }

@@ -130,24 +130,13 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 // converts in the memory its names take. The output appears whole or not at all.
 func loadToNQuads(paths []string, out string, stdout io.Writer) error {
 	start := time.Now()
-	files, closeFiles, err := openDatasetFiles(paths)
-	if err != nil {
-		return err
-	}
-	checked, err := dataset.CheckFiles(files)
-	closeFiles()
-	if err != nil {
-		return err
-	}
+	open := func() ([]dataset.File, func(), error) { return openDatasetFiles(paths) }
+	var checked *dataset.Checked
 	var quads int64
-	err = writeFileAtomically(out, func(w io.Writer) error {
-		files, closeFiles, err := openDatasetFiles(paths)
-		if err != nil {
-			return err
-		}
-		defer closeFiles()
+	err := writeFileAtomically(out, strings.HasSuffix(out, ".gz"), func(w io.Writer) error {
 		q := dgraph.NewNQuadWriter(w)
-		if err := checked.Each(files, q); err != nil {
+		var err error
+		if checked, err = dataset.Stream(open, q); err != nil {
 			return err
 		}
 		quads = q.Quads()
@@ -161,18 +150,22 @@ func loadToNQuads(paths []string, out string, stdout io.Writer) error {
 	return nil
 }
 
-// writeFileAtomically writes a file through write (gzipped when its name ends in .gz) under a temporary
-// name beside it, and renames it into place only once it is whole.
-func writeFileAtomically(path string, write func(io.Writer) error) error {
+// writeFileAtomically writes a file through write (gzipped when gz is set) under a temporary name beside
+// it, and renames it into place only once it is whole.
+func writeFileAtomically(path string, gz bool, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	f, err := os.CreateTemp(dir, "."+base+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name()) // after the rename, nothing
+	if err := f.Chmod(0o644); err != nil { // as os.Create would leave it, not the temporary file's 0600
+		f.Close()
+		return err
+	}
 	var w io.Writer = f
 	var zw *gzip.Writer
-	if strings.HasSuffix(path, ".gz") {
+	if gz {
 		zw, _ = gzip.NewWriterLevel(f, gzip.BestSpeed)
 		w = zw
 	}

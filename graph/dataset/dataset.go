@@ -278,6 +278,26 @@ func (c *Checked) Each(files []File, sink Sink) error {
 	return r.problems.Err("dataset.Each", fmt.Sprintf("%d problem(s) in the input, which changed since it was checked", r.found))
 }
 
+// Stream checks the files open gives, as CheckFiles does, then opens them again and hands each record to
+// sink (Checked.Each): a dataset of any size reaches sink in the memory its names take. Nothing reaches
+// sink unless every file is valid.
+func Stream(open func() (files []File, closeFiles func(), err error), sink Sink) (*Checked, error) {
+	files, closeFiles, err := open()
+	if err != nil {
+		return nil, err
+	}
+	checked, err := CheckFiles(files)
+	closeFiles()
+	if err != nil {
+		return nil, err
+	}
+	if files, closeFiles, err = open(); err != nil {
+		return nil, err
+	}
+	defer closeFiles()
+	return checked, checked.Each(files, sink)
+}
+
 // check reads every file and checks the whole, reporting every problem in one error.
 func (r *reader) check(files []File, known Known) error {
 	for _, f := range files {

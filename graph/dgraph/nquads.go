@@ -60,38 +60,30 @@ func nodeRef(n map[string]any) (string, error) {
 }
 
 func appendValue(b []byte, subject, pred string, v any) ([]byte, error) {
-	quad := func(object []byte) {
-		b = append(b, subject...)
-		b = append(b, " <"...)
-		b = append(b, pred...)
-		b = append(b, "> "...)
-		b = append(b, object...)
-		b = append(b, " .\n"...)
-	}
 	var err error
 	switch v := v.(type) {
 	case nil:
 		// As in a JSON mutation, a null sets nothing.
 	case string:
-		quad(appendLiteral(nil, v))
+		b = appendStr(b, subject, pred, v)
 	case []string:
 		for _, s := range v {
-			quad(appendLiteral(nil, s))
+			b = appendStr(b, subject, pred, s)
 		}
 	case int:
-		quad(typedLiteral(strconv.Itoa(v), "int"))
+		b = appendTyped(b, subject, pred, strconv.Itoa(v), "int")
 	case int64:
-		quad(typedLiteral(strconv.FormatInt(v, 10), "int"))
+		b = appendTyped(b, subject, pred, strconv.FormatInt(v, 10), "int")
 	case float64:
-		quad(typedLiteral(strconv.FormatFloat(v, 'g', -1, 64), "float"))
+		b = appendTyped(b, subject, pred, strconv.FormatFloat(v, 'g', -1, 64), "float")
 	case bool:
-		quad(typedLiteral(strconv.FormatBool(v), "boolean"))
+		b = appendTyped(b, subject, pred, strconv.FormatBool(v), "boolean")
 	case map[string]any:
 		ref, rerr := nodeRef(v)
 		if rerr != nil {
 			return nil, fmt.Errorf("dgraph: %s: %w", pred, rerr)
 		}
-		quad([]byte(ref))
+		b = appendEdge(b, subject, pred, ref)
 		if len(v) > 1 {
 			b, err = appendNode(b, v)
 		}
@@ -105,11 +97,4 @@ func appendValue(b []byte, subject, pred string, v any) ([]byte, error) {
 		return nil, fmt.Errorf("dgraph: %s: cannot write a %T as N-Quads", pred, v)
 	}
 	return b, err
-}
-
-func typedLiteral(s, xsd string) []byte {
-	b := appendLiteral(nil, s)
-	b = append(b, "^^<xs:"...)
-	b = append(b, xsd...)
-	return append(b, '>')
 }

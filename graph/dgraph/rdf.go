@@ -53,35 +53,42 @@ func (q *NQuadWriter) str(subject, pred, value string) {
 	if value == "" {
 		return
 	}
-	q.buf = append(q.buf, subject...)
-	q.buf = append(q.buf, " <"...)
-	q.buf = append(q.buf, pred...)
-	q.buf = append(q.buf, "> "...)
-	q.buf = appendLiteral(q.buf, value)
-	q.buf = append(q.buf, " .\n"...)
+	q.buf = appendStr(q.buf, subject, pred, value)
 	q.quads++
 }
 
 func (q *NQuadWriter) typed(subject, pred, value, xsd string) {
-	q.buf = append(q.buf, subject...)
-	q.buf = append(q.buf, " <"...)
-	q.buf = append(q.buf, pred...)
-	q.buf = append(q.buf, "> "...)
-	q.buf = appendLiteral(q.buf, value)
-	q.buf = append(q.buf, "^^<xs:"...)
-	q.buf = append(q.buf, xsd...)
-	q.buf = append(q.buf, "> .\n"...)
+	q.buf = appendTyped(q.buf, subject, pred, value, xsd)
 	q.quads++
 }
 
 func (q *NQuadWriter) edge(subject, pred, object string) {
-	q.buf = append(q.buf, subject...)
-	q.buf = append(q.buf, " <"...)
-	q.buf = append(q.buf, pred...)
-	q.buf = append(q.buf, "> "...)
-	q.buf = append(q.buf, object...)
-	q.buf = append(q.buf, " .\n"...)
+	q.buf = appendEdge(q.buf, subject, pred, object)
 	q.quads++
+}
+
+// appendStr, appendTyped and appendEdge append one N-Quad, "subject <pred> object .": a string, a typed
+// literal (xs:int, xs:float...), or a node (<0x1> or _:label).
+func appendStr(b []byte, subject, pred, value string) []byte {
+	return append(appendLiteral(quadStart(b, subject, pred), value), " .\n"...)
+}
+
+func appendTyped(b []byte, subject, pred, value, xsd string) []byte {
+	b = appendLiteral(quadStart(b, subject, pred), value)
+	b = append(b, "^^<xs:"...)
+	b = append(b, xsd...)
+	return append(b, "> .\n"...)
+}
+
+func appendEdge(b []byte, subject, pred, object string) []byte {
+	return append(append(quadStart(b, subject, pred), object...), " .\n"...)
+}
+
+func quadStart(b []byte, subject, pred string) []byte {
+	b = append(b, subject...)
+	b = append(b, " <"...)
+	b = append(b, pred...)
+	return append(b, "> "...)
 }
 
 const hexDigit = "0123456789abcdef"
