@@ -158,7 +158,7 @@ func writeFileAtomically(path string, gz bool, write func(io.Writer) error) erro
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) // after the rename, nothing
+	defer os.Remove(f.Name())              // after the rename, nothing
 	if err := f.Chmod(0o644); err != nil { // as os.Create would leave it, not the temporary file's 0600
 		f.Close()
 		return err

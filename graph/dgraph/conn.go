@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -194,14 +195,7 @@ func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.
 				defer wg.Done()
 				pctx, cancel := context.WithTimeout(ctx, probeInterval)
 				defer cancel()
-				err := a.login(pctx, login)
-				if err == nil {
-					if err = check(pctx, a.probe); loginLost(err) {
-						a.loginMu.Lock()
-						a.loggedIn = false // log in again at the next probe
-						a.loginMu.Unlock()
-					}
-				}
+				err := a.check(pctx, check, login)
 				if ready := err == nil; ready != a.ready.Load() && ctx.Err() == nil {
 					a.ready.Store(ready)
 					if ready {
@@ -216,6 +210,31 @@ func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.
 	}
 }
 
+// recheck asks every alpha at once, each through its own client, whether it is ready (check, after
+// login), and sets aside those that are not and takes back those that are; it returns nil when one is,
+// else the first refusal.
+func (p *alphaPool) recheck(ctx context.Context, check, login func(context.Context, *dgo.Dgraph) error) error {
+	errs := make([]error, len(p.alphas))
+	var wg sync.WaitGroup
+	for i, a := range p.alphas {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.check(ctx, check, login)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() == nil {
+		for i, a := range p.alphas {
+			a.ready.Store(errs[i] == nil)
+		}
+	}
+	if slices.Contains(errs, nil) {
+		return nil
+	}
+	return errs[0]
+}
+
 // loginLost reports whether an alpha refused a call for want of a valid login (its session expired, or it
 // restarted and lost it).
 func loginLost(err error) bool {
@@ -224,6 +243,21 @@ func loginLost(err error) bool {
 		return true
 	}
 	return status.Code(err) == codes.Unauthenticated
+}
+
+// check asks the alpha, through its probe client logged in first, whether it is ready. A login the alpha
+// no longer accepts is made again at the next check.
+func (a *alpha) check(ctx context.Context, check, login func(context.Context, *dgo.Dgraph) error) error {
+	if err := a.login(ctx, login); err != nil {
+		return err
+	}
+	err := check(ctx, a.probe)
+	if loginLost(err) {
+		a.loginMu.Lock()
+		a.loggedIn = false
+		a.loginMu.Unlock()
+	}
+	return err
 }
 
 // login logs the alpha's probe client in, once.

@@ -2,24 +2,34 @@ package dgraph
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/dgo/v230"
 	"github.com/dgraph-io/dgo/v230/protos/api"
+	"github.com/polgraph/polgraph/graph"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-// fakeAlpha is a gRPC server answering Dgraph's Query with an empty answer and counting the calls.
+// fakeAlpha is a gRPC server answering Dgraph's Query, counting the calls: with the graph version
+// version when it is set (whatever the query), else with an empty answer.
 type fakeAlpha struct {
 	api.UnimplementedDgraphServer
-	calls atomic.Int64
+	calls   atomic.Int64
+	version atomic.Int64
 }
 
 func (f *fakeAlpha) Query(context.Context, *api.Request) (*api.Response, error) {
 	f.calls.Add(1)
+	if v := f.version.Load(); v > 0 {
+		return &api.Response{Json: fmt.Appendf(nil, `{"q":[{"pg.version":%d}]}`, v)}, nil
+	}
 	return &api.Response{Json: []byte(`{}`)}, nil
 }
 
@@ -108,6 +118,49 @@ func TestPoolTriesAnotherAlphaAndSkipsThoseNotReady(t *testing.T) {
 	}
 	if n := other.calls.Load(); n < 3 || n > 7 {
 		t.Errorf("two ready alphas: one answered %d of 10 calls, want about half", n)
+	}
+}
+
+// TestPingAsksAnotherAlphaWhenOneLags: an alpha that shows an older graph than the store has seen (a
+// replica behind its leader, or just rejoined) does not make the database look down while another shows
+// the graph seen; it is set aside. When every alpha lags, Ping says the database is not ready.
+func TestPingAsksAnotherAlphaWhenOneLags(t *testing.T) {
+	t.Parallel()
+	lagging, current := &fakeAlpha{}, &fakeAlpha{}
+	lagging.version.Store(355)
+	current.version.Store(356)
+	laggingAddr, stopLagging := serveFake(t, lagging, "127.0.0.1:0")
+	defer stopLagging()
+	currentAddr, stopCurrent := serveFake(t, current, "127.0.0.1:0")
+	defer stopCurrent()
+	pool, err := dialPool([]string{laggingAddr, currentAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s := &Store{addr: laggingAddr + "," + currentAddr, pool: pool, dg: dgo.NewDgraphClient(pool), log: slog.New(slog.DiscardHandler), uids: map[string]string{}}
+	s.sawVersion(356)
+	ctx := context.Background()
+	for i := range 6 { // the rotation sends some of these to the lagging alpha first
+		if err := s.Ping(ctx); err != nil {
+			t.Fatalf("ping %d: %v; one alpha shows the graph seen", i, err)
+		}
+	}
+	if lagging.calls.Load() == 0 {
+		t.Fatal("the lagging alpha was never asked: the test shows nothing")
+	}
+	if pool.alphas[0].ready.Load() {
+		t.Error("the lagging alpha was not set aside")
+	}
+	if !pool.alphas[1].ready.Load() {
+		t.Error("the alpha showing the graph seen was set aside")
+	}
+
+	current.version.Store(355) // both lag now
+	err = s.Ping(ctx)
+	var ge *graph.Error
+	if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
+		t.Errorf("every alpha shows an older graph than seen: Ping says %v, want Unavailable, DATABASE_NOT_READY", err)
 	}
 }
 

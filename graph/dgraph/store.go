@@ -143,8 +143,9 @@ func (s *Store) login(ctx context.Context) error {
 // Ping implements graph.Store: it reads the graph's version, bounded to 5 seconds. A Dgraph that answers
 // but shows an older graph than this store has seen is not ready: an alpha just restarted shows nothing
 // to polgraph's user until its access rules are loaded, and then, for a few seconds, may show the graph
-// without the last writes committed before it died. Such a Dgraph is Unavailable: Unavailable, reason
-// DATABASE_NOT_READY, so that nobody is served an empty graph meanwhile.
+// without the last writes committed before it died; a replica may lag behind its group's leader. Of
+// several alphas, the others are asked then, and those that lag are set aside. When none shows the graph
+// seen, Dgraph is Unavailable, reason DATABASE_NOT_READY, so that nobody is served an old graph meanwhile.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -161,9 +162,15 @@ func (s *Store) Ping(ctx context.Context) error {
 		return err
 	}
 	if seen := s.seen.Load(); v < seen {
+		// The alpha that answered is not ready; another may be (a replica that lags behind its group's
+		// leader, or has just rejoined it). It is set aside, and the database is up if another shows the
+		// graph already seen.
+		if len(s.pool.alphas) > 1 && s.pool.recheck(ctx, s.alphaReady, s.loginProbe) == nil {
+			return nil
+		}
 		// Not ready; the version read says nothing of the graph.
 		return &graph.Error{Op: "dgraph.Ping", Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY",
-			Message: fmt.Sprintf("Dgraph at %s answers but shows graph version %d, older than the %d already seen: it is still starting", s.addr, v, seen)}
+			Message: fmt.Sprintf("Dgraph at %s answers but shows graph version %d, older than the %d already seen, on every alpha: it is starting, or lags behind its group", s.addr, v, seen)}
 	}
 	return nil
 }
