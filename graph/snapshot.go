@@ -159,13 +159,14 @@ type topoSnapshot struct {
 	ents    numbered[EntityName]
 	rels    numbered[RelationName]
 	links   chunked[Link]
-	brief   chunked[linkBrief] // what walks read of each relation, in one place
-	adj     chunked[[]int32]   // each entity's relations
-	entity  chunked[*Entity]   // each entity, as last written (nil: known only from a relation's end)
-	changed chunked[int64]     // the epoch of the snapshot that last changed each relation
-	epoch   int64              // one more than the snapshot this one was built from
-	keys    postings           // the entities of each search key (normalised name)
-	words   postings           // the entities of each word of a search key
+	brief   chunked[linkBrief]  // what walks read of each relation, in one place
+	adj     chunked[[]int32]    // each entity's relations
+	entity  chunked[*Entity]    // each entity, as last written (nil: known only from a relation's end)
+	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
+	changed chunked[int64]      // the epoch of the snapshot that last changed each relation
+	epoch   int64               // one more than the snapshot this one was built from
+	keys    postings            // the entities of each search key (normalised name)
+	words   postings            // the entities of each word of a search key
 }
 
 // linkBrief is what walks read of most relations, kept together so that a walk reads one small record
@@ -191,19 +192,18 @@ type snapshotBuilder struct {
 	brief   *chunkedBuilder[linkBrief]
 	adj     *chunkedBuilder[[]int32]
 	entity  *chunkedBuilder[*Entity]
+	detail  *chunkedBuilder[linkDetail]
 	changed *chunkedBuilder[int64]
 	epoch   int64
 	keys    *postingsBuilder
 	words   *postingsBuilder
-	// headers are the relation headers the feed gave with the links, for the topology's cache once the
-	// snapshot is published.
-	headers []RelationHeader
+	roles   map[string]string // one copy of each role the headers name
 }
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
 		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj),
-		entity: newChunkedBuilder(s.entity), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
+		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
 
 // apply adds or replaces entities and links. A relation's ends never change (its name is made of them),
@@ -216,19 +216,23 @@ func (b *snapshotBuilder) apply(c Changed) {
 	for k, l := range c.Links {
 		a, e := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(e) // one copy of each name
+		var d linkDetail                            // none: answers read the header from the store
 		if withHeaders && c.Headers[k].Relation.Name != "" {
-			h := c.Headers[k]
-			h.Relation.Name, h.Relation.From, h.Relation.To = l.Name, l.From, l.To
-			b.headers = append(b.headers, h)
+			d = detailOf(c.Headers[k], &l, b.intern)
+			if x := d.rest; x != nil {
+				x.via, x.term = b.sameName(x.via), b.sameName(x.term)
+			}
 		}
 		i, isNew := b.rels.number(l.Name)
 		if !isNew {
 			b.links.set(i, l)
 			b.brief.set(i, briefOf(l, a, e))
+			b.detail.set(i, d)
 			b.changed.set(i, b.epoch)
 			continue
 		}
 		b.links.append(l)
+		b.detail.append(d)
 		b.changed.append(b.epoch)
 		b.brief.append(briefOf(l, a, e))
 		b.relate(a, i)
@@ -236,6 +240,29 @@ func (b *snapshotBuilder) apply(c Changed) {
 			b.relate(e, i)
 		}
 	}
+}
+
+// intern returns one copy of each role.
+func (b *snapshotBuilder) intern(role string) string {
+	if role == "" {
+		return ""
+	}
+	if r, ok := b.roles[role]; ok {
+		return r
+	}
+	if b.roles == nil {
+		b.roles = map[string]string{}
+	}
+	b.roles[role] = role
+	return role
+}
+
+// sameName returns the snapshot's copy of n when it numbers n, else n.
+func (b *snapshotBuilder) sameName(n EntityName) EntityName {
+	if u, ok := b.ents.ids.m.get(n); ok {
+		return b.ents.key(u)
+	}
+	return n
 }
 
 // relate adds relation r to entity u's. Each entity's list is its own array, so appending to it writes
@@ -277,7 +304,7 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, brief: b.brief.c, adj: b.adj.c, entity: b.entity.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
+		links: b.links.c, brief: b.brief.c, adj: b.adj.c, entity: b.entity.c, detail: b.detail.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.

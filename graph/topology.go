@@ -51,9 +51,9 @@ type Topology struct {
 
 	versions versionCalls // the feed's version, asked once for searches that start together
 
-	// headers holds relation headers for answers (RelationName → cachedHeader): those the feed gives
-	// with the links (the Dgraph feed gives every one), and those read from the store when it did not;
-	// each is read again only after its relation changed.
+	// headers holds relation headers read from the store for answers (RelationName → cachedHeader),
+	// those of relations the feed gave without one (the snapshot keeps the headers it gave: see
+	// linkDetail); each is read again only after its relation changed.
 	headers sync.Map
 }
 
@@ -104,14 +104,7 @@ func (t *Topology) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	snap := b.finish(newVersion)
-	t.snap.Store(snap)
-	// The headers the feed gave hold the graph as this snapshot does: cached under its epoch, only once it
-	// is published (a sync that failed must leave nothing behind), they serve until a later snapshot
-	// changes their relation.
-	for _, h := range b.headers {
-		t.headers.Store(h.Relation.Name, cachedHeader{h, snap.epoch})
-	}
+	t.snap.Store(b.finish(newVersion))
 	t.ready.Store(true)
 	return nil
 }
@@ -299,15 +292,19 @@ type topologyReader struct {
 	t *Topology
 }
 
-// cachedHeaders returns the headers of names the topology holds from the store and that the snapshot's
-// relations have not changed since.
+// cachedHeaders returns the headers of names that the snapshot holds from the feed, or that the
+// topology holds from the store and the snapshot's relations have not changed since.
 func (r topologyReader) cachedHeaders(names []RelationName) map[RelationName]RelationHeader {
 	out := make(map[RelationName]RelationHeader, len(names))
 	for _, n := range names {
-		if c, ok := r.t.headers.Load(n); ok {
-			if i, ok := r.s.rels.lookup(n); ok && c.(cachedHeader).epoch >= r.s.changed.get(i) {
-				out[n] = c.(cachedHeader).h
-			}
+		i, ok := r.s.rels.lookup(n)
+		if !ok {
+			continue
+		}
+		if d := r.s.detail.at(i); d.known {
+			out[n] = d.header(r.s.links.at(i))
+		} else if c, ok := r.t.headers.Load(n); ok && c.(cachedHeader).epoch >= r.s.changed.get(i) {
+			out[n] = c.(cachedHeader).h
 		}
 	}
 	return out

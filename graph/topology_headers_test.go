@@ -3,7 +3,9 @@ package graph
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
+	"time"
 )
 
 // headerFeed gives links with their headers, and fails its next Changes when told to.
@@ -39,10 +41,8 @@ func TestTopologyKeepsTheFeedsHeaders(t *testing.T) {
 	if err := topo.Sync(context.Background()); err == nil {
 		t.Fatal("the sync succeeded; the feed failed")
 	}
-	n := 0
-	topo.headers.Range(func(any, any) bool { n++; return true })
-	if n != 0 {
-		t.Fatalf("a failed sync left %d headers", n)
+	if got := (topologyReader{topo.snap.Load(), topo}).cachedHeaders([]RelationName{one, two}); len(got) != 0 {
+		t.Fatalf("a failed sync left headers: %+v", got)
 	}
 
 	feed.fail = nil
@@ -66,5 +66,62 @@ func TestTopologyKeepsTheFeedsHeaders(t *testing.T) {
 	got = r.cachedHeaders([]RelationName{one, two})
 	if got[one].ClaimCount != 3 || got[one].Support != strong || got[two].ClaimCount != 2 {
 		t.Errorf("after the change, the cache holds %+v", got)
+	}
+
+	// A later change without a header: the one kept before no longer serves.
+	feed.version, feed.links, feed.headers = 3, []Link{link(two, strong)}, nil
+	if err := topo.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r = topologyReader{topo.snap.Load(), topo}
+	if got = r.cachedHeaders([]RelationName{one, two}); got[one].ClaimCount != 3 || len(got) != 1 {
+		t.Errorf("after a change without a header, the cache holds %+v", got)
+	}
+}
+
+// The snapshot keeps what a header holds besides its link, and gives the header back as the feed gave
+// it; one that does not agree with its link, or does not fit, is not kept (answers read it from the
+// store).
+func TestLinkDetailGivesTheHeaderBack(t *testing.T) {
+	l := Link{Name: "relations/a.member-of.p", Type: MemberOf, From: "actors/a", To: "parties/p", Period: OpenPeriod, Life: OpenPeriod,
+		Support: Support{0.9, -1, 0.5, -1}}
+	plain := RelationHeader{Relation: Relation{Name: l.Name, Type: l.Type, From: l.From, To: l.To}, Support: l.Support}
+	full := RelationHeader{
+		Relation: Relation{Name: l.Name, Type: l.Type, From: l.From, To: l.To, Role: "treasurer", Via: "seats/x", Term: "terms/t",
+			ValidFrom: FuzzyDate{2010, 5, 0}, ValidTo: FuzzyDate{2015, 12, 31}, Date: FuzzyDate{2012, 0, 0},
+			Deleted:    Tombstone{Time: time.Date(2020, 1, 2, 3, 4, 5, 6, time.UTC), By: "editor", Reason: "duplicate"},
+			MergedInto: "relations/b.member-of.p"},
+		ClaimCount: 7, Support: l.Support,
+		Verdict: Verdict{Claims: [4]int{3, 0, 2, 1}, SupportingSources: 4, DenyingSources: 1},
+	}
+	same := func(s string) string { return s }
+	for _, h := range []RelationHeader{plain, full} {
+		d := detailOf(h, &l, same)
+		if !d.known {
+			t.Fatalf("%+v was not kept", h)
+		}
+		if got := d.header(&l); !reflect.DeepEqual(got, h) {
+			t.Errorf("kept %+v, gave back %+v", h, got)
+		}
+	}
+	if d := detailOf(plain, &l, same); d.rest != nil {
+		t.Error("a header with no role, via, term, tombstone or merge took a record apart")
+	}
+	for name, change := range map[string]func(*RelationHeader){
+		"another support":  func(h *RelationHeader) { h.Support = NoSupport },
+		"another type":     func(h *RelationHeader) { h.Relation.Type = Endorses },
+		"another end":      func(h *RelationHeader) { h.Relation.To = "parties/q" },
+		"claims in it":     func(h *RelationHeader) { h.Relation.Claims = []Claim{{}} },
+		"a year too far":   func(h *RelationHeader) { h.Relation.ValidTo = FuzzyDate{1 << 24, 1, 1} },
+		"a negative year":  func(h *RelationHeader) { h.Relation.Date = FuzzyDate{-1, 0, 0} },
+		"a month too far":  func(h *RelationHeader) { h.Relation.ValidFrom = FuzzyDate{2000, 16, 1} },
+		"a negative count": func(h *RelationHeader) { h.ClaimCount = -1 },
+		"too many claims":  func(h *RelationHeader) { h.Verdict.Claims[2] = 1 << 33 },
+	} {
+		h := full
+		change(&h)
+		if d := detailOf(h, &l, same); d.known {
+			t.Errorf("%s: kept %+v", name, h)
+		}
 	}
 }
