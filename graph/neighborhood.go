@@ -290,6 +290,24 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return nil
 	}
 
+	// around is the relations of u that count under the filter, each with its other end, read once per
+	// entity for every step below.
+	arounds := map[int32][]neighbor{}
+	around := func(u int32) []neighbor {
+		if ns, ok := arounds[u]; ok {
+			return ns
+		}
+		rs := g.relationsOf(u)
+		ns := make([]neighbor, 0, len(rs))
+		for _, r := range rs {
+			if g.counts(&q.Filter, r) {
+				ns = append(ns, neighbor{r, otherEnd(g.ends(r), u)})
+			}
+		}
+		arounds[u] = ns
+		return ns
+	}
+
 	// 1. The walk.
 	walkedDist := map[int32]int{c: 0}
 	reached := []int32{c}
@@ -306,15 +324,11 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			}
 			expanded = append(expanded, u)
 			h := candidates{g: g}
-			for _, r := range g.relationsOf(u) {
-				if !g.counts(&q.Filter, r) {
+			for _, n := range around(u) {
+				if _, shown := walkedDist[n.to]; shown || excluded[n.to] {
 					continue
 				}
-				v := otherEnd(g.ends(r), u)
-				if _, shown := walkedDist[v]; shown || excluded[v] {
-					continue
-				}
-				h.items = append(h.items, candidate{rel: r, to: v, strength: q.Filter.Strength(g.link(r).Support)})
+				h.items = append(h.items, candidate{rel: n.rel, to: n.to, strength: q.Filter.Strength(g.link(n.rel).Support), name: g.entity(n.to)})
 			}
 			heap.Init(&h)
 			shown := 0
@@ -335,10 +349,8 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return walked{}, err
 	}
 	counted := func(u int32, each func(r, v int32)) {
-		for _, r := range g.relationsOf(u) {
-			if g.counts(&q.Filter, r) {
-				each(r, otherEnd(g.ends(r), u))
-			}
+		for _, n := range around(u) {
+			each(n.rel, n.to)
 		}
 	}
 
@@ -423,7 +435,11 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 type candidate struct {
 	rel, to  int32
 	strength float64
+	name     EntityName // to's
 }
+
+// neighbor is a relation of an entity and the relation's other end.
+type neighbor struct{ rel, to int32 }
 
 // candidates is a heap of candidates, strongest first, then by the name of the entity, then of the
 // relation.
@@ -437,7 +453,7 @@ func (h candidates) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.item
 func (h candidates) Less(i, j int) bool {
 	a, b := h.items[i], h.items[j]
 	return cmp.Or(-cmp.Compare(a.strength, b.strength),
-		strings.Compare(string(h.g.entity(a.to)), string(h.g.entity(b.to))),
+		strings.Compare(string(a.name), string(b.name)),
 		strings.Compare(string(h.g.link(a.rel).Name), string(h.g.link(b.rel).Name))) < 0
 }
 func (h *candidates) Push(x any) { h.items = append(h.items, x.(candidate)) }

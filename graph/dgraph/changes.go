@@ -72,15 +72,21 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	// A fill has read every entity already: the relations' ends are then read as bare uids, which costs
 	// Dgraph far less than reading each end's name and lifetime again for each of its relations.
 	endSel := endFields
+	// Dgraph finds a page's root again for each page, and filters it before it pages it: a fill names the
+	// relations by their type, one posting list, instead of every node changed since 0 filtered by
+	// has(pg.from), which made each page of a fill read every node of the graph.
+	decl, root, vars := `($since: int)`, `gt(pg.changed, $since)`, map[string]string{"$since": strconv.FormatInt(since, 10)}
+	filter := ` @filter(has(pg.from))`
 	if ends != nil {
 		endSel = "uid"
+		decl, root, vars, filter = ``, `type(Relation)`, nil, ``
 	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
-		q := `query q($since: int) { q(func: gt(pg.changed, $since), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(has(pg.from)) {
+		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` {
   uid ` + linkFields + ` ` + headerExtraFields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
-		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$since": strconv.FormatInt(since, 10)})
+		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
@@ -172,17 +178,17 @@ type changedEntity struct {
 // changedEntities calls each with pages of the entities changed after version since (every entity from
 // version 0), read in txn. From version 0 it also returns every entity as a relation's end, by uid.
 func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) (map[string]*endJSON, error) {
-	decl, root := `($since: int)`, `gt(pg.changed, $since)`
+	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(Entity))`
 	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
 	var ends map[string]*endJSON
 	if since == 0 {
-		decl, root, vars = ``, `type(Entity)`, nil
+		decl, root, vars, filter = ``, `type(Entity)`, nil, `` // the type is the root's already
 		ends = map[string]*endJSON{}
 	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
-		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(type(Entity)) { ` + entityFields + ` pg.start_day pg.end_day } }`
+		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` { ` + entityFields + ` pg.start_day pg.end_day } }`
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return nil, s.wrap("dgraph.Changes", err)
