@@ -21,7 +21,7 @@ import (
 	"github.com/polgraph/polgraph/schema"
 )
 
-// polgraphLoadResult is a run of polgraph's loader: dataset.Read, then dataset.Load over
+// polgraphLoadResult is a run of polgraph's loader: dataset.CheckFiles, then Checked.Load over
 // graph/dgraph.Store.
 type polgraphLoadResult struct {
 	Read, Write  time.Duration
@@ -30,10 +30,10 @@ type polgraphLoadResult struct {
 	Claims       int
 	AlphaPeak    int64
 	HarnessPeak  int64
-	RelationsPS  float64 // relations written per second of dataset.Load
+	RelationsPS  float64 // relations written per second of Checked.Load
 	ClaimsPS     float64
 	Quads        int64   // what was written, counted as the N-Quads that stand for it in dgraph live's file
-	QuadsPS      float64 // those quads per second of dataset.Load: the rate to compare with dgraph live's
+	QuadsPS      float64 // those quads per second of Checked.Load: the rate to compare with dgraph live's
 	EndToEndRate float64 // relations per second of read and write together
 }
 
@@ -45,8 +45,9 @@ func (l polgraphLoadResult) describe() string {
 	return s
 }
 
-// polgraphLoad writes a read dataset as `polgraph load` does, for at most cfg.LoadBudget.
-func polgraphLoad(ctx context.Context, cfg config, res *sizeResult, store *dgraph.Store, ds *dataset.Dataset) error {
+// polgraphLoad writes checked files as `polgraph load` does (reading them again as it writes them), for
+// at most cfg.LoadBudget. It returns how many records of each stage were written.
+func polgraphLoad(ctx context.Context, cfg config, res *sizeResult, store *dgraph.Store, checked *dataset.Checked, open func() ([]dataset.File, func(), error)) (map[string]int, error) {
 	lctx, cancel := ctx, context.CancelFunc(func() {})
 	if cfg.LoadBudget > 0 {
 		lctx, cancel = context.WithTimeout(ctx, cfg.LoadBudget)
@@ -57,7 +58,7 @@ func polgraphLoad(ctx context.Context, cfg config, res *sizeResult, store *dgrap
 	start := time.Now()
 	// Audited, as `polgraph load` is: each change goes into the trail with the write.
 	lctx = graph.WithWriteMeta(lctx, graph.WriteMeta{Principal: "local (bench)", Aliases: []string{"local"}, Method: "load"})
-	err := dataset.Load(lctx, store, ds, cfg.Batch, progress)
+	err := checked.Load(lctx, store, open, dataset.LoadOptions{Batch: cfg.Batch, Progress: progress})
 	l := &res.Load
 	l.Write = time.Since(start)
 	switch {
@@ -67,8 +68,14 @@ func polgraphLoad(ctx context.Context, cfg config, res *sizeResult, store *dgrap
 		// Out of time: what was written counts. (Dgraph may report the deadline a moment before the
 		// budget's own timer fires; nothing else in the load has a deadline.)
 	default:
-		return err
+		return nil, err
 	}
+	return written, nil
+}
+
+// countWritten counts what polgraphLoad wrote of ds, and its rates.
+func countWritten(res *sizeResult, ds *dataset.Dataset, written map[string]int) {
+	l := &res.Load
 	done := written["relations"]
 	l.Relations = done
 	for _, r := range ds.Relations[:done] {
@@ -90,7 +97,6 @@ func polgraphLoad(ctx context.Context, cfg config, res *sizeResult, store *dgrap
 	l.ClaimsPS = float64(l.Claims) / l.Write.Seconds()
 	l.QuadsPS = float64(l.Quads) / l.Write.Seconds()
 	l.EndToEndRate = float64(done) / (l.Read + l.Write).Seconds()
-	return nil
 }
 
 // liveResult is a run of Dgraph's live loader.

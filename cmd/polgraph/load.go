@@ -56,7 +56,7 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	ds, err := readDatasetFiles(fs.Args())
+	in, err := checkDatasetFiles(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -70,15 +70,54 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer store.Close()
-	return loadDataset(ctx, store, ds, "load", cfg.Batch, watch, stdout, stderr)
+	return loadRecords(ctx, store, in, "load", cfg.Batch, watch, stdout, stderr)
 }
 
-// loadDataset writes a checked dataset with progress on stderr (a counter on a terminal) and a summary on
+// loadInput is what a load writes: how many records of each kind, and how to write them.
+type loadInput struct {
+	sources, entities, relations, claims int
+	write                                func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error
+}
+
+// datasetInput is a dataset read whole.
+func datasetInput(ds *dataset.Dataset) loadInput {
+	claims := 0
+	for _, r := range ds.Relations {
+		claims += len(r.Claims)
+	}
+	return loadInput{sources: len(ds.Sources), entities: len(ds.Entities), relations: len(ds.Relations), claims: claims,
+		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error { return dataset.LoadWith(ctx, w, ds, opts) }}
+}
+
+// checkDatasetFiles checks dataset files as one dataset, holding none of their records: the load reads
+// them again as it writes them (dataset.Checked.Load), so that a file of any size loads in the memory
+// its names take.
+func checkDatasetFiles(paths []string) (loadInput, error) {
+	files, closeFiles, err := openDatasetFiles(paths)
+	if err != nil {
+		return loadInput{}, err
+	}
+	checked, err := dataset.CheckFiles(files)
+	closeFiles()
+	if err != nil {
+		return loadInput{}, err
+	}
+	open := func() ([]dataset.File, func(), error) { return openDatasetFiles(paths) }
+	return loadInput{sources: checked.Sources, entities: checked.Entities, relations: checked.Relations, claims: checked.Claims,
+		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error { return checked.Load(ctx, w, open, opts) }}, nil
+}
+
+// loadDataset writes a dataset read whole (see loadRecords).
+func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, method string, batch int, watch *watching, stdout, stderr io.Writer) error {
+	return loadRecords(ctx, store, datasetInput(ds), method, batch, watch, stdout, stderr)
+}
+
+// loadRecords writes checked records with progress on stderr (a counter on a terminal) and a summary on
 // stdout; its progress goes to watch's metrics, and its calls to Dgraph are traced under one span (when
 // watch is not nil).
-func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, method string, batch int, watch *watching, stdout, stderr io.Writer) error {
+func loadRecords(ctx context.Context, store *dgraph.Store, in loadInput, method string, batch int, watch *watching, stdout, stderr io.Writer) error {
 	start := time.Now()
-	ctx, watched, end := watch.startLoad(ctx, method, ds)
+	ctx, watched, end := watch.startLoad(ctx, method, in.sources+in.entities+in.relations)
 	defer end()
 	ctx = graph.WithWriteMeta(ctx, localWriter(method))
 	before, err := store.Counts(ctx)
@@ -101,7 +140,7 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 	opts := dataset.LoadOptions{Batch: batch, Progress: progress, OnRetry: func(stage string, attempt int, err error) {
 		log.Warn("Dgraph refused a batch; trying it again", "stage", stage, "attempt", attempt, "err", err)
 	}}
-	if err := dataset.LoadWith(ctx, store, ds, opts); err != nil {
+	if err := in.write(ctx, store, opts); err != nil {
 		var le *dataset.LoadError
 		if errors.As(err, &le) {
 			fmt.Fprint(stderr, loadReport(le))
@@ -112,14 +151,10 @@ func loadDataset(ctx context.Context, store *dgraph.Store, ds *dataset.Dataset, 
 	if err != nil {
 		return err
 	}
-	claims := 0
-	for _, r := range ds.Relations {
-		claims += len(r.Claims)
-	}
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "loaded %d sources, %d entities, %d relations, %d claims in %s (%.0f relations/s)\n",
-		len(ds.Sources), len(ds.Entities), len(ds.Relations), claims, elapsed.Round(time.Millisecond),
-		float64(len(ds.Relations))/elapsed.Seconds())
+		in.sources, in.entities, in.relations, in.claims, elapsed.Round(time.Millisecond),
+		float64(in.relations)/elapsed.Seconds())
 	fmt.Fprintf(stdout, "the graph now holds %s (new: %s)\n", countsText(after), countsText(diff(after, before)))
 	return nil
 }

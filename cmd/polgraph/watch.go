@@ -102,13 +102,12 @@ func (w *watching) dialOptions() []grpc.DialOption {
 	return append([]grpc.DialOption{grpc.WithChainUnaryInterceptor(w.metrics.UnaryClient())}, w.tracing.DialOptions()...)
 }
 
-// startLoad follows a load of ds: its progress in the metrics, and a span its calls to Dgraph are traced
-// under. A nil *watching follows nothing.
-func (w *watching) startLoad(ctx context.Context, method string, ds *dataset.Dataset) (context.Context, dataset.Progress, func()) {
+// startLoad follows a load of so many records: its progress in the metrics, and a span its calls to
+// Dgraph are traced under. A nil *watching follows nothing.
+func (w *watching) startLoad(ctx context.Context, method string, records int) (context.Context, dataset.Progress, func()) {
 	if w == nil {
 		return ctx, nil, func() {}
 	}
-	records := len(ds.Sources) + len(ds.Entities) + len(ds.Relations)
 	ctx, span := w.tracing.Tracer().Start(ctx, "polgraph load", trace.WithAttributes(attribute.String("polgraph.command", method),
 		attribute.Int("polgraph.records", records)))
 	return ctx, w.metrics.StartLoad(records).Progress, func() { span.End() }

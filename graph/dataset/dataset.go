@@ -190,6 +190,9 @@ type reader struct {
 	// termDates), and Each hands each record to sink as it is read.
 	stream    bool
 	briefs    []relationBrief
+	claims    int                                     // of the relations read, when stream
+	lastKind  int                                     // the stage of the last record read (stageSources, stageEntities, stageRelations)
+	unordered bool                                    // a record came after one of a later stage
 	termDates map[graph.EntityName][2]graph.FuzzyDate // the dates of the organisations, which a term is
 	sink      Sink
 	sinkErr   error
@@ -247,8 +250,11 @@ type Sink interface {
 // Checked is what CheckFiles learnt of valid files: enough to hand their records to a Sink in a second pass,
 // as Read would have returned them.
 type Checked struct {
-	Sources, Entities, Relations int
-	termDates                    map[graph.EntityName][2]graph.FuzzyDate
+	Sources, Entities, Relations, Claims int
+	// InStageOrder reports whether the files give every source before any entity, and every entity
+	// before any relation (as polgraph writes them): Load then reads them once, not once per stage.
+	InStageOrder bool
+	termDates    map[graph.EntityName][2]graph.FuzzyDate
 }
 
 // CheckFiles checks files exactly as Read does (the same problems, in the same error) but holds none of their
@@ -260,7 +266,8 @@ func CheckFiles(files []File) (*Checked, error) {
 	if err := r.check(files, nil); err != nil {
 		return nil, err
 	}
-	return &Checked{Sources: len(r.sourceAt), Entities: len(r.entityAt), Relations: len(r.relationAt), termDates: r.termDates}, nil
+	return &Checked{Sources: len(r.sourceAt), Entities: len(r.entityAt), Relations: len(r.relationAt), Claims: r.claims,
+		InStageOrder: !r.unordered, termDates: r.termDates}, nil
 }
 
 // Each reads the files CheckFiles found valid again and gives each record to sink, in file order, as Read
@@ -634,6 +641,7 @@ func (r *reader) source(at where, s sourceRecord) {
 	src := graph.Source{Name: name, Title: s.Title, Kind: kind, Outlet: s.Outlet, Author: s.Author,
 		Published: r.date(at, "published", s.Published), URL: s.URL,
 		Retrieved: r.date(at, "retrieved", s.Retrieved), Licence: s.Licence}
+	r.stage(stageSources)
 	switch {
 	case r.sink != nil:
 		r.emit(func() error { return r.sink.WriteSource(src) })
@@ -643,6 +651,21 @@ func (r *reader) source(at where, s sourceRecord) {
 			r.ds.TextFiles[name] = s.TextFile
 		}
 	}
+}
+
+// The stages of a load, in its order.
+const (
+	stageSources = iota
+	stageEntities
+	stageRelations
+)
+
+// stage notes a record of stage k, read after the records before it.
+func (r *reader) stage(k int) {
+	if k < r.lastKind {
+		r.unordered = true
+	}
+	r.lastKind = max(r.lastKind, k)
 }
 
 // emit hands a record to the sink, unless a problem was found already or the sink failed.
@@ -760,6 +783,7 @@ func (r *reader) entity(at where, e entityRecord) {
 	if kind == graph.KindOrganisation && (!ent.ValidFrom.IsZero() || !ent.ValidTo.IsZero()) && r.sink == nil {
 		r.termDates[name] = [2]graph.FuzzyDate{ent.ValidFrom, ent.ValidTo}
 	}
+	r.stage(stageEntities)
 	switch {
 	case r.sink != nil:
 		r.emit(func() error { return r.sink.WriteEntity(ent) })
@@ -931,11 +955,13 @@ func (r *reader) relation(at where, rec relationRecord) {
 		rel.Claims = append(rel.Claims, graph.Claim{Name: name, Source: graph.Source{Name: graph.SourceName(c.Source)},
 			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy)})
 	}
+	r.stage(stageRelations)
 	switch {
 	case r.sink != nil:
 		r.fillFromTerm(&rel)
 		r.emit(func() error { return r.sink.WriteRelation(rel) })
 	case r.stream:
+		r.claims += len(rel.Claims)
 		r.briefs = append(r.briefs, relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term})
 	default:
 		r.ds.Relations = append(r.ds.Relations, rel)
@@ -1126,7 +1152,8 @@ type LoadOptions struct {
 	Batch int
 	// Progress, when set, is told how many records of each stage have been committed.
 	Progress Progress
-	// OnRetry, when set, is told of each batch tried again after a transient refusal.
+	// OnRetry, when set, is told of each batch tried again after a transient refusal, from the goroutine
+	// writing the batch (several at once).
 	OnRetry func(stage string, attempt int, err error)
 	// RetryFor is how long one batch is tried again while the database refuses it as unavailable or out
 	// of time (DefaultRetryFor when 0; a negative value: never).
@@ -1170,6 +1197,137 @@ func Load(ctx context.Context, w graph.Writer, ds *Dataset, batch int, progress 
 // with backoff for RetryFor. A load that stops before its end returns a *LoadError saying what it had
 // committed.
 func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions) error {
+	return load(ctx, w, records{
+		counts:    [3]int{len(ds.Sources), len(ds.Entities), len(ds.Relations)},
+		sources:   eachOf(ds.Sources),
+		entities:  eachOf(ds.Entities),
+		relations: eachOf(ds.Relations),
+	}, opts)
+}
+
+// Load writes files that CheckFiles found valid, as LoadWith writes a dataset (the same stages, batches,
+// retries and LoadError), holding no more of their records than the batches being written: a dataset of
+// any size loads in the memory its names take. open gives the files, each time they are to be read
+// again: once more when they hold their records in stage order (c.InStageOrder; polgraph writes them
+// so), else once per stage. It returns Read's error should the files have changed since the check and no
+// longer be valid; what was committed before is then in the graph, as after any load that stops early.
+func (c *Checked) Load(ctx context.Context, w graph.Writer, open func() (files []File, closeFiles func(), err error), opts LoadOptions) error {
+	pass := func(sink Sink) error {
+		files, closeFiles, err := open()
+		if err != nil {
+			return err
+		}
+		defer closeFiles()
+		return c.Each(files, sink)
+	}
+	rs := records{counts: [3]int{c.Sources, c.Entities, c.Relations}}
+	if !c.InStageOrder {
+		rs.sources = func(emit func(graph.Source) error) error { return pass(stageSink{source: emit}) }
+		rs.entities = func(emit func(graph.Entity) error) error { return pass(stageSink{entity: emit}) }
+		rs.relations = func(emit func(graph.Relation) error) error { return pass(stageSink{relation: emit}) }
+		return load(ctx, w, rs, opts)
+	}
+	// One pass, handing each stage its records as the stage asks for them: a record of the next stage
+	// waits until the stage before has been written.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sources, entities, relations := make(chan graph.Source), make(chan graph.Entity), make(chan graph.Relation)
+	passDone := make(chan error, 1)
+	var passErr error // set before the channels still open are closed: a stage that sees its channel closed reads it
+	go func() {
+		stage := 0 // the channels of the stages before are closed
+		next := func(k int) {
+			for ; stage < k; stage++ {
+				switch stage {
+				case stageSources:
+					close(sources)
+				case stageEntities:
+					close(entities)
+				}
+			}
+		}
+		err := pass(stageSink{
+			source:   func(x graph.Source) error { next(stageSources); return send(ctx, sources, x) },
+			entity:   func(x graph.Entity) error { next(stageEntities); return send(ctx, entities, x) },
+			relation: func(x graph.Relation) error { next(stageRelations); return send(ctx, relations, x) },
+		})
+		passErr = err
+		next(stageRelations)
+		close(relations)
+		passDone <- err
+	}()
+	failed := func() error { return passErr }
+	rs.sources, rs.entities, rs.relations = received(sources, failed), received(entities, failed), received(relations, failed)
+	err := load(ctx, w, rs, opts)
+	cancel() // a load that stopped early leaves the pass waiting to send
+	if perr := <-passDone; err == nil && perr != nil && !errors.Is(perr, context.Canceled) {
+		err = perr // the files changed since the check: the load wrote what came before
+	}
+	return err
+}
+
+// send sends x on ch, unless ctx is done first.
+func send[T any](ctx context.Context, ch chan<- T, x T) error {
+	select {
+	case ch <- x:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// received gives the records of ch until it is closed, and then failed's error: why the records
+// stopped, if they did not all come.
+func received[T any](ch <-chan T, failed func() error) func(emit func(T) error) error {
+	return func(emit func(T) error) error {
+		for x := range ch {
+			if err := emit(x); err != nil {
+				return err
+			}
+		}
+		return failed()
+	}
+}
+
+// eachOf gives the records of xs.
+func eachOf[T any](xs []T) func(emit func(T) error) error {
+	return func(emit func(T) error) error {
+		for _, x := range xs {
+			if err := emit(x); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// stageSink takes one stage's records and drops the others'.
+type stageSink struct {
+	source   func(graph.Source) error
+	entity   func(graph.Entity) error
+	relation func(graph.Relation) error
+}
+
+func (s stageSink) WriteSource(x graph.Source) error     { return callIfSet(s.source, x) }
+func (s stageSink) WriteEntity(x graph.Entity) error     { return callIfSet(s.entity, x) }
+func (s stageSink) WriteRelation(x graph.Relation) error { return callIfSet(s.relation, x) }
+
+func callIfSet[T any](f func(T) error, x T) error {
+	if f == nil {
+		return nil
+	}
+	return f(x)
+}
+
+// records are a load's records, stage by stage: how many, and a function giving them in turn.
+type records struct {
+	counts    [3]int // sources, entities, relations
+	sources   func(emit func(graph.Source) error) error
+	entities  func(emit func(graph.Entity) error) error
+	relations func(emit func(graph.Relation) error) error
+}
+
+func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) error {
 	l := &loader{opts: opts}
 	if l.opts.Progress == nil {
 		l.opts.Progress = func(string, int, int) {}
@@ -1178,19 +1336,26 @@ func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions
 		l.opts.RetryFor = DefaultRetryFor
 	}
 	batch := opts.Batch
-	if err := inBatches(ctx, l.stage("sources", len(ds.Sources)), ds.Sources, batch, parallelWriters, retrying(l, "sources", w.UpsertSources), l.progress); err != nil {
+	if err := inStages(ctx, l.stage("sources", rs.counts[0]), rs.counts[0], rs.sources, batch, parallelWriters, retrying(l, "sources", w.UpsertSources), l.progress); err != nil {
 		return l.failed(err, true)
+	}
+	// Relations name their ends as they were when the relation was written: those merged since are
+	// redirected to the entity they were merged into, batch by batch.
+	redirected := func(upsert func(context.Context, []graph.Relation) error) func(context.Context, []graph.Relation) error {
+		return func(ctx context.Context, rels []graph.Relation) error {
+			rels, err := Redirected(ctx, w, rels)
+			if err != nil {
+				return err
+			}
+			return upsert(ctx, rels)
+		}
 	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
-		if err := inBatches(ctx, l.stage("entities", len(ds.Entities)), ds.Entities, batch, 1, retrying(l, "entities", w.UpsertEntities), l.progress); err != nil {
+		if err := inStages(ctx, l.stage("entities", rs.counts[1]), rs.counts[1], rs.entities, batch, 1, retrying(l, "entities", w.UpsertEntities), l.progress); err != nil {
 			return l.failed(err, true)
 		}
-		rels, err := Redirected(ctx, w, ds.Relations)
-		if err != nil {
-			return l.failed(fmt.Errorf("load relations: %w", err), true)
-		}
-		err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), 1, retrying(l, "relations", w.UpsertRelations), l.progress)
+		err := inStages(ctx, l.stage("relations", rs.counts[2]), rs.counts[2], rs.relations, max(batch/4, 1), 1, retrying(l, "relations", redirected(w.UpsertRelations)), l.progress)
 		return l.failed(err, true)
 	}
 	// Batches of entities, then of relations, in parallel, all under one version that readers see once
@@ -1201,13 +1366,9 @@ func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions
 	if err != nil {
 		return l.failed(fmt.Errorf("load entities: %w", err), true)
 	}
-	err = inBatches(ctx, l.stage("entities", len(ds.Entities)), ds.Entities, batch, parallelWriters, retrying(l, "entities", b.UpsertEntities), l.progress)
+	err = inStages(ctx, l.stage("entities", rs.counts[1]), rs.counts[1], rs.entities, batch, parallelWriters, retrying(l, "entities", b.UpsertEntities), l.progress)
 	if err == nil {
-		var rels []graph.Relation
-		rels, err = Redirected(ctx, w, ds.Relations)
-		if err == nil {
-			err = inBatches(ctx, l.stage("relations", len(rels)), rels, max(batch/4, 1), parallelWriters, retrying(l, "relations", b.UpsertRelations), l.progress)
-		}
+		err = inStages(ctx, l.stage("relations", rs.counts[2]), rs.counts[2], rs.relations, max(batch/4, 1), parallelWriters, retrying(l, "relations", redirected(b.UpsertRelations)), l.progress)
 	}
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -1294,9 +1455,18 @@ const parallelWriters = 4
 // inBatches writes xs in batches of n, with up to workers batches in flight, and stops at the first error.
 // progress is told how many records are written, in order, from one goroutine at a time.
 func inBatches[T any](ctx context.Context, stage string, xs []T, n, workers int, write func(context.Context, []T) error, progress Progress) error {
+	return inStages(ctx, stage, len(xs), eachOf(xs), n, workers, write, progress)
+}
+
+// inStages is inBatches for the total records that produce gives, one at a time: it holds only the
+// batches being filled and written.
+func inStages[T any](ctx context.Context, stage string, total int, produce func(emit func(T) error) error, n, workers int, write func(context.Context, []T) error, progress Progress) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type span struct{ start, end int }
+	type span struct {
+		start int
+		xs    []T
+	}
 	spans := make(chan span)
 	errs := make(chan error, workers)
 	var mu sync.Mutex
@@ -1310,32 +1480,47 @@ func inBatches[T any](ctx context.Context, stage string, xs []T, n, workers int,
 				if ctx.Err() != nil {
 					continue // another batch failed: drain without writing
 				}
-				if err := write(ctx, xs[sp.start:sp.end]); err != nil {
-					errs <- fmt.Errorf("load %s %d-%d: %w", stage, sp.start+1, sp.end, err)
+				if err := write(ctx, sp.xs); err != nil {
+					errs <- fmt.Errorf("load %s %d-%d: %w", stage, sp.start+1, sp.start+len(sp.xs), err)
 					cancel()
 					return
 				}
 				mu.Lock()
-				done += sp.end - sp.start
-				progress(stage, done, len(xs))
+				done += len(sp.xs)
+				progress(stage, done, total)
 				mu.Unlock()
 			}
 		}()
 	}
-feed:
-	for i := 0; i < len(xs); i += n {
+	next, batch := 0, make([]T, 0, n)
+	flush := func() error {
 		select {
-		case spans <- span{i, min(i+n, len(xs))}:
+		case spans <- span{next, batch}:
+			next += len(batch)
+			batch = make([]T, 0, n)
+			return nil
 		case <-ctx.Done():
-			break feed
+			return ctx.Err()
 		}
+	}
+	err := produce(func(x T) error {
+		if batch = append(batch, x); len(batch) == n {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
 	}
 	close(spans)
 	wg.Wait()
 	select {
-	case err := <-errs:
-		return err
+	case werr := <-errs:
+		return werr
 	default:
-		return ctx.Err()
 	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("load %s: %w", stage, err) // the records could not be read
+	}
+	return ctx.Err()
 }

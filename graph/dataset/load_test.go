@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,9 +134,10 @@ func TestLoadRetriesTransientRefusalsAndReportsWhatItCommitted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := &flakyWriter{refusals: tt.refusals, err: tt.err}
-			tries := 0
+			var retries atomic.Int64 // batches are written, and retried, from several goroutines
 			err := LoadWith(context.Background(), w, ds, LoadOptions{Batch: 10, RetryFor: tt.retryFor,
-				OnRetry: func(string, int, error) { tries++ }})
+				OnRetry: func(string, int, error) { retries.Add(1) }})
+			tries := int(retries.Load())
 			if tt.wantErr {
 				var le *LoadError
 				if !errors.As(err, &le) {
