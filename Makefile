@@ -37,7 +37,7 @@ corpus: dgraph build
 test: dgraph tools browser networkx postgres web/node_modules deploy-check
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -race ./graph
+	$(GO) test -count=1 -race ./graph ./graph/dataset
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 
 ## fuzz: run every fuzz target for FUZZTIME each (10,000 inputs in `make test`; longer by hand, e.g.

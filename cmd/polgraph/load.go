@@ -86,7 +86,9 @@ func datasetInput(ds *dataset.Dataset) loadInput {
 		claims += len(r.Claims)
 	}
 	return loadInput{sources: len(ds.Sources), entities: len(ds.Entities), relations: len(ds.Relations), claims: claims,
-		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error { return dataset.LoadWith(ctx, w, ds, opts) }}
+		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error {
+			return dataset.LoadWith(ctx, w, ds, opts)
+		}}
 }
 
 // checkDatasetFiles checks dataset files as one dataset, holding none of their records: the load reads
@@ -104,7 +106,9 @@ func checkDatasetFiles(paths []string) (loadInput, error) {
 	}
 	open := func() ([]dataset.File, func(), error) { return openDatasetFiles(paths) }
 	return loadInput{sources: checked.Sources, entities: checked.Entities, relations: checked.Relations, claims: checked.Claims,
-		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error { return checked.Load(ctx, w, open, opts) }}, nil
+		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error {
+			return checked.Load(ctx, w, open, opts)
+		}}, nil
 }
 
 // loadDataset writes a dataset read whole (see loadRecords).
