@@ -243,9 +243,19 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 	}()
 
 	time.Sleep(warm)
-	groups, err := lc.dgraph.Groups(context.Background())
-	if err != nil || len(groups) == 0 || groups[0].Leader == "" {
-		t.Fatalf("the cluster's group has no leader: %+v %v", groups, err)
+	// Which alpha leads, asked again for a while: on a busy machine an admin query may fail once.
+	var groups []dgraphlocal.Group
+	var err error
+	for ask := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+		gctx, gcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		groups, err = lc.dgraph.Groups(gctx)
+		gcancel()
+		if err == nil && len(groups) > 0 && groups[0].Leader != "" {
+			break
+		}
+		if time.Since(ask) > 20*time.Second {
+			t.Fatalf("the cluster's group has no leader: %+v %v", groups, err)
+		}
 	}
 	d.killed = groups[0].Leader
 	killAt.Store(time.Now().UnixNano())
