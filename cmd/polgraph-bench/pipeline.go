@@ -127,20 +127,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	}
 	runtime.GC()
 	resetPeak(0)
-	open := func() ([]dataset.File, func(), error) {
-		f, err := os.Open(jsonPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []dataset.File{{Name: jsonPath, R: f}}, func() { f.Close() }, nil
-	}
+	open := opener(jsonPath)
 	start = time.Now()
-	files, closeFiles, err := open()
-	if err != nil {
-		return nil, err
-	}
-	checked, err := dataset.CheckFiles(files)
-	closeFiles()
+	checked, err := dataset.CheckOpened(open)
 	if err != nil {
 		return nil, err
 	}
@@ -152,12 +141,12 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	res.Load.HarnessPeak, res.Load.AlphaPeak = peakRSS(0), peakRSS(node.alphaPID())
 	// The harness reads the dataset whole, after the load, for what it needs of it: the quads written,
 	// the floor, the inputs, the PostgreSQL peer's tables.
-	f, err := os.Open(jsonPath)
+	files, closeFiles, err := open()
 	if err != nil {
 		return nil, err
 	}
-	ds, err := dataset.Read([]dataset.File{{Name: jsonPath, R: f}})
-	f.Close()
+	ds, err := dataset.Read(files)
+	closeFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -387,15 +376,20 @@ func writeGraph(cfg synth.Config, jsonPath, rdfPath string) (synth.Stats, int64,
 	return stats, nq.Quads(), nil
 }
 
-// writeNQuadsFile converts a dataset file to N-Quads as `polgraph load --nquads` does (dataset.Stream).
-func writeNQuadsFile(jsonPath, path string) (int64, error) {
-	open := func() ([]dataset.File, func(), error) {
-		f, err := os.Open(jsonPath)
+// opener opens the dataset file at path, each time it is called, as one dataset.
+func opener(path string) func() ([]dataset.File, func(), error) {
+	return func() ([]dataset.File, func(), error) {
+		f, err := os.Open(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		return []dataset.File{{Name: jsonPath, R: f}}, func() { f.Close() }, nil
+		return []dataset.File{{Name: path, R: f}}, func() { f.Close() }, nil
 	}
+}
+
+// writeNQuadsFile converts a dataset file to N-Quads as `polgraph load --nquads` does (dataset.Stream).
+func writeNQuadsFile(jsonPath, path string) (int64, error) {
+	open := opener(jsonPath)
 	out, err := os.Create(path)
 	if err != nil {
 		return 0, err

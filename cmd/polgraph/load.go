@@ -95,16 +95,11 @@ func datasetInput(ds *dataset.Dataset) loadInput {
 // them again as it writes them (dataset.Checked.Load), so that a file of any size loads in the memory
 // its names take.
 func checkDatasetFiles(paths []string) (loadInput, error) {
-	files, closeFiles, err := openDatasetFiles(paths)
-	if err != nil {
-		return loadInput{}, err
-	}
-	checked, err := dataset.CheckFiles(files)
-	closeFiles()
-	if err != nil {
-		return loadInput{}, err
-	}
 	open := func() ([]dataset.File, func(), error) { return openDatasetFiles(paths) }
+	checked, err := dataset.CheckOpened(open)
+	if err != nil {
+		return loadInput{}, err
+	}
 	return loadInput{sources: checked.Sources, entities: checked.Entities, relations: checked.Relations, claims: checked.Claims,
 		write: func(ctx context.Context, w graph.Writer, opts dataset.LoadOptions) error {
 			return checked.Load(ctx, w, open, opts)

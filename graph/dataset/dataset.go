@@ -289,20 +289,32 @@ func (c *Checked) Each(files []File, sink Sink) error {
 // sink (Checked.Each): a dataset of any size reaches sink in the memory its names take. Nothing reaches
 // sink unless every file is valid.
 func Stream(open func() (files []File, closeFiles func(), err error), sink Sink) (*Checked, error) {
+	checked, err := CheckOpened(open)
+	if err != nil {
+		return nil, err
+	}
+	return checked, checked.eachOpened(open, sink)
+}
+
+// CheckOpened is CheckFiles over the files open gives, closed after: open gives them again to Load or
+// Each.
+func CheckOpened(open func() (files []File, closeFiles func(), err error)) (*Checked, error) {
 	files, closeFiles, err := open()
 	if err != nil {
 		return nil, err
 	}
-	checked, err := CheckFiles(files)
-	closeFiles()
+	defer closeFiles()
+	return CheckFiles(files)
+}
+
+// eachOpened is Each over the files open gives, closed after.
+func (c *Checked) eachOpened(open func() ([]File, func(), error), sink Sink) error {
+	files, closeFiles, err := open()
 	if err != nil {
-		return nil, err
-	}
-	if files, closeFiles, err = open(); err != nil {
-		return nil, err
+		return err
 	}
 	defer closeFiles()
-	return checked, checked.Each(files, sink)
+	return c.Each(files, sink)
 }
 
 // check reads every file and checks the whole, reporting every problem in one error.
@@ -1212,14 +1224,7 @@ func LoadWith(ctx context.Context, w graph.Writer, ds *Dataset, opts LoadOptions
 // so), else once per stage. It returns Read's error should the files have changed since the check and no
 // longer be valid; what was committed before is then in the graph, as after any load that stops early.
 func (c *Checked) Load(ctx context.Context, w graph.Writer, open func() (files []File, closeFiles func(), err error), opts LoadOptions) error {
-	pass := func(sink Sink) error {
-		files, closeFiles, err := open()
-		if err != nil {
-			return err
-		}
-		defer closeFiles()
-		return c.Each(files, sink)
-	}
+	pass := func(sink Sink) error { return c.eachOpened(open, sink) }
 	rs := records{counts: [3]int{c.Sources, c.Entities, c.Relations}}
 	if !c.InStageOrder {
 		rs.sources = func(emit func(graph.Source) error) error { return pass(stageSink{source: emit}) }

@@ -112,8 +112,9 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 				}
 				r.From, r.To = from, to
 			}
-			batch = append(batch, r.link(nil))
-			headers = append(headers, r.header())
+			link := r.link(nil)
+			batch = append(batch, link)
+			headers = append(headers, r.header(link))
 			uids = append(uids, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
 		}
 		// Readers of the answers' relations and entities then fetch them by uid.
@@ -150,10 +151,11 @@ type changedRelation struct {
 // headerExtraFields are what a relation's header holds beyond its link (see relationHeaderFields).
 const headerExtraFields = `pg.deleted_by pg.delete_reason pg.role pg.valid_from pg.valid_to pg.date pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }`
 
-// header is the relation's header, as RelationHeaders reads it, or none when its summary predates the
-// count of its claims (counting them here, count(~pg.claim_of), made a fill half as long again).
-func (r changedRelation) header() graph.RelationHeader {
-	claims, ok := decodeClaimCount(r.Support)
+// header is the relation's header, as RelationHeaders reads it, given its link (whose support it
+// shares), or none when its summary predates the count of its claims (counting them here,
+// count(~pg.claim_of), made a fill half as long again).
+func (r changedRelation) header(link graph.Link) graph.RelationHeader {
+	verdict, claims, ok := decodeCounts(r.Support)
 	if !ok {
 		return graph.RelationHeader{}
 	}
@@ -166,7 +168,7 @@ func (r changedRelation) header() graph.RelationHeader {
 	if r.To != nil {
 		j.To = &nameRef{Name: r.To.Name}
 	}
-	return graph.RelationHeader{Relation: j.relation(), ClaimCount: claims, Support: DecodeSupport(r.Support), Verdict: decodeVerdict(r.Support)}
+	return graph.RelationHeader{Relation: j.relation(), ClaimCount: claims, Support: link.Support, Verdict: verdict}
 }
 
 type changedEntity struct {

@@ -173,9 +173,9 @@ func (p *alphaPool) CheckVersion(ctx context.Context, in *api.Check, opts ...grp
 // probeInterval is how often each alpha of a cluster is asked whether it is ready.
 const probeInterval = time.Second
 
-// watch probes every alpha every probeInterval until ctx is done, setting aside those that are not ready
-// and taking back those that are. check tells, through one alpha's own client, whether it is ready; login
-// logs that client in. A pool of one alpha is not probed: there is no other to send calls to.
+// watch probes every alpha every probeInterval until ctx is done (recheck). check tells, through one
+// alpha's own client, whether it is ready; login logs that client in. A pool of one alpha is not probed:
+// there is no other to send calls to.
 func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.Dgraph) error, login func(context.Context, *dgo.Dgraph) error, log *slog.Logger) {
 	if len(p.alphas) < 2 {
 		return
@@ -188,47 +188,36 @@ func (p *alphaPool) watch(ctx context.Context, check func(context.Context, *dgo.
 			return
 		case <-tick.C:
 		}
-		var wg sync.WaitGroup
-		for _, a := range p.alphas {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				pctx, cancel := context.WithTimeout(ctx, probeInterval)
-				defer cancel()
-				err := a.check(pctx, check, login)
-				if ready := err == nil; ready != a.ready.Load() && ctx.Err() == nil {
-					a.ready.Store(ready)
-					if ready {
-						log.Info("a Dgraph alpha is ready again; calls go to it", "alpha", a.addr)
-					} else {
-						log.Warn("a Dgraph alpha is not ready; calls go to the others", "alpha", a.addr, "err", err)
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		p.recheck(ctx, check, login, log)
 	}
 }
 
-// recheck asks every alpha at once, each through its own client, whether it is ready (check, after
-// login), and sets aside those that are not and takes back those that are; it returns nil when one is,
-// else the first refusal.
-func (p *alphaPool) recheck(ctx context.Context, check, login func(context.Context, *dgo.Dgraph) error) error {
+// recheck asks every alpha at once, each through its own client and within probeInterval, whether it is
+// ready (check, after login), sets aside those that are not and takes back those that are, logging each
+// change; nothing changes once ctx is done. It returns nil when one alpha is ready, else the first
+// refusal.
+func (p *alphaPool) recheck(ctx context.Context, check, login func(context.Context, *dgo.Dgraph) error, log *slog.Logger) error {
 	errs := make([]error, len(p.alphas))
 	var wg sync.WaitGroup
 	for i, a := range p.alphas {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.check(ctx, check, login)
+			actx, cancel := context.WithTimeout(ctx, probeInterval)
+			defer cancel()
+			err := a.check(actx, check, login)
+			errs[i] = err
+			if ready := err == nil; ready != a.ready.Load() && ctx.Err() == nil {
+				a.ready.Store(ready)
+				if ready {
+					log.Info("a Dgraph alpha is ready again; calls go to it", "alpha", a.addr)
+				} else {
+					log.Warn("a Dgraph alpha is not ready; calls go to the others", "alpha", a.addr, "err", err)
+				}
+			}
 		}()
 	}
 	wg.Wait()
-	if ctx.Err() == nil {
-		for i, a := range p.alphas {
-			a.ready.Store(errs[i] == nil)
-		}
-	}
 	if slices.Contains(errs, nil) {
 		return nil
 	}

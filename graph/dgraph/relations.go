@@ -28,17 +28,6 @@ func encodeSupport(claims []graph.Claim) string {
 	return strings.Join(parts, " ")
 }
 
-// decodeClaimCount reads the number of a relation's claims, retracted ones included, from its pg.support;
-// false for a summary written before it held that number.
-func decodeClaimCount(text string) (int, bool) {
-	f := strings.Fields(text)
-	if len(f) < 11 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(f[10])
-	return n, err == nil
-}
-
 // DecodeSupport reads the best confidence per claim status from a relation's pg.support, as clients that
 // query Dgraph directly find it (see encodeSupport).
 func DecodeSupport(text string) graph.Support {
@@ -57,20 +46,33 @@ func DecodeSupport(text string) graph.Support {
 // decodeVerdict reads the counts of claims and sources from a relation's pg.support (zero when it was
 // written before it held them).
 func decodeVerdict(text string) graph.Verdict {
-	var v graph.Verdict
+	v, _, _ := decodeCounts(text)
+	return v
+}
+
+// decodeCounts reads, in one pass over a relation's pg.support, its verdict and the number of its claims,
+// retracted ones included; counted is false for a summary written before it held that number.
+func decodeCounts(text string) (v graph.Verdict, claims int, counted bool) {
 	for i, f := range strings.Fields(text) {
+		if i < 4 {
+			continue
+		}
 		n, err := strconv.Atoi(f)
+		if err != nil {
+			continue
+		}
 		switch {
-		case err != nil || i < 4:
 		case i < 8:
 			v.Claims[i-4] = n
 		case i == 8:
 			v.SupportingSources = n
 		case i == 9:
 			v.DenyingSources = n
+		case i == 10:
+			claims, counted = n, true
 		}
 	}
-	return v
+	return v, claims, counted
 }
 
 type linkJSON struct {

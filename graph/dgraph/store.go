@@ -165,7 +165,7 @@ func (s *Store) Ping(ctx context.Context) error {
 		// The alpha that answered is not ready; another may be (a replica that lags behind its group's
 		// leader, or has just rejoined it). It is set aside, and the database is up if another shows the
 		// graph already seen.
-		if len(s.pool.alphas) > 1 && s.pool.recheck(ctx, s.alphaReady, s.loginProbe) == nil {
+		if len(s.pool.alphas) > 1 && s.pool.recheck(ctx, s.alphaReady, s.loginProbe, s.log) == nil {
 			return nil
 		}
 		// Not ready; the version read says nothing of the graph.
