@@ -49,7 +49,7 @@ type relationMove struct {
 const (
 	mergeRelationFields = `uid pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.start_day pg.end_day ` + deletedFields + `
   pg.merged_into { uid pg.name } pg.from { uid pg.name } pg.to { uid pg.name } pg.via { uid pg.name } pg.term { uid pg.name }
-  claims: ~pg.claim_of (orderasc: pg.name) { uid pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { uid pg.name } ` + retractedFields + `
+  claims: ~pg.claim_of { uid pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { uid pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
 	mergeEntityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.alias_order pg.description pg.identifiers pg.attributes pg.valid_from pg.valid_to
   pg.ocd_id pg.merge_record pg.version pg.lease_until ` + deletedFields + ` pg.merged_into { uid pg.name }

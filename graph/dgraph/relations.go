@@ -3,6 +3,7 @@ package dgraph
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -353,9 +354,12 @@ type relationJSON struct {
 	MergedInto *nameRef    `json:"pg.merged_into"`
 }
 
+// relationFields read a relation with its claims. The claims come unordered and relation() sorts them by
+// name: Dgraph orders a node's few claims by pg.name through that predicate's whole index, which made
+// reading the two or three relations of an answer cost 5.6 ms instead of 1.3 (100k relations).
 const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date ` + deletedFields + `
   pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }
-  claims: ~pg.claim_of (orderasc: pg.name) { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
+  claims: ~pg.claim_of { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
 
 func (j relationJSON) relation() graph.Relation {
@@ -386,6 +390,7 @@ func (j relationJSON) relation() graph.Relation {
 		}
 		r.Claims = append(r.Claims, claim)
 	}
+	slices.SortFunc(r.Claims, func(a, b graph.Claim) int { return strings.Compare(a.Name, b.Name) })
 	return r
 }
 

@@ -755,3 +755,35 @@ _:c <pg.change_after> "{}" .
 		})
 	}
 }
+
+// A relation's claims read back ordered by name, whatever order they were written in (Dgraph gives them
+// in the order of their nodes, here the order of the writes).
+func TestClaimsReadBackByName(t *testing.T) {
+	ctx := context.Background()
+	ents := []graph.Entity{{Name: "actors/claims-order-a", Kind: graph.KindActor, DisplayName: "Claims Order A"},
+		{Name: "parties/claims-order-b", Kind: graph.KindParty, DisplayName: "Claims Order B"}}
+	rel := graph.Relation{Name: graph.RelationNameFor(ents[0].Name, graph.MemberOf, ents[1].Name, ""), Type: graph.MemberOf,
+		From: ents[0].Name, To: ents[1].Name}
+	load(t, ents, nil)
+	var want []string
+	for _, key := range []string{"c", "a", "d", "b"} {
+		r := rel
+		c := graph.Claim{Name: graph.ClaimNameFor(rel.Name, "sources/random", key), Source: graph.Source{Name: "sources/random"},
+			Excerpt: "claim " + key, Confidence: 0.5, Status: graph.StatusReported}
+		r.Claims = []graph.Claim{c}
+		load(t, nil, []graph.Relation{r}) // one write per claim: their nodes come in this order
+		want = append(want, c.Name)
+	}
+	slices.Sort(want)
+	got, err := store.GetRelations(ctx, []graph.RelationName{rel.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range got[rel.Name].Claims {
+		names = append(names, c.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("claims read back as %q, want %q", names, want)
+	}
+}
