@@ -2,11 +2,11 @@ package graph
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Limits on neighbourhood queries.
@@ -308,9 +308,15 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return ns
 	}
 
-	// 1. The walk.
-	walkedDist := map[int32]int{c: 0}
+	// Which entities the walk reached, and later where each stands in the answer, are looked up for
+	// every relation of every entity the answer holds, a hub's thousands included: an index into one
+	// array per answer, instead of a hash.
+	m := marksPool.Get().(*marks)
+	defer func() { m.reset(); marksPool.Put(m) }()
+
+	// 1. The walk. m holds each reached entity's distance in the walk, plus one.
 	reached := []int32{c}
+	m.set(c, 1)
 	var expanded []int32
 	frontier := []int32{c}
 	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
@@ -323,20 +329,21 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 				return walked{}, err
 			}
 			expanded = append(expanded, u)
-			h := candidates{g: g}
+			var items []candidate
 			for _, n := range around(u) {
-				if _, shown := walkedDist[n.to]; shown || excluded[n.to] {
+				if m.at(n.to) != 0 || excluded[n.to] {
 					continue
 				}
-				h.items = append(h.items, candidate{rel: n.rel, to: n.to, strength: q.Filter.Strength(g.link(n.rel).Support), name: g.entity(n.to)})
+				items = append(items, candidate{to: n.to, strength: q.Filter.Strength(*g.support(n.rel)), name: g.entity(n.to)})
 			}
-			heap.Init(&h)
 			shown := 0
-			for h.Len() > 0 && shown < q.MaxPerNode && len(reached) < q.MaxNodes {
-				x := heap.Pop(&h).(candidate)
-				if _, already := walkedDist[x.to]; !already {
+			for _, x := range strongest(items, min(q.MaxPerNode, q.MaxNodes-len(reached))) {
+				if shown == q.MaxPerNode || len(reached) == q.MaxNodes {
+					break
+				}
+				if m.at(x.to) == 0 {
 					shown++
-					walkedDist[x.to] = d
+					m.set(x.to, int32(d)+1)
 					reached = append(reached, x.to)
 					next = append(next, x.to)
 				}
@@ -354,54 +361,66 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		}
 	}
 
-	// 2. True distances.
-	nearCenter := map[int32]bool{}
-	counted(c, func(_, v int32) { nearCenter[v] = true })
+	// 2. True distances: 1 for the centre's neighbours (one pass over the centre's relations), 2 for
+	// theirs.
 	dist := make(map[int32]int, len(reached))
+	deep := false
 	for _, u := range reached {
-		d := walkedDist[u]
-		switch {
-		case d <= 1:
-		case nearCenter[u]:
-			d = 1
-		case d == 3:
-			counted(u, func(_, v int32) {
-				if nearCenter[v] {
-					d = 2
-				}
-			})
+		dist[u] = int(m.at(u)) - 1
+		deep = deep || dist[u] == 3
+	}
+	counted(c, func(_, v int32) {
+		if m.at(v) > 2 { // reached, further than 1 in the walk
+			dist[v] = 1
 		}
-		dist[u] = d
+	})
+	if deep {
+		nearCenter := map[int32]bool{}
+		counted(c, func(_, v int32) { nearCenter[v] = true })
+		for _, u := range reached {
+			if dist[u] == 3 {
+				counted(u, func(_, v int32) {
+					if nearCenter[v] {
+						dist[u] = 2
+					}
+				})
+			}
+		}
 	}
 	order := slices.Clone(reached)
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(dist[a], dist[b]) })
-	pos := make(map[int32]int, len(order))
+	// From here m holds each answer entity's position in the answer, plus one (and, in step 4, marks
+	// with a negative number the entities left out that one expanded entity has been seen joined to).
 	for i, u := range order {
-		pos[u] = i
+		m.set(u, int32(i)+1)
 		name := g.entity(u)
 		w.nodes = append(w.nodes[:i], name)
 		w.dist[name] = dist[u]
 	}
+	pos := func(v int32) (int, bool) {
+		p := m.at(v)
+		return int(p) - 1, p > 0
+	}
 
 	// 3. The induced subgraph.
 	seen := map[int32]bool{}
-	for _, u := range order {
+	for i, u := range order {
 		if err := expired(); err != nil {
 			return walked{}, err
 		}
 		counted(u, func(r, v int32) {
-			if seen[r] {
-				return
-			}
-			p, in := pos[v]
+			p, in := pos(v)
 			switch {
 			case excluded[v]:
 				p = -1
 			case !in:
 				return
 			}
+			if seen[r] {
+				return
+			}
 			seen[r] = true
-			w.edges = append(w.edges, edgeAt{g.link(r).Name, max(pos[u], p)})
+			w.edges = append(w.edges, edgeAt{g.link(r).Name, max(i, p)})
 		})
 	}
 	slices.SortFunc(w.edges, func(a, b edgeAt) int {
@@ -413,55 +432,160 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	}
 
 	// 4. What the caps left out.
-	for _, u := range expanded {
-		leftOut := map[int32]bool{}
-		var rels []RelationCount
+	for i, u := range expanded {
+		mark := -int32(i) - 1
+		leftOut, relsLeftOut := 0, 0
+		var byType []RelationCount
 		counted(u, func(r, v int32) {
-			if _, in := pos[v]; in || excluded[v] {
+			if _, in := pos(v); in || excluded[v] {
 				return
 			}
-			leftOut[v] = true
-			l := g.link(r)
-			rels = append(rels, RelationCount{Type: l.Type, Outgoing: g.ends(r)[0] == u || l.Symmetric, Count: 1})
+			if m.at(v) != mark {
+				leftOut++
+				m.set(v, mark)
+			}
+			relsLeftOut++
+			t, symmetric := g.relType(r)
+			byType = addRelationCount(byType, t, g.ends(r)[0] == u || symmetric)
 		})
-		if len(leftOut) > 0 {
-			w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: len(leftOut), RelationsLeftOut: len(rels), ByType: SumRelationCounts(rels)})
+		if leftOut > 0 {
+			SortRelationCounts(byType)
+			w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: leftOut, RelationsLeftOut: relsLeftOut, ByType: byType})
 		}
 	}
 	return w, nil
 }
 
-// candidate is a relation to an entity not yet shown.
+// marks holds a number for some entities of a graph, by entity number (0: none), and can forget them all
+// at the cost of those it holds.
+type marks struct {
+	v       []int32
+	touched []int32
+}
+
+var marksPool = sync.Pool{New: func() any { return new(marks) }}
+
+func (m *marks) at(u int32) int32 {
+	if int(u) < len(m.v) {
+		return m.v[u]
+	}
+	return 0
+}
+
+func (m *marks) set(u, x int32) {
+	if int(u) >= len(m.v) {
+		m.v = append(m.v, make([]int32, int(u)+1-len(m.v))...)
+	}
+	if m.v[u] == 0 {
+		m.touched = append(m.touched, u)
+	}
+	m.v[u] = x
+}
+
+func (m *marks) reset() {
+	for _, u := range m.touched {
+		m.v[u] = 0
+	}
+	m.touched = m.touched[:0]
+}
+
+// addRelationCount counts one more relation of type t in direction out into cs, which holds few types.
+func addRelationCount(cs []RelationCount, t RelationType, out bool) []RelationCount {
+	for i := range cs {
+		if cs[i].Outgoing == out && cs[i].Type == t {
+			cs[i].Count++
+			return cs
+		}
+	}
+	return append(cs, RelationCount{Type: t, Outgoing: out, Count: 1})
+}
+
+// candidate is an entity not yet shown, joined by a relation of this strength to the entity expanded.
 type candidate struct {
-	rel, to  int32
+	to       int32
 	strength float64
 	name     EntityName // to's
 }
 
+// byStrength orders candidates strongest first, then by name. An entity joined by several relations
+// comes first where its strongest one does, so the walk shows the entities in the order it would
+// taking every relation in turn, strongest first, then by the entity's name, then by the relation's.
+func byStrength(a, b candidate) int {
+	return cmp.Or(-cmp.Compare(a.strength, b.strength), strings.Compare(string(a.name), string(b.name)))
+}
+
+// strongest returns, ordered by byStrength, a prefix of items holding at least n distinct entities (or
+// all of them): the candidates a walk shows come from it. A hub's thousands of candidates are not all
+// sorted: the n-th strength is found first, then only the candidates at least that strong are sorted
+// (twice as many are tried while entities joined more than once leave fewer than n).
+func strongest(items []candidate, n int) []candidate {
+	if n <= 0 {
+		return nil
+	}
+	if len(items) <= 4*n {
+		slices.SortFunc(items, byStrength)
+		return items
+	}
+	strengths := make([]float64, len(items))
+	for k := n; ; k *= 2 {
+		if k >= len(items) {
+			slices.SortFunc(items, byStrength)
+			return items
+		}
+		for i, c := range items {
+			strengths[i] = c.strength
+		}
+		floor := kthLargest(strengths, k)
+		var top []candidate
+		for _, c := range items {
+			if c.strength >= floor {
+				top = append(top, c)
+			}
+		}
+		slices.SortFunc(top, byStrength)
+		distinct := make(map[int32]bool, len(top))
+		for _, c := range top {
+			distinct[c.to] = true
+		}
+		if len(distinct) >= n {
+			return top
+		}
+	}
+}
+
+// kthLargest returns the k-th largest of xs (k from 1), reordering xs.
+func kthLargest(xs []float64, k int) float64 {
+	lo, hi, want := 0, len(xs), k-1
+	for {
+		pivot := xs[lo+(hi-lo)/2]
+		// [lo, gt) above the pivot, [gt, i) equal to it, [lt, hi) below it.
+		gt, i, lt := lo, lo, hi
+		for i < lt {
+			switch {
+			case xs[i] > pivot:
+				xs[gt], xs[i] = xs[i], xs[gt]
+				gt++
+				i++
+			case xs[i] < pivot:
+				lt--
+				xs[lt], xs[i] = xs[i], xs[lt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case want < gt:
+			hi = gt
+		case want >= lt:
+			lo = lt
+		default:
+			return pivot
+		}
+	}
+}
+
 // neighbor is a relation of an entity and the relation's other end.
 type neighbor struct{ rel, to int32 }
-
-// candidates is a heap of candidates, strongest first, then by the name of the entity, then of the
-// relation.
-type candidates struct {
-	g     pathGraph
-	items []candidate
-}
-
-func (h candidates) Len() int      { return len(h.items) }
-func (h candidates) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h candidates) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
-	return cmp.Or(-cmp.Compare(a.strength, b.strength),
-		strings.Compare(string(a.name), string(b.name)),
-		strings.Compare(string(h.g.link(a.rel).Name), string(h.g.link(b.rel).Name))) < 0
-}
-func (h *candidates) Push(x any) { h.items = append(h.items, x.(candidate)) }
-func (h *candidates) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
-}
 
 // otherEnd is the end of a relation that is not u.
 func otherEnd(e [2]int32, u int32) int32 {

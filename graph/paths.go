@@ -51,6 +51,9 @@ type pathGraph interface {
 	relationsOf(u int32) []int32
 	link(r int32) *Link
 	ends(r int32) [2]int32 // from, to
+	// support and relType are the link's Support, and its Type and Symmetric.
+	support(r int32) *Support
+	relType(r int32) (t RelationType, symmetric bool)
 	entity(u int32) EntityName
 	// counts reports whether relation r counts under f (f.Counts of its link).
 	counts(f *RelationFilter, r int32) bool
@@ -156,7 +159,11 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 func (g *fetchedGraph) relationsOf(u int32) []int32 { return g.adj[u] }
 func (g *fetchedGraph) link(r int32) *Link          { return &g.links[r] }
 func (g *fetchedGraph) ends(r int32) [2]int32       { return g.linkEnd[r] }
-func (g *fetchedGraph) entity(u int32) EntityName   { return g.ents.keys[u] }
+func (g *fetchedGraph) support(r int32) *Support    { return &g.links[r].Support }
+func (g *fetchedGraph) relType(r int32) (RelationType, bool) {
+	return g.links[r].Type, g.links[r].Symmetric
+}
+func (g *fetchedGraph) entity(u int32) EntityName { return g.ents.keys[u] }
 func (g *fetchedGraph) counts(f *RelationFilter, r int32) bool {
 	return f.counts(&g.links[r])
 }

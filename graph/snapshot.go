@@ -175,13 +175,24 @@ type linkBrief struct {
 	ends           [2]int32
 	support        Support
 	dated, deleted bool
-	byDefault      bool // whether it counts under the default filter
+	byDefault      bool  // whether it counts under the default filter
+	typ            uint8 // one more than its type's place in RelationTypes; 0: a type outside the vocabulary
 }
 
 func briefOf(l Link, from, to int32) linkBrief {
 	var f RelationFilter
-	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, byDefault: f.counts(&l)}
+	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, byDefault: f.counts(&l),
+		typ: typeNumber[l.Type]}
 }
+
+// typeNumber is one more than each type's place in RelationTypes.
+var typeNumber = func() map[RelationType]uint8 {
+	m := make(map[RelationType]uint8, len(RelationTypes))
+	for i, t := range RelationTypes {
+		m[t] = uint8(i + 1)
+	}
+	return m
+}()
 
 // snapshotBuilder builds the next snapshot from the published one.
 type snapshotBuilder struct {
@@ -358,6 +369,17 @@ func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
 func (g snapshotGraph) relationsOf(u int32) []int32          { return g.s.adj.get(u) }
 func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
 func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
+func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief.at(r).support }
+
+// relType reads a relation's type from its brief, without its link, when the type is the vocabulary's.
+func (g snapshotGraph) relType(r int32) (RelationType, bool) {
+	if n := g.s.brief.at(r).typ; n != 0 {
+		t := RelationTypes[n-1]
+		return t, t.Symmetric()
+	}
+	l := g.s.links.at(r)
+	return l.Type, l.Symmetric
+}
 
 // counts reads a plain filter's verdict from the relation's brief, without its link.
 func (g snapshotGraph) counts(f *RelationFilter, r int32) bool {
