@@ -71,21 +71,25 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	}
 	// A fill has read every entity already: the relations' ends are then read as bare uids, which costs
 	// Dgraph far less than reading each end's name and lifetime again for each of its relations.
-	endSel := endFields
+	endSel, fields := endFields, linkFields+` `+headerExtraFields
 	// Dgraph finds a page's root again for each page, and filters it before it pages it: a fill names the
 	// relations by their type, one posting list, instead of every node changed since 0 filtered by
 	// has(pg.from), which made each page of a fill read every node of the graph.
 	decl, root, vars := `($since: int)`, `gt(pg.changed, $since)`, map[string]string{"$since": strconv.FormatInt(since, 10)}
 	filter := ` @filter(has(pg.from))`
+	var rare map[string]rareJSON
 	if ends != nil {
-		endSel = "uid"
+		endSel, fields = "uid", fillFields
 		decl, root, vars, filter = ``, `type(Relation)`, nil, ``
+		if rare, err = s.rareFields(ctx, txn); err != nil {
+			return 0, err
+		}
 	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
 		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` {
-  uid ` + linkFields + ` ` + headerExtraFields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
+  uid ` + fields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
@@ -102,6 +106,9 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 				continue
 			}
 			if ends != nil {
+				if x, ok := rare[r.UID]; ok {
+					r.Deleted, r.DeletedBy, r.DeleteReason, r.Term, r.MergedInto = x.Deleted, x.DeletedBy, x.DeleteReason, x.Term, x.MergedInto
+				}
 				from, okF := ends[r.From.UID]
 				to, okT := ends[r.To.UID]
 				if !okF || !okT {
@@ -146,6 +153,59 @@ type changedRelation struct {
 	Via          *nameRef `json:"pg.via"`
 	Term         *nameRef `json:"pg.term"`
 	MergedInto   *nameRef `json:"pg.merged_into"`
+}
+
+// fillFields are what a fill reads of each relation, its ends aside: its link and header but for what
+// few relations have (a tombstone, a term, a merge), which rareFields reads from those predicates' own
+// lists. Dgraph reads every predicate asked for of every relation of a page, those a relation lacks too:
+// five fewer made the pages of a fill at 100k relations 4.6-4.9 s instead of 5.5-5.9 s.
+const fillFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support pg.role pg.valid_from pg.valid_to pg.date pg.via { pg.name }`
+
+// rareRoots are the predicates that rareFields reads the relations of, and rareSel what it reads of them.
+var rareRoots = []string{"pg.deleted_at", "pg.term", "pg.merged_into"}
+
+const rareSel = `uid pg.deleted_at pg.deleted_by pg.delete_reason pg.term { pg.name } pg.merged_into { pg.name }`
+
+// rareJSON is what fillFields leave out.
+type rareJSON struct {
+	UID          string   `json:"uid"`
+	Deleted      *int64   `json:"pg.deleted_at"`
+	DeletedBy    string   `json:"pg.deleted_by"`
+	DeleteReason string   `json:"pg.delete_reason"`
+	Term         *nameRef `json:"pg.term"`
+	MergedInto   *nameRef `json:"pg.merged_into"`
+}
+
+// rareFields reads, in txn, what fillFields leave out, for every relation that has any of it, by uid.
+func (s *Store) rareFields(ctx context.Context, txn *dgo.Txn) (map[string]rareJSON, error) {
+	out := map[string]rareJSON{}
+	for _, pred := range rareRoots {
+		after := "0x0"
+		for {
+			// pred is one of rareRoots, after a uid Dgraph returned (checked by nextPage).
+			q := `{ q(func: has(` + pred + `), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(type(Relation)) { ` + rareSel + ` } }`
+			resp, err := txn.Query(ctx, q)
+			if err != nil {
+				return nil, s.wrap("dgraph.Changes", err)
+			}
+			var res struct{ Q []rareJSON }
+			if err := json.Unmarshal(resp.Json, &res); err != nil {
+				return nil, s.wrap("dgraph.Changes", err)
+			}
+			for _, r := range res.Q {
+				out[r.UID] = r
+			}
+			more, next, err := nextPage(res.Q, func(r rareJSON) string { return r.UID })
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				break
+			}
+			after = next
+		}
+	}
+	return out, nil
 }
 
 // headerExtraFields are what a relation's header holds beyond its link (see relationHeaderFields).

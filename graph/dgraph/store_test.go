@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -785,5 +786,60 @@ func TestClaimsReadBackByName(t *testing.T) {
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("claims read back as %q, want %q", names, want)
+	}
+}
+
+// A fill reads what few relations have (a tombstone, a term, a merge) apart from the rest: every header
+// it gives is the one RelationHeaders reads, deleted, merged and termed relations included.
+func TestFillGivesTheHeadersReadsGive(t *testing.T) {
+	ctx := context.Background()
+	ents, rels := graphtest.RandomGraph(7400, 12, 30)
+	term := graph.Entity{Name: "organisations/fill-term-2019", Kind: graph.KindOrganisation, DisplayName: "Term of 2019"}
+	actor, party := graph.Entity{Name: "actors/fill-member", Kind: graph.KindActor, DisplayName: "Fill Member"},
+		graph.Entity{Name: "parties/fill-party", Kind: graph.KindParty, DisplayName: "Fill Party"}
+	ents = append(ents, term, actor, party)
+	termed := graph.Relation{Name: graph.RelationNameFor(actor.Name, graph.MemberOf, party.Name, "term"), Type: graph.MemberOf,
+		From: actor.Name, To: party.Name, Term: term.Name, Role: "whip", ValidFrom: graph.FuzzyDate{Year: 2019},
+		Claims: []graph.Claim{{Name: graph.ClaimNameFor(graph.RelationNameFor(actor.Name, graph.MemberOf, party.Name, "term"), "sources/random", "0"),
+			Source: graph.Source{Name: "sources/random"}, Excerpt: "whip in the 2019 term", Confidence: 0.9, Status: graph.StatusConfirmed}}}
+	load(t, ents, append(rels, termed))
+	if _, err := store.DeleteRelation(ctx, rels[0].Name, "a duplicate"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.MergeEntity(ctx, rels[1].From, rels[1].To, "the same"); err != nil {
+		t.Fatal(err)
+	}
+
+	headers := map[graph.RelationName]graph.RelationHeader{}
+	if _, err := store.Changes(ctx, 0, func(c graph.Changed) {
+		for _, h := range c.Headers {
+			headers[h.Relation.Name] = h
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Collect(maps.Keys(headers))
+	want, err := store.RelationHeaders(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted, merged, termedSeen := 0, 0, 0
+	for _, n := range names {
+		got := headers[n]
+		if !reflect.DeepEqual(got, want[n]) {
+			t.Errorf("%s: the fill gives\n%+v\nRelationHeaders reads\n%+v", n, got, want[n])
+		}
+		if !got.Relation.Deleted.IsZero() {
+			deleted++
+		}
+		if got.Relation.MergedInto != "" {
+			merged++
+		}
+		if got.Relation.Term != "" {
+			termedSeen++
+		}
+	}
+	if deleted < 2 || merged == 0 || termedSeen == 0 {
+		t.Errorf("the fill gave %d deleted, %d merged and %d termed relations: the test needs some of each", deleted, merged, termedSeen)
 	}
 }
