@@ -28,3 +28,6 @@ func WalkNeighborhood(ctx context.Context, src LinkSource, q NeighborhoodQuery, 
 	}
 	return out, err
 }
+
+// SearchSnapshot answers a search from the topology's published snapshot, for the external benchmarks.
+func SearchSnapshot(t *Topology, q SearchQuery) []SearchResult { return t.snap.Load().search(q) }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -10,8 +11,9 @@ import (
 // with the entities that have it, so that SearchEntities answers from memory, typos included, as the
 // store's search does with its trigram index (see dgraph.Store.Search): entities with a key that is the
 // query or within EditBudget edits of it, or with a word within EditBudget edits of each query word,
-// ranked by MatchScore. Terms are scanned for close spellings with two cheap bounds first (length, and
-// letter counts: an edit changes the counts by at most two), then an edit distance that stops once it exceeds the budget.
+// ranked by MatchScore. Terms are kept by length, and scanned for close spellings with cheap bounds
+// first (length, the set of letters, and letter counts: an edit changes the set and the counts by at most
+// two), then an edit distance that stops once it exceeds the budget.
 //
 // Postings only grow: an entity renamed keeps its old terms' postings, and every candidate is scored
 // against its current names, so a stale posting costs a little time and never a wrong answer.
@@ -39,6 +41,17 @@ func countLetters(rs []rune) letterCounts {
 		}
 	}
 	return h
+}
+
+// letterMask is the set of a term's runes, by the same buckets as letterCounts (each rune r in bucket
+// r&63 of 64): an edit adds a rune, drops one or replaces one, so two terms within d edits differ in at
+// most 2d buckets.
+func letterMask(rs []rune) uint64 {
+	var m uint64
+	for _, r := range rs {
+		m |= 1 << (r & 63)
+	}
+	return m
 }
 
 // within reports whether the counts of two terms allow them to be within d edits.
@@ -99,10 +112,16 @@ func abs(x int) int {
 	return x
 }
 
-// postings maps terms to the entities that have them; a published one is never written.
+// maxBucket is the last of the postings' length buckets: it holds every term of that many runes or more.
+const maxBucket = 63
+
+// postings maps terms to the entities that have them; a published one is never written. The distinct
+// terms are kept by length in runes, so that the fuzzy scan reads only the terms whose length is within
+// the budget of the query's.
 type postings struct {
 	lists layered[string, []int32]
-	terms chunked[term] // every distinct term, for the fuzzy scan
+	byLen [maxBucket + 1]chunked[term]
+	masks [maxBucket + 1]chunked[uint64] // each term's letterMask, beside it, for the scan's first test
 }
 
 func (p *postings) of(t string) []int32 {
@@ -112,12 +131,14 @@ func (p *postings) of(t string) []int32 {
 
 // postingsBuilder builds the next version of published postings.
 type postingsBuilder struct {
-	lists layeredBuilder[string, []int32]
-	terms *chunkedBuilder[term]
+	lists     layeredBuilder[string, []int32]
+	published *postings
+	byLen     [maxBucket + 1]*chunkedBuilder[term] // made on the first term of each length
+	masks     [maxBucket + 1]*chunkedBuilder[uint64]
 }
 
 func newPostingsBuilder(published postings) *postingsBuilder {
-	return &postingsBuilder{lists: layeredBuilder[string, []int32]{m: published.lists}, terms: newChunkedBuilder(published.terms)}
+	return &postingsBuilder{lists: layeredBuilder[string, []int32]{m: published.lists}, published: &published}
 }
 
 // add records that entity u has term t. Appending to a term's list writes past the length every
@@ -126,13 +147,24 @@ func (b *postingsBuilder) add(t string, u int32) {
 	old, known := b.lists.m.get(t)
 	if !known {
 		rs := []rune(t)
-		b.terms.append(term{text: t, runes: rs, hist: countLetters(rs)})
+		k := min(len(rs), maxBucket)
+		if b.byLen[k] == nil {
+			b.byLen[k], b.masks[k] = newChunkedBuilder(b.published.byLen[k]), newChunkedBuilder(b.published.masks[k])
+		}
+		b.byLen[k].append(term{text: t, runes: rs, hist: countLetters(rs)})
+		b.masks[k].append(letterMask(rs))
 	}
 	b.lists.set(t, append(old, u))
 }
 
 func (b *postingsBuilder) finish() postings {
-	return postings{lists: b.lists.finish(), terms: b.terms.c}
+	p := postings{lists: b.lists.finish(), byLen: b.published.byLen, masks: b.published.masks}
+	for k, lb := range b.byLen {
+		if lb != nil {
+			p.byLen[k], p.masks[k] = lb.c, b.masks[k].c
+		}
+	}
+	return p
 }
 
 // near returns the entities of the terms within d edits of q, nearest first, at most maxCandidates.
@@ -142,20 +174,26 @@ func (p *postings) near(q string, d int) []int32 {
 		return es[:min(len(es), maxCandidates)]
 	}
 	qr := []rune(q)
-	qh := countLetters(qr)
+	qh, qm := countLetters(qr), letterMask(qr)
 	type hit struct {
 		dist int
 		t    string
 	}
 	var hits []hit
-	for c := 0; c < len(p.terms.chunks); c++ {
-		for i := range p.terms.chunks[c] {
-			t := &p.terms.chunks[c][i]
-			if abs(len(t.runes)-len(qr)) > d || !qh.within(&t.hist, d) {
-				continue
-			}
-			if e := editsWithin(qr, t.runes, d); e >= 0 {
-				hits = append(hits, hit{e, t.text})
+	for k := max(len(qr)-d, 0); k <= min(len(qr)+d, maxBucket); k++ {
+		bucket, masks := &p.byLen[k], &p.masks[k]
+		for c := range bucket.chunks {
+			for i, m := range masks.chunks[c] {
+				if bits.OnesCount64(m^qm) > 2*d {
+					continue
+				}
+				t := &bucket.chunks[c][i]
+				if !qh.within(&t.hist, d) || k == maxBucket && abs(len(t.runes)-len(qr)) > d {
+					continue
+				}
+				if e := editsWithin(qr, t.runes, d); e >= 0 {
+					hits = append(hits, hit{e, t.text})
+				}
 			}
 		}
 	}

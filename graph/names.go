@@ -3,6 +3,7 @@ package graph
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // foldAccents maps accented Latin letters to plain ones, for matching names typed without them.
@@ -18,6 +19,41 @@ var foldAccents = strings.NewReplacer(
 // NormalizeName is the form names are matched in: lower case, accents folded, apostrophes dropped, every
 // other run of punctuation or space made one space. "Lutfur  Rahman's" and "lutfur rahmans" match.
 func NormalizeName(s string) string {
+	if n, ok := normalizeASCII(s); ok {
+		return n
+	}
+	return normalizeName(s)
+}
+
+// normalizeASCII is NormalizeName in one pass for a name of ASCII only (most names a search ranks): ok is
+// false when s holds anything else.
+func normalizeASCII(s string) (string, bool) {
+	buf := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return "", false
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '\'':
+			continue
+		default:
+			space = true
+			continue
+		}
+		if space && len(buf) > 0 {
+			buf = append(buf, ' ')
+		}
+		space = false
+		buf = append(buf, c)
+	}
+	return string(buf), true
+}
+
+func normalizeName(s string) string {
 	s = foldAccents.Replace(strings.ToLower(s))
 	var b strings.Builder
 	space := false
@@ -74,24 +110,31 @@ func MatchScore(query, name string) float64 {
 	if query == name {
 		return 1
 	}
+	qr, nr := []rune(query), []rune(name)
 	whole := 0.0
-	if d := levenshtein([]rune(query), []rune(name)); d <= EditBudget(len([]rune(query))) {
-		whole = 1 - float64(d)/float64(max(len([]rune(query)), len([]rune(name))))
+	if d := editsWithin(qr, nr, EditBudget(len(qr))); d >= 0 {
+		whole = 1 - float64(d)/float64(max(len(qr), len(nr)))
 	}
 	qw, nw := strings.Fields(query), strings.Fields(name)
+	nwr := make([][]rune, len(nw))
+	for j, n := range nw {
+		nwr[j] = []rune(n)
+	}
 	matched, sum := 0, 0.0
 	used := make([]bool, len(nw))
 	for _, w := range qw {
+		wr := []rune(w)
+		budget := EditBudget(len(wr))
 		bestJ, bestS := -1, 0.0
-		for j, n := range nw {
+		for j, n := range nwr {
 			if used[j] {
 				continue
 			}
-			d := levenshtein([]rune(w), []rune(n))
-			if d > EditBudget(len([]rune(w))) {
+			d := editsWithin(wr, n, budget)
+			if d < 0 {
 				continue
 			}
-			if s := 1 - float64(d)/float64(max(len([]rune(w)), len([]rune(n)))); s > bestS {
+			if s := 1 - float64(d)/float64(max(len(wr), len(n))); s > bestS {
 				bestJ, bestS = j, s
 			}
 		}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/synth"
@@ -36,7 +38,7 @@ var benchGraph = sync.OnceValues(func() (*collector, *graph.Topology) {
 	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
 		panic(err)
 	}
-	topo := graph.NewTopology(memoryFeed(c.relations))
+	topo := graph.NewTopology(memoryFeed{c})
 	if err := topo.Sync(context.Background()); err != nil {
 		panic(err)
 	}
@@ -44,13 +46,14 @@ var benchGraph = sync.OnceValues(func() (*collector, *graph.Topology) {
 })
 
 // memoryFeed is a graphtest.MemoryFeed without holding a second copy of every link.
-type memoryFeed []graph.Relation
+type memoryFeed struct{ *collector }
 
 func (f memoryFeed) Version(context.Context) (int64, error) { return 1, nil }
 func (f memoryFeed) Changes(_ context.Context, since int64, each func(graph.Changed)) (int64, error) {
-	for i := 0; i < len(f); i += 10_000 {
+	each(graph.Changed{Entities: f.entities})
+	for i := 0; i < len(f.relations); i += 10_000 {
 		batch := make([]graph.Link, 0, 10_000)
-		for _, r := range f[i:min(i+10_000, len(f))] {
+		for _, r := range f.relations[i:min(i+10_000, len(f.relations))] {
 			batch = append(batch, r.Link())
 		}
 		each(graph.Changed{Links: batch})
@@ -121,4 +124,53 @@ func BenchmarkNeighborhoodTopology(b *testing.B) {
 		took = append(took, time.Since(start))
 	}
 	reportP99(b, took)
+}
+
+// BenchmarkSearchTopology searches the same graph's names from memory, each query an entity's display
+// name with one typo in its longest word (as the bench's workload): the name index alone.
+func BenchmarkSearchTopology(b *testing.B) {
+	c, topo := benchGraph()
+	r := rand.New(rand.NewPCG(1, 2))
+	var took []time.Duration
+	found := 0
+	for b.Loop() {
+		e := c.entities[r.IntN(len(c.entities))]
+		q := graph.SearchQuery{Text: oneTypo(r, e.DisplayName)}
+		start := time.Now()
+		rs := graph.SearchSnapshot(topo, q)
+		took = append(took, time.Since(start))
+		if slices.ContainsFunc(rs[:min(len(rs), 10)], func(s graph.SearchResult) bool { return s.Entity.Name == e.Name }) {
+			found++
+		}
+	}
+	reportP99(b, took)
+	b.ReportMetric(float64(found)/float64(len(took)), "found")
+}
+
+// oneTypo changes one letter of the longest word of a name of five letters or more.
+func oneTypo(r *rand.Rand, name string) string {
+	words := strings.Fields(name)
+	best := -1
+	for i, w := range words {
+		if utf8.RuneCountInString(w) >= 5 && (best < 0 || utf8.RuneCountInString(w) > utf8.RuneCountInString(words[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return name
+	}
+	w := []rune(words[best])
+	i := 1 + r.IntN(len(w)-2)
+	switch r.IntN(4) {
+	case 0:
+		w[i], w[i+1] = w[i+1], w[i]
+	case 1:
+		w = slices.Delete(w, i, i+1)
+	case 2:
+		w = slices.Insert(w, i, w[i])
+	default:
+		w[i] = rune('a' + r.IntN(26))
+	}
+	words[best] = string(w)
+	return strings.Join(words, " ")
 }

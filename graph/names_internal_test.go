@@ -1,0 +1,123 @@
+package graph
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestNormalizeASCIIAgreesWithTheGeneralForm checks the one-pass form of NormalizeName for ASCII names
+// against the general one on random strings of letters, digits, spaces, apostrophes and punctuation.
+func TestNormalizeASCIIAgreesWithTheGeneralForm(t *testing.T) {
+	const alphabet = "abzAKZ09 '-.,&(\t"
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteByte(alphabet[r.IntN(len(alphabet))])
+		}
+		s := b.String()
+		got, ok := normalizeASCII(s)
+		if !ok {
+			t.Fatalf("normalizeASCII(%q) refused an ASCII string", s)
+		}
+		if want := normalizeName(s); got != want {
+			t.Fatalf("normalizeASCII(%q) = %q, the general form %q", s, got, want)
+		}
+	}
+	if _, ok := normalizeASCII("Môn"); ok {
+		t.Error(`normalizeASCII("Môn") took a name it cannot fold`)
+	}
+	if got := NormalizeName("Ynys  Môn's"); got != "ynys mons" {
+		t.Errorf(`NormalizeName("Ynys  Môn's") = %q, want "ynys mons"`, got)
+	}
+}
+
+// matchScoreReference is MatchScore with full edit distances, as it was first written: the bounded
+// distances MatchScore computes must give the same scores.
+func matchScoreReference(query, name string) float64 {
+	if query == name {
+		return 1
+	}
+	whole := 0.0
+	if d := levenshtein([]rune(query), []rune(name)); d <= EditBudget(len([]rune(query))) {
+		whole = 1 - float64(d)/float64(max(len([]rune(query)), len([]rune(name))))
+	}
+	qw, nw := strings.Fields(query), strings.Fields(name)
+	matched, sum := 0, 0.0
+	used := make([]bool, len(nw))
+	for _, w := range qw {
+		bestJ, bestS := -1, 0.0
+		for j, n := range nw {
+			if used[j] {
+				continue
+			}
+			d := levenshtein([]rune(w), []rune(n))
+			if d > EditBudget(len([]rune(w))) {
+				continue
+			}
+			if s := 1 - float64(d)/float64(max(len([]rune(w)), len([]rune(n)))); s > bestS {
+				bestJ, bestS = j, s
+			}
+		}
+		if bestJ >= 0 {
+			used[bestJ] = true
+			matched++
+			sum += bestS
+		}
+	}
+	if matched == 0 || matched < len(qw) {
+		return whole
+	}
+	words := 0.9 * (sum / float64(matched)) * (0.7 + 0.3*float64(matched)/float64(len(nw)))
+	return max(whole, words)
+}
+
+// TestMatchScoreAgreesWithFullDistances scores random names and their misspellings both ways.
+func TestMatchScoreAgreesWithFullDistances(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	word := func() string {
+		const letters = "aeinorstlmhué"
+		n := 1 + r.IntN(11)
+		rs := make([]rune, n)
+		for i := range rs {
+			rs[i] = []rune(letters)[r.IntN(len([]rune(letters)))]
+		}
+		return string(rs)
+	}
+	phrase := func() string {
+		ws := make([]string, 1+r.IntN(4))
+		for i := range ws {
+			ws[i] = word()
+		}
+		return strings.Join(ws, " ")
+	}
+	misspell := func(s string) string {
+		rs := []rune(s)
+		for range r.IntN(5) {
+			if len(rs) == 0 {
+				break
+			}
+			i := r.IntN(len(rs))
+			switch r.IntN(3) {
+			case 0:
+				rs = append(rs[:i], rs[i+1:]...)
+			case 1:
+				rs[i] = 'x'
+			default:
+				rs = append(rs[:i], append([]rune{'y'}, rs[i:]...)...)
+			}
+		}
+		return NormalizeName(string(rs))
+	}
+	for range 20000 {
+		name := phrase()
+		query := misspell(name)
+		if r.IntN(4) == 0 {
+			query = phrase()
+		}
+		if got, want := MatchScore(query, name), matchScoreReference(query, name); got != want {
+			t.Fatalf("MatchScore(%q, %q) = %v, with full distances %v", query, name, got, want)
+		}
+	}
+}
