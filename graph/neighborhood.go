@@ -290,8 +290,9 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return nil
 	}
 
-	// around is the relations of u that count under the filter, each with its other end, read once per
-	// entity for every step below.
+	// around is the relations of u that count under the filter, each with its other end and what the
+	// steps below read of it (its strength, its type and direction), read once per entity while its
+	// relations' records are at hand.
 	arounds := map[int32][]neighbor{}
 	around := func(u int32) []neighbor {
 		if ns, ok := arounds[u]; ok {
@@ -301,7 +302,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		ns := make([]neighbor, 0, len(rs))
 		for _, r := range rs {
 			if g.counts(&q.Filter, r) {
-				ns = append(ns, neighbor{r, otherEnd(g.ends(r), u)})
+				ns = append(ns, neighbor{rel: r, to: otherEnd(g.ends(r), u)})
 			}
 		}
 		arounds[u] = ns
@@ -318,6 +319,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	reached := []int32{c}
 	m.set(c, 1)
 	var expanded []int32
+	var items []candidate // one expanded entity's candidates, the buffer reused
 	frontier := []int32{c}
 	for d := 1; d <= q.Depth && len(frontier) > 0; d++ {
 		if err := fetch(frontier); err != nil {
@@ -329,15 +331,19 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 				return walked{}, err
 			}
 			expanded = append(expanded, u)
-			var items []candidate
-			for _, n := range around(u) {
+			ns := around(u)
+			if cap(items) < len(ns) {
+				items = make([]candidate, 0, len(ns))
+			}
+			items = items[:0]
+			for _, n := range ns {
 				if m.at(n.to) != 0 || excluded[n.to] {
 					continue
 				}
-				items = append(items, candidate{to: n.to, strength: q.Filter.Strength(*g.support(n.rel)), name: g.entity(n.to)})
+				items = append(items, candidate{to: n.to, strength: q.Filter.Strength(*g.support(n.rel))})
 			}
 			shown := 0
-			for _, x := range strongest(items, min(q.MaxPerNode, q.MaxNodes-len(reached))) {
+			for _, x := range strongest(items, min(q.MaxPerNode, q.MaxNodes-len(reached)), g.entity) {
 				if shown == q.MaxPerNode || len(reached) == q.MaxNodes {
 					break
 				}
@@ -402,26 +408,35 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return int(p) - 1, p > 0
 	}
 
-	// 3. The induced subgraph.
-	seen := map[int32]bool{}
-	for i, u := range order {
+	// 3. The induced subgraph. A relation between two entities of the answer is in the lists of both
+	// (no relation joins an entity to itself: every writer refuses one), and is taken from the first
+	// scanned. The entities are scanned fewest relations first, so the last (often a hub the walk reached
+	// but did not expand) need not be scanned at all unless some relations of it may go to excluded
+	// entities.
+	scan := slices.Clone(order)
+	slices.SortStableFunc(scan, func(a, b int32) int { return cmp.Compare(len(g.relationsOf(a)), len(g.relationsOf(b))) })
+	if len(excluded) == 0 {
+		scan = scan[:len(scan)-1]
+	}
+	for _, u := range scan {
 		if err := expired(); err != nil {
 			return walked{}, err
 		}
+		i, _ := pos(u)
 		counted(u, func(r, v int32) {
 			p, in := pos(v)
 			switch {
 			case excluded[v]:
 				p = -1
-			case !in:
+			case !in || m.at(v) < 0:
 				return
 			}
-			if seen[r] {
-				return
-			}
-			seen[r] = true
 			w.edges = append(w.edges, edgeAt{g.link(r).Name, max(i, p)})
 		})
+		m.set(u, -m.at(u)) // scanned: its position, negated
+	}
+	for _, u := range scan {
+		m.set(u, -m.at(u))
 	}
 	slices.SortFunc(w.edges, func(a, b edgeAt) int {
 		return cmp.Or(cmp.Compare(a.pos, b.pos), strings.Compare(string(a.name), string(b.name)))
@@ -436,18 +451,18 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		mark := -int32(i) - 1
 		leftOut, relsLeftOut := 0, 0
 		var byType []RelationCount
-		counted(u, func(r, v int32) {
-			if _, in := pos(v); in || excluded[v] {
-				return
+		for _, n := range around(u) {
+			if _, in := pos(n.to); in || excluded[n.to] {
+				continue
 			}
-			if m.at(v) != mark {
+			if m.at(n.to) != mark {
 				leftOut++
-				m.set(v, mark)
+				m.set(n.to, mark)
 			}
 			relsLeftOut++
-			t, symmetric := g.relType(r)
-			byType = addRelationCount(byType, t, g.ends(r)[0] == u || symmetric)
-		})
+			t, symmetric := g.relType(n.rel)
+			byType = addRelationCount(byType, t, g.ends(n.rel)[0] == u || symmetric)
+		}
 		if leftOut > 0 {
 			SortRelationCounts(byType)
 			w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: leftOut, RelationsLeftOut: relsLeftOut, ByType: byType})
@@ -504,7 +519,7 @@ func addRelationCount(cs []RelationCount, t RelationType, out bool) []RelationCo
 type candidate struct {
 	to       int32
 	strength float64
-	name     EntityName // to's
+	name     EntityName // to's, given by strongest to the candidates it orders
 }
 
 // byStrength orders candidates strongest first, then by name. An entity joined by several relations
@@ -518,19 +533,24 @@ func byStrength(a, b candidate) int {
 // all of them): the candidates a walk shows come from it. A hub's thousands of candidates are not all
 // sorted: the n-th strength is found first, then only the candidates at least that strong are sorted
 // (twice as many are tried while entities joined more than once leave fewer than n).
-func strongest(items []candidate, n int) []candidate {
+func strongest(items []candidate, n int, name func(int32) EntityName) []candidate {
 	if n <= 0 {
 		return nil
 	}
-	if len(items) <= 4*n {
+	sortAll := func() []candidate {
+		for i := range items {
+			items[i].name = name(items[i].to)
+		}
 		slices.SortFunc(items, byStrength)
 		return items
+	}
+	if len(items) <= 4*n {
+		return sortAll()
 	}
 	strengths := make([]float64, len(items))
 	for k := n; ; k *= 2 {
 		if k >= len(items) {
-			slices.SortFunc(items, byStrength)
-			return items
+			return sortAll()
 		}
 		for i, c := range items {
 			strengths[i] = c.strength
@@ -539,6 +559,7 @@ func strongest(items []candidate, n int) []candidate {
 		var top []candidate
 		for _, c := range items {
 			if c.strength >= floor {
+				c.name = name(c.to)
 				top = append(top, c)
 			}
 		}

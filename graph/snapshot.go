@@ -185,13 +185,16 @@ func briefOf(l Link, from, to int32) linkBrief {
 		typ: typeNumber[l.Type]}
 }
 
-// typeNumber is one more than each type's place in RelationTypes.
-var typeNumber = func() map[RelationType]uint8 {
+// typeNumber is one more than each type's place in RelationTypes; symmetricByNumber says, by that
+// number, whether the type is symmetric.
+var typeNumber, symmetricByNumber = func() (map[RelationType]uint8, []bool) {
 	m := make(map[RelationType]uint8, len(RelationTypes))
+	sym := make([]bool, len(RelationTypes)+1)
 	for i, t := range RelationTypes {
 		m[t] = uint8(i + 1)
+		sym[i+1] = t.Symmetric()
 	}
-	return m
+	return m, sym
 }()
 
 // snapshotBuilder builds the next snapshot from the published one.
@@ -374,8 +377,7 @@ func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief
 // relType reads a relation's type from its brief, without its link, when the type is the vocabulary's.
 func (g snapshotGraph) relType(r int32) (RelationType, bool) {
 	if n := g.s.brief.at(r).typ; n != 0 {
-		t := RelationTypes[n-1]
-		return t, t.Symmetric()
+		return RelationTypes[n-1], symmetricByNumber[n]
 	}
 	l := g.s.links.at(r)
 	return l.Type, l.Symmetric

@@ -552,6 +552,7 @@ func TestStrongestAgreesWithSortingAll(t *testing.T) {
 		}
 		return out
 	}
+	nameOf := func(to int32) EntityName { return EntityName(fmt.Sprintf("actors/e%04d", to)) }
 	levels := []float64{-1, 0, 0.25, 0.5, 0.5, 0.75, 0.9, 1}
 	large := 0
 	for trial := 0; trial < 2000; trial++ {
@@ -563,15 +564,18 @@ func TestStrongestAgreesWithSortingAll(t *testing.T) {
 			if trial%3 == 0 {
 				s = r.Float64() // few ties
 			}
-			items[i] = candidate{to: to, strength: s, name: EntityName(fmt.Sprintf("actors/e%04d", to))}
+			items[i] = candidate{to: to, strength: s}
 		}
 		n := 1 + r.IntN(40)
 		all := slices.Clone(items)
+		for i := range all {
+			all[i].name = nameOf(all[i].to)
+		}
 		slices.SortFunc(all, byStrength)
 		if len(items) > 4*n {
 			large++
 		}
-		got := strongest(slices.Clone(items), n)
+		got := strongest(slices.Clone(items), n, nameOf)
 		if want, have := firstDistinct(all, n), firstDistinct(got, n); !slices.Equal(want, have) {
 			t.Fatalf("trial %d (%d candidates, %d wanted): strongest shows %v, sorting all %v", trial, len(items), n, have, want)
 		}
