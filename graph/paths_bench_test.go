@@ -6,11 +6,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/synth"
@@ -135,7 +133,7 @@ func BenchmarkSearchTopology(b *testing.B) {
 	found := 0
 	for b.Loop() {
 		e := c.entities[r.IntN(len(c.entities))]
-		q := graph.SearchQuery{Text: oneTypo(r, e.DisplayName)}
+		q := graph.SearchQuery{Text: synth.Typo(r, e.DisplayName)}
 		start := time.Now()
 		rs := graph.SearchSnapshot(topo, q)
 		took = append(took, time.Since(start))
@@ -145,32 +143,4 @@ func BenchmarkSearchTopology(b *testing.B) {
 	}
 	reportP99(b, took)
 	b.ReportMetric(float64(found)/float64(len(took)), "found")
-}
-
-// oneTypo changes one letter of the longest word of a name of five letters or more.
-func oneTypo(r *rand.Rand, name string) string {
-	words := strings.Fields(name)
-	best := -1
-	for i, w := range words {
-		if utf8.RuneCountInString(w) >= 5 && (best < 0 || utf8.RuneCountInString(w) > utf8.RuneCountInString(words[best])) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return name
-	}
-	w := []rune(words[best])
-	i := 1 + r.IntN(len(w)-2)
-	switch r.IntN(4) {
-	case 0:
-		w[i], w[i+1] = w[i+1], w[i]
-	case 1:
-		w = slices.Delete(w, i, i+1)
-	case 2:
-		w = slices.Insert(w, i, w[i])
-	default:
-		w[i] = rune('a' + r.IntN(26))
-	}
-	words[best] = string(w)
-	return strings.Join(words, " ")
 }

@@ -49,20 +49,6 @@ func TestFloorMatchesOracle(t *testing.T) {
 	}
 }
 
-func TestTypo(t *testing.T) {
-	t.Parallel()
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, name := range []string{"Amina Khan", "Siobhán Pemberton", "Zoë Ali", "Mayor of Ashford"} {
-		got := typo(r, name)
-		if got == name && name != "Zoë Ali" {
-			t.Errorf("typo(%q) changed nothing", name)
-		}
-		if d := len([]rune(got)) - len([]rune(name)); d < -1 || d > 1 {
-			t.Errorf("typo(%q) = %q: more than one edit", name, got)
-		}
-	}
-}
-
 func TestParseSize(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -624,38 +623,9 @@ func chooseInputs(g *memGraph, ents []graph.Entity, seed uint64, n int) inputs {
 	}
 	for i := 0; i < n; i++ {
 		e := ents[r.IntN(len(ents))]
-		in.searches = append(in.searches, search{text: typo(r, e.DisplayName), target: e.Name})
+		in.searches = append(in.searches, search{text: synth.Typo(r, e.DisplayName), target: e.Name})
 	}
 	return in
-}
-
-// typo changes one letter of the longest word of a name (swaps two, drops one, doubles one or replaces
-// one), as a hurried user would.
-func typo(r *rand.Rand, name string) string {
-	words := strings.Fields(name)
-	best := -1
-	for i, w := range words {
-		if utf8.RuneCountInString(w) >= 5 && (best < 0 || utf8.RuneCountInString(w) > utf8.RuneCountInString(words[best])) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return name
-	}
-	w := []rune(words[best])
-	i := 1 + r.IntN(len(w)-2)
-	switch r.IntN(4) {
-	case 0:
-		w[i], w[i+1] = w[i+1], w[i]
-	case 1:
-		w = slices.Delete(w, i, i+1)
-	case 2:
-		w = slices.Insert(w, i, w[i])
-	default:
-		w[i] = rune('a' + r.IntN(26))
-	}
-	words[best] = string(w)
-	return strings.Join(words, " ")
 }
 
 // answers holds the floor's answers: path lengths under the default filter and over every relation.

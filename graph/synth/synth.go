@@ -1066,3 +1066,32 @@ func (g *generator) social() error {
 	}
 	return nil
 }
+
+// Typo changes one letter of the longest word of a name (swaps two, drops one, doubles one or replaces
+// one), as a hurried user would: the search texts of the benchmarks.
+func Typo(r *rand.Rand, name string) string {
+	words := strings.Fields(name)
+	best := -1
+	for i, w := range words {
+		if utf8.RuneCountInString(w) >= 5 && (best < 0 || utf8.RuneCountInString(w) > utf8.RuneCountInString(words[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return name
+	}
+	w := []rune(words[best])
+	i := 1 + r.IntN(len(w)-2)
+	switch r.IntN(4) {
+	case 0:
+		w[i], w[i+1] = w[i+1], w[i]
+	case 1:
+		w = slices.Delete(w, i, i+1)
+	case 2:
+		w = slices.Insert(w, i, w[i])
+	default:
+		w[i] = rune('a' + r.IntN(26))
+	}
+	words[best] = string(w)
+	return strings.Join(words, " ")
+}

@@ -3,6 +3,7 @@ package synth_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -154,5 +155,20 @@ func TestDegreeSkew(t *testing.T) {
 	}
 	if biggest < 200 {
 		t.Errorf("the biggest party has %d direct members; want a hub of hundreds at 10k relations", biggest)
+	}
+}
+
+// TestTypo checks that a typo changes a name of a word of five letters or more, by one edit.
+func TestTypo(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, name := range []string{"Amina Khan", "Siobhán Pemberton", "Zoë Ali", "Mayor of Ashford"} {
+		got := synth.Typo(r, name)
+		if got == name && name != "Zoë Ali" {
+			t.Errorf("Typo(%q) changed nothing", name)
+		}
+		if d := len([]rune(got)) - len([]rune(name)); d < -1 || d > 1 {
+			t.Errorf("Typo(%q) = %q: more than one edit", name, got)
+		}
 	}
 }
