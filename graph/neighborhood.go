@@ -293,16 +293,16 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	// around is the relations of u that count under the filter, each with its other end and what the
 	// steps below read of it (its strength, its type and direction), read once per entity while its
 	// relations' records are at hand.
-	arounds := map[int32][]neighbor{}
-	around := func(u int32) []neighbor {
+	arounds := map[int32][]halfEdge{}
+	around := func(u int32) []halfEdge {
 		if ns, ok := arounds[u]; ok {
 			return ns
 		}
 		rs := g.relationsOf(u)
-		ns := make([]neighbor, 0, len(rs))
-		for _, r := range rs {
-			if g.counts(&q.Filter, r) {
-				ns = append(ns, neighbor{rel: r, to: otherEnd(g.ends(r), u)})
+		ns := make([]halfEdge, 0, len(rs))
+		for _, a := range rs {
+			if g.counts(&q.Filter, a.rel) {
+				ns = append(ns, a)
 			}
 		}
 		arounds[u] = ns
@@ -604,9 +604,6 @@ func kthLargest(xs []float64, k int) float64 {
 		}
 	}
 }
-
-// neighbor is a relation of an entity and the relation's other end.
-type neighbor struct{ rel, to int32 }
 
 // otherEnd is the end of a relation that is not u.
 func otherEnd(e [2]int32, u int32) int32 {

@@ -47,8 +47,8 @@ type pathGraph interface {
 	node(n EntityName) (u int32, ok bool)
 	// fetch makes the relations of entities known.
 	fetch(ctx context.Context, us []int32) error
-	// relationsOf returns the relations of a fetched entity.
-	relationsOf(u int32) []int32
+	// relationsOf returns the relations of a fetched entity, each with its other end.
+	relationsOf(u int32) []halfEdge
 	link(r int32) *Link
 	ends(r int32) [2]int32 // from, to
 	// support and relType are the link's Support, and its Type and Symmetric.
@@ -58,6 +58,10 @@ type pathGraph interface {
 	// counts reports whether relation r counts under f (f.Counts of its link).
 	counts(f *RelationFilter, r int32) bool
 }
+
+// halfEdge is a relation of an entity with the relation's other end, as the entity's list holds it: a
+// walk reads the list in order, without the relation's record.
+type halfEdge struct{ rel, to int32 }
 
 // viewer is a LinkSource that holds its links numbered in memory: a search reads them in place, between
 // view and release.
@@ -78,7 +82,7 @@ func openGraph(ctx context.Context, src LinkSource) (g pathGraph, release func()
 type fetchedGraph struct {
 	src     LinkSource
 	ents    numbering[EntityName]
-	adj     [][]int32
+	adj     [][]halfEdge
 	fetched []bool
 	rels    numbering[RelationName]
 	links   []Link
@@ -140,7 +144,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 	}
 	for i, u := range need {
 		ls := got[names[i]]
-		rs := make([]int32, len(ls))
+		rs := make([]halfEdge, len(ls))
 		for j, l := range ls {
 			r, isNew := g.rels.number(l.Name)
 			if isNew {
@@ -149,17 +153,17 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 				b, _ := g.node(l.To)
 				g.linkEnd = append(g.linkEnd, [2]int32{a, b})
 			}
-			rs[j] = r
+			rs[j] = halfEdge{rel: r, to: otherEnd(g.linkEnd[r], u)}
 		}
 		g.adj[u], g.fetched[u] = rs, true
 	}
 	return nil
 }
 
-func (g *fetchedGraph) relationsOf(u int32) []int32 { return g.adj[u] }
-func (g *fetchedGraph) link(r int32) *Link          { return &g.links[r] }
-func (g *fetchedGraph) ends(r int32) [2]int32       { return g.linkEnd[r] }
-func (g *fetchedGraph) support(r int32) *Support    { return &g.links[r].Support }
+func (g *fetchedGraph) relationsOf(u int32) []halfEdge { return g.adj[u] }
+func (g *fetchedGraph) link(r int32) *Link             { return &g.links[r] }
+func (g *fetchedGraph) ends(r int32) [2]int32          { return g.linkEnd[r] }
+func (g *fetchedGraph) support(r int32) *Support       { return &g.links[r].Support }
 func (g *fetchedGraph) relType(r int32) (RelationType, bool) {
 	return g.links[r].Type, g.links[r].Symmetric
 }
@@ -193,15 +197,15 @@ type explorer struct {
 	budget int
 	read   int
 
-	counted        map[int32][]int32 // counted relations of every expanded entity
-	ds, dt         distances         // exact hop distances from From and to To, where known
-	a, b           int               // levels expanded around From and around To
-	frontS, frontT []int32           // entities at distance a from From (b to To) not yet expanded
+	counted        map[int32][]halfEdge // counted relations of every expanded entity
+	ds, dt         distances            // exact hop distances from From and to To, where known
+	a, b           int                  // levels expanded around From and around To
+	frontS, frontT []int32              // entities at distance a from From (b to To) not yet expanded
 }
 
 func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget int) ([]Path, error) {
 	const op = "FindPaths"
-	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, counted: map[int32][]int32{},
+	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, counted: map[int32][]halfEdge{},
 		frontS: []int32{s}, frontT: []int32{t}}
 	x.ds.set(s, 0)
 	x.dt.set(t, 0)
@@ -227,21 +231,17 @@ func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget
 	}
 }
 
-// walk returns the entity reached by walking relation r from u, forwards (away from From) when out is
-// true, and whether the query lets r be walked that way.
-func (x *explorer) walk(r, u int32, out bool) (int32, bool) {
-	e := x.g.ends(r)
-	other := e[1]
-	if e[1] == u {
-		other = e[0]
+// walk returns the entity reached by walking relation a.rel from u, forwards (away from From) when out
+// is true, and whether the query lets it be walked that way.
+func (x *explorer) walk(a halfEdge, u int32, out bool) (int32, bool) {
+	if !x.q.Directed || x.g.link(a.rel).Symmetric {
+		return a.to, true
 	}
-	if !x.q.Directed || x.g.link(r).Symmetric {
-		return other, true
-	}
+	e := x.g.ends(a.rel)
 	if out {
-		return other, e[0] == u
+		return a.to, e[0] == u
 	}
-	return other, e[1] == u
+	return a.to, e[1] == u
 }
 
 func (x *explorer) expand(ctx context.Context, forward bool) error {
@@ -262,10 +262,10 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 		for _, u := range need {
 			rs := x.g.relationsOf(u)
 			x.read += len(rs)
-			kept := make([]int32, 0, len(rs))
-			for _, r := range rs {
-				if x.g.counts(&x.q.Filter, r) {
-					kept = append(kept, r)
+			kept := make([]halfEdge, 0, len(rs))
+			for _, a := range rs {
+				if x.g.counts(&x.q.Filter, a.rel) {
+					kept = append(kept, a)
 				}
 			}
 			x.counted[u] = kept
@@ -278,8 +278,8 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 	}
 	var next []int32
 	for _, u := range front {
-		for _, r := range x.counted[u] {
-			w, ok := x.walk(r, u, forward)
+		for _, a := range x.counted[u] {
+			w, ok := x.walk(a, u, forward)
 			if !ok {
 				continue
 			}
@@ -314,17 +314,13 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 		if !near(u) {
 			continue
 		}
-		for _, r := range rs {
-			e := x.g.ends(r)
-			w := e[0]
-			if w == u {
-				w = e[1]
-			}
+		for _, a := range rs {
+			w := a.to
 			if _, expanded := x.counted[w]; expanded && w < u {
 				continue // added from w's side
 			}
 			if near(w) {
-				sg.add(r)
+				sg.add(a.rel)
 			}
 		}
 	}

@@ -160,7 +160,8 @@ type topoSnapshot struct {
 	rels    numbered[RelationName]
 	links   chunked[Link]
 	brief   chunked[linkBrief]  // what walks read of each relation, in one place
-	adj     chunked[[]int32]    // each entity's relations
+	adj     chunked[[]halfEdge] // each entity's relations, with their other ends
+	byDflt  chunked[uint64]     // whether each relation counts under the default filter, a bit each
 	entity  chunked[*Entity]    // each entity, as last written (nil: known only from a relation's end)
 	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
 	changed chunked[int64]      // the epoch of the snapshot that last changed each relation
@@ -204,7 +205,8 @@ type snapshotBuilder struct {
 	rels    *numberedBuilder[RelationName]
 	links   *chunkedBuilder[Link]
 	brief   *chunkedBuilder[linkBrief]
-	adj     *chunkedBuilder[[]int32]
+	adj     *chunkedBuilder[[]halfEdge]
+	byDflt  *chunkedBuilder[uint64]
 	entity  *chunkedBuilder[*Entity]
 	detail  *chunkedBuilder[linkDetail]
 	changed *chunkedBuilder[int64]
@@ -216,7 +218,7 @@ type snapshotBuilder struct {
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
-		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj),
+		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), byDflt: newChunkedBuilder(s.byDflt),
 		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
 
@@ -238,20 +240,23 @@ func (b *snapshotBuilder) apply(c Changed) {
 			}
 		}
 		i, isNew := b.rels.number(l.Name)
+		brief := briefOf(l, a, e)
 		if !isNew {
 			b.links.set(i, l)
-			b.brief.set(i, briefOf(l, a, e))
+			b.brief.set(i, brief)
 			b.detail.set(i, d)
 			b.changed.set(i, b.epoch)
+			b.countsByDefault(i, brief.byDefault)
 			continue
 		}
 		b.links.append(l)
 		b.detail.append(d)
 		b.changed.append(b.epoch)
-		b.brief.append(briefOf(l, a, e))
-		b.relate(a, i)
+		b.brief.append(brief)
+		b.countsByDefault(i, brief.byDefault)
+		b.relate(a, i, e)
 		if e != a {
-			b.relate(e, i)
+			b.relate(e, i, a)
 		}
 	}
 }
@@ -279,10 +284,24 @@ func (b *snapshotBuilder) sameName(n EntityName) EntityName {
 	return n
 }
 
-// relate adds relation r to entity u's. Each entity's list is its own array, so appending to it writes
-// past the length every published snapshot holds of it; only the list's header is set anew.
-func (b *snapshotBuilder) relate(u, r int32) {
-	b.adj.set(u, append(b.adj.get(u), r))
+// relate adds relation r, whose other end is v, to entity u's. Each entity's list is its own array, so
+// appending to it writes past the length every published snapshot holds of it; only the list's header is
+// set anew. A relation's ends never change (its name holds them), so neither does its place in a list.
+func (b *snapshotBuilder) relate(u, r, v int32) {
+	b.adj.set(u, append(b.adj.get(u), halfEdge{rel: r, to: v}))
+}
+
+// countsByDefault records whether relation r counts under the default filter.
+func (b *snapshotBuilder) countsByDefault(r int32, counts bool) {
+	w := r >> 6
+	for int(w) >= b.byDflt.c.len() {
+		b.byDflt.append(0)
+	}
+	word, bit := b.byDflt.get(w), uint64(1)<<(r&63)
+	if counts == (word&bit != 0) {
+		return
+	}
+	b.byDflt.set(w, word^bit)
 }
 
 // node returns an entity's number, numbering it when new.
@@ -318,7 +337,7 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, brief: b.brief.c, adj: b.adj.c, entity: b.entity.c, detail: b.detail.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
+		links: b.links.c, brief: b.brief.c, adj: b.adj.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.
@@ -338,13 +357,13 @@ func (s *topoSnapshot) entities(names []EntityName) map[EntityName]Entity {
 func (s *topoSnapshot) read(entities []EntityName) map[EntityName][]Link {
 	out := make(map[EntityName][]Link, len(entities))
 	for _, e := range entities {
-		var idx []int32
+		var idx []halfEdge
 		if u, ok := s.ents.lookup(e); ok {
 			idx = s.adj.get(u)
 		}
 		ls := make([]Link, len(idx))
-		for j, i := range idx {
-			ls[j] = s.links.get(i)
+		for j, h := range idx {
+			ls[j] = s.links.get(h.rel)
 		}
 		out[e] = ls
 	}
@@ -369,7 +388,7 @@ type snapshotGraph struct{ s *topoSnapshot }
 
 func (g snapshotGraph) node(n EntityName) (int32, bool)      { return g.s.ents.lookup(n) }
 func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
-func (g snapshotGraph) relationsOf(u int32) []int32          { return g.s.adj.get(u) }
+func (g snapshotGraph) relationsOf(u int32) []halfEdge       { return g.s.adj.get(u) }
 func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
 func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
 func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief.at(r).support }
@@ -388,10 +407,10 @@ func (g snapshotGraph) counts(f *RelationFilter, r int32) bool {
 	if !f.plain() {
 		return f.counts(g.s.links.at(r))
 	}
-	b := g.s.brief.at(r)
 	if f.isDefault() {
-		return b.byDefault
+		return g.s.byDflt.get(r>>6)&(1<<(r&63)) != 0
 	}
+	b := g.s.brief.at(r)
 	return f.countsBrief(b.deleted, b.dated, &b.support)
 }
 func (g snapshotGraph) entity(u int32) EntityName { return g.s.ents.key(u) }

@@ -90,6 +90,19 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 		if b.support != l.Support || b.dated != l.Dated || b.deleted != l.Deleted {
 			t.Fatalf("version %d: relation %s has brief %+v, link %+v", version, l.Name, b, l)
 		}
+		var dflt RelationFilter
+		if got, want := (snapshotGraph{s}).counts(&dflt, r), dflt.Counts(l); got != want {
+			t.Fatalf("version %d: relation %s counts %v under the default filter, its link %v", version, l.Name, got, want)
+		}
+	}
+	// Each entity's list holds each of its relations with the relation's other end.
+	for u := int32(0); int(u) < s.ents.len(); u++ {
+		for _, h := range s.adj.get(u) {
+			e := s.brief.get(h.rel).ends
+			if e[0] != u && e[1] != u || otherEnd(e, u) != h.to {
+				t.Fatalf("version %d: %s lists relation %s with other end %s", version, s.ents.key(u), s.links.get(h.rel).Name, s.ents.key(h.to))
+			}
+		}
 	}
 }
 
@@ -134,6 +147,12 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 					break
 				}
 				l.Support = Support{r.Float64(), -1, -1, -1}
+				switch r.IntN(3) {
+				case 0:
+					l.Support = Support{-1, -1, -1, r.Float64()} // denied only: it no longer counts
+				case 1:
+					l.Deleted = !l.Deleted
+				}
 				l.Dated = !l.Dated
 				w = append(w, l)
 				continue
