@@ -290,9 +290,8 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return nil
 	}
 
-	// around is the relations of u that count under the filter, each with its other end and what the
-	// steps below read of it (its strength, its type and direction), read once per entity while its
-	// relations' records are at hand.
+	// around is the relations of u that count under the filter, each with its other end, read once per
+	// entity for every step below.
 	arounds := map[int32][]halfEdge{}
 	around := func(u int32) []halfEdge {
 		if ns, ok := arounds[u]; ok {
@@ -300,9 +299,9 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		}
 		rs := g.relationsOf(u)
 		ns := make([]halfEdge, 0, len(rs))
-		for _, a := range rs {
-			if g.counts(&q.Filter, a.rel) {
-				ns = append(ns, a)
+		for _, h := range rs {
+			if g.counts(&q.Filter, h.rel) {
+				ns = append(ns, h)
 			}
 		}
 		arounds[u] = ns
@@ -428,7 +427,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			switch {
 			case excluded[v]:
 				p = -1
-			case !in || m.at(v) < 0:
+			case !in: // not in the answer, or scanned already (its mark negated)
 				return
 			}
 			w.edges = append(w.edges, edgeAt{g.link(r).Name, max(i, p)})

@@ -231,17 +231,17 @@ func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget
 	}
 }
 
-// walk returns the entity reached by walking relation a.rel from u, forwards (away from From) when out
+// walk returns the entity reached by walking relation h.rel from u, forwards (away from From) when out
 // is true, and whether the query lets it be walked that way.
-func (x *explorer) walk(a halfEdge, u int32, out bool) (int32, bool) {
-	if !x.q.Directed || x.g.link(a.rel).Symmetric {
-		return a.to, true
+func (x *explorer) walk(h halfEdge, u int32, out bool) (int32, bool) {
+	if !x.q.Directed || x.g.link(h.rel).Symmetric {
+		return h.to, true
 	}
-	e := x.g.ends(a.rel)
+	e := x.g.ends(h.rel)
 	if out {
-		return a.to, e[0] == u
+		return h.to, e[0] == u
 	}
-	return a.to, e[1] == u
+	return h.to, e[1] == u
 }
 
 func (x *explorer) expand(ctx context.Context, forward bool) error {
@@ -263,9 +263,9 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 			rs := x.g.relationsOf(u)
 			x.read += len(rs)
 			kept := make([]halfEdge, 0, len(rs))
-			for _, a := range rs {
-				if x.g.counts(&x.q.Filter, a.rel) {
-					kept = append(kept, a)
+			for _, h := range rs {
+				if x.g.counts(&x.q.Filter, h.rel) {
+					kept = append(kept, h)
 				}
 			}
 			x.counted[u] = kept
@@ -278,8 +278,8 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 	}
 	var next []int32
 	for _, u := range front {
-		for _, a := range x.counted[u] {
-			w, ok := x.walk(a, u, forward)
+		for _, h := range x.counted[u] {
+			w, ok := x.walk(h, u, forward)
 			if !ok {
 				continue
 			}
@@ -314,13 +314,13 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 		if !near(u) {
 			continue
 		}
-		for _, a := range rs {
-			w := a.to
+		for _, h := range rs {
+			w := h.to
 			if _, expanded := x.counted[w]; expanded && w < u {
 				continue // added from w's side
 			}
 			if near(w) {
-				sg.add(a.rel)
+				sg.add(h.rel)
 			}
 		}
 	}

@@ -176,14 +176,11 @@ type linkBrief struct {
 	ends           [2]int32
 	support        Support
 	dated, deleted bool
-	byDefault      bool  // whether it counts under the default filter
 	typ            uint8 // one more than its type's place in RelationTypes; 0: a type outside the vocabulary
 }
 
 func briefOf(l Link, from, to int32) linkBrief {
-	var f RelationFilter
-	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, byDefault: f.counts(&l),
-		typ: typeNumber[l.Type]}
+	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, typ: typeNumber[l.Type]}
 }
 
 // typeNumber is one more than each type's place in RelationTypes; symmetricByNumber says, by that
@@ -240,20 +237,19 @@ func (b *snapshotBuilder) apply(c Changed) {
 			}
 		}
 		i, isNew := b.rels.number(l.Name)
-		brief := briefOf(l, a, e)
 		if !isNew {
 			b.links.set(i, l)
-			b.brief.set(i, brief)
+			b.brief.set(i, briefOf(l, a, e))
 			b.detail.set(i, d)
 			b.changed.set(i, b.epoch)
-			b.countsByDefault(i, brief.byDefault)
+			b.countsByDefault(i, &l)
 			continue
 		}
 		b.links.append(l)
 		b.detail.append(d)
 		b.changed.append(b.epoch)
-		b.brief.append(brief)
-		b.countsByDefault(i, brief.byDefault)
+		b.brief.append(briefOf(l, a, e))
+		b.countsByDefault(i, &l)
 		b.relate(a, i, e)
 		if e != a {
 			b.relate(e, i, a)
@@ -291,8 +287,10 @@ func (b *snapshotBuilder) relate(u, r, v int32) {
 	b.adj.set(u, append(b.adj.get(u), halfEdge{rel: r, to: v}))
 }
 
-// countsByDefault records whether relation r counts under the default filter.
-func (b *snapshotBuilder) countsByDefault(r int32, counts bool) {
+// countsByDefault records whether relation r, whose link is l, counts under the default filter.
+func (b *snapshotBuilder) countsByDefault(r int32, l *Link) {
+	var dflt RelationFilter
+	counts := dflt.counts(l)
 	w := r >> 6
 	for int(w) >= b.byDflt.c.len() {
 		b.byDflt.append(0)
