@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -259,5 +260,67 @@ func TestPostgresMatchesFloor(t *testing.T) {
 		if !slices.Contains(names, string(e.Name)) {
 			t.Errorf("graph %d: searching %q found %v, not %s", seed, e.DisplayName, names, e.Name)
 		}
+	}
+}
+
+// TestWaitQuiet: a process spinning on a core never goes quiet, a sleeping one does.
+func TestWaitQuiet(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script string
+		quiet        bool
+	}{{"spinning", "while :; do :; done", false}, {"sleeping", "sleep 30", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command("sh", "-c", tc.script)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			start := time.Now()
+			got := waitQuiet(context.Background(), cmd.Process.Pid, 0.25, 200*time.Millisecond, 3*time.Second)
+			if got != tc.quiet {
+				t.Errorf("waitQuiet = %v after %s; want %v", got, time.Since(start), tc.quiet)
+			}
+		})
+	}
+}
+
+// TestSettleSummary: the report says how long rows waited for the alpha, where longest, and how many
+// began with it still busy; nothing when no row waited.
+func TestSettleSummary(t *testing.T) {
+	t.Parallel()
+	row := func(family string, conc int, settle time.Duration, busy bool) result {
+		return result{Family: family, System: "polgraph", Conc: conc, Settle: settle, Busy: busy}
+	}
+	for _, tc := range []struct {
+		name string
+		rows []result
+		want []string // fragments, in order
+		none bool
+	}{
+		{name: "no wait", rows: []result{row("a", 1, 0, false)}, none: true},
+		{name: "quiet at once", rows: []result{row("a", 1, 0, false), row("a", 8, 500*time.Millisecond, false)},
+			want: []string{"0.5 s in all", "before 0 rows", "longest before a, polgraph, 8 clients (0.5 s)."}},
+		{name: "busy", rows: []result{row("a", 1, 500*time.Millisecond, false), row("b", 64, 20*time.Second, true), row("c", 1, 3*time.Second, false)},
+			want: []string{"23.5 s in all", "before 2 rows", "longest before b, polgraph, 64 clients (20.0 s)", "and 1 row began with it still busy."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := settleSummary(tc.rows)
+			if tc.none {
+				if got != "" {
+					t.Errorf("settleSummary = %q, want nothing", got)
+				}
+				return
+			}
+			rest := got
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("settleSummary = %q, want %q in it (after the fragments before)", got, w)
+				}
+				rest = rest[i+len(w):]
+			}
+		})
 	}
 }

@@ -60,6 +60,7 @@ type config struct {
 	LoadOnly   bool          // measure the loads only, no queries
 	Postgres   bool          // also measure the PostgreSQL peer
 	Settle     time.Duration // how long to wait at most for a quiet alpha before the queries
+	RowSettle  time.Duration // how long to wait at most for a quiet alpha before each row after the first
 	LogLevel   slog.Level
 	Command    string // the command line, for the report
 }
@@ -85,13 +86,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	loadOnly := fs.Bool("load-only", false, "measure the loads only (polgraph load and dgraph live, each into an empty Dgraph), without the queries")
 	level := fs.String("log-level", "warn", "debug, info, warn or error")
 	settle := fs.Duration("settle", 3*time.Minute, "before the queries, wait at most this long for the alpha to use under a quarter of a core (a Dgraph just filled keeps compacting)")
+	rowSettle := fs.Duration("row-settle", 20*time.Second, "before each row after a size's first, wait at most this long for the alpha to use under a quarter of a core over 0.5 s (Dgraph keeps working on queries a row's clients gave up on); 0: do not wait")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() != 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := config{Settle: *settle, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
+	cfg := config{Settle: *settle, RowSettle: *rowSettle, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
 		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, LoadOnly: *loadOnly, Postgres: *postgres}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))
@@ -109,6 +111,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if cfg.Pairs < 1 || cfg.Duration <= 0 || cfg.Timeout <= 0 || cfg.Batch < 1 {
 		return config{}, fmt.Errorf("--pairs, --duration, --timeout and --batch must be positive")
+	}
+	if cfg.RowSettle < 0 || cfg.Settle < 0 {
+		return config{}, fmt.Errorf("--settle and --row-settle cannot be negative")
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
 		return config{}, fmt.Errorf("--log-level: %w", err)

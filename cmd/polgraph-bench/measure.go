@@ -45,6 +45,10 @@ type result struct {
 	WrongExample   string
 	AlphaPeak      int64 // the Dgraph alpha's peak resident memory during the measurement
 	AlphaBefore    int64 // its resident memory when the measurement began
+	// Settle is how long the harness waited before the row for the alpha to go quiet; Busy says that it
+	// was still busy when the wait ended.
+	Settle time.Duration
+	Busy   bool
 	// SkippedAfter, when not 0, says that this concurrency was not measured: at SkippedAfter clients most
 	// queries had timed out already, and more clients only wait out the deadline again.
 	SkippedAfter int

@@ -273,7 +273,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	// A Dgraph just filled keeps compacting for minutes; queries measured meanwhile measure that. Wait
 	// (up to cfg.Settle) until the alpha uses under a quarter of a core.
 	start = time.Now()
-	res.Query.Settled = waitQuiet(ctx, node.alphaPID(), 0.25, cfg.Settle)
+	res.Query.Settled = waitQuiet(ctx, node.alphaPID(), 0.25, 5*time.Second, cfg.Settle)
 	res.Query.Settle = time.Since(start)
 	res.Query.AlphaAtStart = procStatus(node.alphaPID(), "VmRSS")
 	step("the alpha went quiet after %s (%v), at %s resident", res.Query.Settle.Round(time.Second), res.Query.Settled, mb(res.Query.AlphaAtStart))
@@ -298,6 +298,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		}
 	}
 	results := make([][]result, len(workloads))
+	rowsMeasured := 0
 	for _, i := range order {
 		w := workloads[i]
 		warmUp(ctx, w, min(cfg.Duration, time.Second), cfg.Timeout)
@@ -312,6 +313,17 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 				step("%-28s %-26s c=%d  not measured: most queries timed out at %d clients", w.family, w.system, c, after)
 				continue
 			}
+			// A row must not measure what the row before it left behind: Dgraph keeps working on queries whose
+			// client gave up at the deadline (a 64-client row that reads Dgraph leaves seconds of it), and the
+			// next row's p99 was that work. Wait, briefly, until the alpha is quiet again.
+			var settle time.Duration
+			busy := false
+			if rowsMeasured > 0 && cfg.RowSettle > 0 {
+				start := time.Now()
+				busy = !waitQuiet(ctx, alphaPID, 0.25, rowQuietWindow, cfg.RowSettle)
+				settle = time.Since(start)
+			}
+			rowsMeasured++
 			if canReset {
 				resetPeak(alphaPID)
 			}
@@ -322,7 +334,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			if canReset {
 				r.AlphaPeak = max(r.AlphaPeak, peakRSS(alphaPID))
 			}
-			r.AlphaBefore = alphaBefore
+			r.AlphaBefore, r.Settle, r.Busy = alphaBefore, settle, busy
 			res.Query.AlphaPeak = max(res.Query.AlphaPeak, r.AlphaPeak)
 			results[i] = append(results[i], r)
 			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  errors: %s%s", r.Family, r.System, c, r.N,
@@ -844,10 +856,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// waitQuiet waits until the process has used less than cores of CPU over 5 s, or until limit; it reports
-// whether the process went quiet.
-func waitQuiet(ctx context.Context, pid int, cores float64, limit time.Duration) bool {
-	const window = 5 * time.Second
+// rowQuietWindow is how long the alpha must stay under a quarter of a core before a row is measured.
+const rowQuietWindow = 500 * time.Millisecond
+
+// waitQuiet waits until the process has used less than cores of CPU over one window, or until limit; it
+// reports whether the process went quiet.
+func waitQuiet(ctx context.Context, pid int, cores float64, window, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		before := cpuTime(pid)

@@ -142,6 +142,9 @@ func (rep *report) markdown() string {
 		if s.Topology.Relations > 0 {
 			p(" polgraph's in-memory topology read %d relations in %s and added about %s.", s.Topology.Relations, secs(s.Topology.Fill), mb(s.Topology.Memory))
 		}
+		if rs := settleSummary(s.Results); rs != "" {
+			p(" %s", rs)
+		}
 		p("\n\n")
 		p("| query | system | clients | queries | p50 ms | p99 ms | per s | errors | answers | alpha before | alpha peak |\n")
 		p("|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -216,4 +219,40 @@ func distanceText(m map[int]int) string {
 		parts[i] = fmt.Sprintf("%d: %d", k, m[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// settleSummary says how long the harness waited for a quiet alpha between rows, and where it waited
+// longest; "" when it did not wait.
+func settleSummary(rs []result) string {
+	var total, longest time.Duration
+	var at string
+	waited, busy := 0, 0
+	for _, r := range rs {
+		total += r.Settle
+		if r.Settle > 2*rowQuietWindow {
+			waited++ // busy for at least one window
+		}
+		if r.Busy {
+			busy++
+		}
+		if r.Settle > longest {
+			longest, at = r.Settle, fmt.Sprintf("%s, %s, %d clients", r.Family, r.System, r.Conc)
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("Before each row after the first, the harness waited until the alpha had used under a quarter of a core over %s (Dgraph goes on with queries whose clients gave up at the deadline, and a row would measure what the one before it left): %s in all; the alpha was still busy at first before %s, longest before %s (%s)",
+		secs(rowQuietWindow), secs(total), rows(waited), at, secs(longest))
+	if busy > 0 {
+		out += fmt.Sprintf(", and %s began with it still busy", rows(busy))
+	}
+	return out + "."
+}
+
+func rows(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
