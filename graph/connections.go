@@ -367,7 +367,7 @@ func (s *Service) FindConnections(ctx context.Context, q ConnectionsQuery) (Conn
 	err = parallel(
 		func() (err error) { headers, err = s.relationHeaders(ctx, src, joinRels); return err },
 		func() (err error) {
-			evidenceRels, err = s.Store.GetRelations(ctx, distinct(append(evidence, routeRels...)))
+			evidenceRels, err = s.getRelations(ctx, src, distinct(append(evidence, routeRels...)))
 			return err
 		},
 	)

@@ -9,7 +9,9 @@ type linkDetail struct {
 	verdict [6]uint32 // Verdict.Claims, then SupportingSources and DenyingSources
 	dates   [3]uint32 // ValidFrom, ValidTo and Date, packed (packDate)
 	known   bool
-	rest    *linkRest // nil when the relation has none of it
+	// evidence says that the snapshot holds the relation's claims too (snapshot.claims).
+	evidence bool
+	rest     *linkRest // nil when the relation has none of it
 }
 
 type linkRest struct {
@@ -37,11 +39,12 @@ func count32(n int) (uint32, bool) {
 	return uint32(n), n >= 0 && n <= 1<<32-1
 }
 
-// detailOf is what header h holds besides link l, to keep beside it. intern gives one copy of each role.
-// A header that does not agree with its link (another type or support) or does not fit is not kept.
+// detailOf is what header h holds besides link l (and besides its claims), to keep beside it. intern
+// gives one copy of each role. A header that does not agree with its link (another type or support) or
+// does not fit is not kept.
 func detailOf(h RelationHeader, l *Link, intern func(string) string) linkDetail {
 	r := &h.Relation
-	if r.Name != l.Name || r.Type != l.Type || r.From != l.From || r.To != l.To || h.Support != l.Support || len(r.Claims) > 0 {
+	if r.Name != l.Name || r.Type != l.Type || r.From != l.From || r.To != l.To || h.Support != l.Support {
 		return linkDetail{}
 	}
 	d := linkDetail{known: true}

@@ -330,6 +330,8 @@ type BulkWriter interface {
 
 // Bulk is one bulk load in progress.
 type Bulk interface {
+	// UpsertSources is Writer.UpsertSources, safe to call from several goroutines at once.
+	UpsertSources(ctx context.Context, sources []Source) error
 	// UpsertEntities is Writer.UpsertEntities, safe to call from several goroutines at once.
 	UpsertEntities(ctx context.Context, entities []Entity) error
 	// UpsertRelations is Writer.UpsertRelations, safe to call from several goroutines at once.

@@ -128,16 +128,16 @@ func pageBounds(n, offset, size int) (start, end, next int) {
 }
 
 // countedLinks resolves the entity a user means (field names the request field) and returns each of its
-// relations that counts under f and goes the way d asks, once.
-func (s *Service) countedLinks(ctx context.Context, field, text string, f RelationFilter, d Direction) (Entity, []Link, error) {
+// relations that counts under f and goes the way d asks, once, and the source it read them from.
+func (s *Service) countedLinks(ctx context.Context, field, text string, f RelationFilter, d Direction) (Entity, []Link, LinkSource, error) {
 	r, err := s.sourceAndEntities(ctx, []string{field}, []string{text})
 	if err != nil {
-		return Entity{}, nil, err
+		return Entity{}, nil, nil, err
 	}
 	src, e := r.src, r.ents[0]
 	got, err := src.Links(ctx, []EntityName{e.Name})
 	if err != nil {
-		return Entity{}, nil, err
+		return Entity{}, nil, nil, err
 	}
 	seen := map[RelationName]bool{}
 	var out []Link
@@ -147,16 +147,16 @@ func (s *Service) countedLinks(ctx context.Context, field, text string, f Relati
 			out = append(out, l)
 		}
 	}
-	return e, out, nil
+	return e, out, src, nil
 }
 
-// relationsInOrder fetches the named relations, with all their claims, in the order named; a relation
-// the store no longer has is left out.
-func (s *Service) relationsInOrder(ctx context.Context, names []RelationName) ([]Relation, error) {
+// relationsInOrder fetches the named relations, with all their claims, in the order named (from the
+// snapshot src reads when it holds them); a relation the store no longer has is left out.
+func (s *Service) relationsInOrder(ctx context.Context, src LinkSource, names []RelationName) ([]Relation, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	m, err := s.Store.GetRelations(ctx, names)
+	m, err := s.getRelations(ctx, src, names)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (s *Service) ListRelations(ctx context.Context, q RelationsQuery) (Relation
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	e, links, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, q.Direction)
+	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, q.Direction)
 	if err != nil {
 		return RelationsPage{}, err
 	}
@@ -239,7 +239,7 @@ func (s *Service) ListRelations(ctx context.Context, q RelationsQuery) (Relation
 	for _, l := range links[start:end] {
 		names = append(names, l.Name)
 	}
-	rels, err := s.relationsInOrder(ctx, names)
+	rels, err := s.relationsInOrder(ctx, src, names)
 	if err != nil {
 		return RelationsPage{}, err
 	}
@@ -329,7 +329,7 @@ func (s *Service) GetTimeline(ctx context.Context, q TimelineQuery) (Timeline, e
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	e, links, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, DirectionAny)
+	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, DirectionAny)
 	if err != nil {
 		return Timeline{}, err
 	}
@@ -343,7 +343,7 @@ func (s *Service) GetTimeline(ctx context.Context, q TimelineQuery) (Timeline, e
 	for _, l := range links[start:end] {
 		names = append(names, l.Name)
 	}
-	rels, err := s.relationsInOrder(ctx, names)
+	rels, err := s.relationsInOrder(ctx, src, names)
 	if err != nil {
 		return Timeline{}, err
 	}

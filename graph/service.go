@@ -206,7 +206,7 @@ func (s *Service) GetEntity(ctx context.Context, name string, filter *RelationFi
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	if filter != nil {
-		e, links, err := s.countedLinks(ctx, "name", name, *filter, DirectionAny)
+		e, links, _, err := s.countedLinks(ctx, "name", name, *filter, DirectionAny)
 		if err != nil {
 			return EntityInfo{}, err
 		}
@@ -296,7 +296,11 @@ func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation,
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	rels, err := s.Store.GetRelations(ctx, []RelationName{name})
+	src, err := s.linkSource(ctx)
+	if err != nil {
+		return Relation{}, nil, err
+	}
+	rels, err := s.getRelations(ctx, src, []RelationName{name})
 	if err != nil {
 		return Relation{}, nil, err
 	}
@@ -306,14 +310,14 @@ func (s *Service) GetRelation(ctx context.Context, name RelationName) (Relation,
 	}
 	for i := 0; r.MergedInto != "" && i < maxRedirects; i++ {
 		next := r.MergedInto
-		if rels, err = s.Store.GetRelations(ctx, []RelationName{next}); err != nil {
+		if rels, err = s.getRelations(ctx, src, []RelationName{next}); err != nil {
 			return Relation{}, nil, err
 		}
 		if r, ok = rels[next]; !ok {
 			return Relation{}, nil, &Error{Op: "GetRelation", Kind: NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(next)}
 		}
 	}
-	ents, err := s.entities(ctx, nil, []EntityName{r.From, r.To, r.Via})
+	ents, err := s.entities(ctx, src, []EntityName{r.From, r.To, r.Via})
 	return r, ents, err
 }
 
@@ -364,6 +368,18 @@ func (s *Service) getEntities(ctx context.Context, src LinkSource, names []Entit
 	}
 	out := mem.s.entities(names)
 	_, err := readMissing(ctx, out, names, s.Store.GetEntities)
+	return out, err
+}
+
+// getRelations reads relations whole, their claims included, from the snapshot src reads when src is the
+// topology's and the snapshot holds them, else from the store.
+func (s *Service) getRelations(ctx context.Context, src LinkSource, names []RelationName) (map[RelationName]Relation, error) {
+	mem, ok := src.(topologyReader)
+	if !ok {
+		return s.Store.GetRelations(ctx, names)
+	}
+	out := mem.relations(names)
+	_, err := readMissing(ctx, out, names, s.Store.GetRelations)
 	return out, err
 }
 
@@ -460,7 +476,7 @@ func (s *Service) FindPaths(ctx context.Context, q PathQuery) (PathsAnswer, erro
 	var rels map[RelationName]Relation
 	var ents []Entity
 	err = parallel(
-		func() (err error) { rels, err = s.Store.GetRelations(ctx, slices.Compact(relNames)); return err },
+		func() (err error) { rels, err = s.getRelations(ctx, src, slices.Compact(relNames)); return err },
 		func() (err error) { ents, err = s.entities(ctx, src, entNames); return err },
 	)
 	if err != nil {

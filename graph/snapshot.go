@@ -164,10 +164,13 @@ type topoSnapshot struct {
 	byDflt  chunked[uint64]     // whether each relation counts under the default filter, a bit each
 	entity  chunked[*Entity]    // each entity, as last written (nil: known only from a relation's end)
 	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
-	changed chunked[int64]      // the epoch of the snapshot that last changed each relation
-	epoch   int64               // one more than the snapshot this one was built from
-	keys    postings            // the entities of each search key (normalised name)
-	words   postings            // the entities of each word of a search key
+	claims  chunked[[]claimRec] // each relation's claims, ordered by name, when the feed gave them (evidence.go)
+	srcs    numbered[SourceName]
+	source  chunked[*Source] // each source, as last written
+	changed chunked[int64]   // the epoch of the snapshot that last changed each relation
+	epoch   int64            // one more than the snapshot this one was built from
+	keys    postings         // the entities of each search key (normalised name)
+	words   postings         // the entities of each word of a search key
 }
 
 // linkBrief is what walks read of most relations, kept together so that a walk reads one small record
@@ -206,6 +209,9 @@ type snapshotBuilder struct {
 	byDflt  *chunkedBuilder[uint64]
 	entity  *chunkedBuilder[*Entity]
 	detail  *chunkedBuilder[linkDetail]
+	claims  *chunkedBuilder[[]claimRec]
+	srcs    *numberedBuilder[SourceName]
+	source  *chunkedBuilder[*Source]
 	changed *chunkedBuilder[int64]
 	epoch   int64
 	keys    *postingsBuilder
@@ -216,12 +222,16 @@ type snapshotBuilder struct {
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
 		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), byDflt: newChunkedBuilder(s.byDflt),
-		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
+		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), claims: newChunkedBuilder(s.claims),
+		srcs: newNumberedBuilder(s.srcs), source: newChunkedBuilder(s.source), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
 
-// apply adds or replaces entities and links. A relation's ends never change (its name is made of them),
-// so a changed relation only replaces its own entry.
+// apply adds or replaces sources, entities and links. A relation's ends never change (its name is made of
+// them), so a changed relation only replaces its own entry.
 func (b *snapshotBuilder) apply(c Changed) {
+	for _, src := range c.Sources {
+		b.setSource(src)
+	}
 	for _, e := range c.Entities {
 		b.setEntity(e)
 	}
@@ -230,10 +240,15 @@ func (b *snapshotBuilder) apply(c Changed) {
 		a, e := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(e) // one copy of each name
 		var d linkDetail                            // none: answers read the header from the store
+		var claims []claimRec
 		if withHeaders && c.Headers[k].Relation.Name != "" {
-			d = detailOf(c.Headers[k], &l, b.intern)
+			h := &c.Headers[k]
+			d = detailOf(*h, &l, b.intern)
 			if x := d.rest; x != nil {
 				x.via, x.term = b.sameName(x.via), b.sameName(x.term)
+			}
+			if d.known && c.Evidence {
+				claims, d.evidence = b.claimsOf(h)
 			}
 		}
 		i, isNew := b.rels.number(l.Name)
@@ -241,12 +256,14 @@ func (b *snapshotBuilder) apply(c Changed) {
 			b.links.set(i, l)
 			b.brief.set(i, briefOf(l, a, e))
 			b.detail.set(i, d)
+			b.claims.set(i, claims)
 			b.changed.set(i, b.epoch)
 			b.countsByDefault(i, &l)
 			continue
 		}
 		b.links.append(l)
 		b.detail.append(d)
+		b.claims.append(claims)
 		b.changed.append(b.epoch)
 		b.brief.append(briefOf(l, a, e))
 		b.countsByDefault(i, &l)
@@ -335,7 +352,8 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, brief: b.brief.c, adj: b.adj.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
+		links: b.links.c, brief: b.brief.c, adj: b.adj.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, claims: b.claims.c,
+		srcs: b.srcs.finish(), source: b.source.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.

@@ -19,20 +19,28 @@ type ChangeFeed interface {
 	Changes(ctx context.Context, since int64, each func(Changed)) (int64, error)
 }
 
-// Changed is one batch of a ChangeFeed: entities as written, and the links of relations written with,
-// when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders reads it;
-// a zero header where the feed has none for that link, which answers then read from the store).
+// Changed is one batch of a ChangeFeed: sources and entities as written, and the links of relations
+// written with, when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders
+// reads it; a zero header where the feed has none for that link, which answers then read from the store).
+//
+// When Evidence is set, each header given also holds its relation's claims, retracted ones included, each
+// naming its source by name only (Claim.Source.Name): the relation as Store.GetRelations reads it, but for
+// the sources, which the feed gives in Sources (every source from version 0, then those changed), before
+// the relations that cite them. Answers then read such a relation whole from memory.
 type Changed struct {
+	Sources  []Source
 	Entities []Entity
 	Links    []Link
 	Headers  []RelationHeader
+	Evidence bool
 }
 
 // Topology is the graph's entities and links held in memory, so that path and neighbourhood searches
 // read them without a round trip per level, and name searches and entity reads need none at all. Before
 // every read it asks the feed for the graph's version and, when the graph has changed, reads what changed
-// since the version it holds: a search never misses a write committed before it started. Claims stay in
-// the store.
+// since the version it holds: a search never misses a write committed before it started. When the feed
+// gives them, it also holds every relation's claims and every source, so that answers read their evidence
+// from memory too.
 //
 // The links are published as immutable snapshots (snapshot.go): a search reads the one it started with
 // and holds no lock, so a sync never waits for searches and no search waits for a sync.

@@ -111,7 +111,6 @@ func TestLinkDetailGivesTheHeaderBack(t *testing.T) {
 		"another support":  func(h *RelationHeader) { h.Support = NoSupport },
 		"another type":     func(h *RelationHeader) { h.Relation.Type = Endorses },
 		"another end":      func(h *RelationHeader) { h.Relation.To = "parties/q" },
-		"claims in it":     func(h *RelationHeader) { h.Relation.Claims = []Claim{{}} },
 		"a year too far":   func(h *RelationHeader) { h.Relation.ValidTo = FuzzyDate{1 << 24, 1, 1} },
 		"a negative year":  func(h *RelationHeader) { h.Relation.Date = FuzzyDate{-1, 0, 0} },
 		"a month too far":  func(h *RelationHeader) { h.Relation.ValidFrom = FuzzyDate{2000, 16, 1} },

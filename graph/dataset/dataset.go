@@ -1341,9 +1341,6 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 		l.opts.RetryFor = DefaultRetryFor
 	}
 	batch := opts.Batch
-	if err := inStages(ctx, l.stage("sources", rs.counts[0]), rs.counts[0], rs.sources, batch, parallelWriters, retrying(l, "sources", w.UpsertSources), l.progress); err != nil {
-		return l.failed(err, true)
-	}
 	// Relations name their ends as they were when the relation was written: those merged since are
 	// redirected to the entity they were merged into, batch by batch.
 	redirected := func(upsert func(context.Context, []graph.Relation) error) func(context.Context, []graph.Relation) error {
@@ -1357,21 +1354,28 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
+		// Each write raises the graph's version, and parallel ones would conflict on it: one at a time.
+		if err := inStages(ctx, l.stage("sources", rs.counts[0]), rs.counts[0], rs.sources, batch, 1, retrying(l, "sources", w.UpsertSources), l.progress); err != nil {
+			return l.failed(err, true)
+		}
 		if err := inStages(ctx, l.stage("entities", rs.counts[1]), rs.counts[1], rs.entities, batch, 1, retrying(l, "entities", w.UpsertEntities), l.progress); err != nil {
 			return l.failed(err, true)
 		}
 		err := inStages(ctx, l.stage("relations", rs.counts[2]), rs.counts[2], rs.relations, max(batch/4, 1), 1, retrying(l, "relations", redirected(w.UpsertRelations)), l.progress)
 		return l.failed(err, true)
 	}
-	// Batches of entities, then of relations, in parallel, all under one version that readers see once
-	// the load ends (each write of entities or relations raises the version, and parallel ones would
-	// conflict on it). No merge commits while the load holds the version, so the merged entities read
-	// after BeginBulk stay so until the load ends.
+	// Batches of sources, then of entities, then of relations, in parallel, all under one version that
+	// readers see once the load ends (each write raises the version, and parallel ones would conflict on
+	// it). No merge commits while the load holds the version, so the merged entities read after BeginBulk
+	// stay so until the load ends.
 	b, err := bw.BeginBulk(ctx)
 	if err != nil {
-		return l.failed(fmt.Errorf("load entities: %w", err), true)
+		return l.failed(fmt.Errorf("load sources: %w", err), true)
 	}
-	err = inStages(ctx, l.stage("entities", rs.counts[1]), rs.counts[1], rs.entities, batch, parallelWriters, retrying(l, "entities", b.UpsertEntities), l.progress)
+	err = inStages(ctx, l.stage("sources", rs.counts[0]), rs.counts[0], rs.sources, batch, parallelWriters, retrying(l, "sources", b.UpsertSources), l.progress)
+	if err == nil {
+		err = inStages(ctx, l.stage("entities", rs.counts[1]), rs.counts[1], rs.entities, batch, parallelWriters, retrying(l, "entities", b.UpsertEntities), l.progress)
+	}
 	if err == nil {
 		err = inStages(ctx, l.stage("relations", rs.counts[2]), rs.counts[2], rs.relations, max(batch/4, 1), parallelWriters, retrying(l, "relations", redirected(b.UpsertRelations)), l.progress)
 	}

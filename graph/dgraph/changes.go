@@ -52,10 +52,11 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 	return v, nil
 }
 
-// Changes implements graph.ChangeFeed: pages of entities, then of relations, in uid order, all read in
-// one read-only transaction, so they and the version returned come from the same snapshot. From version
-// 0 it reads every entity (graphs written before entities carried pg.changed hold them all too); after
-// it, the entities marked changed since.
+// Changes implements graph.ChangeFeed: pages of sources, then of entities, then of relations, in uid
+// order, all read in one read-only transaction, so they and the version returned come from the same
+// snapshot. From version 0 it reads every source and entity (graphs written before they carried
+// pg.changed hold them all too); after it, those marked changed since. Each relation comes with its
+// header and its claims (graph.Changed.Evidence), read from its pack where the pack can be used (pack.go).
 func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	txn := s.dg.NewReadOnlyTxn()
 	version, err := s.version(ctx, txn)
@@ -65,69 +66,59 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	if version <= since {
 		return version, nil
 	}
+	if err := s.changedSources(ctx, txn, since, each); err != nil {
+		return 0, err
+	}
 	ends, err := s.changedEntities(ctx, txn, since, each)
 	if err != nil {
 		return 0, err
 	}
-	// A fill has read every entity already: the relations' ends are then read as bare uids, which costs
-	// Dgraph far less than reading each end's name and lifetime again for each of its relations.
-	endSel, fields := endFields, linkFields+` `+headerExtraFields
 	// Dgraph finds a page's root again for each page, and filters it before it pages it: a fill names the
 	// relations by their type, one posting list, instead of every node changed since 0 filtered by
-	// has(pg.from), which made each page of a fill read every node of the graph.
+	// has(pg.from), which made each page of a fill read every node of the graph. A fill has read every
+	// entity already, so a pack's ends are found by name among them; a catch-up reads the ends' lifetimes
+	// with each relation.
 	decl, root, vars := `($since: int)`, `gt(pg.changed, $since)`, map[string]string{"$since": strconv.FormatInt(since, 10)}
-	filter := ` @filter(has(pg.from))`
-	var rare map[string]rareJSON
+	filter, endSel := ` @filter(has(pg.from))`, ` pg.from { `+endFields+` } pg.to { `+endFields+` }`
 	if ends != nil {
-		endSel, fields = "uid", fillFields
-		decl, root, vars, filter = ``, `type(Relation)`, nil, ``
-		if rare, err = s.rareFields(ctx, txn); err != nil {
-			return 0, err
-		}
+		decl, root, vars, filter, endSel = ``, `type(Relation)`, nil, ``, ``
 	}
 	after := "0x0"
 	for {
 		// after is a uid Dgraph returned (checked below); the version travels as a variable.
 		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` {
-  uid ` + fields + ` pg.from { ` + endSel + ` } pg.to { ` + endSel + ` } } }`
+  uid pg.changed pg.pack` + endSel + ` } }`
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
-		var res struct{ Q []changedRelation }
+		var res struct{ Q []packedRow }
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return 0, s.wrap("dgraph.Changes", err)
 		}
-		batch := make([]graph.Link, 0, len(res.Q))
-		headers := make([]graph.RelationHeader, 0, len(res.Q))
-		uids := make([][2]string, 0, 3*len(res.Q))
+		c := graph.Changed{Evidence: true, Links: make([]graph.Link, 0, len(res.Q)), Headers: make([]graph.RelationHeader, 0, len(res.Q))}
+		uids := make([][2]string, 0, len(res.Q))
+		var unpacked []string
 		for _, r := range res.Q {
-			if r.From == nil || r.To == nil {
+			rel, from, to, ok := r.unpack(ends)
+			if !ok {
+				unpacked = append(unpacked, r.UID)
 				continue
 			}
-			if ends != nil {
-				if x, ok := rare[r.UID]; ok {
-					r.Deleted, r.DeletedBy, r.DeleteReason, r.Term, r.MergedInto = x.Deleted, x.DeletedBy, x.DeleteReason, x.Term, x.MergedInto
-				}
-				from, okF := ends[r.From.UID]
-				to, okT := ends[r.To.UID]
-				if !okF || !okT {
-					// An end the entity pass did not read (a node without the Entity type): read it here.
-					if from, to, err = s.endsOf(ctx, txn, r.UID); err != nil {
-						return 0, err
-					}
-				}
-				r.From, r.To = from, to
-			}
-			link := r.link(nil)
-			batch = append(batch, link)
-			headers = append(headers, r.header(link))
-			uids = append(uids, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
+			link := packedLink(&rel, from, to)
+			c.Links = append(c.Links, link)
+			c.Headers = append(c.Headers, headerOf(rel, link))
+			uids = append(uids, [2]string{string(rel.Name), r.UID})
+		}
+		s.packsUsed.Add(int64(len(res.Q) - len(unpacked)))
+		s.packsMissed.Add(int64(len(unpacked)))
+		if err := s.unpackedRelations(ctx, txn, unpacked, &c, &uids); err != nil {
+			return 0, err
 		}
 		// Readers of the answers' relations and entities then fetch them by uid.
 		s.rememberAll(uids)
-		each(graph.Changed{Links: batch, Headers: headers})
-		more, next, err := nextPage(res.Q, func(r changedRelation) string { return r.UID })
+		each(c)
+		more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
 		if err != nil {
 			return 0, err
 		}
@@ -138,82 +129,172 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	}
 }
 
-// changedRelation and changedEntity are the rows of Changes' pages. A relation's row holds its link and
-// what else its header holds (RelationHeaders reads the same), so that answers need no round trip for
-// the headers of the relations they show.
+// packedRow is a row of Changes' pages of relations: the relation's pack, with its ends' lifetimes in a
+// catch-up.
+type packedRow struct {
+	UID     string   `json:"uid"`
+	Changed *int64   `json:"pg.changed"`
+	Pack    string   `json:"pg.pack"`
+	From    *endJSON `json:"pg.from"`
+	To      *endJSON `json:"pg.to"`
+}
+
+// unpack returns the relation a row's pack holds, whole, and its ends (from the row in a catch-up, by
+// name from ends in a fill); ok is false when the pack cannot be used: there is none, it is of another
+// format or stamped with another version than the relation's pg.changed, or an end is unknown.
+func (r packedRow) unpack(ends map[string]*endJSON) (rel graph.Relation, from, to *endJSON, ok bool) {
+	if r.Pack == "" || r.Changed == nil {
+		return rel, nil, nil, false
+	}
+	var p relationPack
+	if json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.From == "" || p.To == "" {
+		return rel, nil, nil, false
+	}
+	if ends != nil {
+		from, to = ends[p.From], ends[p.To]
+	} else {
+		from, to = r.From, r.To
+	}
+	if from == nil || to == nil || from.Name != p.From || to.Name != p.To {
+		return rel, nil, nil, false
+	}
+	return p.relation(), from, to, true
+}
+
+// packedLink is the link of a relation read from its pack, whose ends are from and to: what Links reads
+// of it, its period and summary derived as its writes derive them.
+func packedLink(r *graph.Relation, from, to *endJSON) graph.Link {
+	period := r.Period()
+	l := graph.Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: period, Dated: period != graph.OpenPeriod,
+		Life: from.life().Intersect(to.life()), Support: graph.SupportOf(r.Claims), Deleted: !r.Deleted.IsZero()}
+	l.Symmetric = l.Type.Symmetric()
+	return l
+}
+
+// headerOf is relation r's header, its claims kept, given its link.
+func headerOf(r graph.Relation, link graph.Link) graph.RelationHeader {
+	return graph.RelationHeader{Relation: r, ClaimCount: len(r.Claims), Support: link.Support, Verdict: graph.VerdictOf(r.Claims)}
+}
+
+// unpackedRelations reads, in txn and by uid, the relations of a page whose packs could not be used,
+// whole, and adds them to c.
+func (s *Store) unpackedRelations(ctx context.Context, txn *dgo.Txn, uids []string, c *graph.Changed, names *[][2]string) error {
+	for _, chunk := range chunks(uids, 2000) {
+		for _, u := range chunk {
+			if !uidPattern.MatchString(u) {
+				return &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
+			}
+		}
+		// The uids come from Dgraph (checked above); nothing from the user is in the query.
+		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) { uid ` + linkFields + ` ` + headerExtraFields + ` ` + claimsField + `
+  pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
+		resp, err := txn.Query(ctx, q)
+		if err != nil {
+			return s.wrap("dgraph.Changes", err)
+		}
+		var res struct{ Q []changedRelation }
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return s.wrap("dgraph.Changes", err)
+		}
+		for _, r := range res.Q {
+			if r.From == nil || r.To == nil {
+				continue
+			}
+			link := r.link(nil)
+			c.Links = append(c.Links, link)
+			c.Headers = append(c.Headers, r.header(link))
+			*names = append(*names, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
+		}
+	}
+	return nil
+}
+
+// changedRelation is a relation read from its predicates: its link, what else its header holds
+// (RelationHeaders reads the same), and its claims.
 type changedRelation struct {
 	UID string `json:"uid"`
 	linkJSON
-	DeletedBy    string   `json:"pg.deleted_by"`
-	DeleteReason string   `json:"pg.delete_reason"`
-	Role         string   `json:"pg.role"`
-	ValidFrom    string   `json:"pg.valid_from"`
-	ValidTo      string   `json:"pg.valid_to"`
-	Date         string   `json:"pg.date"`
-	Via          *nameRef `json:"pg.via"`
-	Term         *nameRef `json:"pg.term"`
-	MergedInto   *nameRef `json:"pg.merged_into"`
+	DeletedBy    string      `json:"pg.deleted_by"`
+	DeleteReason string      `json:"pg.delete_reason"`
+	Role         string      `json:"pg.role"`
+	ValidFrom    string      `json:"pg.valid_from"`
+	ValidTo      string      `json:"pg.valid_to"`
+	Date         string      `json:"pg.date"`
+	Via          *nameRef    `json:"pg.via"`
+	Term         *nameRef    `json:"pg.term"`
+	MergedInto   *nameRef    `json:"pg.merged_into"`
+	Claims       []claimJSON `json:"claims"`
 }
 
-// fillFields are what a fill reads of each relation, its ends aside: its link and header but for what
-// few relations have (a tombstone, a term, a merge), which rareFields reads from those predicates' own
-// lists. Dgraph reads every predicate asked for of every relation of a page, those a relation lacks too:
-// five fewer made the pages of a fill at 100k relations 4.6-4.9 s instead of 5.5-5.9 s.
-const fillFields = `pg.name pg.rel_type pg.start_day pg.end_day pg.support pg.role pg.valid_from pg.valid_to pg.date pg.via { pg.name }`
+// claimsField reads a relation's claims, each naming its source.
+const claimsField = `claims: ~pg.claim_of { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + ` pg.source { pg.name } }`
 
-// rareRoots are the predicates that rareFields reads the relations of, and rareSel what it reads of them.
-var rareRoots = []string{"pg.deleted_at", "pg.term", "pg.merged_into"}
-
-const rareSel = `uid pg.deleted_at pg.deleted_by pg.delete_reason pg.term { pg.name } pg.merged_into { pg.name }`
-
-// rareJSON is what fillFields leave out.
-type rareJSON struct {
-	UID          string   `json:"uid"`
-	Deleted      *int64   `json:"pg.deleted_at"`
-	DeletedBy    string   `json:"pg.deleted_by"`
-	DeleteReason string   `json:"pg.delete_reason"`
-	Term         *nameRef `json:"pg.term"`
-	MergedInto   *nameRef `json:"pg.merged_into"`
-}
-
-// rareFields reads, in txn, what fillFields leave out, for every relation that has any of it, by uid.
-func (s *Store) rareFields(ctx context.Context, txn *dgo.Txn) (map[string]rareJSON, error) {
-	out := map[string]rareJSON{}
-	for _, pred := range rareRoots {
-		after := "0x0"
-		for {
-			// pred is one of rareRoots, after a uid Dgraph returned (checked by nextPage).
-			q := `{ q(func: has(` + pred + `), first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `) @filter(type(Relation)) { ` + rareSel + ` } }`
-			resp, err := txn.Query(ctx, q)
-			if err != nil {
-				return nil, s.wrap("dgraph.Changes", err)
-			}
-			var res struct{ Q []rareJSON }
-			if err := json.Unmarshal(resp.Json, &res); err != nil {
-				return nil, s.wrap("dgraph.Changes", err)
-			}
-			for _, r := range res.Q {
-				out[r.UID] = r
-			}
-			more, next, err := nextPage(res.Q, func(r rareJSON) string { return r.UID })
-			if err != nil {
-				return nil, err
-			}
-			if !more {
-				break
-			}
-			after = next
-		}
+// changedSources calls each with pages of the sources changed after version since (every source from
+// version 0), read in txn from their packs where they can be used.
+func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) error {
+	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(Source))`
+	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
+	if since == 0 {
+		decl, root, vars, filter = ``, `type(Source)`, nil, ``
 	}
-	return out, nil
+	after := "0x0"
+	for {
+		// after is a uid Dgraph returned (checked below); the version travels as a variable.
+		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` { uid pg.changed pg.pack } }`
+		resp, err := txn.QueryWithVars(ctx, q, vars)
+		if err != nil {
+			return s.wrap("dgraph.Changes", err)
+		}
+		var res struct{ Q []packedRow }
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return s.wrap("dgraph.Changes", err)
+		}
+		batch := make([]graph.Source, 0, len(res.Q))
+		var unpacked []string
+		for _, r := range res.Q {
+			var p sourcePack
+			if r.Pack == "" || r.Changed == nil || json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" {
+				unpacked = append(unpacked, r.UID)
+				continue
+			}
+			batch = append(batch, p.source())
+		}
+		for _, chunk := range chunks(unpacked, 2000) {
+			for _, u := range chunk {
+				if !uidPattern.MatchString(u) {
+					return &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
+				}
+			}
+			// The uids come from Dgraph (checked above).
+			resp, err := txn.Query(ctx, `{ q(func: uid(`+strings.Join(chunk, ",")+`)) @filter(has(pg.name)) { `+strings.TrimSuffix(sourceFields, " count(~pg.source)")+` } }`)
+			if err != nil {
+				return s.wrap("dgraph.Changes", err)
+			}
+			var rows struct{ Q []sourceJSON }
+			if err := json.Unmarshal(resp.Json, &rows); err != nil {
+				return s.wrap("dgraph.Changes", err)
+			}
+			for _, r := range rows.Q {
+				batch = append(batch, r.source())
+			}
+		}
+		each(graph.Changed{Sources: batch})
+		more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		after = next
+	}
 }
 
 // headerExtraFields are what a relation's header holds beyond its link (see relationHeaderFields).
 const headerExtraFields = `pg.deleted_by pg.delete_reason pg.role pg.valid_from pg.valid_to pg.date pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }`
 
-// header is the relation's header, as RelationHeaders reads it, given its link (whose support it
-// shares), or none when its summary predates the count of its claims (counting them here,
-// count(~pg.claim_of), made a fill half as long again).
+// header is the relation's header, as RelationHeaders reads it, with its claims, given its link (whose
+// support it shares), or none when its summary predates the count of its claims.
 func (r changedRelation) header(link graph.Link) graph.RelationHeader {
 	verdict, claims, ok := decodeCounts(r.Support)
 	if !ok {
@@ -221,7 +302,7 @@ func (r changedRelation) header(link graph.Link) graph.RelationHeader {
 	}
 	j := relationJSON{tombstoneJSON: tombstoneJSON{DeletedAt: r.Deleted, DeletedBy: r.DeletedBy, DeleteReason: r.DeleteReason},
 		Name: r.Name, Type: r.Type, Via: r.Via, Term: r.Term, Role: r.Role, ValidFrom: r.ValidFrom, ValidTo: r.ValidTo, Date: r.Date,
-		MergedInto: r.MergedInto}
+		MergedInto: r.MergedInto, Claims: r.Claims}
 	if r.From != nil {
 		j.From = &nameRef{Name: r.From.Name}
 	}
@@ -238,7 +319,7 @@ type changedEntity struct {
 }
 
 // changedEntities calls each with pages of the entities changed after version since (every entity from
-// version 0), read in txn. From version 0 it also returns every entity as a relation's end, by uid.
+// version 0), read in txn. From version 0 it also returns every entity as a relation's end, by name.
 func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) (map[string]*endJSON, error) {
 	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(Entity))`
 	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
@@ -268,7 +349,7 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 			batch = append(batch, r.entity())
 			uids = append(uids, [2]string{r.Name, r.UID})
 			if ends != nil {
-				ends[r.UID] = &endJSON{UID: r.UID, Name: r.Name, StartDay: r.StartDay, EndDay: r.EndDay}
+				ends[r.Name] = &endJSON{UID: r.UID, Name: r.Name, StartDay: r.StartDay, EndDay: r.EndDay}
 			}
 		}
 		s.rememberAll(uids)
@@ -282,25 +363,6 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 		}
 		after = next
 	}
-}
-
-// endsOf reads the ends of one relation, by its uid, in txn.
-func (s *Store) endsOf(ctx context.Context, txn *dgo.Txn, uid string) (from, to *endJSON, err error) {
-	if !uidPattern.MatchString(uid) {
-		return nil, nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + uid}
-	}
-	resp, err := txn.Query(ctx, `{ q(func: uid(`+uid+`)) { pg.from { `+endFields+` } pg.to { `+endFields+` } } }`)
-	if err != nil {
-		return nil, nil, s.wrap("dgraph.Changes", err)
-	}
-	var res struct{ Q []linkJSON }
-	if err := json.Unmarshal(resp.Json, &res); err != nil {
-		return nil, nil, s.wrap("dgraph.Changes", err)
-	}
-	if len(res.Q) == 0 || res.Q[0].From == nil || res.Q[0].To == nil {
-		return nil, nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "relation " + uid + " lost an end"}
-	}
-	return res.Q[0].From, res.Q[0].To, nil
 }
 
 // nextPage says whether a page of rows is followed by another (a full page is), and the uid of its last

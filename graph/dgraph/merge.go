@@ -199,16 +199,21 @@ func tombstoneSet(n map[string]any, t graph.Tombstone) {
 	n["pg.deleted_at"], n["pg.deleted_by"], n["pg.delete_reason"] = t.Time.UnixMilli(), t.By, t.Reason
 }
 
-// finish turns every relation's state into the mutation and the trail.
+// finish turns every relation's state into the mutation and the trail. A relation that changes (its
+// claims moved, a claim's speaker renamed, its tombstone) is marked changed and packed as it will be.
 func (m *mergeWork) finish(action string) {
 	for _, name := range m.order {
 		st := m.rels[name]
-		if len(st.node) > 1 {
-			m.set = append(m.set, st.node)
-		}
 		before, after := "", relationRecordJSON(st.after)
 		if st.existed {
 			before = relationRecordJSON(st.before)
+		}
+		if _, marked := st.node["pg.changed"]; marked || before != after {
+			m.touched(st)
+			st.node["pg.pack"] = packRelation(st.after, m.version)
+		}
+		if len(st.node) > 1 {
+			m.set = append(m.set, st.node)
 		}
 		switch {
 		case before == after:

@@ -133,6 +133,8 @@ func (q *NQuadWriter) WriteSource(s graph.Source) error {
 	q.str(n, "pg.url", s.URL)
 	q.str(n, "pg.retrieved", s.Retrieved.String())
 	q.str(n, "pg.licence", s.Licence)
+	q.typed(n, "pg.changed", "1", "int")
+	q.str(n, "pg.pack", packSource(s, 1))
 	return q.emit()
 }
 
@@ -171,8 +173,9 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	return q.emit()
 }
 
-// WriteRelation writes a relation node, its derived period and support, and a node for each claim. The
-// whole file is one write: the graph's version is 1 and every relation was changed at version 1.
+// WriteRelation writes a relation node, its derived period, support and pack, and a node for each claim.
+// The whole file is one write: the graph's version is 1 and every relation and source was changed at
+// version 1. A relation is written whole, once.
 func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	if !q.meta {
 		m := label(metaName)
@@ -206,6 +209,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	}
 	q.str(n, "pg.support", encodeSupport(r.Claims))
 	q.typed(n, "pg.changed", "1", "int")
+	q.str(n, "pg.pack", packRelation(r, 1))
 	for _, c := range r.Claims {
 		cn := label(c.Name)
 		q.str(cn, "pg.name", c.Name)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -605,10 +606,57 @@ func TestMemoryAnswersAsDgraphDoes(t *testing.T) {
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mem := &graph.Service{Store: store, Topology: topo}
+	counted := &countingStore{Store: store}
+	mem := &graph.Service{Store: counted, Topology: topo}
 	plain := &graph.Service{Store: store}
 	compare := func(when string) {
 		t.Helper()
+		counted.relations.Store(0)
+		for i, e := range ents[:10] {
+			// Paths, with their evidence, and a relation's page and timeline, whole.
+			pq := graph.PathQuery{From: e.Name, To: ents[10+i].Name, MaxPaths: 3, MaxDepth: 4}
+			wantPaths, err := plain.FindPaths(ctx, pq)
+			if err == nil {
+				gotPaths, err := mem.FindPaths(ctx, pq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(gotPaths, wantPaths) {
+					t.Errorf("%s: the paths from %s to %s from memory differ from Dgraph's:\n%+v\n%+v", when, pq.From, pq.To, gotPaths, wantPaths)
+				}
+			} else if graph.KindOf(err) != graph.NotFound {
+				t.Fatal(err)
+			}
+			lq := graph.RelationsQuery{Entity: string(e.Name), PageSize: 50}
+			wantPage, err := plain.ListRelations(ctx, lq)
+			if err == nil {
+				gotPage, err := mem.ListRelations(ctx, lq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(gotPage, wantPage) {
+					t.Errorf("%s: the relations of %s from memory differ from Dgraph's:\n%+v\n%+v", when, e.Name, gotPage, wantPage)
+				}
+				for _, r := range wantPage.Relations {
+					got, _, err := mem.GetRelation(ctx, r.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, _, err := plain.GetRelation(ctx, r.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("%s: %s from memory differs from Dgraph's:\n%+v\n%+v", when, r.Name, got, want)
+					}
+				}
+			} else if graph.KindOf(err) != graph.NotFound {
+				t.Fatal(err)
+			}
+		}
+		if n := counted.relations.Load(); n > 0 {
+			t.Errorf("%s: answers read %d relations from Dgraph, want every one from memory", when, n)
+		}
 		for _, e := range ents[:10] {
 			q := graph.NeighborhoodQuery{Center: string(e.Name), Depth: 2}
 			want, err := plain.ExploreNeighborhood(ctx, q)
@@ -648,10 +696,27 @@ func TestMemoryAnswersAsDgraphDoes(t *testing.T) {
 	}
 	compare("after claims, a retraction and a deletion")
 
+	if err := store.UpsertSources(ctx, []graph.Source{{Name: "sources/random", Title: "random, retitled", Kind: graph.SourceOther}}); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a source changed")
+	defer store.UpsertSources(ctx, []graph.Source{{Name: "sources/random", Title: "random", Kind: graph.SourceOther}})
+
 	if _, err := store.MergeEntity(ctx, ents[9].Name, ents[8].Name, "the same"); err != nil {
 		t.Fatal(err)
 	}
 	compare("after a merge")
+}
+
+// countingStore counts the relations read from Dgraph whole.
+type countingStore struct {
+	*dgraph.Store
+	relations atomic.Int64
+}
+
+func (c *countingStore) GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
+	c.relations.Add(int64(len(names)))
+	return c.Store.GetRelations(ctx, names)
 }
 
 // Writes go to Dgraph as N-Quads: text with quotes, backslashes, line breaks, other control characters
@@ -789,27 +854,152 @@ func TestClaimsReadBackByName(t *testing.T) {
 	}
 }
 
-// A fill reads what few relations have (a tombstone, a term, a merge) apart from the rest: every header
-// it gives is the one RelationHeaders reads, deleted, merged and termed relations included.
-func TestFillGivesTheHeadersReadsGive(t *testing.T) {
+// The feed gives each relation whole (its header and its claims) and its link, read from the relation's
+// pack where the pack can be used and from its predicates where it cannot: either way as the reads give
+// them, in a fill and in a catch-up, after loads, deletions, merges and their undoing, retractions, a
+// changed source and a changed lifetime. A load's relations all come from their packs.
+func TestFeedGivesRelationsAsReadsGiveThem(t *testing.T) {
 	ctx := context.Background()
 	ents, rels := graphtest.RandomGraph(7400, 12, 30)
 	term := graph.Entity{Name: "organisations/fill-term-2019", Kind: graph.KindOrganisation, DisplayName: "Term of 2019"}
 	actor, party := graph.Entity{Name: "actors/fill-member", Kind: graph.KindActor, DisplayName: "Fill Member"},
 		graph.Entity{Name: "parties/fill-party", Kind: graph.KindParty, DisplayName: "Fill Party"}
 	ents = append(ents, term, actor, party)
-	termed := graph.Relation{Name: graph.RelationNameFor(actor.Name, graph.MemberOf, party.Name, "term"), Type: graph.MemberOf,
-		From: actor.Name, To: party.Name, Term: term.Name, Role: "whip", ValidFrom: graph.FuzzyDate{Year: 2019},
-		Claims: []graph.Claim{{Name: graph.ClaimNameFor(graph.RelationNameFor(actor.Name, graph.MemberOf, party.Name, "term"), "sources/random", "0"),
-			Source: graph.Source{Name: "sources/random"}, Excerpt: "whip in the 2019 term", Confidence: 0.9, Status: graph.StatusConfirmed}}}
-	load(t, ents, append(rels, termed))
+	src := graph.Source{Name: "sources/fill-source", Title: "Before", Kind: graph.SourceArticle, Outlet: "The Fill", Published: graph.FuzzyDate{Year: 2019, Month: 5}}
+	termedName := graph.RelationNameFor(actor.Name, graph.MemberOf, party.Name, "term")
+	termed := graph.Relation{Name: termedName, Type: graph.MemberOf, From: actor.Name, To: party.Name, Term: term.Name, Via: ents[3].Name,
+		Role: "whip", ValidFrom: graph.FuzzyDate{Year: 2019},
+		Claims: []graph.Claim{
+			{Name: graph.ClaimNameFor(termedName, src.Name, ""), Source: graph.Source{Name: src.Name}, Excerpt: "whip in the 2019 term",
+				Confidence: 0.9, Status: graph.StatusConfirmed, SaidBy: ents[4].Name},
+			{Name: graph.ClaimNameFor(termedName, "sources/random", "z"), Source: graph.Source{Name: "sources/random"}, Record: "record 7",
+				Confidence: 0.5, Status: graph.StatusDenied},
+		}}
+	rels = append(rels, termed)
+	if err := store.UpsertSources(ctx, []graph.Source{src}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := store.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load(t, ents, rels)
+
+	// check reads the feed from version since and compares what it gives with the reads; it returns how
+	// many relations the feed gave, and the sources it gave.
+	check := func(when string, since int64) (int, map[graph.SourceName]graph.Source) {
+		t.Helper()
+		headers := map[graph.RelationName]graph.RelationHeader{}
+		links := map[graph.RelationName]graph.Link{}
+		sources := map[graph.SourceName]graph.Source{}
+		if _, err := store.Changes(ctx, since, func(c graph.Changed) {
+			if len(c.Links) > 0 && !c.Evidence {
+				t.Errorf("%s: the feed gave relations without their evidence", when)
+			}
+			for i, l := range c.Links {
+				links[l.Name], headers[l.Name] = l, c.Headers[i]
+			}
+			for _, s := range c.Sources {
+				sources[s.Name] = s
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		names := slices.Collect(maps.Keys(headers))
+		wantHeaders, err := store.RelationHeaders(ctx, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRels, err := store.GetRelations(ctx, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ends []graph.EntityName
+		for _, l := range links {
+			ends = append(ends, l.From)
+		}
+		wantLinks, err := store.Links(ctx, ends)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			got := headers[n]
+			claims := got.Relation.Claims
+			got.Relation.Claims = nil
+			if !reflect.DeepEqual(got, wantHeaders[n]) {
+				t.Errorf("%s: %s: the feed gives the header\n%+v\nRelationHeaders reads\n%+v", when, n, got, wantHeaders[n])
+			}
+			want := wantRels[n].Claims
+			for i := range want {
+				if full, ok := sources[want[i].Source.Name]; ok && full != want[i].Source {
+					t.Errorf("%s: %s: the feed gives source %+v, GetRelations %+v", when, n, full, want[i].Source)
+				}
+				want[i].Source = graph.Source{Name: want[i].Source.Name}
+			}
+			if !reflect.DeepEqual(claims, want) {
+				t.Errorf("%s: %s: the feed gives the claims\n%+v\nGetRelations reads\n%+v", when, n, claims, want)
+			}
+			l := links[n]
+			i := slices.IndexFunc(wantLinks[l.From], func(w graph.Link) bool { return w.Name == n })
+			if i < 0 || !reflect.DeepEqual(l, wantLinks[l.From][i]) {
+				t.Errorf("%s: %s: the feed gives the link\n%+v\nLinks reads %+v", when, n, l, wantLinks[l.From])
+			}
+		}
+		return len(names), sources
+	}
+
+	used, missed := store.Packs()
+	if n, sources := check("the load, caught up", before); n != len(rels) || len(sources) != 0 {
+		t.Errorf("the load, caught up: the feed gave %d relations and %d sources, want %d and none", n, len(sources), len(rels))
+	}
+	if u, m := store.Packs(); u-used != int64(len(rels)) || m != missed {
+		t.Errorf("the load, caught up: %d relations read from their packs and %d from their predicates, want %d and none", u-used, m-missed, len(rels))
+	}
+
+	before, err = store.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Title = "After"
+	if err := store.UpsertSources(ctx, []graph.Source{src}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := store.DeleteRelation(ctx, rels[0].Name, "a duplicate"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RetractClaim(ctx, termed.Claims[1].Name, "mistaken"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.MergeEntity(ctx, rels[1].From, rels[1].To, "the same"); err != nil {
 		t.Fatal(err)
 	}
-
+	if _, err := store.MergeEntity(ctx, ents[4].Name, ents[5].Name, "the same speaker"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.UnmergeEntity(ctx, ents[4].Name, "not the same after all"); err != nil {
+		t.Fatal(err)
+	}
+	lived := ents[6]
+	lived.ValidTo = graph.FuzzyDate{Year: 2021, Month: 3}
+	if err := store.UpsertEntities(ctx, []graph.Entity{lived}); err != nil {
+		t.Fatal(err)
+	}
+	used, missed = store.Packs()
+	n, sources := check("the writes, caught up", before)
+	if sources[src.Name].Title != "After" {
+		t.Errorf("the writes, caught up: the feed gave the sources %v, want %s titled After", sources, src.Name)
+	}
+	// Merges and their undoing pack what they change; a deletion and a retraction drop the pack, and a
+	// changed lifetime marks the entity's relations changed without packing them again.
+	livedLinks, err := store.Links(ctx, []graph.EntityName{lived.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpackable := 2 + len(livedLinks[lived.Name])
+	if u, m := store.Packs(); m-missed > int64(unpackable) || u-used+m-missed != int64(n) {
+		t.Errorf("the writes, caught up: %d relations read from their packs and %d from their predicates, want at most %d from their predicates", u-used, m-missed, unpackable)
+	}
+	n, _ = check("a fill", 0)
 	headers := map[graph.RelationName]graph.RelationHeader{}
 	if _, err := store.Changes(ctx, 0, func(c graph.Changed) {
 		for _, h := range c.Headers {
@@ -818,28 +1008,24 @@ func TestFillGivesTheHeadersReadsGive(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	names := slices.Collect(maps.Keys(headers))
-	want, err := store.RelationHeaders(ctx, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deleted, merged, termedSeen := 0, 0, 0
-	for _, n := range names {
-		got := headers[n]
-		if !reflect.DeepEqual(got, want[n]) {
-			t.Errorf("%s: the fill gives\n%+v\nRelationHeaders reads\n%+v", n, got, want[n])
-		}
-		if !got.Relation.Deleted.IsZero() {
+	deleted, merged, termedSeen, retracted := 0, 0, 0, 0
+	for _, h := range headers {
+		if !h.Relation.Deleted.IsZero() {
 			deleted++
 		}
-		if got.Relation.MergedInto != "" {
+		if h.Relation.MergedInto != "" {
 			merged++
 		}
-		if got.Relation.Term != "" {
+		if h.Relation.Term != "" {
 			termedSeen++
 		}
+		for _, c := range h.Relation.Claims {
+			if !c.Retracted.IsZero() {
+				retracted++
+			}
+		}
 	}
-	if deleted < 2 || merged == 0 || termedSeen == 0 {
-		t.Errorf("the fill gave %d deleted, %d merged and %d termed relations: the test needs some of each", deleted, merged, termedSeen)
+	if n < len(rels) || deleted < 2 || merged == 0 || termedSeen == 0 || retracted == 0 {
+		t.Errorf("the fill gave %d relations, %d deleted, %d merged, %d termed and %d retracted claims: the test needs some of each", n, deleted, merged, termedSeen, retracted)
 	}
 }

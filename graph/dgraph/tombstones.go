@@ -88,7 +88,7 @@ func (s *Store) RetractClaim(ctx context.Context, claim, reason string) (graph.W
 				claims = append(claims, cl)
 			}
 			set = append(set, map[string]any{"uid": got[rel].UID, "pg.support": encodeSupport(claims), "pg.changed": version})
-			return nil, set, nil
+			return dropPack(nil, got[rel].UID), set, nil
 		}})
 	return res, err
 }
@@ -121,7 +121,7 @@ func (s *Store) DeleteRelation(ctx context.Context, name graph.RelationName, rea
 				return nil, nil, err
 			}
 			set = append(set, deletedNode(f.UID, now, by, reason, version))
-			return nil, set, nil
+			return dropPack(nil, f.UID), set, nil
 		}})
 	return res, err
 }
@@ -136,6 +136,12 @@ func deletion(r *graph.WriteResult, rel graph.Relation, now time.Time, by, reaso
 	after.Deleted = graph.Tombstone{Time: now, By: by, Reason: reason}
 	r.Updated = append(r.Updated, string(rel.Name))
 	return []graph.Change{{Resource: string(rel.Name), Action: graph.ActionDelete, Before: relationRecordJSON(rel), After: relationRecordJSON(after)}}
+}
+
+// dropPack deletes the pack of a relation a write changes without packing it again (pack.go): the graph
+// held in memory then reads the relation's predicates. uid comes from Dgraph.
+func dropPack(del []byte, uid string) []byte {
+	return fmt.Appendf(del, "<%s> <pg.pack> * .\n", uid)
 }
 
 // deletedNode marks a node deleted, and changed at version (so that the graph in memory drops it).
@@ -206,10 +212,12 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 				return nil, nil, err
 			}
 			set = append(set, deletedNode(f.UID, now, by, reason, version))
+			var del []byte
 			for _, r := range append(f.Out, f.In...) {
 				set = append(set, deletedNode(r.UID, now, by, reason, version))
+				del = dropPack(del, r.UID)
 			}
-			return nil, set, nil
+			return del, set, nil
 		}})
 	return res, err
 }

@@ -364,13 +364,21 @@ func clear(del *strings.Builder, got map[string]found, name string, preds ...str
 
 func uidRef(uid string) map[string]any { return map[string]any{"uid": uid} }
 
-// UpsertSources implements graph.Writer.
+// UpsertSources implements graph.Writer. Like a write of relations, it raises the graph's version (or
+// joins the one a bulk load holds) and marks every source written with it, so that a graph held in memory
+// reads the sources its claims cite again.
 func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error {
-	names := make([]string, len(sources))
+	return s.upsertSources(ctx, sources, nil)
+}
+
+// upsertSources writes sources, in bulk load b when it is not nil.
+func (s *Store) upsertSources(ctx context.Context, sources []graph.Source, b *bulk) error {
+	names := make([]string, len(sources), len(sources)+1)
 	for i, src := range sources {
 		names[i] = string(src.Name)
 	}
-	return s.upsert(ctx, write{op: "dgraph.UpsertSources", lookup: names, fields: "uid pg.name",
+	names = append(names, metaName)
+	return s.upsert(ctx, write{op: "dgraph.UpsertSources", lookup: names, fields: "uid pg.name pg.version pg.lease_until",
 		auditFields: strings.TrimSuffix(sourceFields, " count(~pg.source)"), result: resultOf(ctx),
 		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
 			for _, src := range sources {
@@ -383,12 +391,16 @@ func (s *Store) UpsertSources(ctx context.Context, sources []graph.Source) error
 			return changes, res
 		},
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
-			set := make([]map[string]any, 0, len(sources))
+			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), b)
+			if err != nil {
+				return nil, nil, err
+			}
 			for _, src := range sources {
 				n := node(got, string(src.Name), "Source")
 				n["pg.title"], n["pg.source_kind"], n["pg.outlet"] = src.Title, string(src.Kind), src.Outlet
 				n["pg.author"], n["pg.published"], n["pg.url"] = src.Author, src.Published.String(), src.URL
 				n["pg.retrieved"], n["pg.licence"] = src.Retrieved.String(), src.Licence
+				n["pg.changed"], n["pg.pack"] = version, packSource(src, version)
 				set = append(set, n)
 			}
 			return nil, set, nil
@@ -525,7 +537,6 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 		}
 	}
 	add(&lookup, metaName)
-	writing := map[string]bool{}
 	for _, r := range relations {
 		add(&lookup, string(r.Name))
 		add(&refs, string(r.From))
@@ -536,10 +547,10 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 			add(&lookup, c.Name)
 			add(&refs, string(c.Source.Name))
 			add(&refs, string(c.SaidBy))
-			writing[c.Name] = true
 		}
 	}
-	const fields = `uid pg.name pg.version pg.lease_until pg.deleted_at claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } ` + retractedFields + ` }`
+	// Each relation is read whole, for its pack: what it holds besides what is written now.
+	const fields = `uid pg.version pg.lease_until ` + relationWholeFields
 	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs, checkRefs: true,
 		// The audit reads each relation whole.
 		auditFields: relationFields,
@@ -591,26 +602,20 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				if p.End != graph.OpenPeriod.End {
 					n["pg.end_day"] = p.End
 				}
-				// The summary covers every claim of the relation: those written now and those that other
-				// loads wrote (claims from other sources, in other files).
-				claims := slices.Clone(r.Claims)
-				for _, c := range got[rn].Claims {
-					if writing[c.Name] {
-						// A retraction stands when the claim is written again.
-						if t := c.retracted(); !t.IsZero() {
-							i := slices.IndexFunc(claims, func(x graph.Claim) bool { return x.Name == c.Name })
-							claims[i].Retracted = t
-						}
-					} else {
-						claim := graph.Claim{Name: c.Name, Status: graph.ClaimStatus(c.Status), Confidence: c.Confidence, Retracted: c.retracted()}
-						if c.Source != nil {
-							claim.Source.Name = graph.SourceName(c.Source.Name)
-						}
-						claims = append(claims, claim)
-					}
+				// The summary and the pack cover every claim of the relation: those written now and those
+				// that other loads wrote (claims from other sources, in other files). A retraction stands
+				// when the claim is written again, and a deletion (or merge) when the relation is.
+				after := r
+				if old, ok := decodeRaw[relationJSON](got, rn); ok {
+					prev := old.relation()
+					after.Claims = mergeClaims(prev.Claims, r.Claims)
+					after.Deleted, after.MergedInto = prev.Deleted, prev.MergedInto
+				} else {
+					after.Claims = mergeClaims(nil, r.Claims)
 				}
-				n["pg.support"] = encodeSupport(claims)
+				n["pg.support"] = encodeSupport(after.Claims)
 				n["pg.changed"] = version
+				n["pg.pack"] = packRelation(after, version)
 				set = append(set, n)
 				for _, c := range r.Claims {
 					clear(&del, got, c.Name, "pg.said_by")
@@ -732,6 +737,11 @@ func (b *bulk) setLease(ctx context.Context, until int64, mustHold bool) error {
 			}
 			return nil, []map[string]any{meta}, nil
 		}})
+}
+
+// UpsertSources implements graph.Bulk.
+func (b *bulk) UpsertSources(ctx context.Context, sources []graph.Source) error {
+	return b.s.upsertSources(ctx, sources, b)
 }
 
 // UpsertEntities implements graph.Bulk.

@@ -687,9 +687,10 @@ func TestApproveManyAtOnce(t *testing.T) {
 	if after != want || len(res.Approved) != docs*each {
 		t.Errorf("after approving %d proposals: %+v, want %+v; %d approved", len(all), after, want, len(res.Approved))
 	}
-	// One write of the new entities and one of relations: the version went up twice.
-	if v1, _ := f.store.Version(ctx); v1 != v0+2 {
-		t.Errorf("the version went from %d to %d; want one write of entities and one of relations", v0, v1)
+	// One write of the documents' sources, one of the new entities and one of relations: the version went
+	// up three times.
+	if v1, _ := f.store.Version(ctx); v1 != v0+3 {
+		t.Errorf("the version went from %d to %d; want one write of sources, one of entities and one of relations", v0, v1)
 	}
 	t.Logf("approved %d proposals in %s", len(all), took.Round(time.Millisecond))
 	ps, _, total, err := f.svc.ListProposals(ctx, review.ProposalFilter{Entity: f.party, State: review.Approved}, 100, 0)
