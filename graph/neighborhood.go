@@ -174,20 +174,43 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		return ans, nil
 	}
 	page := w.nodes[q.Offset:end]
-	var pageEdges, pageRelations []RelationName
+	// The page's edges, each with its relation's header: from the snapshot walked, by the relation's
+	// number, when it holds the header; the others are read by name.
+	type pageEdge struct {
+		name  RelationName
+		h     RelationHeader
+		known bool
+	}
+	mem, inMemory := g.(snapshotGraph)
+	var pageEdges []pageEdge
+	var missing []RelationName
 	for _, e := range w.edges {
-		if e.pos >= q.Offset && e.pos < end {
-			pageEdges = append(pageEdges, e.name)
-			r, _ := SplitViaLink(e.name)
-			pageRelations = append(pageRelations, r)
+		if e.pos < q.Offset || e.pos >= end {
+			continue
 		}
+		pe := pageEdge{name: e.name}
+		if inMemory {
+			if d := mem.s.detail.at(e.rel); d.known {
+				pe.h, pe.known = d.header(mem.s.links.at(e.rel)), true
+			}
+		}
+		if !pe.known {
+			r, _ := SplitViaLink(e.name)
+			missing = append(missing, r)
+		}
+		pageEdges = append(pageEdges, pe)
 	}
 	var ents map[EntityName]Entity
 	var degrees map[EntityName]int
 	var headers map[RelationName]RelationHeader
 	err = parallel(
 		func() (err error) { ents, err = s.getEntities(ctx, base, page); return err },
-		func() (err error) { headers, err = s.relationHeaders(ctx, base, pageRelations); return err },
+		func() (err error) {
+			if len(missing) > 0 {
+				headers, err = s.relationHeaders(ctx, base, missing)
+			}
+			return err
+		},
 		func() (err error) {
 			if t, ok := src.(topologyReader); ok {
 				degrees = t.Degrees(page)
@@ -203,9 +226,12 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	for _, n := range page {
 		ans.Nodes = append(ans.Nodes, NeighborNode{Entity: ents[n], Distance: w.dist[n], RelationCount: degrees[n]})
 	}
-	for _, n := range pageEdges {
-		r, via := SplitViaLink(n)
-		h := headers[r]
+	for _, pe := range pageEdges {
+		r, via := SplitViaLink(pe.name)
+		h := pe.h
+		if !pe.known {
+			h = headers[r]
+		}
 		e := Edge{RelationHeader: h, ThroughVia: via}
 		for i, c := range h.Support {
 			if c >= 0 {
@@ -227,10 +253,11 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	return ans, nil
 }
 
-// edgeAt is a relation drawn in a neighbourhood and the position in the node list of its later end
-// (excluded ends count as -1): it comes with the page holding that end.
+// edgeAt is a relation drawn in a neighbourhood, its number in the graph walked, and the position in the
+// node list of its later end (excluded ends count as -1): it comes with the page holding that end.
 type edgeAt struct {
 	name RelationName
+	rel  int32
 	pos  int
 }
 
@@ -290,22 +317,15 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		return nil
 	}
 
-	// around is the relations of u that count under the filter, each with its other end, read once per
-	// entity for every step below.
-	arounds := map[int32][]halfEdge{}
-	around := func(u int32) []halfEdge {
-		if ns, ok := arounds[u]; ok {
-			return ns
-		}
-		rs := g.relationsOf(u)
-		ns := make([]halfEdge, 0, len(rs))
-		for _, h := range rs {
+	// counted calls each with the relations of u that count under the filter, each with its other end, in
+	// the order of u's list. It reads the list in place, for every step below (a hub's counted relations,
+	// copied out once per answer, cost more to allocate and collect than to test again).
+	counted := func(u int32, each func(h halfEdge)) {
+		for _, h := range g.relationsOf(u) {
 			if g.counts(&q.Filter, h.rel) {
-				ns = append(ns, h)
+				each(h)
 			}
 		}
-		arounds[u] = ns
-		return ns
 	}
 
 	// Which entities the walk reached, and later where each stands in the answer, are looked up for
@@ -330,17 +350,12 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 				return walked{}, err
 			}
 			expanded = append(expanded, u)
-			ns := around(u)
-			if cap(items) < len(ns) {
-				items = make([]candidate, 0, len(ns))
-			}
 			items = items[:0]
-			for _, n := range ns {
-				if m.at(n.to) != 0 || excluded[n.to] {
-					continue
+			counted(u, func(n halfEdge) {
+				if m.at(n.to) == 0 && !excluded[n.to] {
+					items = append(items, candidate{to: n.to, strength: q.Filter.Strength(*g.support(n.rel))})
 				}
-				items = append(items, candidate{to: n.to, strength: q.Filter.Strength(*g.support(n.rel))})
-			}
+			})
 			shown := 0
 			for _, x := range strongest(items, min(q.MaxPerNode, q.MaxNodes-len(reached)), g.entity) {
 				if shown == q.MaxPerNode || len(reached) == q.MaxNodes {
@@ -360,11 +375,6 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	if err := fetch(reached); err != nil {
 		return walked{}, err
 	}
-	counted := func(u int32, each func(r, v int32)) {
-		for _, n := range around(u) {
-			each(n.rel, n.to)
-		}
-	}
 
 	// 2. True distances: 1 for the centre's neighbours (one pass over the centre's relations), 2 for
 	// theirs.
@@ -374,18 +384,18 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		dist[u] = int(m.at(u)) - 1
 		deep = deep || dist[u] == 3
 	}
-	counted(c, func(_, v int32) {
-		if m.at(v) > 2 { // reached, further than 1 in the walk
-			dist[v] = 1
+	counted(c, func(h halfEdge) {
+		if m.at(h.to) > 2 { // reached, further than 1 in the walk
+			dist[h.to] = 1
 		}
 	})
 	if deep {
 		nearCenter := map[int32]bool{}
-		counted(c, func(_, v int32) { nearCenter[v] = true })
+		counted(c, func(h halfEdge) { nearCenter[h.to] = true })
 		for _, u := range reached {
 			if dist[u] == 3 {
-				counted(u, func(_, v int32) {
-					if nearCenter[v] {
+				counted(u, func(h halfEdge) {
+					if nearCenter[h.to] {
 						dist[u] = 2
 					}
 				})
@@ -422,15 +432,15 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			return walked{}, err
 		}
 		i, _ := pos(u)
-		counted(u, func(r, v int32) {
-			p, in := pos(v)
+		counted(u, func(h halfEdge) {
+			p, in := pos(h.to)
 			switch {
-			case excluded[v]:
+			case excluded[h.to]:
 				p = -1
 			case !in: // not in the answer, or scanned already (its mark negated)
 				return
 			}
-			w.edges = append(w.edges, edgeAt{g.link(r).Name, max(i, p)})
+			w.edges = append(w.edges, edgeAt{g.link(h.rel).Name, h.rel, max(i, p)})
 		})
 		m.set(u, -m.at(u)) // scanned: its position, negated
 	}
@@ -450,18 +460,22 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		mark := -int32(i) - 1
 		leftOut, relsLeftOut := 0, 0
 		var byType []RelationCount
-		for _, n := range around(u) {
+		counted(u, func(n halfEdge) {
 			if _, in := pos(n.to); in || excluded[n.to] {
-				continue
+				return
 			}
 			if m.at(n.to) != mark {
 				leftOut++
 				m.set(n.to, mark)
 			}
 			relsLeftOut++
+			if n.typ != 0 {
+				byType = addRelationCount(byType, RelationTypes[n.typ-1], n.out || symmetricByNumber[n.typ])
+				return
+			}
 			t, symmetric := g.relType(n.rel)
-			byType = addRelationCount(byType, t, g.ends(n.rel)[0] == u || symmetric)
-		}
+			byType = addRelationCount(byType, t, n.out || symmetric)
+		})
 		if leftOut > 0 {
 			SortRelationCounts(byType)
 			w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: leftOut, RelationsLeftOut: relsLeftOut, ByType: byType})

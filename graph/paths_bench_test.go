@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,11 +17,12 @@ import (
 
 // collector keeps what synth generates.
 type collector struct {
+	sources   []graph.Source
 	entities  []graph.Entity
 	relations []graph.Relation
 }
 
-func (c *collector) WriteSource(graph.Source) error   { return nil }
+func (c *collector) WriteSource(s graph.Source) error { c.sources = append(c.sources, s); return nil }
 func (c *collector) WriteEntity(e graph.Entity) error { c.entities = append(c.entities, e); return nil }
 func (c *collector) WriteRelation(r graph.Relation) error {
 	c.relations = append(c.relations, r)
@@ -43,18 +45,26 @@ var benchGraph = sync.OnceValues(func() (*collector, *graph.Topology) {
 	return c, topo
 })
 
-// memoryFeed is a graphtest.MemoryFeed without holding a second copy of every link.
+// memoryFeed is a graphtest.MemoryFeed without holding a second copy of every link: it gives the sources,
+// the entities, and each relation whole (its header and claims), as the Dgraph feed does.
 type memoryFeed struct{ *collector }
 
 func (f memoryFeed) Version(context.Context) (int64, error) { return 1, nil }
 func (f memoryFeed) Changes(_ context.Context, since int64, each func(graph.Changed)) (int64, error) {
-	each(graph.Changed{Entities: f.entities})
+	each(graph.Changed{Sources: f.sources, Entities: f.entities})
+	life := make(map[graph.EntityName]graph.Period, len(f.entities))
+	for _, e := range f.entities {
+		life[e.Name] = e.Lifetime()
+	}
 	for i := 0; i < len(f.relations); i += 10_000 {
-		batch := make([]graph.Link, 0, 10_000)
+		c := graph.Changed{Evidence: true}
 		for _, r := range f.relations[i:min(i+10_000, len(f.relations))] {
-			batch = append(batch, r.Link())
+			l := r.Link()
+			l.Life = life[r.From].Intersect(life[r.To])
+			c.Links = append(c.Links, l)
+			c.Headers = append(c.Headers, graph.RelationHeader{Relation: r, ClaimCount: len(r.Claims), Support: l.Support, Verdict: graph.VerdictOf(r.Claims)})
 		}
-		each(graph.Changed{Links: batch})
+		each(c)
 	}
 	return 1, nil
 }
@@ -143,4 +153,50 @@ func BenchmarkSearchTopology(b *testing.B) {
 	}
 	reportP99(b, took)
 	b.ReportMetric(float64(found)/float64(len(took)), "found")
+}
+
+// failingStore is a store that no answer may read: every call panics (its Store is nil).
+type failingStore struct{ graph.Store }
+
+// BenchmarkServiceFromMemory answers whole queries through the Service, as gRPC calls it, on the same
+// graph held in a Topology with its evidence: the ends resolved, the paths found and their relations read
+// whole with their claims and sources, the neighbourhood's page with its entities and headers; nothing is
+// read from a store. Run with -cpu 1,2 and RunParallel's goroutines for how it scales.
+func BenchmarkServiceFromMemory(b *testing.B) {
+	actors, topo := benchActors()
+	svc := &graph.Service{Store: failingStore{}, Topology: topo}
+	for _, tc := range []struct {
+		name string
+		ask  func(ctx context.Context, r *rand.Rand) error
+	}{
+		{"FindPaths k=1,depth=4", func(ctx context.Context, r *rand.Rand) error {
+			_, err := svc.FindPaths(ctx, graph.PathQuery{From: actors[r.IntN(len(actors))], To: actors[r.IntN(len(actors))], MaxPaths: 1, MaxDepth: 4})
+			return err
+		}},
+		{"FindPaths k=5,depth=6", func(ctx context.Context, r *rand.Rand) error {
+			_, err := svc.FindPaths(ctx, graph.PathQuery{From: actors[r.IntN(len(actors))], To: actors[r.IntN(len(actors))], MaxPaths: 5, MaxDepth: 6})
+			return err
+		}},
+		{"Neighborhood depth=2", func(ctx context.Context, r *rand.Rand) error {
+			_, err := svc.ExploreNeighborhood(ctx, graph.NeighborhoodQuery{Center: string(actors[r.IntN(len(actors))]), Depth: 2, MaxPerNode: 25, MaxNodes: 100})
+			return err
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var seed atomic.Uint64
+			b.RunParallel(func(pb *testing.PB) {
+				r := rand.New(rand.NewPCG(seed.Add(1), 2))
+				ctx := context.Background()
+				for pb.Next() {
+					if err := tc.ask(ctx, r); err != nil {
+						switch graph.KindOf(err) {
+						case graph.ResourceExhausted, graph.Invalid:
+						default:
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		})
+	}
 }

@@ -164,7 +164,7 @@ type topoSnapshot struct {
 	byDflt  chunked[uint64]     // whether each relation counts under the default filter, a bit each
 	entity  chunked[*Entity]    // each entity, as last written (nil: known only from a relation's end)
 	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
-	claims  chunked[[]claimRec] // each relation's claims, ordered by name, when the feed gave them (evidence.go)
+	claims  chunked[claimBlob]  // each relation's claims, when the feed gave them (evidence.go)
 	srcs    numbered[SourceName]
 	source  chunked[*Source] // each source, as last written
 	changed chunked[int64]   // the epoch of the snapshot that last changed each relation
@@ -209,7 +209,7 @@ type snapshotBuilder struct {
 	byDflt  *chunkedBuilder[uint64]
 	entity  *chunkedBuilder[*Entity]
 	detail  *chunkedBuilder[linkDetail]
-	claims  *chunkedBuilder[[]claimRec]
+	claims  *chunkedBuilder[claimBlob]
 	srcs    *numberedBuilder[SourceName]
 	source  *chunkedBuilder[*Source]
 	changed *chunkedBuilder[int64]
@@ -217,6 +217,7 @@ type snapshotBuilder struct {
 	keys    *postingsBuilder
 	words   *postingsBuilder
 	roles   map[string]string // one copy of each role the headers name
+	blobBuf []byte            // where claimsOf writes
 }
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
@@ -240,7 +241,7 @@ func (b *snapshotBuilder) apply(c Changed) {
 		a, e := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(e) // one copy of each name
 		var d linkDetail                            // none: answers read the header from the store
-		var claims []claimRec
+		var claims claimBlob
 		if withHeaders && c.Headers[k].Relation.Name != "" {
 			h := &c.Headers[k]
 			d = detailOf(*h, &l, b.intern)
@@ -267,9 +268,10 @@ func (b *snapshotBuilder) apply(c Changed) {
 		b.changed.append(b.epoch)
 		b.brief.append(briefOf(l, a, e))
 		b.countsByDefault(i, &l)
-		b.relate(a, i, e)
+		typ := typeNumber[l.Type]
+		b.relate(a, halfEdge{rel: i, to: e, typ: typ, out: true})
 		if e != a {
-			b.relate(e, i, a)
+			b.relate(e, halfEdge{rel: i, to: a, typ: typ})
 		}
 	}
 }
@@ -297,11 +299,11 @@ func (b *snapshotBuilder) sameName(n EntityName) EntityName {
 	return n
 }
 
-// relate adds relation r, whose other end is v, to entity u's. Each entity's list is its own array, so
-// appending to it writes past the length every published snapshot holds of it; only the list's header is
-// set anew. A relation's ends never change (its name holds them), so neither does its place in a list.
-func (b *snapshotBuilder) relate(u, r, v int32) {
-	b.adj.set(u, append(b.adj.get(u), halfEdge{rel: r, to: v}))
+// relate adds relation h to entity u's. Each entity's list is its own array, so appending to it writes
+// past the length every published snapshot holds of it; only the list's header is set anew. A relation's
+// ends never change (its name holds them), so neither does its entry in a list.
+func (b *snapshotBuilder) relate(u int32, h halfEdge) {
+	b.adj.set(u, append(b.adj.get(u), h))
 }
 
 // countsByDefault records whether relation r, whose link is l, counts under the default filter.

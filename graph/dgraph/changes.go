@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/dgo/v230"
+	"github.com/dgraph-io/dgo/v230/protos/api"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -83,50 +85,100 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	if ends != nil {
 		decl, root, vars, filter, endSel = ``, `type(Relation)`, nil, ``, ``
 	}
-	after := "0x0"
-	for {
-		// after is a uid Dgraph returned (checked below); the version travels as a variable.
-		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` {
-  uid pg.changed pg.pack` + endSel + ` } }`
-		resp, err := txn.QueryWithVars(ctx, q, vars)
-		if err != nil {
-			return 0, s.wrap("dgraph.Changes", err)
-		}
-		var res struct{ Q []packedRow }
-		if err := json.Unmarshal(resp.Json, &res); err != nil {
-			return 0, s.wrap("dgraph.Changes", err)
-		}
-		c := graph.Changed{Evidence: true, Links: make([]graph.Link, 0, len(res.Q)), Headers: make([]graph.RelationHeader, 0, len(res.Q))}
-		uids := make([][2]string, 0, len(res.Q))
-		var unpacked []string
-		for _, r := range res.Q {
-			rel, from, to, ok := r.unpack(ends)
-			if !ok {
-				unpacked = append(unpacked, r.UID)
-				continue
-			}
-			link := packedLink(&rel, from, to)
-			c.Links = append(c.Links, link)
-			c.Headers = append(c.Headers, headerOf(rel, link))
-			uids = append(uids, [2]string{string(rel.Name), r.UID})
-		}
-		s.packsUsed.Add(int64(len(res.Q) - len(unpacked)))
-		s.packsMissed.Add(int64(len(unpacked)))
-		if err := s.unpackedRelations(ctx, txn, unpacked, &c, &uids); err != nil {
-			return 0, err
-		}
-		// Readers of the answers' relations and entities then fetch them by uid.
-		s.rememberAll(uids)
-		each(c)
-		more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
-		if err != nil {
-			return 0, err
-		}
-		if !more {
-			return version, nil
-		}
-		after = next
+	// Three steps overlap, a page apart: Dgraph reads a page, the page before is unpacked, and the one
+	// before that is handed on (at a million relations, Dgraph's reads and polgraph's decoding took about
+	// as long as each other, one after the other). dgo's transaction takes one query at a time.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var txnMu sync.Mutex
+	query := func(q string, vars map[string]string) (*api.Response, error) {
+		txnMu.Lock()
+		defer txnMu.Unlock()
+		return txn.QueryWithVars(ctx, q, vars)
 	}
+	type page struct {
+		rows     []packedRow
+		c        graph.Changed
+		unpacked []string // the uids of the rows whose packs could not be used
+		err      error
+	}
+	read, unpacked := make(chan page, 1), make(chan page, 1)
+	send := func(ch chan<- page, p page) bool {
+		select {
+		case ch <- p:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	go func() {
+		defer close(read)
+		for after := "0x0"; ; {
+			// after is a uid Dgraph returned (checked by nextPage); the version travels as a variable.
+			q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` {
+  uid pg.changed pg.pack` + endSel + ` } }`
+			resp, err := query(q, vars)
+			if err != nil {
+				send(read, page{err: s.wrap("dgraph.Changes", err)})
+				return
+			}
+			var res struct{ Q []packedRow }
+			if err := json.Unmarshal(resp.Json, &res); err != nil {
+				send(read, page{err: s.wrap("dgraph.Changes", err)})
+				return
+			}
+			more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
+			if !send(read, page{rows: res.Q, err: err}) || !more || err != nil {
+				return
+			}
+			after = next
+		}
+	}()
+	go func() {
+		defer close(unpacked)
+		for p := range read {
+			if p.err == nil {
+				p.c, p.unpacked = unpackPage(p.rows, ends)
+			}
+			if !send(unpacked, p) {
+				return
+			}
+		}
+	}()
+	for p := range unpacked {
+		if p.err != nil {
+			return 0, p.err
+		}
+		s.packsUsed.Add(int64(len(p.rows) - len(p.unpacked)))
+		s.packsMissed.Add(int64(len(p.unpacked)))
+		// The uids of relations read from their packs are not kept: the graph held in memory answers for
+		// them (a million of them took 85 MB). Readers of the other relations and their ends then fetch
+		// them by uid.
+		uids, err := s.unpackedRelations(ctx, query, p.unpacked, &p.c)
+		if err != nil {
+			return 0, err
+		}
+		s.rememberAll(uids)
+		each(p.c)
+	}
+	return version, ctx.Err()
+}
+
+// unpackPage returns the relations of a page that can be read from their packs, and the uids of those
+// that cannot.
+func unpackPage(rows []packedRow, ends map[string]*endJSON) (c graph.Changed, unpacked []string) {
+	c = graph.Changed{Evidence: true, Links: make([]graph.Link, 0, len(rows)), Headers: make([]graph.RelationHeader, 0, len(rows))}
+	for _, r := range rows {
+		rel, from, to, ok := r.unpack(ends)
+		if !ok {
+			unpacked = append(unpacked, r.UID)
+			continue
+		}
+		link := packedLink(&rel, from, to)
+		c.Links = append(c.Links, link)
+		c.Headers = append(c.Headers, headerOf(rel, link))
+	}
+	return c, unpacked
 }
 
 // packedRow is a row of Changes' pages of relations: the relation's pack, with its ends' lifetimes in a
@@ -176,25 +228,25 @@ func headerOf(r graph.Relation, link graph.Link) graph.RelationHeader {
 	return graph.RelationHeader{Relation: r, ClaimCount: len(r.Claims), Support: link.Support, Verdict: graph.VerdictOf(r.Claims)}
 }
 
-// unpackedRelations reads, in txn and by uid, the relations of a page whose packs could not be used,
-// whole, and adds them to c.
-func (s *Store) unpackedRelations(ctx context.Context, txn *dgo.Txn, uids []string, c *graph.Changed, names *[][2]string) error {
+// unpackedRelations reads, with query and by uid, the relations of a page whose packs could not be used,
+// whole, and adds them to c; it returns their uids and their ends', by name.
+func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[string]string) (*api.Response, error), uids []string, c *graph.Changed) (names [][2]string, err error) {
 	for _, chunk := range chunks(uids, 2000) {
 		for _, u := range chunk {
 			if !uidPattern.MatchString(u) {
-				return &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
+				return nil, &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
 			}
 		}
 		// The uids come from Dgraph (checked above); nothing from the user is in the query.
 		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) { uid ` + linkFields + ` ` + headerExtraFields + ` ` + claimsField + `
   pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
-		resp, err := txn.Query(ctx, q)
+		resp, err := query(q, nil)
 		if err != nil {
-			return s.wrap("dgraph.Changes", err)
+			return nil, s.wrap("dgraph.Changes", err)
 		}
 		var res struct{ Q []changedRelation }
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
-			return s.wrap("dgraph.Changes", err)
+			return nil, s.wrap("dgraph.Changes", err)
 		}
 		for _, r := range res.Q {
 			if r.From == nil || r.To == nil {
@@ -203,10 +255,10 @@ func (s *Store) unpackedRelations(ctx context.Context, txn *dgo.Txn, uids []stri
 			link := r.link(nil)
 			c.Links = append(c.Links, link)
 			c.Headers = append(c.Headers, r.header(link))
-			*names = append(*names, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
+			names = append(names, [2]string{r.Name, r.UID}, [2]string{r.From.Name, r.From.UID}, [2]string{r.To.Name, r.To.UID})
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // changedRelation is a relation read from its predicates: its link, what else its header holds
@@ -230,16 +282,36 @@ type changedRelation struct {
 const claimsField = `claims: ~pg.claim_of { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + ` pg.source { pg.name } }`
 
 // changedSources calls each with pages of the sources changed after version since (every source from
-// version 0), read in txn from their packs where they can be used.
+// version 0), read in txn.
 func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) error {
-	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(Source))`
+	unpack := func(r packedRow) (sourceJSON, bool) {
+		var p sourcePack
+		ok := json.Unmarshal([]byte(r.Pack), &p) == nil && p.Format == packFormat && p.Changed == *r.Changed && p.Name != ""
+		return p.sourceJSON, ok
+	}
+	return packedPages(ctx, s, txn, since, "Source", strings.TrimSuffix(sourceFields, " count(~pg.source)"), unpack, func(rows []sourceJSON) {
+		batch := make([]graph.Source, 0, len(rows))
+		for _, r := range rows {
+			if r.Name != "" {
+				batch = append(batch, r.source())
+			}
+		}
+		each(graph.Changed{Sources: batch})
+	})
+}
+
+// packedPages calls each with pages of the nodes of type typ changed after version since (every one from
+// version 0), read in txn: from their packs, where unpack can use them (it is given only rows with a
+// pack and a pg.changed), and otherwise from their predicates, by uid, with fields.
+func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64, typ, fields string, unpack func(packedRow) (T, bool), each func([]T)) error {
+	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(`+typ+`))`
 	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
 	if since == 0 {
-		decl, root, vars, filter = ``, `type(Source)`, nil, ``
+		decl, root, vars, filter = ``, `type(`+typ+`)`, nil, `` // the type is the root's already
 	}
-	after := "0x0"
-	for {
-		// after is a uid Dgraph returned (checked below); the version travels as a variable.
+	for after := "0x0"; ; {
+		// typ is polgraph's own; after is a uid Dgraph returned (checked by nextPage); the version travels
+		// as a variable.
 		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` { uid pg.changed pg.pack } }`
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
@@ -249,36 +321,37 @@ func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, e
 		if err := json.Unmarshal(resp.Json, &res); err != nil {
 			return s.wrap("dgraph.Changes", err)
 		}
-		batch := make([]graph.Source, 0, len(res.Q))
+		rows := make([]T, 0, len(res.Q))
 		var unpacked []string
 		for _, r := range res.Q {
-			var p sourcePack
-			if r.Pack == "" || r.Changed == nil || json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" {
-				unpacked = append(unpacked, r.UID)
-				continue
+			if r.Pack != "" && r.Changed != nil {
+				if row, ok := unpack(r); ok {
+					rows = append(rows, row)
+					continue
+				}
 			}
-			batch = append(batch, p.source())
+			unpacked = append(unpacked, r.UID)
 		}
+		s.packsUsed.Add(int64(len(rows)))
+		s.packsMissed.Add(int64(len(unpacked)))
 		for _, chunk := range chunks(unpacked, 2000) {
 			for _, u := range chunk {
 				if !uidPattern.MatchString(u) {
 					return &graph.Error{Op: "dgraph.Changes", Kind: graph.Internal, Message: "Dgraph returned a malformed uid " + u}
 				}
 			}
-			// The uids come from Dgraph (checked above).
-			resp, err := txn.Query(ctx, `{ q(func: uid(`+strings.Join(chunk, ",")+`)) @filter(has(pg.name)) { `+strings.TrimSuffix(sourceFields, " count(~pg.source)")+` } }`)
+			// The uids come from Dgraph (checked above); nothing from the user is in the query.
+			resp, err := txn.Query(ctx, `{ q(func: uid(`+strings.Join(chunk, ",")+`)) { `+fields+` } }`)
 			if err != nil {
 				return s.wrap("dgraph.Changes", err)
 			}
-			var rows struct{ Q []sourceJSON }
-			if err := json.Unmarshal(resp.Json, &rows); err != nil {
+			var more struct{ Q []T }
+			if err := json.Unmarshal(resp.Json, &more); err != nil {
 				return s.wrap("dgraph.Changes", err)
 			}
-			for _, r := range rows.Q {
-				batch = append(batch, r.source())
-			}
+			rows = append(rows, more.Q...)
 		}
-		each(graph.Changed{Sources: batch})
+		each(rows)
 		more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
 		if err != nil {
 			return err
@@ -321,28 +394,21 @@ type changedEntity struct {
 // changedEntities calls each with pages of the entities changed after version since (every entity from
 // version 0), read in txn. From version 0 it also returns every entity as a relation's end, by name.
 func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) (map[string]*endJSON, error) {
-	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(Entity))`
-	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
 	var ends map[string]*endJSON
 	if since == 0 {
-		decl, root, vars, filter = ``, `type(Entity)`, nil, `` // the type is the root's already
 		ends = map[string]*endJSON{}
 	}
-	after := "0x0"
-	for {
-		// after is a uid Dgraph returned (checked below); the version travels as a variable.
-		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` { ` + entityFields + ` pg.start_day pg.end_day } }`
-		resp, err := txn.QueryWithVars(ctx, q, vars)
-		if err != nil {
-			return nil, s.wrap("dgraph.Changes", err)
+	unpack := func(r packedRow) (changedEntity, bool) {
+		var p entityPack
+		if json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" || p.Kind == "" {
+			return changedEntity{}, false
 		}
-		var res struct{ Q []changedEntity }
-		if err := json.Unmarshal(resp.Json, &res); err != nil {
-			return nil, s.wrap("dgraph.Changes", err)
-		}
-		batch := make([]graph.Entity, 0, len(res.Q))
-		uids := make([][2]string, 0, len(res.Q))
-		for _, r := range res.Q {
+		return p.row(r.UID), true
+	}
+	err := packedPages(ctx, s, txn, since, "Entity", entityFields+` pg.start_day pg.end_day`, unpack, func(rows []changedEntity) {
+		batch := make([]graph.Entity, 0, len(rows))
+		uids := make([][2]string, 0, len(rows))
+		for _, r := range rows {
 			if r.Kind == "" {
 				continue
 			}
@@ -354,15 +420,8 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 		}
 		s.rememberAll(uids)
 		each(graph.Changed{Entities: batch})
-		more, next, err := nextPage(res.Q, func(r changedEntity) string { return r.UID })
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			return ends, nil
-		}
-		after = next
-	}
+	})
+	return ends, err
 }
 
 // nextPage says whether a page of rows is followed by another (a full page is), and the uid of its last

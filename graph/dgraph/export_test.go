@@ -26,3 +26,10 @@ func WriteNQuads(ctx context.Context, s *Store, nquads string) error {
 	_, err := txn.Mutate(ctx, &api.Mutation{SetNquads: []byte(nquads), CommitNow: true})
 	return err
 }
+
+// Resolve looks up the uids of resources by name, as a write's references are, and keeps them: later reads
+// of those resources go by uid.
+func Resolve(ctx context.Context, s *Store, names []string) error {
+	_, err := s.resolve(ctx, names)
+	return err
+}

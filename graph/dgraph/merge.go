@@ -182,10 +182,11 @@ func (m *mergeWork) claimUIDs(name string) map[string]string {
 }
 
 // entitiesChanged marks entities changed at the merge's version, so that the graph in memory reads them
-// again.
+// again, from their predicates: their packs are dropped.
 func (m *mergeWork) entitiesChanged(uids ...string) {
 	for _, u := range uids {
 		m.set = append(m.set, map[string]any{"uid": u, "pg.changed": m.version})
+		m.del.Write(dropPack(nil, u))
 	}
 }
 

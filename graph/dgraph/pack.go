@@ -125,3 +125,61 @@ func packSource(s graph.Source, version int64) string {
 	return mustJSON(sourcePack{Format: packFormat, Changed: version, sourceJSON: sourceJSON{Name: string(s.Name), Title: s.Title, Kind: string(s.Kind),
 		Outlet: s.Outlet, Author: s.Author, Published: s.Published.String(), URL: s.URL, Retrieved: s.Retrieved.String(), Licence: s.Licence}})
 }
+
+// entityPack is an entity whole, with its lifetime (pg.start_day, pg.end_day) as its writes derive it.
+type entityPack struct {
+	Format      int         `json:"p"`
+	Changed     int64       `json:"v"`
+	Name        string      `json:"n"`
+	Kind        string      `json:"k"`
+	DisplayName string      `json:"d,omitempty"`
+	Aliases     []string    `json:"a,omitempty"`
+	Description string      `json:"desc,omitempty"`
+	Identifiers string      `json:"ids,omitempty"`
+	Attributes  string      `json:"attr,omitempty"`
+	ValidFrom   string      `json:"vf,omitempty"`
+	ValidTo     string      `json:"vt,omitempty"`
+	Deleted     *packedMark `json:"del,omitempty"`
+	MergedInto  string      `json:"m,omitempty"`
+	StartDay    *int        `json:"s,omitempty"`
+	EndDay      *int        `json:"e,omitempty"`
+}
+
+// packEntity is entity e's pack, written at version: e as it stands after the write, its tombstone and
+// merge included. ok is false for an entity its pack cannot give back as its predicates do (an alias
+// given twice, or empty: pg.aliases is a set of values), which is written without one.
+func packEntity(e graph.Entity, version int64) (string, bool) {
+	seen := make(map[string]bool, len(e.Aliases))
+	for _, a := range e.Aliases {
+		if a == "" || seen[a] {
+			return "", false
+		}
+		seen[a] = true
+	}
+	p := entityPack{Format: packFormat, Changed: version, Name: string(e.Name), Kind: string(e.Kind), DisplayName: e.DisplayName,
+		Aliases: e.Aliases, Description: e.Description, Identifiers: identifiersJSON(e.Identifiers), Attributes: attributesJSON(e.Attributes),
+		ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(), Deleted: packMark(e.Deleted), MergedInto: string(e.MergedInto)}
+	if life := e.Lifetime(); life.Start != graph.OpenPeriod.Start {
+		p.StartDay = &life.Start
+	}
+	if life := e.Lifetime(); life.End != graph.OpenPeriod.End {
+		p.EndDay = &life.End
+	}
+	return mustJSON(p), true
+}
+
+// row is the entity a pack holds as the entity pages of Changes read it from its predicates.
+func (p *entityPack) row(uid string) changedEntity {
+	r := changedEntity{entityJSON: entityJSON{UID: uid, Name: p.Name, Kind: p.Kind, DisplayName: p.DisplayName, Aliases: p.Aliases,
+		Description: p.Description, Identifiers: p.Identifiers, Attributes: p.Attributes, AliasOrder: aliasOrder(p.Aliases),
+		ValidFrom: p.ValidFrom, ValidTo: p.ValidTo}}
+	if p.Deleted != nil {
+		at := p.Deleted.At
+		r.DeletedAt, r.DeletedBy, r.DeleteReason = &at, p.Deleted.By, p.Deleted.Reason
+	}
+	if p.MergedInto != "" {
+		r.MergedInto = &nameRef{Name: p.MergedInto}
+	}
+	r.StartDay, r.EndDay = p.StartDay, p.EndDay
+	return r
+}

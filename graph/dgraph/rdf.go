@@ -138,7 +138,7 @@ func (q *NQuadWriter) WriteSource(s graph.Source) error {
 	return q.emit()
 }
 
-// WriteEntity writes an entity node with its search keys.
+// WriteEntity writes an entity node with its search keys and its pack.
 func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	n := label(string(e.Name))
 	q.str(n, "pg.name", string(e.Name))
@@ -170,6 +170,10 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 		q.str(n, "pg.ids", t)
 	}
 	q.str(n, "pg.ocd_id", e.Identifiers.First("ocd"))
+	q.typed(n, "pg.changed", "1", "int")
+	if pack, ok := packEntity(e, 1); ok {
+		q.str(n, "pg.pack", pack)
+	}
 	return q.emit()
 }
 

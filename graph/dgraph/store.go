@@ -41,8 +41,8 @@ type Store struct {
 	log            *slog.Logger
 	// retries counts transactions retried after Dgraph aborted them for a concurrent write.
 	retries atomic.Int64
-	// packsUsed and packsMissed count the relations Changes read from their packs, and those it read
-	// from their predicates instead (pack.go).
+	// packsUsed and packsMissed count the nodes (sources, entities, relations) Changes read from their
+	// packs, and those it read from their predicates instead (pack.go).
 	packsUsed, packsMissed atomic.Int64
 	uidsMu                 sync.RWMutex
 	uids                   map[string]string // resource name → uid, for names seen to exist
@@ -191,8 +191,8 @@ func (s *Store) sawVersion(v int64) {
 // Retries returns how many transactions were retried after Dgraph aborted them for a concurrent write.
 func (s *Store) Retries() int64 { return s.retries.Load() }
 
-// Packs returns how many relations Changes has read from their packs, and how many from their predicates
-// because their pack could not be used (none, stale, or of another format).
+// Packs returns how many sources, entities and relations Changes has read from their packs, and how many
+// from their predicates because their pack could not be used (none, stale, or of another format).
 func (s *Store) Packs() (used, missed int64) { return s.packsUsed.Load(), s.packsMissed.Load() }
 
 // Close closes the connection.

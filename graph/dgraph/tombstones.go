@@ -138,8 +138,8 @@ func deletion(r *graph.WriteResult, rel graph.Relation, now time.Time, by, reaso
 	return []graph.Change{{Resource: string(rel.Name), Action: graph.ActionDelete, Before: relationRecordJSON(rel), After: relationRecordJSON(after)}}
 }
 
-// dropPack deletes the pack of a relation a write changes without packing it again (pack.go): the graph
-// held in memory then reads the relation's predicates. uid comes from Dgraph.
+// dropPack deletes the pack of a node a write changes without packing it again (pack.go): the graph held
+// in memory then reads the node's predicates. uid comes from Dgraph.
 func dropPack(del []byte, uid string) []byte {
 	return fmt.Appendf(del, "<%s> <pg.pack> * .\n", uid)
 }
@@ -212,7 +212,7 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 				return nil, nil, err
 			}
 			set = append(set, deletedNode(f.UID, now, by, reason, version))
-			var del []byte
+			del := dropPack(nil, f.UID)
 			for _, r := range append(f.Out, f.In...) {
 				set = append(set, deletedNode(r.UID, now, by, reason, version))
 				del = dropPack(del, r.UID)

@@ -490,6 +490,17 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 					n["pg.ocd_id"] = ocd
 				}
 				n["pg.changed"] = version
+				// The pack holds the entity as it stands after the write: a deletion (or merge) stands.
+				after := e
+				if old, ok := decodeRaw[entityJSON](got, string(e.Name)); ok {
+					was := old.entity()
+					after.Deleted, after.MergedInto = was.Deleted, was.MergedInto
+				}
+				if pack, ok := packEntity(after, version); ok {
+					n["pg.pack"] = pack
+				} else if f, ok := got[string(e.Name)]; ok {
+					del.Write(dropPack(nil, f.UID))
+				}
 				set = append(set, n)
 			}
 			for _, r := range marked {
