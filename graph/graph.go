@@ -197,6 +197,44 @@ type Verdict struct {
 
 // VerdictOf counts claims and their sources; retracted claims do not count.
 func VerdictOf(claims []Claim) Verdict {
+	if len(claims) > 16 {
+		return verdictBySets(claims)
+	}
+	var v Verdict
+	// Most relations have a few claims: their distinct sources are counted by looking back over the
+	// claims before, without a set.
+	seen := func(k int, denied bool) bool {
+		for _, c := range claims[:k] {
+			if c.Retracted.IsZero() && c.Status.Index() >= 0 && (c.Status == StatusDenied) == denied && c.Source.Name == claims[k].Source.Name {
+				return true
+			}
+		}
+		return false
+	}
+	for k, c := range claims {
+		if !c.Retracted.IsZero() {
+			continue
+		}
+		i := c.Status.Index()
+		if i < 0 {
+			continue
+		}
+		v.Claims[i]++
+		denied := c.Status == StatusDenied
+		if seen(k, denied) {
+			continue
+		}
+		if denied {
+			v.DenyingSources++
+		} else {
+			v.SupportingSources++
+		}
+	}
+	return v
+}
+
+// verdictBySets is VerdictOf for many claims.
+func verdictBySets(claims []Claim) Verdict {
 	var v Verdict
 	supporting, denying := map[SourceName]bool{}, map[SourceName]bool{}
 	for _, c := range claims {

@@ -320,6 +320,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	// counted calls each with the relations of u that count under the filter, each with its other end, in
 	// the order of u's list. It reads the list in place, for every step below (a hub's counted relations,
 	// copied out once per answer, cost more to allocate and collect than to test again).
+	byDefault := len(q.Filter.Statuses) == 0 // the strength kept in the lists is right
 	counted := func(u int32, each func(h halfEdge)) {
 		for _, h := range g.relationsOf(u) {
 			if g.counts(&q.Filter, h.rel) {
@@ -353,7 +354,11 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			items = items[:0]
 			counted(u, func(n halfEdge) {
 				if m.at(n.to) == 0 && !excluded[n.to] {
-					items = append(items, candidate{to: n.to, strength: q.Filter.Strength(*g.support(n.rel))})
+					strength := n.strength // the default filter's, kept in the list
+					if !byDefault {
+						strength = q.Filter.Strength(*g.support(n.rel))
+					}
+					items = append(items, candidate{to: n.to, strength: strength})
 				}
 			})
 			shown := 0

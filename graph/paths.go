@@ -60,13 +60,14 @@ type pathGraph interface {
 }
 
 // halfEdge is a relation of an entity with the relation's other end, its type (one more than its place
-// in RelationTypes; 0 for a type outside the vocabulary) and whether the entity is its `from`, as the
-// entity's list holds it: a walk reads the list in order, without the relation's record. None of these
-// ever changes for a relation (its name holds them).
+// in RelationTypes; 0 for a type outside the vocabulary), whether the entity is its `from`, and its
+// strength under the default filter, as the entity's list holds it: a walk reads the list in order,
+// without the relation's record. Only the strength ever changes (a relation's name holds the rest).
 type halfEdge struct {
-	rel, to int32
-	typ     uint8
-	out     bool
+	rel, to  int32
+	typ      uint8
+	out      bool
+	strength float64
 }
 
 // viewer is a LinkSource that holds its links numbered in memory: a search reads them in place, between
@@ -159,7 +160,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 				b, _ := g.node(l.To)
 				g.linkEnd = append(g.linkEnd, [2]int32{a, b})
 			}
-			rs[j] = halfEdge{rel: r, to: otherEnd(g.linkEnd[r], u), typ: typeNumber[l.Type], out: g.linkEnd[r][0] == u}
+			rs[j] = halfEdge{rel: r, to: otherEnd(g.linkEnd[r], u), typ: typeNumber[l.Type], out: g.linkEnd[r][0] == u, strength: defaultStrength(&g.links[r])}
 		}
 		g.adj[u], g.fetched[u] = rs, true
 	}

@@ -161,6 +161,7 @@ type topoSnapshot struct {
 	links   chunked[Link]
 	brief   chunked[linkBrief]  // what walks read of each relation, in one place
 	adj     chunked[[]halfEdge] // each entity's relations, with their other ends
+	at      chunked[[2]int32]   // where each relation stands in its from's list and in its to's
 	byDflt  chunked[uint64]     // whether each relation counts under the default filter, a bit each
 	entity  chunked[*Entity]    // each entity, as last written (nil: known only from a relation's end)
 	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
@@ -206,6 +207,8 @@ type snapshotBuilder struct {
 	links   *chunkedBuilder[Link]
 	brief   *chunkedBuilder[linkBrief]
 	adj     *chunkedBuilder[[]halfEdge]
+	at      *chunkedBuilder[[2]int32]
+	mine    map[int32]bool // the lists this builder copied: their entries may be written in place
 	byDflt  *chunkedBuilder[uint64]
 	entity  *chunkedBuilder[*Entity]
 	detail  *chunkedBuilder[linkDetail]
@@ -222,7 +225,7 @@ type snapshotBuilder struct {
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
-		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), byDflt: newChunkedBuilder(s.byDflt),
+		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), at: newChunkedBuilder(s.at), byDflt: newChunkedBuilder(s.byDflt),
 		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), claims: newChunkedBuilder(s.claims),
 		srcs: newNumberedBuilder(s.srcs), source: newChunkedBuilder(s.source), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
 }
@@ -253,7 +256,11 @@ func (b *snapshotBuilder) apply(c Changed) {
 			}
 		}
 		i, isNew := b.rels.number(l.Name)
+		strength := defaultStrength(&l)
 		if !isNew {
+			if old := b.links.get(i); defaultStrength(&old) != strength {
+				b.restrength(i, a, e, strength)
+			}
 			b.links.set(i, l)
 			b.brief.set(i, briefOf(l, a, e))
 			b.detail.set(i, d)
@@ -269,10 +276,12 @@ func (b *snapshotBuilder) apply(c Changed) {
 		b.brief.append(briefOf(l, a, e))
 		b.countsByDefault(i, &l)
 		typ := typeNumber[l.Type]
-		b.relate(a, halfEdge{rel: i, to: e, typ: typ, out: true})
+		var at [2]int32
+		at[0] = b.relate(a, halfEdge{rel: i, to: e, typ: typ, out: true, strength: strength})
 		if e != a {
-			b.relate(e, halfEdge{rel: i, to: a, typ: typ})
+			at[1] = b.relate(e, halfEdge{rel: i, to: a, typ: typ, strength: strength})
 		}
+		b.at.append(at)
 	}
 }
 
@@ -299,11 +308,43 @@ func (b *snapshotBuilder) sameName(n EntityName) EntityName {
 	return n
 }
 
-// relate adds relation h to entity u's. Each entity's list is its own array, so appending to it writes
-// past the length every published snapshot holds of it; only the list's header is set anew. A relation's
-// ends never change (its name holds them), so neither does its entry in a list.
-func (b *snapshotBuilder) relate(u int32, h halfEdge) {
-	b.adj.set(u, append(b.adj.get(u), h))
+// relate adds relation h to entity u's and returns where it stands there. Each entity's list is its own
+// array, so appending to it writes past the length every published snapshot holds of it; only the list's
+// header is set anew. A relation's ends never change (its name holds them), so neither does its place in
+// a list, nor most of its entry: only its strength does (restrength).
+func (b *snapshotBuilder) relate(u int32, h halfEdge) int32 {
+	list := b.adj.get(u)
+	b.adj.set(u, append(list, h))
+	return int32(len(list))
+}
+
+// restrength sets the strength of relation r, whose ends are from and to, in both their lists. An entry
+// a published snapshot can see is never written: the builder copies a list the first time it changes one
+// of its entries (a hub's thousands of entries at most once a sync).
+func (b *snapshotBuilder) restrength(r, from, to int32, strength float64) {
+	at := b.at.get(r)
+	for k, u := range [2]int32{from, to} {
+		if k == 1 && to == from {
+			break
+		}
+		list := b.adj.get(u)
+		if !b.mine[u] {
+			list = slices.Clone(list)
+			b.adj.set(u, list)
+			if b.mine == nil {
+				b.mine = map[int32]bool{}
+			}
+			b.mine[u] = true
+		}
+		list[at[k]].strength = strength
+	}
+}
+
+// defaultStrength is a relation's strength under the default filter (RelationFilter.Strength): what a
+// walk ranks an entity's neighbours by, kept in each half of the relation.
+func defaultStrength(l *Link) float64 {
+	var dflt RelationFilter
+	return dflt.Strength(l.Support)
 }
 
 // countsByDefault records whether relation r, whose link is l, counts under the default filter.
@@ -354,7 +395,7 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, brief: b.brief.c, adj: b.adj.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, claims: b.claims.c,
+		links: b.links.c, brief: b.brief.c, adj: b.adj.c, at: b.at.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, claims: b.claims.c,
 		srcs: b.srcs.finish(), source: b.source.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }
 

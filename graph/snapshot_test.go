@@ -95,15 +95,31 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 			t.Fatalf("version %d: relation %s counts %v under the default filter, its link %v", version, l.Name, got, want)
 		}
 	}
-	// Each entity's list holds each of its relations with the relation's other end.
+	// Each entity's list holds each of its relations with the relation's other end, type, direction and
+	// strength under the default filter, where the relation says it stands.
 	for u := int32(0); int(u) < s.ents.len(); u++ {
-		for _, h := range s.adj.get(u) {
+		for k, h := range s.adj.get(u) {
 			e := s.brief.get(h.rel).ends
 			if e[0] != u && e[1] != u || otherEnd(e, u) != h.to {
 				t.Fatalf("version %d: %s lists relation %s with other end %s", version, s.ents.key(u), s.links.get(h.rel).Name, s.ents.key(h.to))
 			}
+			l := s.links.get(h.rel)
+			var dflt RelationFilter
+			if RelationTypes[h.typ-1] != l.Type || h.out != (e[0] == u) || h.strength != dflt.Strength(l.Support) {
+				t.Fatalf("version %d: %s lists relation %s as %+v; its link %+v", version, s.ents.key(u), l.Name, h, l)
+			}
+			if at := s.at.get(h.rel); at[boolInt(e[0] != u)] != int32(k) {
+				t.Fatalf("version %d: relation %s stands at %d in %s's list, and says %v", version, l.Name, k, s.ents.key(u), at)
+			}
 		}
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func compareStrings(a, b string) int {
