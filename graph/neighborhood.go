@@ -440,25 +440,19 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		counted(u, func(h halfEdge) {
 			p, in := pos(h.to)
 			switch {
-			case excluded[h.to]:
+			case len(excluded) > 0 && excluded[h.to]:
 				p = -1
 			case !in: // not in the answer, or scanned already (its mark negated)
 				return
 			}
-			w.edges = append(w.edges, edgeAt{g.link(h.rel).Name, h.rel, max(i, p)})
+			w.edges = append(w.edges, edgeAt{rel: h.rel, pos: max(i, p)})
 		})
 		m.set(u, -m.at(u)) // scanned: its position, negated
 	}
 	for _, u := range scan {
 		m.set(u, -m.at(u))
 	}
-	slices.SortFunc(w.edges, func(a, b edgeAt) int {
-		return cmp.Or(cmp.Compare(a.pos, b.pos), strings.Compare(string(a.name), string(b.name)))
-	})
-	if len(w.edges) > q.MaxEdges {
-		w.edgesLeftOut = len(w.edges) - q.MaxEdges
-		w.edges = w.edges[:q.MaxEdges]
-	}
+	w.edges, w.edgesLeftOut = firstEdges(w.edges, q.MaxEdges, len(order), func(r int32) RelationName { return g.link(r).Name })
 
 	// 4. What the caps left out.
 	for i, u := range expanded {
@@ -466,7 +460,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		leftOut, relsLeftOut := 0, 0
 		var byType []RelationCount
 		counted(u, func(n halfEdge) {
-			if _, in := pos(n.to); in || excluded[n.to] {
+			if _, in := pos(n.to); in || len(excluded) > 0 && excluded[n.to] {
 				return
 			}
 			if m.at(n.to) != mark {
@@ -487,6 +481,46 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		}
 	}
 	return w, nil
+}
+
+// firstEdges returns the first max of edges (none named yet) in the answer's order, by the position of
+// their later end and then by name, each named, and how many it left out. Among many relations of hubs,
+// only the edges kept and those of the position where the cut falls are named and ordered by name
+// (positions run from 0 to positions-1).
+func firstEdges(edges []edgeAt, max, positions int, name func(int32) RelationName) ([]edgeAt, int) {
+	byName := func(a, b edgeAt) int { return strings.Compare(string(a.name), string(b.name)) }
+	leftOut := 0
+	if len(edges) > max {
+		leftOut = len(edges) - max
+		counts := make([]int, positions)
+		for _, e := range edges {
+			counts[e.pos]++
+		}
+		cut, before := 0, 0 // the position where the cut falls, and how many edges come before it
+		for before+counts[cut] < max {
+			before += counts[cut]
+			cut++
+		}
+		kept, at := edges[:0:0], []edgeAt(nil)
+		for _, e := range edges {
+			switch {
+			case e.pos < cut:
+				kept = append(kept, e)
+			case e.pos == cut:
+				e.name = name(e.rel)
+				at = append(at, e)
+			}
+		}
+		slices.SortFunc(at, byName)
+		edges = append(kept, at[:max-before]...)
+	}
+	for i := range edges {
+		if edges[i].name == "" {
+			edges[i].name = name(edges[i].rel)
+		}
+	}
+	slices.SortFunc(edges, func(a, b edgeAt) int { return cmp.Or(cmp.Compare(a.pos, b.pos), byName(a, b)) })
+	return edges, leftOut
 }
 
 // marks holds a number for some entities of a graph, by entity number (0: none), and can forget them all
@@ -549,45 +583,95 @@ func byStrength(a, b candidate) int {
 
 // strongest returns, ordered by byStrength, a prefix of items holding at least n distinct entities (or
 // all of them): the candidates a walk shows come from it. A hub's thousands of candidates are not all
-// sorted: the n-th strength is found first, then only the candidates at least that strong are sorted
-// (twice as many are tried while entities joined more than once leave fewer than n).
+// sorted: the n-th strength is found first; the fewer than n candidates stronger than it are sorted, and
+// of the candidates exactly as strong (often thousands: confidences take few values) only as many as
+// are needed, smallest names first (twice as many are tried while entities joined more than once leave
+// fewer than n).
 func strongest(items []candidate, n int, name func(int32) EntityName) []candidate {
 	if n <= 0 {
 		return nil
 	}
-	sortAll := func() []candidate {
-		for i := range items {
-			items[i].name = name(items[i].to)
+	named := func(cs []candidate) {
+		for i := range cs {
+			cs[i].name = name(cs[i].to)
 		}
+	}
+	if len(items) <= 4*n {
+		named(items)
 		slices.SortFunc(items, byStrength)
 		return items
 	}
-	if len(items) <= 4*n {
-		return sortAll()
-	}
 	strengths := make([]float64, len(items))
-	for k := n; ; k *= 2 {
-		if k >= len(items) {
-			return sortAll()
-		}
+	byName := func(a, b candidate) int { return strings.Compare(string(a.name), string(b.name)) }
+	for kk := n; kk < len(items); kk *= 2 {
 		for i, c := range items {
 			strengths[i] = c.strength
 		}
-		floor := kthLargest(strengths, k)
-		var top []candidate
+		floor := kthLargest(strengths, kk)
+		var top, tied []candidate
 		for _, c := range items {
-			if c.strength >= floor {
-				c.name = name(c.to)
+			switch {
+			case c.strength > floor:
 				top = append(top, c)
+			case c.strength == floor:
+				tied = append(tied, c)
 			}
 		}
+		named(top)
 		slices.SortFunc(top, byStrength)
-		distinct := make(map[int32]bool, len(top))
-		for _, c := range top {
-			distinct[c.to] = true
+		named(tied)
+		distinct := make(map[int32]bool, len(top)+n)
+		for k := max(n-len(top), 1); ; k *= 2 {
+			k = min(k, len(tied))
+			smallestByName(tied, k)
+			slices.SortFunc(tied[:k], byName)
+			clear(distinct)
+			for _, c := range top {
+				distinct[c.to] = true
+			}
+			for _, c := range tied[:k] {
+				distinct[c.to] = true
+			}
+			if len(distinct) >= n {
+				return append(top, tied[:k]...)
+			}
+			if k == len(tied) {
+				break // entities joined more than once: a lower floor
+			}
 		}
-		if len(distinct) >= n {
-			return top
+	}
+	named(items)
+	slices.SortFunc(items, byStrength)
+	return items
+}
+
+// smallestByName reorders xs so that its first k hold the k smallest names (in no order).
+func smallestByName(xs []candidate, k int) {
+	lo, hi := 0, len(xs)
+	for hi-lo > 1 {
+		pivot := xs[lo+(hi-lo)/2].name
+		// [lo, lt) before the pivot, [lt, i) equal to it, [gt, hi) after it.
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch c := strings.Compare(string(xs[i].name), string(pivot)); {
+			case c < 0:
+				xs[lt], xs[i] = xs[i], xs[lt]
+				lt++
+				i++
+			case c > 0:
+				gt--
+				xs[gt], xs[i] = xs[i], xs[gt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k <= lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return
 		}
 	}
 }
