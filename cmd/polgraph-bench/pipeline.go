@@ -55,6 +55,10 @@ type sizeResult struct {
 		Fill      time.Duration
 		Memory    int64 // growth of this process's resident memory
 		Relations int
+		// Packed and Unpacked count the sources, entities and relations the fill read from their packs and
+		// from their predicates; AlphaCPU and CPU are the CPU time the alpha and this process spent on it.
+		Packed, Unpacked int64
+		AlphaCPU, CPU    time.Duration
 	}
 	Postgres    pgLoad // the PostgreSQL peer's load, when it ran
 	Equivalence string // how the two loads compare
@@ -224,15 +228,22 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	}
 	services := []namedClient{{system: sysPolgraph}}
 	if cfg.Topology {
-		runtime.GC()
+		// What the topology holds, not what the fill's garbage left the heap at: memory freed is returned
+		// to the system before each reading.
+		debug.FreeOSMemory()
 		before := procStatus(0, "VmRSS")
 		topo := graph.NewTopology(store)
+		packed, unpacked := store.Packs()
+		alphaCPU, cpu := cpuTime(node.alphaPID()), cpuTime(os.Getpid())
 		start = time.Now()
 		if err := topo.Sync(ctx); err != nil {
 			return nil, fmt.Errorf("filling the in-memory topology: %w", err)
 		}
 		res.Topology.Fill = time.Since(start)
-		runtime.GC()
+		res.Topology.AlphaCPU, res.Topology.CPU = cpuTime(node.alphaPID())-alphaCPU, cpuTime(os.Getpid())-cpu
+		p, u := store.Packs()
+		res.Topology.Packed, res.Topology.Unpacked = p-packed, u-unpacked
+		debug.FreeOSMemory()
 		res.Topology.Memory = procStatus(0, "VmRSS") - before
 		_, res.Topology.Relations, _ = topo.Size()
 		step("in-memory topology: %d relations in %s (about %s); the alpha now has %s resident", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory), mb(procStatus(node.alphaPID(), "VmRSS")))

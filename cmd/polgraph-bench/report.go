@@ -140,7 +140,9 @@ func (rep *report) markdown() string {
 		p("Peak memory during the queries: alpha %s (%s); this process %s (polgraph's services in-process, the floor's graphs, the clients).",
 			mb(s.Query.AlphaPeak), s.Query.AlphaPeakHow, mb(s.Query.HarnessPeak))
 		if s.Topology.Relations > 0 {
-			p(" polgraph's in-memory topology read %d relations in %s and added about %s.", s.Topology.Relations, secs(s.Topology.Fill), mb(s.Topology.Memory))
+			t := s.Topology
+			p(" polgraph's in-memory topology read %d relations in %s and added about %s: %d sources, entities and relations from their packs and %d from their predicates, the alpha using %s of CPU and polgraph %s (two cores).",
+				t.Relations, secs(t.Fill), mb(t.Memory), t.Packed, t.Unpacked, secs(t.AlphaCPU), secs(t.CPU))
 		}
 		if rs := settleSummary(s.Results); rs != "" {
 			p(" %s", rs)
