@@ -29,6 +29,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/snapfile"
 	"github.com/polgraph/polgraph/graph/synth"
 )
 
@@ -59,6 +60,11 @@ type sizeResult struct {
 		// from their predicates; AlphaCPU and CPU are the CPU time the alpha and this process spent on it.
 		Packed, Unpacked int64
 		AlphaCPU, CPU    time.Duration
+		// The fill also wrote the graph's snapshot file (graph/snapfile), of FileBytes; Restart is how long a
+		// second topology took to fill from that file (and the store's catch-up since), as a restarted
+		// polgraph does.
+		FileBytes int64
+		Restart   time.Duration
 	}
 	Postgres    pgLoad // the PostgreSQL peer's load, when it ran
 	Equivalence string // how the two loads compare
@@ -232,7 +238,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		// to the system before each reading.
 		debug.FreeOSMemory()
 		before := procStatus(0, "VmRSS")
-		topo := graph.NewTopology(store)
+		snapshot := filepath.Join(dir, "graph.snapshot")
+		kept := snapfile.New(store, snapshot, log)
+		topo := graph.NewTopology(kept)
 		packed, unpacked := store.Packs()
 		alphaCPU, cpu := cpuTime(node.alphaPID()), cpuTime(os.Getpid())
 		start = time.Now()
@@ -240,6 +248,10 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, fmt.Errorf("filling the in-memory topology: %w", err)
 		}
 		res.Topology.Fill = time.Since(start)
+		kept.Close()
+		if fi, err := os.Stat(snapshot); err == nil {
+			res.Topology.FileBytes = fi.Size()
+		}
 		res.Topology.AlphaCPU, res.Topology.CPU = cpuTime(node.alphaPID())-alphaCPU, cpuTime(os.Getpid())-cpu
 		p, u := store.Packs()
 		res.Topology.Packed, res.Topology.Unpacked = p-packed, u-unpacked
@@ -247,6 +259,24 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		res.Topology.Memory = procStatus(0, "VmRSS") - before
 		_, res.Topology.Relations, _ = topo.Size()
 		step("in-memory topology: %d relations in %s (about %s); the alpha now has %s resident", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory), mb(procStatus(node.alphaPID(), "VmRSS")))
+		// A restart: a second topology read back from the file the fill wrote. It serves the queries.
+		topo = nil
+		debug.FreeOSMemory()
+		restarted := snapfile.New(store, snapshot, log)
+		defer restarted.Close()
+		topo = graph.NewTopology(restarted)
+		start = time.Now()
+		if err := topo.Sync(ctx); err != nil {
+			return nil, fmt.Errorf("filling the in-memory topology from its snapshot file: %w", err)
+		}
+		res.Topology.Restart = time.Since(start)
+		if f := restarted.LastFill(); !f.FromFile {
+			return nil, fmt.Errorf("the snapshot file the fill wrote was not read back: %s", f.Why)
+		}
+		if _, n, _ := topo.Size(); n != res.Topology.Relations {
+			return nil, fmt.Errorf("the topology read back from its snapshot file holds %d relations, the one filled from Dgraph %d", n, res.Topology.Relations)
+		}
+		step("in-memory topology read back from its snapshot file (%s) in %s", mb(res.Topology.FileBytes), res.Topology.Restart.Round(time.Millisecond))
 		services = append(services, namedClient{system: sysPolgraphMem, topology: topo})
 	}
 	for i := range services {

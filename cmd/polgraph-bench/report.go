@@ -143,6 +143,10 @@ func (rep *report) markdown() string {
 			t := s.Topology
 			p(" polgraph's in-memory topology read %d relations in %s and added about %s: %d sources, entities and relations from their packs and %d from their predicates, the alpha using %s of CPU and polgraph %s (two cores).",
 				t.Relations, secs(t.Fill), mb(t.Memory), t.Packed, t.Unpacked, secs(t.AlphaCPU), secs(t.CPU))
+			if t.Restart > 0 {
+				p(" The fill also wrote the graph's snapshot file (%s); a second topology, as a restarted polgraph's, read it back and caught up in %s, and answered the queries below.",
+					mb(t.FileBytes), secs(t.Restart))
+			}
 		}
 		if rs := settleSummary(s.Results); rs != "" {
 			p(" %s", rs)

@@ -43,6 +43,7 @@ type Config struct {
 	Batch               int           // load, import: records per transaction
 	WorkBudget          int           // relations one query may read before it stops with RESOURCE_EXHAUSTED
 	InMemory            bool          // keep the graph's links in memory for path and neighbourhood searches
+	SnapshotFile        string        // keep the graph held in memory in this file too (graph/snapfile); "" or "off": none
 	Limits              rpc.Limits    // how many calls of one method run at once, and wait
 	Writes              bool          // serve polgraph.v1.WriteService
 	WriteTimeout        time.Duration // bounds every write (a Load included)
@@ -126,6 +127,7 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			fs.IntVar(&c.Limits.InFlight, "max-in-flight", c.Limits.InFlight, "calls of one method served at once; more wait their turn")
 			fs.IntVar(&c.Limits.Queued, "max-queued", c.Limits.Queued, "calls of one method that may wait for a turn (at most 2 s); more are refused with RESOURCE_EXHAUSTED")
 			fs.BoolVar(&c.InMemory, "in-memory", env("POLGRAPH_IN_MEMORY", "true") == "true", "keep the graph's links in memory, in step with Dgraph, for path and neighbourhood searches ($POLGRAPH_IN_MEMORY)")
+			fs.StringVar(&c.SnapshotFile, "snapshot-file", env("POLGRAPH_SNAPSHOT_FILE", c.SnapshotFile), "keep the graph held in memory in this local file as well, so that a restart reads it back and asks Dgraph only for what changed since; off for none (run's default: graph.snapshot in --data-dir; serve's: off) ($POLGRAPH_SNAPSHOT_FILE)")
 		case "log":
 			fs.StringVar(&c.LogLevel, "log-level", env("POLGRAPH_LOG_LEVEL", c.LogLevel), "debug, info, warn or error ($POLGRAPH_LOG_LEVEL)")
 		case "data-dir":

@@ -57,6 +57,9 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
+	if cfg.SnapshotFile == "" {
+		cfg.SnapshotFile = filepath.Join(dataDir, "graph.snapshot")
+	}
 	cluster, ctx, failed, stop, err := startLocalDgraph(ctx, dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log}, log)
 	if err != nil {
 		return err

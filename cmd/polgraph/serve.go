@@ -28,6 +28,7 @@ import (
 	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/snapfile"
 )
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -98,6 +99,11 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	svc := s.svc
 	if cfg.InMemory {
 		if feed, ok := store.(graph.ChangeFeed); ok {
+			if kept, ok := store.(snapfile.Store); ok && cfg.SnapshotFile != "" && cfg.SnapshotFile != "off" {
+				f := snapfile.New(kept, cfg.SnapshotFile, log)
+				defer f.Close()
+				feed = f
+			}
 			svc.Topology = graph.NewTopology(feed)
 		}
 	}
@@ -260,10 +266,20 @@ const maxRequestBytes = 4 << 20
 func fillTopology(ctx context.Context, store graph.Store, t *graph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
 	fillCtx, span := tracing.Tracer().Start(ctx, "polgraph fill in-memory graph")
 	start := time.Now()
-	if err := t.Sync(fillCtx); err != nil {
-		log.WarnContext(fillCtx, "cannot keep the graph in memory; searches read it from Dgraph", "err", err)
-		span.End()
-		return
+	// A fill that fails (Dgraph unreachable at start, a snapshot file that could not be read back) is
+	// tried again, less and less often: searches read the graph from Dgraph meanwhile.
+	for wait := time.Second; ; wait = min(2*wait, time.Minute) {
+		err := t.Sync(fillCtx)
+		if err == nil {
+			break
+		}
+		log.WarnContext(fillCtx, "cannot fill the graph held in memory yet; searches read it from Dgraph", "err", err, "next_try_in", wait)
+		select {
+		case <-ctx.Done():
+			span.End()
+			return
+		case <-time.After(wait):
+		}
 	}
 	took := time.Since(start)
 	m.FillTook(took)

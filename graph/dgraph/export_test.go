@@ -33,3 +33,14 @@ func Resolve(ctx context.Context, s *Store, names []string) error {
 	_, err := s.resolve(ctx, names)
 	return err
 }
+
+// DropGraphID removes the graph's id, as a graph written before polgraph gave one holds none.
+func DropGraphID(ctx context.Context, s *Store) error {
+	_, err := s.dg.NewTxn().Do(ctx, &api.Request{
+		Query:     `query q($m: string) { m as var(func: eq(pg.name, $m)) }`,
+		Vars:      map[string]string{"$m": metaName},
+		Mutations: []*api.Mutation{{DelNquads: []byte(`uid(m) <pg.graph_id> * .`)}},
+		CommitNow: true,
+	})
+	return err
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
+)
+
+// syncBuffer is a log sink several goroutines write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRestartFromTheSnapshotFileMissesNoWrite serves with a snapshot file, stops, writes while no
+// polgraph runs, and serves again: the graph is read back from the file, and answers hold the writes made
+// meanwhile.
+func TestRestartFromTheSnapshotFileMissesNoWrite(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.SnapshotFile = filepath.Join(t.TempDir(), "graph.snapshot")
+	cfg.HTTP = ""
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+
+	// serveOnce serves until ask returns, and gives ask a client once the graph is held in memory.
+	serveOnce := func(ask func(pb.GraphServiceClient)) {
+		t.Helper()
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		services := make(chan *graph.Service, 1)
+		served := make(chan error, 1)
+		go func() {
+			served <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
+		}()
+		svc := <-services
+		deadline := time.Now().Add(60 * time.Second)
+		for !svc.Topology.Ready() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the graph was not held in memory after 60 s; log:\n%s", logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ask(pb.NewGraphServiceClient(conn))
+		conn.Close()
+		cancel()
+		if err := <-served; err != nil {
+			t.Fatal(err)
+		}
+	}
+	pathBetween := func(c pb.GraphServiceClient, from, to string) int {
+		t.Helper()
+		resp, err := c.FindPaths(t.Context(), &pb.FindPathsRequest{From: from, To: to, MaxPaths: 1})
+		if err != nil {
+			t.Fatalf("FindPaths %s to %s: %v", from, to, err)
+		}
+		return len(resp.GetPaths())
+	}
+
+	serveOnce(func(c pb.GraphServiceClient) {
+		if pathBetween(c, "Ajmal Masroor", "Keir Starmer") == 0 {
+			t.Fatal("no path in the default graph")
+		}
+	})
+	if _, err := os.Stat(cfg.SnapshotFile); err != nil {
+		t.Fatalf("serving left no snapshot file: %v", err)
+	}
+	if strings.Contains(logs.String(), "graph read back from its snapshot file") {
+		t.Fatal("the first fill says it read a file back")
+	}
+
+	// While no polgraph serves: two new actors, and a relation between them.
+	file := filepath.Join(t.TempDir(), "meanwhile.jsonl")
+	text := `{"record":"dataset","format":"polgraph/v1","name":"meanwhile"}
+{"record":"source","name":"sources/meanwhile","title":"Meanwhile","kind":"OTHER"}
+{"record":"entity","name":"actors/meanwhile-a","display_name":"Meanwhile Alpha"}
+{"record":"entity","name":"actors/meanwhile-b","display_name":"Meanwhile Beta"}
+{"record":"relation","type":"ENDORSES","from":"actors/meanwhile-a","to":"actors/meanwhile-b","claims":[{"source":"sources/meanwhile","excerpt":"endorsed","confidence":0.9,"status":"REPORTED"}]}
+`
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := realMain(t.Context(), append([]string{"load"}, append(dgraphFlags(), file)...), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+
+	serveOnce(func(c pb.GraphServiceClient) {
+		if n := pathBetween(c, "Meanwhile Alpha", "Meanwhile Beta"); n != 1 {
+			t.Fatalf("after the restart, %d paths between the actors written while polgraph was stopped, want 1", n)
+		}
+		ent, err := c.GetEntity(t.Context(), &pb.GetEntityRequest{Name: "actors/meanwhile-b"})
+		if err != nil || ent.GetEntity().GetDisplayName() != "Meanwhile Beta" {
+			t.Fatalf("after the restart, GetEntity: %v, %v", ent, err)
+		}
+	})
+	if !strings.Contains(logs.String(), "graph read back from its snapshot file") {
+		t.Fatalf("the restart did not read the file back; log:\n%s", logs.String())
+	}
+}
