@@ -114,6 +114,10 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 		case v > since:
 			if err := out.mark(since, v); err != nil {
 				f.fail(out, err)
+			} else if out.marked().outgrown() {
+				// Not added to any more: the next start fills from the store and writes a new one.
+				f.log.InfoContext(ctx, "the graph's snapshot file is no longer added to: its catch-ups outgrew its fill", "file", f.path)
+				f.closeOut()
 			}
 		}
 	}
@@ -160,7 +164,7 @@ func (f *Feed) begin(ctx context.Context, each func(graph.Changed)) (int64, *log
 			f.remove()
 			return 0, nil, fmt.Errorf("snapfile: reading %s back: %w", f.path, err)
 		}
-		out, err := appendTo(f.path, s.end, s.version)
+		out, err := appendTo(f.path, s.end, s.fillEnd, s.version)
 		if err != nil {
 			f.log.WarnContext(ctx, "the graph's snapshot file cannot be added to; it stays as read", "file", f.path, "err", err)
 		}
@@ -185,8 +189,13 @@ func (f *Feed) begin(ctx context.Context, each func(graph.Changed)) (int64, *log
 type survey struct {
 	version int64 // the version the file brings the graph to
 	end     int64 // where its last mark ends: what follows is not read back
+	fillEnd int64 // where its first mark (its fill's) ends
 	err     error
 }
+
+// outgrown says whether the catch-ups in the file are larger than its fill: replaying them all would
+// cost more than a fill, and the file would only grow. A file is not added to past that, nor read back.
+func (s survey) outgrown() bool { return s.end-s.fillEnd > s.fillEnd }
 
 // survey checks the whole file (every record's checksum, the marks' versions) without decoding the
 // changes, and says why it cannot be read back ("" when it can).
@@ -213,7 +222,6 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 	if err := h.matches(want); err != nil {
 		return s, err.Error()
 	}
-	var fillEnd int64
 	version := int64(0)
 	for {
 		kind, p, err := rr.next()
@@ -228,16 +236,16 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 			break
 		}
 		version, s.end = v, rr.off
-		if fillEnd == 0 {
-			fillEnd = rr.off
+		if s.fillEnd == 0 {
+			s.fillEnd = rr.off
 		}
 	}
 	s.version = version
-	if fillEnd == 0 {
+	if s.fillEnd == 0 {
 		return s, "no fill was finished in it"
 	}
-	if s.end-fillEnd > fillEnd {
-		return s, fmt.Sprintf("its catch-ups (%d bytes) outgrew its fill (%d bytes)", s.end-fillEnd, fillEnd)
+	if s.outgrown() {
+		return s, fmt.Sprintf("its catch-ups (%d bytes) outgrew its fill (%d bytes)", s.end-s.fillEnd, s.fillEnd)
 	}
 	current, err := f.store.Version(ctx)
 	if err != nil {
@@ -349,6 +357,13 @@ type logFile struct {
 	path    string // where the file goes once its fill is marked: it is path+".tmp" until then
 	tmp     bool
 	version int64 // the version its last mark brings the graph to
+	base    int64 // the file's size before rw wrote to it
+	fillEnd int64 // where its fill's mark ends (0 before it)
+}
+
+// marked is the file as its last mark left it.
+func (l *logFile) marked() survey {
+	return survey{version: l.version, end: l.base + l.rw.written, fillEnd: l.fillEnd}
 }
 
 // create starts a new file beside path, holding only its header; its fill's mark moves it to path.
@@ -360,7 +375,7 @@ func create(path string, h header) (*logFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &logFile{f: f, path: path, tmp: true}
+	l := &logFile{f: f, path: path, tmp: true, base: int64(len(magic))}
 	l.rw.w = bufio.NewWriterSize(f, 1<<20)
 	h.Written = time.Now().UTC()
 	err = func() error {
@@ -378,7 +393,7 @@ func create(path string, h header) (*logFile, error) {
 }
 
 // appendTo opens the file at path to add to it after end (cutting off what follows end).
-func appendTo(path string, end, version int64) (*logFile, error) {
+func appendTo(path string, end, fillEnd, version int64) (*logFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -391,7 +406,7 @@ func appendTo(path string, end, version int64) (*logFile, error) {
 		f.Close()
 		return nil, err
 	}
-	l := &logFile{f: f, path: path, version: version}
+	l := &logFile{f: f, path: path, version: version, base: end, fillEnd: fillEnd}
 	l.rw.w = bufio.NewWriterSize(f, 1<<20)
 	return l, nil
 }
@@ -418,6 +433,9 @@ func (l *logFile) mark(since, version int64) error {
 			d.Close()
 		}
 		l.tmp = false
+	}
+	if l.fillEnd == 0 {
+		l.fillEnd = l.base + l.rw.written
 	}
 	l.version = version
 	return nil

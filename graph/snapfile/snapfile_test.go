@@ -396,6 +396,39 @@ func TestFilesNotReadBack(t *testing.T) {
 	}
 }
 
+// TestTheFileStopsGrowing: a process that keeps catching up stops adding to its file once the catch-ups
+// outgrow the fill, and the next start fills from the store.
+func TestTheFileStopsGrowing(t *testing.T) {
+	store, r := newStore(t, 3, 50)
+	path := filepath.Join(t.TempDir(), "graph.snapshot")
+	f := New(store, path, quietLog())
+	st, v := fill(t, f)
+	fi, err := os.Stat(path)
+	must(t, err)
+	filled := fi.Size()
+	for range 20 {
+		store.write(richWrite(r, int(v), 50))
+		v = catchUp(t, f, &st, v)
+	}
+	f.Close()
+	fi, err = os.Stat(path)
+	must(t, err)
+	// One catch-up's worth past twice the fill at most (a catch-up here is as large as a third of it).
+	if fi.Size() > 2*filled+filled/2 {
+		t.Fatalf("the file grew to %d bytes from a fill of %d", fi.Size(), filled)
+	}
+	next := New(store, path, quietLog())
+	defer next.Close()
+	got, _ := fill(t, next)
+	if lf := next.LastFill(); lf.FromFile {
+		t.Fatalf("an outgrown file was read back: %+v", lf)
+	}
+	want, _ := fill(t, store)
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("(-store +fill):\n%s", diff)
+	}
+}
+
 func TestAFileInUseIsLeftAlone(t *testing.T) {
 	store, _ := newStore(t, 3, 20)
 	path := filepath.Join(t.TempDir(), "graph.snapshot")
