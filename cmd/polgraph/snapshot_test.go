@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,24 +18,6 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// syncBuffer is a log sink several goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRestartFromTheSnapshotFileMissesNoWrite serves with a snapshot file, stops, writes while no
 // polgraph runs, and serves again: the graph is read back from the file, and answers hold the writes made
 // meanwhile.
@@ -45,7 +25,7 @@ func TestRestartFromTheSnapshotFileMissesNoWrite(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.SnapshotFile = filepath.Join(t.TempDir(), "graph.snapshot")
 	cfg.HTTP = ""
-	var logs syncBuffer
+	var logs lineWriter
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 
 	// serveOnce serves until ask returns, and gives ask a client once the graph is held in memory.

@@ -3,9 +3,7 @@ package dgraph
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/dgraph-io/dgo/v230"
 	"github.com/dgraph-io/dgo/v230/protos/api"
@@ -18,31 +16,24 @@ import (
 func (s *Store) GraphID(ctx context.Context) (string, error) {
 	const op = "dgraph.GraphID"
 	for attempt := 1; ; attempt++ {
-		resp, err := s.dg.NewReadOnlyTxn().QueryWithVars(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { uid pg.graph_id } }`,
-			map[string]string{"$m": metaName})
-		if err != nil {
-			if strings.Contains(err.Error(), "Schema not defined for predicate") {
-				return "", nil
-			}
-			return "", s.wrap(op, err)
-		}
 		var res struct {
 			Q []struct {
 				ID string `json:"pg.graph_id"`
 			}
 		}
-		if err := json.Unmarshal(resp.Json, &res); err != nil {
-			return "", s.wrap(op, err)
+		if err := s.query(ctx, op, `query q($m: string) { q(func: eq(pg.name, $m)) { uid pg.graph_id } }`,
+			map[string]string{"$m": metaName}, &res); err != nil {
+			return "", err
 		}
-		if len(res.Q) == 0 || res.Q[0].ID != "" {
-			if len(res.Q) == 0 {
-				return "", nil
-			}
+		switch {
+		case len(res.Q) == 0:
+			return "", nil
+		case res.Q[0].ID != "":
 			return res.Q[0].ID, nil
 		}
 		// The meta node has no id yet: give it one, unless another process did meanwhile (the two
 		// transactions write the same value of the same node: one of them is aborted, and reads the other's).
-		_, err = s.dg.NewTxn().Do(ctx, &api.Request{
+		_, err := s.dg.NewTxn().Do(ctx, &api.Request{
 			Query:     `query q($m: string) { m as var(func: eq(pg.name, $m)) @filter(NOT has(pg.graph_id)) }`,
 			Vars:      map[string]string{"$m": metaName},
 			Mutations: []*api.Mutation{{Cond: `@if(eq(len(m), 1))`, SetNquads: []byte(`uid(m) <pg.graph_id> "` + rand.Text() + `" .`)}},

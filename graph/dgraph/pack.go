@@ -159,10 +159,11 @@ func packEntity(e graph.Entity, version int64) (string, bool) {
 	p := entityPack{Format: packFormat, Changed: version, Name: string(e.Name), Kind: string(e.Kind), DisplayName: e.DisplayName,
 		Aliases: e.Aliases, Description: e.Description, Identifiers: identifiersJSON(e.Identifiers), Attributes: attributesJSON(e.Attributes),
 		ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(), Deleted: packMark(e.Deleted), MergedInto: string(e.MergedInto)}
-	if life := e.Lifetime(); life.Start != graph.OpenPeriod.Start {
+	life := e.Lifetime()
+	if life.Start != graph.OpenPeriod.Start {
 		p.StartDay = &life.Start
 	}
-	if life := e.Lifetime(); life.End != graph.OpenPeriod.End {
+	if life.End != graph.OpenPeriod.End {
 		p.EndDay = &life.End
 	}
 	return mustJSON(p), true

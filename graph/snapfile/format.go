@@ -184,20 +184,17 @@ func (rw *recordWriter) record(kind byte, payload []byte) error {
 	return nil
 }
 
-func (rw *recordWriter) header(h header) error {
-	rw.buf.Reset()
-	if err := gob.NewEncoder(&rw.buf).Encode(h); err != nil {
-		return err
-	}
-	return rw.record(kindHeader, rw.buf.Bytes())
-}
+func (rw *recordWriter) header(h header) error { return rw.gob(kindHeader, h) }
 
-func (rw *recordWriter) changes(c graph.Changed) error {
+func (rw *recordWriter) changes(c graph.Changed) error { return rw.gob(kindChanges, c) }
+
+// gob writes v as a record of its own gob stream.
+func (rw *recordWriter) gob(kind byte, v any) error {
 	rw.buf.Reset()
-	if err := gob.NewEncoder(&rw.buf).Encode(c); err != nil {
+	if err := gob.NewEncoder(&rw.buf).Encode(v); err != nil {
 		return err
 	}
-	return rw.record(kindChanges, rw.buf.Bytes())
+	return rw.record(kind, rw.buf.Bytes())
 }
 
 func (rw *recordWriter) version(since, version int64) error {
@@ -217,8 +214,9 @@ type recordReader struct {
 var errTorn = errors.New("torn record")
 
 // next returns the next record; io.EOF at a clean end, errTorn at a damaged or cut one. The payload is
-// the reader's own (a new slice each time).
-func (rr *recordReader) next() (kind byte, payload []byte, err error) {
+// read into reuse when it fits (a reader that keeps no payload passes the last one back), else into a
+// new slice.
+func (rr *recordReader) next(reuse []byte) (kind byte, payload []byte, err error) {
 	kind, err = rr.r.ReadByte()
 	if err != nil {
 		return 0, nil, err // io.EOF: nothing more
@@ -227,7 +225,11 @@ func (rr *recordReader) next() (kind byte, payload []byte, err error) {
 	if err != nil || n > maxPayload {
 		return 0, nil, errTorn
 	}
-	payload = make([]byte, n)
+	if uint64(cap(reuse)) >= n {
+		payload = reuse[:n]
+	} else {
+		payload = make([]byte, n)
+	}
 	var tail [4]byte
 	if _, err := io.ReadFull(rr.r, payload); err != nil {
 		return 0, nil, errTorn

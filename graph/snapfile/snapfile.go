@@ -211,7 +211,7 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 	if err != nil {
 		return s, err.Error()
 	}
-	kind, p, err := rr.next()
+	kind, p, err := rr.next(nil)
 	if err != nil || kind != kindHeader {
 		return s, "no header"
 	}
@@ -223,8 +223,10 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 		return s, err.Error()
 	}
 	version := int64(0)
+	var buf []byte // the survey keeps no payload: one buffer serves them all
 	for {
-		kind, p, err := rr.next()
+		kind, p, err := rr.next(buf)
+		buf = p
 		if err != nil {
 			break // io.EOF or a torn tail: the file ends at its last mark
 		}
@@ -308,7 +310,7 @@ func replay(ctx context.Context, path string, end int64, each func(graph.Changed
 		defer close(order)
 		defer close(work)
 		for rr.off < end {
-			kind, p, err := rr.next()
+			kind, p, err := rr.next(nil) // each payload goes to a worker
 			s := &slot{done: make(chan struct{})}
 			if err != nil {
 				s.err = fmt.Errorf("at byte %d: %w", rr.off, err)

@@ -124,6 +124,15 @@ func fill(t *testing.T, feed graph.ChangeFeed) (state, int64) {
 	return st, v
 }
 
+// sameAsStore fails unless got is the store's whole graph.
+func sameAsStore(t *testing.T, store *scriptStore, got state, what string) {
+	t.Helper()
+	want, _ := fill(t, store)
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("%s gives another graph than the store's (-store +fill):\n%s", what, diff)
+	}
+}
+
 // catchUp asks feed for what changed since version since, on top of st.
 func catchUp(t *testing.T, feed graph.ChangeFeed, st *state, since int64) int64 {
 	t.Helper()
@@ -226,10 +235,7 @@ func TestRestartReadsTheFileBackAndCatchesUp(t *testing.T) {
 	if diff := cmp.Diff([]int64{5}, store.calls()); diff != "" {
 		t.Fatalf("the store was asked from other versions than the file's (-want +got):\n%s", diff)
 	}
-	want, _ := fill(t, store)
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("the fill read back gives another graph than the store's (-want +got):\n%s", diff)
-	}
+	sameAsStore(t, store, got, "the fill read back")
 
 	// The catch-ups of the second process go on into the file, and a third process reads them back.
 	store.write(richWrite(r, 7, 50))
@@ -242,10 +248,7 @@ func TestRestartReadsTheFileBackAndCatchesUp(t *testing.T) {
 	if f := third.LastFill(); !f.FromFile || f.Version != 8 || v != 8 {
 		t.Fatalf("fill %+v to %d: want the file read back at version 8", f, v)
 	}
-	want, _ = fill(t, store)
-	if diff := cmp.Diff(want, again, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("third fill (-want +got):\n%s", diff)
-	}
+	sameAsStore(t, store, again, "the third fill")
 }
 
 // TestTopologyFromTheFileIsTheStores fills a topology from the file and one from the store, and compares
@@ -423,10 +426,7 @@ func TestTheFileStopsGrowing(t *testing.T) {
 	if lf := next.LastFill(); lf.FromFile {
 		t.Fatalf("an outgrown file was read back: %+v", lf)
 	}
-	want, _ := fill(t, store)
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("(-store +fill):\n%s", diff)
-	}
+	sameAsStore(t, store, got, "the fill after an outgrown file")
 }
 
 func TestAFileInUseIsLeftAlone(t *testing.T) {
@@ -486,10 +486,7 @@ func TestAFailedFillLeavesNoFile(t *testing.T) {
 	f = New(store, path, quietLog())
 	defer f.Close()
 	got, _ := fill(t, f)
-	want, _ := fill(t, store)
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("(-store +fill):\n%s", diff)
-	}
+	sameAsStore(t, store, got, "the fill after a file that did not decode")
 }
 
 // TestRecordsKeepEveryField sets every field of a graph.Changed (reflectively, so that a field added
@@ -502,7 +499,7 @@ func TestRecordsKeepEveryField(t *testing.T) {
 	must(t, rw.changes(c))
 	must(t, rw.w.Flush())
 	rr := recordReader{r: bufioReader(&buf)}
-	kind, p, err := rr.next()
+	kind, p, err := rr.next(nil)
 	if err != nil || kind != kindChanges {
 		t.Fatalf("read %q, %v", kind, err)
 	}
@@ -616,7 +613,7 @@ func rewriteHeader(t *testing.T, path string, change func(*header)) {
 	b := read(t, path)
 	rr, err := openRecords(bytes.NewReader(b))
 	must(t, err)
-	_, p, err := rr.next()
+	_, p, err := rr.next(nil)
 	must(t, err)
 	h, err := decodeHeader(p)
 	must(t, err)
