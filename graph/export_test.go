@@ -31,3 +31,11 @@ func WalkNeighborhood(ctx context.Context, src LinkSource, q NeighborhoodQuery, 
 
 // SearchSnapshot answers a search from the topology's published snapshot, for the external benchmarks.
 func SearchSnapshot(t *Topology, q SearchQuery) []SearchResult { return t.snap.Load().search(q) }
+
+// NewTopologyIndexing returns a topology over feed that indexes every list of at least hubMin
+// relations (hubindex.go), for tests that walk indexed lists on small graphs.
+func NewTopologyIndexing(feed ChangeFeed, hubMin int) *Topology {
+	t := NewTopology(feed)
+	t.snap.Store(&topoSnapshot{hubMin: hubMin})
+	return t
+}

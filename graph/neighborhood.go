@@ -283,6 +283,11 @@ type walked struct {
 //     them and an excluded entity, the first q.MaxEdges of them by the position of their later end;
 //  4. for each expanded entity, the entities joined to it that the answer does not hold, and the
 //     relations to them by type.
+//
+// A hub whose list the snapshot indexes (hubindex.go) is not read whole in any step: step 1 takes the
+// first neighbours of its list in rank order (under the default strengths), steps 2 and 3 look up its
+// relations to the answer's entities by their ends, and step 4 (under the default filter) takes those
+// away from the list's counts. Other lists are read, once a step, in place.
 func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, center EntityName, budget int) (walked, error) {
 	const op = "ExploreNeighborhood"
 	w := walked{nodes: []EntityName{center}, dist: map[EntityName]int{center: 0}}
@@ -329,6 +334,15 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		}
 	}
 
+	// hub returns the index of u's list when the graph holds one (hubindex.go).
+	mem, inMemory := g.(snapshotGraph)
+	hub := func(u int32) *hubIndex {
+		if !inMemory {
+			return nil
+		}
+		return mem.hubOf(u)
+	}
+
 	// Which entities the walk reached, and later where each stands in the answer, are looked up for
 	// every relation of every entity the answer holds, a hub's thousands included: an index into one
 	// array per answer, instead of a hash.
@@ -351,6 +365,24 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 				return walked{}, err
 			}
 			expanded = append(expanded, u)
+			if x := hub(u); x != nil && byDefault {
+				// The list in the order the walk shows neighbours: the first not yet shown are taken.
+				list, shown := g.relationsOf(u), 0
+				for _, p := range x.byRank {
+					if shown == q.MaxPerNode || len(reached) == q.MaxNodes {
+						break
+					}
+					h := &list[p]
+					if m.at(h.to) != 0 || excluded[h.to] || !g.counts(&q.Filter, h.rel) {
+						continue
+					}
+					shown++
+					m.set(h.to, int32(d)+1)
+					reached = append(reached, h.to)
+					next = append(next, h.to)
+				}
+				continue
+			}
 			items = items[:0]
 			counted(u, func(n halfEdge) {
 				if m.at(n.to) == 0 && !excluded[n.to] {
@@ -389,11 +421,26 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		dist[u] = int(m.at(u)) - 1
 		deep = deep || dist[u] == 3
 	}
-	counted(c, func(h halfEdge) {
-		if m.at(h.to) > 2 { // reached, further than 1 in the walk
-			dist[h.to] = 1
+	if x := hub(c); x != nil && len(reached) < x.n {
+		list := g.relationsOf(c)
+		for _, u := range reached {
+			if m.at(u) <= 2 {
+				continue
+			}
+			for _, k := range x.toEnd(list, u) {
+				if g.counts(&q.Filter, list[k].rel) {
+					dist[u] = 1
+					break
+				}
+			}
 		}
-	})
+	} else {
+		counted(c, func(h halfEdge) {
+			if m.at(h.to) > 2 { // reached, further than 1 in the walk
+				dist[h.to] = 1
+			}
+		})
+	}
 	if deep {
 		nearCenter := map[int32]bool{}
 		counted(c, func(h halfEdge) { nearCenter[h.to] = true })
@@ -437,6 +484,28 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			return walked{}, err
 		}
 		i, _ := pos(u)
+		if x := hub(u); x != nil && len(order)+len(excluded) < x.n {
+			// The relations to the answer's entities not scanned yet (u among them), and to the excluded
+			// ones, looked up by their ends instead of reading the list.
+			list := g.relationsOf(u)
+			add := func(v int32, p int) {
+				for _, k := range x.toEnd(list, v) {
+					if h := &list[k]; g.counts(&q.Filter, h.rel) {
+						w.edges = append(w.edges, edgeAt{rel: h.rel, pos: max(i, p)})
+					}
+				}
+			}
+			for _, v := range order {
+				if p, in := pos(v); in {
+					add(v, p)
+				}
+			}
+			for v := range excluded {
+				add(v, -1)
+			}
+			m.set(u, -m.at(u))
+			continue
+		}
 		counted(u, func(h halfEdge) {
 			p, in := pos(h.to)
 			switch {
@@ -459,22 +528,54 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		mark := -int32(i) - 1
 		leftOut, relsLeftOut := 0, 0
 		var byType []RelationCount
-		counted(u, func(n halfEdge) {
-			if _, in := pos(n.to); in || len(excluded) > 0 && excluded[n.to] {
-				return
+		if x := hub(u); x != nil && q.Filter.isDefault() && len(order)+len(excluded) < x.n {
+			// The list's counts less the relations to the answer's entities and the excluded ones.
+			leftOut, relsLeftOut = x.ends, x.counted
+			byType = slices.Clone(x.byType)
+			list := g.relationsOf(u)
+			takeAway := func(v int32) {
+				joined := false
+				for _, k := range x.toEnd(list, v) {
+					h := &list[k]
+					if !g.counts(&q.Filter, h.rel) {
+						continue
+					}
+					joined = true
+					relsLeftOut--
+					t, symmetric := g.relType(h.rel)
+					takeRelationCount(byType, t, h.out || symmetric)
+				}
+				if joined {
+					leftOut--
+				}
 			}
-			if m.at(n.to) != mark {
-				leftOut++
-				m.set(n.to, mark)
+			for _, v := range order {
+				if v != u {
+					takeAway(v)
+				}
 			}
-			relsLeftOut++
-			if n.typ != 0 {
-				byType = addRelationCount(byType, RelationTypes[n.typ-1], n.out || symmetricByNumber[n.typ])
-				return
+			for v := range excluded {
+				takeAway(v)
 			}
-			t, symmetric := g.relType(n.rel)
-			byType = addRelationCount(byType, t, n.out || symmetric)
-		})
+			byType = slices.DeleteFunc(byType, func(c RelationCount) bool { return c.Count == 0 })
+		} else {
+			counted(u, func(n halfEdge) {
+				if _, in := pos(n.to); in || len(excluded) > 0 && excluded[n.to] {
+					return
+				}
+				if m.at(n.to) != mark {
+					leftOut++
+					m.set(n.to, mark)
+				}
+				relsLeftOut++
+				if n.typ != 0 {
+					byType = addRelationCount(byType, RelationTypes[n.typ-1], n.out || symmetricByNumber[n.typ])
+					return
+				}
+				t, symmetric := g.relType(n.rel)
+				byType = addRelationCount(byType, t, n.out || symmetric)
+			})
+		}
 		if leftOut > 0 {
 			SortRelationCounts(byType)
 			w.cut = append(w.cut, Truncation{Entity: g.entity(u), LeftOut: leftOut, RelationsLeftOut: relsLeftOut, ByType: byType})
@@ -565,6 +666,16 @@ func addRelationCount(cs []RelationCount, t RelationType, out bool) []RelationCo
 		}
 	}
 	return append(cs, RelationCount{Type: t, Outgoing: out, Count: 1})
+}
+
+// takeRelationCount counts one relation of type t in direction out fewer in cs, which holds it.
+func takeRelationCount(cs []RelationCount, t RelationType, out bool) {
+	for i := range cs {
+		if cs[i].Outgoing == out && cs[i].Type == t {
+			cs[i].Count--
+			return
+		}
+	}
 }
 
 // candidate is an entity not yet shown, joined by a relation of this strength to the entity expanded.

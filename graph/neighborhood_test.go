@@ -11,8 +11,8 @@ import (
 )
 
 // TestNeighborhoodWalkAgreesWithReference checks the walk, which orders only the candidates the caps
-// let through, against the plain walk on random graphs, caps and exclusions, from a LinkSource and from a
-// Topology.
+// let through, against the plain walk on random graphs, caps and exclusions, from a LinkSource, from a
+// Topology, and from a Topology that indexes every list of two relations or more (as it does a hub's).
 func TestNeighborhoodWalkAgreesWithReference(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -24,7 +24,11 @@ func TestNeighborhoodWalkAgreesWithReference(t *testing.T) {
 		if err := topo.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo}
+		indexed := graph.NewTopologyIndexing(graphtest.NewMemoryFeed(ents, rels), 2)
+		if err := indexed.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo, "indexed": indexed}
 		r := rand.New(rand.NewPCG(seed, 11))
 		for i := 0; i < 5; i++ {
 			center := ents[r.IntN(len(ents))].Name

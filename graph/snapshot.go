@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -167,11 +168,13 @@ type topoSnapshot struct {
 	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
 	claims  chunked[claimBlob]  // each relation's claims, when the feed gave them (evidence.go)
 	srcs    numbered[SourceName]
-	source  chunked[*Source] // each source, as last written
-	changed chunked[int64]   // the epoch of the snapshot that last changed each relation
-	epoch   int64            // one more than the snapshot this one was built from
-	keys    postings         // the entities of each search key (normalised name)
-	words   postings         // the entities of each word of a search key
+	source  chunked[*Source]   // each source, as last written
+	changed chunked[int64]     // the epoch of the snapshot that last changed each relation
+	epoch   int64              // one more than the snapshot this one was built from
+	keys    postings           // the entities of each search key (normalised name)
+	words   postings           // the entities of each word of a search key
+	hubs    chunked[*hubIndex] // the index of each entity's list, when it is long (hubindex.go)
+	hubMin  int                // the length from which a list is indexed (0: defaultHubMin)
 }
 
 // linkBrief is what walks read of most relations, kept together so that a walk reads one small record
@@ -221,13 +224,17 @@ type snapshotBuilder struct {
 	words   *postingsBuilder
 	roles   map[string]string // one copy of each role the headers name
 	blobBuf []byte            // where claimsOf writes
+	hubs    *chunkedBuilder[*hubIndex]
+	hubMin  int
+	touched map[int32]bool // the entities whose lists this builder changed
 }
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
 		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), at: newChunkedBuilder(s.at), byDflt: newChunkedBuilder(s.byDflt),
 		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), claims: newChunkedBuilder(s.claims),
-		srcs: newNumberedBuilder(s.srcs), source: newChunkedBuilder(s.source), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words)}
+		srcs: newNumberedBuilder(s.srcs), source: newChunkedBuilder(s.source), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words),
+		hubs: newChunkedBuilder(s.hubs), hubMin: cmp.Or(s.hubMin, defaultHubMin), touched: map[int32]bool{}}
 }
 
 // apply adds or replaces sources, entities and links. A relation's ends never change (its name is made of
@@ -257,6 +264,7 @@ func (b *snapshotBuilder) apply(c Changed) {
 		}
 		i, isNew := b.rels.number(l.Name)
 		strength := defaultStrength(&l)
+		b.touched[a], b.touched[e] = true, true
 		if !isNew {
 			if old := b.links.get(i); defaultStrength(&old) != strength {
 				b.restrength(i, a, e, strength)
@@ -394,7 +402,8 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 }
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
-	return &topoSnapshot{version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
+	b.indexHubs()
+	return &topoSnapshot{hubs: b.hubs.c, hubMin: b.hubMin, version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
 		links: b.links.c, brief: b.brief.c, adj: b.adj.c, at: b.at.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, claims: b.claims.c,
 		srcs: b.srcs.finish(), source: b.source.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 }

@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -113,6 +115,23 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 			}
 		}
 	}
+	// Each list of hubMin relations or more has an index, and it is the one built afresh from the list.
+	g := snapshotGraph{s}
+	in := hubInput{name: s.ents.key, counts: func(r int32) bool { var f RelationFilter; return g.counts(&f, r) },
+		typeOf: func(h halfEdge) (RelationType, bool) { return g.relType(h.rel) }}
+	for u := int32(0); int(u) < s.ents.len(); u++ {
+		list := s.adj.get(u)
+		x := g.hubOf(u)
+		if len(list) < cmp.Or(s.hubMin, defaultHubMin) {
+			if x != nil {
+				t.Fatalf("version %d: %s's list of %d is indexed", version, s.ents.key(u), len(list))
+			}
+			continue
+		}
+		if want := buildHubIndex(u, list, nil, false, in); !reflect.DeepEqual(x, want) {
+			t.Fatalf("version %d: %s's list of %d has the index\n%+v\nnot\n%+v", version, s.ents.key(u), len(list), x, want)
+		}
+	}
 }
 
 func boolInt(b bool) int {
@@ -141,6 +160,7 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	feed := &scriptFeed{}
 	topo := NewTopology(feed)
+	topo.snap.Store(&topoSnapshot{hubMin: 3}) // lists indexed, appended to and strengthened anew
 	current := model{}
 	type taken struct {
 		s       *topoSnapshot

@@ -86,7 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	loadOnly := fs.Bool("load-only", false, "measure the loads only (polgraph load and dgraph live, each into an empty Dgraph), without the queries")
 	level := fs.String("log-level", "warn", "debug, info, warn or error")
 	settle := fs.Duration("settle", 3*time.Minute, "before the queries, wait at most this long for the alpha to use under a quarter of a core (a Dgraph just filled keeps compacting)")
-	rowSettle := fs.Duration("row-settle", 20*time.Second, "before each row after a size's first, wait at most this long for the alpha to use under a quarter of a core over 0.5 s (Dgraph keeps working on queries a row's clients gave up on); 0: do not wait")
+	rowSettle := fs.Duration("row-settle", 20*time.Second, "before each row after a size's first, wait at most this long for the alpha to use under a quarter of a core over "+secs(rowQuietWindow)+" (Dgraph keeps working on queries a row's clients gave up on); 0: do not wait")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}

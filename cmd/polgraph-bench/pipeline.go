@@ -898,7 +898,7 @@ func boolInt(b bool) int {
 }
 
 // rowQuietWindow is how long the alpha must stay under a quarter of a core before a row is measured.
-const rowQuietWindow = 500 * time.Millisecond
+const rowQuietWindow = 300 * time.Millisecond
 
 // waitQuiet waits until the process has used less than cores of CPU over one window, or until limit; it
 // reports whether the process went quiet.
