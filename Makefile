@@ -102,7 +102,7 @@ web/node_modules: web/package-lock.json
 ## bench: the full benchmark (10k, 100k and 1M relations; polgraph beside raw Dgraph and an in-memory
 ## floor; 1, 8 and 64 clients), written to BENCHMARKS.md and docs/bench.svg. Not part of `make test`.
 bench: dgraph postgres
-	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --concurrency 1,8,64 --load-budget 40s --out BENCHMARKS.md --svg docs/bench.svg
+	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --concurrency 1,8,64 --load-budget 30s --out BENCHMARKS.md --svg docs/bench.svg
 
 ## bench-load: the loads alone at 1M relations (polgraph load and dgraph live, each into an empty Dgraph,
 ## LOAD_BUDGET each, default 15m), without the queries, written to docs/bench-load.md

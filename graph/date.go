@@ -72,12 +72,27 @@ func (d FuzzyDate) String() string {
 	switch {
 	case d.Year == 0:
 		return ""
-	case d.Month == 0:
-		return fmt.Sprintf("%04d", d.Year)
-	case d.Day == 0:
-		return fmt.Sprintf("%04d-%02d", d.Year, d.Month)
+	case d.Year < 0 || d.Year > 9999 || d.Month < 0 || d.Month > 99 || d.Day < 0 || d.Day > 99:
+		// Out of any range a date checked on input holds: written by fmt.
+		switch {
+		case d.Month == 0:
+			return fmt.Sprintf("%04d", d.Year)
+		case d.Day == 0:
+			return fmt.Sprintf("%04d-%02d", d.Year, d.Month)
+		}
+		return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day)
 	}
-	return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day)
+	// Answers print thousands of dates: written digit by digit, as %04d-%02d-%02d would.
+	b := make([]byte, 0, 10)
+	b = append(b, byte('0'+d.Year/1000), byte('0'+d.Year/100%10), byte('0'+d.Year/10%10), byte('0'+d.Year%10))
+	if d.Month == 0 {
+		return string(b)
+	}
+	b = append(b, '-', byte('0'+d.Month/10), byte('0'+d.Month%10))
+	if d.Day == 0 {
+		return string(b)
+	}
+	return string(append(b, '-', byte('0'+d.Day/10), byte('0'+d.Day%10)))
 }
 
 // FirstDay is the earliest day the date may mean, in days since 1970-01-01.

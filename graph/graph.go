@@ -6,6 +6,7 @@ package graph
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -275,11 +276,11 @@ func (v Verdict) String() string {
 	case total == 0:
 		return "no claims"
 	case v.Denying() == 0:
-		return fmt.Sprintf("%d %s %s it", total, plural(total, "claim", "claims"), plural(total, "supports", "support"))
+		return strconv.Itoa(total) + plural(total, " claim supports it", " claims support it")
 	case v.Supporting() == 0:
-		return fmt.Sprintf("%d %s %s it", total, plural(total, "claim", "claims"), plural(total, "denies", "deny"))
+		return strconv.Itoa(total) + plural(total, " claim denies it", " claims deny it")
 	}
-	return fmt.Sprintf("%d of %d claims deny it", v.Denying(), total)
+	return strconv.Itoa(v.Denying()) + " of " + strconv.Itoa(total) + " claims deny it"
 }
 
 // Link is what path search needs to know of a relation: its ends, type, time and support.

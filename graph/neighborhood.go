@@ -175,30 +175,34 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	}
 	page := w.nodes[q.Offset:end]
 	// The page's edges, each with its relation's header: from the snapshot walked, by the relation's
-	// number, when it holds the header; the others are read by name.
-	type pageEdge struct {
-		name  RelationName
-		h     RelationHeader
-		known bool
-	}
+	// number, when it holds the header; the others are read by name, and filled in below. The edges are
+	// made in place, in one array: a page holds up to MaxEdges of them, each a whole header.
 	mem, inMemory := g.(snapshotGraph)
-	var pageEdges []pageEdge
+	inPageEdges := 0
+	for _, e := range w.edges {
+		if e.pos >= q.Offset && e.pos < end {
+			inPageEdges++
+		}
+	}
+	if inPageEdges > 0 {
+		ans.Edges = make([]Edge, 0, inPageEdges)
+	}
 	var missing []RelationName
+	var missingAt []int // where in ans.Edges each missing header goes
 	for _, e := range w.edges {
 		if e.pos < q.Offset || e.pos >= end {
 			continue
 		}
-		pe := pageEdge{name: e.name}
+		r, via := SplitViaLink(e.name)
+		ans.Edges = append(ans.Edges, Edge{ThroughVia: via})
 		if inMemory {
 			if d := mem.s.detail.at(e.rel); d.known {
-				pe.h, pe.known = d.header(mem.s.links.at(e.rel)), true
+				ans.Edges[len(ans.Edges)-1].RelationHeader = d.header(mem.s.links.at(e.rel))
+				continue
 			}
 		}
-		if !pe.known {
-			r, _ := SplitViaLink(e.name)
-			missing = append(missing, r)
-		}
-		pageEdges = append(pageEdges, pe)
+		missing = append(missing, r)
+		missingAt = append(missingAt, len(ans.Edges)-1)
 	}
 	var ents map[EntityName]Entity
 	var degrees map[EntityName]int
@@ -223,23 +227,26 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	if err != nil {
 		return Neighborhood{}, err
 	}
+	ans.Nodes = make([]NeighborNode, 0, len(page))
 	for _, n := range page {
 		ans.Nodes = append(ans.Nodes, NeighborNode{Entity: ents[n], Distance: w.dist[n], RelationCount: degrees[n]})
 	}
-	for _, pe := range pageEdges {
-		r, via := SplitViaLink(pe.name)
-		h := pe.h
-		if !pe.known {
-			h = headers[r]
-		}
-		e := Edge{RelationHeader: h, ThroughVia: via}
-		for i, c := range h.Support {
+	for k, i := range missingAt {
+		ans.Edges[i].RelationHeader = headers[missing[k]]
+	}
+	statuses := make([]ClaimStatus, 0, len(ans.Edges)*len(ClaimStatuses)) // every edge's, in one array
+	for i := range ans.Edges {
+		e := &ans.Edges[i]
+		from := len(statuses)
+		for i, c := range e.Support {
 			if c >= 0 {
-				e.Statuses = append(e.Statuses, ClaimStatuses[i])
+				statuses = append(statuses, ClaimStatuses[i])
 			}
 		}
-		e.Confidence = q.Filter.Strength(h.Support)
-		ans.Edges = append(ans.Edges, e)
+		if len(statuses) > from {
+			e.Statuses = statuses[from:len(statuses):len(statuses)]
+		}
+		e.Confidence = q.Filter.Strength(e.Support)
 	}
 	inPage := map[EntityName]bool{}
 	for _, n := range page {

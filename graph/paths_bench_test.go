@@ -12,68 +12,31 @@ import (
 	"time"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/synth"
 )
 
-// collector keeps what synth generates.
-type collector struct {
-	sources   []graph.Source
-	entities  []graph.Entity
-	relations []graph.Relation
-}
-
-func (c *collector) WriteSource(s graph.Source) error { c.sources = append(c.sources, s); return nil }
-func (c *collector) WriteEntity(e graph.Entity) error { c.entities = append(c.entities, e); return nil }
-func (c *collector) WriteRelation(r graph.Relation) error {
-	c.relations = append(c.relations, r)
-	return nil
-}
-
-var benchGraph = sync.OnceValues(func() (*collector, *graph.Topology) {
+var benchGraph = sync.OnceValues(func() (*graphtest.Collector, *graph.Topology) {
 	n := 100_000
 	if s := os.Getenv("POLGRAPH_BENCH_RELATIONS"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	c := &collector{}
+	c := &graphtest.Collector{}
 	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
 		panic(err)
 	}
-	topo := graph.NewTopology(memoryFeed{c})
+	topo := graph.NewTopology(graphtest.EvidenceFeed{Collector: c})
 	if err := topo.Sync(context.Background()); err != nil {
 		panic(err)
 	}
 	return c, topo
 })
 
-// memoryFeed is a graphtest.MemoryFeed without holding a second copy of every link: it gives the sources,
-// the entities, and each relation whole (its header and claims), as the Dgraph feed does.
-type memoryFeed struct{ *collector }
-
-func (f memoryFeed) Version(context.Context) (int64, error) { return 1, nil }
-func (f memoryFeed) Changes(_ context.Context, since int64, each func(graph.Changed)) (int64, error) {
-	each(graph.Changed{Sources: f.sources, Entities: f.entities})
-	life := make(map[graph.EntityName]graph.Period, len(f.entities))
-	for _, e := range f.entities {
-		life[e.Name] = e.Lifetime()
-	}
-	for i := 0; i < len(f.relations); i += 10_000 {
-		c := graph.Changed{Evidence: true}
-		for _, r := range f.relations[i:min(i+10_000, len(f.relations))] {
-			l := r.Link()
-			l.Life = life[r.From].Intersect(life[r.To])
-			c.Links = append(c.Links, l)
-			c.Headers = append(c.Headers, graph.RelationHeader{Relation: r, ClaimCount: len(r.Claims), Support: l.Support, Verdict: graph.VerdictOf(r.Claims)})
-		}
-		each(c)
-	}
-	return 1, nil
-}
-
 // benchActors is the benchmark graph's topology and its actors, the searches' ends and centres.
 func benchActors() ([]graph.EntityName, *graph.Topology) {
 	c, topo := benchGraph()
 	var actors []graph.EntityName
-	for _, e := range c.entities {
+	for _, e := range c.Entities {
 		if e.Kind == graph.KindActor {
 			actors = append(actors, e.Name)
 		}
@@ -142,7 +105,7 @@ func BenchmarkSearchTopology(b *testing.B) {
 	var took []time.Duration
 	found := 0
 	for b.Loop() {
-		e := c.entities[r.IntN(len(c.entities))]
+		e := c.Entities[r.IntN(len(c.Entities))]
 		q := graph.SearchQuery{Text: synth.Typo(r, e.DisplayName)}
 		start := time.Now()
 		rs := graph.SearchSnapshot(topo, q)

@@ -204,3 +204,51 @@ func TestHopOrder(t *testing.T) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
 }
+
+// TestFuzzyDateStringIsFmts: dates are written digit by digit, as %04d, %04d-%02d and %04d-%02d-%02d
+// write them, for every part in range and for some out of it.
+func TestFuzzyDateStringIsFmts(t *testing.T) {
+	t.Parallel()
+	fmtOf := func(d graph.FuzzyDate) string {
+		switch {
+		case d.Year == 0:
+			return ""
+		case d.Month == 0:
+			return fmt.Sprintf("%04d", d.Year)
+		case d.Day == 0:
+			return fmt.Sprintf("%04d-%02d", d.Year, d.Month)
+		}
+		return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day)
+	}
+	for _, y := range []int{-12, 1, 7, 99, 999, 1000, 2015, 9999, 10000} {
+		for m := -1; m <= 13; m++ {
+			for _, day := range []int{-1, 0, 1, 9, 10, 31, 100} {
+				d := graph.FuzzyDate{Year: y, Month: m, Day: day}
+				if got, want := d.String(), fmtOf(d); got != want {
+					t.Fatalf("%#v.String() = %q, want %q", d, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestVerdictString says verdicts in words.
+func TestVerdictString(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		claims [4]int // alleged, reported, confirmed, denied
+		want   string
+	}{
+		{[4]int{}, "no claims"},
+		{[4]int{1, 0, 0, 0}, "1 claim supports it"},
+		{[4]int{0, 2, 1, 0}, "3 claims support it"},
+		{[4]int{0, 0, 0, 1}, "1 claim denies it"},
+		{[4]int{0, 0, 0, 4}, "4 claims deny it"},
+		{[4]int{1, 1, 1, 1}, "1 of 4 claims deny it"},
+		{[4]int{0, 3, 0, 12}, "12 of 15 claims deny it"},
+	} {
+		if got := (graph.Verdict{Claims: tc.claims}).String(); got != tc.want {
+			t.Errorf("Verdict%v = %q, want %q", tc.claims, got, tc.want)
+		}
+	}
+}

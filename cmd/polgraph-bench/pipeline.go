@@ -314,7 +314,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	// A Dgraph just filled keeps compacting for minutes; queries measured meanwhile measure that. Wait
 	// (up to cfg.Settle) until the alpha uses under a quarter of a core.
 	start = time.Now()
-	res.Query.Settled = waitQuiet(ctx, node.alphaPID(), 0.25, 5*time.Second, cfg.Settle)
+	res.Query.Settled = waitQuiet(ctx, node.alphaPID(), 0.25, startQuietWindow, cfg.Settle)
 	res.Query.Settle = time.Since(start)
 	res.Query.AlphaAtStart = procStatus(node.alphaPID(), "VmRSS")
 	step("the alpha went quiet after %s (%v), at %s resident", res.Query.Settle.Round(time.Second), res.Query.Settled, mb(res.Query.AlphaAtStart))
@@ -897,8 +897,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// rowQuietWindow is how long the alpha must stay under a quarter of a core before a row is measured.
-const rowQuietWindow = 300 * time.Millisecond
+// rowQuietWindow is how long the alpha must stay under a quarter of a core before a row is measured;
+// startQuietWindow, before a size's first row, after the alpha's restart.
+const (
+	rowQuietWindow   = 200 * time.Millisecond
+	startQuietWindow = 2 * time.Second
+)
 
 // waitQuiet waits until the process has used less than cores of CPU over one window, or until limit; it
 // reports whether the process went quiet.

@@ -135,8 +135,8 @@ func (rep *report) markdown() string {
 			settled = "was still busy"
 		}
 		p("Loading and filling polgraph's topology left the alpha with %s resident; it was then restarted on the same data, so that its memory below is what answering costs. "+
-			"Before the queries the harness waited %s, until the alpha used under a quarter of a core (it %s), with %s resident. ",
-			mb(s.Query.AlphaBeforeRestart), secs(s.Query.Settle), settled, mb(s.Query.AlphaAtStart))
+			"Before the queries the harness waited %s, until the alpha used under a quarter of a core over %s (it %s), with %s resident. ",
+			mb(s.Query.AlphaBeforeRestart), secs(s.Query.Settle), secs(startQuietWindow), settled, mb(s.Query.AlphaAtStart))
 		p("Peak memory during the queries: alpha %s (%s); this process %s (polgraph's services in-process, the floor's graphs, the clients).",
 			mb(s.Query.AlphaPeak), s.Query.AlphaPeakHow, mb(s.Query.HarnessPeak))
 		if s.Topology.Relations > 0 {
