@@ -155,10 +155,10 @@ func (b *snapshotBuilder) indexHubs() {
 		},
 	}
 	built := make([]*hubIndex, len(todo))
-	var next sync.WaitGroup
+	var wg sync.WaitGroup
 	work := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
-		next.Go(func() {
+		wg.Go(func() {
 			for i := range work {
 				u := todo[i]
 				if list := b.adj.get(u); len(list) >= b.hubMin {
@@ -171,7 +171,7 @@ func (b *snapshotBuilder) indexHubs() {
 		work <- i
 	}
 	close(work)
-	next.Wait()
+	wg.Wait()
 	for i, u := range todo {
 		b.hubs.set(u, built[i])
 	}
