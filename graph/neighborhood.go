@@ -341,13 +341,22 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		}
 	}
 
-	// hub returns the index of u's list when the graph holds one (hubindex.go).
+	// hub returns the index of u's list when the graph holds one (hubindex.go); countedTo calls each with
+	// the relations between u (whose index is x) and v that count under the filter, found by the index.
 	mem, inMemory := g.(snapshotGraph)
 	hub := func(u int32) *hubIndex {
 		if !inMemory {
 			return nil
 		}
 		return mem.hubOf(u)
+	}
+	countedTo := func(x *hubIndex, u, v int32, each func(h *halfEdge)) {
+		list := g.relationsOf(u)
+		for _, k := range x.toEnd(list, v) {
+			if h := &list[k]; g.counts(&q.Filter, h.rel) {
+				each(h)
+			}
+		}
 	}
 
 	// Which entities the walk reached, and later where each stands in the answer, are looked up for
@@ -429,16 +438,9 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		deep = deep || dist[u] == 3
 	}
 	if x := hub(c); x != nil && len(reached) < x.n {
-		list := g.relationsOf(c)
 		for _, u := range reached {
-			if m.at(u) <= 2 {
-				continue
-			}
-			for _, k := range x.toEnd(list, u) {
-				if g.counts(&q.Filter, list[k].rel) {
-					dist[u] = 1
-					break
-				}
+			if m.at(u) > 2 {
+				countedTo(x, c, u, func(*halfEdge) { dist[u] = 1 })
 			}
 		}
 	} else {
@@ -494,13 +496,8 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 		if x := hub(u); x != nil && len(order)+len(excluded) < x.n {
 			// The relations to the answer's entities not scanned yet (u among them), and to the excluded
 			// ones, looked up by their ends instead of reading the list.
-			list := g.relationsOf(u)
 			add := func(v int32, p int) {
-				for _, k := range x.toEnd(list, v) {
-					if h := &list[k]; g.counts(&q.Filter, h.rel) {
-						w.edges = append(w.edges, edgeAt{rel: h.rel, pos: max(i, p)})
-					}
-				}
+				countedTo(x, u, v, func(h *halfEdge) { w.edges = append(w.edges, edgeAt{rel: h.rel, pos: max(i, p)}) })
 			}
 			for _, v := range order {
 				if p, in := pos(v); in {
@@ -539,19 +536,14 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 			// The list's counts less the relations to the answer's entities and the excluded ones.
 			leftOut, relsLeftOut = x.ends, x.counted
 			byType = slices.Clone(x.byType)
-			list := g.relationsOf(u)
 			takeAway := func(v int32) {
 				joined := false
-				for _, k := range x.toEnd(list, v) {
-					h := &list[k]
-					if !g.counts(&q.Filter, h.rel) {
-						continue
-					}
+				countedTo(x, u, v, func(h *halfEdge) {
 					joined = true
 					relsLeftOut--
 					t, symmetric := g.relType(h.rel)
 					takeRelationCount(byType, t, h.out || symmetric)
-				}
+				})
 				if joined {
 					leftOut--
 				}

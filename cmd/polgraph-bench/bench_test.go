@@ -305,7 +305,7 @@ func TestSettleSummary(t *testing.T) {
 		{name: "quiet at once", rows: []result{row("a", 1, 0, false), row("a", 8, 2*rowQuietWindow, false)},
 			want: []string{secs(2*rowQuietWindow) + " in all", "before 0 rows", "longest before a, polgraph, 8 clients (" + secs(2*rowQuietWindow) + ")."}},
 		{name: "busy", rows: []result{row("a", 1, 2*rowQuietWindow, false), row("b", 64, 20*time.Second, true), row("c", 1, 3*time.Second, false)},
-			want: []string{secs(23*time.Second + 2*rowQuietWindow) + " in all", "before 2 rows", "longest before b, polgraph, 64 clients (20.0 s)", "and 1 row began with it still busy."}},
+			want: []string{secs(23*time.Second+2*rowQuietWindow) + " in all", "before 2 rows", "longest before b, polgraph, 64 clients (20.0 s)", "and 1 row began with it still busy."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := settleSummary(tc.rows)
