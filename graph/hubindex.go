@@ -36,16 +36,9 @@ type hubIndex struct {
 // the lookups.
 const defaultHubMin = 256
 
-// hubInput is what building an index reads of the snapshot being finished.
-type hubInput struct {
-	name   func(int32) EntityName
-	counts func(r int32) bool // under the default filter
-	typeOf func(h halfEdge) (RelationType, bool)
-}
-
-// buildHubIndex indexes list, the relations of entity u, reusing old (the index of a prefix of the same
-// list) when resorted is false: no entry old indexes changed its strength.
-func buildHubIndex(u int32, list []halfEdge, old *hubIndex, resorted bool, in hubInput) *hubIndex {
+// buildHubIndex indexes list, the relations of entity u in g (a snapshot being finished), reusing old (the
+// index of a prefix of the same list) when resorted is false: no entry old indexes changed its strength.
+func buildHubIndex(g snapshotGraph, u int32, list []halfEdge, old *hubIndex, resorted bool) *hubIndex {
 	x := &hubIndex{n: len(list)}
 	from := 0
 	if old != nil && !resorted && old.n <= len(list) {
@@ -55,18 +48,15 @@ func buildHubIndex(u int32, list []halfEdge, old *hubIndex, resorted bool, in hu
 	for i := range fresh {
 		fresh[i] = int32(from + i)
 	}
-	// byRank: the fresh entries sorted, then merged with the old ones.
-	names := make([]EntityName, len(list)) // the other ends' names, by place
-	for p, h := range list {
-		names[p] = in.name(h.to)
-	}
+	// byRank: the fresh entries sorted, then merged with the old ones. Names are read only where
+	// strengths tie, so a merge does not read the whole list's.
 	rank := func(a, b int32) int {
 		ha, hb := &list[a], &list[b]
 		if c := -cmp.Compare(ha.strength, hb.strength); c != 0 {
 			return c
 		}
 		if ha.to != hb.to {
-			return strings.Compare(string(names[a]), string(names[b]))
+			return strings.Compare(string(g.s.ents.key(ha.to)), string(g.s.ents.key(hb.to)))
 		}
 		return cmp.Compare(a, b)
 	}
@@ -85,10 +75,11 @@ func buildHubIndex(u int32, list []halfEdge, old *hubIndex, resorted bool, in hu
 		x.byEnd = mergeSorted(old.byEnd, fresh, byEnd)
 	}
 	// The counts, read again whole: a relation written again may have stopped counting, or started.
+	var dflt RelationFilter
 	last := int32(-1)
 	for _, p := range x.byEnd {
 		h := list[p]
-		if h.to == u || !in.counts(h.rel) {
+		if h.to == u || !g.counts(&dflt, h.rel) {
 			continue
 		}
 		x.counted++
@@ -96,7 +87,7 @@ func buildHubIndex(u int32, list []halfEdge, old *hubIndex, resorted bool, in hu
 			x.ends++
 			last = h.to
 		}
-		t, symmetric := in.typeOf(h)
+		t, symmetric := g.relType(h.rel)
 		x.byType = addRelationCount(x.byType, t, h.out || symmetric)
 	}
 	return x
@@ -126,8 +117,9 @@ func (x *hubIndex) toEnd(list []halfEdge, v int32) []int32 {
 }
 
 // indexHubs sets the index of every list the builder changed that holds at least hubMin relations (and
-// drops that of a list that no longer does), building them on every core: a fill indexes every hub at once.
-func (b *snapshotBuilder) indexHubs() {
+// drops that of a list that no longer does), reading the lists and relations of g, the snapshot the
+// builder finishes, and building them on every core: a fill indexes every hub at once.
+func (b *snapshotBuilder) indexHubs(g snapshotGraph) {
 	for b.hubs.c.len() < b.adj.c.len() {
 		b.hubs.append(nil)
 	}
@@ -141,19 +133,6 @@ func (b *snapshotBuilder) indexHubs() {
 		return
 	}
 	slices.Sort(todo)
-	in := hubInput{
-		name: b.ents.key,
-		counts: func(r int32) bool {
-			return b.byDflt.get(r>>6)&(1<<(r&63)) != 0
-		},
-		typeOf: func(h halfEdge) (RelationType, bool) {
-			if h.typ != 0 {
-				return RelationTypes[h.typ-1], symmetricByNumber[h.typ]
-			}
-			l := b.links.get(h.rel)
-			return l.Type, l.Symmetric
-		},
-	}
 	built := make([]*hubIndex, len(todo))
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -161,8 +140,8 @@ func (b *snapshotBuilder) indexHubs() {
 		wg.Go(func() {
 			for i := range work {
 				u := todo[i]
-				if list := b.adj.get(u); len(list) >= b.hubMin {
-					built[i] = buildHubIndex(u, list, b.hubs.get(u), b.mine[u], in)
+				if list := g.relationsOf(u); len(list) >= b.hubMin {
+					built[i] = buildHubIndex(g, u, list, b.hubs.get(u), b.mine[u])
 				}
 			}
 		})

@@ -402,10 +402,13 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 }
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
-	b.indexHubs()
-	return &topoSnapshot{hubs: b.hubs.c, hubMin: b.hubMin, version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
+	s := &topoSnapshot{hubMin: b.hubMin, version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
 		links: b.links.c, brief: b.brief.c, adj: b.adj.c, at: b.at.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, claims: b.claims.c,
 		srcs: b.srcs.finish(), source: b.source.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
+	// Indexed from the snapshot itself, before anyone sees it.
+	b.indexHubs(snapshotGraph{s})
+	s.hubs = b.hubs.c
+	return s
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.

@@ -117,8 +117,6 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 	}
 	// Each list of hubMin relations or more has an index, and it is the one built afresh from the list.
 	g := snapshotGraph{s}
-	in := hubInput{name: s.ents.key, counts: func(r int32) bool { var f RelationFilter; return g.counts(&f, r) },
-		typeOf: func(h halfEdge) (RelationType, bool) { return g.relType(h.rel) }}
 	for u := int32(0); int(u) < s.ents.len(); u++ {
 		list := s.adj.get(u)
 		x := g.hubOf(u)
@@ -128,7 +126,7 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 			}
 			continue
 		}
-		if want := buildHubIndex(u, list, nil, false, in); !reflect.DeepEqual(x, want) {
+		if want := buildHubIndex(g, u, list, nil, false); !reflect.DeepEqual(x, want) {
 			t.Fatalf("version %d: %s's list of %d has the index\n%+v\nnot\n%+v", version, s.ents.key(u), len(list), x, want)
 		}
 	}
