@@ -20,6 +20,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/snapfile"
 	"github.com/polgraph/polgraph/graph/synth"
 )
 
@@ -82,8 +83,8 @@ func TestBulkLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	// polgraph's bulk path: the dataset checked and written as N-Quads, as `polgraph load --nquads` does.
-	rdf := filepath.Join(dir, "polgraph.rdf")
-	quads, err := writeNQuadsFile(filepath.Join(dir, "graph.jsonl"), rdf)
+	rdf, snapshot := filepath.Join(dir, "polgraph.rdf"), filepath.Join(dir, "bulk.snapshot")
+	quads, err := writeNQuadsFile(filepath.Join(dir, "graph.jsonl"), rdf, snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +110,26 @@ func TestBulkLoad(t *testing.T) {
 	want := graph.Counts{Entities: stats.Entities, Relations: stats.Relations, Claims: stats.Claims, Sources: stats.Sources}
 	if got != want {
 		t.Errorf("after dgraph bulk the graph holds %+v; generated %+v", got, want)
+	}
+	// The first topology on it reads the snapshot file written with the N-Quads back, and holds what one
+	// filled from Dgraph holds.
+	fromDgraph := graph.NewTopology(store)
+	if err := fromDgraph.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	feed := snapfile.New(store, snapshot, log)
+	defer feed.Close()
+	fromFile := graph.NewTopology(feed)
+	if err := fromFile.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f := feed.LastFill(); !f.FromFile || f.Version != 1 {
+		t.Fatalf("the bulk path's snapshot file was not read back: %+v", f)
+	}
+	e1, r1, _ := fromDgraph.Size()
+	e2, r2, _ := fromFile.Size()
+	if e1 != e2 || r1 != r2 || r2 != stats.Relations {
+		t.Errorf("from the snapshot file %d entities and %d relations, from Dgraph %d and %d; generated %d relations", e2, r2, e1, r1, stats.Relations)
 	}
 }
 

@@ -111,8 +111,8 @@ func (rep *report) markdown() string {
 		if b := s.Bulk; b.Elapsed > 0 {
 			all := b.Convert + b.Elapsed
 			p("- %s: polgraph's bulk path filled the Dgraph the queries ran on: `polgraph load --nquads` checked the dataset file and then wrote it, "+
-				"record by record, as %d N-Quads (as many as the generated file's) in %s, and `dgraph bulk` loaded them in %s (%.0f quads/s; loader peak %s): "+
-				"%s in all, **%.2f×** the time of `dgraph bulk` alone on N-Quads.\n", s.Label, b.Quads, secs(b.Convert),
+				"record by record, as %d N-Quads (as many as the generated file's) with the graph's snapshot file (%s) in %s, and `dgraph bulk` loaded them in %s (%.0f quads/s; loader peak %s): "+
+				"%s in all, **%.2f×** the time of `dgraph bulk` alone on N-Quads.\n", s.Label, b.Quads, mb(b.SnapshotBytes), secs(b.Convert),
 				secs(b.Elapsed), float64(b.Quads)/b.Elapsed.Seconds(), mb(b.LoaderPeak), secs(all), all.Seconds()/b.Elapsed.Seconds())
 		}
 		if !rep.Config.LoadOnly {
@@ -143,7 +143,11 @@ func (rep *report) markdown() string {
 			t := s.Topology
 			p(" polgraph's in-memory topology read %d relations in %s and added about %s: %d sources, entities and relations from their packs and %d from their predicates, the alpha using %s of CPU and polgraph %s (two cores).",
 				t.Relations, secs(t.Fill), mb(t.Memory), t.Packed, t.Unpacked, secs(t.AlphaCPU), secs(t.CPU))
-			if t.Restart > 0 {
+			switch {
+			case t.Restart > 0 && t.FromBulk:
+				p(" The fill also wrote the graph's snapshot file (%s). A second topology, as the first polgraph started on the Dgraph the bulk path filled, read back the snapshot file written with the N-Quads (`polgraph load --nquads --snapshot-file`, %s) and caught up in %s, and answered the queries below.",
+					mb(t.FileBytes), mb(s.Bulk.SnapshotBytes), secs(t.Restart))
+			case t.Restart > 0:
 				p(" The fill also wrote the graph's snapshot file (%s); a second topology, as a restarted polgraph's, read it back and caught up in %s, and answered the queries below.",
 					mb(t.FileBytes), secs(t.Restart))
 			}

@@ -18,6 +18,7 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/bulkpath"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 )
@@ -31,6 +32,7 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Lookup("timeout").DefValue, remote.timeout = "10m0s", 10*time.Minute
 	requestID := fs.String("request-id", "", "with --server: an id that makes a load sent again (after a cut) write once")
 	nquads := fs.String("nquads", "", "write the graph as RDF N-Quads to this file (gzipped when it ends in .gz), for `dgraph bulk` to fill a new cluster, instead of writing to Dgraph")
+	snapshot := fs.String("snapshot-file", "", "with --nquads: also write the graph held in memory to this file, for the first `polgraph serve --snapshot-file` (or run) on the cluster dgraph bulk fills from those N-Quads to read back instead of reading the whole graph from Dgraph")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: polgraph load [flags] FILE...\n\nChecks every file first and writes nothing unless all are valid.\n"+
 			"Writes to Dgraph (--dgraph), through a running polgraph (--server, with an editor's --api-key),\n"+
@@ -50,7 +52,11 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return loadThrough(ctx, remote, *requestID, fs.Args(), stdout)
 	}
 	if *nquads != "" {
-		return loadToNQuads(fs.Args(), *nquads, stdout)
+		return loadToNQuads(fs.Args(), *nquads, *snapshot, stdout)
+	}
+	if *snapshot != "" {
+		fmt.Fprintln(stderr, "--snapshot-file goes with --nquads: a load into Dgraph leaves the graph's snapshot file to polgraph serve")
+		return errUsage
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -159,28 +165,31 @@ func loadRecords(ctx context.Context, store *dgraph.Store, in loadInput, method 
 }
 
 // loadToNQuads checks dataset files as a load does and writes the graph as N-Quads for `dgraph bulk`: the
-// nodes and values a load writes, the graph's version 1, every relation changed at it. It reads the files
-// twice, to check them and then to write them record by record, and holds no records: a file of any size
+// nodes and values a load writes, the graph's version 1, every relation changed at it; with snapshot set,
+// also the snapshot file a first fill of that graph reads back (graph/bulkpath). It reads the files twice,
+// to check them and then to write them record by record, and holds no records: a file of any size
 // converts in the memory its names take. The output appears whole or not at all.
-func loadToNQuads(paths []string, out string, stdout io.Writer) error {
+func loadToNQuads(paths []string, out, snapshot string, stdout io.Writer) error {
 	start := time.Now()
 	open := func() ([]dataset.File, func(), error) { return openDatasetFiles(paths) }
-	var checked *dataset.Checked
-	var quads int64
+	var written bulkpath.Written
 	err := writeFileAtomically(out, strings.HasSuffix(out, ".gz"), func(w io.Writer) error {
-		q := dgraph.NewNQuadWriter(w)
 		var err error
-		if checked, err = dataset.Stream(open, q); err != nil {
-			return err
-		}
-		quads = q.Quads()
-		return q.Flush()
+		written, err = bulkpath.Write(open, w, snapshot)
+		return err
 	})
 	if err != nil {
 		return err
 	}
+	c := written.Checked
 	fmt.Fprintf(stdout, "wrote %d sources, %d entities, %d relations as %d N-Quads to %s in %s\n",
-		checked.Sources, checked.Entities, checked.Relations, quads, out, time.Since(start).Round(time.Millisecond))
+		c.Sources, c.Entities, c.Relations, written.Quads, out, time.Since(start).Round(time.Millisecond))
+	switch {
+	case snapshot != "" && written.NoSnapshot != "":
+		fmt.Fprintf(stdout, "wrote no snapshot file: %s; the first polgraph serving the Dgraph that dgraph bulk fills from %s reads the graph from Dgraph\n", written.NoSnapshot, out)
+	case snapshot != "":
+		fmt.Fprintf(stdout, "wrote the graph's snapshot file %s: the first polgraph serving the Dgraph that dgraph bulk fills from %s reads it back\n", snapshot, out)
+	}
 	return nil
 }
 

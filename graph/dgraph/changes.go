@@ -284,12 +284,7 @@ const claimsField = `claims: ~pg.claim_of { pg.name pg.excerpt pg.record pg.conf
 // changedSources calls each with pages of the sources changed after version since (every source from
 // version 0), read in txn.
 func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, each func(graph.Changed)) error {
-	unpack := func(r packedRow) (sourceJSON, bool) {
-		var p sourcePack
-		ok := json.Unmarshal([]byte(r.Pack), &p) == nil && p.Format == packFormat && p.Changed == *r.Changed && p.Name != ""
-		return p.sourceJSON, ok
-	}
-	return packedPages(ctx, s, txn, since, "Source", strings.TrimSuffix(sourceFields, " count(~pg.source)"), unpack, func(rows []sourceJSON) {
+	return packedPages(ctx, s, txn, since, "Source", strings.TrimSuffix(sourceFields, " count(~pg.source)"), unpackSource, func(rows []sourceJSON) {
 		batch := make([]graph.Source, 0, len(rows))
 		for _, r := range rows {
 			if r.Name != "" {
@@ -298,6 +293,24 @@ func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, e
 		}
 		each(graph.Changed{Sources: batch})
 	})
+}
+
+// unpackSource is the source a row's pack holds, as the pages of Changes read it; ok is false when the
+// pack cannot be used (another format, or a stamp other than the row's pg.changed).
+func unpackSource(r packedRow) (sourceJSON, bool) {
+	var p sourcePack
+	ok := json.Unmarshal([]byte(r.Pack), &p) == nil && p.Format == packFormat && p.Changed == *r.Changed && p.Name != ""
+	return p.sourceJSON, ok
+}
+
+// unpackEntity is the entity a row's pack holds, as the pages of Changes read it from its predicates; ok is
+// false when the pack cannot be used.
+func unpackEntity(r packedRow) (changedEntity, bool) {
+	var p entityPack
+	if json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" || p.Kind == "" {
+		return changedEntity{}, false
+	}
+	return p.row(r.UID), true
 }
 
 // packedPages calls each with pages of the nodes of type typ changed after version since (every one from
@@ -398,14 +411,7 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 	if since == 0 {
 		ends = map[string]*endJSON{}
 	}
-	unpack := func(r packedRow) (changedEntity, bool) {
-		var p entityPack
-		if json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" || p.Kind == "" {
-			return changedEntity{}, false
-		}
-		return p.row(r.UID), true
-	}
-	err := packedPages(ctx, s, txn, since, "Entity", entityFields+` pg.start_day pg.end_day`, unpack, func(rows []changedEntity) {
+	err := packedPages(ctx, s, txn, since, "Entity", entityFields+` pg.start_day pg.end_day`, unpackEntity, func(rows []changedEntity) {
 		batch := make([]graph.Entity, 0, len(rows))
 		uids := make([][2]string, 0, len(rows))
 		for _, r := range rows {

@@ -19,13 +19,44 @@ type NQuadWriter struct {
 	buf   []byte
 	quads int64
 	err   error
-	meta  bool // whether the graph's version node is written
+	meta  bool   // whether the graph's version node is written
+	bulk  string // the load's id, on the graph's version node (pg.bulk_id)
+	packs func(Pack)
+}
+
+// Pack is a node's pack as an NQuadWriter writes it: Value is "" for an entity written without one.
+type Pack struct {
+	Kind  PackKind
+	Name  string
+	Value string
+}
+
+// PackKind says what a Pack is of.
+type PackKind byte
+
+const (
+	SourcePack PackKind = iota
+	EntityPack
+	RelationPack
+)
+
+// OnPack has the writer give each pack it writes to packs too (BulkFill.AddPack).
+func (q *NQuadWriter) OnPack(packs func(Pack)) { q.packs = packs }
+
+func (q *NQuadWriter) pack(kind PackKind, name, value string) {
+	if q.packs != nil {
+		q.packs(Pack{kind, name, value})
+	}
 }
 
 // NewNQuadWriter writes N-Quads to w.
 func NewNQuadWriter(w io.Writer) *NQuadWriter {
-	return &NQuadWriter{w: bufio.NewWriterSize(w, 256<<10)}
+	return &NQuadWriter{w: bufio.NewWriterSize(w, 256<<10), bulk: newBulkID()}
 }
+
+// BulkID is the id the graph's meta node carries once what the writer wrote is loaded (pg.bulk_id; see
+// BulkFill): another for every writer.
+func (q *NQuadWriter) BulkID() string { return q.bulk }
 
 // Quads is how many N-Quads have been written.
 func (q *NQuadWriter) Quads() int64 { return q.quads }
@@ -134,7 +165,9 @@ func (q *NQuadWriter) WriteSource(s graph.Source) error {
 	q.str(n, "pg.retrieved", s.Retrieved.String())
 	q.str(n, "pg.licence", s.Licence)
 	q.typed(n, "pg.changed", "1", "int")
-	q.str(n, "pg.pack", packSource(s, 1))
+	pack := packSource(s, 1)
+	q.str(n, "pg.pack", pack)
+	q.pack(SourcePack, string(s.Name), pack)
 	return q.emit()
 }
 
@@ -171,9 +204,9 @@ func (q *NQuadWriter) WriteEntity(e graph.Entity) error {
 	}
 	q.str(n, "pg.ocd_id", e.Identifiers.First("ocd"))
 	q.typed(n, "pg.changed", "1", "int")
-	if pack, ok := packEntity(e, 1); ok {
-		q.str(n, "pg.pack", pack)
-	}
+	pack, _ := packEntity(e, 1)
+	q.str(n, "pg.pack", pack)
+	q.pack(EntityPack, string(e.Name), pack)
 	return q.emit()
 }
 
@@ -186,6 +219,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 		q.str(m, "pg.name", metaName)
 		q.str(m, "dgraph.type", "Meta")
 		q.typed(m, "pg.version", "1", "int")
+		q.str(m, "pg.bulk_id", q.bulk)
 		q.meta = true
 	}
 	n := label(string(r.Name))
@@ -213,7 +247,9 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	}
 	q.str(n, "pg.support", encodeSupport(r.Claims))
 	q.typed(n, "pg.changed", "1", "int")
-	q.str(n, "pg.pack", packRelation(r, 1))
+	pack := packRelation(r, 1)
+	q.str(n, "pg.pack", pack)
+	q.pack(RelationPack, string(r.Name), pack)
 	for _, c := range r.Claims {
 		cn := label(c.Name)
 		q.str(cn, "pg.name", c.Name)

@@ -34,6 +34,9 @@ func TestNQuadWriter(t *testing.T) {
 	}
 	out := buf.String()
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if other := NewNQuadWriter(&bytes.Buffer{}).BulkID(); w.BulkID() == "" || other == w.BulkID() {
+		t.Errorf("two writers' loads are named %q and %q", w.BulkID(), other)
+	}
 	if int64(len(lines)) != w.Quads() {
 		t.Errorf("%d lines, %d quads counted", len(lines), w.Quads())
 	}
@@ -53,6 +56,7 @@ func TestNQuadWriter(t *testing.T) {
 		c + ` <pg.confidence> "0.5"^^<xs:float> .`,
 		c + ` <pg.said_by> ` + e + ` .`,
 		label(metaName) + ` <pg.version> "1"^^<xs:int> .`,
+		label(metaName) + ` <pg.bulk_id> "` + w.BulkID() + `" .`,
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("missing %s\nin:\n%s", want, out)

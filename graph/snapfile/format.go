@@ -26,8 +26,9 @@ import (
 // The first record is a header (kindHeader: the graph's identity and what wrote the file); then come the
 // changes of a fill (kindChanges, one gob stream each: a graph.Changed), a version mark (kindVersion: the
 // changes since the mark before bring the graph from version since to version), and the changes and mark
-// of every catch-up after it. Only what a mark closes is read back: a crash while appending leaves a tail
-// that the next reader ignores and cuts off.
+// of every catch-up after it. A file written with N-Quads (WriteBulk) and read back has an adoption
+// (kindAdopt) right after its fill's mark. Only what a mark closes is read back: a crash while appending
+// leaves a tail that the next reader ignores and cuts off.
 const magic = "polgraph graph snapshot\n"
 
 // formatVersion is raised whenever what a record means changes without graph.Changed's Go type changing
@@ -38,7 +39,16 @@ const (
 	kindHeader  byte = 'H'
 	kindChanges byte = 'C'
 	kindVersion byte = 'V'
+	// kindAdopt follows the mark of a file written with N-Quads (header.Bulk) once a fill read it back:
+	// the id of the graph it read it into, whose file it then is.
+	kindAdopt byte = 'A'
 )
+
+// adoptLen is the size of a kindAdopt record whose payload is p.
+func adoptLen(p []byte) int64 {
+	var b [binary.MaxVarintLen64]byte
+	return int64(1 + binary.PutUvarint(b[:], uint64(len(p))) + len(p) + 4)
+}
 
 // maxPayload bounds a record (a page of 20,000 relations with their claims is a few MB).
 const maxPayload = 1 << 30
@@ -56,7 +66,15 @@ type header struct {
 	Build   string
 	GraphID string
 	Written time.Time
+	// Bulk is set, and GraphID is not, in a file written with N-Quads for dgraph bulk (WriteBulk): the
+	// load's id, which the graph's meta node carries once they are loaded, and Counts how many nodes of
+	// each type they hold. Read back, it takes the graph's id.
+	Bulk   string
+	Counts graph.Counts
 }
+
+// fromBulk says whether the file was written with N-Quads and is not yet read back by a graph's fill.
+func (h header) fromBulk() bool { return h.GraphID == "" && h.Bulk != "" }
 
 func (h header) matches(want header) error {
 	switch {
@@ -66,6 +84,8 @@ func (h header) matches(want header) error {
 		return errors.New("written by code whose records have another shape")
 	case h.Build != want.Build:
 		return fmt.Errorf("written by build %q, not %q", h.Build, want.Build)
+	case h.fromBulk():
+		return nil // checked against what the graph holds (Feed.survey)
 	case h.GraphID != want.GraphID:
 		return fmt.Errorf("of graph %q, not %q", h.GraphID, want.GraphID)
 	}

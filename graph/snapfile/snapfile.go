@@ -33,6 +33,9 @@ type Store interface {
 	// GraphID names the graph: the same for as long as it lives, another for any other graph (a fresh
 	// Dgraph, or one emptied and loaded again). "" for a graph with nothing in it yet.
 	GraphID(ctx context.Context) (string, error)
+	// Bulk says which N-Quads load the graph came from ("" for none; see WriteBulk) and how many
+	// sources, entities, relations and claims it holds, deleted and retracted ones included.
+	Bulk(ctx context.Context) (id string, counts graph.Counts, err error)
 }
 
 // Feed is a graph.ChangeFeed over a Store that keeps what the store gives in a file.
@@ -165,6 +168,14 @@ func (f *Feed) begin(ctx context.Context, each func(graph.Changed)) (int64, *log
 			return 0, nil, fmt.Errorf("snapfile: reading %s back: %w", f.path, err)
 		}
 		out, err := appendTo(f.path, s.end, s.fillEnd, s.version)
+		if err == nil && s.bulk {
+			// Written with the N-Quads the graph was loaded from: from now on it is this graph's, whatever is
+			// written to it next.
+			if err = out.adopt(id); err != nil {
+				out.close()
+				out = nil
+			}
+		}
 		if err != nil {
 			f.log.WarnContext(ctx, "the graph's snapshot file cannot be added to; it stays as read", "file", f.path, "err", err)
 		}
@@ -191,6 +202,9 @@ type survey struct {
 	end     int64 // where its last mark ends: what follows is not read back
 	fillEnd int64 // where its first mark (its fill's) ends
 	err     error
+	// bulk is set when the file was written with the N-Quads the graph was loaded from (header.fromBulk),
+	// holds what they hold, and is not yet the graph's (see logFile.adopt).
+	bulk bool
 }
 
 // outgrown says whether the catch-ups in the file are larger than its fill: replaying them all would
@@ -223,12 +237,17 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 		return s, err.Error()
 	}
 	version := int64(0)
+	adopted := ""  // the graph a file written with N-Quads became the file of
 	var buf []byte // the survey keeps no payload: one buffer serves them all
 	for {
 		kind, p, err := rr.next(buf)
 		buf = p
 		if err != nil {
 			break // io.EOF or a torn tail: the file ends at its last mark
+		}
+		if kind == kindAdopt && h.fromBulk() && adopted == "" && s.fillEnd != 0 && s.end == rr.off-adoptLen(p) {
+			adopted, s.end = string(p), rr.off // right after a mark: as good as marked
+			continue
 		}
 		if kind != kindVersion {
 			continue
@@ -256,7 +275,57 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 	if current < version {
 		return s, fmt.Sprintf("it holds version %d of the graph, which is at %d (restored from a backup?)", version, current)
 	}
+	switch {
+	case h.fromBulk() && adopted != "":
+		if adopted != want.GraphID {
+			return s, fmt.Sprintf("of graph %q, not %q", adopted, want.GraphID)
+		}
+	case h.fromBulk():
+		// Written with N-Quads: read back only into the graph loaded from them, before anything else is
+		// written to it (or while a load that stopped part way left it short).
+		id, counts, err := f.store.Bulk(ctx)
+		switch {
+		case err != nil:
+			return s, fmt.Sprintf("cannot tell which load the graph came from: %v", err)
+		case id != h.Bulk:
+			return s, fmt.Sprintf("written with the N-Quads of load %q, and the graph came from %q", h.Bulk, id)
+		case current != version:
+			return s, fmt.Sprintf("written with the N-Quads the graph was loaded from, at version %d; the graph has been written to since (version %d)", version, current)
+		case counts != h.Counts:
+			return s, fmt.Sprintf("written with N-Quads holding %s; the graph holds %s", countsText(h.Counts), countsText(counts))
+		}
+		s.bulk = true
+	}
 	return s, ""
+}
+
+func countsText(c graph.Counts) string {
+	return fmt.Sprintf("%d sources, %d entities, %d relations, %d claims", c.Sources, c.Entities, c.Relations, c.Claims)
+}
+
+// WriteBulk writes, at path, the file a graph loaded from N-Quads is read back from at its first fill:
+// fill gives each batch of what a fill of that graph from the store gives (dgraph.BulkFill), to bring it
+// to version; id is the load's (dgraph.NQuadWriter.BulkID), counts how many nodes of each type the
+// N-Quads hold. The file appears whole or not at all. A Feed reads it back only while the graph it fills
+// came from that load, holds those counts, and is at that version: then it becomes the graph's file.
+func WriteBulk(path, id string, counts graph.Counts, version int64, fill func(each func(graph.Changed) error) error) error {
+	if id == "" || version <= 0 {
+		return fmt.Errorf("snapfile: a file written with N-Quads needs their load's id and a version (%q, %d)", id, version)
+	}
+	out, err := create(path, header{Format: formatVersion, Shape: changedShape, Build: thisBuild, Bulk: id, Counts: counts})
+	if err != nil {
+		return err
+	}
+	err = fill(func(c graph.Changed) error { return out.rw.changes(c) })
+	if err == nil {
+		err = out.mark(0, version)
+	}
+	if err != nil {
+		out.f.Close()
+		os.Remove(path + ".tmp")
+		return err
+	}
+	return out.f.Close()
 }
 
 func openRecords(r io.Reader) (*recordReader, error) {
@@ -332,7 +401,7 @@ func replay(ctx context.Context, path string, end int64, each func(graph.Changed
 				case <-ctx.Done():
 					return
 				}
-				if s.err != nil {
+				if err != nil { // the file's, which the slot carries (a worker may be setting s.err)
 					return
 				}
 			}
@@ -411,6 +480,18 @@ func appendTo(path string, end, fillEnd, version int64) (*logFile, error) {
 	l := &logFile{f: f, path: path, version: version, base: end, fillEnd: fillEnd}
 	l.rw.w = bufio.NewWriterSize(f, 1<<20)
 	return l, nil
+}
+
+// adopt makes a file written with N-Quads (header.fromBulk), just read back into graph id, that graph's
+// file: a record right after its last mark, synced, which a survey takes as the graph's id.
+func (l *logFile) adopt(id string) error {
+	if err := l.rw.record(kindAdopt, []byte(id)); err != nil {
+		return err
+	}
+	if err := l.rw.w.Flush(); err != nil {
+		return err
+	}
+	return l.f.Sync()
 }
 
 // mark closes the changes written since the last mark: they bring the graph from since to version. The

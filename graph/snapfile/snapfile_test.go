@@ -33,6 +33,15 @@ type scriptStore struct {
 	writes []graph.Changed
 	asked  []int64 // the since of every Changes call
 	fail   error   // when set, Changes gives one batch and then fails
+	// bulk and counts are what Bulk says.
+	bulk   string
+	counts graph.Counts
+}
+
+func (s *scriptStore) Bulk(context.Context) (string, graph.Counts, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bulk, s.counts, nil
 }
 
 func (s *scriptStore) Version(context.Context) (int64, error) {
@@ -625,4 +634,172 @@ func rewriteHeader(t *testing.T, path string, change func(*header)) {
 	must(t, rw.w.Flush())
 	buf.Write(b[rr.off:])
 	rewrite(t, path, buf.Bytes())
+}
+
+// TestABulkFileIsReadBackOnlyIntoItsLoad writes a file as the N-Quads path does (WriteBulk) and checks
+// that a fill reads it back only into the graph loaded from those N-Quads, with nothing written since,
+// that it then becomes that graph's file (read back after later writes, and caught up), and that
+// otherwise the fill reads the store and leaves a file of its own.
+func TestABulkFileIsReadBackOnlyIntoItsLoad(t *testing.T) {
+	counts := graph.Counts{Sources: 1, Entities: 40, Relations: 40, Claims: 40}
+	loaded := func(t *testing.T) (*scriptStore, *rand.Rand, string) {
+		store, r := newStore(t, 2, 40)
+		store.bulk, store.counts = "bulk-1", counts
+		// The load's version is 1: one write holding both.
+		var both graph.Changed
+		for _, w := range store.writes {
+			both.Sources = append(both.Sources, w.Sources...)
+			both.Entities = append(both.Entities, w.Entities...)
+			both.Links = append(both.Links, w.Links...)
+			both.Headers = append(both.Headers, w.Headers...)
+		}
+		both.Evidence = true
+		store.writes = []graph.Changed{both}
+		path := filepath.Join(t.TempDir(), "graph.snapshot")
+		err := WriteBulk(path, "bulk-1", counts, 1, func(give func(graph.Changed) error) error {
+			// As a fill gives them: sources, entities, then relations, in batches.
+			for _, c := range []graph.Changed{{Sources: both.Sources}, {Entities: both.Entities[:15]}, {Entities: both.Entities[15:]},
+				{Links: both.Links, Headers: both.Headers, Evidence: true}} {
+				if err := give(c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		must(t, err)
+		return store, r, path
+	}
+	headerOf := func(t *testing.T, path string) header {
+		t.Helper()
+		f, err := os.Open(path)
+		must(t, err)
+		defer f.Close()
+		rr, err := openRecords(f)
+		must(t, err)
+		_, p, err := rr.next(nil)
+		must(t, err)
+		h, err := decodeHeader(p)
+		must(t, err)
+		return h
+	}
+
+	adoptedBy := func(t *testing.T, path string) string {
+		t.Helper()
+		f, err := os.Open(path)
+		must(t, err)
+		defer f.Close()
+		rr, err := openRecords(f)
+		must(t, err)
+		for {
+			kind, p, err := rr.next(nil)
+			if err != nil {
+				return ""
+			}
+			if kind == kindAdopt {
+				return string(p)
+			}
+		}
+	}
+
+	t.Run("read back, then the graph's", func(t *testing.T) {
+		store, r, path := loaded(t)
+		first := New(store, path, quietLog())
+		got, v := fill(t, first)
+		if f := first.LastFill(); !f.FromFile || f.Version != 1 || v != 1 {
+			t.Fatalf("fill %+v to %d: want the file read back at version 1", f, v)
+		}
+		sameAsStore(t, store, got, "the fill read back from the N-Quads' file")
+		if id := adoptedBy(t, path); id != store.id {
+			t.Fatalf("after the fill the file is adopted by %q, want the graph's id %q", id, store.id)
+		}
+		store.write(richWrite(r, 2, 40))
+		catchUp(t, first, &got, v)
+		first.Close()
+		store.write(richWrite(r, 3, 40)) // the graph moves on while no polgraph runs
+		store.asked = nil
+		second := New(store, path, quietLog())
+		defer second.Close()
+		again, v := fill(t, second)
+		if f := second.LastFill(); !f.FromFile || f.Version != 2 || v != 3 {
+			t.Fatalf("fill %+v to %d: want the file read back at version 2, and caught up to 3", f, v)
+		}
+		if diff := cmp.Diff([]int64{2}, store.calls()); diff != "" {
+			t.Fatalf("the store was asked from other versions than the file's (-want +got):\n%s", diff)
+		}
+		sameAsStore(t, store, again, "the second fill")
+	})
+
+	t.Run("the graph loaded anew", func(t *testing.T) {
+		store, _, path := loaded(t)
+		first := New(store, path, quietLog())
+		fill(t, first)
+		first.Close()
+		// The graph emptied and loaded anew from the same N-Quads is another graph: the file, now the first
+		// graph's, is not read back.
+		store.id = "graph-reloaded"
+		again := New(store, path, quietLog())
+		defer again.Close()
+		fill(t, again)
+		if f := again.LastFill(); f.FromFile || !strings.Contains(f.Why, `of graph "graph-`) {
+			t.Fatalf("fill %+v: want the store read, the file being another graph's", f)
+		}
+	})
+
+	for _, tt := range []struct {
+		name   string
+		change func(*scriptStore, *rand.Rand)
+		why    string
+	}{
+		{"another load", func(s *scriptStore, _ *rand.Rand) { s.bulk = "bulk-2" }, `load "bulk-1", and the graph came from "bulk-2"`},
+		{"not loaded so", func(s *scriptStore, _ *rand.Rand) { s.bulk = "" }, `the graph came from ""`},
+		{"written to since", func(s *scriptStore, r *rand.Rand) { s.write(richWrite(r, 2, 40)) }, "has been written to since (version 2)"},
+		{"loaded in part", func(s *scriptStore, _ *rand.Rand) { s.counts.Relations-- }, "the graph holds 1 sources, 40 entities, 39 relations"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			store, r, path := loaded(t)
+			tt.change(store, r)
+			feed := New(store, path, quietLog())
+			got, _ := fill(t, feed)
+			if f := feed.LastFill(); f.FromFile || !strings.Contains(f.Why, tt.why) {
+				t.Fatalf("fill %+v: want the store read, because %s", f, tt.why)
+			}
+			sameAsStore(t, store, got, "the fill")
+			feed.Close()
+			// The fill wrote a file of its own, the graph's, which the next start reads back.
+			if h := headerOf(t, path); h.GraphID != store.id {
+				t.Fatalf("after the fill the file's header is %+v", h)
+			}
+			next := New(store, path, quietLog())
+			defer next.Close()
+			fill(t, next)
+			if f := next.LastFill(); !f.FromFile {
+				t.Fatalf("the next fill did not read the fill's file back: %s", f.Why)
+			}
+		})
+	}
+
+	t.Run("no id", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "graph.snapshot")
+		if err := WriteBulk(path, "", counts, 1, func(func(graph.Changed) error) error { return nil }); err == nil {
+			t.Fatal("a file without its load's id was written")
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a failed write left %s: %v", path, err)
+		}
+	})
+	t.Run("a failed fill leaves nothing", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "graph.snapshot")
+		boom := errors.New("boom")
+		if err := WriteBulk(path, "bulk-1", counts, 1, func(give func(graph.Changed) error) error {
+			must(t, give(graph.Changed{Sources: []graph.Source{{Name: "sources/a"}}}))
+			return boom
+		}); !errors.Is(err, boom) {
+			t.Fatalf("WriteBulk returned %v, want the fill's error", err)
+		}
+		for _, p := range []string{path, path + ".tmp"} {
+			if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a failed write left %s: %v", p, err)
+			}
+		}
+	})
 }
