@@ -18,6 +18,7 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/snapfile"
@@ -84,7 +85,12 @@ func TestBulkLoad(t *testing.T) {
 	}
 	// polgraph's bulk path: the dataset checked and written as N-Quads, as `polgraph load --nquads` does.
 	rdf, snapshot := filepath.Join(dir, "polgraph.rdf"), filepath.Join(dir, "bulk.snapshot")
-	quads, err := writeNQuadsFile(filepath.Join(dir, "graph.jsonl"), rdf, snapshot)
+	open := opener(filepath.Join(dir, "graph.jsonl"))
+	checked, err := dataset.CheckOpened(open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quads, err := writeNQuadsFile(checked, open, rdf, snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,8 +145,8 @@ func (rep *report) markdown() string {
 				t.Relations, secs(t.Fill), mb(t.Memory), t.Packed, t.Unpacked, secs(t.AlphaCPU), secs(t.CPU))
 			switch {
 			case t.Restart > 0 && t.FromBulk:
-				p(" The fill also wrote the graph's snapshot file (%s). A second topology, as the first polgraph started on the Dgraph the bulk path filled, read back the snapshot file written with the N-Quads (`polgraph load --nquads --snapshot-file`, %s) and caught up in %s, and answered the queries below.",
-					mb(t.FileBytes), mb(s.Bulk.SnapshotBytes), secs(t.Restart))
+				p(" That fill, as a new replica's, kept no snapshot file. A second topology, as the first polgraph started on the Dgraph the bulk path filled, read back the snapshot file written with the N-Quads (`polgraph load --nquads --snapshot-file`, %s) and caught up in %s, and answered the queries below.",
+					mb(s.Bulk.SnapshotBytes), secs(t.Restart))
 			case t.Restart > 0:
 				p(" The fill also wrote the graph's snapshot file (%s); a second topology, as a restarted polgraph's, read it back and caught up in %s, and answered the queries below.",
 					mb(t.FileBytes), secs(t.Restart))

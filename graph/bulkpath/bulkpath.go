@@ -35,6 +35,11 @@ func Write(open func() ([]dataset.File, func(), error), w io.Writer, snapshot st
 	if err != nil {
 		return Written{}, err
 	}
+	return WriteChecked(checked, open, w, snapshot)
+}
+
+// WriteChecked is Write of files checked already (dataset.CheckOpened gave checked).
+func WriteChecked(checked *dataset.Checked, open func() ([]dataset.File, func(), error), w io.Writer, snapshot string) (Written, error) {
 	q := dgraph.NewNQuadWriter(w)
 	out := Written{Checked: checked, BulkID: q.BulkID()}
 	each := func(sink dataset.Sink) error {
@@ -54,7 +59,7 @@ func Write(open func() ([]dataset.File, func(), error), w io.Writer, snapshot st
 	}
 	counts := graph.Counts{Sources: checked.Sources, Entities: checked.Entities, Relations: checked.Relations, Claims: checked.Claims}
 	var cannot error // why the fill cannot be written (the N-Quads are, all the same)
-	err = snapfile.WriteBulk(snapshot, q.BulkID(), counts, 1, func(give func(graph.Changed) error) error {
+	err := snapfile.WriteBulk(snapshot, q.BulkID(), counts, 1, func(give func(graph.Changed) error) error {
 		// Three steps overlap: the files read and written as N-Quads, their packs read back as a fill reads
 		// them, and the batches that gives written to the file.
 		batches := newPipe(func(c graph.Changed) error { return give(c) }, 1, 2) // a batch is a page of thousands
