@@ -281,8 +281,8 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 			return s, fmt.Sprintf("of graph %q, not %q", adopted, want.GraphID)
 		}
 	case h.fromBulk():
-		// Written with N-Quads: read back only into the graph loaded from them, before anything else is
-		// written to it (or while a load that stopped part way left it short).
+		// Written with N-Quads: read back only into the graph loaded from them, whole (not a load that
+		// stopped part way), with nothing written since.
 		id, counts, err := f.store.Bulk(ctx)
 		switch {
 		case err != nil:
