@@ -256,8 +256,10 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		// second topology reads that one back instead.
 		snapshot := filepath.Join(dir, "graph.snapshot")
 		var feed graph.ChangeFeed = store
-		kept := snapfile.New(store, snapshot, log)
+		var kept *snapfile.Feed
 		if res.Load.Complete {
+			kept = snapfile.New(store, snapshot, log)
+			defer kept.Close()
 			feed = kept
 		}
 		topo := graph.NewTopology(feed)
@@ -268,7 +270,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, fmt.Errorf("filling the in-memory topology: %w", err)
 		}
 		res.Topology.Fill = time.Since(start)
-		kept.Close()
+		if kept != nil {
+			kept.Close() // the file whole, for the restart below
+		}
 		if fi, err := os.Stat(snapshot); err == nil {
 			res.Topology.FileBytes = fi.Size()
 		}

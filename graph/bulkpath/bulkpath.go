@@ -29,7 +29,7 @@ type Written struct {
 // Write checks the files open gives (nothing is written unless all are valid), then writes them to w as
 // N-Quads, record by record. With snapshot set it also writes there the file a fill of the loaded graph
 // reads back (snapfile.WriteBulk), whole or not at all, built on other goroutines while the N-Quads are
-// written.
+// written; files not in stage order are then read once per stage.
 func Write(open func() ([]dataset.File, func(), error), w io.Writer, snapshot string) (Written, error) {
 	checked, err := dataset.CheckOpened(open)
 	if err != nil {
@@ -42,16 +42,13 @@ func Write(open func() ([]dataset.File, func(), error), w io.Writer, snapshot st
 func WriteChecked(checked *dataset.Checked, open func() ([]dataset.File, func(), error), w io.Writer, snapshot string) (Written, error) {
 	q := dgraph.NewNQuadWriter(w)
 	out := Written{Checked: checked, BulkID: q.BulkID()}
-	each := func(sink dataset.Sink) error {
+	if snapshot == "" {
 		files, closeFiles, err := open()
 		if err != nil {
-			return err
+			return out, err
 		}
 		defer closeFiles()
-		return checked.Each(files, sink)
-	}
-	if snapshot == "" {
-		if err := each(q); err != nil {
+		if err := checked.Each(files, q); err != nil {
 			return out, err
 		}
 		out.Quads = q.Quads()
@@ -59,35 +56,21 @@ func WriteChecked(checked *dataset.Checked, open func() ([]dataset.File, func(),
 	}
 	counts := graph.Counts{Sources: checked.Sources, Entities: checked.Entities, Relations: checked.Relations, Claims: checked.Claims}
 	var cannot error // why the fill cannot be written (the N-Quads are, all the same)
-	err := snapfile.WriteBulk(snapshot, q.BulkID(), counts, 1, func(give func(graph.Changed) error) error {
+	err := snapfile.WriteBulk(snapshot, q.BulkID(), counts, dgraph.BulkVersion, func(give func(graph.Changed) error) error {
 		// Three steps overlap: the files read and written as N-Quads, their packs read back as a fill reads
 		// them, and the batches that gives written to the file.
 		batches := newPipe(func(c graph.Changed) error { return give(c) }, 1, 2) // a batch is a page of thousands
 		defer batches.close()
 		fill := dgraph.NewBulkFill(batches.add)
-		if checked.InStageOrder {
-			packs := newPipe(fill.AddPack, 256, 16)
-			q.OnPack(func(p dgraph.Pack) { packs.add(p) })
-			err := each(q)
-			q.OnPack(nil)
-			packs.close() // the fill's error, if any, is fill.Close's
-			if err != nil {
-				return err
-			}
-		} else {
-			// The fill needs every source, then every entity, then every relation: a reading per stage,
-			// after the N-Quads'.
-			if err := each(q); err != nil {
-				return err
-			}
-			for stage := range 3 {
-				if err := each(stageSink{stage, fill}); err != nil {
-					if fill.Err() == nil {
-						return err // the files, not the fill
-					}
-					break
-				}
-			}
+		// The fill needs every source, then every entity, then every relation: files in another order
+		// are read once per stage, and their N-Quads written in that order.
+		packs := newPipe(fill.AddPack, 256, 16)
+		q.OnPack(func(p dgraph.Pack) { packs.add(p) })
+		err := checked.EachStaged(open, q)
+		q.OnPack(nil)
+		packs.close() // the fill's error, if any, is fill.Close's
+		if err != nil {
+			return err
 		}
 		if err := q.Flush(); err != nil {
 			return err
@@ -111,33 +94,6 @@ func WriteChecked(checked *dataset.Checked, open func() ([]dataset.File, func(),
 		return out, nil
 	}
 	return out, err
-}
-
-// stageSink gives sink the records of one stage only: 0 sources, 1 entities, 2 relations.
-type stageSink struct {
-	stage int
-	sink  dataset.Sink
-}
-
-func (s stageSink) WriteSource(x graph.Source) error {
-	if s.stage != 0 {
-		return nil
-	}
-	return s.sink.WriteSource(x)
-}
-
-func (s stageSink) WriteEntity(x graph.Entity) error {
-	if s.stage != 1 {
-		return nil
-	}
-	return s.sink.WriteEntity(x)
-}
-
-func (s stageSink) WriteRelation(x graph.Relation) error {
-	if s.stage != 2 {
-		return nil
-	}
-	return s.sink.WriteRelation(x)
 }
 
 // pipe hands items, in batches, to a function on a goroutine of its own, in order; add waits while depth

@@ -296,6 +296,20 @@ func Stream(open func() (files []File, closeFiles func(), err error), sink Sink)
 	return checked, checked.eachOpened(open, sink)
 }
 
+// EachStaged is Each over the files open gives, in stage order whatever the files' order: every source,
+// then every entity, then every relation. Files in stage order are read once, others once per stage.
+func (c *Checked) EachStaged(open func() ([]File, func(), error), sink Sink) error {
+	if c.InStageOrder {
+		return c.eachOpened(open, sink)
+	}
+	for _, stage := range []stageSink{{source: sink.WriteSource}, {entity: sink.WriteEntity}, {relation: sink.WriteRelation}} {
+		if err := c.eachOpened(open, stage); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // CheckOpened is CheckFiles over the files open gives, closed after: open gives them again to Load or
 // Each.
 func CheckOpened(open func() (files []File, closeFiles func(), err error)) (*Checked, error) {

@@ -45,7 +45,10 @@ func NewBulkFill(each func(graph.Changed) error) *BulkFill {
 // loaded (Store.Bulk), deleted and retracted ones included.
 func (b *BulkFill) Counts() graph.Counts { return b.counts }
 
-var bulkVersion int64 = 1 // the version an NQuadWriter's graph is at, and every node was changed at
+// BulkVersion is the version an NQuadWriter's graph is at, and every node of it was changed at.
+const BulkVersion = 1
+
+var bulkVersion int64 = BulkVersion // for packedRow.Changed
 
 func (b *BulkFill) enter(stage int) error {
 	if b.err != nil {
@@ -153,9 +156,6 @@ func (b *BulkFill) AddPack(p Pack) error {
 	}
 	return b.err
 }
-
-// Err is the first error met.
-func (b *BulkFill) Err() error { return b.err }
 
 // Close gives what is held and reports the first error met.
 func (b *BulkFill) Close() error {

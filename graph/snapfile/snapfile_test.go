@@ -669,7 +669,8 @@ func TestABulkFileIsReadBackOnlyIntoItsLoad(t *testing.T) {
 		must(t, err)
 		return store, r, path
 	}
-	headerOf := func(t *testing.T, path string) header {
+	// marks reads a file's header, and the graph it was adopted by ("" for none).
+	marks := func(t *testing.T, path string) (h header, adopted string) {
 		t.Helper()
 		f, err := os.Open(path)
 		must(t, err)
@@ -678,25 +679,15 @@ func TestABulkFileIsReadBackOnlyIntoItsLoad(t *testing.T) {
 		must(t, err)
 		_, p, err := rr.next(nil)
 		must(t, err)
-		h, err := decodeHeader(p)
-		must(t, err)
-		return h
-	}
-
-	adoptedBy := func(t *testing.T, path string) string {
-		t.Helper()
-		f, err := os.Open(path)
-		must(t, err)
-		defer f.Close()
-		rr, err := openRecords(f)
+		h, err = decodeHeader(p)
 		must(t, err)
 		for {
 			kind, p, err := rr.next(nil)
 			if err != nil {
-				return ""
+				return h, adopted
 			}
 			if kind == kindAdopt {
-				return string(p)
+				adopted = string(p)
 			}
 		}
 	}
@@ -709,7 +700,7 @@ func TestABulkFileIsReadBackOnlyIntoItsLoad(t *testing.T) {
 			t.Fatalf("fill %+v to %d: want the file read back at version 1", f, v)
 		}
 		sameAsStore(t, store, got, "the fill read back from the N-Quads' file")
-		if id := adoptedBy(t, path); id != store.id {
+		if _, id := marks(t, path); id != store.id {
 			t.Fatalf("after the fill the file is adopted by %q, want the graph's id %q", id, store.id)
 		}
 		store.write(richWrite(r, 2, 40))
@@ -766,7 +757,7 @@ func TestABulkFileIsReadBackOnlyIntoItsLoad(t *testing.T) {
 			sameAsStore(t, store, got, "the fill")
 			feed.Close()
 			// The fill wrote a file of its own, the graph's, which the next start reads back.
-			if h := headerOf(t, path); h.GraphID != store.id {
+			if h, _ := marks(t, path); h.GraphID != store.id {
 				t.Fatalf("after the fill the file's header is %+v", h)
 			}
 			next := New(store, path, quietLog())
