@@ -3,6 +3,7 @@ package graph
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -208,12 +209,34 @@ type explorer struct {
 	ds, dt         distances            // exact hop distances from From and to To, where known
 	a, b           int                  // levels expanded around From and around To
 	frontS, frontT []int32              // entities at distance a from From (b to To) not yet expanded
+	// met is the shortest route known through an entity both searches reached (its distance from From
+	// plus its distance to To; maxMet while there is none). Every route of at most a+b hops passes an
+	// entity each search has reached (its a-th entity, or To itself), so none is shorter than met: Yen
+	// runs only once met is within its bound.
+	met int
+}
+
+// maxMet is met while the two searches share no entity.
+const maxMet = math.MaxInt32
+
+// degrees is a pathGraph that knows how many relations an entity has before it is fetched: a path search
+// then expands the side whose frontier has fewer relations, not fewer entities (one hub costs more than
+// a hundred entities of a few relations each).
+type degrees interface {
+	degree(u int32) int
+	entities() int // how many entities it numbers: the distances are made that long at once
 }
 
 func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget int) ([]Path, error) {
 	const op = "FindPaths"
 	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, counted: map[int32][]halfEdge{},
-		frontS: []int32{s}, frontT: []int32{t}}
+		frontS: []int32{s}, frontT: []int32{t}, met: maxMet}
+	if s == t {
+		x.met = 0
+	}
+	if d, ok := g.(degrees); ok {
+		x.ds, x.dt = make(distances, d.entities()), make(distances, d.entities())
+	}
 	x.ds.set(s, 0)
 	x.dt.set(t, 0)
 	for {
@@ -223,16 +246,18 @@ func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget
 		complete := len(x.frontS) == 0 || len(x.frontT) == 0
 		bound := x.a + x.b
 		if complete || bound >= q.MaxDepth {
+			if x.met > q.MaxDepth {
+				return nil, nil
+			}
 			return x.yen(ctx, q.MaxDepth)
 		}
-		if bound > 0 {
+		if bound > 0 && x.met <= bound {
 			paths, err := x.yen(ctx, bound)
 			if err != nil || len(paths) >= q.MaxPaths {
 				return paths, err
 			}
 		}
-		forward := len(x.frontS) <= len(x.frontT)
-		if err := x.expand(ctx, forward); err != nil {
+		if err := x.expand(ctx, x.forward()); err != nil {
 			return nil, err
 		}
 	}
@@ -251,10 +276,30 @@ func (x *explorer) walk(h halfEdge, u int32, out bool) (int32, bool) {
 	return h.to, e[1] == u
 }
 
+// forward reports whether the next level to expand is From's: the frontier with fewer relations when the
+// graph knows them before fetching, else the one with fewer entities.
+func (x *explorer) forward() bool {
+	d, ok := x.g.(degrees)
+	if !ok {
+		return len(x.frontS) <= len(x.frontT)
+	}
+	cost := func(front []int32, limit int) int {
+		n := 0
+		for _, u := range front {
+			if n += d.degree(u); n > limit {
+				break
+			}
+		}
+		return n
+	}
+	s := cost(x.frontS, math.MaxInt)
+	return s <= cost(x.frontT, s)
+}
+
 func (x *explorer) expand(ctx context.Context, forward bool) error {
-	front, dist, level, stop := x.frontS, &x.ds, &x.a, x.t
+	front, dist, level, stop, other := x.frontS, &x.ds, &x.a, x.t, x.dt
 	if !forward {
-		front, dist, level, stop = x.frontT, &x.dt, &x.b, x.s
+		front, dist, level, stop, other = x.frontT, &x.dt, &x.b, x.s, x.ds
 	}
 	var need []int32
 	for _, u := range front {
@@ -292,6 +337,9 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 			}
 			if _, seen := dist.get(w); !seen {
 				dist.set(w, *level+1)
+				if d, ok := other.get(w); ok {
+					x.met = min(x.met, *level+1+d)
+				}
 				if w != stop {
 					next = append(next, w)
 				}
@@ -327,7 +375,7 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 				continue // added from w's side
 			}
 			if near(w) {
-				sg.add(h.rel)
+				sg.add(u, h)
 			}
 		}
 	}
@@ -343,8 +391,8 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 }
 
 // subgraph is a small graph of routes for Yen's algorithm, numbered afresh: one arc per pair of entities
-// (per direction), holding every counted relation between them that may be walked that way, with
-// adjacency sorted for the tie-break.
+// (per direction), holding every counted relation between them that may be walked that way. Ties are
+// broken by name where a route is picked (shortest) and relations ordered where a hop is returned (path).
 type subgraph struct {
 	g        pathGraph
 	filter   RelationFilter
@@ -360,9 +408,8 @@ type subgraph struct {
 
 // arc is a hop between two entities, in one direction, with the relations that make it.
 type arc struct {
-	to   int32 // the entity reached (for in-arcs: the entity left)
-	rels []PathStep
-	ids  []int32 // the relations' numbers in the search, as rels
+	to  int32   // the entity reached (for in-arcs: the entity left)
+	ids []int32 // the relations' numbers in the search
 }
 
 func newSubgraph(g pathGraph, q PathQuery) *subgraph {
@@ -378,51 +425,62 @@ func (sg *subgraph) id(u int32) int32 {
 	return v
 }
 
-func (sg *subgraph) add(r int32) {
-	e := sg.g.ends(r)
-	a, b := sg.id(e[0]), sg.id(e[1])
-	sg.arc(a, b, r, true)
-	if !sg.directed || sg.g.link(r).Symmetric {
-		sg.arc(b, a, r, false)
+// add adds relation h of entity u (in the search's numbers), as the entity's list holds it: its ends and
+// type come from the list, not from the relation's record.
+func (sg *subgraph) add(u int32, h halfEdge) {
+	from, to := u, h.to
+	if !h.out {
+		from, to = h.to, u
+	}
+	a, b := sg.id(from), sg.id(to)
+	sg.arc(a, b, h.rel)
+	if !sg.directed || sg.symmetric(h) {
+		sg.arc(b, a, h.rel)
 	}
 }
 
-func (sg *subgraph) arc(u, w, r int32, forward bool) {
-	step := PathStep{Relation: sg.g.link(r).Name, Forward: forward}
+func (sg *subgraph) symmetric(h halfEdge) bool {
+	if h.typ != 0 {
+		return symmetricByNumber[h.typ]
+	}
+	_, symmetric := sg.g.relType(h.rel)
+	return symmetric
+}
+
+func (sg *subgraph) arc(u, w, r int32) {
 	if i, ok := sg.arcOf[[2]int32{u, w}]; ok {
 		a := &sg.out[u][i]
-		a.rels, a.ids = append(a.rels, step), append(a.ids, r)
+		a.ids = append(a.ids, r)
 		return
 	}
 	sg.arcOf[[2]int32{u, w}] = len(sg.out[u])
-	sg.out[u] = append(sg.out[u], arc{to: w, rels: []PathStep{step}, ids: []int32{r}})
+	sg.out[u] = append(sg.out[u], arc{to: w, ids: []int32{r}})
 }
 
 func (sg *subgraph) name(u int32) EntityName { return sg.g.entity(sg.nodes.keys[u]) }
 
-// sort orders every entity's out-arcs by the name of the entity reached, as ComparePaths orders routes,
-// orders each arc's relations as a hop lists them (byEvidence), and builds the in-arcs.
-func (sg *subgraph) sort() {
+// prepare builds the in-arcs and the scratch of shortest. Nothing is sorted: shortest picks the next
+// entity of a route by name among the few that qualify, and path orders the relations of the hops it
+// returns (sorting a subgraph of thousands of relations took most of a k=5 search at 1M).
+func (sg *subgraph) prepare() {
 	for u, as := range sg.out {
-		slices.SortFunc(as, func(p, q arc) int { return strings.Compare(string(sg.name(p.to)), string(sg.name(q.to))) })
-		for i := range as {
-			a := &as[i]
-			sg.arcOf[[2]int32{int32(u), a.to}] = i
-			order := make([]int, len(a.ids))
-			for j := range order {
-				order[j] = j
-			}
-			slices.SortFunc(order, func(x, y int) int { return sg.byEvidence(a.ids[x], a.ids[y]) })
-			rels, ids := make([]PathStep, len(order)), make([]int32, len(order))
-			for j, o := range order {
-				rels[j], ids[j] = a.rels[o], a.ids[o]
-			}
-			a.rels, a.ids = rels, ids
+		for _, a := range as {
 			sg.in[a.to] = append(sg.in[a.to], arc{to: int32(u)})
 		}
 	}
 	sg.mark = make([]int32, len(sg.nodes.keys))
 	sg.dist = make([]int32, len(sg.nodes.keys))
+}
+
+// sortByName orders every entity's out-arcs by the name of the entity reached, as ComparePaths orders
+// routes, for searches that enumerate routes in that order.
+func (sg *subgraph) sortByName() {
+	for u, as := range sg.out {
+		slices.SortFunc(as, func(p, q arc) int { return strings.Compare(string(sg.name(p.to)), string(sg.name(q.to))) })
+		for i, a := range as {
+			sg.arcOf[[2]int32{int32(u), a.to}] = i
+		}
+	}
 }
 
 // byEvidence orders the relations of one hop: the strongest evidence first (Strength, under the filter),
@@ -507,20 +565,23 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 	d := sg.dist[s]
 	p := ipath{nodes: []int32{s}}
 	for u := s; d > 0; d-- {
+		next, name := int32(-1), EntityName("")
 		for _, a := range sg.out[u] {
 			if known(a.to) && sg.dist[a.to] == d-1 && !banned(a.to) && !bannedArcs[arcKey{u, a.to}] {
-				p.nodes = append(p.nodes, a.to)
-				u = a.to
-				break
+				if n := sg.name(a.to); next < 0 || n < name {
+					next, name = a.to, n
+				}
 			}
 		}
+		p.nodes = append(p.nodes, next)
+		u = next
 	}
 	return p, true
 }
 
 // kShortest is Yen's algorithm on routes, with ties broken as ComparePaths breaks them.
 func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]Path, error) {
-	sg.sort()
+	sg.prepare()
 	first, ok := sg.shortest(s, t, nil, nil, bound)
 	if !ok {
 		return nil, nil
@@ -582,7 +643,8 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 // which the route so far held and cutting a branch when none is left or when the target is too far
 // (by hop distance, ignoring time); it stops with ResourceExhausted after budget steps.
 func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, bound int, window Period, budget int) ([]Path, error) {
-	sg.sort()
+	sg.sortByName()
+	sg.prepare()
 	spans := make([][][]Period, len(sg.out)) // spans[u][i]: when out[u][i] held, within window
 	for u, as := range sg.out {
 		spans[u] = make([][]Period, len(as))
@@ -706,8 +768,15 @@ func (sg *subgraph) path(p ipath) Path {
 		out.Entities[j] = sg.name(u)
 	}
 	for j := range out.Hops {
-		a := sg.out[p.nodes[j]][sg.arcOf[[2]int32{p.nodes[j], p.nodes[j+1]}]]
-		out.Hops[j] = Hop{Relations: slices.Clone(a.rels)}
+		u, w := p.nodes[j], p.nodes[j+1]
+		ids := slices.Clone(sg.out[u][sg.arcOf[[2]int32{u, w}]].ids)
+		slices.SortFunc(ids, sg.byEvidence)
+		from := sg.nodes.keys[u]
+		steps := make([]PathStep, len(ids))
+		for i, r := range ids {
+			steps[i] = PathStep{Relation: sg.g.link(r).Name, Forward: sg.g.ends(r)[0] == from}
+		}
+		out.Hops[j] = Hop{Relations: steps}
 	}
 	return out
 }

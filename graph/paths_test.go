@@ -66,6 +66,47 @@ func TestFindPathsAgreesWithOracle(t *testing.T) {
 	}
 }
 
+// TestFindPathsAgreesWithOracleOnHubs checks the search where its choices matter most: graphs with hubs,
+// where the side it expands (the frontier with fewer relations), the levels at which it looks for routes
+// (once the two sides have met within the bound) and the order it picks a route's entities in all differ
+// from a plain search's, and pairs often lie beyond max_depth.
+func TestFindPathsAgreesWithOracleOnHubs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	found, none := 0, 0
+	for seed := uint64(1); seed <= 60; seed++ {
+		n := 30 + int(seed%30)
+		ents, rels := graphtest.RandomGraphWithHubs(seed, n, 4*n, 2+int(seed%3))
+		topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+		if err := topo.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo}
+		r := rand.New(rand.NewPCG(seed, 11))
+		for i := 0; i < 20; i++ {
+			q := graphtest.RandomQuery(r, ents)
+			want := graphtest.OraclePaths(ents, rels, q)
+			if len(want) > 0 {
+				found++
+			} else {
+				none++
+			}
+			for name, src := range sources {
+				got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
+				if err != nil {
+					t.Fatalf("%s: seed %d query %+v: %v", name, seed, q, err)
+				}
+				if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
+					t.Fatalf("%s: seed %d query %+v:\nwant %v\n got %v", name, seed, q, want, got)
+				}
+			}
+		}
+	}
+	if found < 250 || none < 250 {
+		t.Errorf("of 1200 random queries on graphs with hubs, %d had a route and %d none: the test is too weak", found, none)
+	}
+}
+
 func TestFindPathsStopsAtWorkBudget(t *testing.T) {
 	t.Parallel()
 	ents, rels := graphtest.RandomGraph(42, 200, 2000)

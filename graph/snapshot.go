@@ -460,6 +460,8 @@ type snapshotGraph struct{ s *topoSnapshot }
 func (g snapshotGraph) node(n EntityName) (int32, bool)      { return g.s.ents.lookup(n) }
 func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
 func (g snapshotGraph) relationsOf(u int32) []halfEdge       { return g.s.adj.get(u) }
+func (g snapshotGraph) degree(u int32) int                   { return len(g.s.adj.get(u)) }
+func (g snapshotGraph) entities() int                        { return g.s.ents.len() }
 func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
 func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
 func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief.at(r).support }

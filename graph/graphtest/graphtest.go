@@ -22,6 +22,12 @@ import (
 // with the same type at other times (told apart by a key), some relations are undated, some are events,
 // and some entities have a lifetime.
 func RandomGraph(seed uint64, n, m int) ([]graph.Entity, []graph.Relation) {
+	return RandomGraphWithHubs(seed, n, m, 0)
+}
+
+// RandomGraphWithHubs is RandomGraph with hubs: a third of the relations between new pairs have one of
+// the first hubs entities at one end, as a few well-connected people and parties have in real graphs.
+func RandomGraphWithHubs(seed uint64, n, m, hubs int) ([]graph.Entity, []graph.Relation) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	ents := make([]graph.Entity, n)
 	for i := range ents {
@@ -49,6 +55,13 @@ func RandomGraph(seed uint64, n, m int) ([]graph.Entity, []graph.Relation) {
 			}
 		} else {
 			a, b := r.IntN(n), r.IntN(n)
+			if hubs > 0 && r.IntN(3) == 0 {
+				if r.IntN(2) == 0 {
+					a = r.IntN(hubs)
+				} else {
+					b = r.IntN(hubs)
+				}
+			}
 			if a == b {
 				continue
 			}
