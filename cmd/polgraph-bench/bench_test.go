@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -16,10 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
@@ -298,32 +293,6 @@ func TestPostgresMatchesFloor(t *testing.T) {
 // TestWaitQuiet: a process spinning on a core never goes quiet, a sleeping one does. The bar is 2% of
 // a core over half a second (one clock tick of CPU time): the spinner stays above it even when the
 // tests running beside it on a shared machine leave it a small share of a core.
-func TestErrorKind(t *testing.T) {
-	withReason := func(code codes.Code, reason string) error {
-		st, err := status.New(code, "refused").WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: "polgraph"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Err()
-	}
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{context.DeadlineExceeded, "timeout"},
-		{status.Error(codes.DeadlineExceeded, "late"), "timeout"},
-		{withReason(codes.ResourceExhausted, "TOO_MANY_REQUESTS"), "refused"},
-		{withReason(codes.ResourceExhausted, "WORK_BUDGET_EXCEEDED"), "budget"},
-		{status.Error(codes.ResourceExhausted, "too much"), "budget"},
-		{status.Error(codes.Unavailable, "down"), "unavailable"},
-		{errors.New("broken"), "other"},
-	} {
-		if got := errorKind(tc.err); got != tc.want {
-			t.Errorf("errorKind(%v) = %q, want %q", tc.err, got, tc.want)
-		}
-	}
-}
-
 func TestWaitQuiet(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
 )
 
@@ -170,11 +169,6 @@ func errorKind(err error) string {
 		case "DeadlineExceeded":
 			return "timeout"
 		case "ResourceExhausted":
-			for _, d := range s.Details() {
-				if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "TOO_MANY_REQUESTS" {
-					return "refused" // no turn (graph/rpc.Limiter)
-				}
-			}
 			return "budget"
 		default:
 			return strings.ToLower(code)

@@ -753,10 +753,7 @@ func serveInProcess(svc *graph.Service, log *slog.Logger) (pb.GraphServiceClient
 	if err != nil {
 		return nil, nil, err
 	}
-	// The calls' turns as `polgraph serve` gives them by default (graph/rpc.Limits): a row of many clients
-	// measures what a deployed polgraph does with them.
-	limiter := rpc.NewLimiter(rpc.DefaultLimits(), log, pb.GraphService_ServiceDesc)
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(limiter.Unary()), grpc.ChainStreamInterceptor(limiter.Stream()))
+	srv := grpc.NewServer()
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	go srv.Serve(lis)
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
