@@ -50,6 +50,9 @@ type Store struct {
 	leaseTime time.Duration
 	// seen is the newest graph version read: a Dgraph showing an older one is not ready (see Ping).
 	seen atomic.Int64
+	// metaUID is the uid of the graph's meta node once read, so that the version every answer asks for is
+	// read by uid rather than through the name index (changes.go).
+	metaUID atomic.Pointer[string]
 }
 
 // DefaultLeaseTime is how long a bulk load's hold on its version lasts unless renewed (it is renewed every

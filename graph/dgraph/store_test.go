@@ -26,6 +26,8 @@ var (
 	store *dgraph.Store
 	// service is how the tests log in: as polgraph's own Dgraph user.
 	service dgraph.Config
+	// testDgraph is the Dgraph the tests run on.
+	testDgraph dgraphlocal.TestDgraph
 )
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
@@ -43,7 +45,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer stop()
-	service = d.Service
+	service, testDgraph = d.Service, d
 	if err := d.Reset(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
