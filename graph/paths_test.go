@@ -22,12 +22,7 @@ func TestFindPathsAgreesWithOracle(t *testing.T) {
 	for seed := uint64(1); seed <= 300; seed++ {
 		n := 6 + int(seed%20)
 		ents, rels := graphtest.RandomGraph(seed, n, 2*n+int(seed%(2*uint64(n))))
-		topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
-		if err := topo.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		// The same search, level by level from a LinkSource and in place on a Topology.
-		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo}
+		sources := searchSources(t, ents, rels)
 		r := rand.New(rand.NewPCG(seed, 7))
 		for i := 0; i < 8; i++ {
 			q := graphtest.RandomQuery(r, ents)
@@ -45,20 +40,7 @@ func TestFindPathsAgreesWithOracle(t *testing.T) {
 					}
 				}
 			}
-			for name, src := range sources {
-				got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
-				if err != nil {
-					t.Fatalf("%s: seed %d query %+v: %v", name, seed, q, err)
-				}
-				if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
-					t.Fatalf("%s: seed %d query %+v:\nwant %v\n got %v", name, seed, q, want, got)
-				}
-				for _, p := range got {
-					if p.Len() > q.MaxDepth {
-						t.Fatalf("%s: path longer than max_depth %d: %v", name, q.MaxDepth, p)
-					}
-				}
-			}
+			agreeWithOracle(ctx, t, sources, seed, q, want)
 		}
 	}
 	if nonEmpty < 500 || parallelHops < 100 || coTemporal < 100 {
@@ -77,11 +59,7 @@ func TestFindPathsAgreesWithOracleOnHubs(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
 		n := 30 + int(seed%30)
 		ents, rels := graphtest.RandomGraphWithHubs(seed, n, 4*n, 2+int(seed%3))
-		topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
-		if err := topo.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		sources := map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo}
+		sources := searchSources(t, ents, rels)
 		r := rand.New(rand.NewPCG(seed, 11))
 		for i := 0; i < 20; i++ {
 			q := graphtest.RandomQuery(r, ents)
@@ -91,19 +69,42 @@ func TestFindPathsAgreesWithOracleOnHubs(t *testing.T) {
 			} else {
 				none++
 			}
-			for name, src := range sources {
-				got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
-				if err != nil {
-					t.Fatalf("%s: seed %d query %+v: %v", name, seed, q, err)
-				}
-				if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
-					t.Fatalf("%s: seed %d query %+v:\nwant %v\n got %v", name, seed, q, want, got)
-				}
-			}
+			agreeWithOracle(ctx, t, sources, seed, q, want)
 		}
 	}
 	if found < 250 || none < 250 {
 		t.Errorf("of 1200 random queries on graphs with hubs, %d had a route and %d none: the test is too weak", found, none)
+	}
+}
+
+// searchSources gives a graph as a path search reads it: level by level from a LinkSource, and in place
+// on a Topology.
+func searchSources(t *testing.T, ents []graph.Entity, rels []graph.Relation) map[string]graph.LinkSource {
+	t.Helper()
+	topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+	if err := topo.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]graph.LinkSource{"links": graphtest.NewMemoryLinks(ents, rels), "topology": topo}
+}
+
+// agreeWithOracle asks q of every source and fails unless each answers the oracle's paths, none longer
+// than max_depth.
+func agreeWithOracle(ctx context.Context, t *testing.T, sources map[string]graph.LinkSource, seed uint64, q graph.PathQuery, want []graph.Path) {
+	t.Helper()
+	for name, src := range sources {
+		got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
+		if err != nil {
+			t.Fatalf("%s: seed %d query %+v: %v", name, seed, q, err)
+		}
+		if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
+			t.Fatalf("%s: seed %d query %+v:\nwant %v\n got %v", name, seed, q, want, got)
+		}
+		for _, p := range got {
+			if p.Len() > q.MaxDepth {
+				t.Fatalf("%s: path longer than max_depth %d: %v", name, q.MaxDepth, p)
+			}
+		}
 	}
 }
 
