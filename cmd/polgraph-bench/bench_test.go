@@ -186,12 +186,27 @@ func TestSmoke(t *testing.T) {
 			}
 		}
 	}
-	// polgraph answers every query of the tiny graph, the Dgraph restart before the queries notwithstanding.
+	// polgraph answers every query of the tiny graph, the Dgraph restart before the queries notwithstanding;
+	// every measured row says what CPU it took.
+	polgraphRows := 0
 	for _, line := range strings.Split(report, "\n") {
 		cols := strings.Split(line, "|")
-		if len(cols) == 13 && (strings.TrimSpace(cols[2]) == sysPolgraph || strings.TrimSpace(cols[2]) == sysPolgraphMem) && strings.TrimSpace(cols[8]) != "0" {
-			t.Errorf("polgraph failed queries: %s", line)
+		if len(cols) != 14 || strings.TrimSpace(cols[1]) == "query" || strings.HasPrefix(cols[1], "---") || strings.TrimSpace(cols[4]) == "–" {
+			continue
 		}
+		if sys := strings.TrimSpace(cols[2]); sys == sysPolgraph || sys == sysPolgraphMem {
+			polgraphRows++
+			if strings.TrimSpace(cols[8]) != "0" {
+				t.Errorf("polgraph failed queries: %s", line)
+			}
+		}
+		// Rows of 50 ms are too short for the cores (TestCoresMeter measures them).
+		if got := strings.TrimSpace(cols[12]); got != "–" {
+			t.Errorf("a row of 50 ms gives its cores as %q, not –: %s", got, line)
+		}
+	}
+	if polgraphRows == 0 {
+		t.Errorf("the report has no polgraph row in a table of 12 columns:\n%s", report)
 	}
 	for _, bad := range []string{"WRONG", "NOT the graph"} {
 		if strings.Contains(report, bad) {
@@ -310,6 +325,37 @@ func TestWaitQuiet(t *testing.T) {
 			got := waitQuiet(context.Background(), cmd.Process.Pid, 0.02, 500*time.Millisecond, 3*time.Second)
 			if got != tc.quiet {
 				t.Errorf("waitQuiet = %v after %s; want %v", got, time.Since(start), tc.quiet)
+			}
+		})
+	}
+}
+
+// TestCoresMeter: a process spinning for the measured stretch takes about a core, one sleeping none,
+// and the machine at least what the spinning one took.
+func TestCoresMeter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script string
+		min, max     float64
+	}{{"spinning", "while :; do :; done", 0.2, 1.2}, {"sleeping", "sleep 30", 0, 0.05}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command("sh", "-c", tc.script)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			m := startCores(cmd.Process.Pid)
+			time.Sleep(time.Second)
+			u := m.done()
+			if u.Alpha < tc.min || u.Alpha > tc.max {
+				t.Errorf("the %s process took %.2f cores, want %.2f to %.2f (%s)", tc.name, u.Alpha, tc.min, tc.max, u)
+			}
+			if u.Harness < 0 || u.Machine < u.Alpha-0.1 {
+				t.Errorf("harness / process / machine: %s; want the machine at least the process's", u)
+			}
+			if short := startCores(cmd.Process.Pid).done(); short.String() != "–" {
+				t.Errorf("a stretch of no time took %s cores, want – (unknown)", short)
 			}
 		})
 	}

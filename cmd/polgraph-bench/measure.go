@@ -45,6 +45,11 @@ type result struct {
 	WrongExample   string
 	AlphaPeak      int64 // the Dgraph alpha's peak resident memory during the measurement
 	AlphaBefore    int64 // its resident memory when the measurement began
+	// Cores is the CPU the measurement took, in cores: the harness's process (polgraph's services
+	// in-process and every system's clients), the alpha, and the whole machine (PostgreSQL's processes and
+	// whatever else ran meanwhile included). On two cores, a row whose machine figure is near 2 was bound
+	// by the CPU: more clients could only share it.
+	Cores coresUsed
 	// Settle is how long the harness waited before the row for the alpha to go quiet; Busy says that it
 	// was still busy when the wait ended.
 	Settle time.Duration

@@ -10,11 +10,30 @@ import (
 )
 
 // Enum values are the domain's names with the proto enum's prefix: graph.Endorses is
-// RELATION_TYPE_ENDORSES.
+// RELATION_TYPE_ENDORSES. The tables below hold each enum by the domain's names, built once: an answer
+// converts a type and statuses for every edge, and joining the prefix to each name allocated a string.
 
-func relationTypePB(t graph.RelationType) pb.RelationType {
-	return pb.RelationType(pb.RelationType_value["RELATION_TYPE_"+string(t)])
+// enumByName maps the names of a proto enum (its generated _value map) to its values, without prefix.
+func enumByName[E ~int32](prefix string, values map[string]int32) map[string]E {
+	out := make(map[string]E, len(values))
+	for name, v := range values {
+		if s, ok := strings.CutPrefix(name, prefix); ok {
+			out[s] = E(v)
+		}
+	}
+	return out
 }
+
+var (
+	relationTypes = enumByName[pb.RelationType]("RELATION_TYPE_", pb.RelationType_value)
+	entityKinds   = enumByName[pb.EntityKind]("ENTITY_KIND_", pb.EntityKind_value)
+	claimStatuses = enumByName[pb.ClaimStatus]("CLAIM_STATUS_", pb.ClaimStatus_value)
+	sourceKinds   = enumByName[pb.SourceKind]("SOURCE_KIND_", pb.SourceKind_value)
+)
+
+// relationTypePB, like the other conversions to an enum, gives the enum's UNSPECIFIED to a name it
+// does not hold.
+func relationTypePB(t graph.RelationType) pb.RelationType { return relationTypes[string(t)] }
 
 func relationTypeOf(t pb.RelationType) (graph.RelationType, bool) {
 	rt := graph.RelationType(strings.TrimPrefix(t.String(), "RELATION_TYPE_"))
@@ -22,7 +41,7 @@ func relationTypeOf(t pb.RelationType) (graph.RelationType, bool) {
 }
 
 func kindPB(k graph.Kind) pb.EntityKind {
-	return pb.EntityKind(pb.EntityKind_value["ENTITY_KIND_"+string(k)])
+	return entityKinds[string(k)]
 }
 
 func kindOf(k pb.EntityKind) (graph.Kind, bool) {
@@ -34,7 +53,7 @@ func kindOf(k pb.EntityKind) (graph.Kind, bool) {
 }
 
 func statusPB(s graph.ClaimStatus) pb.ClaimStatus {
-	return pb.ClaimStatus(pb.ClaimStatus_value["CLAIM_STATUS_"+string(s)])
+	return claimStatuses[string(s)]
 }
 
 func statusOf(s pb.ClaimStatus) (graph.ClaimStatus, bool) {
@@ -43,7 +62,7 @@ func statusOf(s pb.ClaimStatus) (graph.ClaimStatus, bool) {
 }
 
 func sourceKindPB(k graph.SourceKind) pb.SourceKind {
-	return pb.SourceKind(pb.SourceKind_value["SOURCE_KIND_"+string(k)])
+	return sourceKinds[string(k)]
 }
 
 func entityPB(e graph.Entity) *pb.Entity {

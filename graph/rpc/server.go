@@ -358,7 +358,8 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
 	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total),
-		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut)}
+		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut),
+		Nodes: make([]*pb.NeighborhoodNode, 0, len(n.Nodes)), Edges: make([]*pb.Edge, 0, len(n.Edges))}
 	for _, node := range n.Nodes {
 		resp.Nodes = append(resp.Nodes, &pb.NeighborhoodNode{Entity: entityPB(node.Entity), Distance: int32(node.Distance),
 			RelationCount: int32(node.RelationCount)})
