@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // LinkSource gives the links of entities, many at a time. A Store is one.
@@ -197,6 +198,48 @@ func (d *distances) set(u int32, v int) {
 	(*d)[u] = int8(v + 1)
 }
 
+// searchBuffers is what a search over a graph that numbers its entities (degrees) writes as it goes,
+// kept from one search to the next in searchPool: the two distance arrays, as long as the graph's
+// entities so that a search never grows them; the entities given a distance, to clear them after; the
+// relations the filter counts of each expanded entity, one after the other; and the map of those.
+// Made afresh for each search, they were nearly all a path search allocated at a million relations
+// (a k=1 search 705 KB, of which 275 KB the two arrays, cleared whole, and 200 KB copies of lists) and the
+// collector's work on a busy replica.
+type searchBuffers struct {
+	s, t        distances
+	touched     []int32
+	counted     []halfEdge
+	countedByID map[int32][]halfEdge
+}
+
+var searchPool sync.Pool // of *searchBuffers
+
+// takeBuffers returns cleared buffers whose distance arrays are at least n long.
+func takeBuffers(n int) *searchBuffers {
+	if p, ok := searchPool.Get().(*searchBuffers); ok && len(p.s) >= n {
+		return p
+	}
+	return &searchBuffers{s: make(distances, n), t: make(distances, n), countedByID: map[int32][]halfEdge{}}
+}
+
+// giveBack clears what the search wrote in its buffers and puts them back in the pool; the search must
+// hold nothing of them after (its answer is built from Yen's subgraph, which copies what it takes).
+func (x *explorer) giveBack() {
+	p := x.buf
+	if p == nil {
+		return
+	}
+	for _, u := range x.touched {
+		if int(u) < len(p.s) { // a set past the end grew a copy (not for a graph that numbers u)
+			p.s[u], p.t[u] = 0, 0
+		}
+	}
+	clear(x.counted)
+	p.touched, p.counted, p.countedByID = x.touched[:0], p.counted[:0], x.counted
+	x.buf, x.ds, x.dt, x.touched, x.counted = nil, nil, nil, nil, nil
+	searchPool.Put(p)
+}
+
 // explorer holds the state of one path search.
 type explorer struct {
 	q      PathQuery
@@ -207,6 +250,8 @@ type explorer struct {
 
 	counted        map[int32][]halfEdge // counted relations of every expanded entity
 	ds, dt         distances            // exact hop distances from From and to To, where known
+	touched        []int32              // every entity given a distance on either side, in the order reached
+	buf            *searchBuffers       // where ds, dt, touched and counted came from, when from searchPool
 	a, b           int                  // levels expanded around From and around To
 	frontS, frontT []int32              // entities at distance a from From (b to To) not yet expanded
 	// met is the shortest route known through an entity both searches reached (its distance from From
@@ -229,16 +274,20 @@ type degrees interface {
 
 func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget int) ([]Path, error) {
 	const op = "FindPaths"
-	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, counted: map[int32][]halfEdge{},
-		frontS: []int32{s}, frontT: []int32{t}, met: maxMet}
+	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, frontS: []int32{s}, frontT: []int32{t}, met: maxMet}
 	if s == t {
 		x.met = 0
 	}
 	if d, ok := g.(degrees); ok {
-		x.ds, x.dt = make(distances, d.entities()), make(distances, d.entities())
+		x.buf = takeBuffers(d.entities())
+		x.ds, x.dt, x.touched, x.counted = x.buf.s, x.buf.t, x.buf.touched, x.buf.countedByID
+		defer x.giveBack()
+	} else {
+		x.counted = map[int32][]halfEdge{}
 	}
 	x.ds.set(s, 0)
 	x.dt.set(t, 0)
+	x.touched = append(x.touched, s, t)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, &Error{Op: op, Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: err}
@@ -314,13 +363,7 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 		for _, u := range need {
 			rs := x.g.relationsOf(u)
 			x.read += len(rs)
-			kept := make([]halfEdge, 0, len(rs))
-			for _, h := range rs {
-				if x.g.counts(&x.q.Filter, h.rel) {
-					kept = append(kept, h)
-				}
-			}
-			x.counted[u] = kept
+			x.counted[u] = x.countedOf(rs)
 		}
 		if x.read > x.budget {
 			return &Error{Op: "FindPaths", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
@@ -328,7 +371,9 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 					" relations; ask for a smaller max_depth or narrow the filter"}
 		}
 	}
-	var next []int32
+	// The next frontier is what this level adds to touched (From and To are in it from the start, so
+	// reaching the other end adds nothing): a view of it, which later appends leave as it is.
+	start := len(x.touched)
 	for _, u := range front {
 		for _, h := range x.counted[u] {
 			w, ok := x.walk(h, u, forward)
@@ -341,11 +386,12 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 					x.met = min(x.met, *level+1+d)
 				}
 				if w != stop {
-					next = append(next, w)
+					x.touched = append(x.touched, w)
 				}
 			}
 		}
 	}
+	next := x.touched[start:len(x.touched):len(x.touched)]
 	*level++
 	if forward {
 		x.frontS = next
@@ -353,6 +399,38 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 		x.frontT = next
 	}
 	return nil
+}
+
+// countedOf returns the relations of rs the query's filter counts: rs itself when it counts them all
+// (the lists a graph gives are not written to; copying a hub's list for each search was most of what a
+// path search allocated), else a copy of those it counts.
+func (x *explorer) countedOf(rs []halfEdge) []halfEdge {
+	for i, h := range rs {
+		if x.g.counts(&x.q.Filter, h.rel) {
+			continue
+		}
+		var kept []halfEdge
+		if x.buf != nil { // appended to the search's buffer, which an earlier list may have outgrown
+			start := len(x.buf.counted)
+			x.buf.counted = append(x.buf.counted, rs[:i]...)
+			for _, h := range rs[i+1:] {
+				if x.g.counts(&x.q.Filter, h.rel) {
+					x.buf.counted = append(x.buf.counted, h)
+				}
+			}
+			kept = x.buf.counted[start:len(x.buf.counted):len(x.buf.counted)]
+		} else {
+			kept = make([]halfEdge, i, len(rs)-1)
+			copy(kept, rs[:i])
+			for _, h := range rs[i+1:] {
+				if x.g.counts(&x.q.Filter, h.rel) {
+					kept = append(kept, h)
+				}
+			}
+		}
+		return kept
+	}
+	return rs
 }
 
 // yen runs Yen's k-shortest simple paths on the links read so far, limited to paths of at most bound hops.
@@ -400,6 +478,7 @@ type subgraph struct {
 	nodes    numbering[int32] // the subgraph's numbers for the search's entity numbers
 	out, in  [][]arc
 	arcOf    map[[2]int32]int // (from, to) → index in out[from]
+	singles  []int32          // the chunk the next arc's one relation is cut from
 
 	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
 	mark  []int32
@@ -454,7 +533,19 @@ func (sg *subgraph) arc(u, w, r int32) {
 		return
 	}
 	sg.arcOf[[2]int32{u, w}] = len(sg.out[u])
-	sg.out[u] = append(sg.out[u], arc{to: w, ids: []int32{r}})
+	sg.out[u] = append(sg.out[u], arc{to: w, ids: sg.single(r)})
+}
+
+// single returns a slice holding r alone, cut from a chunk shared with other arcs (nearly every arc has
+// one relation, and a slice made for each was a third of what a k=5 search allocated): its capacity is
+// 1, so that a second relation of the arc is appended to a copy.
+func (sg *subgraph) single(r int32) []int32 {
+	if len(sg.singles) == cap(sg.singles) {
+		sg.singles = make([]int32, 0, 512)
+	}
+	sg.singles = append(sg.singles, r)
+	n := len(sg.singles)
+	return sg.singles[n-1 : n : n]
 }
 
 func (sg *subgraph) name(u int32) EntityName { return sg.g.entity(sg.nodes.keys[u]) }
