@@ -155,6 +155,9 @@ func (s *Store) login(ctx context.Context) error {
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// The version to show is the newest seen before the read began: one seen while it ran (a write
+	// committed meanwhile, read by another call) may be newer than this read's snapshot, rightly.
+	seen := s.seen.Load()
 	v, err := s.Version(ctx)
 	if graph.KindOf(err) == graph.Unavailable && s.user != "" {
 		var ge *graph.Error
@@ -167,7 +170,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if seen := s.seen.Load(); v < seen {
+	if v < seen {
 		// The alpha that answered is not ready; another may be (a replica that lags behind its group's
 		// leader, or has just rejoined it). It is set aside, and the database is up if another shows the
 		// graph already seen.
@@ -209,11 +212,12 @@ func (s *Store) Close() error {
 // alphaReady tells whether one alpha, through its own client, is ready: it answers, and shows at least the
 // newest graph version read (see Ping).
 func (s *Store) alphaReady(ctx context.Context, dg *dgo.Dgraph) error {
+	seen := s.seen.Load() // before the read, as in Ping
 	v, err := s.version(ctx, dg.NewReadOnlyTxn())
 	if err != nil {
 		return err
 	}
-	if seen := s.seen.Load(); v < seen {
+	if v < seen {
 		return fmt.Errorf("it shows graph version %d, older than the %d already seen", v, seen)
 	}
 	return nil
