@@ -362,13 +362,6 @@ const relationFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg
   claims: ~pg.claim_of { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
 
-// relationWholeFields read a relation with its claims, each naming its source only: what a write reads
-// of a relation to pack it (pack.go), and what the graph held in memory reads of one whose pack it cannot
-// use.
-const relationWholeFields = `pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date ` + deletedFields + `
-  pg.from { pg.name } pg.to { pg.name } pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }
-  claims: ~pg.claim_of { pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { pg.name } ` + retractedFields + ` pg.source { pg.name } }`
-
 func (j relationJSON) relation() graph.Relation {
 	r := graph.Relation{Name: graph.RelationName(j.Name), Type: graph.RelationType(j.Type), Role: j.Role, Deleted: j.deleted()}
 	if j.From != nil {

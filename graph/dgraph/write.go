@@ -187,8 +187,13 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 		request = requestName(meta)
 		lookup = append(slices.Clone(lookup), request)
 	}
+	fields := w.fields
+	if request != "" && w.auditFields == "" {
+		// The audit reads what the lookup read: the request's result comes with it, in the same query.
+		fields += " pg.request_result"
+	}
 	got := map[string]found{}
-	if err := s.lookUp(ctx, txn, lookup, w.fields, func(r found, raw json.RawMessage) { r.raw = raw; got[r.Name] = r }); err != nil {
+	if err := s.lookUp(ctx, txn, lookup, fields, func(r found, raw json.RawMessage) { r.raw = raw; got[r.Name] = r }); err != nil {
 		return result, err
 	}
 	if w.then != nil {
@@ -209,17 +214,10 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 			return result, err
 		}
 	}
-	if auditing {
-		// What the audit reads, in a query of its own in the same transaction (the same snapshot); a write
-		// without auditFields audits from what it read, and looks up only its request.
-		names, fields := lookup, w.auditFields+" pg.request_result"
-		if w.auditFields == "" {
-			names, fields = nil, "uid pg.name pg.request_result"
-			if request != "" {
-				names = []string{request}
-			}
-		}
-		err := s.lookUp(ctx, txn, names, fields, func(r found, raw json.RawMessage) {
+	if auditing && w.auditFields != "" {
+		// What the audit reads beyond the lookup's fields, in a query of its own in the same transaction (the
+		// same snapshot). A write without auditFields audits from what its lookup read, request included.
+		err := s.lookUp(ctx, txn, lookup, w.auditFields+" pg.request_result", func(r found, raw json.RawMessage) {
 			if f, ok := got[r.Name]; ok {
 				f.raw = raw
 				got[r.Name] = f
@@ -378,8 +376,9 @@ func (s *Store) upsertSources(ctx context.Context, sources []graph.Source, b *bu
 		names[i] = string(src.Name)
 	}
 	names = append(names, metaName)
-	return s.upsert(ctx, write{op: "dgraph.UpsertSources", lookup: names, fields: "uid pg.name pg.version pg.lease_until",
-		auditFields: strings.TrimSuffix(sourceFields, " count(~pg.source)"), result: resultOf(ctx),
+	// The lookup reads each source whole: what the audit compares (one query, not a second for the audit).
+	return s.upsert(ctx, write{op: "dgraph.UpsertSources", lookup: names,
+		fields: strings.TrimSuffix(sourceFields, " count(~pg.source)") + " pg.version pg.lease_until", result: resultOf(ctx),
 		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
 			for _, src := range sources {
 				before := ""
@@ -560,12 +559,12 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 			add(&refs, string(c.SaidBy))
 		}
 	}
-	// Each relation is read whole, for its pack: what it holds besides what is written now.
-	const fields = `uid pg.version pg.lease_until ` + relationWholeFields
+	// Each relation is read whole, for its pack (what it holds besides what is written now) and for the
+	// audit (its claims' sources in full): one query, where a second for the audit read every relation and
+	// claim of the batch again.
+	const fields = `uid pg.version pg.lease_until ` + relationFields
 	return s.upsert(ctx, write{op: "dgraph.UpsertRelations", lookup: lookup, fields: fields, refs: refs, checkRefs: true,
-		// The audit reads each relation whole.
-		auditFields: relationFields,
-		result:      resultOf(ctx),
+		result: resultOf(ctx),
 		audit: func(got map[string]found) (changes []graph.Change, res graph.WriteResult) {
 			for _, r := range relations {
 				before, after := "", r

@@ -138,6 +138,21 @@ func TestUpsertsAreAuditedAndIdempotent(t *testing.T) {
 		Lines: lines(t, obj{"record": "source", "name": "sources/audit-news", "title": "News", "kind": "ARTICLE"})}); err != nil {
 		t.Fatal(err)
 	}
+	// A source's write audits from what its lookup read: the same again is unchanged, a new title an update.
+	for _, w := range []struct {
+		title              string
+		updated, unchanged int
+	}{{"News", 0, 1}, {"News (corrected)", 1, 0}} {
+		res, err := svc.Upsert(ctx, meta("bob", "UpsertSources", ""), intake.Batch{Field: "sources",
+			Lines: lines(t, obj{"record": "source", "name": "sources/audit-news", "title": w.title, "kind": "ARTICLE"})})
+		if err != nil || len(res.Updated) != w.updated || res.Unchanged != w.unchanged || len(res.Created) != 0 {
+			t.Errorf("source written again with title %q: %+v %v", w.title, res, err)
+		}
+	}
+	if cs := changes(t, graph.ChangeQuery{Resource: "sources/audit-news"}); len(cs) != 2 || !strings.Contains(cs[0].Before, `"title":"News"`) ||
+		!strings.Contains(cs[0].After, `"title":"News (corrected)"`) {
+		t.Errorf("the trail of sources/audit-news, newest first: %+v", cs)
+	}
 	rel := lines(t, relation("MEMBER_OF", "actors/audit-a", "parties/audit-p", "sources/audit-news", "A joined the party.", nil))
 	first, err := svc.Upsert(ctx, meta("alice", "UpsertRelations", "req-1"), intake.Batch{Field: "relations", Lines: rel})
 	if err != nil {
