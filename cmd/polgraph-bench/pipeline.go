@@ -72,6 +72,13 @@ type sizeResult struct {
 		// FromBulk is set when that second topology read back the bulk path's snapshot file instead, as
 		// the first polgraph started on the bulk-loaded Dgraph does.
 		FromBulk bool
+		// Share is what the first of those that kept a file shared with Dgraph (graph/snapfile.Shared),
+		// in the background; Replica how long a third topology with no file of its own, as a new
+		// replica's, took to fetch that copy (Fetch), read it back and catch up, the alpha spending
+		// ReplicaAlphaCPU.
+		Share           snapfile.Share
+		Replica, Fetch  time.Duration
+		ReplicaAlphaCPU time.Duration
 	}
 	Postgres    pgLoad // the PostgreSQL peer's load, when it ran
 	Equivalence string // how the two loads compare
@@ -306,6 +313,46 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, fmt.Errorf("the topology read back from its snapshot file holds %d relations, the one filled from Dgraph %d", n, res.Topology.Relations)
 		}
 		step("in-memory topology read back from %s in %s", snapshot, res.Topology.Restart.Round(time.Millisecond))
+		// The first of those with a file shared it with Dgraph in the background (the fill's, or the one
+		// read back when the fill kept none); a new replica with no file reads that copy back. Its topology
+		// only shows that it holds the same graph.
+		for _, f := range []*snapfile.Feed{kept, restarted} {
+			if f == nil {
+				continue
+			}
+			if err := f.WaitShared(); err != nil {
+				return nil, fmt.Errorf("sharing the snapshot file with Dgraph: %w", err)
+			}
+			if sh := f.LastShare(); sh.Bytes > 0 {
+				res.Topology.Share = sh
+			}
+		}
+		if res.Topology.Share.Bytes == 0 {
+			return nil, errors.New("no snapshot file was shared with Dgraph")
+		}
+		replicaFile := filepath.Join(dir, "replica.snapshot")
+		replica := snapfile.New(store, replicaFile, log)
+		replicaTopo := graph.NewTopology(replica)
+		alphaCPU = cpuTime(node.alphaPID())
+		start = time.Now()
+		if err := replicaTopo.Sync(ctx); err != nil {
+			return nil, fmt.Errorf("filling a new replica's topology from Dgraph's copy: %w", err)
+		}
+		res.Topology.Replica, res.Topology.ReplicaAlphaCPU = time.Since(start), cpuTime(node.alphaPID())-alphaCPU
+		f := replica.LastFill()
+		res.Topology.Fetch = f.Fetch
+		if !f.FromShared {
+			return nil, fmt.Errorf("a new replica did not read Dgraph's copy back: %s", f.SharedWhy)
+		}
+		if _, n, _ := replicaTopo.Size(); n != res.Topology.Relations {
+			return nil, fmt.Errorf("the topology read back from Dgraph's copy holds %d relations, the one filled from Dgraph %d", n, res.Topology.Relations)
+		}
+		replica.Close()
+		os.Remove(replicaFile)
+		replicaTopo = nil
+		debug.FreeOSMemory()
+		step("a new replica's topology read back from Dgraph's copy (%s, shared in %s) in %s, %s of it fetching",
+			mb(res.Topology.Share.Bytes), res.Topology.Share.Took.Round(time.Millisecond), res.Topology.Replica.Round(time.Millisecond), f.Fetch.Round(time.Millisecond))
 		services = append(services, namedClient{system: sysPolgraphMem, topology: topo})
 	}
 	for i := range services {

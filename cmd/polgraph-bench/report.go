@@ -145,11 +145,15 @@ func (rep *report) markdown() string {
 				t.Relations, secs(t.Fill), mb(t.Memory), t.Packed, t.Unpacked, secs(t.AlphaCPU), secs(t.CPU))
 			switch {
 			case t.Restart > 0 && t.FromBulk:
-				p(" That fill, as a new replica's, kept no snapshot file. A second topology, as the first polgraph started on the Dgraph the bulk path filled, read back the snapshot file written with the N-Quads (`polgraph load --nquads --snapshot-file`, %s) and caught up in %s, and answered the queries below.",
+				p(" That fill, as a replica's on a Dgraph holding no copy of the file, kept none. A second topology, as the first polgraph started on the Dgraph the bulk path filled, read back the snapshot file written with the N-Quads (`polgraph load --nquads --snapshot-file`, %s) and caught up in %s, and answered the queries below.",
 					mb(s.Bulk.SnapshotBytes), secs(t.Restart))
 			case t.Restart > 0:
 				p(" The fill also wrote the graph's snapshot file (%s); a second topology, as a restarted polgraph's, read it back and caught up in %s, and answered the queries below.",
 					mb(t.FileBytes), secs(t.Restart))
+			}
+			if t.Replica > 0 {
+				p(" That file went to Dgraph as its shared copy (%s of file in %s, in the background); a third topology, as a new replica's with no file of its own, fetched the copy and caught up in %s (%s of it fetching), the alpha using %s of CPU.",
+					mb(t.Share.Bytes), secs(t.Share.Took), secs(t.Replica), secs(t.Fetch), secs(t.ReplicaAlphaCPU))
 			}
 		}
 		if rs := settleSummary(s.Results); rs != "" {

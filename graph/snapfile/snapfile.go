@@ -7,6 +7,9 @@
 // file's version through the store's own feed: the same catch-up that keeps a running topology in step,
 // so the graph served is as fresh as one filled from the store. A file is read back only for the graph it
 // was written from (Store.GraphID), by the code that wrote it, and never when it is ahead of the store.
+//
+// A store that keeps a shared copy (Shared) gets the file once a fill is over, and a fill whose own file
+// cannot be read back fetches that copy, checks it as it would its own file, and uses it as its own.
 package snapfile
 
 import (
@@ -48,6 +51,25 @@ type Feed struct {
 	lock *os.File // path+".lock", held (flock) while this Feed uses the file
 	out  *logFile // the log being written; nil when none is
 	last Fill
+	id   string // the graph's id, as the last fill found it
+
+	sharing   chan struct{} // closed when the share started by the last fill is over; nil when none was
+	shareErr  error         // how it went
+	lastShare Share
+}
+
+// Shared is a Store that keeps a copy of a snapshot file for fills with no file of their own (a new
+// replica, a container without a volume): dgraph.Store keeps it as a few large values, which read back in
+// a fraction of the time a key per node takes. A Feed that fills from the store, or reads back a file
+// newer than the copy, shares its file; a Feed whose own file cannot be read back fetches the copy
+// instead, when it is this graph's and this code's, and then uses it as its own file.
+type Shared interface {
+	// SharedSnapshot says which copy the store holds (its label, "" for none) and its size.
+	SharedSnapshot(ctx context.Context) (label string, size int64, err error)
+	// ReadSharedSnapshot writes the copy labelled label to w; it fails when the store holds another.
+	ReadSharedSnapshot(ctx context.Context, label string, w io.Writer) error
+	// ShareSnapshot replaces the store's copy with what r gives, labelled label, once it is whole.
+	ShareSnapshot(ctx context.Context, label string, r io.Reader) error
 }
 
 var _ graph.ChangeFeed = (*Feed)(nil)
@@ -63,6 +85,14 @@ type Fill struct {
 	Replay time.Duration
 	// Why says why the file was not read back, when it was not.
 	Why string
+	// FromShared is set when the file read back was first fetched from the store's shared copy (Shared),
+	// because the local one could not be read back (Why); Fetch is how long that took, SharedBytes its
+	// size. SharedWhy says why the copy was not fetched, when the local file could not be read back and it
+	// was not.
+	FromShared  bool
+	Fetch       time.Duration
+	SharedBytes int64
+	SharedWhy   string
 }
 
 // New returns a Feed keeping store's changes in the file at path.
@@ -86,7 +116,8 @@ func (f *Feed) LastFill() Fill {
 func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if since == 0 {
+	fill := since == 0
+	if fill {
 		f.closeOut()
 		v, out, err := f.begin(ctx, each)
 		if err != nil {
@@ -124,11 +155,15 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 			}
 		}
 	}
+	if fill && !f.last.FromShared {
+		f.share(ctx)
+	}
 	return v, nil
 }
 
-// Close releases the file.
+// Close releases the file, once a share the last fill started is over.
 func (f *Feed) Close() error {
+	f.WaitShared()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.closeOut()
@@ -159,8 +194,21 @@ func (f *Feed) begin(ctx context.Context, each func(graph.Changed)) (int64, *log
 		}
 		return 0, nil, nil
 	}
+	f.id = id
 	want := header{Format: formatVersion, Shape: changedShape, Build: thisBuild, GraphID: id}
 	s, why := f.survey(ctx, want)
+	if why != "" {
+		if fetched, sharedWhy := f.fetchShared(ctx, want); sharedWhy != "" {
+			f.last.SharedWhy = sharedWhy
+		} else if s2, why2 := f.survey(ctx, want); why2 != "" {
+			f.last.SharedWhy = "the copy fetched cannot be read back: " + why2
+			f.log.WarnContext(ctx, "the shared snapshot fetched from the store cannot be read back; filling from the store", "file", f.path, "why", why2)
+			f.remove()
+		} else {
+			f.last.FromShared, f.last.Fetch, f.last.SharedBytes, f.last.Why = true, fetched.took, fetched.bytes, why
+			s, why = s2, ""
+		}
+	}
 	if why == "" {
 		start := time.Now()
 		if err := replay(ctx, f.path, s.end, each); err != nil {
@@ -179,9 +227,9 @@ func (f *Feed) begin(ctx context.Context, each func(graph.Changed)) (int64, *log
 		if err != nil {
 			f.log.WarnContext(ctx, "the graph's snapshot file cannot be added to; it stays as read", "file", f.path, "err", err)
 		}
-		f.last = Fill{FromFile: true, Version: s.version, Bytes: s.end, Replay: time.Since(start)}
+		f.last.FromFile, f.last.Version, f.last.Bytes, f.last.Replay = true, s.version, s.end, time.Since(start)
 		f.log.InfoContext(ctx, "graph read back from its snapshot file", "file", f.path, "version", s.version,
-			"bytes", s.end, "took", f.last.Replay.Round(time.Millisecond))
+			"bytes", s.end, "took", f.last.Replay.Round(time.Millisecond), "fetched_from_store", f.last.FromShared)
 		return s.version, out, nil
 	}
 	f.last.Why = why
