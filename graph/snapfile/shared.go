@@ -120,7 +120,7 @@ func (f *Feed) fetchShared(ctx context.Context, want header) (fetched, string) {
 }
 
 // share starts sharing the file, up to its last mark, with the store, unless the store's copy is this
-// graph's, this code's, and as new. It runs on its own, reading the file through a handle of its own
+// graph's, this code's, and as new (another replica may have shared the same version). It runs on its own, reading the file through a handle of its own
 // (what a mark closed is never written again); WaitShared waits for it.
 func (f *Feed) share(ctx context.Context) {
 	sh, ok := f.store.(Shared)
@@ -135,6 +135,7 @@ func (f *Feed) share(ctx context.Context) {
 		}
 	}
 	m := f.out.marked()
+	f.sharedAt = m.end
 	label := sharedLabel{Format: formatVersion, Shape: changedShape, Build: thisBuild, GraphID: f.id, Version: m.version}
 	file, err := os.Open(f.path)
 	if err != nil {

@@ -220,3 +220,49 @@ func TestAFailedShareLeavesTheFillAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestARunningPolgraphSharesAgain: once the catch-ups added to its file since the last share pass a
+// quarter of its fill, a running polgraph shares its file again; not before, and not when the store's
+// copy is already as new (another replica shared it).
+func TestARunningPolgraphSharesAgain(t *testing.T) {
+	script, r := newStore(t, 8, 50)
+	store := &sharingStore{scriptStore: script}
+	feed := New(store, filepath.Join(t.TempDir(), "graph.snapshot"), quietLog())
+	defer feed.Close()
+	st, v := fill(t, feed)
+	must(t, feed.WaitShared())
+	if l, n := store.held(t); n != 1 || l.Version != 8 {
+		t.Fatalf("after the fill the store holds version %d (%d shares)", l.Version, n)
+	}
+	// One write is an eighth of the fill: no share.
+	script.write(richWrite(r, 8, 50))
+	v = catchUp(t, feed, &st, v)
+	must(t, feed.WaitShared())
+	if _, n := store.held(t); n != 1 {
+		t.Fatalf("a catch-up of an eighth of the fill shared the file (%d shares)", n)
+	}
+	// Two more: past a quarter.
+	script.write(richWrite(r, 9, 50))
+	script.write(richWrite(r, 10, 50))
+	v = catchUp(t, feed, &st, v)
+	must(t, feed.WaitShared())
+	if l, n := store.held(t); n != 2 || l.Version != 11 {
+		t.Fatalf("after catch-ups past a quarter of the fill the store holds version %d (%d shares)", l.Version, n)
+	}
+	sameAsStore(t, script, st, "the fill caught up")
+
+	// Another replica shared a newer copy meanwhile: past a quarter again, this one does not share.
+	store.mu.Lock()
+	l, _ := parseLabel(store.label)
+	l.Version = 100
+	store.label = l.text()
+	store.mu.Unlock()
+	for i := range 3 {
+		script.write(richWrite(r, 11+i, 50))
+	}
+	catchUp(t, feed, &st, v)
+	must(t, feed.WaitShared())
+	if _, n := store.held(t); n != 2 {
+		t.Fatalf("a copy newer than the file was replaced (%d shares)", n)
+	}
+}

@@ -52,6 +52,8 @@ type Feed struct {
 	out  *logFile // the log being written; nil when none is
 	last Fill
 	id   string // the graph's id, as the last fill found it
+	// sharedAt is where the file ended when it was last shared or fetched (0: never)
+	sharedAt int64
 
 	sharing   chan struct{} // closed when the share started by the last fill is over; nil when none was
 	shareErr  error         // how it went
@@ -119,6 +121,7 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 	fill := since == 0
 	if fill {
 		f.closeOut()
+		f.sharedAt = 0
 		v, out, err := f.begin(ctx, each)
 		if err != nil {
 			return 0, err
@@ -155,8 +158,19 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 			}
 		}
 	}
-	if fill && !f.last.FromShared {
+	switch {
+	case fill && f.last.FromShared:
+		if f.out != nil {
+			f.sharedAt = f.out.marked().end // the copy is this file as fetched
+		}
+	case fill:
 		f.share(ctx)
+	case f.out != nil && f.sharedAt > 0:
+		// A running polgraph shares again once its catch-ups since the last share grew past a quarter of
+		// its fill, so that a new replica's catch-up from the copy stays short.
+		if m := f.out.marked(); m.end-f.sharedAt > m.fillEnd/4 {
+			f.share(ctx)
+		}
 	}
 	return v, nil
 }
