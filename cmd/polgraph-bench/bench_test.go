@@ -175,7 +175,7 @@ func TestSmoke(t *testing.T) {
 	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
 		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
 		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem,
-		"it was then restarted on the same data"} {
+		"it was then restarted on the same data", "anonymous) after the fill from Dgraph and", "while the replica fetched the copy"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}

@@ -79,6 +79,10 @@ type sizeResult struct {
 		Share           snapfile.Share
 		Replica, Fetch  time.Duration
 		ReplicaAlphaCPU time.Duration
+		// The alpha's memory along the way: resident (and of it anonymous, not pages of files it maps)
+		// after the fill from Dgraph and after the share; its peak while the new replica fetched the copy.
+		AlphaAfterFill, AlphaAfterShare alphaMem
+		AlphaReplicaPeak                int64
 	}
 	Postgres    pgLoad // the PostgreSQL peer's load, when it ran
 	Equivalence string // how the two loads compare
@@ -86,7 +90,7 @@ type sizeResult struct {
 	Query       struct {
 		AlphaPeak, HarnessPeak int64
 		AlphaPeakHow           string
-		AlphaBeforeRestart     int64         // the alpha's resident memory after the load and the fill
+		AlphaBeforeRestart     alphaMem      // the alpha's memory after the load, the fills and the share
 		AlphaAtStart           int64         // the alpha's resident memory when the queries began
 		Settle                 time.Duration // how long the alpha took to go quiet before them
 		Settled                bool          // false when it was still busy when the wait ended
@@ -289,7 +293,8 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		debug.FreeOSMemory()
 		res.Topology.Memory = procStatus(0, "VmRSS") - before
 		_, res.Topology.Relations, _ = topo.Size()
-		step("in-memory topology: %d relations in %s (about %s); the alpha now has %s resident", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory), mb(procStatus(node.alphaPID(), "VmRSS")))
+		res.Topology.AlphaAfterFill = readAlphaMem(node.alphaPID())
+		step("in-memory topology: %d relations in %s (about %s); the alpha now has %s", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory), res.Topology.AlphaAfterFill)
 		// A restart: a second topology read back from the file the fill wrote, or, on a Dgraph the bulk path
 		// filled, from the file written with its N-Quads, as the first polgraph started on it does. It
 		// serves the queries.
@@ -330,6 +335,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		if res.Topology.Share.Bytes == 0 {
 			return nil, errors.New("no snapshot file was shared with Dgraph")
 		}
+		res.Topology.AlphaAfterShare = readAlphaMem(node.alphaPID())
+		step("the snapshot file shared with Dgraph; the alpha now has %s", res.Topology.AlphaAfterShare)
+		peakReset := resetPeak(node.alphaPID())
 		replicaFile := filepath.Join(dir, "replica.snapshot")
 		replica := snapfile.New(store, replicaFile, log)
 		replicaTopo := graph.NewTopology(replica)
@@ -339,6 +347,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, fmt.Errorf("filling a new replica's topology from Dgraph's copy: %w", err)
 		}
 		res.Topology.Replica, res.Topology.ReplicaAlphaCPU = time.Since(start), cpuTime(node.alphaPID())-alphaCPU
+		if peakReset {
+			res.Topology.AlphaReplicaPeak = peakRSS(node.alphaPID())
+		}
 		f := replica.LastFill()
 		res.Topology.Fetch = f.Fetch
 		if !f.FromShared {
@@ -351,8 +362,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		os.Remove(replicaFile)
 		replicaTopo = nil
 		debug.FreeOSMemory()
-		step("a new replica's topology read back from Dgraph's copy (%s, shared in %s) in %s, %s of it fetching",
-			mb(res.Topology.Share.Bytes), res.Topology.Share.Took.Round(time.Millisecond), res.Topology.Replica.Round(time.Millisecond), f.Fetch.Round(time.Millisecond))
+		step("a new replica's topology read back from Dgraph's copy (%s, shared in %s) in %s, %s of it fetching; the alpha peaked at %s and now has %s",
+			mb(res.Topology.Share.Bytes), res.Topology.Share.Took.Round(time.Millisecond), res.Topology.Replica.Round(time.Millisecond), f.Fetch.Round(time.Millisecond),
+			mb(res.Topology.AlphaReplicaPeak), readAlphaMem(node.alphaPID()))
 		services = append(services, namedClient{system: sysPolgraphMem, topology: topo})
 	}
 	for i := range services {
@@ -368,7 +380,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 
 	// The alpha keeps the memory that loading and the fill made it grow to; restart it, so that its memory
 	// in the rows below is what answering costs. Clients reconnect by themselves.
-	res.Query.AlphaBeforeRestart = procStatus(node.alphaPID(), "VmRSS")
+	res.Query.AlphaBeforeRestart = readAlphaMem(node.alphaPID())
 	if err := node.restart(ctx); err != nil {
 		return nil, fmt.Errorf("restarting Dgraph before the queries: %w", err)
 	}

@@ -36,6 +36,19 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
+// alphaMem is a process's resident memory and, of it, the anonymous part: what the process itself
+// allocated, not the pages of files it maps (Dgraph maps its write-ahead log and tables), which the
+// kernel drops when memory is short.
+type alphaMem struct{ RSS, Anon int64 }
+
+func readAlphaMem(pid int) alphaMem {
+	return alphaMem{RSS: procStatus(pid, "VmRSS"), Anon: procStatus(pid, "RssAnon")}
+}
+
+func (m alphaMem) String() string {
+	return mb(m.RSS) + " resident (" + mb(m.Anon) + " anonymous)"
+}
+
 // peakRSS is a process's peak resident memory since it started or since resetPeak.
 func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM") }
 

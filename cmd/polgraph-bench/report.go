@@ -134,9 +134,9 @@ func (rep *report) markdown() string {
 		if !s.Query.Settled {
 			settled = "was still busy"
 		}
-		p("Loading and filling polgraph's topology left the alpha with %s resident; it was then restarted on the same data, so that its memory below is what answering costs. "+
+		p("Loading and filling polgraph's topologies left the alpha with %s; it was then restarted on the same data, so that its memory below is what answering costs. "+
 			"Before the queries the harness waited %s, until the alpha used under a quarter of a core over %s (it %s), with %s resident. ",
-			mb(s.Query.AlphaBeforeRestart), secs(s.Query.Settle), secs(startQuietWindow), settled, mb(s.Query.AlphaAtStart))
+			s.Query.AlphaBeforeRestart, secs(s.Query.Settle), secs(startQuietWindow), settled, mb(s.Query.AlphaAtStart))
 		p("Peak memory during the queries: alpha %s (%s); this process %s (polgraph's services in-process, the floor's graphs, the clients).",
 			mb(s.Query.AlphaPeak), s.Query.AlphaPeakHow, mb(s.Query.HarnessPeak))
 		if s.Topology.Relations > 0 {
@@ -154,6 +154,11 @@ func (rep *report) markdown() string {
 			if t.Replica > 0 {
 				p(" That file went to Dgraph as its shared copy (%s of file in %s, in the background); a third topology, as a new replica's with no file of its own, fetched the copy and caught up in %s (%s of it fetching), the alpha using %s of CPU.",
 					mb(t.Share.Bytes), secs(t.Share.Took), secs(t.Replica), secs(t.Fetch), secs(t.ReplicaAlphaCPU))
+				p(" The alpha had %s after the fill from Dgraph and %s after the share", t.AlphaAfterFill, t.AlphaAfterShare)
+				if t.AlphaReplicaPeak > 0 {
+					p(", and peaked at %s resident while the replica fetched the copy", mb(t.AlphaReplicaPeak))
+				}
+				p(".")
 			}
 		}
 		if rs := settleSummary(s.Results); rs != "" {
