@@ -3,6 +3,7 @@ package graph
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -635,5 +636,81 @@ func TestStrongestAgreesWithSortingAll(t *testing.T) {
 	}
 	if large < 1000 {
 		t.Fatalf("only %d of 2000 trials had more candidates than strongest sorts whole", large)
+	}
+}
+
+// failingFeed fails its next fails version calls, then answers as its script does.
+type failingFeed struct {
+	slowFeed
+	fails atomic.Int64
+}
+
+func (f *failingFeed) Version(ctx context.Context) (int64, error) {
+	if f.fails.Add(-1) >= 0 {
+		f.calls.Add(1)
+		return 0, errors.New("the feed is unavailable")
+	}
+	return f.slowFeed.Version(ctx)
+}
+
+// TestCallsWaitingTogetherReadTheVersionOnce: calls that read the version ahead, as they wait for their
+// turns, each see every write committed before they arrived, while together they ask the feed once or
+// twice; a search whose read ahead failed reads again, and a context from another topology's read ahead
+// is not taken for its own.
+func TestCallsWaitingTogetherReadTheVersionOnce(t *testing.T) {
+	t.Parallel()
+	feed := &failingFeed{}
+	feed.write([]Link{{Name: "relations/r0", Type: Endorses, From: "actors/a", To: "actors/b", Period: OpenPeriod, Life: OpenPeriod}})
+	topo := NewTopology(feed)
+	ctx := context.Background()
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	feed.write([]Link{{Name: "relations/r1", Type: Endorses, From: "actors/a", To: "actors/c", Period: OpenPeriod, Life: OpenPeriod}})
+	committed, _ := feed.scriptFeed.Version(ctx)
+	if err := topo.Sync(ctx); err != nil { // caught up: no catch-up of its own reads the version below
+		t.Fatal(err)
+	}
+	before := feed.calls.Load()
+	waiting := make([]context.Context, 16)
+	for i := range waiting {
+		waiting[i] = topo.VersionAhead(ctx)
+	}
+	for i, c := range waiting {
+		src, err := topo.Synced(c)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if got := src.(topologyReader).s.version; got < committed {
+			t.Fatalf("call %d, arrived after version %d, read version %d", i, committed, got)
+		}
+	}
+	if n := feed.calls.Load() - before; n < 1 || n > 2 {
+		t.Errorf("16 calls waiting together asked the feed %d times; want once or twice", n)
+	}
+
+	// A read ahead that failed is made again by the search.
+	feed.fails.Store(1)
+	failed := topo.VersionAhead(ctx)
+	feed.write([]Link{{Name: "relations/r2", Type: Endorses, From: "actors/a", To: "actors/d", Period: OpenPeriod, Life: OpenPeriod}})
+	committed, _ = feed.scriptFeed.Version(ctx)
+	src, err := topo.Synced(failed)
+	if err != nil {
+		t.Fatalf("a search whose read ahead failed: %v", err)
+	}
+	if got := src.(topologyReader).s.version; got < committed {
+		t.Errorf("a search whose read ahead failed read version %d, want at least %d", got, committed)
+	}
+
+	// Another topology's read ahead: this one reads for itself.
+	other := NewTopology(&scriptFeed{})
+	feed.write([]Link{{Name: "relations/r3", Type: Endorses, From: "actors/a", To: "actors/e", Period: OpenPeriod, Life: OpenPeriod}})
+	committed, _ = feed.scriptFeed.Version(ctx)
+	src, err = topo.Synced(other.VersionAhead(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := src.(topologyReader).s.version; got < committed {
+		t.Errorf("a search with another topology's read ahead read version %d, want at least %d", got, committed)
 	}
 }

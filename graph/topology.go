@@ -134,7 +134,16 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 // caller reads the graph from the store meanwhile. Either way no search reads a graph older than the one
 // committed when it started.
 func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
-	v, err := t.versions.get(ctx, t.feed)
+	var v int64
+	var err error
+	if a, ok := ctx.Value(versionAheadKey{}).(versionAhead); ok && a.t == t {
+		// Read while the call waited for its turn; a read that failed is tried again now.
+		if v, err = a.c.wait(ctx); err != nil && ctx.Err() == nil {
+			v, err = t.versions.join(ctx, t.feed).wait(ctx)
+		}
+	} else {
+		v, err = t.versions.join(ctx, t.feed).wait(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +193,26 @@ type versionCall struct {
 // versionCallTimeout bounds one shared call of the feed; each search waits for it within its own deadline.
 const versionCallTimeout = 10 * time.Second
 
-func (vc *versionCalls) get(ctx context.Context, feed ChangeFeed) (int64, error) {
+// VersionAhead starts reading the feed's version, shared as a search's read is, for a call that must wait
+// before it runs (for a turn: graph/rpc.Limiter), and returns ctx carrying that read. When the call's
+// search asks Synced, it takes the version from it: a read that began after the call arrived, so the
+// search still sees every write committed before the call, and the calls that wait together share their
+// reads instead of each making one when its turn comes, which is what a bound on the calls in flight
+// otherwise costs (docs/bench-changes.md, items 49 and 57).
+func (t *Topology) VersionAhead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, versionAheadKey{}, versionAhead{t: t, c: t.versions.join(ctx, t.feed)})
+}
+
+type versionAheadKey struct{}
+
+type versionAhead struct {
+	t *Topology
+	c *versionCall
+}
+
+// join returns the call of the feed a search waits for: the running one when none runs yet (started
+// now), else the next, which starts when the running one ends.
+func (vc *versionCalls) join(ctx context.Context, feed ChangeFeed) *versionCall {
 	vc.mu.Lock()
 	var c *versionCall
 	switch {
@@ -199,6 +227,11 @@ func (vc *versionCalls) get(ctx context.Context, feed ChangeFeed) (int64, error)
 		vc.next = c
 	}
 	vc.mu.Unlock()
+	return c
+}
+
+// wait waits for call c within ctx.
+func (c *versionCall) wait(ctx context.Context) (int64, error) {
 	select {
 	case <-c.done:
 		return c.v, c.err

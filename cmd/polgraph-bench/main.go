@@ -57,6 +57,7 @@ type config struct {
 	WorkDir    string
 	Keep       bool
 	Topology   bool          // also measure polgraph with its graph in memory
+	Turns      bool          // serve polgraph with `polgraph serve`'s turns (graph/rpc.Limiter)
 	LoadOnly   bool          // measure the loads only, no queries
 	Postgres   bool          // also measure the PostgreSQL peer
 	Settle     time.Duration // how long to wait at most for a quiet alpha before the queries
@@ -81,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	bin := fs.String("dgraph-bin", dgraphlocal.DefaultBinary(), "the dgraph binary ($POLGRAPH_DGRAPH_BIN)")
 	work := fs.String("work-dir", os.TempDir(), "where each size's files and Dgraph data go (removed afterwards)")
 	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
+	turns := fs.Bool("turns", true, "serve polgraph with the turns polgraph serve gives each method (graph/rpc.Limiter at its defaults); false: the service alone")
 	topology := fs.Bool("in-memory", true, "also measure polgraph with the graph held in memory (graph.Topology), as polgraph serve does by default")
 	postgres := fs.Bool("postgres", true, "also measure PostgreSQL, started on loopback, as a peer: the graph as an indexed edge table (needs Debian's postgresql package: make postgres)")
 	loadOnly := fs.Bool("load-only", false, "measure the loads only (polgraph load and dgraph live, each into an empty Dgraph), without the queries")
@@ -94,7 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := config{Settle: *settle, RowSettle: *rowSettle, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
-		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, LoadOnly: *loadOnly, Postgres: *postgres}
+		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, Turns: *turns, LoadOnly: *loadOnly, Postgres: *postgres}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
 )
 
@@ -174,6 +175,12 @@ func errorKind(err error) string {
 		case "DeadlineExceeded":
 			return "timeout"
 		case "ResourceExhausted":
+			// The work budget, or no turn for the call in time (graph/rpc.Limiter's TOO_MANY_REQUESTS).
+			for _, d := range s.Details() {
+				if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "TOO_MANY_REQUESTS" {
+					return "refused"
+				}
+			}
 			return "budget"
 		default:
 			return strings.ToLower(code)

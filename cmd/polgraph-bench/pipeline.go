@@ -369,7 +369,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	}
 	for i := range services {
 		svc := &graph.Service{Store: store, Timeout: 2 * cfg.Timeout, Budget: graph.DefaultWorkBudget, Topology: services[i].topology}
-		client, stop, err := serveInProcess(svc, log)
+		client, stop, err := serveInProcess(svc, cfg.Turns, log)
 		if err != nil {
 			return nil, err
 		}
@@ -809,12 +809,20 @@ type namedClient struct {
 }
 
 // serveInProcess serves svc over gRPC on a loopback port, as `polgraph serve` does, and connects to it.
-func serveInProcess(svc *graph.Service, log *slog.Logger) (pb.GraphServiceClient, func(), error) {
+func serveInProcess(svc *graph.Service, turns bool, log *slog.Logger) (pb.GraphServiceClient, func(), error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
 	}
-	srv := grpc.NewServer()
+	var opts []grpc.ServerOption
+	if turns { // as `polgraph serve` gives them (item 49 of docs/bench-changes.md)
+		limiter := rpc.NewLimiter(rpc.DefaultLimits(), log, pb.GraphService_ServiceDesc)
+		if svc.Topology != nil {
+			limiter.BeforeWaiting(rpc.ReadsVersionAhead(svc.Topology))
+		}
+		opts = append(opts, grpc.ChainUnaryInterceptor(limiter.Unary()), grpc.ChainStreamInterceptor(limiter.Stream()))
+	}
+	srv := grpc.NewServer(opts...)
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	go srv.Serve(lis)
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),

@@ -67,7 +67,7 @@ func (rep *report) markdown() string {
 	p("- Graphs from `graph/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
 		cfg.Seed, cfg.Duration, joinInts(cfg.Conc), cfg.Pairs, cfg.Timeout)
 	p("- Before its first measurement each workload asks its inputs once, one at a time and untimed (for at most %s), so that caches are warm alike for every system. A workload whose queries mostly timed out at one concurrency is not measured at higher ones (its row says so): more clients would only wait out the deadline again.\n", min(cfg.Duration, time.Second))
-	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED). *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
+	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED), `refused` a call that got no turn in time. *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
 
 	p("## Graphs\n\n")
 	p("| size | entities | relations | claims | denied claims | relations with several claims | sources | max degree | generated in | dataset file | N-Quads |\n")
@@ -189,7 +189,7 @@ func (rep *report) markdown() string {
 	}
 
 	p("\n## What is compared\n\n")
-	p("- **%s**: polgraph's API over gRPC on loopback, served in-process by `graph/rpc` on `graph.Service` and `graph/dgraph.Store`: names resolved, paths found by the engine (bidirectional level-batched expansion, one `Store.Links` round trip per level, then Yen), every hop's relation and claims fetched. Default filter (DENIED claims do not count).\n", sysPolgraph)
+	p("- **%s**: polgraph's API over gRPC on loopback, served in-process by `graph/rpc` on `graph.Service` and `graph/dgraph.Store`: names resolved, paths found by the engine (bidirectional level-batched expansion, one `Store.Links` round trip per level, then Yen), every hop's relation and claims fetched. Default filter (DENIED claims do not count).%s\n", sysPolgraph, turnsNote(rep.Config.Turns))
 	p("- **%s**: the same service with `graph.Topology` (the graph's entities, with an index of their names, and its relations' links held in memory, in step with Dgraph through its version), as `polgraph serve` runs by default: names resolve, searches answer and the answers' entities and relation headers are read from memory; claims still come from Dgraph.\n", sysPolgraphMem)
 	p("- **%s**: DQL `shortest(from, to, numpaths: k, depth: 2×hops)` over `~pg.from ~pg.to pg.from pg.to` (a hop is two Dgraph edges through the relation node). It returns bare uids and cannot read claims, so DENIED-only relations count as links: its lengths are judged against the floor over every relation. Uids are looked up before timing.\n", sysShortest)
 	p("- **%s**: the plain way from a client: breadth first from one end, one DQL query per level for the whole frontier, the default filter applied to `pg.support`; distance only (k=1).\n", sysBFS)
@@ -274,4 +274,12 @@ func rows(n int) string {
 		return "1 row"
 	}
 	return fmt.Sprintf("%d rows", n)
+}
+
+// turnsNote says, in the description of polgraph's systems, when they were served with turns.
+func turnsNote(turns bool) string {
+	if !turns {
+		return " Served without the turns `polgraph serve` gives each method (`--turns=false`)."
+	}
+	return " Served with the turns `polgraph serve` gives each method (`--turns`: `graph/rpc.Limiter` at its defaults, eight calls of a method at once on two cores, the rest waiting and reading the graph's version meanwhile)."
 }

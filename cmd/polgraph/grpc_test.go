@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 func TestHealthAndReflection(t *testing.T) {
@@ -584,4 +586,67 @@ func TestDatabaseDown(t *testing.T) {
 	t.Run("the explorer's banner says so", func(t *testing.T) {
 		runBrowserScript(t, "e2e/database-down.mjs", "POLGRAPH_EXPLORER_URL=http://"+webLis.Addr().String()+"/", "POLGRAPH_DGRAPH_ADDR="+addr)
 	})
+}
+
+// TestCallsWaitingForTurnsSeeEarlierWrites serves with one call of a method at a time, so that a burst of
+// searches waits for its turns and reads the graph's version ahead, while waiting: every search still
+// finds an entity written before the burst began, by name and by search, from the graph in memory.
+func TestCallsWaitingForTurnsSeeEarlierWrites(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaultConfig()
+	cfg.Limits = rpc.Limits{InFlight: 1, Queued: 64, MaxWait: 30 * time.Second}
+	services := make(chan *graph.Service, 1)
+	go serve(ctx, lis, nil, store, cfg, slog.New(slog.DiscardHandler), io.Discard, withService(func(s *graph.Service) { services <- s }))
+	svc := <-services
+	for !svc.Topology.Ready() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := pb.NewGraphServiceClient(conn)
+	for round := range 3 {
+		name := fmt.Sprintf("actors/turns-%d-%d", round, time.Now().UnixNano())
+		display := fmt.Sprintf("Turnwaiter Quillfeather%d", round)
+		if err := store.UpsertEntities(ctx, []graph.Entity{{Name: graph.EntityName(name), Kind: graph.KindActor, DisplayName: display}}); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 32)
+		for i := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 {
+					resp, err := c.SearchEntities(ctx, &pb.SearchEntitiesRequest{Query: display, PageSize: 1})
+					switch {
+					case err != nil:
+						errs <- err
+					case len(resp.GetResults()) == 0 || resp.GetResults()[0].GetEntity().GetName() != name:
+						errs <- fmt.Errorf("a search for %q written before it found %v", display, resp.GetResults())
+					}
+					return
+				}
+				resp, err := c.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: name, Depth: 1})
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("the neighbourhood of %s, written before it was asked: %w", name, err)
+				case resp.GetCenter().GetName() != name:
+					errs <- fmt.Errorf("the neighbourhood of %s is centred on %q", name, resp.GetCenter().GetName())
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	}
 }

@@ -123,6 +123,10 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 	limiter := rpc.NewLimiter(cfg.Limits, log, limited...)
 	limiter.OnRefused(metrics.Refused)
+	if svc.Topology != nil {
+		// A read waiting for its turn reads the graph's version meanwhile, shared with the others waiting.
+		limiter.BeforeWaiting(rpc.ReadsVersionAhead(svc.Topology))
+	}
 	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
 	authn, tlsCfg, err := callerChecks(cfg, store, log, lis, webLis)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -34,6 +35,7 @@ type Limiter struct {
 	log     *slog.Logger
 	methods map[string]*turns
 	refused RefusalHook
+	waiting func(ctx context.Context, method string) context.Context
 }
 
 type turns struct {
@@ -60,6 +62,27 @@ func NewLimiter(limits Limits, log *slog.Logger, services ...grpc.ServiceDesc) *
 // OnRefused has hook told of every call the limiter refuses. It must be called before the limiter serves.
 func (l *Limiter) OnRefused(hook RefusalHook) { l.refused = hook }
 
+// BeforeWaiting has hook called for every call that must wait for a turn, as it starts waiting; the call
+// runs with the context the hook returns. A service starts there what the call will need whatever its
+// turn (graph.Topology.VersionAhead reads the graph's version, shared by the calls waiting together). It
+// must be called before the limiter serves.
+func (l *Limiter) BeforeWaiting(hook func(ctx context.Context, method string) context.Context) {
+	l.waiting = hook
+}
+
+// ReadsVersionAhead is the BeforeWaiting hook of a server whose reads come from topo: a call of the graph
+// service that waits for its turn starts reading the graph's version meanwhile (graph.Topology.VersionAhead),
+// shared with the other calls waiting.
+func ReadsVersionAhead(topo *graph.Topology) func(ctx context.Context, method string) context.Context {
+	prefix := "/" + pb.GraphService_ServiceDesc.ServiceName + "/"
+	return func(ctx context.Context, method string) context.Context {
+		if strings.HasPrefix(method, prefix) {
+			return topo.VersionAhead(ctx)
+		}
+		return ctx
+	}
+}
+
 // Refused returns how many calls of a method (its full name, /service/Method) were refused.
 func (l *Limiter) Refused(method string) int64 {
 	if t, ok := l.methods[method]; ok {
@@ -75,7 +98,8 @@ func (l *Limiter) Unary() grpc.UnaryServerInterceptor {
 		if !ok {
 			return handler(ctx, req)
 		}
-		if err := l.acquire(ctx, t, info.FullMethod); err != nil {
+		ctx, err := l.acquire(ctx, t, info.FullMethod)
+		if err != nil {
 			return nil, err
 		}
 		defer func() { <-t.running }()
@@ -90,18 +114,32 @@ func (l *Limiter) Stream() grpc.StreamServerInterceptor {
 		if !ok {
 			return handler(srv, ss)
 		}
-		if err := l.acquire(ss.Context(), t, info.FullMethod); err != nil {
+		ctx, err := l.acquire(ss.Context(), t, info.FullMethod)
+		if err != nil {
 			return err
 		}
 		defer func() { <-t.running }()
+		if ctx != ss.Context() {
+			ss = streamWithContext{ss, ctx}
+		}
 		return handler(srv, ss)
 	}
 }
 
-func (l *Limiter) acquire(ctx context.Context, t *turns, method string) error {
+// streamWithContext is a stream whose handler runs with another context.
+type streamWithContext struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s streamWithContext) Context() context.Context { return s.ctx }
+
+// acquire takes a turn for a call of method, waiting for one if need be, and returns the context the call
+// runs with (the BeforeWaiting hook's, when it waited).
+func (l *Limiter) acquire(ctx context.Context, t *turns, method string) (context.Context, error) {
 	select {
 	case t.running <- struct{}{}:
-		return nil
+		return ctx, nil
 	default:
 	}
 	refuse := func(why string) error {
@@ -112,18 +150,21 @@ func (l *Limiter) acquire(ctx context.Context, t *turns, method string) error {
 	}
 	if t.waiting.Add(1) > int64(l.limits.Queued) {
 		t.waiting.Add(-1)
-		return refuse("the queue is full")
+		return ctx, refuse("the queue is full")
 	}
 	defer t.waiting.Add(-1)
+	if l.waiting != nil {
+		ctx = l.waiting(ctx, method)
+	}
 	timer := time.NewTimer(l.limits.MaxWait)
 	defer timer.Stop()
 	select {
 	case t.running <- struct{}{}:
-		return nil
+		return ctx, nil
 	case <-timer.C:
-		return refuse("no turn within " + l.limits.MaxWait.String())
+		return ctx, refuse("no turn within " + l.limits.MaxWait.String())
 	case <-ctx.Done():
-		return l.refuse(ctx, method, method, &graph.Error{Op: method, Kind: graph.DeadlineExceeded, Message: "the deadline passed while waiting for a turn", Err: ctx.Err()})
+		return ctx, l.refuse(ctx, method, method, &graph.Error{Op: method, Kind: graph.DeadlineExceeded, Message: "the deadline passed while waiting for a turn", Err: ctx.Err()})
 	}
 }
 

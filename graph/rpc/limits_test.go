@@ -11,6 +11,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
@@ -122,3 +123,76 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestLimiterCallsTheHookForWaitingCallsOnly: a call that gets its turn at once runs with its own context;
+// one that waits has the BeforeWaiting hook called once, with its method, as it starts waiting, and runs
+// with the hook's context, unary or streaming.
+func TestLimiterCallsTheHookForWaitingCallsOnly(t *testing.T) {
+	type key struct{}
+	l := NewLimiter(Limits{InFlight: 1, Queued: 5, MaxWait: time.Minute}, slog.New(slog.DiscardHandler), pb.GraphService_ServiceDesc)
+	var mu sync.Mutex
+	var hooked []string
+	l.BeforeWaiting(func(ctx context.Context, method string) context.Context {
+		mu.Lock()
+		hooked = append(hooked, method)
+		mu.Unlock()
+		return context.WithValue(ctx, key{}, method)
+	})
+	paths := &grpc.UnaryServerInfo{FullMethod: "/polgraph.v1.GraphService/FindPaths"}
+	export := &grpc.StreamServerInfo{FullMethod: "/polgraph.v1.GraphService/ExportGraph", IsServerStream: true}
+	release := make(chan struct{})
+	seen := make(chan any, 3)
+	blocking := func(ctx context.Context, req any) (any, error) { seen <- ctx.Value(key{}); <-release; return nil, nil }
+	quick := func(ctx context.Context, req any) (any, error) { seen <- ctx.Value(key{}); return nil, nil }
+	ctx := context.Background()
+
+	done := make(chan error, 3)
+	go func() { _, err := l.Unary()(ctx, nil, paths, blocking); done <- err }()
+	if got := <-seen; got != nil {
+		t.Errorf("a call that did not wait ran with the hook's context (%v)", got)
+	}
+	go func() { _, err := l.Unary()(ctx, nil, paths, quick); done <- err }()
+	waitFor(t, func() bool { return l.methods[paths.FullMethod].waiting.Load() == 1 })
+
+	// A stream of another method waits as well, behind a call of its own method.
+	streamRelease := make(chan struct{})
+	go func() {
+		_ = l.Stream()(nil, fakeStream{ctx}, export, func(any, grpc.ServerStream) error { <-streamRelease; return nil })
+	}()
+	waitFor(t, func() bool { return len(l.methods[export.FullMethod].running) == 1 })
+	go func() {
+		done <- l.Stream()(nil, fakeStream{ctx}, export, func(_ any, ss grpc.ServerStream) error { seen <- ss.Context().Value(key{}); return nil })
+	}()
+	waitFor(t, func() bool { return l.methods[export.FullMethod].waiting.Load() == 1 })
+
+	close(release)
+	close(streamRelease)
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(seen)
+	got := map[any]int{}
+	for v := range seen {
+		got[v]++
+	}
+	if got[paths.FullMethod] != 1 || got[export.FullMethod] != 1 {
+		t.Errorf("the waiting calls ran with %v; want the hook's context for one FindPaths and one ExportGraph", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hooked) != 2 {
+		t.Errorf("the hook was called for %v; want once for each waiting call", hooked)
+	}
+}
+
+// fakeStream is a server stream that has only a context.
+type fakeStream struct{ ctx context.Context }
+
+func (s fakeStream) Context() context.Context   { return s.ctx }
+func (fakeStream) SetHeader(metadata.MD) error  { return nil }
+func (fakeStream) SendHeader(metadata.MD) error { return nil }
+func (fakeStream) SetTrailer(metadata.MD)       {}
+func (fakeStream) SendMsg(any) error            { return nil }
+func (fakeStream) RecvMsg(any) error            { return nil }
