@@ -134,16 +134,7 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 // caller reads the graph from the store meanwhile. Either way no search reads a graph older than the one
 // committed when it started.
 func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
-	var v int64
-	var err error
-	if a, ok := ctx.Value(versionAheadKey{}).(versionAhead); ok && a.t == t {
-		// Read while the call waited for its turn; a read that failed is tried again now.
-		if v, err = a.c.wait(ctx); err != nil && ctx.Err() == nil {
-			v, err = t.versions.join(ctx, t.feed).wait(ctx)
-		}
-	} else {
-		v, err = t.versions.join(ctx, t.feed).wait(ctx)
-	}
+	v, err := t.searchVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +195,17 @@ func (t *Topology) VersionAhead(ctx context.Context) context.Context {
 }
 
 type versionAheadKey struct{}
+
+// searchVersion is the feed's version for a search: the one read while its call waited for a turn
+// (VersionAhead), or else, or when that read failed, one read shared with the searches starting now.
+func (t *Topology) searchVersion(ctx context.Context) (int64, error) {
+	if a, ok := ctx.Value(versionAheadKey{}).(versionAhead); ok && a.t == t {
+		if v, err := a.c.wait(ctx); err == nil || ctx.Err() != nil {
+			return v, err
+		}
+	}
+	return t.versions.join(ctx, t.feed).wait(ctx)
+}
 
 type versionAhead struct {
 	t *Topology

@@ -19,42 +19,9 @@ import (
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/snapfile"
 )
-
-// feedGraph is everything a change feed gives from version 0, by name: what a service filling its graph
-// in memory reads.
-type feedGraph struct {
-	Sources  map[graph.SourceName]graph.Source
-	Entities map[graph.EntityName]graph.Entity
-	Links    map[graph.RelationName]graph.Link
-	Headers  map[graph.RelationName]graph.RelationHeader
-	Batches  int
-}
-
-func readFeed(t *testing.T, feed graph.ChangeFeed) feedGraph {
-	t.Helper()
-	g := feedGraph{map[graph.SourceName]graph.Source{}, map[graph.EntityName]graph.Entity{},
-		map[graph.RelationName]graph.Link{}, map[graph.RelationName]graph.RelationHeader{}, 0}
-	if _, err := feed.Changes(t.Context(), 0, func(c graph.Changed) {
-		g.Batches++
-		for _, x := range c.Sources {
-			g.Sources[x.Name] = x
-		}
-		for _, x := range c.Entities {
-			g.Entities[x.Name] = x
-		}
-		if len(c.Links) > 0 && !c.Evidence {
-			t.Error("relations given without their evidence")
-		}
-		for i, l := range c.Links {
-			g.Links[l.Name], g.Headers[l.Name] = l, c.Headers[i]
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // TestBulkPathSnapshotIsWhatAFillReads writes the default dataset, a generated graph, and the same graph in
 // a file not in stage order (relations first, sources last), as N-Quads with their snapshot file
@@ -147,17 +114,16 @@ func TestBulkPathSnapshotIsWhatAFillReads(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		want := readFeed(t, store)
+		want := graphtest.ReadFeed(t, store)
 		if len(want.Links) == 0 || len(want.Entities) == 0 || len(want.Sources) == 0 {
 			t.Fatalf("%s: the fill from Dgraph gave %d sources, %d entities, %d relations", files, len(want.Sources), len(want.Entities), len(want.Links))
 		}
 		feed := snapfile.New(store, snapshot, slog.New(slog.DiscardHandler))
-		got := readFeed(t, feed)
+		got := graphtest.ReadFeed(t, feed)
 		if f := feed.LastFill(); !f.FromFile || f.Version != 1 {
 			t.Fatalf("%s: the fill did not read the N-Quads' snapshot file back: %+v", files, f)
 		}
 		feed.Close()
-		got.Batches, want.Batches = 0, 0
 		if !reflect.DeepEqual(got, want) {
 			for n, r := range want.Headers {
 				if !reflect.DeepEqual(r, got.Headers[n]) {
@@ -181,7 +147,7 @@ func TestBulkPathSnapshotIsWhatAFillReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		again := snapfile.New(store, snapshot, slog.New(slog.DiscardHandler))
-		after := readFeed(t, again)
+		after := graphtest.ReadFeed(t, again)
 		if f := again.LastFill(); !f.FromFile || f.Version != 1 {
 			t.Fatalf("%s: a fill after a write did not read the file back: %+v", files, f)
 		}
@@ -200,12 +166,11 @@ func TestBulkPathSnapshotIsWhatAFillReads(t *testing.T) {
 	}
 	other := snapfile.New(store, snapshot, slog.New(slog.DiscardHandler))
 	defer other.Close()
-	got := readFeed(t, other)
+	got := graphtest.ReadFeed(t, other)
 	if f := other.LastFill(); !f.FromShared || !strings.Contains(f.Why, "written with the N-Quads of load") {
 		t.Fatalf("the file of other N-Quads: %+v", f)
 	}
-	want := readFeed(t, store)
-	got.Batches, want.Batches = 0, 0
+	want := graphtest.ReadFeed(t, store)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Dgraph's shared copy gives %d sources, %d entities, %d relations; Dgraph %d, %d, %d (or other values)",
 			len(got.Sources), len(got.Entities), len(got.Links), len(want.Sources), len(want.Entities), len(want.Links))

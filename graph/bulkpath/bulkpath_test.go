@@ -14,6 +14,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/snapfile"
 )
 
@@ -34,34 +35,13 @@ func (l loaded) Changes(_ context.Context, since int64, _ func(graph.Changed)) (
 	return 1, nil
 }
 
-// state is what a feed's batches amount to.
-type state struct {
-	Sources  map[graph.SourceName]graph.Source
-	Entities map[graph.EntityName]graph.Entity
-	Links    map[graph.RelationName]graph.Link
-	Headers  map[graph.RelationName]graph.RelationHeader
-}
-
-func readBack(t *testing.T, path string, w Written) state {
+func readBack(t *testing.T, path string, w Written) graphtest.FeedGraph {
 	t.Helper()
 	c := w.Checked
 	feed := snapfile.New(loaded{w.BulkID, graph.Counts{Sources: c.Sources, Entities: c.Entities, Relations: c.Relations, Claims: c.Claims}}, path,
 		slog.New(slog.DiscardHandler))
 	defer feed.Close()
-	st := state{map[graph.SourceName]graph.Source{}, map[graph.EntityName]graph.Entity{}, map[graph.RelationName]graph.Link{}, map[graph.RelationName]graph.RelationHeader{}}
-	if _, err := feed.Changes(t.Context(), 0, func(c graph.Changed) {
-		for _, x := range c.Sources {
-			st.Sources[x.Name] = x
-		}
-		for _, x := range c.Entities {
-			st.Entities[x.Name] = x
-		}
-		for i, l := range c.Links {
-			st.Links[l.Name], st.Headers[l.Name] = l, c.Headers[i]
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	st := graphtest.ReadFeed(t, feed)
 	if f := feed.LastFill(); !f.FromFile {
 		t.Fatalf("%s was not read back: %s", path, f.Why)
 	}
@@ -88,7 +68,7 @@ const (
 // two files read back to the same graph, every record in it.
 func TestFilesInAnyOrderGiveOneSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	var got []state
+	var got []graphtest.FeedGraph
 	var quads []int64
 	for i, open := range []func() ([]dataset.File, func(), error){
 		files(header, source, entityA, entityB, relation1, relation2),

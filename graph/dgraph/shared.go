@@ -270,12 +270,12 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 	wg.Wait()
 	select {
 	case err := <-errc:
-		s.dropSharedSets(context.WithoutCancel(ctx), func(string, int64) bool { return false }, set)
+		s.dropSharedSets(context.WithoutCancel(ctx), nil, set)
 		return s.wrap(op, err)
 	default:
 	}
 	if readErr != nil || ctx.Err() != nil {
-		s.dropSharedSets(context.WithoutCancel(ctx), func(string, int64) bool { return false }, set)
+		s.dropSharedSets(context.WithoutCancel(ctx), nil, set)
 		if readErr != nil {
 			return readErr
 		}
@@ -311,7 +311,7 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 			break
 		}
 		if !errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts {
-			s.dropSharedSets(context.WithoutCancel(ctx), func(string, int64) bool { return false }, set)
+			s.dropSharedSets(context.WithoutCancel(ctx), nil, set)
 			return s.wrap(op, err)
 		}
 	}
@@ -321,8 +321,8 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 	return nil
 }
 
-// dropSharedSets deletes the parts of the sets named, and of any other set orphan says to (by its name
-// and when its parts were written). Best effort: what is left is deleted by a later share.
+// dropSharedSets deletes the parts of the sets named, and of any other set orphan (when not nil) says to
+// (by its name and when its parts were written). Best effort: what is left is deleted by a later share.
 func (s *Store) dropSharedSets(ctx context.Context, orphan func(set string, at int64) bool, sets ...string) {
 	var res struct {
 		Q []struct {
@@ -349,7 +349,7 @@ func (s *Store) dropSharedSets(ctx context.Context, orphan func(set string, at i
 		n = 0
 	}
 	for _, p := range res.Q {
-		if !named[p.Set] && !orphan(p.Set, p.At) {
+		if !named[p.Set] && (orphan == nil || !orphan(p.Set, p.At)) {
 			continue
 		}
 		fmt.Fprintf(&del, "<%s> * * .\n", p.UID)

@@ -188,34 +188,6 @@ type failing struct{ err error }
 
 func (f failing) Read([]byte) (int, error) { return 0, f.err }
 
-// feedState is everything a change feed gives from version 0, by name.
-type feedState struct {
-	Sources  map[graph.SourceName]graph.Source
-	Entities map[graph.EntityName]graph.Entity
-	Links    map[graph.RelationName]graph.Link
-	Headers  map[graph.RelationName]graph.RelationHeader
-}
-
-func readAll(t *testing.T, feed graph.ChangeFeed) feedState {
-	t.Helper()
-	st := feedState{map[graph.SourceName]graph.Source{}, map[graph.EntityName]graph.Entity{},
-		map[graph.RelationName]graph.Link{}, map[graph.RelationName]graph.RelationHeader{}}
-	if _, err := feed.Changes(t.Context(), 0, func(c graph.Changed) {
-		for _, x := range c.Sources {
-			st.Sources[x.Name] = x
-		}
-		for _, x := range c.Entities {
-			st.Entities[x.Name] = x
-		}
-		for i, l := range c.Links {
-			st.Links[l.Name], st.Headers[l.Name] = l, c.Headers[i]
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 // TestANewReplicaReadsDgraphsCopy fills a graph from Dgraph through a snapshot file, which the fill then
 // shares; a fill with no file of its own (a new replica) reads that copy back instead of the graph, and
 // after a write catches up from it: both give exactly what a fill from Dgraph gives.
@@ -226,7 +198,7 @@ func TestANewReplicaReadsDgraphsCopy(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 
 	first := snapfile.New(store, filepath.Join(t.TempDir(), "graph.snapshot"), log)
-	want := readAll(t, first)
+	want := graphtest.ReadFeed(t, first)
 	if err := first.WaitShared(); err != nil {
 		t.Fatalf("sharing the file: %v", err)
 	}
@@ -236,7 +208,7 @@ func TestANewReplicaReadsDgraphsCopy(t *testing.T) {
 	}
 
 	replica := snapfile.New(store, filepath.Join(t.TempDir(), "graph.snapshot"), log)
-	got := readAll(t, replica)
+	got := graphtest.ReadFeed(t, replica)
 	if f := replica.LastFill(); !f.FromShared || !f.FromFile {
 		t.Fatalf("a fill with no file did not read Dgraph's copy back: %+v", f)
 	}
@@ -250,10 +222,10 @@ func TestANewReplicaReadsDgraphsCopy(t *testing.T) {
 	if err := store.UpsertEntities(ctx, []graph.Entity{later}); err != nil {
 		t.Fatal(err)
 	}
-	fromStore := readAll(t, store)
+	fromStore := graphtest.ReadFeed(t, store)
 	next := snapfile.New(store, filepath.Join(t.TempDir(), "graph.snapshot"), log)
 	defer next.Close()
-	caught := readAll(t, next)
+	caught := graphtest.ReadFeed(t, next)
 	if f := next.LastFill(); !f.FromShared {
 		t.Fatalf("a fill after a write did not read Dgraph's copy back: %+v", f)
 	}

@@ -468,3 +468,37 @@ func SharedPath(t testing.TB, elem ...string) string {
 	}
 	return p
 }
+
+// FeedGraph is everything a change feed gives from version 0, by name: what a service filling its graph
+// in memory reads.
+type FeedGraph struct {
+	Sources  map[graph.SourceName]graph.Source
+	Entities map[graph.EntityName]graph.Entity
+	Links    map[graph.RelationName]graph.Link
+	Headers  map[graph.RelationName]graph.RelationHeader
+}
+
+// ReadFeed reads what feed gives from version 0, failing t when the feed fails or gives relations
+// without their evidence.
+func ReadFeed(t testing.TB, feed graph.ChangeFeed) FeedGraph {
+	t.Helper()
+	g := FeedGraph{map[graph.SourceName]graph.Source{}, map[graph.EntityName]graph.Entity{},
+		map[graph.RelationName]graph.Link{}, map[graph.RelationName]graph.RelationHeader{}}
+	if _, err := feed.Changes(t.Context(), 0, func(c graph.Changed) {
+		for _, x := range c.Sources {
+			g.Sources[x.Name] = x
+		}
+		for _, x := range c.Entities {
+			g.Entities[x.Name] = x
+		}
+		if len(c.Links) > 0 && !c.Evidence {
+			t.Error("relations given without their evidence")
+		}
+		for i, l := range c.Links {
+			g.Links[l.Name], g.Headers[l.Name] = l, c.Headers[i]
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
