@@ -44,3 +44,6 @@ func DropGraphID(ctx context.Context, s *Store) error {
 	})
 	return err
 }
+
+// SharedPartBytes is how much of a snapshot file one part of its shared copy holds.
+const SharedPartBytes = sharedPartBytes

@@ -37,11 +37,15 @@ import (
 // one transaction, and only then are the old parts deleted: a reader sees one whole copy or the other,
 // and checks the parts' count, size and hash against the head's.
 
-// sharedPartBytes is how much of the file one part holds before compression.
-const sharedPartBytes = 4 << 20
+// sharedPartBytes is how much of the file one part holds before compression. Dgraph's Badger keeps a
+// value under 1 MB in its LSM tree, through memtables in the alpha's own memory, and a larger one in its
+// value log, a file it maps. Parts of 4 MB of a snapshot file compressed to 0.7-1.4 MB of text, a
+// quarter of them under that line; parts of 16 MB compress to 3-5 MB, all in the value log
+// (docs/bench-changes.md, item 58).
+const sharedPartBytes = 16 << 20
 
-// sharedPartsPerRead is how many parts one query reads.
-const sharedPartsPerRead = 8
+// sharedPartsPerRead is how many parts one query reads: a few MB of text an answer.
+const sharedPartsPerRead = 2
 
 // sharedOrphanAge is how old the parts of a set that no head names must be before a later share deletes
 // them: a share that stopped part way, not one still being written.

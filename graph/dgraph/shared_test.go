@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/snapfile"
 )
@@ -86,8 +87,8 @@ func TestSharedSnapshotRoundTrips(t *testing.T) {
 	}{
 		{"empty", nil},
 		{"small", []byte("polgraph graph snapshot\nsmall")},
-		{"random, two parts and a bit", random(2<<22 + 12345)},
-		{"text, three parts exactly", bytes.Repeat([]byte("relations/a-b claims "), 3<<22/21+1)[:3<<22]},
+		{"random, two parts and a bit", random(2*dgraph.SharedPartBytes + 12345)},
+		{"text, three parts exactly", bytes.Repeat([]byte("relations/a-b claims "), 3*dgraph.SharedPartBytes/21+1)[:3*dgraph.SharedPartBytes]},
 	}
 	for _, f := range files {
 		if err := store.ShareSnapshot(ctx, f.label, bytes.NewReader(f.data)); err != nil {
@@ -167,7 +168,7 @@ func TestSharingFailsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := errors.New("the disk went away")
-	err := store.ShareSnapshot(ctx, "broken", io.MultiReader(bytes.NewReader(make([]byte, 9<<20)), failing{broken}))
+	err := store.ShareSnapshot(ctx, "broken", io.MultiReader(bytes.NewReader(make([]byte, 2*dgraph.SharedPartBytes+123456)), failing{broken}))
 	if !errors.Is(err, broken) {
 		t.Fatalf("a share whose reader failed: %v", err)
 	}

@@ -143,7 +143,7 @@ func (f *Feed) share(ctx context.Context) {
 		return
 	}
 	done := make(chan struct{})
-	f.sharing, f.shareErr, f.lastShare = done, nil, Share{}
+	f.sharing, f.shareErr, f.lastShare, f.retryShareAt = done, nil, Share{}, time.Time{}
 	ctx = context.WithoutCancel(ctx) // the fill's context may end with it; Close waits for the share
 	go func() {
 		defer close(done)
@@ -170,12 +170,15 @@ func (f *Feed) share(ctx context.Context) {
 			f.mu.Unlock()
 			return nil
 		}()
-		if err != nil {
-			f.log.WarnContext(ctx, "cannot share the graph's snapshot file with the store", "file", f.path, "err", err)
-		}
 		f.mu.Lock()
 		f.shareErr = err
+		if err != nil {
+			f.retryShareAt = time.Now().Add(shareRetryAfter)
+		}
 		f.mu.Unlock()
+		if err != nil {
+			f.log.WarnContext(ctx, "cannot share the graph's snapshot file with the store; trying again later", "file", f.path, "err", err, "after", shareRetryAfter)
+		}
 	}()
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -23,6 +24,7 @@ type sharingStore struct {
 	label    string
 	data     []byte
 	shares   int // how many shares were made
+	attempts int // how many were tried, failed ones included
 	readErr, // what ReadSharedSnapshot fails with, when set
 	shareErr error // what ShareSnapshot fails with, when set
 }
@@ -54,6 +56,7 @@ func (s *sharingStore) ShareSnapshot(_ context.Context, label string, r io.Reade
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.attempts++
 	if s.shareErr != nil {
 		return s.shareErr
 	}
@@ -219,6 +222,50 @@ func TestAFailedShareLeavesTheFillAlone(t *testing.T) {
 	if err := feed.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAFailedShareIsTriedAgain: a running polgraph whose share failed tries again with the first catch-up
+// a while later, however little its file grew, and not before.
+func TestAFailedShareIsTriedAgain(t *testing.T) {
+	script, r := newStore(t, 8, 50)
+	busy := errors.New("the store is busy")
+	store := &sharingStore{scriptStore: script, shareErr: busy}
+	feed := New(store, filepath.Join(t.TempDir(), "graph.snapshot"), quietLog())
+	defer feed.Close()
+	st, v := fill(t, feed)
+	if err := feed.WaitShared(); !errors.Is(err, busy) {
+		t.Fatalf("the fill's share: %v", err)
+	}
+	attempts := func() int {
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		return store.attempts
+	}
+	store.mu.Lock()
+	store.shareErr = nil
+	store.mu.Unlock()
+
+	// A catch-up right after the failure: not tried again yet.
+	script.write(richWrite(r, 8, 50))
+	v = catchUp(t, feed, &st, v)
+	feed.WaitShared()
+	if n := attempts(); n != 1 {
+		t.Fatalf("a catch-up right after a failed share made %d attempts in all", n)
+	}
+	// Once the wait is over, the next catch-up shares, though the file grew by an eighth of its fill only.
+	feed.mu.Lock()
+	if feed.retryShareAt.IsZero() {
+		t.Fatal("a failed share set no time to try again")
+	}
+	feed.retryShareAt = time.Now().Add(-time.Millisecond)
+	feed.mu.Unlock()
+	script.write(richWrite(r, 9, 50))
+	catchUp(t, feed, &st, v)
+	must(t, feed.WaitShared())
+	if l, n := store.held(t); n != 1 || l.Version != 10 || attempts() != 2 {
+		t.Fatalf("after the wait the store holds version %d (%d shares, %d attempts)", l.Version, n, attempts())
+	}
+	sameAsStore(t, script, st, "the fill caught up")
 }
 
 // TestARunningPolgraphSharesAgain: once the catch-ups added to its file since the last share pass a

@@ -58,7 +58,12 @@ type Feed struct {
 	sharing   chan struct{} // closed when the share started by the last fill is over; nil when none was
 	shareErr  error         // how it went
 	lastShare Share
+	// retryShareAt, when set, is when a share that failed is tried again (by the first catch-up after it).
+	retryShareAt time.Time
 }
+
+// shareRetryAfter is how long after a failed share a running polgraph tries again.
+var shareRetryAfter = time.Minute
 
 // Shared is a Store that keeps a copy of a snapshot file for fills with no file of their own (a new
 // replica, a container without a volume): dgraph.Store keeps it as a few large values, which read back in
@@ -121,7 +126,7 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 	fill := since == 0
 	if fill {
 		f.closeOut()
-		f.sharedAt = 0
+		f.sharedAt, f.retryShareAt = 0, time.Time{}
 		v, out, err := f.begin(ctx, each)
 		if err != nil {
 			return 0, err
@@ -165,6 +170,12 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 		}
 	case fill:
 		f.share(ctx)
+	case f.out != nil && !f.retryShareAt.IsZero():
+		// The last share failed (the store was busy or down): tried again a while later, however little
+		// the file grew since, so that the store's copy does not stay older than it need be.
+		if time.Now().After(f.retryShareAt) {
+			f.share(ctx)
+		}
 	case f.out != nil && f.sharedAt > 0:
 		// A running polgraph shares again once its catch-ups since the last share grew past a quarter of
 		// its fill, so that a new replica's catch-up from the copy stays short.
