@@ -131,7 +131,10 @@ func (f *Feed) share(ctx context.Context) {
 		select {
 		case <-f.sharing:
 		default:
-			return // an earlier fill's share is still going
+			// An earlier share is still going: this one is made at the first catch-up after it ends
+			// (where the store's copy is then as new, it is not).
+			f.retryShareAt = time.Now()
+			return
 		}
 	}
 	m := f.out.marked()

@@ -23,8 +23,9 @@ type sharingStore struct {
 	mu       sync.Mutex
 	label    string
 	data     []byte
-	shares   int // how many shares were made
-	attempts int // how many were tried, failed ones included
+	shares   int           // how many shares were made
+	block    chan struct{} // ShareSnapshot waits for it to close, when set
+	attempts int           // how many were tried, failed ones included
 	readErr, // what ReadSharedSnapshot fails with, when set
 	shareErr error // what ShareSnapshot fails with, when set
 }
@@ -50,6 +51,9 @@ func (s *sharingStore) ReadSharedSnapshot(_ context.Context, label string, w io.
 }
 
 func (s *sharingStore) ShareSnapshot(_ context.Context, label string, r io.Reader) error {
+	if s.block != nil {
+		<-s.block
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -266,6 +270,34 @@ func TestAFailedShareIsTriedAgain(t *testing.T) {
 		t.Fatalf("after the wait the store holds version %d (%d shares, %d attempts)", l.Version, n, attempts())
 	}
 	sameAsStore(t, script, st, "the fill caught up")
+}
+
+// TestAShareThatWaitedIsMade: a fill that ends while an earlier fill's share is still going shares its
+// own file at the first catch-up after that share, though its file grew by nothing since.
+func TestAShareThatWaitedIsMade(t *testing.T) {
+	script, r := newStore(t, 8, 50)
+	store := &sharingStore{scriptStore: script, block: make(chan struct{})}
+	feed := New(store, filepath.Join(t.TempDir(), "graph.snapshot"), quietLog())
+	defer feed.Close()
+	fill(t, feed) // its share waits for the store
+	script.write(richWrite(r, 8, 50))
+	st, v := fill(t, feed) // reads the file back and catches up: a file newer than the copy to share
+	close(store.block)
+	feed.WaitShared()
+	if l, n := store.held(t); n != 1 || l.Version != 8 {
+		t.Fatalf("after the first fill's share the store holds version %d (%d shares)", l.Version, n)
+	}
+	catchUp(t, feed, &st, v)
+	must(t, feed.WaitShared())
+	if l, n := store.held(t); n != 2 || l.Version != 9 {
+		t.Fatalf("after a catch-up the store holds version %d (%d shares), not the second fill's 9", l.Version, n)
+	}
+	// Once made, it is not made again.
+	catchUp(t, feed, &st, v)
+	must(t, feed.WaitShared())
+	if _, n := store.held(t); n != 2 {
+		t.Fatalf("a share made twice (%d shares)", n)
+	}
 }
 
 // TestARunningPolgraphSharesAgain: once the catch-ups added to its file since the last share pass a

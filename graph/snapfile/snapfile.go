@@ -58,7 +58,8 @@ type Feed struct {
 	sharing   chan struct{} // closed when the share started by the last fill is over; nil when none was
 	shareErr  error         // how it went
 	lastShare Share
-	// retryShareAt, when set, is when a share that failed is tried again (by the first catch-up after it).
+	// retryShareAt, when set, is when a share that failed, or that waited for an earlier one, is made
+	// again (by the first catch-up after it).
 	retryShareAt time.Time
 }
 
@@ -171,8 +172,9 @@ func (f *Feed) Changes(ctx context.Context, since int64, each func(graph.Changed
 	case fill:
 		f.share(ctx)
 	case f.out != nil && !f.retryShareAt.IsZero():
-		// The last share failed (the store was busy or down): tried again a while later, however little
-		// the file grew since, so that the store's copy does not stay older than it need be.
+		// The last share failed (the store was busy or down), or waited for an earlier one: made a while
+		// later, however little the file grew since, so that the store's copy does not stay older than it
+		// need be.
 		if time.Now().After(f.retryShareAt) {
 			f.share(ctx)
 		}
