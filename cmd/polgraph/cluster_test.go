@@ -76,26 +76,7 @@ func startCluster(t *testing.T, alphas, replicas, n int) *localCluster {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		services := make(chan *graph.Service, 1)
-		done := make(chan struct{})
-		go func() {
-			serve(ctx, lis, nil, store, defaultConfig(), log, io.Discard, withService(func(s *graph.Service) { services <- s }))
-			close(done)
-		}()
-		t.Cleanup(func() { cancel(); <-done })
-		svc := <-services
-		for !svc.Topology.Ready() {
-			time.Sleep(20 * time.Millisecond)
-		}
-		conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
+		svc, conn := serveForTest(t, store, defaultConfig(), log)
 		lc.replicas = append(lc.replicas, pb.NewGraphServiceClient(conn))
 		lc.writers = append(lc.writers, pb.NewWriteServiceClient(conn))
 		lc.services = append(lc.services, svc)

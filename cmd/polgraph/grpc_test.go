@@ -594,23 +594,9 @@ func TestDatabaseDown(t *testing.T) {
 func TestCallsWaitingForTurnsSeeEarlierWrites(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := defaultConfig()
 	cfg.Limits = rpc.Limits{InFlight: 1, Queued: 64, MaxWait: 30 * time.Second}
-	services := make(chan *graph.Service, 1)
-	go serve(ctx, lis, nil, store, cfg, slog.New(slog.DiscardHandler), io.Discard, withService(func(s *graph.Service) { services <- s }))
-	svc := <-services
-	for !svc.Topology.Ready() {
-		time.Sleep(20 * time.Millisecond)
-	}
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	_, conn := serveForTest(t, store, cfg, slog.New(slog.DiscardHandler))
 	c := pb.NewGraphServiceClient(conn)
 	for round := range 3 {
 		name := fmt.Sprintf("actors/turns-%d-%d", round, time.Now().UnixNano())

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
@@ -136,21 +132,7 @@ func TestLoadCutHalfwayResumesToExactCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The service, on the empty graph, holding it in memory.
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	services := make(chan *graph.Service, 1)
-	go serve(ctx, lis, nil, watcher, defaultConfig(), log, io.Discard, withService(func(s *graph.Service) { services <- s }))
-	svc := <-services
-	for !svc.Topology.Ready() {
-		time.Sleep(20 * time.Millisecond)
-	}
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	svc, conn := serveForTest(t, watcher, defaultConfig(), log)
 	client := pb.NewGraphServiceClient(conn)
 
 	t.Run("SIGTERM: what was committed is reported", func(t *testing.T) {

@@ -313,3 +313,35 @@ func TestHostileFilesWriteNothing(t *testing.T) {
 		})
 	}
 }
+
+// serveForTest serves store with cfg on a loopback port until the test ends, and returns the service and
+// a connection to it once the service holds the graph in memory.
+func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger) (*graph.Service, *grpc.ClientConn) {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	services := make(chan *graph.Service, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	var svc *graph.Service
+	select {
+	case svc = <-services:
+	case err := <-done:
+		t.Fatalf("serve ended before serving: %v", err)
+	}
+	for !svc.Topology.Ready() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return svc, conn
+}
