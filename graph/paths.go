@@ -210,6 +210,7 @@ type searchBuffers struct {
 	touched     []int32
 	counted     []halfEdge
 	countedByID map[int32][]halfEdge
+	sub         subgraphBuffers // Yen's subgraph
 }
 
 var searchPool sync.Pool // of *searchBuffers
@@ -442,7 +443,13 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 		return level + 1
 	}
 	near := func(u int32) bool { return lower(x.ds, u, x.a)+lower(x.dt, u, x.b) <= bound }
-	sg := newSubgraph(x.g, x.q)
+	sb := &subgraphBuffers{}
+	if x.buf != nil {
+		sb = &x.buf.sub
+	}
+	defer sb.forget()
+	sg := &subgraph{g: x.g, filter: x.q.Filter, directed: x.q.Directed}
+	raw := sb.raw[:0]
 	for u, rs := range x.counted {
 		if !near(u) {
 			continue
@@ -453,12 +460,13 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 				continue // added from w's side
 			}
 			if near(w) {
-				sg.add(u, h)
+				raw = sg.add(raw, u, h)
 			}
 		}
 	}
-	s, okS := sg.nodes.lookup(x.s)
-	t, okT := sg.nodes.lookup(x.t)
+	sg.build(raw, sb)
+	s, okS := sg.lookup(x.s)
+	t, okT := sg.lookup(x.t)
 	if !okS || !okT {
 		return nil, nil
 	}
@@ -475,10 +483,11 @@ type subgraph struct {
 	g        pathGraph
 	filter   RelationFilter
 	directed bool
-	nodes    numbering[int32] // the subgraph's numbers for the search's entity numbers
+	keys     []int32 // the search's numbers of the subgraph's entities: an entity's number is its place
+	number   []int32 // by the search's number of an entity: one more than its number here, or 0
 	out, in  [][]arc
-	arcOf    map[[2]int32]int // (from, to) → index in out[from]
-	singles  []int32          // the chunk the next arc's one relation is cut from
+	inBuf    []arc   // the in-arcs, every entity's a run of it
+	starts   []int32 // where each entity's run of inBuf starts
 
 	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
 	mark  []int32
@@ -491,31 +500,42 @@ type arc struct {
 	ids []int32 // the relations' numbers in the search
 }
 
-func newSubgraph(g pathGraph, q PathQuery) *subgraph {
-	return &subgraph{g: g, filter: q.Filter, directed: q.Directed, arcOf: map[[2]int32]int{}}
+// rawArc is one relation walked one way, in the search's numbers until build numbers its ends afresh.
+type rawArc struct{ from, to, rel int32 }
+
+// subgraphBuffers is what building a subgraph writes, kept with a search's other buffers (searchPool):
+// a k=5 search at a million relations built a subgraph of thousands of arcs, through two maps and a list
+// per entity, for most of its time and nearly all it allocated. The subgraph is made of them whole, and
+// an answer holds nothing of it (path copies what it takes).
+type subgraphBuffers struct {
+	raw     []rawArc
+	number  []int32 // by the search's number of an entity: one more than its number in the subgraph, or 0
+	keys    []int32
+	byFrom  []rawArc // raw, in runs by the arc's first entity
+	ids     []int32
+	arcs    []arc
+	counts  []int32
+	inArcs  []arc
+	out, in [][]arc
+	starts  []int32
+	owner   []int32 // per entity: one more than the entity whose run last gave it an arc (build)
+	slot    []int32 // per entity: that arc's place in arcs
+	scratch []int32 // mark and dist, one after the other
 }
 
-func (sg *subgraph) id(u int32) int32 {
-	v, isNew := sg.nodes.number(u)
-	if isNew {
-		sg.out = append(sg.out, nil)
-		sg.in = append(sg.in, nil)
-	}
-	return v
-}
-
-// add adds relation h of entity u (in the search's numbers), as the entity's list holds it: its ends and
+// add appends relation h of entity u (in the search's numbers), as the entity's list holds it, to raw:
+// once the way it may be walked, and again the other way when it may be walked both ways. Its ends and
 // type come from the list, not from the relation's record.
-func (sg *subgraph) add(u int32, h halfEdge) {
+func (sg *subgraph) add(raw []rawArc, u int32, h halfEdge) []rawArc {
 	from, to := u, h.to
 	if !h.out {
 		from, to = h.to, u
 	}
-	a, b := sg.id(from), sg.id(to)
-	sg.arc(a, b, h.rel)
+	raw = append(raw, rawArc{from, to, h.rel})
 	if !sg.directed || sg.symmetric(h) {
-		sg.arc(b, a, h.rel)
+		raw = append(raw, rawArc{to, from, h.rel})
 	}
+	return raw
 }
 
 func (sg *subgraph) symmetric(h halfEdge) bool {
@@ -526,51 +546,134 @@ func (sg *subgraph) symmetric(h halfEdge) bool {
 	return symmetric
 }
 
-func (sg *subgraph) arc(u, w, r int32) {
-	if i, ok := sg.arcOf[[2]int32{u, w}]; ok {
-		a := &sg.out[u][i]
-		a.ids = append(a.ids, r)
-		return
+// build makes the subgraph of raw, in sb's buffers (which it keeps for the next search), in time linear
+// in raw: the entities numbered in the order reached, the relations put in runs by the entity they leave,
+// and each run's relations to one entity made one arc, each arc's relations a run of one array.
+func (sg *subgraph) build(raw []rawArc, sb *subgraphBuffers) {
+	keys := sb.keys[:0]
+	number := func(u int32) int32 {
+		if int(u) >= len(sb.number) {
+			sb.number = slices.Grow(sb.number, int(u)+1-len(sb.number))[:int(u)+1]
+		}
+		if sb.number[u] == 0 {
+			keys = append(keys, u)
+			sb.number[u] = int32(len(keys))
+		}
+		return sb.number[u] - 1
 	}
-	sg.arcOf[[2]int32{u, w}] = len(sg.out[u])
-	sg.out[u] = append(sg.out[u], arc{to: w, ids: sg.single(r)})
+	for i := range raw {
+		raw[i].from, raw[i].to = number(raw[i].from), number(raw[i].to)
+	}
+	sg.keys, sg.number = keys, sb.number
+	n := len(keys)
+	starts := slices.Grow(sb.starts[:0], n+1)[:n+1] // where each entity's run starts, then ends
+	clear(starts)
+	for _, r := range raw {
+		starts[r.from+1]++
+	}
+	for u := 1; u <= n; u++ {
+		starts[u] += starts[u-1]
+	}
+	byFrom := slices.Grow(sb.byFrom[:0], len(raw))[:len(raw)]
+	for _, r := range raw {
+		byFrom[starts[r.from]] = r
+		starts[r.from]++
+	}
+	// starts[u] is now where u's run ends, which is where u+1's starts.
+	owner := slices.Grow(sb.owner[:0], n)[:n]
+	clear(owner)
+	slot := slices.Grow(sb.slot[:0], n)[:n]
+	ids := slices.Grow(sb.ids[:0], len(raw))[:len(raw)]
+	arcs := slices.Grow(sb.arcs[:0], len(raw)) // never grown below: the out-arcs are runs of it
+	counts := sb.counts[:0]                    // by arc: how many relations it has
+	out := slices.Grow(sb.out[:0], n)[:n]
+	next := 0 // where the next arc's relations go in ids
+	for u := range n {
+		from, to := 0, int(starts[u])
+		if u > 0 {
+			from = int(starts[u-1])
+		}
+		run, first := byFrom[from:to], len(arcs)
+		for _, r := range run { // the arcs, and how many relations each has
+			if owner[r.to] != int32(u)+1 {
+				owner[r.to], slot[r.to] = int32(u)+1, int32(len(arcs))
+				arcs = append(arcs, arc{to: r.to})
+				counts = append(counts, 0)
+			}
+			counts[slot[r.to]]++
+		}
+		for i := first; i < len(arcs); i++ {
+			c := int(counts[i])
+			arcs[i].ids = ids[next : next : next+c]
+			next += c
+		}
+		for _, r := range run {
+			a := &arcs[slot[r.to]]
+			a.ids = append(a.ids, r.rel)
+		}
+		out[u] = arcs[first:len(arcs):len(arcs)]
+	}
+	sg.out = out
+	sb.raw, sb.keys, sb.byFrom, sb.ids, sb.arcs, sb.counts, sb.out, sb.owner, sb.slot = raw, keys, byFrom, ids, arcs, counts, out, owner, slot
+	sb.in = slices.Grow(sb.in[:0], n)[:n]
+	sb.inArcs = slices.Grow(sb.inArcs[:0], len(arcs))[:len(arcs)]
+	sb.starts = starts
+	sb.scratch = slices.Grow(sb.scratch[:0], 2*n)[:2*n]
+	sg.in, sg.mark, sg.dist = sb.in, sb.scratch[:n], sb.scratch[n:]
+	sg.inBuf, sg.starts = sb.inArcs, sb.starts
 }
 
-// single returns a slice holding r alone, cut from a chunk shared with other arcs (nearly every arc has
-// one relation, and a slice made for each was a third of what a k=5 search allocated): its capacity is
-// 1, so that a second relation of the arc is appended to a copy.
-func (sg *subgraph) single(r int32) []int32 {
-	if len(sg.singles) == cap(sg.singles) {
-		sg.singles = make([]int32, 0, 512)
+// forget clears what build numbered, for the next search that takes sb.
+func (sb *subgraphBuffers) forget() {
+	for _, u := range sb.keys {
+		sb.number[u] = 0
 	}
-	sg.singles = append(sg.singles, r)
-	n := len(sg.singles)
-	return sg.singles[n-1 : n : n]
+	sb.keys = sb.keys[:0]
 }
 
-func (sg *subgraph) name(u int32) EntityName { return sg.g.entity(sg.nodes.keys[u]) }
+// lookup returns the subgraph's number of the search's entity u, if it holds u.
+func (sg *subgraph) lookup(u int32) (int32, bool) {
+	if int(u) >= len(sg.number) || sg.number[u] == 0 {
+		return 0, false
+	}
+	return sg.number[u] - 1, true
+}
 
-// prepare builds the in-arcs and the scratch of shortest. Nothing is sorted: shortest picks the next
-// entity of a route by name among the few that qualify, and path orders the relations of the hops it
-// returns (sorting a subgraph of thousands of relations took most of a k=5 search at 1M).
+func (sg *subgraph) name(u int32) EntityName { return sg.g.entity(sg.keys[u]) }
+
+// prepare builds the in-arcs, each entity's a run of one array, and clears the scratch of shortest.
+// Nothing is sorted: shortest picks the next entity of a route by name among the few that qualify, and
+// path orders the relations of the hops it returns (sorting a subgraph of thousands of relations took
+// most of a k=5 search at 1M).
 func (sg *subgraph) prepare() {
+	starts := sg.starts
+	clear(starts)
+	for _, as := range sg.out {
+		for _, a := range as {
+			starts[a.to+1]++
+		}
+	}
+	for u := 1; u < len(starts); u++ {
+		starts[u] += starts[u-1]
+	}
+	for u := range sg.in {
+		sg.in[u] = sg.inBuf[starts[u]:starts[u]:starts[u+1]]
+	}
 	for u, as := range sg.out {
 		for _, a := range as {
 			sg.in[a.to] = append(sg.in[a.to], arc{to: int32(u)})
 		}
 	}
-	sg.mark = make([]int32, len(sg.nodes.keys))
-	sg.dist = make([]int32, len(sg.nodes.keys))
+	clear(sg.mark)
+	clear(sg.dist)
+	sg.stamp = 0
 }
 
 // sortByName orders every entity's out-arcs by the name of the entity reached, as ComparePaths orders
 // routes, for searches that enumerate routes in that order.
 func (sg *subgraph) sortByName() {
-	for u, as := range sg.out {
+	for _, as := range sg.out {
 		slices.SortFunc(as, func(p, q arc) int { return strings.Compare(string(sg.name(p.to)), string(sg.name(q.to))) })
-		for i, a := range as {
-			sg.arcOf[[2]int32{int32(u), a.to}] = i
-		}
 	}
 }
 
@@ -680,7 +783,7 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 	found := []ipath{first}
 	seen := map[string]bool{first.key(): true}
 	var candidates []ipath
-	bannedNodes := make([]bool, len(sg.nodes.keys))
+	bannedNodes := make([]bool, len(sg.keys))
 	for len(found) < k {
 		if err := ctx.Err(); err != nil {
 			return nil, &Error{Op: "FindPaths", Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: err}
@@ -750,7 +853,7 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 		}
 	}
 	// Hop distances to t, ignoring time, to cut branches that cannot reach it in time.
-	distT := make([]int32, len(sg.nodes.keys))
+	distT := make([]int32, len(sg.keys))
 	for i := range distT {
 		distT[i] = -1
 	}
@@ -771,7 +874,7 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 		return nil, nil
 	}
 	var found []Path
-	onPath := make([]bool, len(sg.nodes.keys))
+	onPath := make([]bool, len(sg.keys))
 	nodes := []int32{s}
 	steps := 0
 	var stop error
@@ -860,9 +963,15 @@ func (sg *subgraph) path(p ipath) Path {
 	}
 	for j := range out.Hops {
 		u, w := p.nodes[j], p.nodes[j+1]
-		ids := slices.Clone(sg.out[u][sg.arcOf[[2]int32{u, w}]].ids)
+		var ids []int32
+		for _, a := range sg.out[u] {
+			if a.to == w {
+				ids = slices.Clone(a.ids)
+				break
+			}
+		}
 		slices.SortFunc(ids, sg.byEvidence)
-		from := sg.nodes.keys[u]
+		from := sg.keys[u]
 		steps := make([]PathStep, len(ids))
 		for i, r := range ids {
 			steps[i] = PathStep{Relation: sg.g.link(r).Name, Forward: sg.g.ends(r)[0] == from}

@@ -294,3 +294,57 @@ func TestVerdictString(t *testing.T) {
 		}
 	}
 }
+
+// TestFindPathsFromManyGoroutines asks the queries of TestFindPathsAgreesWithOracleOnHubs's kind from
+// eight goroutines at once on one topology: searches take their buffers (Yen's subgraph among them) from
+// a shared pool, and none may see another's.
+func TestFindPathsFromManyGoroutines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ents, rels := graphtest.RandomGraphWithHubs(7, 50, 200, 3)
+	topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+	if err := topo.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 13))
+	type asked struct {
+		q    graph.PathQuery
+		want []graph.Path
+	}
+	var queries []asked
+	found := 0
+	for len(queries) < 200 {
+		q := graphtest.RandomQuery(r, ents)
+		q.MaxPaths = 5
+		want := graphtest.OraclePaths(ents, rels, q)
+		if len(want) > 0 {
+			found++
+		}
+		queries = append(queries, asked{q, want})
+	}
+	if found < 50 {
+		t.Fatalf("only %d of %d queries have a route: the test is too weak", found, len(queries))
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range queries {
+				a := queries[(i+g*25)%len(queries)]
+				got, err := graph.FindPaths(ctx, topo, a.q, graph.DefaultWorkBudget)
+				if err == nil && !reflect.DeepEqual(a.want, got) && !(len(a.want) == 0 && len(got) == 0) {
+					err = fmt.Errorf("query %+v:\nwant %v\n got %v", a.q, a.want, got)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
