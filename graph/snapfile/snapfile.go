@@ -383,10 +383,17 @@ func countsText(c graph.Counts) string {
 // to version; id is the load's (dgraph.NQuadWriter.BulkID), counts how many nodes of each type the
 // N-Quads hold. The file appears whole or not at all. A Feed reads it back only while the graph it fills
 // came from that load, holds those counts, and is at that version: then it becomes the graph's file.
+// It holds the file's lock while it writes: it fails at once, writing nothing, while a running polgraph
+// (or another load) uses the file.
 func WriteBulk(path, id string, counts graph.Counts, version int64, fill func(each func(graph.Changed) error) error) error {
 	if id == "" || version <= 0 {
 		return fmt.Errorf("snapfile: a file written with N-Quads needs their load's id and a version (%q, %d)", id, version)
 	}
+	lock, err := lockFile(path)
+	if err != nil {
+		return fmt.Errorf("snapfile: %w", err)
+	}
+	defer lock.Close()
 	out, err := create(path, header{Format: formatVersion, Shape: changedShape, Build: thisBuild, Bulk: id, Counts: counts})
 	if err != nil {
 		return err
@@ -641,17 +648,27 @@ func (f *Feed) takeLock() error {
 	if f.lock != nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
-		return err
-	}
-	l, err := os.OpenFile(f.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	l, err := lockFile(f.path)
 	if err != nil {
 		return err
 	}
-	if err := syscall.Flock(int(l.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		l.Close()
-		return fmt.Errorf("another process uses %s: %w", f.path, err)
-	}
 	f.lock = l
 	return nil
+}
+
+// lockFile takes the lock of the file at path (path+".lock", held until the returned file is closed),
+// or fails at once when another process holds it.
+func lockFile(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	l, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(l.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("another process uses %s: %w", path, err)
+	}
+	return l, nil
 }

@@ -455,6 +455,51 @@ func TestAFileInUseIsLeftAlone(t *testing.T) {
 	}
 }
 
+// TestABulkWriteLeavesAFileInUseAlone: the N-Quads path's file is not written over a file a running
+// polgraph uses, nor while another load writes it: WriteBulk fails at once, naming the file, and
+// changes nothing; once the file is free it is written.
+func TestABulkWriteLeavesAFileInUseAlone(t *testing.T) {
+	counts := graph.Counts{Sources: 1}
+	write := func(path string, during func()) error {
+		return WriteBulk(path, "bulk-1", counts, 1, func(give func(graph.Changed) error) error {
+			if during != nil {
+				during()
+			}
+			return give(graph.Changed{Sources: []graph.Source{{Name: "sources/a"}}})
+		})
+	}
+	refused := func(t *testing.T, err error, path string) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "another process uses "+path) {
+			t.Fatalf("WriteBulk over a file in use returned %v, want a refusal naming %s", err, path)
+		}
+	}
+
+	t.Run("a running polgraph's file", func(t *testing.T) {
+		store, _ := newStore(t, 3, 20)
+		path := filepath.Join(t.TempDir(), "graph.snapshot")
+		running := New(store, path, quietLog())
+		fill(t, running)
+		before := read(t, path)
+		refused(t, write(path, nil), path)
+		if !bytes.Equal(read(t, path), before) {
+			t.Fatal("the refused write changed the running polgraph's file")
+		}
+		if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the refused write left %s.tmp: %v", path, err)
+		}
+		must(t, running.Close())
+		must(t, write(path, nil))
+	})
+	t.Run("another load's", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "graph.snapshot")
+		var second error
+		must(t, write(path, func() { second = write(path, nil) }))
+		refused(t, second, path)
+		must(t, write(path, nil)) // the first released it
+	})
+}
+
 // TestAFailedFillLeavesNoFile: a fill that fails part way leaves no file, and so does a file whose
 // records pass their checks but do not decode (the fill fails, the file is removed, the next reads the
 // store).
