@@ -487,7 +487,7 @@ type subgraph struct {
 	number   []int32 // by the search's number of an entity: one more than its number here, or 0
 	out, in  [][]arc
 	inBuf    []arc   // the in-arcs, every entity's a run of it
-	starts   []int32 // where each entity's run of inBuf starts
+	starts   []int32 // where each entity's run of inBuf starts (build's scratch before prepare)
 
 	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
 	mark  []int32

@@ -47,8 +47,8 @@ func (s *ReviewServer) meta(ctx context.Context, method string) graph.WriteMeta 
 }
 
 // ReaderCache keeps the ingest reader built over the graph's entities while the graph's version stays
-// the same, and at most MaxAge (writes of entities alone do not raise the version): building one reads
-// every entity, which a request should not pay for each time.
+// the same (every write that changes a source, an entity or a relation raises it), and at most MaxAge
+// whatever the version: building one reads every entity, which a request should not pay for each time.
 type ReaderCache struct {
 	// Entities lists the graph's live entities; Version is the graph's version.
 	Entities func(context.Context) ([]graph.Entity, error)
