@@ -596,7 +596,7 @@ func TestCallsWaitingForTurnsSeeEarlierWrites(t *testing.T) {
 	defer cancel()
 	cfg := defaultConfig()
 	cfg.Limits = rpc.Limits{InFlight: 1, Queued: 64, MaxWait: 30 * time.Second}
-	_, conn := serveForTest(t, store, cfg, slog.New(slog.DiscardHandler))
+	_, conn, _ := serveForTest(t, store, cfg, slog.New(slog.DiscardHandler))
 	c := pb.NewGraphServiceClient(conn)
 	for round := range 3 {
 		name := fmt.Sprintf("actors/turns-%d-%d", round, time.Now().UnixNano())

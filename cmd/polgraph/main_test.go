@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -314,9 +315,11 @@ func TestHostileFilesWriteNothing(t *testing.T) {
 	}
 }
 
-// serveForTest serves store with cfg on a loopback port until the test ends, and returns the service and
-// a connection to it once the service holds the graph in memory.
-func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger) (*graph.Service, *grpc.ClientConn) {
+// serveForTest serves store with cfg on a loopback port, and returns the service and a connection to it
+// once the service holds the graph in memory (failing t when serve ends first, or when the graph is not
+// held within a minute), with stop, which ends serving and returns what serve returned. Serving ends with
+// the test if stop was not called before; an error serve returns then fails the test.
+func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger) (*graph.Service, *grpc.ClientConn, func() error) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -328,20 +331,30 @@ func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger)
 	go func() {
 		done <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	var conn *grpc.ClientConn
+	stop := sync.OnceValue(func() error {
+		if conn != nil {
+			conn.Close()
+		}
+		cancel()
+		return <-done
+	})
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
 	var svc *graph.Service
 	select {
 	case svc = <-services:
 	case err := <-done:
 		t.Fatalf("serve ended before serving: %v", err)
 	}
-	for !svc.Topology.Ready() {
-		time.Sleep(20 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); !svc.Topology.Ready(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the graph was not held in memory within a minute")
+		}
 	}
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return svc, conn
+	conn = dialPlain(t, lis.Addr().String())
+	return svc, conn, stop
 }

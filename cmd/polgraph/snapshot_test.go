@@ -1,21 +1,14 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/graph"
 )
 
 // TestRestartFromTheSnapshotFileMissesNoWrite serves with a snapshot file, stops, writes while no
@@ -28,35 +21,18 @@ func TestRestartFromTheSnapshotFileMissesNoWrite(t *testing.T) {
 	var logs lineWriter
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", logs.String())
+		}
+	})
+
 	// serveOnce serves until ask returns, and gives ask a client once the graph is held in memory.
 	serveOnce := func(ask func(pb.GraphServiceClient)) {
 		t.Helper()
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		services := make(chan *graph.Service, 1)
-		served := make(chan error, 1)
-		go func() {
-			served <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
-		}()
-		svc := <-services
-		deadline := time.Now().Add(60 * time.Second)
-		for !svc.Topology.Ready() {
-			if time.Now().After(deadline) {
-				t.Fatalf("the graph was not held in memory after 60 s; log:\n%s", logs.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, conn, stop := serveForTest(t, store, cfg, log)
 		ask(pb.NewGraphServiceClient(conn))
-		conn.Close()
-		cancel()
-		if err := <-served; err != nil {
+		if err := stop(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -64,7 +64,7 @@ type Feed struct {
 }
 
 // shareRetryAfter is how long after a failed share a running polgraph tries again.
-var shareRetryAfter = time.Minute
+const shareRetryAfter = time.Minute
 
 // Shared is a Store that keeps a copy of a snapshot file for fills with no file of their own (a new
 // replica, a container without a volume): dgraph.Store keeps it as a few large values, which read back in
