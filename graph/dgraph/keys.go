@@ -79,12 +79,12 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 		if len(res.ByID) > 0 || len(res.ByHash) > 0 {
 			return &graph.Error{Op: op, Kind: graph.Internal, Message: "a new key's id or hash is taken; try again"}
 		}
-		set, err := setNQuads([]map[string]any{{"uid": "_:key", "dgraph.type": "Key", "pg.key_id": string(k.ID),
+		set, err := setQuads([]map[string]any{{"uid": "_:key", "dgraph.type": "Key", "pg.key_id": string(k.ID),
 			"pg.key_name": k.Name, "pg.key_hash": k.Hash, "pg.key_role": k.Role.String(), "pg.key_created_at": k.Created.UnixMilli()}})
 		if err != nil {
 			return err
 		}
-		_, err = txn.Mutate(ctx, &api.Mutation{SetNquads: set, CommitNow: true})
+		_, err = txn.Mutate(ctx, &api.Mutation{Set: set, CommitNow: true})
 		return err
 	})
 }
@@ -163,11 +163,11 @@ func (s *Store) RevokeKey(ctx context.Context, idOrName string, at time.Time) (a
 			return nil
 		}
 		k.RevokedAt = at.UnixMilli()
-		set, err := setNQuads([]map[string]any{{"uid": k.UID, "pg.key_revoked_at": k.RevokedAt}})
+		set, err := setQuads([]map[string]any{{"uid": k.UID, "pg.key_revoked_at": k.RevokedAt}})
 		if err != nil {
 			return err
 		}
-		if _, err := txn.Mutate(ctx, &api.Mutation{SetNquads: set, CommitNow: true}); err != nil {
+		if _, err := txn.Mutate(ctx, &api.Mutation{Set: set, CommitNow: true}); err != nil {
 			return err
 		}
 		out = k.key()

@@ -3,33 +3,38 @@ package dgraph
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/dgraph-io/dgo/v230/protos/api"
 )
 
-// setNQuads turns the nodes a write sets (the objects of a JSON mutation: "uid" a uid or a blank node
-// "_:label", every other key a predicate) into N-Quads. Writes go to Dgraph as N-Quads rather than JSON:
-// Dgraph's JSON parser tries every string as a vector before taking it as a string, at a cost the
-// profile of a load showed as a sixth of the alpha's time. Values are strings, integers, floats,
-// booleans, lists of strings, and uid references ({"uid": ...}, alone or in a list, or nested nodes,
-// which are written too); anything else is a bug the caller must hear of.
-func setNQuads(set []map[string]any) ([]byte, error) {
-	var b []byte
+// setQuads turns the nodes a write sets (the objects of a JSON mutation: "uid" a uid or a blank node
+// "_:label", every other key a predicate) into the N-Quads of a mutation's Set, already parsed. Writes go
+// neither as JSON, whose parser tries every string as a vector before taking it as a string (a sixth of
+// the alpha's time in a load's profile), nor as N-Quads text, which the alpha parses again: `dgraph
+// live` parses its files itself and sends what it parsed, and so does polgraph. Values are strings,
+// integers, floats, booleans, lists of strings, and uid references ({"uid": ...}, alone or in a list, or
+// nested nodes, which are written too); anything else is a bug the caller must hear of. Each value is
+// what the alpha's own parser makes of the same N-Quad written as text: a plain literal for a string
+// (converted to the predicate's type), a typed one for the rest.
+func setQuads(set []map[string]any) ([]*api.NQuad, error) {
+	var out []*api.NQuad
 	var err error
 	for _, n := range set {
-		if b, err = appendNode(b, n); err != nil {
+		if out, err = appendNodeQuads(out, n); err != nil {
 			return nil, err
 		}
 	}
-	return b, nil
+	return out, nil
 }
 
-func appendNode(b []byte, n map[string]any) ([]byte, error) {
-	subject, err := nodeRef(n)
+func appendNodeQuads(out []*api.NQuad, n map[string]any) ([]*api.NQuad, error) {
+	subject, err := nodeID(n)
 	if err != nil {
 		return nil, err
 	}
-	// In a fixed order, so that a write's text is the same each time (and tests can read it).
+	// In a fixed order, so that a write is the same each time (and tests can read it).
 	preds := make([]string, 0, len(n))
 	for p := range n {
 		if p != "uid" {
@@ -38,63 +43,69 @@ func appendNode(b []byte, n map[string]any) ([]byte, error) {
 	}
 	slices.Sort(preds)
 	for _, p := range preds {
-		if b, err = appendValue(b, subject, p, n[p]); err != nil {
+		if out, err = appendValueQuads(out, subject, p, n[p]); err != nil {
 			return nil, err
 		}
 	}
-	return b, nil
+	return out, nil
 }
 
-// nodeRef is a node's subject term: <0x1> for a uid, _:label for a blank node.
-func nodeRef(n map[string]any) (string, error) {
+// nodeID is a node's subject: its uid (0x1f) or its blank node (_:label).
+func nodeID(n map[string]any) (string, error) {
 	u, ok := n["uid"].(string)
 	switch {
 	case !ok || u == "":
 		return "", fmt.Errorf("dgraph: a node written has no uid: %v", n)
-	case strings.HasPrefix(u, "_:"):
+	case strings.HasPrefix(u, "_:") || uidPattern.MatchString(u):
 		return u, nil
-	case uidPattern.MatchString(u):
-		return "<" + u + ">", nil
 	}
 	return "", fmt.Errorf("dgraph: %q is neither a uid nor a blank node", u)
 }
 
-func appendValue(b []byte, subject, pred string, v any) ([]byte, error) {
+func appendValueQuads(out []*api.NQuad, subject, pred string, v any) ([]*api.NQuad, error) {
+	value := func(val *api.Value) {
+		out = append(out, &api.NQuad{Subject: subject, Predicate: pred, ObjectValue: val})
+	}
 	var err error
 	switch v := v.(type) {
 	case nil:
 		// As in a JSON mutation, a null sets nothing.
 	case string:
-		b = appendStr(b, subject, pred, v)
+		if !utf8.ValidString(v) {
+			return nil, fmt.Errorf("dgraph: %s: %q is not UTF-8", pred, v)
+		}
+		value(&api.Value{Val: &api.Value_DefaultVal{DefaultVal: v}})
 	case []string:
 		for _, s := range v {
-			b = appendStr(b, subject, pred, s)
+			if out, err = appendValueQuads(out, subject, pred, s); err != nil {
+				return nil, err
+			}
 		}
 	case int:
-		b = appendTyped(b, subject, pred, strconv.Itoa(v), "int")
+		value(&api.Value{Val: &api.Value_IntVal{IntVal: int64(v)}})
 	case int64:
-		b = appendTyped(b, subject, pred, strconv.FormatInt(v, 10), "int")
+		value(&api.Value{Val: &api.Value_IntVal{IntVal: v}})
 	case float64:
-		b = appendTyped(b, subject, pred, strconv.FormatFloat(v, 'g', -1, 64), "float")
+		value(&api.Value{Val: &api.Value_DoubleVal{DoubleVal: v}})
 	case bool:
-		b = appendTyped(b, subject, pred, strconv.FormatBool(v), "boolean")
+		value(&api.Value{Val: &api.Value_BoolVal{BoolVal: v}})
 	case map[string]any:
-		ref, rerr := nodeRef(v)
+		ref, rerr := nodeID(v)
 		if rerr != nil {
 			return nil, fmt.Errorf("dgraph: %s: %w", pred, rerr)
 		}
-		b = appendEdge(b, subject, pred, ref)
+		out = append(out, &api.NQuad{Subject: subject, Predicate: pred, ObjectId: ref})
 		if len(v) > 1 {
-			b, err = appendNode(b, v)
+			out, err = appendNodeQuads(out, v)
 		}
 	case []map[string]any:
 		for _, m := range v {
-			if b, err = appendValue(b, subject, pred, m); err != nil {
+			if out, err = appendValueQuads(out, subject, pred, m); err != nil {
 				return nil, err
 			}
 		}
 	default:
 		return nil, fmt.Errorf("dgraph: %s: cannot write a %T as N-Quads", pred, v)
 	}
-	return b, err
+	return out, err
 }

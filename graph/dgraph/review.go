@@ -223,11 +223,11 @@ func (s *Store) addQueue(ctx context.Context, op, typ string, ids []string, node
 		if len(set) == 0 {
 			return nil
 		}
-		b, err := setNQuads(set)
+		b, err := setQuads(set)
 		if err != nil {
 			return err
 		}
-		_, err = txn.Mutate(ctx, &api.Mutation{SetNquads: b, CommitNow: true})
+		_, err = txn.Mutate(ctx, &api.Mutation{Set: b, CommitNow: true})
 		return err
 	})
 	return added, err
@@ -515,11 +515,11 @@ func (s *Store) updateQueue(ctx context.Context, op, typ string, ids []string, n
 				return err
 			}
 		}
-		b, err := setNQuads(set)
+		b, err := setQuads(set)
 		if err != nil {
 			return err
 		}
-		_, err = txn.Mutate(ctx, &api.Mutation{SetNquads: b, CommitNow: true})
+		_, err = txn.Mutate(ctx, &api.Mutation{Set: b, CommitNow: true})
 		return err
 	})
 }

@@ -724,8 +724,8 @@ func (c *countingStore) GetRelations(ctx context.Context, names []graph.Relation
 	return c.Store.GetRelations(ctx, names)
 }
 
-// Writes go to Dgraph as N-Quads: text with quotes, backslashes, line breaks, other control characters
-// and any Unicode must read back exactly as written.
+// Text with quotes, backslashes, line breaks, other control characters and any Unicode must read back
+// exactly as a write gave it to Dgraph.
 func TestTextRoundTripsThroughWrites(t *testing.T) {
 	ctx := context.Background()
 	var all strings.Builder

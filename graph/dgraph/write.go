@@ -243,7 +243,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 	if len(set) == 0 && len(del) == 0 {
 		return result, nil // nothing to write
 	}
-	setQuads, err := setNQuads(set)
+	setList, err := setQuads(set)
 	if err != nil {
 		return result, err
 	}
@@ -253,7 +253,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 			return result, err
 		}
 	}
-	resp, err := txn.Mutate(ctx, &api.Mutation{SetNquads: setQuads, CommitNow: true})
+	resp, err := txn.Mutate(ctx, &api.Mutation{Set: setList, CommitNow: true})
 	if err != nil {
 		return result, err
 	}
