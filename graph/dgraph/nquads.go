@@ -63,9 +63,7 @@ func nodeID(n map[string]any) (string, error) {
 }
 
 func appendValueQuads(out []*api.NQuad, subject, pred string, v any) ([]*api.NQuad, error) {
-	value := func(val *api.Value) {
-		out = append(out, &api.NQuad{Subject: subject, Predicate: pred, ObjectValue: val})
-	}
+	var val *api.Value // a literal's, appended after the switch
 	var err error
 	switch v := v.(type) {
 	case nil:
@@ -74,7 +72,7 @@ func appendValueQuads(out []*api.NQuad, subject, pred string, v any) ([]*api.NQu
 		if !utf8.ValidString(v) {
 			return nil, fmt.Errorf("dgraph: %s: %q is not UTF-8", pred, v)
 		}
-		value(&api.Value{Val: &api.Value_DefaultVal{DefaultVal: v}})
+		val = &api.Value{Val: &api.Value_DefaultVal{DefaultVal: v}}
 	case []string:
 		for _, s := range v {
 			if out, err = appendValueQuads(out, subject, pred, s); err != nil {
@@ -82,13 +80,13 @@ func appendValueQuads(out []*api.NQuad, subject, pred string, v any) ([]*api.NQu
 			}
 		}
 	case int:
-		value(&api.Value{Val: &api.Value_IntVal{IntVal: int64(v)}})
+		val = &api.Value{Val: &api.Value_IntVal{IntVal: int64(v)}}
 	case int64:
-		value(&api.Value{Val: &api.Value_IntVal{IntVal: v}})
+		val = &api.Value{Val: &api.Value_IntVal{IntVal: v}}
 	case float64:
-		value(&api.Value{Val: &api.Value_DoubleVal{DoubleVal: v}})
+		val = &api.Value{Val: &api.Value_DoubleVal{DoubleVal: v}}
 	case bool:
-		value(&api.Value{Val: &api.Value_BoolVal{BoolVal: v}})
+		val = &api.Value{Val: &api.Value_BoolVal{BoolVal: v}}
 	case map[string]any:
 		ref, rerr := nodeID(v)
 		if rerr != nil {
@@ -106,6 +104,9 @@ func appendValueQuads(out []*api.NQuad, subject, pred string, v any) ([]*api.NQu
 		}
 	default:
 		return nil, fmt.Errorf("dgraph: %s: cannot write a %T as N-Quads", pred, v)
+	}
+	if val != nil {
+		out = append(out, &api.NQuad{Subject: subject, Predicate: pred, ObjectValue: val})
 	}
 	return out, err
 }

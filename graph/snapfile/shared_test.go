@@ -283,7 +283,7 @@ func TestAShareThatWaitedIsMade(t *testing.T) {
 	script.write(richWrite(r, 8, 50))
 	st, v := fill(t, feed) // reads the file back and catches up: a file newer than the copy to share
 	close(store.block)
-	feed.WaitShared()
+	must(t, feed.WaitShared())
 	if l, n := store.held(t); n != 1 || l.Version != 8 {
 		t.Fatalf("after the first fill's share the store holds version %d (%d shares)", l.Version, n)
 	}
