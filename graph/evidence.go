@@ -60,7 +60,7 @@ func (b *snapshotBuilder) claimsOf(h *RelationHeader) (blob claimBlob, ok bool) 
 	buf := b.blobBuf[:0]
 	buf = binary.AppendUvarint(buf, uint64(len(cs)))
 	for _, c := range cs {
-		src, known := b.srcs.ids.m.get(c.Source.Name)
+		src, known := b.srcs.lookup(c.Source.Name)
 		status := c.Status.Index()
 		if !known || status < 0 {
 			return "", false
@@ -175,11 +175,14 @@ func (r *blobReader) text() string {
 // relation returns relation i whole, its claims and their sources included, as the store reads it; ok is
 // false when the snapshot does not hold its evidence.
 func (s *topoSnapshot) relation(i int32) (Relation, bool) {
-	d := s.detail.at(i)
-	if !d.known || !d.evidence {
+	if !s.detail.at(i).evidence {
 		return Relation{}, false
 	}
-	r := d.header(s.links.at(i)).Relation
+	h, ok := s.header(i)
+	if !ok {
+		return Relation{}, false
+	}
+	r := h.Relation
 	if blob := s.claims.get(i); blob != "" {
 		r.Claims = s.readClaims(r.Name, blob)
 	}

@@ -2,8 +2,9 @@ package graph
 
 // linkDetail is what a relation's header holds besides its link, as the feed gave it with the link, kept
 // in the snapshot beside the link (known is false when the feed gave none, or one that does not fit here:
-// answers then read the header from the store). A million relations take about 56 MB of them; the role,
-// via, term, tombstone and merge that few relations have live apart, in rest.
+// answers then read the header from the store). A million relations take about 48 MB of them, holding no
+// pointer, so the collector never scans them; the role, via, term, tombstone and merge that few relations
+// have live apart (linkRest, in the snapshot's rest).
 type linkDetail struct {
 	claims  uint32    // every claim, retracted ones too
 	verdict [6]uint32 // Verdict.Claims, then SupportingSources and DenyingSources
@@ -11,7 +12,6 @@ type linkDetail struct {
 	known   bool
 	// evidence says that the snapshot holds the relation's claims too (snapshot.claims).
 	evidence bool
-	rest     *linkRest // nil when the relation has none of it
 }
 
 type linkRest struct {
@@ -39,13 +39,13 @@ func count32(n int) (uint32, bool) {
 	return uint32(n), n >= 0 && n <= 1<<32-1
 }
 
-// detailOf is what header h holds besides link l (and besides its claims), to keep beside it. intern
-// gives one copy of each role. A header that does not agree with its link (another type or support) or
-// does not fit is not kept.
-func detailOf(h RelationHeader, l *Link, intern func(string) string) linkDetail {
+// detailOf is what header h holds besides link l (and besides its claims), to keep beside it, and the
+// rest of it that few relations have (nil when it has none). intern gives one copy of each role. A header
+// that does not agree with its link (another type or support) or does not fit is not kept.
+func detailOf(h RelationHeader, l *Link, intern func(string) string) (linkDetail, *linkRest) {
 	r := &h.Relation
 	if r.Name != l.Name || r.Type != l.Type || r.From != l.From || r.To != l.To || h.Support != l.Support {
-		return linkDetail{}
+		return linkDetail{}, nil
 	}
 	d := linkDetail{known: true}
 	ok := true
@@ -65,16 +65,16 @@ func detailOf(h RelationHeader, l *Link, intern func(string) string) linkDetail 
 		}
 	}
 	if !ok {
-		return linkDetail{}
+		return linkDetail{}, nil
 	}
 	if r.Role != "" || r.Via != "" || r.Term != "" || !r.Deleted.IsZero() || r.MergedInto != "" {
-		d.rest = &linkRest{role: intern(r.Role), via: r.Via, term: r.Term, deleted: r.Deleted, mergedInto: r.MergedInto}
+		return d, &linkRest{role: intern(r.Role), via: r.Via, term: r.Term, deleted: r.Deleted, mergedInto: r.MergedInto}
 	}
-	return d
+	return d, nil
 }
 
-// header is the relation header of link l with detail d, as the feed gave it.
-func (d *linkDetail) header(l *Link) RelationHeader {
+// header is the relation header of link l with detail d and the rest x (nil: none), as the feed gave it.
+func (d *linkDetail) header(l *Link, x *linkRest) RelationHeader {
 	h := RelationHeader{
 		Relation: Relation{Name: l.Name, Type: l.Type, From: l.From, To: l.To,
 			ValidFrom: unpackDate(d.dates[0]), ValidTo: unpackDate(d.dates[1]), Date: unpackDate(d.dates[2])},
@@ -83,7 +83,7 @@ func (d *linkDetail) header(l *Link) RelationHeader {
 		Verdict: Verdict{Claims: [4]int{int(d.verdict[0]), int(d.verdict[1]), int(d.verdict[2]), int(d.verdict[3])},
 			SupportingSources: int(d.verdict[4]), DenyingSources: int(d.verdict[5])},
 	}
-	if x := d.rest; x != nil {
+	if x != nil {
 		h.Relation.Role, h.Relation.Via, h.Relation.Term, h.Relation.Deleted, h.Relation.MergedInto = x.role, x.via, x.term, x.deleted, x.mergedInto
 	}
 	return h

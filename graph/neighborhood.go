@@ -196,8 +196,8 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		r, via := SplitViaLink(e.name)
 		ans.Edges = append(ans.Edges, Edge{ThroughVia: via})
 		if inMemory {
-			if d := mem.s.detail.at(e.rel); d.known {
-				ans.Edges[len(ans.Edges)-1].RelationHeader = d.header(mem.s.links.at(e.rel))
+			if h, ok := mem.s.header(e.rel); ok {
+				ans.Edges[len(ans.Edges)-1].RelationHeader = h
 				continue
 			}
 		}

@@ -51,7 +51,7 @@ type pathGraph interface {
 	fetch(ctx context.Context, us []int32) error
 	// relationsOf returns the relations of a fetched entity, each with its other end.
 	relationsOf(u int32) []halfEdge
-	link(r int32) *Link
+	link(r int32) Link
 	ends(r int32) [2]int32 // from, to
 	// support and relType are the link's Support, and its Type and Symmetric.
 	support(r int32) *Support
@@ -170,7 +170,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 }
 
 func (g *fetchedGraph) relationsOf(u int32) []halfEdge { return g.adj[u] }
-func (g *fetchedGraph) link(r int32) *Link             { return &g.links[r] }
+func (g *fetchedGraph) link(r int32) Link              { return g.links[r] }
 func (g *fetchedGraph) ends(r int32) [2]int32          { return g.linkEnd[r] }
 func (g *fetchedGraph) support(r int32) *Support       { return &g.links[r].Support }
 func (g *fetchedGraph) relType(r int32) (RelationType, bool) {
@@ -681,7 +681,7 @@ func (sg *subgraph) sortByName() {
 // then the earliest, undated last, then by name.
 func (sg *subgraph) byEvidence(a, b int32) int {
 	la, lb := sg.g.link(a), sg.g.link(b)
-	return HopOrder(sg.filter, *la, *lb)
+	return HopOrder(sg.filter, la, lb)
 }
 
 // HopOrder is the order of the relations of one hop: the strongest evidence under the filter first, then

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"sync"
@@ -162,4 +164,41 @@ func BenchmarkServiceFromMemory(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkCollectingWithTopology is what a garbage collection costs a process that holds the same graph
+// (POLGRAPH_BENCH_RELATIONS relations, default 100,000) in a Topology with its evidence, and nothing else:
+// a serving polgraph's heap is mostly its topology, and every collection scans what of it can hold
+// pointers. It reports the collector's CPU a collection, the heap that may hold pointers (scannable-MB),
+// the live heap and its objects.
+func BenchmarkCollectingWithTopology(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("POLGRAPH_BENCH_RELATIONS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	c := &graphtest.Collector{}
+	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
+		b.Fatal(err)
+	}
+	topo := graph.NewTopology(graphtest.EvidenceFeed{Collector: c})
+	if err := topo.Sync(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	*c = graphtest.Collector{} // the topology keeps its own copy
+	runtime.GC()
+	samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/scan/heap:bytes"},
+		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/objects:objects"}}
+	metrics.Read(samples)
+	cpu := samples[0].Value.Float64()
+	cycles := 0
+	for b.Loop() {
+		runtime.GC()
+		cycles++
+	}
+	metrics.Read(samples)
+	b.ReportMetric((samples[0].Value.Float64()-cpu)/float64(cycles)*1e3, "gc-cpu-ms/op")
+	b.ReportMetric(float64(samples[1].Value.Uint64())/1e6, "scannable-MB")
+	b.ReportMetric(float64(samples[2].Value.Uint64())/1e6, "live-MB")
+	b.ReportMetric(float64(samples[3].Value.Uint64()), "objects")
+	runtime.KeepAlive(topo)
 }

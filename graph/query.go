@@ -115,19 +115,25 @@ func CheckFraction(v *Violations, field string, x float64) {
 func (f RelationFilter) Counts(l Link) bool { return f.counts(&l) }
 
 func (f *RelationFilter) counts(l *Link) bool {
-	if l.Deleted {
+	return f.countsParts(l.Deleted, l.Type, l.Effective(), l.Dated, &l.Support)
+}
+
+// countsParts is Counts on the parts of a link it reads: whether it is deleted, its type, when it holds
+// with both its ends in existence (Link.Effective), whether it is dated, and its support.
+func (f *RelationFilter) countsParts(deleted bool, typ RelationType, effective Period, dated bool, support *Support) bool {
+	if deleted {
 		return false
 	}
-	if len(f.IncludeTypes) > 0 && !slices.Contains(f.IncludeTypes, l.Type) {
+	if len(f.IncludeTypes) > 0 && !slices.Contains(f.IncludeTypes, typ) {
 		return false
 	}
-	if slices.Contains(f.ExcludeTypes, l.Type) {
+	if slices.Contains(f.ExcludeTypes, typ) {
 		return false
 	}
-	if !f.AsOf.IsZero() && !l.Effective().Overlaps(PeriodOf(f.AsOf)) {
+	if !f.AsOf.IsZero() && !effective.Overlaps(PeriodOf(f.AsOf)) {
 		return false
 	}
-	return f.countsBrief(false, l.Dated, &l.Support)
+	return f.countsBrief(false, dated, support)
 }
 
 // plain reports whether the filter asks nothing of a relation's type or time: whether it counts or not

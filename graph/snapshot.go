@@ -12,9 +12,9 @@ import (
 // a lock, while a sync builds the next one beside it and swaps it in. Building copies only what it
 // changes: the arrays are held in chunks of chunkSize, a sync copies a chunk the first time it changes an
 // element the published snapshot can see, and appends past the published length in place (no reader of
-// an older snapshot looks there). The name numbering is a large map frozen at some past sync and a
-// smaller one of the names numbered since, merged into a new large one once it has grown past an eighth
-// of it, so a sync of a few relations copies a few small maps and chunks, not the graph.
+// an older snapshot looks there). The name numbering is a large index frozen at some past sync and a
+// small map of the names numbered since, merged into a new index once it has grown past an eighth of it,
+// so a sync of a few relations copies a few small maps and chunks, not the graph (numbering.go).
 
 const (
 	chunkBits = 10
@@ -118,55 +118,21 @@ func (b *layeredBuilder[K, V]) finish() layered[K, V] {
 	return out
 }
 
-// numbered numbers names from 0; a published one is never written.
-type numbered[K comparable] struct {
-	ids  layered[K, int32]
-	keys chunked[K]
-}
-
-func (n *numbered[K]) lookup(k K) (int32, bool) { return n.ids.get(k) }
-func (n *numbered[K]) key(id int32) K           { return n.keys.get(id) }
-func (n *numbered[K]) len() int                 { return n.keys.len() }
-
-// numberedBuilder builds the next version of a published numbering.
-type numberedBuilder[K comparable] struct {
-	ids  layeredBuilder[K, int32]
-	keys *chunkedBuilder[K]
-}
-
-func newNumberedBuilder[K comparable](published numbered[K]) *numberedBuilder[K] {
-	return &numberedBuilder[K]{ids: layeredBuilder[K, int32]{m: published.ids}, keys: newChunkedBuilder(published.keys)}
-}
-
-// number returns k's number, giving it the next one (isNew) when k is new.
-func (b *numberedBuilder[K]) number(k K) (id int32, isNew bool) {
-	if id, ok := b.ids.m.get(k); ok {
-		return id, false
-	}
-	id = b.keys.append(k)
-	b.ids.set(k, id)
-	return id, true
-}
-
-func (b *numberedBuilder[K]) key(id int32) K { return b.keys.get(id) }
-
-func (b *numberedBuilder[K]) finish() numbered[K] {
-	return numbered[K]{ids: b.ids.finish(), keys: b.keys.c}
-}
-
 // topoSnapshot is one immutable version of the topology's links.
 type topoSnapshot struct {
 	version int64
 	ents    numbered[EntityName]
 	rels    numbered[RelationName]
-	links   chunked[Link]
-	brief   chunked[linkBrief]  // what walks read of each relation, in one place
-	adj     chunked[[]halfEdge] // each entity's relations, with their other ends
-	at      chunked[[2]int32]   // where each relation stands in its from's list and in its to's
-	byDflt  chunked[uint64]     // whether each relation counts under the default filter, a bit each
-	entity  chunked[*Entity]    // each entity, as last written (nil: known only from a relation's end)
-	detail  chunked[linkDetail] // what each relation's header holds besides its link, from the feed
-	claims  chunked[claimBlob]  // each relation's claims, when the feed gave them (evidence.go)
+	core    chunked[linkCore]            // what each relation's link holds besides its brief and its names
+	odd     layered[int32, RelationType] // the type of each relation whose type is outside the vocabulary
+	brief   chunked[linkBrief]           // what walks read of each relation, in one place
+	adj     chunked[[]halfEdge]          // each entity's relations, with their other ends
+	at      chunked[[2]int32]            // where each relation stands in its from's list and in its to's
+	byDflt  chunked[uint64]              // whether each relation counts under the default filter, a bit each
+	entity  chunked[*Entity]             // each entity, as last written (nil: known only from a relation's end)
+	detail  chunked[linkDetail]          // what each relation's header holds besides its link, from the feed
+	rest    chunked[*linkRest]           // the rest of it, for the few relations that have some (nil: none)
+	claims  chunked[claimBlob]           // each relation's claims, when the feed gave them (evidence.go)
 	srcs    numbered[SourceName]
 	source  chunked[*Source]   // each source, as last written
 	changed chunked[int64]     // the epoch of the snapshot that last changed each relation
@@ -175,6 +141,37 @@ type topoSnapshot struct {
 	words   postings           // the entities of each word of a search key
 	hubs    chunked[*hubIndex] // the index of each entity's list, when it is long (hubindex.go)
 	hubMin  int                // the length from which a list is indexed (0: defaultHubMin)
+}
+
+// linkCore is what a relation's link holds besides its brief, its name and its ends' names (which the
+// numberings hold): a snapshot keeps its links as briefs and cores, and makes a Link when asked (link), so
+// that the arrays of a million relations hold no pointer and the collector never scans them.
+type linkCore struct {
+	period, life Period
+	symmetric    bool
+}
+
+// link returns relation i's link.
+func (s *topoSnapshot) link(i int32) Link {
+	b, c := s.brief.at(i), s.core.at(i)
+	l := Link{Name: s.rels.key(i), From: s.ents.key(b.ends[0]), To: s.ents.key(b.ends[1]), Period: c.period, Dated: b.dated,
+		Life: c.life, Support: b.support, Symmetric: c.symmetric, Deleted: b.deleted}
+	if b.typ != 0 {
+		l.Type = RelationTypes[b.typ-1]
+	} else {
+		l.Type, _ = s.odd.get(i)
+	}
+	return l
+}
+
+// header returns relation i's header, when the snapshot holds it from the feed.
+func (s *topoSnapshot) header(i int32) (RelationHeader, bool) {
+	d := s.detail.at(i)
+	if !d.known {
+		return RelationHeader{}, false
+	}
+	l := s.link(i)
+	return d.header(&l, s.rest.get(i)), true
 }
 
 // linkBrief is what walks read of most relations, kept together so that a walk reads one small record
@@ -207,7 +204,8 @@ type snapshotBuilder struct {
 	version int64
 	ents    *numberedBuilder[EntityName]
 	rels    *numberedBuilder[RelationName]
-	links   *chunkedBuilder[Link]
+	core    *chunkedBuilder[linkCore]
+	odd     layeredBuilder[int32, RelationType]
 	brief   *chunkedBuilder[linkBrief]
 	adj     *chunkedBuilder[[]halfEdge]
 	at      *chunkedBuilder[[2]int32]
@@ -215,6 +213,7 @@ type snapshotBuilder struct {
 	byDflt  *chunkedBuilder[uint64]
 	entity  *chunkedBuilder[*Entity]
 	detail  *chunkedBuilder[linkDetail]
+	rest    *chunkedBuilder[*linkRest]
 	claims  *chunkedBuilder[claimBlob]
 	srcs    *numberedBuilder[SourceName]
 	source  *chunkedBuilder[*Source]
@@ -231,8 +230,8 @@ type snapshotBuilder struct {
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
-		links: newChunkedBuilder(s.links), brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), at: newChunkedBuilder(s.at), byDflt: newChunkedBuilder(s.byDflt),
-		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), claims: newChunkedBuilder(s.claims),
+		core: newChunkedBuilder(s.core), odd: layeredBuilder[int32, RelationType]{m: s.odd}, brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), at: newChunkedBuilder(s.at), byDflt: newChunkedBuilder(s.byDflt),
+		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), rest: newChunkedBuilder(s.rest), claims: newChunkedBuilder(s.claims),
 		srcs: newNumberedBuilder(s.srcs), source: newChunkedBuilder(s.source), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words),
 		hubs: newChunkedBuilder(s.hubs), hubMin: cmp.Or(s.hubMin, defaultHubMin), touched: map[int32]bool{}}
 }
@@ -251,12 +250,13 @@ func (b *snapshotBuilder) apply(c Changed) {
 		a, e := b.node(l.From), b.node(l.To)
 		l.From, l.To = b.ents.key(a), b.ents.key(e) // one copy of each name
 		var d linkDetail                            // none: answers read the header from the store
+		var rest *linkRest
 		var claims claimBlob
 		if withHeaders && c.Headers[k].Relation.Name != "" {
 			h := &c.Headers[k]
-			d = detailOf(*h, &l, b.intern)
-			if x := d.rest; x != nil {
-				x.via, x.term = b.sameName(x.via), b.sameName(x.term)
+			d, rest = detailOf(*h, &l, b.intern)
+			if rest != nil {
+				rest.via, rest.term = b.sameName(rest.via), b.sameName(rest.term)
 			}
 			if d.known && c.Evidence {
 				claims, d.evidence = b.claimsOf(h)
@@ -265,23 +265,31 @@ func (b *snapshotBuilder) apply(c Changed) {
 		i, isNew := b.rels.number(l.Name)
 		strength := defaultStrength(&l)
 		b.touched[a], b.touched[e] = true, true
+		core := linkCore{period: l.Period, life: l.Life, symmetric: l.Symmetric}
+		brief := briefOf(l, a, e)
+		if brief.typ == 0 {
+			b.odd.set(i, l.Type)
+		}
 		if !isNew {
-			if old := b.links.get(i); defaultStrength(&old) != strength {
+			var dflt RelationFilter
+			if old := b.brief.get(i); dflt.Strength(old.support) != strength {
 				b.restrength(i, a, e, strength)
 			}
-			b.links.set(i, l)
-			b.brief.set(i, briefOf(l, a, e))
+			b.core.set(i, core)
+			b.brief.set(i, brief)
 			b.detail.set(i, d)
+			b.rest.set(i, rest)
 			b.claims.set(i, claims)
 			b.changed.set(i, b.epoch)
 			b.countsByDefault(i, &l)
 			continue
 		}
-		b.links.append(l)
+		b.core.append(core)
 		b.detail.append(d)
+		b.rest.append(rest)
 		b.claims.append(claims)
 		b.changed.append(b.epoch)
-		b.brief.append(briefOf(l, a, e))
+		b.brief.append(brief)
 		b.countsByDefault(i, &l)
 		typ := typeNumber[l.Type]
 		var at [2]int32
@@ -310,7 +318,7 @@ func (b *snapshotBuilder) intern(role string) string {
 
 // sameName returns the snapshot's copy of n when it numbers n, else n.
 func (b *snapshotBuilder) sameName(n EntityName) EntityName {
-	if u, ok := b.ents.ids.m.get(n); ok {
+	if u, ok := b.ents.lookup(n); ok {
 		return b.ents.key(u)
 	}
 	return n
@@ -403,7 +411,7 @@ func (b *snapshotBuilder) setEntity(e Entity) {
 
 func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 	s := &topoSnapshot{hubMin: b.hubMin, version: max(b.version, version), ents: b.ents.finish(), rels: b.rels.finish(),
-		links: b.links.c, brief: b.brief.c, adj: b.adj.c, at: b.at.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, claims: b.claims.c,
+		core: b.core.c, odd: b.odd.finish(), brief: b.brief.c, adj: b.adj.c, at: b.at.c, byDflt: b.byDflt.c, entity: b.entity.c, detail: b.detail.c, rest: b.rest.c, claims: b.claims.c,
 		srcs: b.srcs.finish(), source: b.source.c, changed: b.changed.c, epoch: b.epoch, keys: b.keys.finish(), words: b.words.finish()}
 	// Indexed from the snapshot itself, before anyone sees it.
 	b.indexHubs(snapshotGraph{s})
@@ -434,7 +442,7 @@ func (s *topoSnapshot) read(entities []EntityName) map[EntityName][]Link {
 		}
 		ls := make([]Link, len(idx))
 		for j, h := range idx {
-			ls[j] = s.links.get(h.rel)
+			ls[j] = s.link(h.rel)
 		}
 		out[e] = ls
 	}
@@ -462,7 +470,7 @@ func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
 func (g snapshotGraph) relationsOf(u int32) []halfEdge       { return g.s.adj.get(u) }
 func (g snapshotGraph) degree(u int32) int                   { return len(g.s.adj.get(u)) }
 func (g snapshotGraph) entities() int                        { return g.s.ents.len() }
-func (g snapshotGraph) link(r int32) *Link                   { return g.s.links.at(r) }
+func (g snapshotGraph) link(r int32) Link                    { return g.s.link(r) }
 func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
 func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief.at(r).support }
 
@@ -471,14 +479,16 @@ func (g snapshotGraph) relType(r int32) (RelationType, bool) {
 	if n := g.s.brief.at(r).typ; n != 0 {
 		return RelationTypes[n-1], symmetricByNumber[n]
 	}
-	l := g.s.links.at(r)
-	return l.Type, l.Symmetric
+	t, _ := g.s.odd.get(r)
+	return t, g.s.core.at(r).symmetric
 }
 
 // counts reads a plain filter's verdict from the relation's brief, without its link.
 func (g snapshotGraph) counts(f *RelationFilter, r int32) bool {
 	if !f.plain() {
-		return f.counts(g.s.links.at(r))
+		b, c := g.s.brief.at(r), g.s.core.at(r)
+		t, _ := g.relType(r)
+		return f.countsParts(b.deleted, t, c.period.Intersect(c.life), b.dated, &b.support)
 	}
 	if f.isDefault() {
 		return g.s.byDflt.get(r>>6)&(1<<(r&63)) != 0

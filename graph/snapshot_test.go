@@ -62,8 +62,8 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 			want[l.To] = append(want[l.To], l)
 		}
 	}
-	if s.links.len() != len(m) {
-		t.Fatalf("version %d: %d relations, want %d", version, s.links.len(), len(m))
+	if s.rels.len() != len(m) {
+		t.Fatalf("version %d: %d relations, want %d", version, s.rels.len(), len(m))
 	}
 	if s.ents.len() != len(want) {
 		t.Fatalf("version %d: %d entities, want %d", version, s.ents.len(), len(want))
@@ -85,13 +85,16 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 			t.Fatalf("version %d: %s has degree %d, want %d", version, n, d, len(w))
 		}
 	}
-	for r := int32(0); int(r) < s.links.len(); r++ {
-		l, b := s.links.get(r), s.brief.get(r)
+	for r := int32(0); int(r) < s.rels.len(); r++ {
+		l, b := s.link(r), s.brief.get(r)
 		if s.ents.key(b.ends[0]) != l.From || s.ents.key(b.ends[1]) != l.To {
 			t.Fatalf("version %d: relation %s has ends %v", version, l.Name, b.ends)
 		}
 		if b.support != l.Support || b.dated != l.Dated || b.deleted != l.Deleted {
 			t.Fatalf("version %d: relation %s has brief %+v, link %+v", version, l.Name, b, l)
+		}
+		if typ, sym := (snapshotGraph{s}).relType(r); typ != l.Type || sym != l.Symmetric {
+			t.Fatalf("version %d: relation %s has type %s (symmetric %v), link %+v", version, l.Name, typ, sym, l)
 		}
 		var dflt RelationFilter
 		if got, want := (snapshotGraph{s}).counts(&dflt, r), dflt.Counts(l); got != want {
@@ -104,11 +107,12 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 		for k, h := range s.adj.get(u) {
 			e := s.brief.get(h.rel).ends
 			if e[0] != u && e[1] != u || otherEnd(e, u) != h.to {
-				t.Fatalf("version %d: %s lists relation %s with other end %s", version, s.ents.key(u), s.links.get(h.rel).Name, s.ents.key(h.to))
+				t.Fatalf("version %d: %s lists relation %s with other end %s", version, s.ents.key(u), s.link(h.rel).Name, s.ents.key(h.to))
 			}
-			l := s.links.get(h.rel)
+			l := s.link(h.rel)
 			var dflt RelationFilter
-			if RelationTypes[h.typ-1] != l.Type || h.out != (e[0] == u) || h.strength != dflt.Strength(l.Support) {
+			typeOK := h.typ == 0 && !slices.Contains(RelationTypes, l.Type) || h.typ != 0 && RelationTypes[h.typ-1] == l.Type
+			if !typeOK || h.out != (e[0] == u) || h.strength != dflt.Strength(l.Support) {
 				t.Fatalf("version %d: %s lists relation %s as %+v; its link %+v", version, s.ents.key(u), l.Name, h, l)
 			}
 			if at := s.at.get(h.rel); at[boolInt(e[0] != u)] != int32(k) {
@@ -189,6 +193,7 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 					l.Deleted = !l.Deleted
 				}
 				l.Dated = !l.Dated
+				l.Period, l.Life = randomPeriod(r), randomPeriod(r)
 				w = append(w, l)
 				continue
 			}
@@ -202,8 +207,17 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 			if r.IntN(10) == 0 {
 				b = a // a relation of an entity with itself
 			}
-			w = append(w, Link{Name: RelationNameFor(a, Endorses, b, fmt.Sprint(v)), Type: Endorses, From: a, To: b,
-				Period: OpenPeriod, Life: OpenPeriod, Support: Support{r.Float64(), -1, -1, -1}})
+			// The snapshot makes links from what it holds apart: a type of the vocabulary or one outside it
+			// (symmetric or not), and any period and life.
+			typ, sym := Endorses, false
+			switch r.IntN(4) {
+			case 0:
+				typ, sym = FormerlyWorkedWith, true
+			case 1:
+				typ, sym = RelationType(fmt.Sprintf("TYPE_%d", r.IntN(3))), r.IntN(2) == 0
+			}
+			w = append(w, Link{Name: RelationNameFor(a, typ, b, fmt.Sprint(v)), Type: typ, From: a, To: b, Symmetric: sym,
+				Period: randomPeriod(r), Life: randomPeriod(r), Support: Support{r.Float64(), -1, -1, -1}})
 		}
 		feed.write(w)
 		if err := topo.Sync(context.Background()); err != nil {
@@ -222,8 +236,8 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 	for _, s := range snaps {
 		s.m.check(t, s.s, s.version)
 	}
-	if last := topo.snap.Load(); last.ents.ids.frozen == nil {
-		t.Errorf("the recent names were never merged into the frozen ones (%d recent)", len(last.ents.ids.recent))
+	if last := topo.snap.Load(); last.ents.frozen.n == 0 || last.rels.frozen.n == 0 {
+		t.Errorf("the recent names were never indexed with the frozen ones (%d and %d recent)", len(last.ents.recent), len(last.rels.recent))
 	}
 }
 
@@ -464,6 +478,21 @@ func TestEditsWithin(t *testing.T) {
 	}
 }
 
+// randomPeriod is all of time, or a span of a few years around 2015 (open at either end or not).
+func randomPeriod(r *rand.Rand) Period {
+	if r.IntN(3) == 0 {
+		return OpenPeriod
+	}
+	p := PeriodOf(FuzzyDate{Year: 2010 + r.IntN(10)})
+	switch r.IntN(3) {
+	case 0:
+		p.Start = OpenPeriod.Start
+	case 1:
+		p.End = PeriodOf(FuzzyDate{Year: 2015 + r.IntN(5)}).End
+	}
+	return p
+}
+
 // TestBriefCountsAsTheLinkDoes checks that what a walk reads of a relation from its brief gives every
 // filter's verdict on the whole link, plain filters (read from the brief) and others alike.
 func TestBriefCountsAsTheLinkDoes(t *testing.T) {
@@ -482,6 +511,8 @@ func TestBriefCountsAsTheLinkDoes(t *testing.T) {
 		{MinConfidence: 0.9},
 		{AsOf: asOf},
 		{ExcludeTypes: []RelationType{"MEMBER_OF"}},
+		{IncludeTypes: []RelationType{"TYPE_0", "ENDORSES"}},
+		{ExcludeTypes: []RelationType{"TYPE_1"}, AsOf: asOf},
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	confidence := func() float64 {
@@ -493,15 +524,15 @@ func TestBriefCountsAsTheLinkDoes(t *testing.T) {
 	var c Changed
 	for i := range 2000 {
 		from, to := EntityName(fmt.Sprintf("actors/a%d", r.IntN(50))), EntityName(fmt.Sprintf("actors/a%d", r.IntN(50)))
-		c.Links = append(c.Links, Link{Name: RelationName(fmt.Sprintf("relations/r%d", i)), Type: []RelationType{"MEMBER_OF", "ENDORSES"}[r.IntN(2)],
-			From: from, To: to, Period: OpenPeriod, Dated: r.IntN(2) == 0, Life: OpenPeriod, Deleted: r.IntN(9) == 0,
+		c.Links = append(c.Links, Link{Name: RelationName(fmt.Sprintf("relations/r%d", i)), Type: []RelationType{"MEMBER_OF", "ENDORSES", "TYPE_0", "TYPE_1"}[r.IntN(4)],
+			From: from, To: to, Period: randomPeriod(r), Dated: r.IntN(2) == 0, Life: randomPeriod(r), Deleted: r.IntN(9) == 0,
 			Support: Support{confidence(), confidence(), confidence(), confidence()}})
 	}
 	b := newSnapshotBuilder(&topoSnapshot{})
 	b.apply(c)
 	g := snapshotGraph{b.finish(1)}
-	for i := int32(0); int(i) < g.s.links.len(); i++ {
-		l := g.s.links.get(i)
+	for i := int32(0); int(i) < g.s.rels.len(); i++ {
+		l := g.s.link(i)
 		for _, f := range filters {
 			if got, want := g.counts(&f, i), f.Counts(l); got != want {
 				t.Fatalf("%+v under %+v: counts %v, the link %v", l, f, got, want)

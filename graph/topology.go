@@ -87,7 +87,7 @@ func (t *Topology) Ready() bool { return t.ready.Load() }
 // Size returns how many entities and relations the topology holds, and its version.
 func (t *Topology) Size() (entities, relations int, version int64) {
 	s := t.snap.Load()
-	return s.ents.len(), s.links.len(), s.version
+	return s.ents.len(), s.rels.len(), s.version
 }
 
 // Sync brings the topology up to the graph's current version. It builds the next snapshot beside the
@@ -344,8 +344,8 @@ func (r topologyReader) cachedHeaders(names []RelationName) map[RelationName]Rel
 		if !ok {
 			continue
 		}
-		if d := r.s.detail.at(i); d.known {
-			out[n] = d.header(r.s.links.at(i))
+		if h, ok := r.s.header(i); ok {
+			out[n] = h
 		} else if c, ok := r.t.headers.Load(n); ok && c.(cachedHeader).epoch >= r.s.changed.get(i) {
 			out[n] = c.(cachedHeader).h
 		}

@@ -96,15 +96,15 @@ func TestLinkDetailGivesTheHeaderBack(t *testing.T) {
 	}
 	same := func(s string) string { return s }
 	for _, h := range []RelationHeader{plain, full} {
-		d := detailOf(h, &l, same)
+		d, rest := detailOf(h, &l, same)
 		if !d.known {
 			t.Fatalf("%+v was not kept", h)
 		}
-		if got := d.header(&l); !reflect.DeepEqual(got, h) {
+		if got := d.header(&l, rest); !reflect.DeepEqual(got, h) {
 			t.Errorf("kept %+v, gave back %+v", h, got)
 		}
 	}
-	if d := detailOf(plain, &l, same); d.rest != nil {
+	if _, rest := detailOf(plain, &l, same); rest != nil {
 		t.Error("a header with no role, via, term, tombstone or merge took a record apart")
 	}
 	for name, change := range map[string]func(*RelationHeader){
@@ -119,7 +119,7 @@ func TestLinkDetailGivesTheHeaderBack(t *testing.T) {
 	} {
 		h := full
 		change(&h)
-		if d := detailOf(h, &l, same); d.known {
+		if d, _ := detailOf(h, &l, same); d.known {
 			t.Errorf("%s: kept %+v", name, h)
 		}
 	}
