@@ -2,7 +2,6 @@ package graph
 
 import (
 	"hash/maphash"
-	"maps"
 	"math/bits"
 )
 
@@ -50,14 +49,7 @@ func (b *numberedBuilder[K]) number(k K) (id int32, isNew bool) {
 		return id, false
 	}
 	id = b.keys.append(k)
-	if !b.ownedRecent {
-		b.n.recent = maps.Clone(b.n.recent)
-		if b.n.recent == nil {
-			b.n.recent = map[K]int32{}
-		}
-		b.ownedRecent = true
-	}
-	b.n.recent[k] = id
+	setOwned(&b.n.recent, &b.ownedRecent, k, id)
 	return id, true
 }
 

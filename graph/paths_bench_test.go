@@ -3,11 +3,9 @@ package graph_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,16 +17,8 @@ import (
 )
 
 var benchGraph = sync.OnceValues(func() (*graphtest.Collector, *graph.Topology) {
-	n := 100_000
-	if s := os.Getenv("POLGRAPH_BENCH_RELATIONS"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	c := &graphtest.Collector{}
-	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
-		panic(err)
-	}
-	topo := graph.NewTopology(graphtest.EvidenceFeed{Collector: c})
-	if err := topo.Sync(context.Background()); err != nil {
+	c, topo, err := graphtest.SyntheticTopology(context.Background(), graphtest.BenchRelations())
+	if err != nil {
 		panic(err)
 	}
 	return c, topo
@@ -172,16 +162,8 @@ func BenchmarkServiceFromMemory(b *testing.B) {
 // pointers. It reports the collector's CPU a collection, the heap that may hold pointers (scannable-MB),
 // the live heap and its objects.
 func BenchmarkCollectingWithTopology(b *testing.B) {
-	n := 100_000
-	if s := os.Getenv("POLGRAPH_BENCH_RELATIONS"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	c := &graphtest.Collector{}
-	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
-		b.Fatal(err)
-	}
-	topo := graph.NewTopology(graphtest.EvidenceFeed{Collector: c})
-	if err := topo.Sync(b.Context()); err != nil {
+	c, topo, err := graphtest.SyntheticTopology(b.Context(), graphtest.BenchRelations())
+	if err != nil {
 		b.Fatal(err)
 	}
 	*c = graphtest.Collector{} // the topology keeps its own copy

@@ -94,15 +94,19 @@ type layeredBuilder[K comparable, V any] struct {
 	ownedRecent bool
 }
 
-func (b *layeredBuilder[K, V]) set(k K, v V) {
-	if !b.ownedRecent {
-		b.m.recent = maps.Clone(b.m.recent)
-		if b.m.recent == nil {
-			b.m.recent = map[K]V{}
+func (b *layeredBuilder[K, V]) set(k K, v V) { setOwned(&b.m.recent, &b.ownedRecent, k, v) }
+
+// setOwned sets k to v in the map *m, copying the map first unless *owned says it was copied already (or
+// made) by the builder that sets it: a published map is never written.
+func setOwned[K comparable, V any](m *map[K]V, owned *bool, k K, v V) {
+	if !*owned {
+		*m = maps.Clone(*m)
+		if *m == nil {
+			*m = map[K]V{}
 		}
-		b.ownedRecent = true
+		*owned = true
 	}
-	b.m.recent[k] = v
+	(*m)[k] = v
 }
 
 // finish returns the map to publish, merging the recent layer into a new frozen one once it has grown

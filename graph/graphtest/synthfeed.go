@@ -2,8 +2,11 @@ package graphtest
 
 import (
 	"context"
+	"os"
+	"strconv"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/synth"
 )
 
 // Collector keeps what a generator (graph/synth) writes.
@@ -49,4 +52,27 @@ func (f EvidenceFeed) Changes(_ context.Context, since int64, each func(graph.Ch
 		each(c)
 	}
 	return 1, nil
+}
+
+// BenchRelations is how many relations a benchmark's synthetic graph has: POLGRAPH_BENCH_RELATIONS when it
+// is a positive number, else 100,000.
+func BenchRelations() int {
+	if n, err := strconv.Atoi(os.Getenv("POLGRAPH_BENCH_RELATIONS")); err == nil && n > 0 {
+		return n
+	}
+	return 100_000
+}
+
+// SyntheticTopology generates a graph of n relations (graph/synth, seed 1) and holds it in a topology with
+// its evidence, as polgraph serve does; the collector keeps what was generated.
+func SyntheticTopology(ctx context.Context, n int) (*Collector, *graph.Topology, error) {
+	c := &Collector{}
+	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
+		return nil, nil, err
+	}
+	topo := graph.NewTopology(EvidenceFeed{Collector: c})
+	if err := topo.Sync(ctx); err != nil {
+		return nil, nil, err
+	}
+	return c, topo, nil
 }

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"os"
-	"strconv"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -17,7 +15,6 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/rpc"
-	"github.com/polgraph/polgraph/graph/synth"
 )
 
 // unreadStore is a store no answer may read: every call panics (its Store is nil).
@@ -29,16 +26,8 @@ type unreadStore struct{ graph.Store }
 // loopback TCP: the whole answer as a client gets it, its conversion to and from protobuf included,
 // without Dgraph (the version query is not asked). Reports the answer's size on the wire.
 func BenchmarkNeighborhoodOverGRPC(b *testing.B) {
-	n := 100_000
-	if v, err := strconv.Atoi(os.Getenv("POLGRAPH_BENCH_RELATIONS")); err == nil && v > 0 {
-		n = v
-	}
-	c := &graphtest.Collector{}
-	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
-		b.Fatal(err)
-	}
-	topo := graph.NewTopology(graphtest.EvidenceFeed{Collector: c})
-	if err := topo.Sync(context.Background()); err != nil {
+	c, topo, err := graphtest.SyntheticTopology(context.Background(), graphtest.BenchRelations())
+	if err != nil {
 		b.Fatal(err)
 	}
 	srv := grpc.NewServer()

@@ -4,20 +4,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/graphtest"
 )
 
 // BenchmarkSnapshotFile fills a topology from a store of POLGRAPH_BENCH_RELATIONS relations (default
 // 100,000; each with one claim, in pages of 20,000 as the Dgraph store gives them) through a Feed that
 // writes the file, and from the file alone: what a restart costs against what the file adds to a fill.
 func BenchmarkSnapshotFile(b *testing.B) {
-	n := 100_000
-	if v, err := strconv.Atoi(os.Getenv("POLGRAPH_BENCH_RELATIONS")); err == nil && v > 0 {
-		n = v
-	}
+	n := graphtest.BenchRelations()
 	const page = 20_000
 	store := &scriptStore{id: "bench"}
 	r := rand.New(rand.NewPCG(1, 2))
