@@ -525,7 +525,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	for _, u := range scan {
 		m.set(u, -m.at(u))
 	}
-	w.edges, w.edgesLeftOut = firstEdges(w.edges, q.MaxEdges, len(order), func(r int32) RelationName { return g.link(r).Name })
+	w.edges, w.edgesLeftOut = firstEdges(w.edges, q.MaxEdges, len(order), g.name)
 
 	// 4. What the caps left out.
 	for i, u := range expanded {

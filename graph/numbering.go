@@ -15,14 +15,9 @@ type numbered[K ~string] struct {
 	keys   chunked[K]
 }
 
-func (n *numbered[K]) lookup(k K) (int32, bool) {
-	if id, ok := n.recent[k]; ok {
-		return id, true
-	}
-	return findID(&n.frozen, &n.keys, k)
-}
-func (n *numbered[K]) key(id int32) K { return n.keys.get(id) }
-func (n *numbered[K]) len() int       { return n.keys.len() }
+func (n *numbered[K]) lookup(k K) (int32, bool) { return findID(&n.frozen, n.recent, &n.keys, k) }
+func (n *numbered[K]) key(id int32) K           { return n.keys.get(id) }
+func (n *numbered[K]) len() int                 { return n.keys.len() }
 
 // numberedBuilder builds the next version of a published numbering: the first name it numbers copies
 // the recent map (small), never the frozen index.
@@ -37,10 +32,7 @@ func newNumberedBuilder[K ~string](published numbered[K]) *numberedBuilder[K] {
 }
 
 func (b *numberedBuilder[K]) lookup(k K) (int32, bool) {
-	if id, ok := b.n.recent[k]; ok {
-		return id, true
-	}
-	return findID(&b.n.frozen, &b.keys.c, k)
+	return findID(&b.n.frozen, b.n.recent, &b.keys.c, k)
 }
 
 // number returns k's number, giving it the next one (isNew) when k is new.
@@ -100,8 +92,11 @@ func indexIDs[K ~string](keys *chunked[K]) idIndex {
 	return x
 }
 
-// findID returns k's number, when x holds it.
-func findID[K ~string](x *idIndex, keys *chunked[K], k K) (int32, bool) {
+// findID returns k's number, when recent or x holds it; keys are the numbering's names.
+func findID[K ~string](x *idIndex, recent map[K]int32, keys *chunked[K], k K) (int32, bool) {
+	if id, ok := recent[k]; ok {
+		return id, true
+	}
 	if x.n == 0 {
 		return 0, false
 	}

@@ -52,7 +52,8 @@ type pathGraph interface {
 	// relationsOf returns the relations of a fetched entity, each with its other end.
 	relationsOf(u int32) []halfEdge
 	link(r int32) Link
-	ends(r int32) [2]int32 // from, to
+	name(r int32) RelationName // link(r).Name
+	ends(r int32) [2]int32     // from, to
 	// support and relType are the link's Support, and its Type and Symmetric.
 	support(r int32) *Support
 	relType(r int32) (t RelationType, symmetric bool)
@@ -162,7 +163,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 				b, _ := g.node(l.To)
 				g.linkEnd = append(g.linkEnd, [2]int32{a, b})
 			}
-			rs[j] = halfEdge{rel: r, to: otherEnd(g.linkEnd[r], u), typ: typeNumber[l.Type], out: g.linkEnd[r][0] == u, strength: defaultStrength(&g.links[r])}
+			rs[j] = halfEdge{rel: r, to: otherEnd(g.linkEnd[r], u), typ: typeNumber[l.Type], out: g.linkEnd[r][0] == u, strength: defaultStrength(g.links[r].Support)}
 		}
 		g.adj[u], g.fetched[u] = rs, true
 	}
@@ -171,6 +172,7 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 
 func (g *fetchedGraph) relationsOf(u int32) []halfEdge { return g.adj[u] }
 func (g *fetchedGraph) link(r int32) Link              { return g.links[r] }
+func (g *fetchedGraph) name(r int32) RelationName      { return g.links[r].Name }
 func (g *fetchedGraph) ends(r int32) [2]int32          { return g.linkEnd[r] }
 func (g *fetchedGraph) support(r int32) *Support       { return &g.links[r].Support }
 func (g *fetchedGraph) relType(r int32) (RelationType, bool) {
@@ -316,7 +318,7 @@ func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget
 // walk returns the entity reached by walking relation h.rel from u, forwards (away from From) when out
 // is true, and whether the query lets it be walked that way.
 func (x *explorer) walk(h halfEdge, u int32, out bool) (int32, bool) {
-	if !x.q.Directed || x.g.link(h.rel).Symmetric {
+	if _, symmetric := x.g.relType(h.rel); !x.q.Directed || symmetric {
 		return h.to, true
 	}
 	e := x.g.ends(h.rel)
@@ -974,7 +976,7 @@ func (sg *subgraph) path(p ipath) Path {
 		from := sg.keys[u]
 		steps := make([]PathStep, len(ids))
 		for i, r := range ids {
-			steps[i] = PathStep{Relation: sg.g.link(r).Name, Forward: sg.g.ends(r)[0] == from}
+			steps[i] = PathStep{Relation: sg.g.name(r), Forward: sg.g.ends(r)[0] == from}
 		}
 		out.Hops[j] = Hop{Relations: steps}
 	}

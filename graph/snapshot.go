@@ -127,16 +127,16 @@ type topoSnapshot struct {
 	version int64
 	ents    numbered[EntityName]
 	rels    numbered[RelationName]
-	core    chunked[linkCore]            // what each relation's link holds besides its brief and its names
-	odd     layered[int32, RelationType] // the type of each relation whose type is outside the vocabulary
-	brief   chunked[linkBrief]           // what walks read of each relation, in one place
-	adj     chunked[[]halfEdge]          // each entity's relations, with their other ends
-	at      chunked[[2]int32]            // where each relation stands in its from's list and in its to's
-	byDflt  chunked[uint64]              // whether each relation counts under the default filter, a bit each
-	entity  chunked[*Entity]             // each entity, as last written (nil: known only from a relation's end)
-	detail  chunked[linkDetail]          // what each relation's header holds besides its link, from the feed
-	rest    chunked[*linkRest]           // the rest of it, for the few relations that have some (nil: none)
-	claims  chunked[claimBlob]           // each relation's claims, when the feed gave them (evidence.go)
+	core    chunked[linkCore]       // what each relation's link holds besides its brief and its names
+	odd     layered[int32, oddType] // the type of each relation whose type is outside the vocabulary
+	brief   chunked[linkBrief]      // what walks read of each relation, in one place
+	adj     chunked[[]halfEdge]     // each entity's relations, with their other ends
+	at      chunked[[2]int32]       // where each relation stands in its from's list and in its to's
+	byDflt  chunked[uint64]         // whether each relation counts under the default filter, a bit each
+	entity  chunked[*Entity]        // each entity, as last written (nil: known only from a relation's end)
+	detail  chunked[linkDetail]     // what each relation's header holds besides its link, from the feed
+	rest    chunked[*linkRest]      // the rest of it, for the few relations that have some (nil: none)
+	claims  chunked[claimBlob]      // each relation's claims, when the feed gave them (evidence.go)
 	srcs    numbered[SourceName]
 	source  chunked[*Source]   // each source, as last written
 	changed chunked[int64]     // the epoch of the snapshot that last changed each relation
@@ -148,24 +148,35 @@ type topoSnapshot struct {
 }
 
 // linkCore is what a relation's link holds besides its brief, its name and its ends' names (which the
-// numberings hold): a snapshot keeps its links as briefs and cores, and makes a Link when asked (link), so
-// that the arrays of a million relations hold no pointer and the collector never scans them.
-type linkCore struct {
-	period, life Period
-	symmetric    bool
+// numberings hold) and its type (the brief's, or odd's): a snapshot keeps its links in those parts, and
+// makes a Link when asked (link), so that the arrays of a million relations hold no pointer and the
+// collector never scans them.
+type linkCore struct{ period, life Period }
+
+// oddType is the type of a relation outside the vocabulary, and whether the link said it is symmetric
+// (the vocabulary says it of its own types).
+type oddType struct {
+	typ       RelationType
+	symmetric bool
 }
 
 // link returns relation i's link.
 func (s *topoSnapshot) link(i int32) Link {
 	b, c := s.brief.at(i), s.core.at(i)
 	l := Link{Name: s.rels.key(i), From: s.ents.key(b.ends[0]), To: s.ents.key(b.ends[1]), Period: c.period, Dated: b.dated,
-		Life: c.life, Support: b.support, Symmetric: c.symmetric, Deleted: b.deleted}
-	if b.typ != 0 {
-		l.Type = RelationTypes[b.typ-1]
-	} else {
-		l.Type, _ = s.odd.get(i)
-	}
+		Life: c.life, Support: b.support, Deleted: b.deleted}
+	l.Type, l.Symmetric = s.relType(i)
 	return l
+}
+
+// relType returns relation i's type and whether it is symmetric, from its brief when the type is the
+// vocabulary's.
+func (s *topoSnapshot) relType(i int32) (RelationType, bool) {
+	if n := s.brief.at(i).typ; n != 0 {
+		return RelationTypes[n-1], symmetricByNumber[n]
+	}
+	o, _ := s.odd.get(i)
+	return o.typ, o.symmetric
 }
 
 // header returns relation i's header, when the snapshot holds it from the feed.
@@ -209,7 +220,7 @@ type snapshotBuilder struct {
 	ents    *numberedBuilder[EntityName]
 	rels    *numberedBuilder[RelationName]
 	core    *chunkedBuilder[linkCore]
-	odd     layeredBuilder[int32, RelationType]
+	odd     layeredBuilder[int32, oddType]
 	brief   *chunkedBuilder[linkBrief]
 	adj     *chunkedBuilder[[]halfEdge]
 	at      *chunkedBuilder[[2]int32]
@@ -234,7 +245,7 @@ type snapshotBuilder struct {
 
 func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 	return &snapshotBuilder{version: s.version, ents: newNumberedBuilder(s.ents), rels: newNumberedBuilder(s.rels),
-		core: newChunkedBuilder(s.core), odd: layeredBuilder[int32, RelationType]{m: s.odd}, brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), at: newChunkedBuilder(s.at), byDflt: newChunkedBuilder(s.byDflt),
+		core: newChunkedBuilder(s.core), odd: layeredBuilder[int32, oddType]{m: s.odd}, brief: newChunkedBuilder(s.brief), adj: newChunkedBuilder(s.adj), at: newChunkedBuilder(s.at), byDflt: newChunkedBuilder(s.byDflt),
 		entity: newChunkedBuilder(s.entity), detail: newChunkedBuilder(s.detail), rest: newChunkedBuilder(s.rest), claims: newChunkedBuilder(s.claims),
 		srcs: newNumberedBuilder(s.srcs), source: newChunkedBuilder(s.source), changed: newChunkedBuilder(s.changed), epoch: s.epoch + 1, keys: newPostingsBuilder(s.keys), words: newPostingsBuilder(s.words),
 		hubs: newChunkedBuilder(s.hubs), hubMin: cmp.Or(s.hubMin, defaultHubMin), touched: map[int32]bool{}}
@@ -267,16 +278,15 @@ func (b *snapshotBuilder) apply(c Changed) {
 			}
 		}
 		i, isNew := b.rels.number(l.Name)
-		strength := defaultStrength(&l)
+		strength := defaultStrength(l.Support)
 		b.touched[a], b.touched[e] = true, true
-		core := linkCore{period: l.Period, life: l.Life, symmetric: l.Symmetric}
+		core := linkCore{period: l.Period, life: l.Life}
 		brief := briefOf(l, a, e)
 		if brief.typ == 0 {
-			b.odd.set(i, l.Type)
+			b.odd.set(i, oddType{typ: l.Type, symmetric: l.Symmetric})
 		}
 		if !isNew {
-			var dflt RelationFilter
-			if old := b.brief.get(i); dflt.Strength(old.support) != strength {
+			if defaultStrength(b.brief.get(i).support) != strength {
 				b.restrength(i, a, e, strength)
 			}
 			b.core.set(i, core)
@@ -295,7 +305,7 @@ func (b *snapshotBuilder) apply(c Changed) {
 		b.changed.append(b.epoch)
 		b.brief.append(brief)
 		b.countsByDefault(i, &l)
-		typ := typeNumber[l.Type]
+		typ := brief.typ
 		var at [2]int32
 		at[0] = b.relate(a, halfEdge{rel: i, to: e, typ: typ, out: true, strength: strength})
 		if e != a {
@@ -362,9 +372,9 @@ func (b *snapshotBuilder) restrength(r, from, to int32, strength float64) {
 
 // defaultStrength is a relation's strength under the default filter (RelationFilter.Strength): what a
 // walk ranks an entity's neighbours by, kept in each half of the relation.
-func defaultStrength(l *Link) float64 {
+func defaultStrength(s Support) float64 {
 	var dflt RelationFilter
-	return dflt.Strength(l.Support)
+	return dflt.Strength(s)
 }
 
 // countsByDefault records whether relation r, whose link is l, counts under the default filter.
@@ -475,17 +485,10 @@ func (g snapshotGraph) relationsOf(u int32) []halfEdge       { return g.s.adj.ge
 func (g snapshotGraph) degree(u int32) int                   { return len(g.s.adj.get(u)) }
 func (g snapshotGraph) entities() int                        { return g.s.ents.len() }
 func (g snapshotGraph) link(r int32) Link                    { return g.s.link(r) }
+func (g snapshotGraph) name(r int32) RelationName            { return g.s.rels.key(r) }
 func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
 func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief.at(r).support }
-
-// relType reads a relation's type from its brief, without its link, when the type is the vocabulary's.
-func (g snapshotGraph) relType(r int32) (RelationType, bool) {
-	if n := g.s.brief.at(r).typ; n != 0 {
-		return RelationTypes[n-1], symmetricByNumber[n]
-	}
-	t, _ := g.s.odd.get(r)
-	return t, g.s.core.at(r).symmetric
-}
+func (g snapshotGraph) relType(r int32) (RelationType, bool) { return g.s.relType(r) }
 
 // counts reads a plain filter's verdict from the relation's brief, without its link.
 func (g snapshotGraph) counts(f *RelationFilter, r int32) bool {
