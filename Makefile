@@ -46,7 +46,7 @@ test: dgraph tools browser networkx postgres web/node_modules deploy-check
 ## "context deadline exceeded" when a duration ends under load (golang/go#75804), without any failing input.
 FUZZTIME ?= 10000x
 FUZZ_TARGETS := ./graph/dataset:FuzzRead ./graph:FuzzParseFuzzyDate ./graph:FuzzEntityName ./graph/rpc:FuzzRequests ./graph/rpc:FuzzWriteRequests \
-	./graph/ftm:FuzzRead ./graph/popolo:FuzzImport
+	./graph/ftm:FuzzRead ./graph/popolo:FuzzImport ./graph/dgraph/jsonscan:FuzzScanner
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \

@@ -149,13 +149,13 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 				send(read, page{err: s.wrap("dgraph.Changes", err)})
 				return
 			}
-			var res struct{ Q []packedRow }
-			if err := json.Unmarshal(resp.Json, &res); err != nil {
+			rows, err := readRows(resp.Json, scanPackedRow)
+			if err != nil {
 				send(read, page{err: s.wrap("dgraph.Changes", err)})
 				return
 			}
-			more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
-			if !send(read, page{rows: res.Q, err: err}) || !more || err != nil {
+			more, next, err := nextPage(rows, func(r packedRow) string { return r.UID })
+			if !send(read, page{rows: rows, err: err}) || !more || err != nil {
 				return
 			}
 			after = next
@@ -225,8 +225,8 @@ func (r packedRow) unpack(ends map[string]*endJSON) (rel graph.Relation, from, t
 	if r.Pack == "" || r.Changed == nil {
 		return rel, nil, nil, false
 	}
-	var p relationPack
-	if json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.From == "" || p.To == "" {
+	p, read := readPack(r.Pack, scanRelationPack)
+	if !read || p.Format != packFormat || p.Changed != *r.Changed || p.From == "" || p.To == "" {
 		return rel, nil, nil, false
 	}
 	if ends != nil {
@@ -325,16 +325,16 @@ func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, e
 // unpackSource is the source a row's pack holds, as the pages of Changes read it; ok is false when the
 // pack cannot be used (another format, or a stamp other than the row's pg.changed).
 func unpackSource(r packedRow) (sourceJSON, bool) {
-	var p sourcePack
-	ok := json.Unmarshal([]byte(r.Pack), &p) == nil && p.Format == packFormat && p.Changed == *r.Changed && p.Name != ""
+	p, read := readPack(r.Pack, scanSourcePack)
+	ok := read && p.Format == packFormat && p.Changed == *r.Changed && p.Name != ""
 	return p.sourceJSON, ok
 }
 
 // unpackEntity is the entity a row's pack holds, as the pages of Changes read it from its predicates; ok is
 // false when the pack cannot be used.
 func unpackEntity(r packedRow) (changedEntity, bool) {
-	var p entityPack
-	if json.Unmarshal([]byte(r.Pack), &p) != nil || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" || p.Kind == "" {
+	p, read := readPack(r.Pack, scanEntityPack)
+	if !read || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" || p.Kind == "" {
 		return changedEntity{}, false
 	}
 	return p.row(r.UID), true
@@ -357,13 +357,13 @@ func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64
 		if err != nil {
 			return s.wrap("dgraph.Changes", err)
 		}
-		var res struct{ Q []packedRow }
-		if err := json.Unmarshal(resp.Json, &res); err != nil {
+		page, err := readRows(resp.Json, scanPackedRow)
+		if err != nil {
 			return s.wrap("dgraph.Changes", err)
 		}
-		rows := make([]T, 0, len(res.Q))
+		rows := make([]T, 0, len(page))
 		var unpacked []string
-		for _, r := range res.Q {
+		for _, r := range page {
 			if r.Pack != "" && r.Changed != nil {
 				if row, ok := unpack(r); ok {
 					rows = append(rows, row)
@@ -392,7 +392,7 @@ func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64
 			rows = append(rows, more.Q...)
 		}
 		each(rows)
-		more, next, err := nextPage(res.Q, func(r packedRow) string { return r.UID })
+		more, next, err := nextPage(page, func(r packedRow) string { return r.UID })
 		if err != nil {
 			return err
 		}
