@@ -227,55 +227,43 @@ func (sc *Scanner) escaped(start int) string {
 		if k == end {
 			break
 		}
-		// sc.s[k] is a backslash, and k+1 < end + 1: the scan for end stepped over the escaped byte.
-		switch sc.s[k+1] {
-		case '"', '\\', '/':
-			b.WriteByte(sc.s[k+1])
+		// sc.s[k] is a backslash and k+1 < end: the scan for end stepped over the byte after each one.
+		if c := unescaped[sc.s[k+1]]; c != 0 {
+			b.WriteByte(c)
 			j = k + 2
-		case 'b':
-			b.WriteByte('\b')
-			j = k + 2
-		case 'f':
-			b.WriteByte('\f')
-			j = k + 2
-		case 'n':
-			b.WriteByte('\n')
-			j = k + 2
-		case 'r':
-			b.WriteByte('\r')
-			j = k + 2
-		case 't':
-			b.WriteByte('\t')
-			j = k + 2
-		case 'u':
-			r, ok := hex4(sc.s, k+2, end)
-			j = k + 6
-			if ok && utf16.IsSurrogate(r) {
-				// Only a pair reads as one character; encoding/json reads a lone half as U+FFFD.
-				var r2 rune
-				ok = j+1 < end && sc.s[j] == '\\' && sc.s[j+1] == 'u'
-				if ok {
-					r2, ok = hex4(sc.s, j+2, end)
-				}
-				if ok {
-					r = utf16.DecodeRune(r, r2)
-					ok = r != utf8.RuneError
-					j += 6
-				}
-			}
-			if !ok {
-				sc.Fail()
-				return ""
-			}
-			b.WriteRune(r)
-		default:
+			continue
+		}
+		if sc.s[k+1] != 'u' {
 			sc.Fail()
 			return ""
 		}
+		r, ok := hex4(sc.s, k+2, end)
+		j = k + 6
+		if ok && utf16.IsSurrogate(r) {
+			// Only a pair reads as one character; encoding/json reads a lone half as U+FFFD.
+			var r2 rune
+			ok = j+1 < end && sc.s[j] == '\\' && sc.s[j+1] == 'u'
+			if ok {
+				r2, ok = hex4(sc.s, j+2, end)
+			}
+			if ok {
+				r = utf16.DecodeRune(r, r2)
+				ok = r != utf8.RuneError
+				j += 6
+			}
+		}
+		if !ok {
+			sc.Fail()
+			return ""
+		}
+		b.WriteRune(r)
 	}
 	sc.i = end + 1
 	return b.String()
 }
+
+// unescaped is the byte each one-letter escape stands for (0: not one).
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // hex4 reads the four hexadecimal digits of a \u escape at s[i:], which must end by end.
 func hex4(s string, i, end int) (rune, bool) {
