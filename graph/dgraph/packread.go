@@ -25,8 +25,17 @@ func readPack[T any](s string, read func(*jsonscan.Scanner, *T)) (p T, ok bool) 
 
 // readRows reads a page of rows ({"q": [...]}), with read or, where it gives up, encoding/json.
 func readRows[T any](page []byte, read func(*jsonscan.Scanner, *T)) ([]T, error) {
-	var rows []T
 	sc := jsonscan.Of(string(page))
+	if rows := scanRows(&sc, read); sc.End() {
+		return rows, nil
+	}
+	var res struct{ Q []T }
+	err := json.Unmarshal(page, &res)
+	return res.Q, err
+}
+
+// scanRows reads a page of rows, each with read.
+func scanRows[T any](sc *jsonscan.Scanner, read func(*jsonscan.Scanner, *T)) (rows []T) {
 	sc.Fields(func(key string) {
 		if key != "q" {
 			sc.Fail()
@@ -35,15 +44,10 @@ func readRows[T any](page []byte, read func(*jsonscan.Scanner, *T)) ([]T, error)
 		rows = []T{}
 		sc.Elems(func() {
 			rows = append(rows, *new(T))
-			read(&sc, &rows[len(rows)-1])
+			read(sc, &rows[len(rows)-1])
 		})
 	})
-	if sc.End() {
-		return rows, nil
-	}
-	var res struct{ Q []T }
-	err := json.Unmarshal(page, &res)
-	return res.Q, err
+	return rows
 }
 
 // scanInt reads an int.
@@ -53,6 +57,12 @@ func scanInt(sc *jsonscan.Scanner) int {
 		sc.Fail()
 	}
 	return int(v)
+}
+
+// scanDay reads a day number, as a pointer (as encoding/json reads it into one).
+func scanDay(sc *jsonscan.Scanner) *int {
+	day := scanInt(sc)
+	return &day
 }
 
 // scanStrings reads an array of strings, never nil (as encoding/json reads an empty one).
@@ -177,11 +187,9 @@ func scanEntityPack(sc *jsonscan.Scanner, p *entityPack) {
 		case "m":
 			p.MergedInto = sc.String()
 		case "s":
-			day := scanInt(sc)
-			p.StartDay = &day
+			p.StartDay = scanDay(sc)
 		case "e":
-			day := scanInt(sc)
-			p.EndDay = &day
+			p.EndDay = scanDay(sc)
 		default:
 			sc.Fail()
 		}
@@ -229,11 +237,9 @@ func scanEnd(sc *jsonscan.Scanner) *endJSON {
 		case "pg.name":
 			e.Name = sc.String()
 		case "pg.start_day":
-			day := scanInt(sc)
-			e.StartDay = &day
+			e.StartDay = scanDay(sc)
 		case "pg.end_day":
-			day := scanInt(sc)
-			e.EndDay = &day
+			e.EndDay = scanDay(sc)
 		default:
 			sc.Fail()
 		}

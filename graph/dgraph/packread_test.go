@@ -84,13 +84,8 @@ func TestPacksReadWithoutReflection(t *testing.T) {
 	}
 	for _, page := range []any{row{"q": rows}, row{"q": []row{}}, row{}} {
 		text := mustJSON(page)
-		var got []packedRow
-		sc := jsonscan.Of(text)
-		sc.Fields(func(string) {
-			got = []packedRow{}
-			sc.Elems(func() { got = append(got, packedRow{}); scanPackedRow(&sc, &got[len(got)-1]) })
-		})
-		if !sc.End() {
+		got, ok := fastRead(text, func(sc *jsonscan.Scanner, rows *[]packedRow) { *rows = scanRows(sc, scanPackedRow) })
+		if !ok {
 			t.Fatalf("the page's reader gave up on %.300q", text)
 		}
 		want, err := readRows([]byte(text), scanPackedRow)

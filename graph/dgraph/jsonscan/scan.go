@@ -9,6 +9,7 @@
 package jsonscan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -79,47 +80,52 @@ func (sc *Scanner) peek() byte {
 // Fields reads an object: field is called with each key, the scanner before its value, and must read
 // the value (or Fail). A key with an escape in it, or given twice, fails the scan.
 func (sc *Scanner) Fields(field func(key string)) {
-	if !sc.next('{') {
-		return
-	}
-	if sc.peek() == '}' {
-		sc.i++
+	if !sc.open('{', '}') {
 		return
 	}
 	var seen [maxKeys]string
-	n := 0
-	for !sc.failed {
+	for n := 0; ; n++ {
 		key, ok := sc.key()
-		if !ok || !sc.next(':') {
-			sc.Fail()
-			return
-		}
-		for _, k := range seen[:n] {
-			if k == key {
-				sc.Fail()
-				return
-			}
-		}
-		if n == maxKeys {
+		if !ok || !sc.next(':') || n == maxKeys || slices.Contains(seen[:n], key) {
 			sc.Fail()
 			return
 		}
 		seen[n] = key
-		n++
-		field(key)
-		if sc.failed {
+		if field(key); !sc.more('}') {
 			return
-		}
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			return
-		default:
-			sc.Fail()
 		}
 	}
+}
+
+// open reads the start of an object or an array, and reports whether a member follows (false also when
+// the scan failed).
+func (sc *Scanner) open(start, end byte) bool {
+	if !sc.next(start) {
+		return false
+	}
+	if sc.peek() == end {
+		sc.i++
+		return false
+	}
+	return true
+}
+
+// more reads what follows a member of an object or an array: a comma, and then it reports true, or the
+// end, or anything else, which fails the scan.
+func (sc *Scanner) more(end byte) bool {
+	if sc.failed {
+		return false
+	}
+	switch sc.peek() {
+	case ',':
+		sc.i++
+		return true
+	case end:
+		sc.i++
+	default:
+		sc.Fail()
+	}
+	return false
 }
 
 // key reads a key without escapes, as a part of the text.
@@ -145,26 +151,12 @@ func (sc *Scanner) key() (string, bool) {
 
 // Elems reads an array: elem is called before each element and must read it (or Fail).
 func (sc *Scanner) Elems(elem func()) {
-	if !sc.next('[') {
+	if !sc.open('[', ']') {
 		return
 	}
-	if sc.peek() == ']' {
-		sc.i++
-		return
-	}
-	for !sc.failed {
-		elem()
-		if sc.failed {
+	for {
+		if elem(); !sc.more(']') {
 			return
-		}
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case ']':
-			sc.i++
-			return
-		default:
-			sc.Fail()
 		}
 	}
 }
