@@ -87,6 +87,7 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 // pg.changed hold them all too); after it, those marked changed since. Each relation comes with its
 // header and its claims (graph.Changed.Evidence), read from its pack where the pack can be used (pack.go).
 func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Changed)) (int64, error) {
+	ctx = withPinnedAlpha(ctx) // the version and the changes up to it, from one alpha
 	txn := s.dg.NewReadOnlyTxn()
 	version, err := s.version(ctx, txn)
 	if err != nil {

@@ -125,11 +125,38 @@ func (p *alphaPool) order() []*alpha {
 	return append(out, aside...)
 }
 
-// do runs call on the alphas in turn until one answers, or refuses for a reason another alpha would share.
+// pinned holds the alpha that the calls made under one context go to (withPinnedAlpha).
+type pinned struct{ a atomic.Pointer[alpha] }
+
+type pinnedKey struct{}
+
+// withPinnedAlpha returns a context under which the pool's calls go to the alpha that answered the first
+// of them, for as long as it answers (set aside or not), and then to the one that answers next: the
+// queries of one transaction read one alpha's view of its snapshot. Any alpha answers any query at the
+// transaction's timestamp, but one that lags behind its group answers with an older graph than the
+// others (see alphaPool); spread over several alphas, a transaction could read the graph's version on one
+// and the changes up to that version on another that lacks some of them.
+func withPinnedAlpha(ctx context.Context) context.Context {
+	return context.WithValue(ctx, pinnedKey{}, &pinned{})
+}
+
+// do runs call on the alphas in turn until one answers, or refuses for a reason another alpha would share:
+// first the alpha ctx is pinned to, if any (withPinnedAlpha), else the ready ones from the next in the
+// rotation.
 func (p *alphaPool) do(ctx context.Context, call func(api.DgraphClient) error) error {
 	var err error
-	for _, a := range p.order() {
-		if err = call(a.api); err == nil || !elsewhere(err) || ctx.Err() != nil {
+	order := p.order()
+	pin, _ := ctx.Value(pinnedKey{}).(*pinned)
+	if pin != nil {
+		if a := pin.a.Load(); a != nil && order[0] != a {
+			order = append([]*alpha{a}, slices.DeleteFunc(order, func(b *alpha) bool { return b == a })...)
+		}
+	}
+	for _, a := range order {
+		if err = call(a.api); err == nil && pin != nil {
+			pin.a.Store(a)
+		}
+		if err == nil || !elsewhere(err) || ctx.Err() != nil {
 			return err
 		}
 		if len(p.alphas) > 1 {

@@ -207,3 +207,41 @@ func TestReconnectsSoonAfterALongOutage(t *testing.T) {
 	}
 	t.Logf("answering again %s after the alpha returned", time.Since(back).Round(time.Millisecond))
 }
+
+// TestPinnedCallsStayOnOneAlpha: the calls made under a pinned context go to the alpha that answered the
+// first, and, once it stops answering, to the one that answers instead.
+func TestPinnedCallsStayOnOneAlpha(t *testing.T) {
+	t.Parallel()
+	a, b := &fakeAlpha{}, &fakeAlpha{}
+	aAddr, stopA := serveFake(t, a, "127.0.0.1:0")
+	defer stopA()
+	bAddr, stopB := serveFake(t, b, "127.0.0.1:0")
+	defer stopB()
+	pool, err := dialPool([]string{aAddr, bAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx := withPinnedAlpha(context.Background())
+	for range 10 {
+		if _, err := pool.Query(ctx, &api.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, second, stopFirst := a, b, stopA
+	if b.calls.Load() > 0 {
+		first, second, stopFirst = b, a, stopB
+	}
+	if first.calls.Load() != 10 || second.calls.Load() != 0 {
+		t.Fatalf("pinned calls went %d and %d to the two alphas; want all 10 to one", a.calls.Load(), b.calls.Load())
+	}
+	stopFirst()
+	for range 10 {
+		if _, err := pool.Query(ctx, &api.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if second.calls.Load() != 10 {
+		t.Errorf("after the pinned alpha stopped, the other answered %d of 10 calls; want all", second.calls.Load())
+	}
+}

@@ -2,6 +2,7 @@ package dgraph
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/dgraph-io/dgo/v230/protos/api"
@@ -47,3 +48,34 @@ func DropGraphID(ctx context.Context, s *Store) error {
 
 // SharedPartBytes is how much of a snapshot file one part of its shared copy holds.
 const SharedPartBytes = sharedPartBytes
+
+// StopProbes stops the probes that set lagging alphas aside every second: a test then decides when the
+// store first meets one.
+func StopProbes(s *Store) { s.stopWatch() }
+
+// Snapshot returns the timestamp of a snapshot of the graph as it is now, with the hash Dgraph asks
+// requests at that timestamp to carry: a read at it shows the graph as an alpha that stopped applying
+// writes now would.
+func Snapshot(ctx context.Context, s *Store) (uint64, string, error) {
+	resp, err := s.dg.NewReadOnlyTxn().QueryWithVars(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { uid } }`, map[string]string{"$m": metaName})
+	if err != nil {
+		return 0, "", err
+	}
+	return resp.GetTxn().GetStartTs(), resp.GetTxn().GetHash(), nil
+}
+
+// CountNamed counts the nodes named name.
+func CountNamed(ctx context.Context, s *Store, name string) (int, error) {
+	resp, err := s.dg.NewReadOnlyTxn().QueryWithVars(ctx, `query q($n: string) { q(func: eq(pg.name, $n)) { n: count(uid) } }`, map[string]string{"$n": name})
+	if err != nil {
+		return 0, err
+	}
+	var out struct{ Q []struct{ N int } }
+	if err := json.Unmarshal(resp.Json, &out); err != nil {
+		return 0, err
+	}
+	if len(out.Q) == 0 {
+		return 0, nil
+	}
+	return out.Q[0].N, nil
+}

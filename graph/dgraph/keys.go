@@ -59,8 +59,8 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
   byID(func: eq(pg.key_id, $id)) { uid }
   byHash(func: eq(pg.key_hash, $hash)) { uid }
 }`
-	return s.keyTxn(ctx, op, func(txn *dgo.Txn) error {
-		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$name": k.Name, "$id": string(k.ID), "$hash": k.Hash})
+	return s.keyTxn(ctx, op, func(txn writeTxn) error {
+		resp, err := txn.query(ctx, q, map[string]string{"$name": k.Name, "$id": string(k.ID), "$hash": k.Hash})
 		if err != nil {
 			return err
 		}
@@ -135,8 +135,8 @@ func (s *Store) RevokeKey(ctx context.Context, idOrName string, at time.Time) (a
 	}
 	q := `query q($v: string) { q(func: eq(` + pred + `, $v)) { ` + keyFields + ` } }`
 	var out auth.Key
-	err := s.keyTxn(ctx, op, func(txn *dgo.Txn) error {
-		resp, err := txn.QueryWithVars(ctx, q, map[string]string{"$v": idOrName})
+	err := s.keyTxn(ctx, op, func(txn writeTxn) error {
+		resp, err := txn.query(ctx, q, map[string]string{"$v": idOrName})
 		if err != nil {
 			return err
 		}
@@ -179,9 +179,10 @@ func (s *Store) RevokeKey(ctx context.Context, idOrName string, at time.Time) (a
 
 // keyTxn runs do in a transaction, retried with backoff when Dgraph aborts it for a concurrent write.
 // Errors that are not *graph.Error are wrapped (s.wrap) with op.
-func (s *Store) keyTxn(ctx context.Context, op string, do func(*dgo.Txn) error) error {
+func (s *Store) keyTxn(ctx context.Context, op string, do func(writeTxn) error) error {
+	lagging := 0
 	for attempt := 1; ; attempt++ {
-		txn := s.dg.NewTxn()
+		txn := s.newWriteTxn()
 		err := do(txn)
 		txn.Discard(ctx)
 		var ge *graph.Error
@@ -190,7 +191,14 @@ func (s *Store) keyTxn(ctx context.Context, op string, do func(*dgo.Txn) error) 
 			return nil
 		case errors.As(err, &ge):
 			return err
-		case !errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts:
+		}
+		if retry, err := s.lagged(ctx, op, err, &lagging); retry {
+			attempt--
+			continue
+		} else if err != nil {
+			return err
+		}
+		if !errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts {
 			return s.wrap(op, err)
 		}
 		s.retries.Add(1)

@@ -3,13 +3,13 @@ package dgraph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/dgraph-io/dgo/v230"
 	"github.com/dgraph-io/dgo/v230/protos/api"
 
 	"github.com/polgraph/polgraph/graph"
@@ -175,15 +175,20 @@ func entityNode(uid string, e review.Entity) map[string]any {
 }
 
 // readQueue reads the queue nodes of a type with these keys, in txn (nil: a read-only one).
-func (s *Store) readQueue(ctx context.Context, txn *dgo.Txn, op, typ string, ids []string, fields string) (map[string]queueRow, error) {
+func (s *Store) readQueue(ctx context.Context, txn *writeTxn, op, typ string, ids []string, fields string) (map[string]queueRow, error) {
 	out := make(map[string]queueRow, len(ids))
-	if txn == nil {
-		txn = s.dg.NewReadOnlyTxn()
+	query := s.dg.NewReadOnlyTxn().QueryWithVars
+	if txn != nil {
+		query = txn.query
 	}
 	for _, chunk := range chunks(ids, 500) {
 		decl, list, vars := eqClause(chunk)
 		q := fmt.Sprintf("query q(%s) {\nq(func: eq(pq.id, [%s])) @filter(type(%s)) { uid pq.id %s }\n}", decl, list, typ, fields)
-		resp, err := txn.QueryWithVars(ctx, q, vars)
+		resp, err := query(ctx, q, vars)
+		var behind staleRead
+		if errors.As(err, &behind) {
+			return nil, err // for keyTxn to write again
+		}
 		if err != nil {
 			return nil, s.wrap(op, err)
 		}
@@ -204,9 +209,9 @@ func (s *Store) addQueue(ctx context.Context, op, typ string, ids []string, node
 		return nil, nil
 	}
 	var added []string
-	err := s.keyTxn(ctx, op, func(txn *dgo.Txn) error {
+	err := s.keyTxn(ctx, op, func(txn writeTxn) error {
 		added = added[:0]
-		have, err := s.readQueue(ctx, txn, op, typ, ids, "")
+		have, err := s.readQueue(ctx, &txn, op, typ, ids, "")
 		if err != nil {
 			return err
 		}
@@ -483,9 +488,9 @@ func (s *Store) updateQueue(ctx context.Context, op, typ string, ids []string, n
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.keyTxn(ctx, op, func(txn *dgo.Txn) error {
+	return s.keyTxn(ctx, op, func(txn writeTxn) error {
 		reset()
-		rows, err := s.readQueue(ctx, txn, op, typ, ids, "pq.body")
+		rows, err := s.readQueue(ctx, &txn, op, typ, ids, "pq.body")
 		if err != nil {
 			return err
 		}

@@ -96,6 +96,7 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 			return &graph.Error{Op: w.op, Kind: graph.Invalid, Message: "refers to " + n + ", which is not in the graph"}
 		}
 	}
+	lagging := 0
 	for attempt := 1; ; attempt++ {
 		res, err := s.upsertOnce(ctx, w, refs)
 		var rep replayed
@@ -110,6 +111,12 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		}
 		var ge *graph.Error
 		if errors.As(err, &ge) {
+			return err
+		}
+		if retry, err := s.lagged(ctx, w.op, err, &lagging); retry {
+			attempt--
+			continue
+		} else if err != nil {
 			return err
 		}
 		var held leaseHeld
@@ -153,10 +160,10 @@ func (e leaseHeld) Error() string {
 }
 
 // lookUp reads the named resources' fields in txn, one row at a time.
-func (s *Store) lookUp(ctx context.Context, txn *dgo.Txn, names []string, fields string, each func(found, json.RawMessage)) error {
+func (s *Store) lookUp(ctx context.Context, txn writeTxn, names []string, fields string, each func(found, json.RawMessage)) error {
 	for _, chunk := range chunks(names, 1000) {
 		q, vars := nameBlocks(chunk, fields)
-		resp, err := txn.QueryWithVars(ctx, q, vars)
+		resp, err := txn.query(ctx, q, vars)
 		if err != nil {
 			return err
 		}
@@ -178,7 +185,7 @@ func (s *Store) lookUp(ctx context.Context, txn *dgo.Txn, names []string, fields
 // upsertOnce runs a write in one transaction and returns, for an audited write, what it changed.
 func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string) (graph.WriteResult, error) {
 	var result graph.WriteResult
-	txn := s.dg.NewTxn()
+	txn := s.newWriteTxn()
 	defer txn.Discard(ctx)
 	meta, auditing := graph.WriteMetaFrom(ctx)
 	auditing = auditing && w.audit != nil
@@ -257,6 +264,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 	if err != nil {
 		return result, err
 	}
+	s.sawWritten(set)
 	for _, n := range set {
 		if u, ok := n["uid"].(string); ok && strings.HasPrefix(u, "_:") {
 			if uid, ok := resp.Uids[u[2:]]; ok {
@@ -271,7 +279,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 
 // markGone marks in got the resources of refs that are deleted or merged, read in txn by uid (which
 // costs little: refs are rarely gone, and the filter reads one posting per uid).
-func (s *Store) markGone(ctx context.Context, txn *dgo.Txn, refs map[string]string, got map[string]found) error {
+func (s *Store) markGone(ctx context.Context, txn writeTxn, refs map[string]string, got map[string]found) error {
 	uids := make([]string, 0, len(refs))
 	for _, u := range refs {
 		if uidPattern.MatchString(u) {
@@ -282,7 +290,7 @@ func (s *Store) markGone(ctx context.Context, txn *dgo.Txn, refs map[string]stri
 	for _, chunk := range chunks(uids, 5000) {
 		// The uids come from Dgraph (checked above); nothing from the user is in the query.
 		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) @filter(has(pg.deleted_at)) { pg.name pg.merged_into { pg.name } } }`
-		resp, err := txn.Query(ctx, q)
+		resp, err := txn.query(ctx, q, nil)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,154 @@
+package dgraph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/dgo/v230"
+	"github.com/dgraph-io/dgo/v230/protos/api"
+
+	"github.com/polgraph/polgraph/graph"
+)
+
+// An alpha that has just restarted, or rejoined its group, can answer for a few seconds with an older
+// graph than its group holds, or with none (docs/operations.md, the drills). A read there is stale; a
+// write whose lookups were read there creates again the resources that exist, and marks the graph with an
+// older version than it has, so that no replica ever reads the write. Each query of a transaction may go
+// to another alpha (alphaPool), so each query of a write reads the graph's version beside what it reads,
+// and an answer showing an older graph than the store has already seen is refused: the write starts
+// again, in a fresh transaction, once the lagging alphas are set aside, or fails, having written nothing.
+
+// writeTxn is a read-write transaction whose queries refuse an answer from an alpha that lags.
+type writeTxn struct {
+	*dgo.Txn
+	// least is the newest graph version the store had seen when the transaction began: committed before
+	// its snapshot, so any alpha that has caught up shows it.
+	least int64
+	// pin sends the transaction's queries to one alpha (withPinnedAlpha): a lagging alpha then fails the
+	// first of them rather than answering a later one.
+	pin *pinned
+}
+
+// newWriteTxn begins a read-write transaction.
+func (s *Store) newWriteTxn() writeTxn {
+	least := s.seen.Load() // before the transaction's first query
+	return writeTxn{Txn: s.dg.NewTxn(), least: least, pin: &pinned{}}
+}
+
+// versionBlock reads the graph's version ($meta is metaName) in the same snapshot as the query it joins.
+const versionBlock = "\nmeta(func: eq(pg.name, $meta)) { pg.version }\n"
+
+// query runs q, a query of one or more blocks, "{ … }" or "query q(…) { … }", with vars, and
+// versionBlock beside its blocks. It returns a staleRead when the answer shows an older graph than
+// txn.least. Callers decode the answer's other blocks as they would without it.
+func (txn writeTxn) query(ctx context.Context, q string, vars map[string]string) (*api.Response, error) {
+	guarded, err := withVersionBlock(q)
+	if err != nil {
+		return nil, err
+	}
+	vars = maps.Clone(vars)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	vars["$meta"] = metaName
+	resp, err := txn.QueryWithVars(context.WithValue(ctx, pinnedKey{}, txn.pin), guarded, vars)
+	if err != nil {
+		return nil, err
+	}
+	var sh struct {
+		Meta []struct {
+			Version int64 `json:"pg.version"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(resp.Json, &sh); err != nil {
+		return nil, err
+	}
+	if txn.least == 0 {
+		return resp, nil // nothing seen yet, or a graph not yet written
+	}
+	shows := int64(0)
+	for _, m := range sh.Meta {
+		shows = max(shows, m.Version)
+	}
+	if shows < txn.least {
+		return nil, staleRead{shows: shows, seen: txn.least}
+	}
+	return resp, nil
+}
+
+// withVersionBlock adds versionBlock, and the declaration of $meta, to q.
+func withVersionBlock(q string) (string, error) {
+	end := strings.LastIndexByte(q, '}')
+	if end < 0 {
+		return "", fmt.Errorf("a write's query has no block: %q", q)
+	}
+	body := q[:end] + versionBlock + q[end:]
+	const named = "query q("
+	switch {
+	case strings.HasPrefix(body, "{"):
+		return "query q($meta: string) " + body, nil
+	case strings.HasPrefix(body, named+")"):
+		return named + "$meta: string" + body[len(named):], nil
+	case strings.HasPrefix(body, named):
+		return named + "$meta: string, " + body[len(named):], nil
+	}
+	return "", fmt.Errorf("a write's query neither is a block nor begins %q: %q", named, q)
+}
+
+// staleRead is what a write's query returns when the alpha that answered it showed an older graph than
+// the store had seen.
+type staleRead struct{ shows, seen int64 }
+
+func (e staleRead) Error() string {
+	return fmt.Sprintf("an alpha showed graph version %d, older than the %d already seen", e.shows, e.seen)
+}
+
+// maxLagging bounds how often a write starts again because an alpha answered it with an older graph than
+// the store has seen, with 100 ms more to wait each time: about 4.5 s in all, the time a restarted alpha
+// was seen to lag behind its group.
+const maxLagging = 10
+
+// lagged handles err, a write's attempt's error, when it is a staleRead (else it returns false, nil).
+// Nothing was written. The alphas that lag are set aside (the others show the graph seen) and, after a
+// wait, the write is to start again (true, nil); after maxLagging such attempts (*lagging counts them)
+// it fails, Unavailable, DATABASE_NOT_READY.
+func (s *Store) lagged(ctx context.Context, op string, err error, lagging *int) (bool, error) {
+	var behind staleRead
+	if !errors.As(err, &behind) {
+		return false, nil
+	}
+	if *lagging++; *lagging == maxLagging {
+		return false, &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY",
+			Message: fmt.Sprintf("Dgraph kept showing an older graph than polgraph has already seen (%s); nothing was written", behind), Err: err}
+	}
+	s.log.WarnContext(ctx, "a Dgraph alpha answered a write with an older graph than already seen; writing again", "op", op, "err", err)
+	if len(s.pool.alphas) > 1 {
+		s.pool.recheck(ctx, s.alphaReady, s.loginProbe, s.log)
+	}
+	select {
+	case <-ctx.Done():
+		return false, s.wrap(op, ctx.Err())
+	case <-time.After(time.Duration(*lagging) * 100 * time.Millisecond):
+	}
+	return true, nil
+}
+
+// sawWritten records the graph version a committed write marked the graph with, when it did (set holds
+// the meta node with its new version), so that an alpha that does not show the write yet is not ready: the
+// store's own writes are part of the graph it has seen, as another replica's are once it reads them. A
+// version a bulk load holds open (the meta node has a lease) is not complete yet and is not recorded.
+func (s *Store) sawWritten(set []map[string]any) {
+	for _, n := range set {
+		if n["pg.name"] != metaName || n["pg.lease_until"] != nil {
+			continue
+		}
+		if v, ok := n["pg.version"].(int64); ok {
+			s.sawVersion(v)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package dgraph_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dgraph-io/dgo/v230/protos/api"
+	"google.golang.org/grpc"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/graphtest"
+)
+
+// lagger makes the calls to one alpha address show the graph as at an older snapshot, as an alpha that has
+// just restarted or rejoined its group answers until it has caught up: each query is made, and its answer
+// replaced by the same query's answer at the snapshot.
+type lagger struct {
+	addr   string
+	mu     sync.Mutex
+	at     uint64 // the snapshot shown; 0: the alpha does not lag
+	hash   string // the snapshot's hash, which Dgraph asks a request at its timestamp to carry
+	lagged atomic.Int64
+}
+
+func (l *lagger) lag(at uint64, hash string) {
+	l.mu.Lock()
+	l.at, l.hash = at, hash
+	l.mu.Unlock()
+}
+
+func (l *lagger) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	if err := invoker(ctx, method, req, reply, cc, opts...); err != nil || method != "/api.Dgraph/Query" || cc.Target() != l.addr {
+		return err
+	}
+	l.mu.Lock()
+	at, hash := l.at, l.hash
+	l.mu.Unlock()
+	if at == 0 {
+		return nil
+	}
+	old := *req.(*api.Request)
+	old.StartTs, old.Hash, old.ReadOnly = at, hash, true
+	var shown api.Response
+	if err := invoker(ctx, method, &old, &shown, cc, opts...); err != nil {
+		return err
+	}
+	reply.(*api.Response).Json = shown.Json
+	l.lagged.Add(1)
+	return nil
+}
+
+// openLagging opens a store on alphas (a comma-separated list), of which the calls to lagging go through
+// l; every address is the test Dgraph's own alpha.
+func openLagging(t *testing.T, alphas string, l *lagger) *dgraph.Store {
+	t.Helper()
+	cfg := service
+	cfg.Addr = alphas
+	cfg.DialOptions = append(cfg.DialOptions[:len(cfg.DialOptions):len(cfg.DialOptions)], grpc.WithChainUnaryInterceptor(l.intercept))
+	s, err := dgraph.Open(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// otherName returns another address of the test Dgraph's alpha, so that a store can hold it twice, once
+// lagging.
+func otherName(t *testing.T) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(service.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host == "localhost" {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return net.JoinHostPort("localhost", port)
+}
+
+// TestWritesRefuseALaggingAlpha: a write whose lookup is answered by an alpha showing an older graph than
+// the store has seen (one just restarted, or rejoined its group) would create again the resources it
+// looks up and mark the graph with an older version than it has, so that no replica ever read the
+// write. It must write nothing there: on the other alphas when one shows the graph seen, else not at all.
+func TestWritesRefuseALaggingAlpha(t *testing.T) {
+	ctx := context.Background()
+	other := otherName(t)
+	entity := func(name, display string) []graph.Entity {
+		return []graph.Entity{{Name: graph.EntityName(name), Kind: graph.KindActor, DisplayName: display}}
+	}
+	displayName := func(name string) string {
+		t.Helper()
+		got, err := store.GetEntities(ctx, []graph.EntityName{graph.EntityName(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got[graph.EntityName(name)].DisplayName
+	}
+	countNamed := func(name string) int {
+		t.Helper()
+		n, err := dgraph.CountNamed(ctx, store, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	version := func(s *dgraph.Store) int64 {
+		t.Helper()
+		v, err := s.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// snapshotThenWrite takes a snapshot of the graph, then writes name through the shared store (another
+	// replica's write), and has s read the graph's version, so that s has seen the write.
+	snapshotThenWrite := func(s *dgraph.Store, name string) (uint64, string, int64) {
+		t.Helper()
+		at, hash, err := dgraph.Snapshot(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.UpsertEntities(ctx, entity(name, "Before")); err != nil {
+			t.Fatal(err)
+		}
+		v := version(store)
+		if got := version(s); got != v {
+			t.Fatalf("the store reads version %d; the write made it %d", got, v)
+		}
+		return at, hash, v
+	}
+
+	t.Run("the only alpha lags: the write fails, and writes nothing", func(t *testing.T) {
+		l := &lagger{addr: service.Addr}
+		s := openLagging(t, service.Addr, l)
+		name := "actors/lagging-alone"
+		at, hash, v := snapshotThenWrite(s, name)
+		l.lag(at, hash)
+		err := s.UpsertEntities(ctx, entity(name, "After"))
+		var ge *graph.Error
+		if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
+			t.Errorf("a write on an alpha showing an older graph: %v; want Unavailable, DATABASE_NOT_READY", err)
+		}
+		if l.lagged.Load() == 0 {
+			t.Fatal("the alpha never answered as lagging: the test shows nothing")
+		}
+		l.lag(0, "")
+		if n := countNamed(name); n != 1 {
+			t.Errorf("%d nodes named %s; want 1", n, name)
+		}
+		if got := displayName(name); got != "Before" {
+			t.Errorf("display name %q after a refused write; want %q", got, "Before")
+		}
+		if got := version(store); got != v {
+			t.Errorf("graph version %d after a refused write; want %d", got, v)
+		}
+	})
+
+	t.Run("one of two alphas lags: writes go to the other", func(t *testing.T) {
+		l := &lagger{addr: other}
+		s := openLagging(t, other+","+service.Addr, l)
+		dgraph.StopProbes(s) // the write, not a probe, meets the lagging alpha first
+		name := "actors/lagging-one-of-two"
+		at, hash, v := snapshotThenWrite(s, name)
+		l.lag(at, hash)
+		const writes = 6
+		for i := range writes {
+			if err := s.UpsertEntities(ctx, entity(name, fmt.Sprint("After ", i))); err != nil {
+				t.Fatalf("write %d: %v; one alpha shows the graph seen", i, err)
+			}
+			if i%2 == 0 {
+				s.Version(ctx) // one call more, so that the next write's lookup goes to the other alpha in turn
+			}
+		}
+		if l.lagged.Load() == 0 {
+			t.Fatal("the lagging alpha never answered: the test shows nothing")
+		}
+		if n := countNamed(name); n != 1 {
+			t.Errorf("%d nodes named %s; want 1", n, name)
+		}
+		if got, want := displayName(name), fmt.Sprint("After ", writes-1); got != want {
+			t.Errorf("display name %q; want %q", got, want)
+		}
+		if got := version(store); got != v+writes {
+			t.Errorf("graph version %d after %d writes from %d; want %d", got, writes, v, v+writes)
+		}
+	})
+}
+
+// TestChangesReadOneAlpha: a replica's catch-up reads the graph's version, then what changed up to it, in
+// one transaction. With one alpha lagging, the answer may be the older graph, whole, but never the newer
+// version without the changes that made it: the topology would hold that version, and never read those
+// changes again.
+func TestChangesReadOneAlpha(t *testing.T) {
+	ctx := context.Background()
+	other := otherName(t)
+	l := &lagger{addr: other}
+	s := openLagging(t, other+","+service.Addr, l)
+	dgraph.StopProbes(s)
+
+	ents, rels := graphtest.RandomGraph(7500, 12, 30)
+	last := rels[len(rels)-1]
+	load(t, ents, rels[:len(rels)-1])
+	before, err := store.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, hash, err := dgraph.Snapshot(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.UpsertRelations(ctx, []graph.Relation{last}); err != nil {
+		t.Fatal(err)
+	}
+	l.lag(at, hash)
+
+	var olderGraph, newerGraph int
+	for i := range 8 {
+		found := false
+		v, err := s.Changes(ctx, before-1, func(c graph.Changed) {
+			for _, l := range c.Links {
+				found = found || l.Name == last.Name
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case v > before && !found:
+			t.Errorf("read %d: version %d without %s, the write that made it", i, v, last.Name)
+		case v > before:
+			newerGraph++
+		default:
+			olderGraph++
+		}
+		if i%2 == 0 {
+			s.Version(ctx) // one call more, so that the next read starts on the other alpha
+		}
+	}
+	t.Logf("%d reads showed the older graph, %d the newer", olderGraph, newerGraph)
+	if l.lagged.Load() == 0 || newerGraph == 0 {
+		t.Fatal("the reads did not meet both alphas: the test shows nothing")
+	}
+}
