@@ -287,6 +287,17 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 	return d
 }
 
+// firstOfEachCode returns the first event of each code, in the order the codes first appear.
+func firstOfEachCode(events []event) []event {
+	var out []event
+	for _, e := range events {
+		if !slices.ContainsFunc(out, func(o event) bool { return o.code == e.code }) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // summary is failed calls by code, with the first and last failure's time after the fault.
 func summary(events []event) string {
 	if len(events) == 0 {
@@ -396,6 +407,9 @@ func TestClusterSurvivesLosingItsLeader(t *testing.T) {
 	d := runDrill(t, lc, key, 3*time.Second, after)
 	t.Logf("killed the leader (%s): new leader after %s; Dgraph refused up-to-date reads on every alpha %s after the kill; %d reads, %d failed %s; %d writes, %d acknowledged, %d failed %s; %d lost; the killed alpha rejoined %s after its restart",
 		d.killed, d.election.Round(time.Millisecond), spansText(d.refused), d.reads, len(d.failedReads), summary(d.failedReads), d.writes, len(d.acknowledged), len(d.failedWrites), summary(d.failedWrites), len(d.lost), d.rejoined.Round(time.Millisecond))
+	for _, e := range firstOfEachCode(d.failedWrites) {
+		t.Logf("the first write that failed %s, %s after the kill: %s", e.code, e.at.Round(time.Millisecond), e.what)
+	}
 	if len(d.lost) > 0 {
 		t.Errorf("%d acknowledged writes lost: %v", len(d.lost), d.lost[:min(len(d.lost), 5)])
 	}
