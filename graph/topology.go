@@ -158,7 +158,7 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 				return nil, behind(err) // the catch-up failed: no point starting another at once
 			}
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, outOfTime(ctx.Err())
 		case <-wait.C:
 			return nil, behind(nil)
 		}
@@ -238,8 +238,14 @@ func (c *versionCall) wait(ctx context.Context) (int64, error) {
 	case <-c.done:
 		return c.v, c.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, outOfTime(ctx.Err())
 	}
+}
+
+// outOfTime is the error of a search whose context ended while it waited for the graph's version or for
+// the topology to catch up.
+func outOfTime(err error) error {
+	return &Error{Op: "Topology.Synced", Kind: DeadlineExceeded, Message: "the query ran out of time while the graph in memory caught up", Err: err}
 }
 
 // run makes call c, then the next one while searches wait for it.

@@ -99,3 +99,23 @@ func TestSearchesNeverWaitForTheTopologyToCatchUp(t *testing.T) {
 		t.Errorf("from the caught-up topology: %+v", again.Paths)
 	}
 }
+
+// TestSearchOutOfTimeWhileCatchingUp: a search whose service bound (Service.Timeout) ends while the
+// topology catches up fails as out of time, typed so, whatever deadline its caller set.
+func TestSearchOutOfTimeWhileCatchingUp(t *testing.T) {
+	t.Parallel()
+	ents, rels := graphtest.RandomGraph(8, 20, 30)
+	feed := &gatedFeed{first: graphtest.Links(ents, rels), gate: make(chan struct{})}
+	defer close(feed.gate)
+	feed.version.Store(1)
+	topo := graph.NewTopology(feed)
+	if err := topo.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	feed.version.Store(2) // a write the catch-up is held from reading
+	svc := &graph.Service{Store: newMemStore(ents, rels, nil), Topology: topo, Timeout: 20 * time.Millisecond}
+	_, err := svc.FindPaths(context.Background(), graph.PathQuery{From: ents[0].Name, To: ents[1].Name})
+	if graph.KindOf(err) != graph.DeadlineExceeded {
+		t.Errorf("a search out of time while the topology caught up: %v (kind %v), want kind DeadlineExceeded", err, graph.KindOf(err))
+	}
+}

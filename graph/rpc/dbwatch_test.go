@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -212,6 +213,20 @@ func TestDeadlineExceededHasItsOwnReason(t *testing.T) {
 			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "DEADLINE_EXCEEDED" {
 				t.Errorf("%v: reason %q, want DEADLINE_EXCEEDED", err, info.GetReason())
 			}
+		}
+	}
+	// The service's own bound on a query passed, not the caller's deadline: an error the domain did not
+	// type, wrapping the end of that bound, is a deadline too; a typed one keeps its kind.
+	for _, tc := range []struct {
+		err  error
+		want codes.Code
+	}{
+		{fmt.Errorf("waiting: %w", context.DeadlineExceeded), codes.DeadlineExceeded},
+		{errors.New("a failure"), codes.Internal},
+		{&graph.Error{Kind: graph.Unavailable, Message: "cannot reach Dgraph", Err: context.DeadlineExceeded}, codes.Unavailable},
+	} {
+		if got := status.Code(toStatus(context.Background(), slog.New(slog.DiscardHandler), "/m", tc.err)); got != tc.want {
+			t.Errorf("%v, the caller's deadline not passed: code %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }

@@ -70,8 +70,9 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 			reason = ge.Reason
 		}
 	}
-	if ctx.Err() == context.DeadlineExceeded && code != codes.DeadlineExceeded {
-		// The caller's deadline passed while the call waited: whatever failed, it failed for lack of time.
+	if (ctx.Err() == context.DeadlineExceeded || ge == nil && errors.Is(err, context.DeadlineExceeded)) && code != codes.DeadlineExceeded {
+		// The caller's deadline (or, for an error the domain did not type, the service's own bound on a
+		// query) passed while the call waited: whatever failed, it failed for lack of time.
 		code, msg, reason = codes.DeadlineExceeded, "the call's deadline passed before the answer was ready", ""
 	}
 	if code == codes.DeadlineExceeded && (reason == "INTERNAL" || reason == "") {
