@@ -1,11 +1,12 @@
 package dgraph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,40 +41,28 @@ func (s *Store) newWriteTxn() writeTxn {
 	return writeTxn{Txn: s.dg.NewTxn(), least: least, pin: &pinned{}}
 }
 
-// versionBlock reads the graph's version ($meta is metaName) in the same snapshot as the query it joins.
-const versionBlock = "\nmeta(func: eq(pg.name, $meta)) { pg.version }\n"
+// versionBlock reads the graph's version in the same snapshot as the query it joins. It names the meta
+// node by polgraph's own constant: nothing from the user is in it.
+var versionBlock = "\nmeta(func: eq(pg.name, " + strconv.Quote(metaName) + ")) { pg.version }\n"
 
-// query runs q, a query of one or more blocks, "{ … }" or "query q(…) { … }", with vars, and
-// versionBlock beside its blocks. It returns a staleRead when the answer shows an older graph than
-// txn.least. Callers decode the answer's other blocks as they would without it.
+// query runs q, a query of one or more blocks, with vars, and versionBlock before its blocks. It returns a
+// staleRead when the answer shows an older graph than txn.least. Callers decode the answer's other blocks
+// as they would without it.
 func (txn writeTxn) query(ctx context.Context, q string, vars map[string]string) (*api.Response, error) {
-	guarded, err := withVersionBlock(q)
+	open := strings.IndexByte(q, '{')
+	if open < 0 {
+		return nil, fmt.Errorf("a write's query has no block: %q", q)
+	}
+	resp, err := txn.QueryWithVars(context.WithValue(ctx, pinnedKey{}, txn.pin), q[:open+1]+versionBlock+q[open+1:], vars)
 	if err != nil {
-		return nil, err
-	}
-	vars = maps.Clone(vars)
-	if vars == nil {
-		vars = map[string]string{}
-	}
-	vars["$meta"] = metaName
-	resp, err := txn.QueryWithVars(context.WithValue(ctx, pinnedKey{}, txn.pin), guarded, vars)
-	if err != nil {
-		return nil, err
-	}
-	var sh struct {
-		Meta []struct {
-			Version int64 `json:"pg.version"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(resp.Json, &sh); err != nil {
 		return nil, err
 	}
 	if txn.least == 0 {
 		return resp, nil // nothing seen yet, or a graph not yet written
 	}
-	shows := int64(0)
-	for _, m := range sh.Meta {
-		shows = max(shows, m.Version)
+	shows, err := shownVersion(resp.Json)
+	if err != nil {
+		return nil, err
 	}
 	if shows < txn.least {
 		return nil, staleRead{shows: shows, seen: txn.least}
@@ -81,23 +70,39 @@ func (txn writeTxn) query(ctx context.Context, q string, vars map[string]string)
 	return resp, nil
 }
 
-// withVersionBlock adds versionBlock, and the declaration of $meta, to q.
-func withVersionBlock(q string) (string, error) {
-	end := strings.LastIndexByte(q, '}')
-	if end < 0 {
-		return "", fmt.Errorf("a write's query has no block: %q", q)
+// shownVersion reads the version versionBlock found in an answer (0 when it found no meta node). Dgraph
+// gives the blocks in the query's order, so the meta block comes first and only the answer's first bytes
+// are read; the callers decode the whole answer once, themselves.
+func shownVersion(answer []byte) (int64, error) {
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, fmt.Errorf("Dgraph's answer is not an object: %.40q", answer)
 	}
-	body := q[:end] + versionBlock + q[end:]
-	const named = "query q("
-	switch {
-	case strings.HasPrefix(body, "{"):
-		return "query q($meta: string) " + body, nil
-	case strings.HasPrefix(body, named+")"):
-		return named + "$meta: string" + body[len(named):], nil
-	case strings.HasPrefix(body, named):
-		return named + "$meta: string, " + body[len(named):], nil
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, err
+		}
+		if key != "meta" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		var meta []struct {
+			Version int64 `json:"pg.version"`
+		}
+		if err := dec.Decode(&meta); err != nil {
+			return 0, err
+		}
+		shows := int64(0)
+		for _, m := range meta {
+			shows = max(shows, m.Version)
+		}
+		return shows, nil
 	}
-	return "", fmt.Errorf("a write's query neither is a block nor begins %q: %q", named, q)
+	return 0, nil
 }
 
 // staleRead is what a write's query returns when the alpha that answered it showed an older graph than
