@@ -3,9 +3,8 @@ package dgraph
 import (
 	"context"
 	"crypto/rand"
-	"errors"
+	"encoding/json"
 
-	"github.com/dgraph-io/dgo/v230"
 	"github.com/dgraph-io/dgo/v230/protos/api"
 )
 
@@ -13,34 +12,42 @@ import (
 // asked for. A fresh Dgraph, or one emptied and loaded again, holds another graph with another id; a
 // Dgraph restored from a backup holds the id of the graph backed up. "" while the graph holds nothing
 // (it has no meta node before its first write).
+//
+// It reads in a write's transaction (lagging.go): an alpha showing an older graph than the store has seen
+// could show no meta node, or one without the id given since, and a new id would then replace the graph's.
 func (s *Store) GraphID(ctx context.Context) (string, error) {
-	const op = "dgraph.GraphID"
-	for attempt := 1; ; attempt++ {
+	var id string
+	err := s.keyTxn(ctx, "dgraph.GraphID", func(txn writeTxn) error {
+		resp, err := txn.query(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { uid pg.graph_id } }`, map[string]string{"$m": metaName})
+		if err != nil {
+			return err
+		}
 		var res struct {
 			Q []struct {
-				ID string `json:"pg.graph_id"`
+				UID string `json:"uid"`
+				ID  string `json:"pg.graph_id"`
 			}
 		}
-		if err := s.query(ctx, op, `query q($m: string) { q(func: eq(pg.name, $m)) { uid pg.graph_id } }`,
-			map[string]string{"$m": metaName}, &res); err != nil {
-			return "", err
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return err
 		}
 		switch {
 		case len(res.Q) == 0:
-			return "", nil
+			id = ""
+			return nil
 		case res.Q[0].ID != "":
-			return res.Q[0].ID, nil
+			id = res.Q[0].ID
+			return nil
 		}
-		// The meta node has no id yet: give it one, unless another process did meanwhile (the two
-		// transactions write the same value of the same node: one of them is aborted, and reads the other's).
-		_, err := s.dg.NewTxn().Do(ctx, &api.Request{
-			Query:     `query q($m: string) { m as var(func: eq(pg.name, $m)) @filter(NOT has(pg.graph_id)) }`,
-			Vars:      map[string]string{"$m": metaName},
-			Mutations: []*api.Mutation{{Cond: `@if(eq(len(m), 1))`, SetNquads: []byte(`uid(m) <pg.graph_id> "` + rand.Text() + `" .`)}},
-			CommitNow: true,
-		})
-		if err != nil && (!errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts) {
-			return "", s.wrap(op, err)
-		}
+		// The meta node has no id yet: give it one. Two processes doing so at once write the same value of
+		// the same node: one of them is aborted, and reads the other's when it starts again.
+		id = rand.Text()
+		_, err = txn.Mutate(ctx, &api.Mutation{Set: []*api.NQuad{{Subject: res.Q[0].UID, Predicate: "pg.graph_id",
+			ObjectValue: &api.Value{Val: &api.Value_StrVal{StrVal: id}}}}, CommitNow: true})
+		return err
+	})
+	if err != nil {
+		return "", err
 	}
+	return id, nil
 }

@@ -1,7 +1,9 @@
 package dgraph_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +23,7 @@ import (
 
 // lagger makes the calls to one alpha address show the graph as at an older snapshot, as an alpha that has
 // just restarted or rejoined its group answers until it has caught up: each query is made, and its answer
-// replaced by the same query's answer at the snapshot.
+// replaced by the same query's answer at the snapshot. Mutations are applied and answered as they are.
 type lagger struct {
 	addr   string
 	mu     sync.Mutex
@@ -43,8 +45,8 @@ func (l *lagger) intercept(ctx context.Context, method string, req, reply any, c
 	l.mu.Lock()
 	at, hash := l.at, l.hash
 	l.mu.Unlock()
-	if at == 0 {
-		return nil
+	if at == 0 || len(req.(*api.Request).Mutations) > 0 {
+		return nil // a mutation is applied to the graph as it is; only what queries show lags
 	}
 	old := *req.(*api.Request)
 	old.StartTs, old.Hash, old.ReadOnly = at, hash, true
@@ -249,4 +251,104 @@ func TestChangesReadOneAlpha(t *testing.T) {
 	if l.lagged.Load() == 0 || newerGraph == 0 {
 		t.Fatal("the reads did not meet both alphas: the test shows nothing")
 	}
+}
+
+// TestKeyWritesRefuseALaggingAlpha: the graph's id and the head of the shared snapshot are each one node
+// that a write finds, or else makes. An alpha showing an older graph than the store has seen would show
+// none (or a meta node without its id), and the write would make a second head, or replace the graph's
+// id. Both refuse such an answer, write nothing, and fail when the only alpha keeps lagging.
+func TestKeyWritesRefuseALaggingAlpha(t *testing.T) {
+	ctx := context.Background()
+	dg, dctx := serviceClient(t)
+	// lagBehind returns a store whose alpha shows the graph as it is now, once then has run, the shared
+	// store has written an entity, and the new store has read the version that write made.
+	lagBehind := func(t *testing.T, name string, then func()) (*dgraph.Store, *lagger) {
+		t.Helper()
+		l := &lagger{addr: service.Addr}
+		s := openLagging(t, service.Addr, l)
+		at, hash, err := dgraph.Snapshot(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		then()
+		if err := store.UpsertEntities(ctx, []graph.Entity{{Name: graph.EntityName(name), Kind: graph.KindActor}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Version(ctx); err != nil {
+			t.Fatal(err)
+		}
+		l.lag(at, hash)
+		return s, l
+	}
+	notReady := func(t *testing.T, what string, err error, l *lagger) {
+		t.Helper()
+		var ge *graph.Error
+		if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
+			t.Errorf("%s on an alpha showing an older graph: %v; want Unavailable, DATABASE_NOT_READY", what, err)
+		}
+		if l.lagged.Load() == 0 {
+			t.Fatal("the alpha never answered as lagging: the test shows nothing")
+		}
+		l.lag(0, "")
+	}
+
+	t.Run("the graph's id", func(t *testing.T) {
+		if err := dgraph.DropGraphID(ctx, store); err != nil {
+			t.Fatal(err)
+		}
+		// The alpha shows the meta node without an id, then the store gives it one.
+		s, l := lagBehind(t, "actors/lagging-graph-id", func() {
+			if _, err := store.GraphID(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		want, err := store.GraphID(ctx)
+		if err != nil || want == "" {
+			t.Fatalf("the graph's id: %q, %v", want, err)
+		}
+		_, err = s.GraphID(ctx)
+		notReady(t, "GraphID", err, l)
+		if got, err := store.GraphID(ctx); err != nil || got != want {
+			t.Errorf("the graph's id is %q (%v) after a lagging alpha was asked for it; want %q, as before", got, err, want)
+		}
+		if got, err := s.GraphID(ctx); err != nil || got != want {
+			t.Errorf("once the alpha caught up, the store reads the graph's id as %q (%v); want %q", got, err, want)
+		}
+	})
+
+	t.Run("the shared snapshot's head", func(t *testing.T) {
+		// No copy is held: the alpha will show none.
+		if _, err := dg.NewTxn().Do(dctx, &api.Request{
+			Query:     `{ h as var(func: has(pg.snapshot_of)) p as var(func: has(pg.snapshot_seq)) }`,
+			Mutations: []*api.Mutation{{DelNquads: []byte("uid(h) * * .\nuid(p) * * .")}},
+			CommitNow: true,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The alpha shows no copy, then the store shares one.
+		s, l := lagBehind(t, "actors/lagging-share", func() {
+			if err := store.ShareSnapshot(ctx, "shared first", bytes.NewReader([]byte("the first copy"))); err != nil {
+				t.Fatal(err)
+			}
+		})
+		err := s.ShareSnapshot(ctx, "shared on a lagging alpha", bytes.NewReader([]byte("the second copy")))
+		notReady(t, "ShareSnapshot", err, l)
+		resp, err := dg.NewReadOnlyTxn().Query(dctx, `{ q(func: has(pg.snapshot_of)) { n: count(uid) } }`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var heads struct{ Q []struct{ N int } }
+		if err := json.Unmarshal(resp.Json, &heads); err != nil {
+			t.Fatal(err)
+		}
+		if len(heads.Q) != 1 || heads.Q[0].N != 1 {
+			t.Errorf("heads of the shared copy: %s; want one", resp.Json)
+		}
+		if label, size, err := store.SharedSnapshot(ctx); err != nil || label != "shared first" || size != int64(len("the first copy")) {
+			t.Errorf("the copy held is %q of %d bytes (%v); want the first, whole", label, size, err)
+		}
+		if sets := sharedParts(t, dg, dctx); len(sets) != 1 {
+			t.Errorf("parts of %d sets are left; want the first copy's only", len(sets))
+		}
+	})
 }

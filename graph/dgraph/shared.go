@@ -9,7 +9,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -17,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dgraph-io/dgo/v230"
 	"github.com/dgraph-io/dgo/v230/protos/api"
 
 	"github.com/polgraph/polgraph/graph"
@@ -217,6 +215,8 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 		cancel()
 	}
 	var wg sync.WaitGroup
+	var writtenMu sync.Mutex
+	var written []string // the parts' uids, deleted by uid should the share fail
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
@@ -239,12 +239,17 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 					"pg.snapshot_set": set, "pg.snapshot_seq": p.seq, "pg.snapshot_at": now,
 					"pg.snapshot_part": base64.StdEncoding.EncodeToString(z.Bytes()),
 				})
+				var resp *api.Response
 				if err == nil {
-					_, err = s.dg.NewTxn().Mutate(ctx, &api.Mutation{SetJson: row, CommitNow: true})
+					resp, err = s.dg.NewTxn().Mutate(ctx, &api.Mutation{SetJson: row, CommitNow: true})
 				}
 				if err != nil {
 					fail(err)
+					continue
 				}
+				writtenMu.Lock()
+				written = append(written, resp.Uids["p"])
+				writtenMu.Unlock()
 			}
 		}()
 	}
@@ -274,12 +279,12 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 	wg.Wait()
 	select {
 	case err := <-errc:
-		s.dropSharedSets(context.WithoutCancel(ctx), nil, set)
+		s.dropSharedSets(context.WithoutCancel(ctx), nil, written, set)
 		return s.wrap(op, err)
 	default:
 	}
 	if readErr != nil || ctx.Err() != nil {
-		s.dropSharedSets(context.WithoutCancel(ctx), nil, set)
+		s.dropSharedSets(context.WithoutCancel(ctx), nil, written, set)
 		if readErr != nil {
 			return readErr
 		}
@@ -287,47 +292,48 @@ func (s *Store) ShareSnapshot(ctx context.Context, label string, r io.Reader) er
 	}
 
 	// The head names the new set, in one transaction (the head's key is @upsert: two first shares at
-	// once conflict, and the one retried finds the other's head).
+	// once conflict, and the one started again finds the other's head). Its lookup reads as a write's does
+	// (lagging.go): an alpha showing an older graph could show no head, and a second one would be made.
 	head := map[string]any{"uid": "_:h", "dgraph.type": "Snapshot", "pg.snapshot_of": sharedHeadName,
 		"pg.snapshot_label": label, "pg.snapshot_set": set, "pg.snapshot_parts": parts,
 		"pg.snapshot_bytes": size, "pg.snapshot_sum": hex.EncodeToString(sum.Sum(nil)), "pg.snapshot_at": now}
 	old := ""
-	for attempt := 1; ; attempt++ {
-		txn := s.dg.NewTxn()
-		var res struct{ Q []sharedHead }
-		resp, err := txn.QueryWithVars(ctx, `query q($h: string) { q(func: eq(pg.snapshot_of, $h)) { uid pg.snapshot_set } }`,
+	err := s.keyTxn(ctx, op, func(txn writeTxn) error {
+		resp, err := txn.query(ctx, `query q($h: string) { q(func: eq(pg.snapshot_of, $h)) { uid pg.snapshot_set } }`,
 			map[string]string{"$h": sharedHeadName})
-		if err == nil {
-			err = json.Unmarshal(resp.Json, &res)
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			head["uid"], old = "_:h", ""
-			if len(res.Q) > 0 {
-				head["uid"], old = res.Q[0].UID, res.Q[0].Set
-			}
-			var row []byte
-			if row, err = json.Marshal(head); err == nil {
-				_, err = txn.Mutate(ctx, &api.Mutation{SetJson: row, CommitNow: true})
-			}
+		var res struct{ Q []sharedHead }
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return err
 		}
-		txn.Discard(ctx)
-		if err == nil {
-			break
+		head["uid"], old = "_:h", ""
+		if len(res.Q) > 0 {
+			head["uid"], old = res.Q[0].UID, res.Q[0].Set
 		}
-		if !errors.Is(err, dgo.ErrAborted) || attempt == maxAttempts {
-			s.dropSharedSets(context.WithoutCancel(ctx), nil, set)
-			return s.wrap(op, err)
+		row, err := json.Marshal(head)
+		if err != nil {
+			return err
 		}
+		_, err = txn.Mutate(ctx, &api.Mutation{SetJson: row, CommitNow: true})
+		return err
+	})
+	if err != nil {
+		s.dropSharedSets(context.WithoutCancel(ctx), nil, written, set)
+		return err
 	}
 	// The old copy, and what shares that stopped part way left long ago, go.
 	cutoff := time.Now().Add(-sharedOrphanAge).UnixMilli()
-	s.dropSharedSets(ctx, func(other string, at int64) bool { return other != set && at < cutoff }, old)
+	s.dropSharedSets(ctx, func(other string, at int64) bool { return other != set && at < cutoff }, nil, old)
 	return nil
 }
 
-// dropSharedSets deletes the parts of the sets named, and of any other set orphan (when not nil) says to
-// (by its name and when its parts were written). Best effort: what is left is deleted by a later share.
-func (s *Store) dropSharedSets(ctx context.Context, orphan func(set string, at int64) bool, sets ...string) {
+// dropSharedSets deletes the parts whose uids are given, those of the sets named, and those of any other
+// set orphan (when not nil) says to (by its name and when its parts were written). Best effort: what is
+// left is deleted by a later share. The parts found by set are those the alpha that answers shows: one that
+// lags may show none of them, so a share that fails deletes the parts it wrote by their uids.
+func (s *Store) dropSharedSets(ctx context.Context, orphan func(set string, at int64) bool, uids []string, sets ...string) {
 	var res struct {
 		Q []struct {
 			UID string `json:"uid"`
@@ -337,9 +343,15 @@ func (s *Store) dropSharedSets(ctx context.Context, orphan func(set string, at i
 	}
 	if err := s.query(ctx, "dgraph.ShareSnapshot", `{ q(func: has(pg.snapshot_seq)) { uid pg.snapshot_set pg.snapshot_at } }`, nil, &res); err != nil {
 		s.log.WarnContext(ctx, "cannot list the shared snapshot's parts to delete the old ones", "err", err)
-		return
+		res.Q = nil
 	}
 	named := set(sets)
+	drop := set(uids)
+	for _, p := range res.Q {
+		if named[p.Set] || (orphan != nil && orphan(p.Set, p.At)) {
+			drop[p.UID] = true
+		}
+	}
 	var del bytes.Buffer
 	n := 0
 	flush := func() {
@@ -352,11 +364,11 @@ func (s *Store) dropSharedSets(ctx context.Context, orphan func(set string, at i
 		del.Reset()
 		n = 0
 	}
-	for _, p := range res.Q {
-		if !named[p.Set] && (orphan == nil || !orphan(p.Set, p.At)) {
-			continue
+	for uid := range drop {
+		if !uidPattern.MatchString(uid) {
+			continue // every uid is Dgraph's own; nothing else goes into the deletion
 		}
-		fmt.Fprintf(&del, "<%s> * * .\n", p.UID)
+		fmt.Fprintf(&del, "<%s> * * .\n", uid)
 		if n++; n == 16 {
 			flush()
 		}
