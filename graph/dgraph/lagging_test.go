@@ -88,6 +88,44 @@ func otherName(t *testing.T) string {
 	return net.JoinHostPort("localhost", port)
 }
 
+// snapshotThenWrite takes a snapshot of the graph, runs then, writes the entity name through the shared
+// store (another replica's write, display name "Before"), and has s read the graph's version, so that s
+// has seen the write. It returns the snapshot and the version.
+func snapshotThenWrite(t *testing.T, s *dgraph.Store, name string, then func()) (uint64, string, int64) {
+	t.Helper()
+	ctx := context.Background()
+	at, hash, err := dgraph.Snapshot(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then()
+	if err := store.UpsertEntities(ctx, []graph.Entity{{Name: graph.EntityName(name), Kind: graph.KindActor, DisplayName: "Before"}}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := store.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Version(ctx); err != nil || got != v {
+		t.Fatalf("the store reads version %d (%v); the write made it %d", got, err, v)
+	}
+	return at, hash, v
+}
+
+// wantNotReady checks that err, of a call made while l lagged, is Unavailable, DATABASE_NOT_READY, and that
+// l did answer as lagging; then l stops lagging.
+func wantNotReady(t *testing.T, what string, err error, l *lagger) {
+	t.Helper()
+	var ge *graph.Error
+	if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
+		t.Errorf("%s on an alpha showing an older graph: %v; want Unavailable, DATABASE_NOT_READY", what, err)
+	}
+	if l.lagged.Load() == 0 {
+		t.Fatal("the alpha never answered as lagging: the test shows nothing")
+	}
+	l.lag(0, "")
+}
+
 // TestWritesRefuseALaggingAlpha: a write whose lookup is answered by an alpha showing an older graph than
 // the store has seen (one just restarted, or rejoined its group) would create again the resources it
 // looks up and mark the graph with an older version than it has, so that no replica ever read the
@@ -122,39 +160,14 @@ func TestWritesRefuseALaggingAlpha(t *testing.T) {
 		}
 		return v
 	}
-	// snapshotThenWrite takes a snapshot of the graph, then writes name through the shared store (another
-	// replica's write), and has s read the graph's version, so that s has seen the write.
-	snapshotThenWrite := func(s *dgraph.Store, name string) (uint64, string, int64) {
-		t.Helper()
-		at, hash, err := dgraph.Snapshot(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.UpsertEntities(ctx, entity(name, "Before")); err != nil {
-			t.Fatal(err)
-		}
-		v := version(store)
-		if got := version(s); got != v {
-			t.Fatalf("the store reads version %d; the write made it %d", got, v)
-		}
-		return at, hash, v
-	}
 
 	t.Run("the only alpha lags: the write fails, and writes nothing", func(t *testing.T) {
 		l := &lagger{addr: service.Addr}
 		s := openLagging(t, service.Addr, l)
 		name := "actors/lagging-alone"
-		at, hash, v := snapshotThenWrite(s, name)
+		at, hash, v := snapshotThenWrite(t, s, name, func() {})
 		l.lag(at, hash)
-		err := s.UpsertEntities(ctx, entity(name, "After"))
-		var ge *graph.Error
-		if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
-			t.Errorf("a write on an alpha showing an older graph: %v; want Unavailable, DATABASE_NOT_READY", err)
-		}
-		if l.lagged.Load() == 0 {
-			t.Fatal("the alpha never answered as lagging: the test shows nothing")
-		}
-		l.lag(0, "")
+		wantNotReady(t, "a write", s.UpsertEntities(ctx, entity(name, "After")), l)
 		if n := countNamed(name); n != 1 {
 			t.Errorf("%d nodes named %s; want 1", n, name)
 		}
@@ -171,7 +184,7 @@ func TestWritesRefuseALaggingAlpha(t *testing.T) {
 		s := openLagging(t, other+","+service.Addr, l)
 		dgraph.StopProbes(s) // the write, not a probe, meets the lagging alpha first
 		name := "actors/lagging-one-of-two"
-		at, hash, v := snapshotThenWrite(s, name)
+		at, hash, v := snapshotThenWrite(t, s, name, func() {})
 		l.lag(at, hash)
 		const writes = 6
 		for i := range writes {
@@ -260,36 +273,15 @@ func TestChangesReadOneAlpha(t *testing.T) {
 func TestKeyWritesRefuseALaggingAlpha(t *testing.T) {
 	ctx := context.Background()
 	dg, dctx := serviceClient(t)
-	// lagBehind returns a store whose alpha shows the graph as it is now, once then has run, the shared
-	// store has written an entity, and the new store has read the version that write made.
+	// lagBehind returns a store whose alpha shows the graph as it was before then ran and the shared store
+	// wrote the entity name, which the new store has seen.
 	lagBehind := func(t *testing.T, name string, then func()) (*dgraph.Store, *lagger) {
 		t.Helper()
 		l := &lagger{addr: service.Addr}
 		s := openLagging(t, service.Addr, l)
-		at, hash, err := dgraph.Snapshot(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		then()
-		if err := store.UpsertEntities(ctx, []graph.Entity{{Name: graph.EntityName(name), Kind: graph.KindActor}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Version(ctx); err != nil {
-			t.Fatal(err)
-		}
+		at, hash, _ := snapshotThenWrite(t, s, name, then)
 		l.lag(at, hash)
 		return s, l
-	}
-	notReady := func(t *testing.T, what string, err error, l *lagger) {
-		t.Helper()
-		var ge *graph.Error
-		if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
-			t.Errorf("%s on an alpha showing an older graph: %v; want Unavailable, DATABASE_NOT_READY", what, err)
-		}
-		if l.lagged.Load() == 0 {
-			t.Fatal("the alpha never answered as lagging: the test shows nothing")
-		}
-		l.lag(0, "")
 	}
 
 	t.Run("the graph's id", func(t *testing.T) {
@@ -307,7 +299,7 @@ func TestKeyWritesRefuseALaggingAlpha(t *testing.T) {
 			t.Fatalf("the graph's id: %q, %v", want, err)
 		}
 		_, err = s.GraphID(ctx)
-		notReady(t, "GraphID", err, l)
+		wantNotReady(t, "GraphID", err, l)
 		if got, err := store.GraphID(ctx); err != nil || got != want {
 			t.Errorf("the graph's id is %q (%v) after a lagging alpha was asked for it; want %q, as before", got, err, want)
 		}
@@ -332,7 +324,7 @@ func TestKeyWritesRefuseALaggingAlpha(t *testing.T) {
 			}
 		})
 		err := s.ShareSnapshot(ctx, "shared on a lagging alpha", bytes.NewReader([]byte("the second copy")))
-		notReady(t, "ShareSnapshot", err, l)
+		wantNotReady(t, "ShareSnapshot", err, l)
 		resp, err := dg.NewReadOnlyTxn().Query(dctx, `{ q(func: has(pg.snapshot_of)) { n: count(uid) } }`)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package dgraph
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -185,10 +184,6 @@ func (s *Store) readQueue(ctx context.Context, txn *writeTxn, op, typ string, id
 		decl, list, vars := eqClause(chunk)
 		q := fmt.Sprintf("query q(%s) {\nq(func: eq(pq.id, [%s])) @filter(type(%s)) { uid pq.id %s }\n}", decl, list, typ, fields)
 		resp, err := query(ctx, q, vars)
-		var behind staleRead
-		if errors.As(err, &behind) {
-			return nil, err // for keyTxn to write again
-		}
 		if err != nil {
 			return nil, s.wrap(op, err)
 		}

@@ -231,14 +231,16 @@ func (s *Store) loginProbe(ctx context.Context, dg *dgo.Dgraph) error {
 	return dg.Login(ctx, s.user, s.password)
 }
 
-// wrap turns a dgo error into a *graph.Error with a kind a user can act on.
+// wrap turns a dgo error into a *graph.Error with a kind a user can act on; a *graph.Error, and a write's
+// staleRead, are left as they are.
 func (s *Store) wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	var ge *graph.Error
-	if errors.As(err, &ge) {
-		return err
+	var behind staleRead
+	if errors.As(err, &ge) || errors.As(err, &behind) {
+		return err // a staleRead goes back to the write's loop, which starts the write again (lagged)
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
