@@ -125,6 +125,7 @@ func (b *layeredBuilder[K, V]) finish() layered[K, V] {
 // topoSnapshot is one immutable version of the topology's links.
 type topoSnapshot struct {
 	version int64
+	gen     int64 // the feed's generation it was filled in (Generations)
 	ents    numbered[EntityName]
 	rels    numbered[RelationName]
 	core    chunked[linkCore]       // what each relation's link holds besides its brief and its names

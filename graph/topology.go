@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,18 @@ type ChangeFeed interface {
 	// snapshot's version.
 	Changes(ctx context.Context, since int64, each func(Changed)) (int64, error)
 }
+
+// Generations is implemented by a ChangeFeed whose graph can be replaced under it (dropped and written
+// again): Generation counts the replacements the feed has noticed, and a topology filled in an earlier
+// generation fills again from nothing. Such a feed's Changes from a version above 0 fails, reason
+// ReasonGraphReplaced, when it notices a replacement as it reads.
+type Generations interface {
+	Generation() int64
+}
+
+// ReasonGraphReplaced is the reason of a feed's error when the graph was replaced (dropped and written
+// again) since the version its changes were asked from.
+const ReasonGraphReplaced = "GRAPH_REPLACED"
 
 // Changed is one batch of a ChangeFeed: sources and entities as written, and the links of relations
 // written with, when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders
@@ -92,29 +105,64 @@ func (t *Topology) Size() (entities, relations int, version int64) {
 
 // Sync brings the topology up to the graph's current version. It builds the next snapshot beside the
 // published one and publishes it whole, so a sync that fails publishes nothing.
+//
+// When the feed's graph was replaced (Generations), it fills again from nothing: nothing of the graph it
+// held stays.
 func (t *Topology) Sync(ctx context.Context) error {
+	gen := t.generation() // before the version: a replacement noticed while reading it is seen below
 	v, err := t.feed.Version(ctx)
 	if err != nil {
 		return err
 	}
 	t.sawFeed(v)
-	if v <= t.Version() && t.ready.Load() {
+	if cur := t.snap.Load(); v <= cur.version && cur.gen == t.generation() && t.ready.Load() {
 		return nil
 	}
 	t.syncMu.Lock()
 	defer t.syncMu.Unlock()
 	cur := t.snap.Load()
-	if v <= cur.version && t.ready.Load() {
+	if v <= cur.version && cur.gen == t.generation() && t.ready.Load() {
 		return nil // another sync got there first
 	}
-	b := newSnapshotBuilder(cur)
-	newVersion, err := t.feed.Changes(ctx, cur.version, b.apply)
+	from := cur
+	if cur.gen != gen {
+		from = t.replaced(cur)
+	}
+	b := newSnapshotBuilder(from)
+	newVersion, err := t.feed.Changes(ctx, from.version, b.apply)
+	var fe *Error
+	if errors.As(err, &fe) && fe.Reason == ReasonGraphReplaced {
+		gen = t.generation()
+		from = t.replaced(cur)
+		b = newSnapshotBuilder(from)
+		newVersion, err = t.feed.Changes(ctx, 0, b.apply)
+	}
 	if err != nil {
 		return err
 	}
-	t.snap.Store(b.finish(newVersion))
+	next := b.finish(newVersion)
+	next.gen = gen
+	t.snap.Store(next)
+	t.sawFeed(newVersion)
 	t.ready.Store(true)
 	return nil
+}
+
+// generation is the feed's generation (Generations), 0 for a feed whose graph is never replaced.
+func (t *Topology) generation() int64 {
+	if g, ok := t.feed.(Generations); ok {
+		return g.Generation()
+	}
+	return 0
+}
+
+// replaced starts a fill from nothing after the feed's graph was replaced: an empty snapshot that follows
+// cur's epoch (so that no header cached in cur's time serves the new graph's relation of the same name),
+// the header cache emptied, and the feed's version forgotten (the new graph's may be lower). Under syncMu.
+func (t *Topology) replaced(cur *topoSnapshot) *topoSnapshot {
+	t.headers.Clear()
+	t.feedAt.Store(0)
+	return &topoSnapshot{epoch: cur.epoch}
 }
 
 // Links implements LinkSource, after a Sync.
@@ -146,7 +194,7 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 	wait := time.NewTimer(catchUpWait)
 	defer wait.Stop()
 	for {
-		if s := t.snap.Load(); s.version >= v && t.ready.Load() {
+		if s := t.snap.Load(); s.version >= v && s.gen == t.generation() && t.ready.Load() {
 			return topologyReader{s, t}, nil
 		}
 		select {

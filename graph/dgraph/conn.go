@@ -140,7 +140,8 @@ func withPinnedAlpha(ctx context.Context) context.Context {
 	return context.WithValue(ctx, pinnedKey{}, &pinned{})
 }
 
-// do runs call on the alphas in turn until one answers, or refuses for a reason another alpha would share:
+// do runs call on the alphas in turn until one answers, or refuses for a reason another alpha would share
+// (a refusal of polgraph's user's rights is tried on every alpha):
 // first the alpha ctx is pinned to, if any (withPinnedAlpha), else the ready ones from the next in the
 // rotation.
 func (p *alphaPool) do(ctx context.Context, call func(api.DgraphClient) error) error {
@@ -156,7 +157,17 @@ func (p *alphaPool) do(ctx context.Context, call func(api.DgraphClient) error) e
 		if err = call(a.api); err == nil && pin != nil {
 			pin.a.Store(a)
 		}
-		if err == nil || !elsewhere(err) || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if status.Code(err) == codes.PermissionDenied {
+			// Each alpha applies the access rules from its own copy, updated on its own schedule: one can
+			// refuse for a moment what the others allow (seen once in three cluster drills, on a load's
+			// write after every alpha had allowed polgraph's writes). It is not set aside; the refusal
+			// stands when every alpha refuses.
+			continue
+		}
+		if !elsewhere(err) {
 			return err
 		}
 		if len(p.alphas) > 1 {

@@ -14,7 +14,9 @@ import (
 	"github.com/dgraph-io/dgo/v230/protos/api"
 	"github.com/polgraph/polgraph/graph"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 )
 
 // fakeAlpha is a gRPC server answering Dgraph's Query, counting the calls: with the graph version
@@ -23,10 +25,14 @@ type fakeAlpha struct {
 	api.UnimplementedDgraphServer
 	calls   atomic.Int64
 	version atomic.Int64
+	deny    atomic.Bool // refuse every call as Dgraph's ACL refuses a user's write
 }
 
 func (f *fakeAlpha) Query(context.Context, *api.Request) (*api.Response, error) {
 	f.calls.Add(1)
+	if f.deny.Load() {
+		return nil, status.Error(codes.PermissionDenied, "unauthorized to mutate following predicates: dgraph.type pg.name")
+	}
 	if v := f.version.Load(); v > 0 {
 		return &api.Response{Json: fmt.Appendf(nil, `{"q":[{"pg.version":%d}]}`, v)}, nil
 	}
@@ -53,6 +59,17 @@ func serveFake(t *testing.T, f *fakeAlpha, addr string) (string, func()) {
 	return lis.Addr().String(), srv.Stop
 }
 
+// fakePool dials the alphas at addrs, and closes the pool when the test ends.
+func fakePool(t *testing.T, addrs ...string) *alphaPool {
+	t.Helper()
+	pool, err := dialPool(addrs, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return pool
+}
+
 func TestAlphasRefusesBadLists(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"", "a:1,", "a:1,,b:2", "nohost", "a:1,a:1"} {
@@ -75,11 +92,7 @@ func TestPoolTriesAnotherAlphaAndSkipsThoseNotReady(t *testing.T) {
 	defer stop()
 	downAddr, stopDown := serveFake(t, &fakeAlpha{}, "127.0.0.1:0")
 	stopDown() // nothing listens there any more
-	pool, err := dialPool([]string{downAddr, upAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := fakePool(t, downAddr, upAddr)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for i := range 10 {
@@ -98,11 +111,7 @@ func TestPoolTriesAnotherAlphaAndSkipsThoseNotReady(t *testing.T) {
 	other := &fakeAlpha{}
 	otherAddr, stopOther := serveFake(t, other, "127.0.0.1:0")
 	defer stopOther()
-	pool2, err := dialPool([]string{otherAddr, upAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool2.Close()
+	pool2 := fakePool(t, otherAddr, upAddr)
 	pool2.alphas[0].ready.Store(false)
 	for range 10 {
 		if _, err := pool2.Query(ctx, &api.Request{}); err != nil {
@@ -133,11 +142,7 @@ func TestPingAsksAnotherAlphaWhenOneLags(t *testing.T) {
 	defer stopLagging()
 	currentAddr, stopCurrent := serveFake(t, current, "127.0.0.1:0")
 	defer stopCurrent()
-	pool, err := dialPool([]string{laggingAddr, currentAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := fakePool(t, laggingAddr, currentAddr)
 	s := &Store{addr: laggingAddr + "," + currentAddr, pool: pool, dg: dgo.NewDgraphClient(pool), log: slog.New(slog.DiscardHandler), uids: map[string]string{}}
 	s.sawVersion(356)
 	ctx := context.Background()
@@ -157,7 +162,7 @@ func TestPingAsksAnotherAlphaWhenOneLags(t *testing.T) {
 	}
 
 	current.version.Store(355) // both lag now
-	err = s.Ping(ctx)
+	err := s.Ping(ctx)
 	var ge *graph.Error
 	if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Reason != "DATABASE_NOT_READY" {
 		t.Errorf("every alpha shows an older graph than seen: Ping says %v, want Unavailable, DATABASE_NOT_READY", err)
@@ -173,11 +178,7 @@ func TestReconnectsSoonAfterALongOutage(t *testing.T) {
 	t.Parallel()
 	f := &fakeAlpha{}
 	addr, stop := serveFake(t, f, "127.0.0.1:0")
-	pool, err := dialPool([]string{addr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := fakePool(t, addr)
 	if _, err := pool.Query(context.Background(), &api.Request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,11 +218,7 @@ func TestPinnedCallsStayOnOneAlpha(t *testing.T) {
 	defer stopA()
 	bAddr, stopB := serveFake(t, b, "127.0.0.1:0")
 	defer stopB()
-	pool, err := dialPool([]string{aAddr, bAddr}, []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := fakePool(t, aAddr, bAddr)
 	ctx := withPinnedAlpha(context.Background())
 	for range 10 {
 		if _, err := pool.Query(ctx, &api.Request{}); err != nil {
@@ -243,5 +240,42 @@ func TestPinnedCallsStayOnOneAlpha(t *testing.T) {
 	}
 	if second.calls.Load() != 10 {
 		t.Errorf("after the pinned alpha stopped, the other answered %d of 10 calls; want all", second.calls.Load())
+	}
+}
+
+// TestPoolTriesEveryAlphaBeforeARefusalOfRights: an alpha whose copy of the access rules lags refuses a
+// call the others allow; the call goes to another, and the alpha is not set aside. When every alpha
+// refuses, the refusal stands, each asked once.
+func TestPoolTriesEveryAlphaBeforeARefusalOfRights(t *testing.T) {
+	t.Parallel()
+	denying, allowing := &fakeAlpha{}, &fakeAlpha{}
+	denying.deny.Store(true)
+	denyingAddr, stop1 := serveFake(t, denying, "127.0.0.1:0")
+	defer stop1()
+	allowingAddr, stop2 := serveFake(t, allowing, "127.0.0.1:0")
+	defer stop2()
+	pool := fakePool(t, denyingAddr, allowingAddr)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range 10 {
+		if _, err := pool.Query(ctx, &api.Request{}); err != nil {
+			t.Fatalf("call %d: %v; the other alpha allows it", i, err)
+		}
+	}
+	if allowing.calls.Load() != 10 || denying.calls.Load() == 0 {
+		t.Errorf("the allowing alpha answered %d of 10 calls, the refusing one was asked %d times", allowing.calls.Load(), denying.calls.Load())
+	}
+	if !pool.alphas[0].ready.Load() {
+		t.Error("an alpha that refused a user's rights was set aside as not ready")
+	}
+
+	allowing.deny.Store(true)
+	before := denying.calls.Load() + allowing.calls.Load()
+	_, err := pool.Query(ctx, &api.Request{})
+	if status.Code(err) != codes.PermissionDenied {
+		t.Errorf("every alpha refuses: %v, want PermissionDenied", err)
+	}
+	if n := denying.calls.Load() + allowing.calls.Load() - before; n != 2 {
+		t.Errorf("every alpha refuses: %d calls, want one to each", n)
 	}
 }

@@ -3,6 +3,7 @@ package dgraph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/dgraph-io/dgo/v230/protos/api"
@@ -78,4 +79,29 @@ func CountNamed(ctx context.Context, s *Store, name string) (int, error) {
 		return 0, nil
 	}
 	return out.Q[0].N, nil
+}
+
+// EndsOf reads the names of a relation's ends through its pg.from and pg.to edges, as DQL sees them (not
+// from its pack): "" for an end whose edge points at a node without a name.
+func EndsOf(ctx context.Context, s *Store, relation string) (from, to string, err error) {
+	resp, err := s.dg.NewReadOnlyTxn().QueryWithVars(ctx, `query q($n: string) { q(func: eq(pg.name, $n)) { pg.from { pg.name } pg.to { pg.name } } }`, map[string]string{"$n": relation})
+	if err != nil {
+		return "", "", err
+	}
+	type end struct {
+		Name string `json:"pg.name"`
+	}
+	var out struct {
+		Q []struct {
+			From end `json:"pg.from"`
+			To   end `json:"pg.to"`
+		}
+	}
+	if err := json.Unmarshal(resp.Json, &out); err != nil {
+		return "", "", err
+	}
+	if len(out.Q) != 1 {
+		return "", "", fmt.Errorf("%d nodes named %s", len(out.Q), relation)
+	}
+	return out.Q[0].From.Name, out.Q[0].To.Name, nil
 }

@@ -2,27 +2,28 @@ package dgraph
 
 import "testing"
 
-// TestShownVersion reads the meta block's version wherever it stands in the answer, and refuses what is
-// not an answer.
-func TestShownVersion(t *testing.T) {
+// TestShownMeta reads the meta block's node, uid and version, wherever it stands in the answer, and refuses
+// what is not an answer.
+func TestShownMeta(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		answer string
-		want   int64
-		bad    bool
+		answer  string
+		want    int64
+		wantUID string
+		bad     bool
 	}{
-		{answer: `{"meta":[{"pg.version":7}],"q":[{"pg.name":"a"}]}`, want: 7},
-		{answer: `{"q":[{"pg.name":"meta","x":{"meta":[]}}],"meta":[{"pg.version":9}]}`, want: 9},
-		{answer: `{"meta":[{"pg.version":3},{"pg.version":5}]}`, want: 5},
+		{answer: `{"meta":[{"uid":"0x2a","pg.version":7}],"q":[{"pg.name":"a"}]}`, want: 7, wantUID: "0x2a"},
+		{answer: `{"q":[{"pg.name":"meta","x":{"meta":[]}}],"meta":[{"uid":"0x9","pg.version":9}]}`, want: 9, wantUID: "0x9"},
+		{answer: `{"meta":[{"uid":"0x1","pg.version":3},{"uid":"0x2","pg.version":5}]}`, want: 5, wantUID: "0x2"},
 		{answer: `{"meta":[],"q":[]}`, want: 0},
 		{answer: `{"q":[]}`, want: 0},
 		{answer: `[]`, bad: true},
 		{answer: `{"meta":[{"pg.version":"7"}]}`, bad: true},
 		{answer: `{"q":[`, bad: true},
 	} {
-		got, err := shownVersion([]byte(tc.answer))
-		if (err != nil) != tc.bad || got != tc.want {
-			t.Errorf("shownVersion(%s) = %d, %v; want %d, error %v", tc.answer, got, err, tc.want, tc.bad)
+		uid, got, err := shownMeta([]byte(tc.answer))
+		if (err != nil) != tc.bad || got != tc.want || uid != tc.wantUID {
+			t.Errorf("shownMeta(%s) = %q, %d, %v; want %q, %d, error %v", tc.answer, uid, got, err, tc.wantUID, tc.want, tc.bad)
 		}
 	}
 }

@@ -51,8 +51,12 @@ type Store struct {
 	// seen is the newest graph version read: a Dgraph showing an older one is not ready (see Ping).
 	seen atomic.Int64
 	// metaUID is the uid of the graph's meta node once read, so that the version every answer asks for is
-	// read by uid rather than through the name index (changes.go).
-	metaUID atomic.Pointer[string]
+	// read by uid rather than through the name index (changes.go). It names the graph: one dropped and
+	// written again has a meta node of its own (noteMeta).
+	metaUID   atomic.Pointer[string]
+	replaceMu sync.Mutex
+	// generation counts the graphs this store has seen replaced (graph.Generations).
+	generation atomic.Int64
 }
 
 // DefaultLeaseTime is how long a bulk load's hold on its version lasts unless renewed (it is renewed every
@@ -157,7 +161,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	defer cancel()
 	// The version to show is the newest seen before the read began: one seen while it ran (a write
 	// committed meanwhile, read by another call) may be newer than this read's snapshot, rightly.
-	seen := s.seen.Load()
+	seen, gen := s.seen.Load(), s.generation.Load()
 	v, err := s.Version(ctx)
 	if graph.KindOf(err) == graph.Unavailable && s.user != "" {
 		var ge *graph.Error
@@ -169,6 +173,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if s.generation.Load() != gen {
+		seen = s.seen.Load() // the graph was replaced meanwhile: what was seen of the old one says nothing
 	}
 	if v < seen {
 		// The alpha that answered is not ready; another may be (a replica that lags behind its group's
@@ -351,11 +358,66 @@ func (s *Store) HasPredicates(ctx context.Context, names []string) (map[string]b
 
 // DropAll deletes every node and the schema. For tests and `polgraph reset` only.
 func (s *Store) DropAll(ctx context.Context) error {
+	s.replaceMu.Lock()
+	s.forget(nil, 0)
+	s.replaceMu.Unlock()
+	return s.wrap("dgraph.DropAll", s.dg.Alter(ctx, &api.Operation{DropAll: true}))
+}
+
+// A meta node read, against the one the store knows (noteMeta).
+const (
+	metaSame  = iota // the graph the store knows, or the first it reads
+	metaNewer        // another graph's, made after the one known: the graph was replaced
+	metaOlder        // an older graph's: an alpha behind a graph dropped and written again
+)
+
+// noteMeta compares the graph's meta node read (its uid, and the version it shows) with the one the store
+// knows. A graph dropped and written again (by an administrator, or restored from an export) has a meta
+// node of its own, and Dgraph gives uids in increasing order, never again after a drop: a larger uid is a
+// newer graph. The store then forgets the graph it knew: the uids of its resources, and the version seen,
+// which the new graph's replaces, so that it is not taken for an alpha that lags; and counts a generation,
+// for the topology to fill again. A smaller uid is an older graph, shown by an alpha that lags behind the
+// drop.
+func (s *Store) noteMeta(ctx context.Context, uid string, version int64) int {
+	known := s.metaUID.Load()
+	if known != nil && *known == uid {
+		return metaSame
+	}
+	s.replaceMu.Lock()
+	defer s.replaceMu.Unlock()
+	known = s.metaUID.Load()
+	switch {
+	case known == nil:
+		s.metaUID.Store(&uid)
+		return metaSame
+	case *known == uid:
+		return metaSame
+	case uidNumber(uid) < uidNumber(*known):
+		return metaOlder
+	}
+	s.log.WarnContext(ctx, "the graph in Dgraph was replaced (dropped and written again): polgraph follows the new one", "meta_was", *known, "meta_now", uid, "version_seen", s.seen.Load(), "version_now", version)
+	s.forget(&uid, version)
+	return metaNewer
+}
+
+// forget drops what the store knows of the graph: the uids of its resources and its meta node (meta, when
+// not nil, is the new graph's), and sets the version seen; a new generation begins. Under replaceMu.
+func (s *Store) forget(meta *string, version int64) {
 	s.uidsMu.Lock()
 	s.uids = map[string]string{}
 	s.uidsMu.Unlock()
-	s.seen.Store(0)
-	return s.wrap("dgraph.DropAll", s.dg.Alter(ctx, &api.Operation{DropAll: true}))
+	s.metaUID.Store(meta)
+	s.seen.Store(version)
+	s.generation.Add(1)
+}
+
+// Generation implements graph.Generations: it counts the graphs this store has seen replaced.
+func (s *Store) Generation() int64 { return s.generation.Load() }
+
+// uidNumber is a uid's number (0 for what is not a uid).
+func uidNumber(uid string) uint64 {
+	n, _ := strconv.ParseUint(strings.TrimPrefix(uid, "0x"), 16, 64)
+	return n
 }
 
 // query runs a read-only query with variables and decodes the JSON answer into out.

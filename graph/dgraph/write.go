@@ -87,14 +87,21 @@ type lookupGroup struct {
 // retried from scratch, in a fresh transaction, with backoff. The uids of the resources pointed at are
 // resolved first, from the cache where known: resources are never deleted, so a uid once seen stays right.
 func (s *Store) upsert(ctx context.Context, w write) error {
-	refs, err := s.resolve(ctx, w.refs)
+	resolveRefs := func() (map[string]string, error) {
+		refs, err := s.resolve(ctx, w.refs)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range w.refs {
+			if _, ok := refs[n]; !ok {
+				return nil, &graph.Error{Op: w.op, Kind: graph.Invalid, Message: "refers to " + n + ", which is not in the graph"}
+			}
+		}
+		return refs, nil
+	}
+	refs, err := resolveRefs()
 	if err != nil {
 		return err
-	}
-	for _, n := range w.refs {
-		if _, ok := refs[n]; !ok {
-			return &graph.Error{Op: w.op, Kind: graph.Invalid, Message: "refers to " + n + ", which is not in the graph"}
-		}
 	}
 	lagging := 0
 	for attempt := 1; ; attempt++ {
@@ -113,11 +120,17 @@ func (s *Store) upsert(ctx context.Context, w write) error {
 		if errors.As(err, &ge) {
 			return err
 		}
-		if retry, err := s.lagged(ctx, w.op, err, &lagging); retry {
+		if retry, lerr := s.lagged(ctx, w.op, err, &lagging); retry {
+			if errors.As(err, &graphReplaced{}) {
+				// The uids resolved were the old graph's (noteMeta forgot them).
+				if refs, err = resolveRefs(); err != nil {
+					return err
+				}
+			}
 			attempt--
 			continue
-		} else if err != nil {
-			return err
+		} else if lerr != nil {
+			return lerr
 		}
 		var held leaseHeld
 		if errors.As(err, &held) {

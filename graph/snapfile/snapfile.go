@@ -111,6 +111,16 @@ func New(store Store, path string, log *slog.Logger) *Feed {
 // Version implements graph.ChangeFeed.
 func (f *Feed) Version(ctx context.Context) (int64, error) { return f.store.Version(ctx) }
 
+// Generation implements graph.Generations with the store's (0 for a store whose graph is never
+// replaced). A topology that fills again after its graph was replaced asks Changes from 0, which starts
+// the file again: the new graph has another identity.
+func (f *Feed) Generation() int64 {
+	if g, ok := f.store.(graph.Generations); ok {
+		return g.Generation()
+	}
+	return 0
+}
+
 // LastFill says how the last fill (Changes from version 0) went.
 func (f *Feed) LastFill() Fill {
 	f.mu.Lock()
