@@ -109,7 +109,6 @@ func (t *Topology) Size() (entities, relations int, version int64) {
 // When the feed's graph was replaced (Generations), it fills again from nothing: nothing of the graph it
 // held stays.
 func (t *Topology) Sync(ctx context.Context) error {
-	gen := t.generation() // before the version: a replacement noticed while reading it is seen below
 	v, err := t.feed.Version(ctx)
 	if err != nil {
 		return err
@@ -121,7 +120,8 @@ func (t *Topology) Sync(ctx context.Context) error {
 	t.syncMu.Lock()
 	defer t.syncMu.Unlock()
 	cur := t.snap.Load()
-	if v <= cur.version && cur.gen == t.generation() && t.ready.Load() {
+	gen := t.generation() // after the version: a replacement noticed while reading it is seen here
+	if v <= cur.version && cur.gen == gen && t.ready.Load() {
 		return nil // another sync got there first
 	}
 	from := cur

@@ -154,6 +154,14 @@ func TestARunningStoreFollowsAGraphReplaced(t *testing.T) {
 			}
 			written := rels[len(rels)-1]
 
+			// The first catch-up after the replacement, the first read of the running store since, holds the
+			// new graph alone.
+			if err := topo.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, n, v := topo.Size(); n != 5+tc.newOnes || v != newVersion {
+				t.Errorf("after one catch-up the graph in memory holds %d relations at version %d, the new graph %d at %d", n, v, 5+tc.newOnes, newVersion)
+			}
 			if err := running.Ping(ctx); err != nil {
 				t.Errorf("the running store is not ready on the new graph: %v", err)
 			}
