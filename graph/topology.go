@@ -143,7 +143,11 @@ func (t *Topology) Sync(ctx context.Context) error {
 	next := b.finish(newVersion)
 	next.gen = gen
 	t.snap.Store(next)
-	t.sawFeed(newVersion)
+	if from != cur {
+		t.feedAt.Store(newVersion) // the old graph's versions say nothing of the new one's, which may be lower
+	} else {
+		t.sawFeed(newVersion)
+	}
 	t.ready.Store(true)
 	return nil
 }
@@ -158,10 +162,9 @@ func (t *Topology) generation() int64 {
 
 // replaced starts a fill from nothing after the feed's graph was replaced: an empty snapshot that follows
 // cur's epoch (so that no header cached in cur's time serves the new graph's relation of the same name),
-// the header cache emptied, and the feed's version forgotten (the new graph's may be lower). Under syncMu.
+// and the header cache emptied. Under syncMu.
 func (t *Topology) replaced(cur *topoSnapshot) *topoSnapshot {
 	t.headers.Clear()
-	t.feedAt.Store(0)
 	return &topoSnapshot{epoch: cur.epoch}
 }
 
