@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -22,14 +21,13 @@ type ChangeFeed interface {
 
 // Generations is implemented by a ChangeFeed whose graph can be replaced under it (dropped and written
 // again): Generation counts the replacements the feed has noticed, and a topology filled in an earlier
-// generation fills again from nothing. Such a feed's Changes from a version above 0 fails, reason
-// ReasonGraphReplaced, when it notices a replacement as it reads.
+// generation, or whose catch-up saw the generation change, fills again from nothing.
 type Generations interface {
 	Generation() int64
 }
 
-// ReasonGraphReplaced is the reason of a feed's error when the graph was replaced (dropped and written
-// again) since the version its changes were asked from.
+// ReasonGraphReplaced is the reason of an error for want of a graph that was replaced (dropped and written
+// again) while the call ran.
 const ReasonGraphReplaced = "GRAPH_REPLACED"
 
 // Changed is one batch of a ChangeFeed: sources and entities as written, and the links of relations
@@ -130,10 +128,10 @@ func (t *Topology) Sync(ctx context.Context) error {
 	}
 	b := newSnapshotBuilder(from)
 	newVersion, err := t.feed.Changes(ctx, from.version, b.apply)
-	var fe *Error
-	if errors.As(err, &fe) && fe.Reason == ReasonGraphReplaced {
-		gen = t.generation()
-		from = t.replaced(cur)
+	if now := t.generation(); err == nil && now != gen && from.version > 0 {
+		// Replaced while the catch-up read: what changed since a version of the old graph says nothing
+		// of the new one.
+		gen, from = now, t.replaced(cur)
 		b = newSnapshotBuilder(from)
 		newVersion, err = t.feed.Changes(ctx, 0, b.apply)
 	}

@@ -3,7 +3,6 @@ package dgraph
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,20 +87,12 @@ func (s *Store) version(ctx context.Context, txn *dgo.Txn) (int64, error) {
 // snapshot. From version 0 it reads every source and entity (graphs written before they carried
 // pg.changed hold them all too); after it, those marked changed since. Each relation comes with its
 // header and its claims (graph.Changed.Evidence), read from its pack where the pack can be used (pack.go).
-// From a version above 0 it fails, reason graph.ReasonGraphReplaced, when it finds the graph replaced
-// (noteMeta).
 func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	ctx = withPinnedAlpha(ctx) // the version and the changes up to it, from one alpha
 	txn := s.dg.NewReadOnlyTxn()
-	gen := s.generation.Load()
 	version, err := s.version(ctx, txn)
 	if err != nil {
 		return 0, err
-	}
-	if since > 0 && s.generation.Load() != gen {
-		// The graph was replaced: what changed since a version of the one before says nothing of it.
-		return 0, &graph.Error{Op: "dgraph.Changes", Kind: graph.Unavailable, Reason: graph.ReasonGraphReplaced,
-			Message: fmt.Sprintf("the graph in Dgraph was replaced (dropped and written again) since version %d was read; fill again", since)}
 	}
 	if version <= since {
 		return version, nil

@@ -364,11 +364,13 @@ func (s *Store) DropAll(ctx context.Context) error {
 	return s.wrap("dgraph.DropAll", s.dg.Alter(ctx, &api.Operation{DropAll: true}))
 }
 
-// A meta node read, against the one the store knows (noteMeta).
+// metaSeen is a meta node read, against the one the store knows (noteMeta).
+type metaSeen int
+
 const (
-	metaSame  = iota // the graph the store knows, or the first it reads
-	metaNewer        // another graph's, made after the one known: the graph was replaced
-	metaOlder        // an older graph's: an alpha behind a graph dropped and written again
+	metaSame  metaSeen = iota // the graph the store knows, or the first it reads
+	metaNewer                 // another graph's, made after the one known: the graph was replaced
+	metaOlder                 // an older graph's: an alpha behind a graph dropped and written again
 )
 
 // noteMeta compares the graph's meta node read (its uid, and the version it shows) with the one the store
@@ -377,7 +379,7 @@ const (
 // which the new graph's replaces, so that it is not taken for an alpha that lags; and counts a generation,
 // for the topology to fill again. A smaller uid is an older graph, shown by an alpha that lags behind the
 // drop.
-func (s *Store) noteMeta(ctx context.Context, uid string, version int64) int {
+func (s *Store) noteMeta(ctx context.Context, uid string, version int64) metaSeen {
 	known := s.metaUID.Load()
 	if known != nil && *known == uid {
 		return metaSame
