@@ -32,12 +32,14 @@ corpus: dgraph build
 
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
 ## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`),
-## the deployment's offline checks (deploy-check), and the engine's package again under the race detector
-## (searches reading the in-memory graph while it syncs)
+## the deployment's offline checks (deploy-check), and the packages that run work concurrently again under
+## the race detector: the engine (searches reading the in-memory graph while it syncs), the dataset reader,
+## the store (its alpha pool, leases and caches, against real Dgraph), the snapshot file and the gRPC layer
+## (about 3.5 minutes more)
 test: dgraph tools browser networkx postgres web/node_modules deploy-check
 	$(GO) vet ./...
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -race ./graph ./graph/dataset
+	$(GO) test -count=1 -race ./graph ./graph/dataset ./graph/dgraph ./graph/snapfile ./graph/rpc
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 
 ## fuzz: run every fuzz target for FUZZTIME each (10,000 inputs in `make test`; longer by hand, e.g.
