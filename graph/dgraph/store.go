@@ -375,10 +375,10 @@ const (
 
 // noteMeta compares the graph's meta node read (its uid, and the version it shows) with the one the store
 // knows. A graph dropped and written again (by an administrator) has a meta node of its own, and Dgraph
-// gives uids in increasing order, never again after a drop: a larger uid is a newer graph. The store then forgets the graph it knew: the uids of its resources, and the version seen,
-// which the new graph's replaces, so that it is not taken for an alpha that lags; and counts a generation,
-// for the topology to fill again. A smaller uid is an older graph, shown by an alpha that lags behind the
-// drop.
+// gives uids in increasing order, never again after a drop: a larger uid is a newer graph. The store then
+// forgets the graph it knew: the uids of its resources, and the version seen, which the new graph's
+// replaces, so that it is not taken for an alpha that lags; and counts a generation, for the topology to
+// fill again. A smaller uid is an older graph, shown by an alpha that lags behind the drop.
 func (s *Store) noteMeta(ctx context.Context, uid string, version int64) metaSeen {
 	known := s.metaUID.Load()
 	if known != nil && *known == uid {
