@@ -80,9 +80,10 @@ async function pointOf(page, id) {
     const el = cy.getElementById(id);
     if (el.empty()) return null;
     let pos = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
+    let hit = true;
     if (el.isEdge()) {
-      // The midpoint, or the point of the edge nearest to it that no node covers (a node drawn over an
-      // edge takes the click).
+      // The midpoint, or the point of the edge nearest to it where a click reaches this edge: a node,
+      // another edge or a label drawn over it takes the click.
       const s = el.renderedSourceEndpoint(), t = el.renderedTargetEndpoint();
       const cps = el.controlPoints ? el.controlPoints() : undefined;
       const c = cps && cps.length === 1 ? { x: cps[0].x * cy.zoom() + cy.pan().x, y: cps[0].y * cy.zoom() + cy.pan().y } : null;
@@ -93,18 +94,22 @@ async function pointOf(page, id) {
         const b = n.renderedBoundingBox({ includeLabels: false });
         return q.x >= b.x1 - 2 && q.x <= b.x2 + 2 && q.y >= b.y1 - 2 && q.y <= b.y2 + 2;
       });
-      if (covered(pos)) {
-        for (const u of [0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75]) {
-          const q = at(u);
-          if (!covered(q)) {
-            pos = q;
-            break;
-          }
-        }
-      }
+      // Prefer a point where the renderer itself finds this edge nearest: another edge, an edge's label
+      // or a node's label drawn near the midpoint would take the click there.
+      const r = cy.renderer();
+      const hits = (q) => {
+        if (typeof r.findNearestElement !== "function") return !covered(q);
+        const near = r.findNearestElement((q.x - cy.pan().x) / cy.zoom(), (q.y - cy.pan().y) / cy.zoom(), true, false);
+        return near !== undefined && near !== null && near.id() === id;
+      };
+      const us = [0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8];
+      const points = [pos, ...us.map(at)];
+      const best = points.find(hits);
+      hit = best !== undefined;
+      pos = best ?? points.find((q) => !covered(q)) ?? pos;
     }
     const box = cy.container().getBoundingClientRect();
-    return { x: box.left + pos.x, y: box.top + pos.y, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
+    return { x: box.left + pos.x, y: box.top + pos.y, hit, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
   }, id);
   assert.ok(p, `${id} is not in the graph`);
   return p;
@@ -115,6 +120,15 @@ async function clickGraph(page, id) {
   let p = await pointOf(page, id);
   if (!p.inside) {
     await page.evaluate((id) => window.explorer.cy.center(window.explorer.cy.getElementById(id)), id);
+    p = await pointOf(page, id);
+  }
+  // An edge crowded by others at this zoom: zoom in on it until some point of it takes the click.
+  for (let i = 0; i < 3 && !p.hit; i++) {
+    await page.evaluate((id) => {
+      const cy = window.explorer.cy;
+      cy.zoom(cy.zoom() * 1.6);
+      cy.center(cy.getElementById(id));
+    }, id);
     p = await pointOf(page, id);
   }
   await page.mouse.click(p.x, p.y);
