@@ -83,7 +83,7 @@ func (b *BulkFill) flush() {
 		b.entities = nil
 	case 2:
 		if len(b.rows) > 0 {
-			c, unpacked := unpackPage(b.rows, b.ends)
+			c, unpacked := unpackPage(b.rows, b.ends, nil)
 			if len(unpacked) > 0 {
 				b.err = fmt.Errorf("%d relation(s) a fill would not read from their packs (an end that is not an entity of the files?)", len(unpacked))
 				return
@@ -122,7 +122,7 @@ func (b *BulkFill) AddPack(p Pack) error {
 	row := packedRow{Changed: &bulkVersion, Pack: p.Value}
 	switch p.Kind {
 	case SourcePack:
-		j, ok := unpackSource(row)
+		j, _, ok := unpackSource(row)
 		if !ok {
 			b.err = fmt.Errorf("source %s: its pack cannot be read back", p.Name)
 			return b.err
@@ -137,7 +137,7 @@ func (b *BulkFill) AddPack(p Pack) error {
 			b.err = fmt.Errorf("entity %s is written without a pack (an alias given twice, or empty), which a fill reads from its predicates", p.Name)
 			return b.err
 		}
-		r, ok := unpackEntity(row)
+		r, _, ok := unpackEntity(row)
 		if !ok {
 			b.err = fmt.Errorf("entity %s: its pack cannot be read back", p.Name)
 			return b.err

@@ -109,14 +109,6 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	// has(pg.from), which made each page of a fill read every node of the graph. A fill has read every
 	// entity already, so a pack's ends are found by name among them; a catch-up reads the ends' lifetimes
 	// with each relation.
-	decl, root, vars := `($since: int)`, `gt(pg.changed, $since)`, map[string]string{"$since": strconv.FormatInt(since, 10)}
-	filter, endSel := ` @filter(has(pg.from))`, ` pg.from { `+endFields+` } pg.to { `+endFields+` }`
-	if ends != nil {
-		decl, root, vars, filter, endSel = ``, `type(Relation)`, nil, ``, ``
-	}
-	// Three steps overlap, a page apart: Dgraph reads a page, the page before is unpacked, and the one
-	// before that is handed on (at a million relations, Dgraph's reads and polgraph's decoding took about
-	// as long as each other, one after the other). dgo's transaction takes one query at a time.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var txnMu sync.Mutex
@@ -125,6 +117,60 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 		defer txnMu.Unlock()
 		return txn.QueryWithVars(ctx, q, vars)
 	}
+	if ends == nil {
+		rq := relationsQuery{decl: `($since: int)`, root: `gt(pg.changed, $since)`, vars: map[string]string{"$since": strconv.FormatInt(since, 10)},
+			filter: ` @filter(has(pg.from))`, sel: `uid pg.changed pg.pack pg.from { ` + endFields + ` } pg.to { ` + endFields + ` }`}
+		if err := s.changedRelations(ctx, query, rq, nil, nil, each); err != nil {
+			return 0, err
+		}
+		return version, ctx.Err()
+	}
+	// A fill reads no relation's pg.changed: it trusts each pack's stamp and checks the stamps afterwards,
+	// all at once (stampAudit). Should the check fail, the relations are read again as a catch-up reads
+	// them, each pack checked against its relation's pg.changed, and given again: a relation given twice
+	// stands as given last.
+	audit := newStampAudit("Relation")
+	if err := s.changedRelations(ctx, query, relationsQuery{root: `type(Relation)`, sel: `uid pg.pack`}, ends, audit, each); err != nil {
+		return 0, err
+	}
+	stamp, stale, err := audit.check(ctx, query)
+	if err != nil {
+		return 0, s.wrap("dgraph.Changes", err)
+	}
+	if stale {
+		s.staleFill(ctx, audit.typ, stamp)
+		if err := s.changedRelations(ctx, query, relationsQuery{root: `type(Relation)`, sel: `uid pg.changed pg.pack`}, ends, nil, each); err != nil {
+			return 0, err
+		}
+	}
+	return version, ctx.Err()
+}
+
+// staleFill reports a fill whose audit of the packs of type typ failed at stamp.
+func (s *Store) staleFill(ctx context.Context, typ string, stamp int64) {
+	s.staleFills.Add(1)
+	s.log.WarnContext(ctx, "a pack is older than its node (a write that does not keep packs changed it): reading every node of its type again, each pack checked",
+		"type", typ, "stamp", stamp)
+}
+
+// relationsQuery is what one read of relations by Changes asks: the root of its pages (with its
+// variables and their declaration), their filter and what it selects of each relation.
+type relationsQuery struct {
+	decl, root, filter, sel string
+	vars                    map[string]string
+}
+
+// changedRelations reads the relations rq names, in pages, and calls each with them: from their packs,
+// where they can be used, and otherwise from their predicates. With ends (a fill), a pack's ends are
+// found by name among them; with audit, the packs' stamps are not checked against pg.changed (rq does not
+// ask for it) but counted in audit, and so are the pg.changed of the relations read from their
+// predicates.
+func (s *Store) changedRelations(ctx context.Context, query func(string, map[string]string) (*api.Response, error), rq relationsQuery, ends map[string]*endJSON, audit *stampAudit, each func(graph.Changed)) error {
+	// Three steps overlap, a page apart: Dgraph reads a page, the page before is unpacked, and the one
+	// before that is handed on (at a million relations, Dgraph's reads and polgraph's decoding took about
+	// as long as each other, one after the other). dgo's transaction takes one query at a time.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	type page struct {
 		rows     []packedRow
 		c        graph.Changed
@@ -144,9 +190,9 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 		defer close(read)
 		for after := "0x0"; ; {
 			// after is a uid Dgraph returned (checked by nextPage); the version travels as a variable.
-			q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` {
-  uid pg.changed pg.pack` + endSel + ` } }`
-			resp, err := query(q, vars)
+			q := `query q` + rq.decl + ` { q(func: ` + rq.root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + rq.filter + ` {
+  ` + rq.sel + ` } }`
+			resp, err := query(q, rq.vars)
 			if err != nil {
 				send(read, page{err: s.wrap("dgraph.Changes", err)})
 				return
@@ -167,7 +213,7 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 		defer close(unpacked)
 		for p := range read {
 			if p.err == nil {
-				p.c, p.unpacked = unpackPage(p.rows, ends)
+				p.c, p.unpacked = unpackPage(p.rows, ends, audit)
 			}
 			if !send(unpacked, p) {
 				return
@@ -176,32 +222,35 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	}()
 	for p := range unpacked {
 		if p.err != nil {
-			return 0, p.err
+			return p.err
 		}
 		s.packsUsed.Add(int64(len(p.rows) - len(p.unpacked)))
 		s.packsMissed.Add(int64(len(p.unpacked)))
 		// The uids of relations read from their packs are not kept: the graph held in memory answers for
 		// them (a million of them took 85 MB). Readers of the other relations and their ends then fetch
 		// them by uid.
-		uids, err := s.unpackedRelations(ctx, query, p.unpacked, &p.c)
+		uids, err := s.unpackedRelations(ctx, query, p.unpacked, &p.c, audit)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		s.rememberAll(uids)
 		each(p.c)
 	}
-	return version, ctx.Err()
+	return ctx.Err()
 }
 
 // unpackPage returns the relations of a page that can be read from their packs, and the uids of those
 // that cannot.
-func unpackPage(rows []packedRow, ends map[string]*endJSON) (c graph.Changed, unpacked []string) {
+func unpackPage(rows []packedRow, ends map[string]*endJSON, audit *stampAudit) (c graph.Changed, unpacked []string) {
 	c = graph.Changed{Evidence: true, Links: make([]graph.Link, 0, len(rows)), Headers: make([]graph.RelationHeader, 0, len(rows))}
 	for _, r := range rows {
-		rel, from, to, ok := r.unpack(ends)
+		rel, from, to, stamp, ok := r.unpack(ends, audit != nil)
 		if !ok {
 			unpacked = append(unpacked, r.UID)
 			continue
+		}
+		if audit != nil {
+			audit.packed[stamp]++
 		}
 		link := packedLink(&rel, from, to)
 		c.Links = append(c.Links, link)
@@ -220,16 +269,17 @@ type packedRow struct {
 	To      *endJSON `json:"pg.to"`
 }
 
-// unpack returns the relation a row's pack holds, whole, and its ends (from the row in a catch-up, by
-// name from ends in a fill); ok is false when the pack cannot be used: there is none, it is of another
-// format or stamped with another version than the relation's pg.changed, or an end is unknown.
-func (r packedRow) unpack(ends map[string]*endJSON) (rel graph.Relation, from, to *endJSON, ok bool) {
-	if r.Pack == "" || r.Changed == nil {
-		return rel, nil, nil, false
+// unpack returns the relation a row's pack holds, whole, its ends (from the row in a catch-up, by name
+// from ends in a fill) and the pack's stamp; ok is false when the pack cannot be used: there is none, it
+// is of another format or stamped with another version than the relation's pg.changed (unless audited:
+// then the stamp is checked afterwards, by stampAudit), or an end is unknown.
+func (r packedRow) unpack(ends map[string]*endJSON, audited bool) (rel graph.Relation, from, to *endJSON, stamp int64, ok bool) {
+	if r.Pack == "" || (r.Changed == nil && !audited) {
+		return rel, nil, nil, 0, false
 	}
 	p, read := readPack(r.Pack, scanRelationPack)
-	if !read || p.Format != packFormat || p.Changed != *r.Changed || p.From == "" || p.To == "" {
-		return rel, nil, nil, false
+	if !read || p.Format != packFormat || (r.Changed != nil && p.Changed != *r.Changed) || p.From == "" || p.To == "" {
+		return rel, nil, nil, 0, false
 	}
 	if ends != nil {
 		from, to = ends[p.From], ends[p.To]
@@ -237,9 +287,9 @@ func (r packedRow) unpack(ends map[string]*endJSON) (rel graph.Relation, from, t
 		from, to = r.From, r.To
 	}
 	if from == nil || to == nil || from.Name != p.From || to.Name != p.To {
-		return rel, nil, nil, false
+		return rel, nil, nil, 0, false
 	}
-	return p.relation(), from, to, true
+	return p.relation(), from, to, p.Changed, true
 }
 
 // packedLink is the link of a relation read from its pack, whose ends are from and to: what Links reads
@@ -259,7 +309,9 @@ func headerOf(r graph.Relation, link graph.Link) graph.RelationHeader {
 
 // unpackedRelations reads, with query and by uid, the relations of a page whose packs could not be used,
 // whole, and adds them to c; it returns their uids and their ends', by name.
-func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[string]string) (*api.Response, error), uids []string, c *graph.Changed) (names [][2]string, err error) {
+//
+// With audit, it counts in it the pg.changed of each relation it reads.
+func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[string]string) (*api.Response, error), uids []string, c *graph.Changed, audit *stampAudit) (names [][2]string, err error) {
 	for _, chunk := range chunks(uids, 2000) {
 		for _, u := range chunk {
 			if !uidPattern.MatchString(u) {
@@ -267,7 +319,7 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 			}
 		}
 		// The uids come from Dgraph (checked above); nothing from the user is in the query.
-		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) { uid ` + linkFields + ` ` + headerExtraFields + ` ` + claimsField + `
+		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) { uid pg.changed ` + linkFields + ` ` + headerExtraFields + ` ` + claimsField + `
   pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
 		resp, err := query(q, nil)
 		if err != nil {
@@ -278,6 +330,9 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 			return nil, s.wrap("dgraph.Changes", err)
 		}
 		for _, r := range res.Q {
+			if audit != nil && r.Changed != nil {
+				audit.unpacked[*r.Changed]++
+			}
 			if r.From == nil || r.To == nil {
 				continue
 			}
@@ -293,7 +348,8 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 // changedRelation is a relation read from its predicates: its link, what else its header holds
 // (RelationHeaders reads the same), and its claims.
 type changedRelation struct {
-	UID string `json:"uid"`
+	UID     string `json:"uid"`
+	Changed *int64 `json:"pg.changed"`
 	linkJSON
 	DeletedBy    string      `json:"pg.deleted_by"`
 	DeleteReason string      `json:"pg.delete_reason"`
@@ -324,37 +380,65 @@ func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, e
 	})
 }
 
-// unpackSource is the source a row's pack holds, as the pages of Changes read it; ok is false when the
-// pack cannot be used (another format, or a stamp other than the row's pg.changed).
-func unpackSource(r packedRow) (sourceJSON, bool) {
+// unpackSource is the source a row's pack holds, as the pages of Changes read it, and the pack's stamp; ok
+// is false when the pack cannot be used (another format, or a stamp other than the row's pg.changed, when
+// the row has one).
+func unpackSource(r packedRow) (sourceJSON, int64, bool) {
 	p, read := readPack(r.Pack, scanSourcePack)
-	ok := read && p.Format == packFormat && p.Changed == *r.Changed && p.Name != ""
-	return p.sourceJSON, ok
+	ok := read && p.Format == packFormat && (r.Changed == nil || p.Changed == *r.Changed) && p.Name != ""
+	return p.sourceJSON, p.Changed, ok
 }
 
-// unpackEntity is the entity a row's pack holds, as the pages of Changes read it from its predicates; ok is
-// false when the pack cannot be used.
-func unpackEntity(r packedRow) (changedEntity, bool) {
+// unpackEntity is the entity a row's pack holds, as the pages of Changes read it from its predicates, and
+// the pack's stamp; ok is false when the pack cannot be used.
+func unpackEntity(r packedRow) (changedEntity, int64, bool) {
 	p, read := readPack(r.Pack, scanEntityPack)
-	if !read || p.Format != packFormat || p.Changed != *r.Changed || p.Name == "" || p.Kind == "" {
-		return changedEntity{}, false
+	if !read || p.Format != packFormat || (r.Changed != nil && p.Changed != *r.Changed) || p.Name == "" || p.Kind == "" {
+		return changedEntity{}, 0, false
 	}
-	return p.row(r.UID), true
+	return p.row(r.UID), p.Changed, true
 }
 
 // packedPages calls each with pages of the nodes of type typ changed after version since (every one from
-// version 0), read in txn: from their packs, where unpack can use them (it is given only rows with a
-// pack and a pg.changed), and otherwise from their predicates, by uid, with fields.
-func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64, typ, fields string, unpack func(packedRow) (T, bool), each func([]T)) error {
+// version 0), read in txn: from their packs, where unpack can use them, and otherwise from their
+// predicates, by uid, with fields. A fill (from version 0) reads no node's pg.changed and audits the
+// packs' stamps afterwards (stampAudit), reading every node again when the audit fails; a catch-up gives
+// unpack only rows with a pack and a pg.changed.
+func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64, typ, fields string, unpack func(packedRow) (T, int64, bool), each func([]T)) error {
+	if since > 0 {
+		return packedRead(ctx, s, txn, since, typ, fields, unpack, nil, each)
+	}
+	audit := newStampAudit(typ)
+	if err := packedRead(ctx, s, txn, since, typ, fields, unpack, audit, each); err != nil {
+		return err
+	}
+	stamp, stale, err := audit.check(ctx, func(q string, vars map[string]string) (*api.Response, error) { return txn.QueryWithVars(ctx, q, vars) })
+	if err != nil {
+		return s.wrap("dgraph.Changes", err)
+	}
+	if !stale {
+		return nil
+	}
+	s.staleFill(ctx, audit.typ, stamp)
+	return packedRead(ctx, s, txn, since, typ, fields, unpack, nil, each)
+}
+
+// packedRead is one read of packedPages, its packs' stamps counted in audit (and not checked) when there
+// is one.
+func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64, typ, fields string, unpack func(packedRow) (T, int64, bool), audit *stampAudit, each func([]T)) error {
 	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(`+typ+`))`
 	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
 	if since == 0 {
 		decl, root, vars, filter = ``, `type(`+typ+`)`, nil, `` // the type is the root's already
 	}
+	sel := `uid pg.changed pg.pack`
+	if audit != nil {
+		sel, fields = `uid pg.pack`, fields+` pg.changed`
+	}
 	for after := "0x0"; ; {
 		// typ is polgraph's own; after is a uid Dgraph returned (checked by nextPage); the version travels
 		// as a variable.
-		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` { uid pg.changed pg.pack } }`
+		q := `query q` + decl + ` { q(func: ` + root + `, first: ` + strconv.Itoa(changesPage) + `, after: ` + after + `)` + filter + ` { ` + sel + ` } }`
 		resp, err := txn.QueryWithVars(ctx, q, vars)
 		if err != nil {
 			return s.wrap("dgraph.Changes", err)
@@ -366,9 +450,12 @@ func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64
 		rows := make([]T, 0, len(page))
 		var unpacked []string
 		for _, r := range page {
-			if r.Pack != "" && r.Changed != nil {
-				if row, ok := unpack(r); ok {
+			if r.Pack != "" && (r.Changed != nil || audit != nil) {
+				if row, stamp, ok := unpack(r); ok {
 					rows = append(rows, row)
+					if audit != nil {
+						audit.packed[stamp]++
+					}
 					continue
 				}
 			}
@@ -390,6 +477,21 @@ func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64
 			var more struct{ Q []T }
 			if err := json.Unmarshal(resp.Json, &more); err != nil {
 				return s.wrap("dgraph.Changes", err)
+			}
+			if audit != nil {
+				var changed struct {
+					Q []struct {
+						Changed *int64 `json:"pg.changed"`
+					}
+				}
+				if err := json.Unmarshal(resp.Json, &changed); err != nil {
+					return s.wrap("dgraph.Changes", err)
+				}
+				for _, c := range changed.Q {
+					if c.Changed != nil {
+						audit.unpacked[*c.Changed]++
+					}
+				}
 			}
 			rows = append(rows, more.Q...)
 		}

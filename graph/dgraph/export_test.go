@@ -11,6 +11,9 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
+// StaleFills counts the fills whose audit of the relations' pack stamps failed.
+func StaleFills(s *Store) int64 { return s.staleFills.Load() }
+
 // SetLeaseTime shortens bulk loads' holds, for tests of their lapse.
 func SetLeaseTime(s *Store, d time.Duration) { s.leaseTime = d }
 

@@ -259,7 +259,9 @@ func (m *mergeWork) lifetime(e mergeEntity, before, after graph.Entity) {
 	}
 	m.set = append(m.set, n)
 	for _, r := range append(slices.Clone(e.Out), e.In...) {
+		// Their packs dropped, unless the merge packs them again: Dgraph deletes before it sets.
 		m.set = append(m.set, map[string]any{"uid": r.UID, "pg.changed": m.version})
+		m.del.Write(dropPack(nil, r.UID))
 	}
 }
 

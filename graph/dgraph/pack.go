@@ -12,11 +12,12 @@ import (
 // page of 20,000 relations took 1.4 s with the dozen predicates a relation has, 3.1 s with its claims
 // too, and 0.14-0.24 s for a pack of 400 bytes.
 //
-// A pack is stamped with the version its write marked the node changed with (pg.changed), and a fill
-// trusts it only when the stamp is the node's pg.changed: every write of polgraph's that changes a
-// relation or a source writes its pack again or deletes it, and a write that does not know of packs (an
-// older polgraph, a hand-made mutation) marks the node changed at a newer version, so its pack is not
-// used. What a relation's pack leaves out is derived from what it holds, as the writes derive it: the
+// A pack is stamped with the version its write marked the node changed with (pg.changed), and is trusted
+// only when the stamp is the node's pg.changed: every write of polgraph's that marks a node changed writes
+// its pack again or deletes it, and a write that does not know of packs (an older polgraph, a hand-made
+// mutation) marks the node changed at a newer version, so its pack is not used. A catch-up compares each
+// pack's stamp with its node's pg.changed; a fill reads no relation's pg.changed and counts the stamps
+// instead (stampAudit), reading every relation again, each pack compared, when a count does not hold. What a relation's pack leaves out is derived from what it holds, as the writes derive it: the
 // period (pg.start_day, pg.end_day), the summary (pg.support) and the count of claims.
 
 // packFormat is the current format of packs; a fill reads the predicates of a node whose pack is of another.

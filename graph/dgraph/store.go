@@ -44,8 +44,11 @@ type Store struct {
 	// packsUsed and packsMissed count the nodes (sources, entities, relations) Changes read from their
 	// packs, and those it read from their predicates instead (pack.go).
 	packsUsed, packsMissed atomic.Int64
-	uidsMu                 sync.RWMutex
-	uids                   map[string]string // resource name → uid, for names seen to exist
+	// staleFills counts the audits of a fill's pack stamps that failed (stampAudit), each of which made
+	// the fill read every node of the audited type again.
+	staleFills atomic.Int64
+	uidsMu     sync.RWMutex
+	uids       map[string]string // resource name → uid, for names seen to exist
 	// leaseTime is how long a bulk load's hold on its version lasts unless renewed.
 	leaseTime time.Duration
 	// seen is the newest graph version read: a Dgraph showing an older one is not ready (see Ping).

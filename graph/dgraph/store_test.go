@@ -1020,7 +1020,13 @@ func TestFeedGivesRelationsAsReadsGiveThem(t *testing.T) {
 	if u, m := store.Packs(); m-missed > int64(unpackable) || u-used <= int64(n-unpackable) {
 		t.Errorf("the writes, caught up: %d read from their packs and %d from their predicates, want at most %d from their predicates", u-used, m-missed, unpackable)
 	}
+	// Every write above keeps each pack stamped with its node's pg.changed, or drops it: a fill trusts the
+	// packs after counting their stamps, and reads nothing twice.
+	stale := dgraph.StaleFills(store)
 	n, _ = check("a fill", 0)
+	if got := dgraph.StaleFills(store) - stale; got != 0 {
+		t.Errorf("a fill after polgraph's own writes found a pack older than its relation (%d fills read every relation again)", got)
+	}
 	headers := map[graph.RelationName]graph.RelationHeader{}
 	if _, err := store.Changes(ctx, 0, func(c graph.Changed) {
 		for _, h := range c.Headers {

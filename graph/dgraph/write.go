@@ -524,7 +524,9 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 				set = append(set, n)
 			}
 			for _, r := range marked {
+				// Marked changed, their packs dropped: a pack stays only stamped with its node's pg.changed.
 				set = append(set, map[string]any{"uid": r.UID, "pg.changed": version})
+				del.Write(dropPack(nil, r.UID))
 			}
 			return []byte(del.String()), set, nil
 		}})
