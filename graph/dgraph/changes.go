@@ -139,9 +139,11 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 	}
 	if stale {
 		s.staleFill(ctx, audit.typ, stamp)
-		if err := s.changedRelations(ctx, query, relationsQuery{root: `type(Relation)`, sel: `uid pg.changed pg.pack`}, ends, nil, each); err != nil {
+		mend := &stampAudit{typ: audit.typ, mending: true}
+		if err := s.changedRelations(ctx, query, relationsQuery{root: `type(Relation)`, sel: `uid pg.changed pg.pack`}, ends, mend, each); err != nil {
 			return 0, err
 		}
+		s.mendPacks(ctx, mend.typ, mend.stale)
 	}
 	return version, ctx.Err()
 }
@@ -162,9 +164,9 @@ type relationsQuery struct {
 
 // changedRelations reads the relations rq names, in pages, and calls each with them: from their packs,
 // where they can be used, and otherwise from their predicates. With ends (a fill), a pack's ends are
-// found by name among them; with audit, the packs' stamps are not checked against pg.changed (rq does not
-// ask for it) but counted in audit, and so are the pg.changed of the relations read from their
-// predicates.
+// found by name among them. With a counting audit, the packs' stamps are not checked against pg.changed
+// (rq does not ask for it) but counted in audit, and so are the pg.changed of the relations read from
+// their predicates; with a mending one, the relations whose packs are stale are collected in it.
 func (s *Store) changedRelations(ctx context.Context, query func(string, map[string]string) (*api.Response, error), rq relationsQuery, ends map[string]*endJSON, audit *stampAudit, each func(graph.Changed)) error {
 	// Three steps overlap, a page apart: Dgraph reads a page, the page before is unpacked, and the one
 	// before that is handed on (at a million relations, Dgraph's reads and polgraph's decoding took about
@@ -244,12 +246,13 @@ func (s *Store) changedRelations(ctx context.Context, query func(string, map[str
 func unpackPage(rows []packedRow, ends map[string]*endJSON, audit *stampAudit) (c graph.Changed, unpacked []string) {
 	c = graph.Changed{Evidence: true, Links: make([]graph.Link, 0, len(rows)), Headers: make([]graph.RelationHeader, 0, len(rows))}
 	for _, r := range rows {
-		rel, from, to, stamp, ok := r.unpack(ends, audit != nil)
+		rel, from, to, stamp, ok := r.unpack(ends, audit.counting())
 		if !ok {
+			audit.saw(r, stamp)
 			unpacked = append(unpacked, r.UID)
 			continue
 		}
-		if audit != nil {
+		if audit.counting() {
 			audit.packed[stamp]++
 		}
 		link := packedLink(&rel, from, to)
@@ -278,8 +281,11 @@ func (r packedRow) unpack(ends map[string]*endJSON, audited bool) (rel graph.Rel
 		return rel, nil, nil, 0, false
 	}
 	p, read := readPack(r.Pack, scanRelationPack)
-	if !read || p.Format != packFormat || (r.Changed != nil && p.Changed != *r.Changed) || p.From == "" || p.To == "" {
+	if !read || p.Format != packFormat || p.From == "" || p.To == "" {
 		return rel, nil, nil, 0, false
+	}
+	if r.Changed != nil && p.Changed != *r.Changed {
+		return rel, nil, nil, p.Changed, false
 	}
 	if ends != nil {
 		from, to = ends[p.From], ends[p.To]
@@ -330,7 +336,7 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 			return nil, s.wrap("dgraph.Changes", err)
 		}
 		for _, r := range res.Q {
-			if audit != nil && r.Changed != nil {
+			if audit.counting() && r.Changed != nil {
 				audit.unpacked[*r.Changed]++
 			}
 			if r.From == nil || r.To == nil {
@@ -380,21 +386,27 @@ func (s *Store) changedSources(ctx context.Context, txn *dgo.Txn, since int64, e
 	})
 }
 
-// unpackSource is the source a row's pack holds, as the pages of Changes read it, and the pack's stamp; ok
-// is false when the pack cannot be used (another format, or a stamp other than the row's pg.changed, when
-// the row has one).
+// unpackSource is the source a row's pack holds, as the pages of Changes read it, and the pack's stamp (0
+// when it cannot be read, or is of another format); ok is false when the pack cannot be used: it cannot be
+// read, is of another format, or is stamped with another version than the row's pg.changed, when the row
+// has one.
 func unpackSource(r packedRow) (sourceJSON, int64, bool) {
 	p, read := readPack(r.Pack, scanSourcePack)
-	ok := read && p.Format == packFormat && (r.Changed == nil || p.Changed == *r.Changed) && p.Name != ""
-	return p.sourceJSON, p.Changed, ok
+	if !read || p.Format != packFormat || p.Name == "" {
+		return sourceJSON{}, 0, false
+	}
+	return p.sourceJSON, p.Changed, r.Changed == nil || p.Changed == *r.Changed
 }
 
 // unpackEntity is the entity a row's pack holds, as the pages of Changes read it from its predicates, and
-// the pack's stamp; ok is false when the pack cannot be used.
+// the pack's stamp, as unpackSource gives them.
 func unpackEntity(r packedRow) (changedEntity, int64, bool) {
 	p, read := readPack(r.Pack, scanEntityPack)
-	if !read || p.Format != packFormat || (r.Changed != nil && p.Changed != *r.Changed) || p.Name == "" || p.Kind == "" {
+	if !read || p.Format != packFormat || p.Name == "" || p.Kind == "" {
 		return changedEntity{}, 0, false
+	}
+	if r.Changed != nil && p.Changed != *r.Changed {
+		return changedEntity{}, p.Changed, false
 	}
 	return p.row(r.UID), p.Changed, true
 }
@@ -420,11 +432,16 @@ func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64
 		return nil
 	}
 	s.staleFill(ctx, audit.typ, stamp)
-	return packedRead(ctx, s, txn, since, typ, fields, unpack, nil, each)
+	mend := &stampAudit{typ: typ, mending: true}
+	if err := packedRead(ctx, s, txn, since, typ, fields, unpack, mend, each); err != nil {
+		return err
+	}
+	s.mendPacks(ctx, typ, mend.stale)
+	return nil
 }
 
-// packedRead is one read of packedPages, its packs' stamps counted in audit (and not checked) when there
-// is one.
+// packedRead is one read of packedPages: with a counting audit, its packs' stamps are counted in it and
+// not checked; with a mending one, they are checked and the stale ones collected.
 func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64, typ, fields string, unpack func(packedRow) (T, int64, bool), audit *stampAudit, each func([]T)) error {
 	decl, root, filter := `($since: int)`, `gt(pg.changed, $since)`, ` @filter(type(`+typ+`))`
 	vars := map[string]string{"$since": strconv.FormatInt(since, 10)}
@@ -432,7 +449,7 @@ func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64,
 		decl, root, vars, filter = ``, `type(`+typ+`)`, nil, `` // the type is the root's already
 	}
 	sel := `uid pg.changed pg.pack`
-	if audit != nil {
+	if audit.counting() {
 		sel, fields = `uid pg.pack`, fields+` pg.changed`
 	}
 	for after := "0x0"; ; {
@@ -450,15 +467,19 @@ func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64,
 		rows := make([]T, 0, len(page))
 		var unpacked []string
 		for _, r := range page {
-			if r.Pack != "" && (r.Changed != nil || audit != nil) {
-				if row, stamp, ok := unpack(r); ok {
+			var stamp int64
+			if r.Pack != "" && (r.Changed != nil || audit.counting()) {
+				row, st, ok := unpack(r)
+				if ok {
 					rows = append(rows, row)
-					if audit != nil {
-						audit.packed[stamp]++
+					if audit.counting() {
+						audit.packed[st]++
 					}
 					continue
 				}
+				stamp = st
 			}
+			audit.saw(r, stamp)
 			unpacked = append(unpacked, r.UID)
 		}
 		s.packsUsed.Add(int64(len(rows)))
@@ -478,7 +499,7 @@ func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64,
 			if err := json.Unmarshal(resp.Json, &more); err != nil {
 				return s.wrap("dgraph.Changes", err)
 			}
-			if audit != nil {
+			if audit.counting() {
 				var changed struct {
 					Q []struct {
 						Changed *int64 `json:"pg.changed"`

@@ -26,14 +26,31 @@ import (
 // makes its stamp's count fall short.
 //
 // Sources and entities are checked the same way, each type on its own.
+//
+// The read of a type again after a failed audit mends: it collects the nodes whose packs are stamped with
+// another version than their pg.changed (stale), whose packs the fill then drops (mendPacks), so that the
+// next fill need not read the type twice.
 type stampAudit struct {
 	typ      string        // the nodes' type: Relation, Entity or Source
+	mending  bool          // a read again, each pack checked: stale is collected, nothing counted
 	packed   map[int64]int // packs used, by their stamp
 	unpacked map[int64]int // nodes read from their predicates, by their pg.changed
+	stale    []string      // mending: the uids of the nodes whose packs are stale
 }
 
 func newStampAudit(typ string) *stampAudit {
 	return &stampAudit{typ: typ, packed: map[int64]int{}, unpacked: map[int64]int{}}
+}
+
+// counting says whether a read counts stamps instead of checking them.
+func (a *stampAudit) counting() bool { return a != nil && !a.mending }
+
+// saw records, when mending, a node whose pack, stamped stamp (0: not read, unreadable or of another
+// format), was not used: stale when the node has no pg.changed, or another version.
+func (a *stampAudit) saw(r packedRow, stamp int64) {
+	if a != nil && a.mending && r.Pack != "" && (r.Changed == nil || (stamp > 0 && *r.Changed != stamp)) {
+		a.stale = append(a.stale, r.UID)
+	}
 }
 
 // stampsPerQuery is how many stamps one query of the audit counts.
@@ -81,4 +98,27 @@ func (a *stampAudit) check(ctx context.Context, query func(string, map[string]st
 		}
 	}
 	return 0, false, nil
+}
+
+// mendPacks drops the stale packs a fill found, of nodes of type typ, so that the next fill reads the
+// type once: those nodes are read from their predicates until written again, as they were while their
+// packs were refused. A pack written again meanwhile may go with them, which costs a later fill that
+// node's predicates and nothing else. Best effort: a failure is logged, and the next fill mends again.
+func (s *Store) mendPacks(ctx context.Context, typ string, uids []string) {
+	for chunk := range slices.Chunk(uids, 1000) {
+		var del []byte
+		for _, u := range chunk {
+			if uidPattern.MatchString(u) { // from Dgraph; checked before it goes into the mutation
+				del = dropPack(del, u)
+			}
+		}
+		txn := s.dg.NewTxn()
+		_, err := txn.Mutate(ctx, &api.Mutation{DelNquads: del, CommitNow: true})
+		txn.Discard(ctx)
+		if err != nil {
+			s.log.WarnContext(ctx, "could not drop stale packs; the next fill reads their type again", "type", typ, "err", err)
+			return
+		}
+	}
+	s.log.InfoContext(ctx, "dropped stale packs: those nodes are read from their predicates until written again", "type", typ, "nodes", len(uids))
 }

@@ -14,10 +14,11 @@ import (
 	"github.com/polgraph/polgraph/graph/graphtest"
 )
 
-// TestFillChecksPackStamps changes relations by hand, as a write that does not know of packs would,
-// leaving their packs as they were: each time, a fill (which reads no relation's pg.changed) finds it by
-// counting the packs' stamps, reads every relation again and gives each as the reads give it. Once the
-// graph is mended, a fill reads each relation once again.
+// TestFillChecksPackStamps changes relations, an entity and a source by hand, as a write that does not
+// know of packs would, leaving their packs as they were: each time, a fill (which reads no node's
+// pg.changed) finds it by
+// counting the packs' stamps, reads every node of that type again and gives each as the reads give it,
+// and drops the stale pack, so that the next fill reads each node once again.
 func TestFillChecksPackStamps(t *testing.T) {
 	ctx := context.Background()
 	dg, dctx := serviceClient(t)
@@ -154,8 +155,20 @@ func TestFillChecksPackStamps(t *testing.T) {
 			if c.pred == "pg.title" && srcs[graph.SourceName(c.node)].Title != "changed by hand" {
 				t.Errorf("the fill gives the source %+v, want it titled as changed by hand", srcs[graph.SourceName(c.node)])
 			}
-			// Mended: the stale pack goes, and the relation is read from its predicates.
-			mutate(&api.Mutation{DelNquads: []byte(fmt.Sprintf("<%s> <pg.pack> * .\n", uid))})
+			// The fill dropped the stale pack: the node is read from its predicates, and the next fill reads
+			// its type once.
+			resp, err := dg.NewReadOnlyTxn().Query(dctx, fmt.Sprintf(`{ q(func: uid(%s)) { pg.pack } }`, uid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(resp.Json) != `{"q":[]}` {
+				t.Errorf("after the fill, the node holds %s, want no pack", resp.Json)
+			}
+			stale = dgraph.StaleFills(store)
+			fill(c.name + ", filled again")
+			if got := dgraph.StaleFills(store) - stale; got != 0 {
+				t.Errorf("filled again, %d fills read every node of a type again, want none", got)
+			}
 		})
 	}
 	// polgraph's own writes that change an entity's lifetime (a merge that gains a birth date, its undoing,
