@@ -126,33 +126,18 @@ func (s *Store) Changes(ctx context.Context, since int64, each func(graph.Change
 		return version, ctx.Err()
 	}
 	// A fill reads no relation's pg.changed: it trusts each pack's stamp and checks the stamps afterwards,
-	// all at once (stampAudit). Should the check fail, the relations are read again as a catch-up reads
-	// them, each pack checked against its relation's pg.changed, and given again: a relation given twice
-	// stands as given last.
-	audit := newStampAudit("Relation")
-	if err := s.changedRelations(ctx, query, relationsQuery{root: `type(Relation)`, sel: `uid pg.pack`}, ends, audit, each); err != nil {
+	// all at once (auditedFill).
+	err = s.auditedFill(ctx, "Relation", query, func(audit *stampAudit) error {
+		rq := relationsQuery{root: `type(Relation)`, sel: `uid pg.pack`}
+		if !audit.counting() {
+			rq.sel = `uid pg.changed pg.pack`
+		}
+		return s.changedRelations(ctx, query, rq, ends, audit, each)
+	})
+	if err != nil {
 		return 0, err
 	}
-	stamp, stale, err := audit.check(ctx, query)
-	if err != nil {
-		return 0, s.wrap("dgraph.Changes", err)
-	}
-	if stale {
-		s.staleFill(ctx, audit.typ, stamp)
-		mend := &stampAudit{typ: audit.typ, mending: true}
-		if err := s.changedRelations(ctx, query, relationsQuery{root: `type(Relation)`, sel: `uid pg.changed pg.pack`}, ends, mend, each); err != nil {
-			return 0, err
-		}
-		s.mendPacks(ctx, mend.typ, mend.stale)
-	}
 	return version, ctx.Err()
-}
-
-// staleFill reports a fill whose audit of the packs of type typ failed at stamp.
-func (s *Store) staleFill(ctx context.Context, typ string, stamp int64) {
-	s.staleFills.Add(1)
-	s.log.WarnContext(ctx, "a pack is older than its node (a write that does not keep packs changed it): reading every node of its type again, each pack checked",
-		"type", typ, "stamp", stamp)
 }
 
 // relationsQuery is what one read of relations by Changes asks: the root of its pages (with its
@@ -316,8 +301,12 @@ func headerOf(r graph.Relation, link graph.Link) graph.RelationHeader {
 // unpackedRelations reads, with query and by uid, the relations of a page whose packs could not be used,
 // whole, and adds them to c; it returns their uids and their ends', by name.
 //
-// With audit, it counts in it the pg.changed of each relation it reads.
+// With a counting audit, it counts in it the pg.changed of each relation it reads.
 func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[string]string) (*api.Response, error), uids []string, c *graph.Changed, audit *stampAudit) (names [][2]string, err error) {
+	changedSel := ``
+	if audit.counting() {
+		changedSel = `pg.changed `
+	}
 	for _, chunk := range chunks(uids, 2000) {
 		for _, u := range chunk {
 			if !uidPattern.MatchString(u) {
@@ -325,7 +314,7 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 			}
 		}
 		// The uids come from Dgraph (checked above); nothing from the user is in the query.
-		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) { uid pg.changed ` + linkFields + ` ` + headerExtraFields + ` ` + claimsField + `
+		q := `{ q(func: uid(` + strings.Join(chunk, ",") + `)) { uid ` + changedSel + linkFields + ` ` + headerExtraFields + ` ` + claimsField + `
   pg.from { ` + endFields + ` } pg.to { ` + endFields + ` } } }`
 		resp, err := query(q, nil)
 		if err != nil {
@@ -336,7 +325,7 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 			return nil, s.wrap("dgraph.Changes", err)
 		}
 		for _, r := range res.Q {
-			if audit.counting() && r.Changed != nil {
+			if r.Changed != nil { // asked for by a counting audit only
 				audit.unpacked[*r.Changed]++
 			}
 			if r.From == nil || r.To == nil {
@@ -420,24 +409,8 @@ func packedPages[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64
 	if since > 0 {
 		return packedRead(ctx, s, txn, since, typ, fields, unpack, nil, each)
 	}
-	audit := newStampAudit(typ)
-	if err := packedRead(ctx, s, txn, since, typ, fields, unpack, audit, each); err != nil {
-		return err
-	}
-	stamp, stale, err := audit.check(ctx, func(q string, vars map[string]string) (*api.Response, error) { return txn.QueryWithVars(ctx, q, vars) })
-	if err != nil {
-		return s.wrap("dgraph.Changes", err)
-	}
-	if !stale {
-		return nil
-	}
-	s.staleFill(ctx, audit.typ, stamp)
-	mend := &stampAudit{typ: typ, mending: true}
-	if err := packedRead(ctx, s, txn, since, typ, fields, unpack, mend, each); err != nil {
-		return err
-	}
-	s.mendPacks(ctx, typ, mend.stale)
-	return nil
+	return s.auditedFill(ctx, typ, func(q string, vars map[string]string) (*api.Response, error) { return txn.QueryWithVars(ctx, q, vars) },
+		func(audit *stampAudit) error { return packedRead(ctx, s, txn, since, typ, fields, unpack, audit, each) })
 }
 
 // packedRead is one read of packedPages: with a counting audit, its packs' stamps are counted in it and

@@ -11,7 +11,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// StaleFills counts the fills whose audit of the relations' pack stamps failed.
+// StaleFills counts the audits of a fill's pack stamps that failed.
 func StaleFills(s *Store) int64 { return s.staleFills.Load() }
 
 // SetLeaseTime shortens bulk loads' holds, for tests of their lapse.

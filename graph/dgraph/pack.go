@@ -16,9 +16,10 @@ import (
 // only when the stamp is the node's pg.changed: every write of polgraph's that marks a node changed writes
 // its pack again or deletes it, and a write that does not know of packs (an older polgraph, a hand-made
 // mutation) marks the node changed at a newer version, so its pack is not used. A catch-up compares each
-// pack's stamp with its node's pg.changed; a fill reads no relation's pg.changed and counts the stamps
-// instead (stampAudit), reading every relation again, each pack compared, when a count does not hold. What a relation's pack leaves out is derived from what it holds, as the writes derive it: the
-// period (pg.start_day, pg.end_day), the summary (pg.support) and the count of claims.
+// pack's stamp with its node's pg.changed; a fill reads no node's pg.changed and counts the stamps
+// instead, reading the nodes of a type again, each pack compared, when a count does not hold
+// (auditedFill). What a relation's pack leaves out is derived from what it holds, as the writes derive
+// it: the period (pg.start_day, pg.end_day), the summary (pg.support) and the count of claims.
 
 // packFormat is the current format of packs; a fill reads the predicates of a node whose pack is of another.
 const packFormat = 1

@@ -53,6 +53,34 @@ func (a *stampAudit) saw(r packedRow, stamp int64) {
 	}
 }
 
+// auditedFill is a fill's read of the nodes of type typ: read with a counting audit, then the audit's
+// check, with query, in the fill's transaction. When a count does not hold, the fill is logged, read runs
+// again with a mending audit (each pack checked against its node's pg.changed, as a catch-up checks it,
+// the nodes given again: a node given twice stands as given last), and the stale packs it found are
+// dropped.
+func (s *Store) auditedFill(ctx context.Context, typ string, query func(string, map[string]string) (*api.Response, error), read func(*stampAudit) error) error {
+	audit := newStampAudit(typ)
+	if err := read(audit); err != nil {
+		return err
+	}
+	stamp, stale, err := audit.check(ctx, query)
+	if err != nil {
+		return s.wrap("dgraph.Changes", err)
+	}
+	if !stale {
+		return nil
+	}
+	s.staleFills.Add(1)
+	s.log.WarnContext(ctx, "a pack is older than its node (a write that does not keep packs changed it): reading every node of its type again, each pack checked",
+		"type", typ, "stamp", stamp)
+	mend := &stampAudit{typ: typ, mending: true}
+	if err := read(mend); err != nil {
+		return err
+	}
+	s.mendPacks(ctx, typ, mend.stale)
+	return nil
+}
+
 // stampsPerQuery is how many stamps one query of the audit counts.
 const stampsPerQuery = 64
 

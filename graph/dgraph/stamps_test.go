@@ -16,9 +16,8 @@ import (
 
 // TestFillChecksPackStamps changes relations, an entity and a source by hand, as a write that does not
 // know of packs would, leaving their packs as they were: each time, a fill (which reads no node's
-// pg.changed) finds it by
-// counting the packs' stamps, reads every node of that type again and gives each as the reads give it,
-// and drops the stale pack, so that the next fill reads each node once again.
+// pg.changed) finds it by counting the packs' stamps, reads every node of that type again and gives each
+// as the reads give it, and drops the stale pack, so that the next fill reads each node once again.
 func TestFillChecksPackStamps(t *testing.T) {
 	ctx := context.Background()
 	dg, dctx := serviceClient(t)

@@ -100,7 +100,7 @@ async function pointOf(page, id) {
       const hits = (q) => {
         if (typeof r.findNearestElement !== "function") return !covered(q);
         const near = r.findNearestElement((q.x - cy.pan().x) / cy.zoom(), (q.y - cy.pan().y) / cy.zoom(), true, false);
-        return near !== undefined && near !== null && near.id() === id;
+        return near?.id() === id;
       };
       const us = [0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8];
       const points = [pos, ...us.map(at)];
