@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -22,26 +23,63 @@ import (
 // scores, nearest spellings first.
 const maxCandidates = 500
 
-// term is a distinct key or word, with what the fuzzy scan needs.
+// term is a distinct key or word, with its runes for the edit distance.
 type term struct {
 	text  string
 	runes []rune
-	hist  letterCounts
 }
 
-// letterCounts counts a term's runes in 32 buckets (saturating): the sum of the differences between two
-// terms' counts is at most twice their edit distance, however runes share buckets.
-type letterCounts [32]uint8
+// termFilter is what the fuzzy scan tests a term by before its edit distance: the set of its runes, then
+// their counts. The filters of a length's terms are kept together, apart from the terms, so that the scan
+// reads them in order (most terms fail these tests, and reading each term's own memory would cost a cache
+// miss a term).
+type termFilter struct {
+	mask uint64
+	hist letterCounts
+}
+
+// letterCounts counts a term's runes in 32 buckets (rune r in bucket r&31, saturating at 127), eight
+// buckets to a word: the sum of the differences between two terms' counts is at most twice their edit
+// distance, however runes share buckets (an edit changes at most two counts, each by one, and saturation
+// only narrows a difference).
+type letterCounts [4]uint64
 
 func countLetters(rs []rune) letterCounts {
-	var h letterCounts
+	var c [32]uint8
 	for _, r := range rs {
-		if h[r&31] < 255 {
-			h[r&31]++
+		if c[r&31] < 127 {
+			c[r&31]++
 		}
+	}
+	var h letterCounts
+	for i := range h {
+		h[i] = binary.LittleEndian.Uint64(c[8*i:])
 	}
 	return h
 }
+
+const (
+	highBits  = 0x8080808080808080 // the top bit of each byte
+	lowBits   = 0x7f7f7f7f7f7f7f7f // the other seven
+	evenBytes = 0x00ff00ff00ff00ff
+)
+
+// distance is the sum of the differences between two terms' counts, bucket by bucket, eight buckets at a
+// time: with every count below 128, (a|128)-b is a-b+128 in each byte, and no byte borrows from the next.
+func (h *letterCounts) distance(o *letterCounts) int {
+	var lanes uint64 // four sums of 16 bits
+	for i := range h {
+		x := (h[i] | highBits) - o[i]
+		lo := x & lowBits                       // a-b where a >= b, 128-(b-a) where a < b
+		ge := ((x & highBits) >> 7) * 0xff      // 0xff in the bytes where a >= b
+		d := lo&ge | (highBits-lo)&^ge          // |a-b| in each byte, at most 127
+		lanes += d&evenBytes + (d>>8)&evenBytes // each lane at most 4·2·127 in the end
+	}
+	return int((lanes * 0x0001000100010001) >> 48)
+}
+
+// within reports whether the counts of two terms allow them to be within d edits.
+func (h *letterCounts) within(o *letterCounts, d int) bool { return h.distance(o) <= 2*d }
 
 // letterMask is the set of a term's runes, by the same buckets as letterCounts (each rune r in bucket
 // r&63 of 64): an edit adds a rune, drops one or replaces one, so two terms within d edits differ in at
@@ -52,20 +90,6 @@ func letterMask(rs []rune) uint64 {
 		m |= 1 << (r & 63)
 	}
 	return m
-}
-
-// within reports whether the counts of two terms allow them to be within d edits.
-func (h *letterCounts) within(o *letterCounts, d int) bool {
-	diff := 0
-	for i := range h {
-		a, b := int(h[i]), int(o[i])
-		if a > b {
-			diff += a - b
-		} else {
-			diff += b - a
-		}
-	}
-	return diff <= 2*d
 }
 
 // editsWithin returns the edit distance between a and b when it is at most d, and -1 otherwise; it
@@ -121,7 +145,7 @@ const maxBucket = 63
 type postings struct {
 	lists layered[string, []int32]
 	byLen [maxBucket + 1]chunked[term]
-	masks [maxBucket + 1]chunked[uint64] // each term's letterMask, beside it, for the scan's first test
+	masks [maxBucket + 1]chunked[termFilter] // each term's filter, beside it
 }
 
 func (p *postings) of(t string) []int32 {
@@ -134,7 +158,7 @@ type postingsBuilder struct {
 	lists     layeredBuilder[string, []int32]
 	published *postings
 	byLen     [maxBucket + 1]*chunkedBuilder[term] // made on the first term of each length
-	masks     [maxBucket + 1]*chunkedBuilder[uint64]
+	masks     [maxBucket + 1]*chunkedBuilder[termFilter]
 }
 
 func newPostingsBuilder(published postings) *postingsBuilder {
@@ -151,8 +175,8 @@ func (b *postingsBuilder) add(t string, u int32) {
 		if b.byLen[k] == nil {
 			b.byLen[k], b.masks[k] = newChunkedBuilder(b.published.byLen[k]), newChunkedBuilder(b.published.masks[k])
 		}
-		b.byLen[k].append(term{text: t, runes: rs, hist: countLetters(rs)})
-		b.masks[k].append(letterMask(rs))
+		b.byLen[k].append(term{text: t, runes: rs})
+		b.masks[k].append(termFilter{mask: letterMask(rs), hist: countLetters(rs)})
 	}
 	b.lists.set(t, append(old, u))
 }
@@ -183,12 +207,13 @@ func (p *postings) near(q string, d int) []int32 {
 	for k := max(len(qr)-d, 0); k <= min(len(qr)+d, maxBucket); k++ {
 		bucket, masks := &p.byLen[k], &p.masks[k]
 		for c := range bucket.chunks {
-			for i, m := range masks.chunks[c] {
-				if bits.OnesCount64(m^qm) > 2*d {
+			for i := range masks.chunks[c] {
+				f := &masks.chunks[c][i]
+				if bits.OnesCount64(f.mask^qm) > 2*d || !qh.within(&f.hist, d) {
 					continue
 				}
 				t := &bucket.chunks[c][i]
-				if !qh.within(&t.hist, d) || k == maxBucket && abs(len(t.runes)-len(qr)) > d {
+				if k == maxBucket && abs(len(t.runes)-len(qr)) > d {
 					continue
 				}
 				if e := editsWithin(qr, t.runes, d); e >= 0 {
@@ -220,6 +245,7 @@ func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
 	if len(words) > MaxSearchWords {
 		words = words[:MaxSearchWords]
 	}
+	m := newNameMatcher(key)
 	seen := map[int32]bool{}
 	var out []SearchResult
 	consider := func(us []int32) {
@@ -232,7 +258,7 @@ func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
 			if e == nil {
 				continue
 			}
-			if r, ok := Rank(key, *e, q.Kinds); ok {
+			if r, ok := m.rank(e, q.Kinds); ok {
 				out = append(out, r)
 			}
 		}
@@ -255,16 +281,37 @@ const MaxSearchWords = 5
 // aliases. ok is false for an entity no search shows: deleted (found only by its resource name), of a
 // kind not asked for, or matching none of its names.
 func Rank(key string, e Entity, kinds []Kind) (SearchResult, bool) {
+	return NewRanker(key).Rank(&e, kinds)
+}
+
+// Ranker ranks entities for one normalised query key as Rank does, for a search that ranks many: the
+// key is worked out once, and names of ASCII are scored without allocating. One goroutine at a time.
+type Ranker struct{ m *nameMatcher }
+
+// NewRanker returns a Ranker for key.
+func NewRanker(key string) Ranker { return Ranker{newNameMatcher(key)} }
+
+// Rank is Rank(key, *e, kinds).
+func (r Ranker) Rank(e *Entity, kinds []Kind) (SearchResult, bool) { return r.m.rank(e, kinds) }
+
+func (m *nameMatcher) rank(e *Entity, kinds []Kind) (SearchResult, bool) {
 	if !e.Deleted.IsZero() || len(kinds) > 0 && !slices.Contains(kinds, e.Kind) {
 		return SearchResult{}, false
 	}
-	var top SearchResult
-	for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
-		if score := MatchScore(key, NormalizeName(n)); score > top.Score {
-			top = SearchResult{Entity: e, Matched: n, Score: score}
+	best, matched := 0.0, ""
+	for i := -1; i < len(e.Aliases); i++ {
+		n := e.DisplayName
+		if i >= 0 {
+			n = e.Aliases[i]
+		}
+		if score := m.scoreName(n); score > best {
+			best, matched = score, n
 		}
 	}
-	return top, top.Score > 0
+	if best == 0 {
+		return SearchResult{}, false
+	}
+	return SearchResult{Entity: *e, Matched: matched, Score: best}, true
 }
 
 // SortSearchResults orders results best first, then by resource name.

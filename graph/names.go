@@ -28,13 +28,23 @@ func NormalizeName(s string) string {
 // normalizeASCII is NormalizeName in one pass for a name of ASCII only (most names a search ranks): ok is
 // false when s holds anything else.
 func normalizeASCII(s string) (string, bool) {
-	buf := make([]byte, 0, len(s))
+	buf, ok := appendNormalASCII(make([]byte, 0, len(s)), s)
+	if !ok {
+		return "", false
+	}
+	return string(buf), true
+}
+
+// appendNormalASCII appends normalizeASCII's form of s to dst.
+func appendNormalASCII(dst []byte, s string) ([]byte, bool) {
+	buf := dst
+	start := len(dst)
 	space := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= utf8.RuneSelf:
-			return "", false
+			return dst, false
 		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
 		case 'A' <= c && c <= 'Z':
 			c += 'a' - 'A'
@@ -44,13 +54,13 @@ func normalizeASCII(s string) (string, bool) {
 			space = true
 			continue
 		}
-		if space && len(buf) > 0 {
+		if space && len(buf) > start {
 			buf = append(buf, ' ')
 		}
 		space = false
 		buf = append(buf, c)
 	}
-	return string(buf), true
+	return buf, true
 }
 
 func normalizeName(s string) string {
@@ -107,30 +117,83 @@ func EditBudget(n int) int { return min(n/4, 3) }
 // for a close spelling of the whole name, 1 less the share of letters edited; and for a query matching
 // some of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
 func MatchScore(query, name string) float64 {
-	if query == name {
+	return newNameMatcher(query).score(name)
+}
+
+// nameMatcher scores names against one normalised query as MatchScore does, the query's runes and words
+// worked out once and the names' kept in scratch space: a search scores hundreds of names against one
+// query, and allocates nothing for a name of ASCII letters.
+type nameMatcher struct {
+	query   string
+	qr      []rune
+	budget  int      // the whole query's edit budget
+	words   [][]rune // the query's words (as strings.Fields splits them)
+	budgets []int    // and theirs
+
+	nr   []rune   // scratch: the name's runes
+	nw   [][]rune // the name's words, in nr
+	used []bool
+	norm []byte // a name normalised, when it is ASCII
+}
+
+func newNameMatcher(query string) *nameMatcher {
+	m := &nameMatcher{query: query, qr: []rune(query)}
+	m.budget = EditBudget(len(m.qr))
+	m.words = splitWords(m.words, m.qr)
+	for _, w := range m.words {
+		m.budgets = append(m.budgets, EditBudget(len(w)))
+	}
+	return m
+}
+
+// splitWords appends to dst the runs of rs between white space, as strings.Fields cuts a string.
+func splitWords(dst [][]rune, rs []rune) [][]rune {
+	start := -1
+	for i, r := range rs {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				dst = append(dst, rs[start:i:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, rs[start:])
+	}
+	return dst
+}
+
+// score is MatchScore(m.query, name).
+func (m *nameMatcher) score(name string) float64 {
+	if name == m.query {
 		return 1
 	}
-	qr, nr := []rune(query), []rune(name)
+	m.nr = m.nr[:0]
+	for _, r := range name {
+		m.nr = append(m.nr, r)
+	}
+	return m.scoreRunes()
+}
+
+// scoreRunes scores the name held in m.nr.
+func (m *nameMatcher) scoreRunes() float64 {
+	qr, nr := m.qr, m.nr
 	whole := 0.0
-	if d := editsWithin(qr, nr, EditBudget(len(qr))); d >= 0 {
+	if d := editsWithin(qr, nr, m.budget); d >= 0 {
 		whole = 1 - float64(d)/float64(max(len(qr), len(nr)))
 	}
-	qw, nw := strings.Fields(query), strings.Fields(name)
-	nwr := make([][]rune, len(nw))
-	for j, n := range nw {
-		nwr[j] = []rune(n)
-	}
+	m.nw = splitWords(m.nw[:0], nr)
+	m.used = append(m.used[:0], make([]bool, len(m.nw))...)
 	matched, sum := 0, 0.0
-	used := make([]bool, len(nw))
-	for _, w := range qw {
-		wr := []rune(w)
-		budget := EditBudget(len(wr))
+	for i, wr := range m.words {
 		bestJ, bestS := -1, 0.0
-		for j, n := range nwr {
-			if used[j] {
+		for j, n := range m.nw {
+			if m.used[j] {
 				continue
 			}
-			d := editsWithin(wr, n, budget)
+			d := editsWithin(wr, n, m.budgets[i])
 			if d < 0 {
 				continue
 			}
@@ -139,16 +202,33 @@ func MatchScore(query, name string) float64 {
 			}
 		}
 		if bestJ >= 0 {
-			used[bestJ] = true
+			m.used[bestJ] = true
 			matched++
 			sum += bestS
 		}
 	}
-	if matched == 0 || matched < len(qw) {
+	if matched == 0 || matched < len(m.words) {
 		return whole
 	}
-	words := 0.9 * (sum / float64(matched)) * (0.7 + 0.3*float64(matched)/float64(len(nw)))
+	words := 0.9 * (sum / float64(matched)) * (0.7 + 0.3*float64(matched)/float64(len(m.nw)))
 	return max(whole, words)
+}
+
+// scoreName is MatchScore(m.query, NormalizeName(name)); a name of ASCII is normalised in scratch space.
+func (m *nameMatcher) scoreName(name string) float64 {
+	norm, ok := appendNormalASCII(m.norm[:0], name)
+	m.norm = norm
+	if !ok {
+		return m.score(normalizeName(name))
+	}
+	if string(norm) == m.query {
+		return 1
+	}
+	m.nr = m.nr[:0]
+	for _, c := range norm {
+		m.nr = append(m.nr, rune(c))
+	}
+	return m.scoreRunes()
 }
 
 // EditDistance is the Levenshtein distance between two strings, in runes.

@@ -121,3 +121,76 @@ func TestMatchScoreAgreesWithFullDistances(t *testing.T) {
 		}
 	}
 }
+
+// TestLetterCountsDistanceCountsEachBucket checks the eight-buckets-a-word distance between letter counts
+// against the sum over the buckets one by one, on random terms, some long enough to saturate a bucket.
+func TestLetterCountsDistanceCountsEachBucket(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	term := func() []rune {
+		const letters = "abcxyz éô019'"
+		rs := make([]rune, r.IntN(20))
+		for i := range rs {
+			rs[i] = []rune(letters)[r.IntN(len([]rune(letters)))]
+		}
+		if r.IntN(8) == 0 { // past the saturation of one bucket
+			rs = append(rs, []rune(strings.Repeat(string(rs[:min(len(rs), 1)])+"q", 60+r.IntN(200)))...)
+		}
+		return rs
+	}
+	bucketwise := func(a, b []rune) int {
+		var ca, cb [32]int
+		for _, x := range a {
+			ca[x&31] = min(ca[x&31]+1, 127)
+		}
+		for _, x := range b {
+			cb[x&31] = min(cb[x&31]+1, 127)
+		}
+		sum := 0
+		for i := range ca {
+			sum += max(ca[i]-cb[i], cb[i]-ca[i])
+		}
+		return sum
+	}
+	for range 20000 {
+		a, b := term(), term()
+		ha, hb := countLetters(a), countLetters(b)
+		if got, want := ha.distance(&hb), bucketwise(a, b); got != want {
+			t.Fatalf("distance(%q, %q) = %d, bucket by bucket %d", string(a), string(b), got, want)
+		}
+	}
+}
+
+// TestNameMatcherScoresRawNamesAsMatchScore scores several raw names (capitals, punctuation, accents)
+// with one matcher a query, as a search ranks its candidates, against the reference on their normalised
+// forms: the matcher's scratch space carries nothing from one name to the next.
+func TestNameMatcherScoresRawNamesAsMatchScore(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	raw := func() string {
+		const pieces = "ab cd Ef GH ij kl mn Ôz é o'b  - ., ( 12 x"
+		ps := strings.Split(pieces, " ")
+		var b strings.Builder
+		for range 1 + r.IntN(8) {
+			b.WriteString(ps[r.IntN(len(ps))])
+			if r.IntN(3) > 0 {
+				b.WriteByte(" -,"[r.IntN(3)])
+			}
+		}
+		return b.String()
+	}
+	for range 3000 {
+		query := NormalizeName(raw())
+		if query == "" {
+			continue
+		}
+		m := newNameMatcher(query)
+		for range 6 {
+			name := raw()
+			if r.IntN(4) == 0 {
+				name = query
+			}
+			if got, want := m.scoreName(name), matchScoreReference(query, NormalizeName(name)); got != want {
+				t.Fatalf("scoring %q against %q: %v, the reference %v", name, query, got, want)
+			}
+		}
+	}
+}

@@ -49,6 +49,7 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 		return nil, err
 	}
 	best := map[string]graph.SearchResult{}
+	rank := graph.NewRanker(key)
 	for _, rows := range res {
 		for _, r := range rows {
 			e := r.entity()
@@ -59,13 +60,7 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 				continue
 			}
 			s.remember(r.Name, r.UID)
-			var top graph.SearchResult
-			for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
-				if score := graph.MatchScore(key, graph.NormalizeName(n)); score > top.Score {
-					top = graph.SearchResult{Entity: e, Matched: n, Score: score}
-				}
-			}
-			if top.Score > 0 {
+			if top, ok := rank.Rank(&e, nil); ok {
 				best[r.Name] = top
 			}
 		}
