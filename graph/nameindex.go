@@ -143,9 +143,9 @@ const maxBucket = 63
 // terms are kept by length in runes, so that the fuzzy scan reads only the terms whose length is within
 // the budget of the query's.
 type postings struct {
-	lists layered[string, []int32]
-	byLen [maxBucket + 1]chunked[term]
-	masks [maxBucket + 1]chunked[termFilter] // each term's filter, beside it
+	lists   layered[string, []int32]
+	byLen   [maxBucket + 1]chunked[term]
+	filters [maxBucket + 1]chunked[termFilter] // each term's filter, beside it
 }
 
 func (p *postings) of(t string) []int32 {
@@ -158,7 +158,7 @@ type postingsBuilder struct {
 	lists     layeredBuilder[string, []int32]
 	published *postings
 	byLen     [maxBucket + 1]*chunkedBuilder[term] // made on the first term of each length
-	masks     [maxBucket + 1]*chunkedBuilder[termFilter]
+	filters   [maxBucket + 1]*chunkedBuilder[termFilter]
 }
 
 func newPostingsBuilder(published postings) *postingsBuilder {
@@ -173,19 +173,19 @@ func (b *postingsBuilder) add(t string, u int32) {
 		rs := []rune(t)
 		k := min(len(rs), maxBucket)
 		if b.byLen[k] == nil {
-			b.byLen[k], b.masks[k] = newChunkedBuilder(b.published.byLen[k]), newChunkedBuilder(b.published.masks[k])
+			b.byLen[k], b.filters[k] = newChunkedBuilder(b.published.byLen[k]), newChunkedBuilder(b.published.filters[k])
 		}
 		b.byLen[k].append(term{text: t, runes: rs})
-		b.masks[k].append(termFilter{mask: letterMask(rs), hist: countLetters(rs)})
+		b.filters[k].append(termFilter{mask: letterMask(rs), hist: countLetters(rs)})
 	}
 	b.lists.set(t, append(old, u))
 }
 
 func (b *postingsBuilder) finish() postings {
-	p := postings{lists: b.lists.finish(), byLen: b.published.byLen, masks: b.published.masks}
+	p := postings{lists: b.lists.finish(), byLen: b.published.byLen, filters: b.published.filters}
 	for k, lb := range b.byLen {
 		if lb != nil {
-			p.byLen[k], p.masks[k] = lb.c, b.masks[k].c
+			p.byLen[k], p.filters[k] = lb.c, b.filters[k].c
 		}
 	}
 	return p
@@ -205,10 +205,10 @@ func (p *postings) near(q string, d int) []int32 {
 	}
 	var hits []hit
 	for k := max(len(qr)-d, 0); k <= min(len(qr)+d, maxBucket); k++ {
-		bucket, masks := &p.byLen[k], &p.masks[k]
+		bucket, filters := &p.byLen[k], &p.filters[k]
 		for c := range bucket.chunks {
-			for i := range masks.chunks[c] {
-				f := &masks.chunks[c][i]
+			for i := range filters.chunks[c] {
+				f := &filters.chunks[c][i]
 				if bits.OnesCount64(f.mask^qm) > 2*d || !qh.within(&f.hist, d) {
 					continue
 				}
@@ -245,7 +245,7 @@ func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
 	if len(words) > MaxSearchWords {
 		words = words[:MaxSearchWords]
 	}
-	m := newNameMatcher(key)
+	m := NewRanker(key)
 	seen := map[int32]bool{}
 	var out []SearchResult
 	consider := func(us []int32) {
@@ -258,7 +258,7 @@ func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
 			if e == nil {
 				continue
 			}
-			if r, ok := m.rank(e, q.Kinds); ok {
+			if r, ok := m.Rank(e, q.Kinds); ok {
 				out = append(out, r)
 			}
 		}
@@ -284,17 +284,8 @@ func Rank(key string, e Entity, kinds []Kind) (SearchResult, bool) {
 	return NewRanker(key).Rank(&e, kinds)
 }
 
-// Ranker ranks entities for one normalised query key as Rank does, for a search that ranks many: the
-// key is worked out once, and names of ASCII are scored without allocating. One goroutine at a time.
-type Ranker struct{ m *nameMatcher }
-
-// NewRanker returns a Ranker for key.
-func NewRanker(key string) Ranker { return Ranker{newNameMatcher(key)} }
-
-// Rank is Rank(key, *e, kinds).
-func (r Ranker) Rank(e *Entity, kinds []Kind) (SearchResult, bool) { return r.m.rank(e, kinds) }
-
-func (m *nameMatcher) rank(e *Entity, kinds []Kind) (SearchResult, bool) {
+// Rank is Rank(key, *e, kinds), key the Ranker's.
+func (m *Ranker) Rank(e *Entity, kinds []Kind) (SearchResult, bool) {
 	if !e.Deleted.IsZero() || len(kinds) > 0 && !slices.Contains(kinds, e.Kind) {
 		return SearchResult{}, false
 	}

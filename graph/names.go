@@ -117,13 +117,14 @@ func EditBudget(n int) int { return min(n/4, 3) }
 // for a close spelling of the whole name, 1 less the share of letters edited; and for a query matching
 // some of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
 func MatchScore(query, name string) float64 {
-	return newNameMatcher(query).score(name)
+	return NewRanker(query).score(name)
 }
 
-// nameMatcher scores names against one normalised query as MatchScore does, the query's runes and words
-// worked out once and the names' kept in scratch space: a search scores hundreds of names against one
-// query, and allocates nothing for a name of ASCII letters.
-type nameMatcher struct {
+// Ranker scores names against one normalised query key as MatchScore does, and ranks entities by them as
+// Rank does, for a search that ranks many: the key's runes and words are worked out once and the names'
+// kept in scratch space, so that a name of ASCII letters is scored without allocating. One goroutine at a
+// time.
+type Ranker struct {
 	query   string
 	qr      []rune
 	budget  int      // the whole query's edit budget
@@ -136,8 +137,9 @@ type nameMatcher struct {
 	norm []byte // a name normalised, when it is ASCII
 }
 
-func newNameMatcher(query string) *nameMatcher {
-	m := &nameMatcher{query: query, qr: []rune(query)}
+// NewRanker returns a Ranker for the normalised query key.
+func NewRanker(key string) *Ranker {
+	m := &Ranker{query: key, qr: []rune(key)}
 	m.budget = EditBudget(len(m.qr))
 	m.words = splitWords(m.words, m.qr)
 	for _, w := range m.words {
@@ -166,7 +168,7 @@ func splitWords(dst [][]rune, rs []rune) [][]rune {
 }
 
 // score is MatchScore(m.query, name).
-func (m *nameMatcher) score(name string) float64 {
+func (m *Ranker) score(name string) float64 {
 	if name == m.query {
 		return 1
 	}
@@ -178,7 +180,7 @@ func (m *nameMatcher) score(name string) float64 {
 }
 
 // scoreRunes scores the name held in m.nr.
-func (m *nameMatcher) scoreRunes() float64 {
+func (m *Ranker) scoreRunes() float64 {
 	qr, nr := m.qr, m.nr
 	whole := 0.0
 	if d := editsWithin(qr, nr, m.budget); d >= 0 {
@@ -215,7 +217,7 @@ func (m *nameMatcher) scoreRunes() float64 {
 }
 
 // scoreName is MatchScore(m.query, NormalizeName(name)); a name of ASCII is normalised in scratch space.
-func (m *nameMatcher) scoreName(name string) float64 {
+func (m *Ranker) scoreName(name string) float64 {
 	norm, ok := appendNormalASCII(m.norm[:0], name)
 	m.norm = norm
 	if !ok {

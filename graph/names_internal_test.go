@@ -160,10 +160,10 @@ func TestLetterCountsDistanceCountsEachBucket(t *testing.T) {
 	}
 }
 
-// TestNameMatcherScoresRawNamesAsMatchScore scores several raw names (capitals, punctuation, accents)
-// with one matcher a query, as a search ranks its candidates, against the reference on their normalised
-// forms: the matcher's scratch space carries nothing from one name to the next.
-func TestNameMatcherScoresRawNamesAsMatchScore(t *testing.T) {
+// TestRankerScoresRawNamesAsMatchScore scores several raw names (capitals, punctuation, accents)
+// with one Ranker a query, as a search ranks its candidates, against the reference on their normalised
+// forms: the Ranker's scratch space carries nothing from one name to the next.
+func TestRankerScoresRawNamesAsMatchScore(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	raw := func() string {
 		const pieces = "ab cd Ef GH ij kl mn Ôz é o'b  - ., ( 12 x"
@@ -182,7 +182,7 @@ func TestNameMatcherScoresRawNamesAsMatchScore(t *testing.T) {
 		if query == "" {
 			continue
 		}
-		m := newNameMatcher(query)
+		m := NewRanker(query)
 		for range 6 {
 			name := raw()
 			if r.IntN(4) == 0 {

@@ -237,9 +237,7 @@ func unpackPage(rows []packedRow, ends map[string]*endJSON, audit *stampAudit) (
 			unpacked = append(unpacked, r.UID)
 			continue
 		}
-		if audit.counting() {
-			audit.packed[stamp]++
-		}
+		audit.used(stamp)
 		link := packedLink(&rel, from, to)
 		c.Links = append(c.Links, link)
 		c.Headers = append(c.Headers, headerOf(rel, link))
@@ -325,9 +323,7 @@ func (s *Store) unpackedRelations(ctx context.Context, query func(string, map[st
 			return nil, s.wrap("dgraph.Changes", err)
 		}
 		for _, r := range res.Q {
-			if r.Changed != nil { // asked for by a counting audit only
-				audit.unpacked[*r.Changed]++
-			}
+			audit.readWhole(r.Changed) // asked for by a counting audit only
 			if r.From == nil || r.To == nil {
 				continue
 			}
@@ -445,9 +441,7 @@ func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64,
 				row, st, ok := unpack(r)
 				if ok {
 					rows = append(rows, row)
-					if audit.counting() {
-						audit.packed[st]++
-					}
+					audit.used(st)
 					continue
 				}
 				stamp = st
@@ -482,9 +476,7 @@ func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64,
 					return s.wrap("dgraph.Changes", err)
 				}
 				for _, c := range changed.Q {
-					if c.Changed != nil {
-						audit.unpacked[*c.Changed]++
-					}
+					audit.readWhole(c.Changed)
 				}
 			}
 			rows = append(rows, more.Q...)

@@ -45,6 +45,21 @@ func newStampAudit(typ string) *stampAudit {
 // counting says whether a read counts stamps instead of checking them.
 func (a *stampAudit) counting() bool { return a != nil && !a.mending }
 
+// used counts, when counting, a pack used and stamped stamp.
+func (a *stampAudit) used(stamp int64) {
+	if a.counting() {
+		a.packed[stamp]++
+	}
+}
+
+// readWhole counts, when counting, a node read from its predicates, whose pg.changed is changed (nil: it
+// has none, or the read did not ask for it).
+func (a *stampAudit) readWhole(changed *int64) {
+	if a.counting() && changed != nil {
+		a.unpacked[*changed]++
+	}
+}
+
 // saw records, when mending, a node whose pack, stamped stamp (0: not read, unreadable or of another
 // format), was not used: stale when the node has no pg.changed, or another version.
 func (a *stampAudit) saw(r packedRow, stamp int64) {

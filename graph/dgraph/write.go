@@ -676,12 +676,11 @@ func (s *Store) versionFor(m found, meta map[string]any, b *bulk) (int64, []map[
 	margin := s.leaseTime.Milliseconds() / 3
 	switch {
 	case b != nil:
-		if err := b.holds(m, now+margin); err != nil {
-			var lapsed *graph.Error
-			if errors.As(err, &lapsed) {
-				lapsed.Op, lapsed.Message = "dgraph.UpsertRelations", fmt.Sprintf("this load's hold on graph version %d lapsed (the load stalled for over %s); load again", b.version, s.leaseTime-s.leaseTime/3)
-			}
+		if lapsed, err := b.holds(m, now+margin); err != nil {
 			return 0, nil, err
+		} else if lapsed {
+			return 0, nil, &graph.Error{Op: "dgraph.UpsertRelations", Kind: graph.Unavailable, Reason: "LOAD_LEASE_LAPSED",
+				Message: fmt.Sprintf("this load's hold on graph version %d lapsed (the load stalled for over %s); load again", b.version, s.leaseTime-s.leaseTime/3)}
 		}
 		return b.version, nil, nil
 	case m.Lease > now && m.Lease-now < margin:
@@ -758,12 +757,14 @@ func (b *bulk) setLease(ctx context.Context, until int64, mustHold bool) error {
 	const op = "dgraph.Bulk"
 	return b.s.upsert(ctx, write{op: op, lookup: []string{metaName}, fields: "uid pg.name pg.version pg.lease_until",
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
-			if err := b.holds(got[metaName], time.Now().UnixMilli()); err != nil {
-				var lapsed *graph.Error
-				if errors.As(err, &lapsed) && !mustHold {
+			if lapsed, err := b.holds(got[metaName], time.Now().UnixMilli()); err != nil {
+				return nil, nil, err
+			} else if lapsed {
+				if !mustHold {
 					return nil, nil, nil
 				}
-				return nil, nil, err // a staleRead: the write starts again (lagged)
+				return nil, nil, &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "LOAD_LEASE_LAPSED",
+					Message: fmt.Sprintf("this load's hold on graph version %d had lapsed", b.version)}
 			}
 			meta := node(got, metaName, "Meta")
 			meta["pg.lease_until"] = until
@@ -776,19 +777,15 @@ func (b *bulk) setLease(ctx context.Context, until int64, mustHold bool) error {
 }
 
 // holds checks the meta node as a write of the load read it against the load's hold, which must last
-// until at least until (unix milliseconds). It returns a staleRead when the node is older than the load's
-// own version: the alpha that answered does not show the load's start yet (a replica that lags), and the
-// write starts again (lagged) instead of taking the hold for lapsed. It returns a LOAD_LEASE_LAPSED error
-// when the hold is gone: another version is current, or the lease ends before until.
-func (b *bulk) holds(m found, until int64) error {
-	switch {
-	case m.Version < b.version:
-		return staleRead{shows: m.Version, seen: b.version}
-	case m.Version != b.version || m.Lease < until:
-		return &graph.Error{Op: "dgraph.Bulk", Kind: graph.Unavailable, Reason: "LOAD_LEASE_LAPSED",
-			Message: fmt.Sprintf("this load's hold on graph version %d had lapsed", b.version)}
+// until at least until (unix milliseconds): lapsed when the hold is gone (another version is current, or
+// the lease ends before until). A node older than the load's own version is a staleRead: the alpha that
+// answered does not show the load's start yet (a replica that lags), and the write starts again (lagged)
+// instead of taking the hold for lapsed.
+func (b *bulk) holds(m found, until int64) (lapsed bool, err error) {
+	if m.Version < b.version {
+		return false, staleRead{shows: m.Version, seen: b.version}
 	}
-	return nil
+	return m.Version != b.version || m.Lease < until, nil
 }
 
 // UpsertSources implements graph.Bulk.
