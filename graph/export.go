@@ -47,6 +47,7 @@ func (s *Service) Export(ctx context.Context, q ExportQuery) (Subgraph, error) {
 		for _, e := range n.Edges {
 			names = append(names, e.Relation.Name)
 		}
+		n.Release()
 	case q.Paths.From != "":
 		a, err := s.FindPaths(ctx, q.Paths)
 		if err != nil {

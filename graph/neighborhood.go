@@ -103,6 +103,72 @@ type Edge struct {
 	ThroughVia bool
 }
 
+// statusSets holds every list of statuses in the order ClaimStatuses has them, by a mask of their places in
+// it: the lists edges share (Edge.Statuses), each capped at its length.
+var statusSets = func() [1 << 4][]ClaimStatus {
+	var sets [1 << 4][]ClaimStatus
+	for mask := 1; mask < len(sets); mask++ {
+		for i, st := range ClaimStatuses {
+			if mask&(1<<i) != 0 {
+				sets[mask] = append(sets[mask], st)
+			}
+		}
+		sets[mask] = slices.Clip(sets[mask])
+	}
+	return sets
+}()
+
+// statusesOf is the statuses of the claims s summarises (nil for none): a list edges share, never to
+// be written.
+func statusesOf(s Support) []ClaimStatus {
+	mask := 0
+	for i, c := range s {
+		if c >= 0 {
+			mask |= 1 << i
+		}
+	}
+	return statusSets[mask]
+}
+
+// recycled keeps arrays that answers gave back, for later answers to reuse.
+type recycled[T any] struct{ pool sync.Pool }
+
+// get returns an empty array for at least n elements: one given back when it is large enough.
+func (r *recycled[T]) get(n int) []T {
+	if p, ok := r.pool.Get().(*[]T); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]T, 0, n)
+}
+
+// put gives a back, cleared, so that what the next user does not overwrite refers to nothing.
+func (r *recycled[T]) put(a []T) {
+	if cap(a) == 0 {
+		return
+	}
+	clear(a)
+	a = a[:0]
+	r.pool.Put(&a)
+}
+
+// The arrays of released pages' edges and nodes (Neighborhood.Release), and of walks' edges.
+var (
+	edgePages recycled[Edge]
+	nodePages recycled[NeighborNode]
+	walkEdges recycled[edgeAt]
+)
+
+// Release gives back the arrays holding n's edges and nodes, for a later answer to reuse: a page holds
+// up to MaxEdges edges, each a whole relation header, and a server answering many neighbourhoods would
+// otherwise make and collect such arrays for every answer. Call it once done with n.Edges and n.Nodes (as
+// the gRPC server does once it has converted the page), and read neither afterwards, nor those of any
+// copy of n. An answer never released is collected as usual.
+func (n *Neighborhood) Release() {
+	edgePages.put(n.Edges)
+	nodePages.put(n.Nodes)
+	n.Edges, n.Nodes = nil, nil
+}
+
 // Truncation counts what the caps left out around one expanded entity.
 type Truncation struct {
 	Entity EntityName
@@ -176,7 +242,8 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	page := w.nodes[q.Offset:end]
 	// The page's edges, each with its relation's header: from the snapshot walked, by the relation's
 	// number, when it holds the header; the others are read by name, and filled in below. The edges are
-	// made in place, in one array: a page holds up to MaxEdges of them, each a whole header.
+	// made in place, in one array (one a released page gave back, when there is one: Release): a page
+	// holds up to MaxEdges of them, each a whole header.
 	mem, inMemory := g.(snapshotGraph)
 	inPageEdges := 0
 	for _, e := range w.edges {
@@ -185,7 +252,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		}
 	}
 	if inPageEdges > 0 {
-		ans.Edges = make([]Edge, 0, inPageEdges)
+		ans.Edges = edgePages.get(inPageEdges)
 	}
 	var missing []RelationName
 	var missingAt []int // where in ans.Edges each missing header goes
@@ -204,6 +271,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 		missing = append(missing, r)
 		missingAt = append(missingAt, len(ans.Edges)-1)
 	}
+	w.recycle()
 	var ents map[EntityName]Entity
 	var degrees map[EntityName]int
 	var headers map[RelationName]RelationHeader
@@ -227,25 +295,16 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q NeighborhoodQuery) 
 	if err != nil {
 		return Neighborhood{}, err
 	}
-	ans.Nodes = make([]NeighborNode, 0, len(page))
+	ans.Nodes = nodePages.get(len(page))
 	for _, n := range page {
 		ans.Nodes = append(ans.Nodes, NeighborNode{Entity: ents[n], Distance: w.dist[n], RelationCount: degrees[n]})
 	}
 	for k, i := range missingAt {
 		ans.Edges[i].RelationHeader = headers[missing[k]]
 	}
-	statuses := make([]ClaimStatus, 0, len(ans.Edges)*len(ClaimStatuses)) // every edge's, in one array
 	for i := range ans.Edges {
 		e := &ans.Edges[i]
-		from := len(statuses)
-		for i, c := range e.Support {
-			if c >= 0 {
-				statuses = append(statuses, ClaimStatuses[i])
-			}
-		}
-		if len(statuses) > from {
-			e.Statuses = statuses[from:len(statuses):len(statuses)]
-		}
+		e.Statuses = statusesOf(e.Support)
 		e.Confidence = q.Filter.Strength(e.Support)
 	}
 	inPage := map[EntityName]bool{}
@@ -275,6 +334,12 @@ type walked struct {
 	edges        []edgeAt // by the position of their later end, then by name
 	edgesLeftOut int
 	cut          []Truncation
+}
+
+// recycle gives w's list of edges back for a later walk; w.edges is nil afterwards.
+func (w *walked) recycle() {
+	walkEdges.put(w.edges)
+	w.edges = nil
 }
 
 // walkNeighborhood finds the whole of a neighbourhood:
@@ -483,6 +548,7 @@ func walkNeighborhood(ctx context.Context, g pathGraph, q NeighborhoodQuery, cen
 	// scanned. The entities are scanned fewest relations first, so the last (often a hub the walk reached
 	// but did not expand) need not be scanned at all unless some relations of it may go to excluded
 	// entities.
+	w.edges = walkEdges.get(0)
 	scan := slices.Clone(order)
 	slices.SortStableFunc(scan, func(a, b int32) int { return cmp.Compare(len(g.relationsOf(a)), len(g.relationsOf(b))) })
 	if len(excluded) == 0 {
@@ -601,7 +667,7 @@ func firstEdges(edges []edgeAt, max, positions int, name func(int32) RelationNam
 			before += counts[cut]
 			cut++
 		}
-		kept, at := edges[:0:0], []edgeAt(nil)
+		kept, at := edges[:0], []edgeAt(nil) // kept in place: an edge is read before its place is written
 		for _, e := range edges {
 			switch {
 			case e.pos < cut:

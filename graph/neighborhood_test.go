@@ -66,3 +66,69 @@ func TestNeighborhoodWalkAgreesWithReference(t *testing.T) {
 		t.Errorf("of 1000 walks, %d hit a cap, %d cut edges, and %d entities were nearer than the walk reached them: the test is too weak", cutSome, edgesCut, shortened)
 	}
 }
+
+// TestReleasedPagesDoNotChangeLaterAnswers asks for neighbourhoods of several shapes (depths, edge caps
+// small and large) on a synthetic graph held in memory, keeps every answer, then asks
+// again in another order, releasing each answer as the gRPC server does: each must equal the answer kept,
+// though it is built on arrays earlier answers gave back. Each edge's statuses are those its support
+// counts, in order, and can be appended to without writing into another edge's.
+func TestReleasedPagesDoNotChangeLaterAnswers(t *testing.T) {
+	t.Parallel()
+	c, topo, err := graphtest.SyntheticTopology(context.Background(), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &graph.Service{Store: failingStore{}, Topology: topo}
+	r := rand.New(rand.NewPCG(3, 4))
+	var qs []graph.NeighborhoodQuery
+	for range 300 {
+		e := c.Entities[r.IntN(len(c.Entities))]
+		qs = append(qs, graph.NeighborhoodQuery{Center: string(e.Name), Depth: 1 + r.IntN(2), MaxPerNode: 25, MaxNodes: 100,
+			MaxEdges: []int{3, 40, 1000}[r.IntN(3)]})
+	}
+	ctx := context.Background()
+	kept := make([]graph.Neighborhood, len(qs))
+	for i, q := range qs {
+		if kept[i], err = svc.ExploreNeighborhood(ctx, q); err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		for _, e := range kept[i].Edges {
+			var want []graph.ClaimStatus
+			for k, s := range e.Support {
+				if s >= 0 {
+					want = append(want, graph.ClaimStatuses[k])
+				}
+			}
+			if !reflect.DeepEqual(e.Statuses, want) || cap(e.Statuses) != len(e.Statuses) {
+				t.Fatalf("%s: statuses %v (capacity %d) for support %v", e.Relation.Name, e.Statuses, cap(e.Statuses), e.Support)
+			}
+		}
+	}
+	reused, edges := 0, 0
+	var released *graph.Edge // the first edge of the array last given back
+	for _, i := range r.Perm(len(qs)) {
+		got, err := svc.ExploreNeighborhood(ctx, qs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Edges) > 0 && &got.Edges[0] == released {
+			reused++
+		}
+		edges += len(got.Edges)
+		if !reflect.DeepEqual(got, kept[i]) {
+			t.Fatalf("%+v: asked again after pages were released:\n got %+v\nwant %+v", qs[i], got, kept[i])
+		}
+		released = nil
+		if len(got.Edges) > 0 {
+			released = &got.Edges[0]
+		}
+		got.Release()
+		if got.Edges != nil || got.Nodes != nil {
+			t.Fatal("a released answer still shows its edges or nodes")
+		}
+	}
+	if edges < 10*len(qs) || reused < len(qs)/10 {
+		t.Errorf("%d edges in %d answers, %d of them on an array an earlier answer gave back: the test is too weak", edges, len(qs), reused)
+	}
+	t.Logf("%d answers, %d edges, %d answers on a released array", len(qs), edges, reused)
+}

@@ -494,6 +494,7 @@ type subgraph struct {
 	stamp int32 // scratch for shortest: mark[u] == stamp when dist[u] is set
 	mark  []int32
 	dist  []int32
+	level [2][]int32 // scratch for shortest: its levels, kept from one call to the next (Yen makes many)
 }
 
 // arc is a hop between two entities, in one direction, with the relations that make it.
@@ -737,9 +738,10 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 	banned := func(u int32) bool { return bannedNodes != nil && bannedNodes[u] }
 	known := func(u int32) bool { return sg.mark[u] == stamp }
 	sg.mark[t], sg.dist[t] = stamp, 0
-	level := []int32{t}
+	level, next := append(sg.level[0][:0], t), sg.level[1][:0]
+	defer func() { sg.level = [2][]int32{level, next} }()
 	for d := int32(1); int(d) <= limit && len(level) > 0; d++ {
-		var next []int32
+		next = next[:0]
 		for _, w := range level {
 			for _, a := range sg.in[w] {
 				u := a.to
@@ -753,7 +755,7 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 		if known(s) {
 			break
 		}
-		level = next
+		level, next = next, level
 	}
 	if !known(s) {
 		return ipath{}, false

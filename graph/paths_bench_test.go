@@ -133,7 +133,8 @@ func BenchmarkServiceFromMemory(b *testing.B) {
 			return err
 		}},
 		{"Neighborhood depth=2", func(ctx context.Context, r *rand.Rand) error {
-			_, err := svc.ExploreNeighborhood(ctx, graph.NeighborhoodQuery{Center: string(actors[r.IntN(len(actors))]), Depth: 2, MaxPerNode: 25, MaxNodes: 100})
+			n, err := svc.ExploreNeighborhood(ctx, graph.NeighborhoodQuery{Center: string(actors[r.IntN(len(actors))]), Depth: 2, MaxPerNode: 25, MaxNodes: 100})
+			n.Release() // as the gRPC server does once it has converted the page
 			return err
 		}},
 	} {

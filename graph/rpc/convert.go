@@ -120,8 +120,14 @@ func relationPB(r graph.Relation) *pb.Relation {
 }
 
 func verdictPB(v graph.Verdict) *pb.Verdict {
-	return &pb.Verdict{SupportingClaims: int32(v.Supporting()), DenyingClaims: int32(v.Denying()),
-		SupportingSources: int32(v.SupportingSources), DenyingSources: int32(v.DenyingSources), Summary: v.String()}
+	out := &pb.Verdict{}
+	setVerdictPB(out, v)
+	return out
+}
+
+func setVerdictPB(out *pb.Verdict, v graph.Verdict) {
+	out.SupportingClaims, out.DenyingClaims = int32(v.Supporting()), int32(v.Denying())
+	out.SupportingSources, out.DenyingSources, out.Summary = int32(v.SupportingSources), int32(v.DenyingSources), v.String()
 }
 
 // hopPB is a hop with its relations (from rels, which holds every relation of the answer) in hop order:
@@ -177,16 +183,40 @@ func sourceClaimPB(c graph.SourceClaim) *pb.SourceClaim {
 
 // edgePB is a relation drawn between two entities, without its claims.
 func edgePB(e graph.Edge) *pb.Edge {
-	r := e.Relation
-	out := &pb.Edge{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
-		Symmetric: r.Type.Symmetric(), Role: r.Role, ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
-		Date: r.Date.String(), ClaimCount: int32(e.ClaimCount), Confidence: e.Confidence, Undated: !r.Dated(),
-		Verdict: verdictPB(e.Verdict), Relation: string(r.Name)}
-	if e.ThroughVia {
-		out.Name, out.To, out.Symmetric, out.ThroughVia = string(graph.ViaLinkName(r.Name)), string(r.Via), false, true
+	return edgesPB([]graph.Edge{e})[0]
+}
+
+// edgesPB converts a page of edges. A neighbourhood's page holds hundreds of them: their messages,
+// verdicts and statuses are made in one array each, so a page costs a handful of allocations instead of
+// several an edge.
+func edgesPB(edges []graph.Edge) []*pb.Edge {
+	msgs := make([]pb.Edge, len(edges))
+	verdicts := make([]pb.Verdict, len(edges))
+	n := 0
+	for _, e := range edges {
+		n += len(e.Statuses)
 	}
-	for _, st := range e.Statuses {
-		out.Statuses = append(out.Statuses, statusPB(st))
+	statuses := make([]pb.ClaimStatus, 0, n)
+	out := make([]*pb.Edge, len(edges))
+	for i, e := range edges {
+		r, m, v := e.Relation, &msgs[i], &verdicts[i]
+		m.Name, m.Type, m.From, m.To = string(r.Name), relationTypePB(r.Type), string(r.From), string(r.To)
+		m.Symmetric, m.Role = r.Type.Symmetric(), r.Role
+		m.ValidFrom, m.ValidTo, m.Date = r.ValidFrom.String(), r.ValidTo.String(), r.Date.String()
+		m.ClaimCount, m.Confidence, m.Undated = int32(e.ClaimCount), e.Confidence, !r.Dated()
+		setVerdictPB(v, e.Verdict)
+		m.Verdict, m.Relation = v, string(r.Name)
+		if e.ThroughVia {
+			m.Name, m.To, m.Symmetric, m.ThroughVia = string(graph.ViaLinkName(r.Name)), string(r.Via), false, true
+		}
+		if len(e.Statuses) > 0 {
+			from := len(statuses)
+			for _, st := range e.Statuses {
+				statuses = append(statuses, statusPB(st))
+			}
+			m.Statuses = statuses[from:len(statuses):len(statuses)]
+		}
+		out[i] = m
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package rpc
 import (
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 )
@@ -51,5 +53,64 @@ func TestEnumsByDomainName(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEdgesConvertEachEdgeWhole converts a page of edges of every shape (a state, an event, an undated
+// one, one through its via, one without counted claims, one symmetric) and checks each message field by
+// field: a page's messages, verdicts and statuses share arrays, and no edge may show another's.
+func TestEdgesConvertEachEdgeWhole(t *testing.T) {
+	edge := func(r graph.Relation, claims int, support graph.Support, verdict graph.Verdict, statuses []graph.ClaimStatus, confidence float64, via bool) graph.Edge {
+		return graph.Edge{RelationHeader: graph.RelationHeader{Relation: r, ClaimCount: claims, Support: support, Verdict: verdict},
+			Statuses: statuses, Confidence: confidence, ThroughVia: via}
+	}
+	member := graph.Relation{Name: "relations/a.member-of.p", Type: graph.MemberOf, From: "actors/a", To: "parties/p",
+		Role: "Councillor", Via: "parties/q", ValidFrom: graph.FuzzyDate{Year: 2010, Month: 5}, ValidTo: graph.FuzzyDate{Year: 2014}}
+	edges := []graph.Edge{
+		edge(member, 2, graph.Support{0.5, 0.9, -1, -1}, graph.Verdict{Claims: [4]int{1, 1, 0, 0}, SupportingSources: 2},
+			[]graph.ClaimStatus{graph.StatusAlleged, graph.StatusReported}, 0.9, false),
+		edge(member, 2, graph.Support{0.5, 0.9, -1, -1}, graph.Verdict{Claims: [4]int{1, 1, 0, 0}, SupportingSources: 2},
+			[]graph.ClaimStatus{graph.StatusAlleged, graph.StatusReported}, 0.9, true),
+		edge(graph.Relation{Name: "relations/a.accused.b", Type: graph.Accused, From: "actors/a", To: "actors/b", Date: graph.FuzzyDate{Year: 2015, Month: 4, Day: 23}},
+			3, graph.Support{-1, -1, 1, 0.7}, graph.Verdict{Claims: [4]int{0, 0, 2, 1}, SupportingSources: 2, DenyingSources: 1},
+			[]graph.ClaimStatus{graph.StatusConfirmed, graph.StatusDenied}, 1, false),
+		edge(graph.Relation{Name: "relations/a.formerly-worked-with.c", Type: graph.FormerlyWorkedWith, From: "actors/a", To: "actors/c"},
+			0, graph.NoSupport, graph.Verdict{}, nil, 0, false),
+	}
+	want := []*pb.Edge{
+		{Name: "relations/a.member-of.p", Relation: "relations/a.member-of.p", Type: pb.RelationType_RELATION_TYPE_MEMBER_OF,
+			From: "actors/a", To: "parties/p", Role: "Councillor", ValidFrom: "2010-05", ValidTo: "2014", ClaimCount: 2,
+			Statuses: []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_ALLEGED, pb.ClaimStatus_CLAIM_STATUS_REPORTED}, Confidence: 0.9,
+			Verdict: &pb.Verdict{SupportingClaims: 2, SupportingSources: 2, Summary: "2 claims support it"}},
+		{Name: "relations/a.member-of.p#via", Relation: "relations/a.member-of.p", Type: pb.RelationType_RELATION_TYPE_MEMBER_OF,
+			From: "actors/a", To: "parties/q", Role: "Councillor", ValidFrom: "2010-05", ValidTo: "2014", ClaimCount: 2, ThroughVia: true,
+			Statuses: []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_ALLEGED, pb.ClaimStatus_CLAIM_STATUS_REPORTED}, Confidence: 0.9,
+			Verdict: &pb.Verdict{SupportingClaims: 2, SupportingSources: 2, Summary: "2 claims support it"}},
+		{Name: "relations/a.accused.b", Relation: "relations/a.accused.b", Type: pb.RelationType_RELATION_TYPE_ACCUSED,
+			From: "actors/a", To: "actors/b", Date: "2015-04-23", ClaimCount: 3, Confidence: 1,
+			Statuses: []pb.ClaimStatus{pb.ClaimStatus_CLAIM_STATUS_CONFIRMED, pb.ClaimStatus_CLAIM_STATUS_DENIED},
+			Verdict:  &pb.Verdict{SupportingClaims: 2, DenyingClaims: 1, SupportingSources: 2, DenyingSources: 1, Summary: "1 of 3 claims deny it"}},
+		{Name: "relations/a.formerly-worked-with.c", Relation: "relations/a.formerly-worked-with.c", Type: pb.RelationType_RELATION_TYPE_FORMERLY_WORKED_WITH,
+			From: "actors/a", To: "actors/c", Symmetric: true, Undated: true, Verdict: &pb.Verdict{Summary: "no claims"}},
+	}
+	got := edgesPB(edges)
+	if len(got) != len(want) {
+		t.Fatalf("%d edges, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !proto.Equal(got[i], want[i]) {
+			t.Errorf("edge %d:\n got %v\nwant %v", i, got[i], want[i])
+		}
+		if one := edgePB(edges[i]); !proto.Equal(one, want[i]) {
+			t.Errorf("edge %d alone:\n got %v\nwant %v", i, one, want[i])
+		}
+	}
+	// Appending to one edge's statuses must not write into the next edge's.
+	got[0].Statuses = append(got[0].Statuses, pb.ClaimStatus_CLAIM_STATUS_DENIED)
+	if !proto.Equal(got[1], want[1]) {
+		t.Errorf("appending to edge 0's statuses changed edge 1: %v", got[1])
+	}
+	if n := len(edgesPB(nil)); n != 0 {
+		t.Errorf("no edges converted to %d", n)
 	}
 }

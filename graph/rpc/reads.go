@@ -234,8 +234,8 @@ func (s *Server) FindConnections(ctx context.Context, req *pb.FindConnectionsReq
 		sn := &pb.SharedNeighbor{Entity: entityPB(n.Entity), InputsJoined: int32(len(n.Joins)), Strength: n.Strength}
 		for _, j := range n.Joins {
 			nj := &pb.NeighborJoin{Input: string(j.Input)}
-			for _, e := range j.Relations {
-				nj.Relations = append(nj.Relations, edgePB(e))
+			if len(j.Relations) > 0 {
+				nj.Relations = edgesPB(j.Relations)
 			}
 			sn.Joins = append(sn.Joins, nj)
 		}

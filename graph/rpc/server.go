@@ -358,15 +358,14 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 	if err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
+	defer n.Release() // the response holds copies of what it needs of the edges and nodes
 	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total),
 		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut),
-		Nodes: make([]*pb.NeighborhoodNode, 0, len(n.Nodes)), Edges: make([]*pb.Edge, 0, len(n.Edges))}
-	for _, node := range n.Nodes {
-		resp.Nodes = append(resp.Nodes, &pb.NeighborhoodNode{Entity: entityPB(node.Entity), Distance: int32(node.Distance),
-			RelationCount: int32(node.RelationCount)})
-	}
-	for _, e := range n.Edges {
-		resp.Edges = append(resp.Edges, edgePB(e))
+		Nodes: make([]*pb.NeighborhoodNode, len(n.Nodes)), Edges: edgesPB(n.Edges)}
+	nodes := make([]pb.NeighborhoodNode, len(n.Nodes))
+	for i, node := range n.Nodes {
+		nodes[i].Entity, nodes[i].Distance, nodes[i].RelationCount = entityPB(node.Entity), int32(node.Distance), int32(node.RelationCount)
+		resp.Nodes[i] = &nodes[i]
 	}
 	for _, t := range n.Truncated {
 		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut)}
