@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -169,9 +170,6 @@ func splitWords(dst [][]rune, rs []rune) [][]rune {
 
 // score is MatchScore(m.query, name).
 func (m *Ranker) score(name string) float64 {
-	if name == m.query {
-		return 1
-	}
 	m.nr = m.nr[:0]
 	for _, r := range name {
 		m.nr = append(m.nr, r)
@@ -182,6 +180,9 @@ func (m *Ranker) score(name string) float64 {
 // scoreRunes scores the name held in m.nr.
 func (m *Ranker) scoreRunes() float64 {
 	qr, nr := m.qr, m.nr
+	if slices.Equal(qr, nr) {
+		return 1
+	}
 	whole := 0.0
 	if d := editsWithin(qr, nr, m.budget); d >= 0 {
 		whole = 1 - float64(d)/float64(max(len(qr), len(nr)))
@@ -222,9 +223,6 @@ func (m *Ranker) scoreName(name string) float64 {
 	m.norm = norm
 	if !ok {
 		return m.score(normalizeName(name))
-	}
-	if string(norm) == m.query {
-		return 1
 	}
 	m.nr = m.nr[:0]
 	for _, c := range norm {

@@ -141,13 +141,14 @@ func (r *recycled[T]) get(n int) []T {
 	return make([]T, 0, n)
 }
 
-// put gives a back, cleared, so that what the next user does not overwrite refers to nothing.
+// put gives a back, cleared to its capacity (a list may have been cut shorter than what was written),
+// so that what the next user does not overwrite refers to nothing.
 func (r *recycled[T]) put(a []T) {
 	if cap(a) == 0 {
 		return
 	}
-	clear(a)
 	a = a[:0]
+	clear(a[:cap(a)])
 	r.pool.Put(&a)
 }
 

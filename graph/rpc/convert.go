@@ -181,15 +181,13 @@ func sourceClaimPB(c graph.SourceClaim) *pb.SourceClaim {
 		Excerpt: c.Claim.Excerpt, SaidBy: string(c.Claim.SaidBy), Relation: relationRefPB(c.Relation)}
 }
 
-// edgePB is a relation drawn between two entities, without its claims.
-func edgePB(e graph.Edge) *pb.Edge {
-	return edgesPB([]graph.Edge{e})[0]
-}
-
-// edgesPB converts a page of edges. A neighbourhood's page holds hundreds of them: their messages,
-// verdicts and statuses are made in one array each, so a page costs a handful of allocations instead of
-// several an edge.
+// edgesPB converts relations drawn between two entities, without their claims (nil for none). A
+// neighbourhood's page holds hundreds of them: their messages, verdicts and statuses are made in one
+// array each, so a page costs a handful of allocations instead of several an edge.
 func edgesPB(edges []graph.Edge) []*pb.Edge {
+	if len(edges) == 0 {
+		return nil
+	}
 	msgs := make([]pb.Edge, len(edges))
 	verdicts := make([]pb.Verdict, len(edges))
 	n := 0

@@ -101,7 +101,7 @@ func TestEdgesConvertEachEdgeWhole(t *testing.T) {
 		if !proto.Equal(got[i], want[i]) {
 			t.Errorf("edge %d:\n got %v\nwant %v", i, got[i], want[i])
 		}
-		if one := edgePB(edges[i]); !proto.Equal(one, want[i]) {
+		if one := edgesPB(edges[i : i+1])[0]; !proto.Equal(one, want[i]) {
 			t.Errorf("edge %d alone:\n got %v\nwant %v", i, one, want[i])
 		}
 	}

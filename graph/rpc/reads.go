@@ -233,10 +233,7 @@ func (s *Server) FindConnections(ctx context.Context, req *pb.FindConnectionsReq
 	for _, n := range ans.Shared {
 		sn := &pb.SharedNeighbor{Entity: entityPB(n.Entity), InputsJoined: int32(len(n.Joins)), Strength: n.Strength}
 		for _, j := range n.Joins {
-			nj := &pb.NeighborJoin{Input: string(j.Input)}
-			if len(j.Relations) > 0 {
-				nj.Relations = edgesPB(j.Relations)
-			}
+			nj := &pb.NeighborJoin{Input: string(j.Input), Relations: edgesPB(j.Relations)}
 			sn.Joins = append(sn.Joins, nj)
 		}
 		resp.SharedNeighbors = append(resp.SharedNeighbors, sn)
