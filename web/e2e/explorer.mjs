@@ -132,6 +132,23 @@ async function clickGraph(page, id) {
     p = await pointOf(page, id);
   }
   await page.mouse.click(p.x, p.y);
+  if (!id.startsWith("relations/")) return;
+  // A click on an edge selects it at once. Where another element took the click (an edge drawn over it
+  // since the point was found), say which, zoom in further and click again.
+  for (let i = 0; i < 3; i++) {
+    const reached = await page
+      .waitForFunction((id) => window.explorer.view.selected === id, id, { timeout: 2000 })
+      .then(() => null, () => page.evaluate(() => String(window.explorer.view.selected ?? "nothing")));
+    if (reached === null) return;
+    console.log(`  the click at (${Math.round(p.x)}, ${Math.round(p.y)}) reached ${reached}, not ${id}: zoom in and click again`);
+    await page.evaluate((id) => {
+      const cy = window.explorer.cy;
+      cy.zoom(cy.zoom() * 1.6);
+      cy.center(cy.getElementById(id));
+    }, id);
+    p = await pointOf(page, id);
+    await page.mouse.click(p.x, p.y);
+  }
 }
 
 /** Pairs of entities whose node shapes overlap, and the share of labels that overlap another label. */
@@ -533,7 +550,10 @@ try {
   await clickGraph(page, aspire.id);
   await idle(page);
   const viaPanel = page.locator('[data-panel="relation"]');
-  await viaPanel.locator(".sub", { hasText: aspire.relation }).waitFor({ timeout: wait });
+  await viaPanel.locator(".sub", { hasText: aspire.relation }).waitFor({ timeout: wait }).catch(async (err) => {
+    const shown = await page.evaluate(() => ({ selected: window.explorer.view.selected, panel: document.querySelector("#details")?.innerText?.slice(0, 300) }));
+    throw new Error(`${err.message}\nselected ${shown.selected}; the panel says: ${shown.panel}`);
+  });
   await screenshot(page, "through-via");
   await page.uncheck("#followvia");
   await idle(page);
