@@ -193,7 +193,7 @@ func bulkLoad(ctx context.Context, cfg config, res *sizeResult, dir, rdf string,
 	out := filepath.Join(dir, "bulk")
 	cmd := exec.CommandContext(ctx, cfg.DgraphBin, "bulk", "--files", rdf, "--schema", schemaFile,
 		"--zero", "127.0.0.1:"+strconv.Itoa(5080+node.cfg.PortOffset), "--out", out, "--tmp", filepath.Join(dir, "bulk-tmp"),
-		"--map_shards", "1", "--reduce_shards", "1", "--mapoutput_mb", "1024", "--http", httpAddr,
+		"--map_shards", "1", "--reduce_shards", "1", "--mapoutput_mb", "1024", "--http", httpAddr, "--log_dir", dir,
 		"--num_go_routines", strconv.Itoa(runtime.NumCPU()))
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +92,28 @@ func TestLocalDgraphIsClosed(t *testing.T) {
 		}
 		if bytes.Contains(cmdline, []byte(c.secrets.AuthToken)) || bytes.Contains(cmdline, []byte(c.secrets.GrootPassword)) {
 			t.Errorf("a secret is on the alpha's command line, which every local user can read")
+		}
+	})
+
+	t.Run("Dgraph logs only into the data folder", func(t *testing.T) {
+		zero, alpha := c.PIDs()
+		for name, pid := range map[string]int{"zero": zero, "alpha": alpha} {
+			// Dgraph's logger names its files dgraph.HOST.USER.log.LEVEL.TIME.PID in the temporary folder.
+			stray, err := filepath.Glob(filepath.Join(os.TempDir(), "dgraph.*.log.*."+strconv.Itoa(pid)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stray) > 0 {
+				t.Errorf("the %s wrote log files others can read outside the data folder: %v", name, stray)
+			}
+			own, err := os.ReadFile(filepath.Join(dir, "logs", name+".log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A line of Dgraph's logger: level letter, date, time, thread, file:line.
+			if !regexp.MustCompile(`(?m)^I\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+\.go:\d+\] `).Match(own) {
+				t.Errorf("logs/%s.log holds no line of Dgraph's log:\n%.500s", name, own)
+			}
 		}
 	})
 

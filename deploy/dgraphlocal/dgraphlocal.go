@@ -266,9 +266,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	c := &Cluster{cfg: cfg}
 	o := cfg.PortOffset
 	tele := "reports=false; sentry=false;"
+	// Dgraph's own log goes to its standard error, which is logs/NAME.log: by default it would also write
+	// files of its own, readable by every local user, in the system's temporary folder.
+	const logs2stderr = "--logtostderr"
 	zeroArgs := []string{"zero",
 		"--my=127.0.0.1:" + strconv.Itoa(5080+o), "--port_offset=" + strconv.Itoa(o), "--bindall=false",
-		"--wal=" + filepath.Join(cfg.DataDir, "zw"), "--telemetry=" + tele, "--replicas=" + strconv.Itoa(max(cfg.Replicas, 1))}
+		"--wal=" + filepath.Join(cfg.DataDir, "zw"), "--telemetry=" + tele, "--replicas=" + strconv.Itoa(max(cfg.Replicas, 1)), logs2stderr}
 	alphaArgs := func(i int) []string {
 		// The first alpha keeps the folder names a one-alpha Dgraph has always had.
 		dir := func(name string) string {
@@ -280,7 +283,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return []string{"alpha",
 			"--my=127.0.0.1:" + strconv.Itoa(7080+o+i), "--zero=127.0.0.1:" + strconv.Itoa(5080+o),
 			"--port_offset=" + strconv.Itoa(o+i), "--bindall=false",
-			"--postings=" + dir("p"), "--wal=" + dir("w"), "--tmp=" + dir("t"), "--telemetry=" + tele, "--cache=" + AlphaCache}
+			"--postings=" + dir("p"), "--wal=" + dir("w"), "--tmp=" + dir("t"), "--telemetry=" + tele, "--cache=" + AlphaCache, logs2stderr}
 	}
 	var extra []string
 	var alphaEnv []string
