@@ -73,43 +73,51 @@ const graph = (page) =>
     };
   });
 
-/** Where on the page an element of the graph is drawn: a node's centre or an edge's midpoint. */
+/**
+ * Where on the page a click reaches an element of the graph: a node's centre or an edge's midpoint, or
+ * the point of it nearest to those that nothing else takes. hit is false when no point tried is one.
+ */
 async function pointOf(page, id) {
   const p = await page.evaluate((id) => {
     const cy = window.explorer.cy;
     const el = cy.getElementById(id);
     if (el.empty()) return null;
-    let pos = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
-    let hit = true;
-    if (el.isEdge()) {
-      // The midpoint, or the point of the edge nearest to it where a click reaches this edge: a node,
-      // another edge or a label drawn over it takes the click.
+    const box = cy.container().getBoundingClientRect();
+    const covered = (q) => cy.nodes().some((n) => {
+      const b = n.renderedBoundingBox({ includeLabels: false });
+      return q.x >= b.x1 - 2 && q.x <= b.x2 + 2 && q.y >= b.y1 - 2 && q.y <= b.y2 + 2;
+    });
+    // The renderer's own choice at a point: another edge, an edge's label or a node's label drawn there
+    // would take the click. And the page's: the status line drawn over the graph takes it too.
+    const r = cy.renderer();
+    const nearest = (q) => {
+      if (typeof r.findNearestElement !== "function") return el.isEdge() && !covered(q);
+      return r.findNearestElement((q.x - cy.pan().x) / cy.zoom(), (q.y - cy.pan().y) / cy.zoom(), true, false)?.id() === id;
+    };
+    const onGraph = (q) => {
+      const under = document.elementFromPoint(box.left + q.x, box.top + q.y);
+      return under !== null && cy.container().contains(under);
+    };
+    const hits = (q) => onGraph(q) && nearest(q);
+    let points;
+    if (el.isNode()) {
+      const c = el.renderedPosition();
+      const b = el.renderedBoundingBox({ includeLabels: false });
+      const dx = (b.x2 - b.x1) / 4, dy = (b.y2 - b.y1) / 4;
+      points = [c, { x: c.x - dx, y: c.y }, { x: c.x + dx, y: c.y }, { x: c.x, y: c.y - dy }, { x: c.x, y: c.y + dy }];
+    } else {
       const s = el.renderedSourceEndpoint(), t = el.renderedTargetEndpoint();
       const cps = el.controlPoints ? el.controlPoints() : undefined;
       const c = cps && cps.length === 1 ? { x: cps[0].x * cy.zoom() + cy.pan().x, y: cps[0].y * cy.zoom() + cy.pan().y } : null;
       const at = (u) => c
         ? { x: (1 - u) ** 2 * s.x + 2 * u * (1 - u) * c.x + u ** 2 * t.x, y: (1 - u) ** 2 * s.y + 2 * u * (1 - u) * c.y + u ** 2 * t.y }
         : { x: s.x + u * (t.x - s.x), y: s.y + u * (t.y - s.y) };
-      const covered = (q) => cy.nodes().some((n) => {
-        const b = n.renderedBoundingBox({ includeLabels: false });
-        return q.x >= b.x1 - 2 && q.x <= b.x2 + 2 && q.y >= b.y1 - 2 && q.y <= b.y2 + 2;
-      });
-      // Prefer a point where the renderer itself finds this edge nearest: another edge, an edge's label
-      // or a node's label drawn near the midpoint would take the click there.
-      const r = cy.renderer();
-      const hits = (q) => {
-        if (typeof r.findNearestElement !== "function") return !covered(q);
-        const near = r.findNearestElement((q.x - cy.pan().x) / cy.zoom(), (q.y - cy.pan().y) / cy.zoom(), true, false);
-        return near?.id() === id;
-      };
       const us = [0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8];
-      const points = [pos, ...us.map(at)];
-      const best = points.find(hits);
-      hit = best !== undefined;
-      pos = best ?? points.find((q) => !covered(q)) ?? pos;
+      points = [el.renderedMidpoint(), ...us.map(at)];
     }
-    const box = cy.container().getBoundingClientRect();
-    return { x: box.left + pos.x, y: box.top + pos.y, hit, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
+    const best = points.find(hits);
+    const pos = best ?? (el.isEdge() ? points.find((q) => !covered(q)) : undefined) ?? points[0];
+    return { x: box.left + pos.x, y: box.top + pos.y, hit: best !== undefined, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
   }, id);
   assert.ok(p, `${id} is not in the graph`);
   return p;
@@ -122,8 +130,10 @@ async function clickGraph(page, id) {
     await page.evaluate((id) => window.explorer.cy.center(window.explorer.cy.getElementById(id)), id);
     p = await pointOf(page, id);
   }
-  // An edge crowded by others at this zoom: zoom in on it until some point of it takes the click.
+  // An element crowded by others at this zoom, or under the status line: zoom in on it, centred, until
+  // some point of it takes the click.
   for (let i = 0; i < 3 && !p.hit; i++) {
+    console.log(`  no point of ${id} takes a click at this zoom: zoom in`);
     await page.evaluate((id) => {
       const cy = window.explorer.cy;
       cy.zoom(cy.zoom() * 1.6);
