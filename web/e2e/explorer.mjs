@@ -565,6 +565,42 @@ try {
     throw new Error(`${err.message}\nselected ${shown.selected}; the panel says: ${shown.panel}`);
   });
   await screenshot(page, "through-via");
+
+  step = "a click on the graph under the status line reaches the graph";
+  console.log(step);
+  // The status line says what is shown, what runs and what failed; this one says it at length.
+  await page.evaluate(() => {
+    document.getElementById("status").textContent = "40 entities and 120 relations shown, some of them joined through the party their member stood for";
+  });
+  const statusBox = await page.locator("#status").boundingBox();
+  assert.ok(statusBox && statusBox.width > 200 && statusBox.height > 0, `the status line is drawn over the graph: ${JSON.stringify(statusBox)}`);
+  const under = await page.evaluate(({ sb }) => {
+    const cy = window.explorer.cy;
+    const cb = cy.container().getBoundingClientRect();
+    const r = cy.renderer();
+    // An edge not selected, its midpoint moved under the middle of the status line, where the renderer
+    // finds that edge nearest.
+    for (const e of cy.edges().not(".more-edge")) {
+      if (e.id() === window.explorer.view.selected) continue;
+      const m = e.renderedMidpoint();
+      cy.panBy({ x: sb.x + sb.width / 2 - cb.left - m.x, y: sb.y + sb.height / 2 - cb.top - m.y });
+      const p = e.renderedMidpoint();
+      if (r.findNearestElement((p.x - cy.pan().x) / cy.zoom(), (p.y - cy.pan().y) / cy.zoom(), true, false)?.id() === e.id()) {
+        return { id: e.id(), x: cb.left + p.x, y: cb.top + p.y };
+      }
+    }
+    return null;
+  }, { sb: statusBox });
+  assert.ok(under, "some edge can be drawn under the status line");
+  assert.ok(under.x > statusBox.x && under.x < statusBox.x + statusBox.width && under.y > statusBox.y && under.y < statusBox.y + statusBox.height,
+    `the point clicked, (${under.x}, ${under.y}), is under the status line ${JSON.stringify(statusBox)}`);
+  await page.mouse.click(under.x, under.y);
+  await page.waitForFunction((id) => window.explorer.view.selected === id, under.id, { timeout: 5000 }).catch(async () => {
+    const selected = await page.evaluate(() => window.explorer.view.selected);
+    throw new Error(`a click under the status line on ${under.id} selected ${selected}: the status line took it`);
+  });
+  await idle(page);
+  await page.evaluate(() => (document.getElementById("status").textContent = ""));
   await page.uncheck("#followvia");
   await idle(page);
   assert.equal(await page.evaluate(() => window.explorer.cy.edges(".via").length), 0, "unticked, no edge goes through a via");
