@@ -561,8 +561,9 @@ try {
   await idle(page);
   const viaPanel = page.locator('[data-panel="relation"]');
   await viaPanel.locator(".sub", { hasText: aspire.relation }).waitFor({ timeout: wait }).catch(async (err) => {
-    const shown = await page.evaluate(() => ({ selected: window.explorer.view.selected, panel: document.querySelector("#details")?.innerText?.slice(0, 300) }));
-    throw new Error(`${err.message}\nselected ${shown.selected}; the panel says: ${shown.panel}`);
+    const shown = await page.evaluate(() => ({ selected: window.explorer.view.selected, panel: document.querySelector("#details")?.innerText?.slice(0, 300),
+      status: document.getElementById("status")?.textContent }));
+    throw new Error(`${err.message}\nselected ${shown.selected}; the status line says: ${shown.status}; the panel says: ${shown.panel}`);
   });
   await screenshot(page, "through-via");
 
