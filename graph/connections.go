@@ -449,13 +449,7 @@ func edgeOf(h RelationHeader, l Link, f RelationFilter) Edge {
 	if h.Relation.Name == "" {
 		h = RelationHeader{Relation: Relation{Name: l.Name, Type: l.Type, From: l.From, To: l.To}, Support: l.Support}
 	}
-	e := Edge{RelationHeader: h, Confidence: f.Strength(h.Support)}
-	for i, c := range h.Support {
-		if c >= 0 {
-			e.Statuses = append(e.Statuses, ClaimStatuses[i])
-		}
-	}
-	return e
+	return Edge{RelationHeader: h, Statuses: statusesOf(h.Support), Confidence: f.Strength(h.Support)}
 }
 
 // distinct sorts names and drops repeats and empty ones.

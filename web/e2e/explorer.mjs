@@ -123,6 +123,16 @@ async function pointOf(page, id) {
   return p;
 }
 
+/** Zooms in on an element of the graph, centred, and returns where a click reaches it then. */
+async function zoomIn(page, id) {
+  await page.evaluate((id) => {
+    const cy = window.explorer.cy;
+    cy.zoom(cy.zoom() * 1.6);
+    cy.center(cy.getElementById(id));
+  }, id);
+  return pointOf(page, id);
+}
+
 /** Clicks an element of the graph where it is drawn, bringing it into view first. */
 async function clickGraph(page, id) {
   let p = await pointOf(page, id);
@@ -134,12 +144,7 @@ async function clickGraph(page, id) {
   // some point of it takes the click.
   for (let i = 0; i < 3 && !p.hit; i++) {
     console.log(`  no point of ${id} takes a click at this zoom: zoom in`);
-    await page.evaluate((id) => {
-      const cy = window.explorer.cy;
-      cy.zoom(cy.zoom() * 1.6);
-      cy.center(cy.getElementById(id));
-    }, id);
-    p = await pointOf(page, id);
+    p = await zoomIn(page, id);
   }
   await page.mouse.click(p.x, p.y);
   if (!id.startsWith("relations/")) return;
@@ -151,12 +156,7 @@ async function clickGraph(page, id) {
       .then(() => null, () => page.evaluate(() => String(window.explorer.view.selected ?? "nothing")));
     if (reached === null) return;
     console.log(`  the click at (${Math.round(p.x)}, ${Math.round(p.y)}) reached ${reached}, not ${id}: zoom in and click again`);
-    await page.evaluate((id) => {
-      const cy = window.explorer.cy;
-      cy.zoom(cy.zoom() * 1.6);
-      cy.center(cy.getElementById(id));
-    }, id);
-    p = await pointOf(page, id);
+    p = await zoomIn(page, id);
     await page.mouse.click(p.x, p.y);
   }
 }
