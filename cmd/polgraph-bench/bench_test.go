@@ -404,3 +404,112 @@ func TestSettleSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestTargets: the report judges a run against the targets on what it measured, naming the lowest
+// scaling; a figure the run lacks is not measured rather than met.
+func TestTargets(t *testing.T) {
+	t.Parallel()
+	// good is a run at 100k and 1M that meets every target.
+	good := func() *report {
+		rep := &report{Config: config{Conc: []int{1, 8, 64}, LoadBudget: 30 * time.Second}, Elapsed: 28 * time.Minute}
+		for _, n := range []int{100_000, 1_000_000} {
+			s := &sizeResult{Label: fmt.Sprint(n), Relations: n}
+			s.Load = polgraphLoadResult{Complete: true, QuadsPS: 60_000, Read: time.Minute, Write: 7 * time.Minute}
+			s.Live = liveResult{Complete: true, QuadsPS: 39_000, Elapsed: 10 * time.Minute}
+			s.Bulk.Convert, s.Bulk.Elapsed = 50*time.Second, 200*time.Second
+			s.Topology.Relations, s.Topology.Fill, s.Topology.Restart, s.Topology.Replica = n, 19*time.Second, 12*time.Second, 15*time.Second
+			s.Topology.Memory, s.Topology.AlphaReplicaPeak = 900<<20, 3900<<20
+			for _, fam := range []string{pathsFamily(variant{1, 4}), pathsFamily(variant{5, 6}), nbhdFamily(2), searchFamily} {
+				for _, c := range []int{1, 8, 64} {
+					r := result{Family: fam, System: sysPolgraphMem, Conc: c, OK: 100, P50: 3 * time.Millisecond, P99: 10 * time.Millisecond,
+						Throughput: 100 * float64(min(c, 8)) / 4, Checked: 100}
+					if fam == searchFamily {
+						r.Checked = 0
+					}
+					s.Results = append(s.Results, r)
+				}
+			}
+			s.Results = append(s.Results, result{Family: nbhdFamily(2), System: sysPostgres, Conc: 1, OK: 100, P50: 8 * time.Millisecond, P99: 30 * time.Millisecond})
+			rep.Sizes = append(rep.Sizes, s)
+		}
+		return rep
+	}
+	big := func(rep *report) *sizeResult { return rep.Sizes[1] }
+	for _, tc := range []struct {
+		name   string
+		change func(*report)
+		want   map[string]verdict // figure prefix → verdict; every other row must be met
+	}{
+		{name: "every target met", change: func(*report) {}},
+		{name: "load slower than live", change: func(rep *report) { big(rep).Load.QuadsPS = 30_000 },
+			want: map[string]verdict{"`polgraph load` at 1000000": missed}},
+		{name: "load cut short by its budget", change: func(rep *report) { big(rep).Load.Complete = false },
+			want: map[string]verdict{"`polgraph load` of the": notMeasured}},
+		{name: "whole load too slow", change: func(rep *report) { big(rep).Load.Write = 10 * time.Minute },
+			want: map[string]verdict{"`polgraph load` of the": missed}},
+		{name: "bulk path slow", change: func(rep *report) { big(rep).Bulk.Convert = 150 * time.Second },
+			want: map[string]verdict{"bulk path at 1000000": missed}},
+		{name: "first fill slow", change: func(rep *report) { big(rep).Topology.Fill = 41 * time.Second },
+			want: map[string]verdict{"fill at 1000000 from a Dgraph holding no copy": missed}},
+		{name: "alpha over 4 GiB", change: func(rep *report) { big(rep).Topology.AlphaAfterShare.RSS = 4097 << 20 },
+			want: map[string]verdict{"alpha's resident memory": missed}},
+		{name: "neighbourhood p99 over and behind PostgreSQL", change: func(rep *report) { big(rep).row(nbhdFamily(2), sysPolgraphMem, 1).P99 = 31 * time.Millisecond },
+			want: map[string]verdict{"ExploreNeighborhood depth 2 at 1000000, 1 client": missed, "ExploreNeighborhood depth 2 at 1000000 against": missed}},
+		{name: "no PostgreSQL", change: func(rep *report) {
+			s := big(rep)
+			s.Results = slices.DeleteFunc(s.Results, func(r result) bool { return r.System == sysPostgres })
+		}, want: map[string]verdict{"ExploreNeighborhood depth 2 at 1000000 against": notMeasured}},
+		{name: "collapse at 64 clients", change: func(rep *report) { rep.Sizes[0].row(searchFamily, sysPolgraphMem, 64).Throughput = 190 },
+			want: map[string]verdict{"throughput at 64 clients": missed}},
+		{name: "no 64-client rows", change: func(rep *report) { rep.Config.Conc = []int{1, 8} },
+			want: map[string]verdict{"throughput at 64 clients": notMeasured}},
+		{name: "a wrong path", change: func(rep *report) { rep.Sizes[0].row(pathsFamily(variant{5, 6}), sysPolgraphMem, 8).Wrong = 1 },
+			want: map[string]verdict{"polgraph's path answers": missed}},
+		{name: "search row not measured", change: func(rep *report) { big(rep).row(searchFamily, sysPolgraphMem, 1).SkippedAfter = 1 },
+			want: map[string]verdict{"SearchEntities with a typo at 1000000": missed}},
+		{name: "long run", change: func(rep *report) { rep.Elapsed = 31 * time.Minute }, want: map[string]verdict{"the whole run": missed}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := good()
+			tc.change(rep)
+			rows := rep.targets()
+			if len(rows) < 16 {
+				t.Fatalf("%d targets judged, want at least 16: %+v", len(rows), rows)
+			}
+			seen := map[string]bool{}
+			for _, r := range rows {
+				want := met
+				for prefix, v := range tc.want {
+					if strings.HasPrefix(r.Figure, prefix) {
+						want, seen[prefix] = v, true
+					}
+				}
+				if r.Verdict != want {
+					t.Errorf("%s: %s (%s), want %s", r.Figure, r.Verdict, r.Got, want)
+				}
+			}
+			for prefix := range tc.want {
+				if !seen[prefix] {
+					t.Errorf("no target %q judged", prefix)
+				}
+			}
+		})
+	}
+	t.Run("lowest scaling named", func(t *testing.T) {
+		rep := good()
+		rep.Sizes[1].row(nbhdFamily(2), sysPolgraphMem, 8).Throughput = 45 // 1.8× the 25 of one client
+		r := rep.scaling(1, 8, scale8Goal)
+		if r.Verdict != met || !strings.Contains(r.Got, "1.80× (Neighbourhood depth 2 at 1000000), over 8 workloads") {
+			t.Errorf("scaling = %+v, want met at 1.80× naming the 1M depth-2 neighbourhoods over 8 workloads", r)
+		}
+	})
+	t.Run("load only", func(t *testing.T) {
+		rep := good()
+		rep.Config.LoadOnly = true
+		for _, r := range rep.targets() {
+			if !strings.Contains(r.Figure, "load") && !strings.Contains(r.Figure, "bulk") {
+				t.Errorf("a load-only run judged %q", r.Figure)
+			}
+		}
+	})
+}

@@ -69,6 +69,8 @@ func (rep *report) markdown() string {
 	p("- Before its first measurement each workload asks its inputs once, one at a time and untimed (for at most %s), so that caches are warm alike for every system. A workload whose queries mostly timed out at one concurrency is not measured at higher ones (its row says so): more clients would only wait out the deadline again.\n", min(cfg.Duration, time.Second))
 	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED), `refused` a call that got no turn in time. *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
 
+	rep.targetsSection(p)
+
 	p("## Graphs\n\n")
 	p("| size | entities | relations | claims | denied claims | relations with several claims | sources | max degree | generated in | dataset file | N-Quads |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -282,4 +284,15 @@ func turnsNote(turns bool) string {
 		return " Served without the turns `polgraph serve` gives each method (`--turns=false`)."
 	}
 	return " Served with the turns `polgraph serve` gives each method (`--turns`: `graph/rpc.Limiter` at its defaults, eight calls of a method at once on two cores, the rest waiting and reading the graph's version meanwhile)."
+}
+
+// targetsSection writes how the run stands against the targets of "Performance round 2".
+func (rep *report) targetsSection(p func(format string, args ...any)) {
+	p("## Against the targets\n\n")
+	p("The figures \"Performance round 2\" set, judged on this run's measurements alone (`cmd/polgraph-bench/targets.go`): a size or row the run did not measure, or a load its budget cut short, is *not measured*. Why a target is missed, measured, is under *Where the targets stand* at the end of this page.\n\n")
+	p("| figure | target | this run | verdict |\n|---|---|---|---|\n")
+	for _, t := range rep.targets() {
+		p("| %s | %s | %s | %s |\n", t.Figure, t.Goal, t.Got, t.Verdict)
+	}
+	p("\n")
 }
