@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/metrics"
 	"slices"
 	"sort"
 	"strings"
@@ -51,6 +52,10 @@ type result struct {
 	// whatever else ran meanwhile included). On two cores, a row whose machine figure is near 2 was bound
 	// by the CPU: more clients could only share it.
 	Cores coresUsed
+	// Collections counts the harness's garbage collections that ran during the measurement. polgraph's
+	// services run in the harness's process, so a collection marks the graph they hold in memory, and an
+	// answer that overlaps it waits longer.
+	Collections uint64
 	// Settle is how long the harness waited before the row for the alpha to go quiet; Busy says that it
 	// was still busy when the wait ended.
 	Settle time.Duration
@@ -190,4 +195,14 @@ func errorKind(err error) string {
 		return "timeout"
 	}
 	return "other"
+}
+
+// gcCycles is how many garbage collections this process has completed.
+func gcCycles() uint64 {
+	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }

@@ -458,9 +458,9 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			}
 			alphaBefore := procStatus(alphaPID, "VmRSS")
 			watch := watchRSS(alphaPID, 100*time.Millisecond)
-			cores := startCores(alphaPID)
+			cores, gcs := startCores(alphaPID), gcCycles()
 			r := measure(ctx, w, c, cfg.Duration, cfg.Timeout)
-			r.Cores = cores.done()
+			r.Cores, r.Collections = cores.done(), gcCycles()-gcs
 			r.AlphaPeak = watch.Stop()
 			if canReset {
 				r.AlphaPeak = max(r.AlphaPeak, peakRSS(alphaPID))
@@ -468,8 +468,8 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			r.AlphaBefore, r.Settle, r.Busy = alphaBefore, settle, busy
 			res.Query.AlphaPeak = max(res.Query.AlphaPeak, r.AlphaPeak)
 			results[i] = append(results[i], r)
-			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  cores %s  errors: %s%s", r.Family, r.System, c, r.N,
-				ms(r.P50), ms(r.P99), r.Throughput, mb(r.AlphaPeak), r.Cores, r.ErrorText(), wrongText(r))
+			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  cores %s  collections %d  errors: %s%s", r.Family, r.System, c, r.N,
+				ms(r.P50), ms(r.P99), r.Throughput, mb(r.AlphaPeak), r.Cores, r.Collections, r.ErrorText(), wrongText(r))
 		}
 	}
 	for _, rs := range results {

@@ -67,7 +67,7 @@ func (rep *report) markdown() string {
 	p("- Graphs from `graph/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
 		cfg.Seed, cfg.Duration, joinInts(cfg.Conc), cfg.Pairs, cfg.Timeout)
 	p("- Before its first measurement each workload asks its inputs once, one at a time and untimed (for at most %s), so that caches are warm alike for every system. A workload whose queries mostly timed out at one concurrency is not measured at higher ones (its row says so): more clients would only wait out the deadline again.\n", min(cfg.Duration, time.Second))
-	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED), `refused` a call that got no turn in time. *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
+	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED), `refused` a call that got no turn in time. *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it. *GCs* counts the harness's garbage collections during the row: polgraph's services run in its process, so each one marks the graph they hold in memory, and answers that overlap it wait longer.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
 
 	rep.targetsSection(p)
 
@@ -167,14 +167,14 @@ func (rep *report) markdown() string {
 			p(" %s", rs)
 		}
 		p("\n\n")
-		p("| query | system | clients | queries | p50 ms | p99 ms | per s | errors | answers | alpha before | alpha peak | cores: harness / alpha / machine |\n")
-		p("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		p("| query | system | clients | queries | p50 ms | p99 ms | per s | errors | answers | alpha before | alpha peak | cores: harness / alpha / machine | GCs |\n")
+		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range s.Results {
 			if r.SkippedAfter != 0 {
-				p("| %s | %s | %d | – | – | – | – | not measured: most queries timed out at %d clients | – | – | – | – |\n", r.Family, r.System, r.Conc, r.SkippedAfter)
+				p("| %s | %s | %d | – | – | – | – | not measured: most queries timed out at %d clients | – | – | – | – | – |\n", r.Family, r.System, r.Conc, r.SkippedAfter)
 				continue
 			}
-			p("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Family, r.System, r.Conc, r.N, ms(r.P50), ms(r.P99), rate(r.Throughput), r.ErrorText(), checkedText(r), mb(r.AlphaBefore), mb(r.AlphaPeak), r.Cores)
+			p("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Family, r.System, r.Conc, r.N, ms(r.P50), ms(r.P99), rate(r.Throughput), r.ErrorText(), checkedText(r), mb(r.AlphaBefore), mb(r.AlphaPeak), r.Cores, r.Collections)
 		}
 		var wrong []string
 		for _, r := range s.Results {
