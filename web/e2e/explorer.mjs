@@ -92,7 +92,7 @@ async function pointOf(page, id) {
     const r = cy.renderer();
     const nearest = (q) => {
       if (typeof r.findNearestElement !== "function") return el.isEdge() && !covered(q);
-      return r.findNearestElement((q.x - cy.pan().x) / cy.zoom(), (q.y - cy.pan().y) / cy.zoom(), true, false)?.id() === id;
+      return window.steadyNearest(box.left + q.x, box.top + q.y) === id;
     };
     const onGraph = (q) => {
       const under = document.elementFromPoint(box.left + q.x, box.top + q.y);
@@ -115,6 +115,8 @@ async function pointOf(page, id) {
       const us = [0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8];
       points = [el.renderedMidpoint(), ...us.map(at)];
     }
+    // Each point at the whole pixel a click lands on.
+    points = points.map((q) => ({ x: Math.round(box.left + q.x) - box.left, y: Math.round(box.top + q.y) - box.top }));
     const best = points.find(hits);
     const pos = best ?? (el.isEdge() ? points.find((q) => !covered(q)) : undefined) ?? points[0];
     return { x: box.left + pos.x, y: box.top + pos.y, hit: best !== undefined, inside: pos.x > 0 && pos.y > 0 && pos.x < box.width && pos.y < box.height };
@@ -190,6 +192,26 @@ async function pick(page, input, text, name) {
   await option.waitFor({ state: "visible", timeout: wait });
   return option;
 }
+
+// In every page, before its own scripts: the element of the graph the renderer finds nearest at a point
+// of the page, when it finds the same one at that point's whole pixel and at every pixel within 2 of it
+// (a click lands on a whole pixel, give or take one); undefined otherwise.
+await context.addInitScript(() => {
+  window.steadyNearest = (x, y) => {
+    const cy = window.explorer.cy;
+    const box = cy.container().getBoundingClientRect();
+    const r = cy.renderer();
+    const at = (px, py) => r.findNearestElement((px - box.left - cy.pan().x) / cy.zoom(), (py - box.top - cy.pan().y) / cy.zoom(), true, false)?.id();
+    const px = Math.round(x), py = Math.round(y);
+    const id = at(px, py);
+    for (let dx = -2; dx <= 2; dx++) {
+      for (let dy = -2; dy <= 2; dy++) {
+        if (at(px + dx, py + dy) !== id) return undefined;
+      }
+    }
+    return id;
+  };
+});
 
 const page = await context.newPage();
 watch(page);
@@ -578,20 +600,16 @@ try {
   const under = await page.evaluate(({ sb }) => {
     const cy = window.explorer.cy;
     const cb = cy.container().getBoundingClientRect();
-    const r = cy.renderer();
-    // An edge not selected, its midpoint moved under the middle of the status line, at a whole pixel
-    // where the renderer finds that edge nearest, and at every pixel around it (a click lands on a
-    // whole pixel, give or take one).
-    const nearest = (x, y) => r.findNearestElement((x - cy.pan().x) / cy.zoom(), (y - cy.pan().y) / cy.zoom(), true, false)?.id();
+    // An edge not selected, its midpoint moved under the middle of the status line, where the renderer
+    // finds that edge nearest.
     for (const e of cy.edges().not(".more-edge")) {
       if (e.id() === window.explorer.view.selected) continue;
       const m = e.renderedMidpoint();
       cy.panBy({ x: sb.x + sb.width / 2 - cb.left - m.x, y: sb.y + sb.height / 2 - cb.top - m.y });
       const p = e.renderedMidpoint();
-      const x = Math.round(cb.left + p.x) - cb.left, y = Math.round(cb.top + p.y) - cb.top;
-      const around = [-2, -1, 0, 1, 2].flatMap((dx) => [-2, -1, 0, 1, 2].map((dy) => [x + dx, y + dy]));
-      if (around.every(([ax, ay]) => nearest(ax, ay) === e.id())) {
-        return { id: e.id(), x: cb.left + x, y: cb.top + y, before: window.explorer.view.selected };
+      const x = Math.round(cb.left + p.x), y = Math.round(cb.top + p.y);
+      if (window.steadyNearest(x, y) === e.id()) {
+        return { id: e.id(), x, y, before: window.explorer.view.selected };
       }
     }
     return null;
