@@ -506,6 +506,36 @@ func TestTargets(t *testing.T) {
 		if r.Verdict != met || !strings.Contains(r.Got, "1.80× (Neighbourhood depth 2 at 1000000), over 8 workloads") {
 			t.Errorf("scaling = %+v, want met at 1.80× naming the 1M depth-2 neighbourhoods over 8 workloads", r)
 		}
+		if strings.Contains(r.Got, "machine") {
+			t.Errorf("scaling = %+v: it tells of the machine's cores, which the run did not measure", r)
+		}
+	})
+	t.Run("lowest scaling with the machine's cores", func(t *testing.T) {
+		// How busy the machine was at the lower number of clients is told with the lowest ratio, for that
+		// row only, in the run's own number of CPUs.
+		for _, tc := range []struct {
+			from, to int
+			want     string
+		}{
+			{1, 8, "1.50× (Neighbourhood depth 2 at 1000000; with 1 client the machine was already at 1.38 of its 2 cores)"},
+			{8, 64, "0.90× (Neighbourhood depth 2 at 1000000; with 8 clients the machine was already at 1.93 of its 2 cores)"},
+		} {
+			rep := good()
+			rep.Machine.CPUs = 2
+			for _, s := range rep.Sizes {
+				for i := range s.Results {
+					s.Results[i].Cores.Machine = 1.1 // every other row: not the one to name
+				}
+			}
+			one, eight, many := rep.Sizes[1].row(nbhdFamily(2), sysPolgraphMem, 1), rep.Sizes[1].row(nbhdFamily(2), sysPolgraphMem, 8), rep.Sizes[1].row(nbhdFamily(2), sysPolgraphMem, 64)
+			one.Cores.Machine, eight.Cores.Machine = 1.38, 1.93
+			eight.Throughput = 1.5 * one.Throughput
+			many.Throughput = 0.9 * eight.Throughput
+			r := rep.scaling(tc.from, tc.to, 1)
+			if !strings.Contains(r.Got, tc.want) {
+				t.Errorf("scaling(%d, %d) = %q, want it to hold %q", tc.from, tc.to, r.Got, tc.want)
+			}
+		}
 	})
 	t.Run("load only", func(t *testing.T) {
 		rep := good()

@@ -197,6 +197,7 @@ func (rep *report) scaling(from, to int, goal float64) targetRow {
 		return row
 	}
 	lowest, at, n := 0.0, "", 0
+	var base result // the lowest ratio's row at `from` clients
 	for _, s := range rep.Sizes {
 		for _, r := range s.Results {
 			if r.System != sysPolgraphMem || r.Conc != from {
@@ -208,7 +209,7 @@ func (rep *report) scaling(from, to int, goal float64) targetRow {
 			}
 			x := hi.Throughput / r.Throughput
 			if n == 0 || x < lowest {
-				lowest, at = x, fmt.Sprintf("%s at %s", r.Family, s.Label)
+				lowest, at, base = x, fmt.Sprintf("%s at %s", r.Family, s.Label), r
 			}
 			n++
 		}
@@ -216,6 +217,11 @@ func (rep *report) scaling(from, to int, goal float64) targetRow {
 	if n == 0 {
 		row.Got = "no rows"
 		return row
+	}
+	// How busy the machine already was at `from` clients bounds what more clients can add: at 1.4 of 2
+	// cores, no more than about 2 ÷ 1.4 (docs/bench-changes.md, item 71).
+	if base.Cores.Machine > 0 && rep.Machine.CPUs > 0 {
+		at += fmt.Sprintf("; with %d %s the machine was already at %.2f of its %d cores", from, plural(from, "client", "clients"), base.Cores.Machine, rep.Machine.CPUs)
 	}
 	row.Verdict = judge(lowest >= goal)
 	row.Got = fmt.Sprintf("%.2f× (%s), over %d workloads", lowest, at, n)
@@ -275,3 +281,11 @@ func goalTime(d time.Duration) string {
 
 // gib writes a target's size in GiB.
 func gib(b int64) string { return fmt.Sprintf("%g GiB", float64(b)/(1<<30)) }
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
