@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -174,7 +175,7 @@ func TestSmoke(t *testing.T) {
 	report := string(md)
 	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
 		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
-		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem,
+		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem, "were measured side by side: their 1 and 2 clients took turns, 4 slices of 12.5 ms each",
 		"it was then restarted on the same data", "anonymous) after the fill from Dgraph and", "while the replica fetched the copy",
 		"## Against the targets", "| the rows at 1M |  | the run had no 1M size | not measured |"} {
 		if !strings.Contains(report, want) {
@@ -367,6 +368,114 @@ func TestCoresMeter(t *testing.T) {
 				t.Errorf("a stretch of no time took %s cores, want – (unknown)", short)
 			}
 		})
+	}
+}
+
+// TestCoresSum: stretches add up their wall time and CPU alone, so that the time a meter was paused (while
+// other rows ran) counts for nothing; a figure unknown in any stretch is unknown in the sum.
+func TestCoresSum(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 5, 21, 0, 0, 0, time.UTC)
+	at := func(ms int, self, alpha time.Duration, busy, all int64) cpuSample {
+		return cpuSample{at: t0.Add(time.Duration(ms) * time.Millisecond), self: self, alpha: alpha, busy: busy, all: all, cpus: 2}
+	}
+	type stretch struct{ from, to cpuSample }
+	for _, tc := range []struct {
+		name      string
+		stretches []stretch
+		want      coresUsed
+	}{
+		{"one stretch", []stretch{{at(0, 0, 0, 0, 100), at(1000, 500*time.Millisecond, time.Second, 150, 300)}},
+			coresUsed{Harness: 0.5, Alpha: 1, Machine: 1.5}},
+		{"two stretches and the pause between them left out", []stretch{
+			{at(0, 0, 0, 0, 100), at(500, 0, 0, 50, 200)},
+			// paused from 500 to 2000 ms: the alpha used 1.5 s of CPU meanwhile, the machine 300 ticks
+			{at(2000, time.Second, 1500*time.Millisecond, 350, 500), at(2500, 1250*time.Millisecond, 2*time.Second, 450, 600)}},
+			coresUsed{Harness: 0.25, Alpha: 0.5, Machine: 1.5}},
+		{"the alpha unknown in one stretch", []stretch{
+			{at(0, 0, 0, 0, 100), at(500, 0, 0, 50, 200)},
+			{at(600, 0, -1, 50, 200), at(1100, 250*time.Millisecond, time.Second, 100, 300)}},
+			coresUsed{Harness: 0.25, Alpha: -1, Machine: 1}},
+		{"the machine unknown in one stretch", []stretch{
+			{at(0, 0, 0, 0, 100), at(500, 0, 0, 50, 200)},
+			{at(600, 0, 0, 0, 0), at(1100, 0, 0, 0, 0)}},
+			coresUsed{Harness: 0, Alpha: 0, Machine: -1}},
+		{"too short in all", []stretch{
+			{at(0, 0, 0, 0, 100), at(200, 0, 0, 50, 200)},
+			{at(300, 0, 0, 50, 200), at(500, 0, 0, 100, 300)}},
+			coresUsed{Harness: -1, Alpha: -1, Machine: -1}},
+	} {
+		var sum coresSum
+		for _, s := range tc.stretches {
+			sum.add(s.from, s.to)
+		}
+		if got := sum.cores(); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestTallyInSlices: a row measured in slices asks its inputs in turn across them (a slice goes on where
+// the one before stopped), counts every query of every slice once, bounds its queries over all of them,
+// and gives its throughput over the slices' time alone.
+func TestTallyInSlices(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		maxOps int
+	}{{"no bound", 0}, {"bounded over the slices", 7}} {
+		var asked []int
+		w := workload{family: "f", system: "s", n: 5, maxOps: tc.maxOps,
+			run: func(_ context.Context, i int) (outcome, error) {
+				asked = append(asked, i) // one client: no two queries at once
+				time.Sleep(2 * time.Millisecond)
+				if i == 3 {
+					return outcome{}, errors.New("input 3 fails")
+				}
+				return outcome{nodes: i}, nil
+			},
+			check: func(i int, got outcome) string {
+				if got.nodes != i {
+					return "wrong"
+				}
+				return ""
+			}}
+		tl := newTally(w, 1)
+		var sliced time.Duration
+		for range 3 {
+			start := time.Now()
+			tl.run(context.Background(), 30*time.Millisecond, time.Second)
+			sliced += time.Since(start)
+			time.Sleep(50 * time.Millisecond) // other rows' slices
+		}
+		r := tl.result()
+		for k, i := range asked {
+			if i != k%5 {
+				t.Fatalf("%s: query %d asked input %d, want %d (inputs in turn across slices): %v", tc.name, k, i, k%5, asked)
+			}
+		}
+		if tc.maxOps > 0 && len(asked) != tc.maxOps {
+			t.Errorf("%s: %d queries asked, want the bound, %d", tc.name, len(asked), tc.maxOps)
+		}
+		if tc.maxOps == 0 && len(asked) < 3*5 {
+			t.Errorf("%s: %d queries asked in three slices of 30 ms at 2 ms each, want at least 15", tc.name, len(asked))
+		}
+		fails := 0
+		for _, i := range asked {
+			if i == 3 {
+				fails++
+			}
+		}
+		if r.N != len(asked) || r.OK != len(asked)-fails || r.Errors["other"] != fails || r.Checked != r.OK || r.Wrong != 0 {
+			t.Errorf("%s: N %d, OK %d, errors %v, checked %d, wrong %d; want N %d with %d failed", tc.name, r.N, r.OK, r.Errors, r.Checked, r.Wrong, len(asked), fails)
+		}
+		// Throughput over the slices' time, not the pauses between them.
+		if want := float64(r.OK) / sliced.Seconds(); r.Throughput < want*0.95 || r.Throughput > want*1.05 {
+			t.Errorf("%s: throughput %.1f/s, want %d answers over the %s the slices took, %.1f/s", tc.name, r.Throughput, r.OK, sliced, want)
+		}
+		if r.P50 < 2*time.Millisecond {
+			t.Errorf("%s: p50 %s under the 2 ms each query sleeps", tc.name, r.P50)
+		}
 	}
 }
 

@@ -62,6 +62,7 @@ type config struct {
 	Postgres   bool          // also measure the PostgreSQL peer
 	Settle     time.Duration // how long to wait at most for a quiet alpha before the queries
 	RowSettle  time.Duration // how long to wait at most for a quiet alpha before each row after the first
+	Slices     int           // polgraph's rows with the graph in memory: how many slices of Duration their concurrencies take in turn
 	LogLevel   slog.Level
 	Command    string // the command line, for the report
 }
@@ -88,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	loadOnly := fs.Bool("load-only", false, "measure the loads only (polgraph load and dgraph live, each into an empty Dgraph), without the queries")
 	level := fs.String("log-level", "warn", "debug, info, warn or error")
 	settle := fs.Duration("settle", 3*time.Minute, "before the queries, wait at most this long for the alpha to use under a quarter of a core (a Dgraph just filled keeps compacting)")
+	slices := fs.Int("slices", 4, "measure polgraph's rows with the graph in memory side by side: their concurrencies take turns, each for this many slices of --duration divided by it (1: each row whole, one after another)")
 	rowSettle := fs.Duration("row-settle", 20*time.Second, "before each row after a size's first, wait at most this long for the alpha to use under a quarter of a core over "+secs(rowQuietWindow)+" (Dgraph keeps working on queries a row's clients gave up on); 0: do not wait")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -95,7 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() != 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := config{Settle: *settle, RowSettle: *rowSettle, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
+	cfg := config{Settle: *settle, RowSettle: *rowSettle, Slices: *slices, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
 		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, Turns: *turns, LoadOnly: *loadOnly, Postgres: *postgres}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))
@@ -111,8 +113,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 		cfg.Conc = append(cfg.Conc, c)
 	}
-	if cfg.Pairs < 1 || cfg.Duration <= 0 || cfg.Timeout <= 0 || cfg.Batch < 1 {
-		return config{}, fmt.Errorf("--pairs, --duration, --timeout and --batch must be positive")
+	if cfg.Pairs < 1 || cfg.Duration <= 0 || cfg.Timeout <= 0 || cfg.Batch < 1 || cfg.Slices < 1 {
+		return config{}, fmt.Errorf("--pairs, --duration, --timeout, --batch and --slices must be positive")
 	}
 	if cfg.RowSettle < 0 || cfg.Settle < 0 {
 		return config{}, fmt.Errorf("--settle and --row-settle cannot be negative")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/metrics"
 	"slices"
 	"sort"
@@ -108,21 +109,41 @@ func warmUp(ctx context.Context, w workload, d, timeout time.Duration) {
 // with its own deadline. Queries started before d ends are waited for. Every query counts in the
 // latencies, those that failed too.
 func measure(ctx context.Context, w workload, conc int, d, timeout time.Duration) result {
-	res := result{Family: w.family, System: w.system, Conc: conc, Errors: map[string]int{}}
+	t := newTally(w, conc)
+	t.run(ctx, d, timeout)
+	return t.result()
+}
+
+// tally is one workload's measurement at one concurrency, taken in one stretch or in several slices
+// (side by side with other concurrencies: interleave). A slice goes on with the inputs where the one
+// before it stopped.
+type tally struct {
+	w         workload
+	res       result
+	next      atomic.Int64
+	latencies []time.Duration
+	elapsed   time.Duration
+}
+
+func newTally(w workload, conc int) *tally {
+	return &tally{w: w, res: result{Family: w.family, System: w.system, Conc: conc, Errors: map[string]int{}}}
+}
+
+// run measures one slice of about d.
+func (t *tally) run(ctx context.Context, d, timeout time.Duration) {
+	w, res := t.w, &t.res
 	var (
-		next      atomic.Int64
-		mu        sync.Mutex
-		latencies []time.Duration
-		wg        sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
 	start := time.Now()
 	deadline := start.Add(d)
-	for range conc {
+	for range res.Conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) && ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
+				k := int(t.next.Add(1) - 1)
 				if w.maxOps > 0 && k >= w.maxOps {
 					return
 				}
@@ -133,7 +154,7 @@ func measure(ctx context.Context, w workload, conc int, d, timeout time.Duration
 				lat := time.Since(t0)
 				cancel()
 				mu.Lock()
-				latencies = append(latencies, lat)
+				t.latencies = append(t.latencies, lat)
 				res.N++
 				if err != nil {
 					res.Errors[errorKind(err)]++
@@ -154,10 +175,18 @@ func measure(ctx context.Context, w workload, conc int, d, timeout time.Duration
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(latencies)
-	res.P50, res.P99 = quantile(latencies, 0.50), quantile(latencies, 0.99)
-	res.Throughput = float64(res.OK) / elapsed.Seconds()
+	t.elapsed += time.Since(start)
+}
+
+// result is the measurement over every slice: latencies over all of them, throughput over their time.
+func (t *tally) result() result {
+	res := t.res
+	res.Errors = maps.Clone(t.res.Errors)
+	sorted := slices.Sorted(slices.Values(t.latencies))
+	res.P50, res.P99 = quantile(sorted, 0.50), quantile(sorted, 0.99)
+	if t.elapsed > 0 {
+		res.Throughput = float64(res.OK) / t.elapsed.Seconds()
+	}
 	return res
 }
 

@@ -431,6 +431,51 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	for _, i := range order {
 		w := workloads[i]
 		warmUp(ctx, w, min(cfg.Duration, time.Second), cfg.Timeout)
+		// A row must not measure what the row before it left behind: Dgraph keeps working on queries whose
+		// client gave up at the deadline (a 64-client row that reads Dgraph leaves seconds of it), and the
+		// next row's p99 was that work. Wait, briefly, until the alpha is quiet again.
+		settle := func() (time.Duration, bool) {
+			if rowsMeasured++; rowsMeasured == 1 || cfg.RowSettle <= 0 {
+				return 0, false
+			}
+			start := time.Now()
+			busy := !waitQuiet(ctx, alphaPID, 0.25, rowQuietWindow, cfg.RowSettle)
+			return time.Since(start), busy
+		}
+		finish := func(r result) {
+			res.Query.AlphaPeak = max(res.Query.AlphaPeak, r.AlphaPeak)
+			results[i] = append(results[i], r)
+			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  cores %s  collections %d  errors: %s%s", r.Family, r.System, r.Conc, r.N,
+				ms(r.P50), ms(r.P99), r.Throughput, mb(r.AlphaPeak), r.Cores, r.Collections, r.ErrorText(), wrongText(r))
+		}
+		if interleaved(w, cfg) {
+			// The concurrencies take turns, slice by slice, so that a change in the machine's pace falls on
+			// each alike and their ratios compare the same stretch of time.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			wait, busy := settle()
+			rows := make([]*rowRun, len(cfg.Conc))
+			for k, c := range cfg.Conc {
+				rows[k] = newRowRun(w, c, alphaPID, canReset)
+			}
+			for range cfg.Slices {
+				for _, row := range rows {
+					if err := ctx.Err(); err != nil {
+						return nil, err
+					}
+					row.slice(ctx, cfg.Duration/time.Duration(cfg.Slices), cfg.Timeout)
+				}
+			}
+			for k, row := range rows {
+				r := row.result()
+				if k == 0 {
+					r.Settle, r.Busy = wait, busy
+				}
+				finish(r)
+			}
+			continue
+		}
 		for _, c := range cfg.Conc {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -442,34 +487,12 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 				step("%-28s %-26s c=%d  not measured: most queries timed out at %d clients", w.family, w.system, c, after)
 				continue
 			}
-			// A row must not measure what the row before it left behind: Dgraph keeps working on queries whose
-			// client gave up at the deadline (a 64-client row that reads Dgraph leaves seconds of it), and the
-			// next row's p99 was that work. Wait, briefly, until the alpha is quiet again.
-			var settle time.Duration
-			busy := false
-			if rowsMeasured > 0 && cfg.RowSettle > 0 {
-				start := time.Now()
-				busy = !waitQuiet(ctx, alphaPID, 0.25, rowQuietWindow, cfg.RowSettle)
-				settle = time.Since(start)
-			}
-			rowsMeasured++
-			if canReset {
-				resetPeak(alphaPID)
-			}
-			alphaBefore := procStatus(alphaPID, "VmRSS")
-			watch := watchRSS(alphaPID, 100*time.Millisecond)
-			cores, gcs := startCores(alphaPID), gcCycles()
-			r := measure(ctx, w, c, cfg.Duration, cfg.Timeout)
-			r.Cores, r.Collections = cores.done(), gcCycles()-gcs
-			r.AlphaPeak = watch.Stop()
-			if canReset {
-				r.AlphaPeak = max(r.AlphaPeak, peakRSS(alphaPID))
-			}
-			r.AlphaBefore, r.Settle, r.Busy = alphaBefore, settle, busy
-			res.Query.AlphaPeak = max(res.Query.AlphaPeak, r.AlphaPeak)
-			results[i] = append(results[i], r)
-			step("%-28s %-26s c=%d  n=%-5d p50=%-9s p99=%-9s %7.1f/s  alpha %s  cores %s  collections %d  errors: %s%s", r.Family, r.System, c, r.N,
-				ms(r.P50), ms(r.P99), r.Throughput, mb(r.AlphaPeak), r.Cores, r.Collections, r.ErrorText(), wrongText(r))
+			wait, busy := settle()
+			row := newRowRun(w, c, alphaPID, canReset)
+			row.slice(ctx, cfg.Duration, cfg.Timeout)
+			r := row.result()
+			r.Settle, r.Busy = wait, busy
+			finish(r)
 		}
 	}
 	for _, rs := range results {
@@ -477,6 +500,59 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	}
 	res.Query.HarnessPeak = peakRSS(0)
 	return res, nil
+}
+
+// interleaved reports whether w's concurrencies are measured side by side, in cfg.Slices slices taken in
+// turn: polgraph's with the graph in memory, whose ratios the targets judge. The rows that read Dgraph or
+// PostgreSQL stay whole: their 64-client slices would each end by waiting out their slowest queries (up to
+// the deadline), and Dgraph goes on with queries their clients gave up.
+func interleaved(w workload, cfg config) bool { return cfg.Slices > 1 && w.system == sysPolgraphMem }
+
+// rowRun is one row of the tables being measured: the workload's tally at one concurrency, with the CPU,
+// the collections and the alpha's memory of the slices it is measured in.
+type rowRun struct {
+	t                      *tally
+	cores                  *coresMeter
+	gcs                    uint64
+	alphaPID               int
+	canReset, started      bool
+	alphaBefore, alphaPeak int64
+}
+
+func newRowRun(w workload, conc, alphaPID int, canReset bool) *rowRun {
+	return &rowRun{t: newTally(w, conc), alphaPID: alphaPID, canReset: canReset}
+}
+
+// slice measures the row for about d more.
+func (r *rowRun) slice(ctx context.Context, d, timeout time.Duration) {
+	if r.canReset {
+		resetPeak(r.alphaPID)
+	}
+	if !r.started {
+		r.started, r.alphaBefore = true, procStatus(r.alphaPID, "VmRSS")
+	}
+	watch := watchRSS(r.alphaPID, 100*time.Millisecond)
+	if r.cores == nil {
+		r.cores = startCores(r.alphaPID)
+	} else {
+		r.cores.resume()
+	}
+	gcs := gcCycles()
+	r.t.run(ctx, d, timeout)
+	r.cores.pause()
+	r.gcs += gcCycles() - gcs
+	peak := watch.Stop()
+	if r.canReset {
+		peak = max(peak, peakRSS(r.alphaPID))
+	}
+	r.alphaPeak = max(r.alphaPeak, peak)
+}
+
+func (r *rowRun) result() result {
+	res := r.t.result()
+	res.Cores, res.Collections = r.cores.done(), r.gcs
+	res.AlphaPeak, res.AlphaBefore = r.alphaPeak, r.alphaBefore
+	return res
 }
 
 func wrongText(r result) string {

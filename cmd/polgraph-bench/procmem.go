@@ -166,37 +166,93 @@ type coresUsed struct{ Harness, Alpha, Machine float64 }
 // come in ticks of 10 ms.
 const minCoresStretch = 500 * time.Millisecond
 
+// coresMeter measures the CPU of one stretch of time, or of several added together (a row measured in
+// slices, between which it is paused).
 type coresMeter struct {
-	alphaPID             int
-	start                time.Time
-	self, alpha          time.Duration
-	machineBusy, machine int64
+	alphaPID int
+	running  bool
+	from     cpuSample // where the running stretch started
+	sum      coresSum  // the stretches ended so far
 }
 
-func startCores(alphaPID int) coresMeter {
-	m := coresMeter{alphaPID: alphaPID, start: time.Now(), self: selfCPU(), alpha: cpuTime(alphaPID)}
-	m.machineBusy, m.machine, _ = machineTicks()
+// cpuSample is the CPU time used so far: this process's, the alpha's and the machine's (ticks: busy, in
+// all, and how many CPUs), with when it was read; -1 or 0s where unknown.
+type cpuSample struct {
+	at          time.Time
+	self, alpha time.Duration
+	busy, all   int64
+	cpus        int
+}
+
+func sampleCPU(alphaPID int) cpuSample {
+	s := cpuSample{at: time.Now(), self: selfCPU(), alpha: cpuTime(alphaPID)}
+	s.busy, s.all, s.cpus = machineTicks()
+	return s
+}
+
+// coresSum adds up stretches of time and the CPU they took; a figure unknown in one stretch is unknown
+// in the sum.
+type coresSum struct {
+	wall, self, alpha          time.Duration
+	busy, all                  int64
+	cpus                       int
+	noSelf, noAlpha, noMachine bool
+}
+
+// add adds the stretch from one sample to a later one.
+func (s *coresSum) add(from, to cpuSample) {
+	s.wall += to.at.Sub(from.at)
+	s.noSelf = s.noSelf || from.self < 0 || to.self < 0
+	s.noAlpha = s.noAlpha || from.alpha < 0 || to.alpha < 0
+	s.self += to.self - from.self
+	s.alpha += to.alpha - from.alpha
+	if from.all > 0 && to.all > from.all {
+		s.busy, s.all, s.cpus = s.busy+to.busy-from.busy, s.all+to.all-from.all, to.cpus
+	} else {
+		s.noMachine = true
+	}
+}
+
+// cores is the sum in cores; all unknown when its stretches came to under minCoresStretch.
+func (s coresSum) cores() coresUsed {
+	u := coresUsed{Harness: -1, Alpha: -1, Machine: -1}
+	if s.wall < minCoresStretch {
+		return u
+	}
+	if !s.noSelf {
+		u.Harness = float64(s.self) / float64(s.wall)
+	}
+	if !s.noAlpha {
+		u.Alpha = float64(s.alpha) / float64(s.wall)
+	}
+	if !s.noMachine {
+		u.Machine = float64(s.busy) / float64(s.all) * float64(s.cpus)
+	}
+	return u
+}
+
+func startCores(alphaPID int) *coresMeter {
+	m := &coresMeter{alphaPID: alphaPID}
+	m.resume()
 	return m
 }
 
-// done returns the cores used since startCores; all unknown when that was under minCoresStretch.
-func (m coresMeter) done() coresUsed {
-	wall := time.Since(m.start)
-	u := coresUsed{Harness: -1, Alpha: -1, Machine: -1}
-	if wall < minCoresStretch {
-		return u
+// resume starts a stretch.
+func (m *coresMeter) resume() { m.running, m.from = true, sampleCPU(m.alphaPID) }
+
+// pause ends the running stretch, adding what it took.
+func (m *coresMeter) pause() {
+	if m.running {
+		m.running = false
+		m.sum.add(m.from, sampleCPU(m.alphaPID))
 	}
-	per := func(from, to time.Duration) float64 {
-		if from < 0 || to < 0 {
-			return -1
-		}
-		return float64(to-from) / float64(wall)
-	}
-	u.Harness, u.Alpha = per(m.self, selfCPU()), per(m.alpha, cpuTime(m.alphaPID))
-	if busy, all, cpus := machineTicks(); all > m.machine && m.machine > 0 {
-		u.Machine = float64(busy-m.machineBusy) / float64(all-m.machine) * float64(cpus)
-	}
-	return u
+}
+
+// done ends the running stretch and returns the cores used over every stretch; all unknown when they
+// came to under minCoresStretch.
+func (m *coresMeter) done() coresUsed {
+	m.pause()
+	return m.sum.cores()
 }
 
 // selfCPU is the CPU time this process has used, user and system, to the microsecond; -1 when unknown.
