@@ -175,7 +175,7 @@ func TestSmoke(t *testing.T) {
 	report := string(md)
 	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
 		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
-		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem, "were measured side by side: their 1 and 2 clients took turns, 4 slices of 12.5 ms each",
+		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem, "were measured side by side: their 1 and 2 clients took turns, 4 slices of 12.5 ms each, in turn and back (1, 2, 2, 1, …)",
 		"it was then restarted on the same data", "anonymous) after the fill from Dgraph and", "while the replica fetched the copy",
 		"## Against the targets", "| the rows at 1M |  | the run had no 1M size | not measured |"} {
 		if !strings.Contains(report, want) {
@@ -411,6 +411,37 @@ func TestCoresSum(t *testing.T) {
 		}
 		if got := sum.cores(); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSliceOrder: rows measured side by side take their slices in turn and back, so that each row has
+// every slice, mirrored rounds cancel a steady drift, and (with three concurrencies or more) the fewest
+// clients never follow the most.
+func TestSliceOrder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		conc   []int
+		slices int
+		want   []int
+		text   string
+	}{
+		{[]int{1, 8, 64}, 1, []int{1, 8, 64}, "1, 8, 64"},
+		{[]int{1, 8, 64}, 2, []int{1, 8, 64, 64, 8, 1}, "1, 8, 64, 64, 8, 1"},
+		{[]int{1, 8, 64}, 4, []int{1, 8, 64, 64, 8, 1, 1, 8, 64, 64, 8, 1}, "1, 8, 64, 64, 8, 1, …"},
+		{[]int{1, 2}, 3, []int{1, 2, 2, 1, 1, 2}, "1, 2, 2, 1, …"},
+	} {
+		got := sliceOrder(tc.conc, tc.slices)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("sliceOrder(%v, %d) = %v, want %v", tc.conc, tc.slices, got, tc.want)
+		}
+		for i := 1; i < len(got) && len(tc.conc) > 2; i++ {
+			if got[i] == slices.Min(tc.conc) && got[i-1] == slices.Max(tc.conc) {
+				t.Errorf("sliceOrder(%v, %d) = %v: %d clients right after %d", tc.conc, tc.slices, got, got[i], got[i-1])
+			}
+		}
+		if text := sliceOrderText(tc.conc, tc.slices); text != tc.text {
+			t.Errorf("sliceOrderText(%v, %d) = %q, want %q", tc.conc, tc.slices, text, tc.text)
 		}
 	}
 }

@@ -450,7 +450,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		}
 		if interleaved(w, cfg) {
 			// The concurrencies take turns, slice by slice, so that a change in the machine's pace falls on
-			// each alike and their ratios compare the same stretch of time.
+			// each alike and their ratios compare the same stretch of time (sliceOrder).
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -459,13 +459,11 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			for k, c := range cfg.Conc {
 				rows[k] = newRowRun(w, c, alphaPID, canReset)
 			}
-			for range cfg.Slices {
-				for _, row := range rows {
-					if err := ctx.Err(); err != nil {
-						return nil, err
-					}
-					row.slice(ctx, cfg.Duration/time.Duration(cfg.Slices), cfg.Timeout)
+			for _, row := range sliceOrder(rows, cfg.Slices) {
+				if err := ctx.Err(); err != nil {
+					return nil, err
 				}
+				row.slice(ctx, cfg.Duration/time.Duration(cfg.Slices), cfg.Timeout)
 			}
 			for k, row := range rows {
 				r := row.result()
@@ -507,6 +505,24 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 // PostgreSQL stay whole: their 64-client slices would each end by waiting out their slowest queries (up to
 // the deadline), and Dgraph goes on with queries their clients gave up.
 func interleaved(w workload, cfg config) bool { return cfg.Slices > 1 && w.system == sysPolgraphMem }
+
+// sliceOrder is the order in which rows measured side by side take their slices: in turn, fewest
+// clients first, then back (1, 8, 64, 64, 8, 1, 1, 8, ...). Mirrored rounds cancel a steady drift in the
+// machine's pace exactly, and with 1, 8 and 64 clients a one-client slice never follows a 64-client
+// one, whose garbage the first answers of the next slice would otherwise pay for (docs/bench-changes.md,
+// item 72).
+func sliceOrder[T any](rows []T, slices int) []T {
+	var out []T
+	for s := range slices {
+		for k := range rows {
+			if s%2 == 1 {
+				k = len(rows) - 1 - k
+			}
+			out = append(out, rows[k])
+		}
+	}
+	return out
+}
 
 // rowRun is one row of the tables being measured: the workload's tally at one concurrency, with the CPU,
 // the collections and the alpha's memory of the slices it is measured in.
