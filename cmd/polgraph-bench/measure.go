@@ -105,17 +105,10 @@ func warmUp(ctx context.Context, w workload, d, timeout time.Duration) {
 	}
 }
 
-// measure runs w with conc workers for about d: each worker takes the next input in turn and asks it
-// with its own deadline. Queries started before d ends are waited for. Every query counts in the
-// latencies, those that failed too.
-func measure(ctx context.Context, w workload, conc int, d, timeout time.Duration) result {
-	t := newTally(w, conc)
-	t.run(ctx, d, timeout)
-	return t.result()
-}
-
 // tally is one workload's measurement at one concurrency, taken in one stretch or in several slices
-// (side by side with other concurrencies: interleave). A slice goes on with the inputs where the one
+// (side by side with other concurrencies: interleaved). In each, conc workers take the next input in turn
+// and ask it with its own deadline; queries started before the stretch ends are waited for, and every
+// query counts in the latencies, those that failed too. A slice goes on with the inputs where the one
 // before it stopped.
 type tally struct {
 	w         workload

@@ -536,7 +536,7 @@ type rowRun struct {
 }
 
 func newRowRun(w workload, conc, alphaPID int, canReset bool) *rowRun {
-	return &rowRun{t: newTally(w, conc), alphaPID: alphaPID, canReset: canReset}
+	return &rowRun{t: newTally(w, conc), cores: &coresMeter{alphaPID: alphaPID}, alphaPID: alphaPID, canReset: canReset}
 }
 
 // slice measures the row for about d more.
@@ -548,11 +548,7 @@ func (r *rowRun) slice(ctx context.Context, d, timeout time.Duration) {
 		r.started, r.alphaBefore = true, procStatus(r.alphaPID, "VmRSS")
 	}
 	watch := watchRSS(r.alphaPID, 100*time.Millisecond)
-	if r.cores == nil {
-		r.cores = startCores(r.alphaPID)
-	} else {
-		r.cores.resume()
-	}
+	r.cores.resume()
 	gcs := gcCycles()
 	r.t.run(ctx, d, timeout)
 	r.cores.pause()

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -56,12 +55,7 @@ func checkedText(r result) string {
 
 // sliceOrderText shows the order of the slices of rows measured side by side, e.g. "1, 8, 64, 64, 8, 1, …".
 func sliceOrderText(conc []int, slices int) string {
-	order := sliceOrder(conc, min(slices, 2))
-	parts := make([]string, len(order))
-	for i, c := range order {
-		parts[i] = strconv.Itoa(c)
-	}
-	text := strings.Join(parts, ", ")
+	text := joinInts(sliceOrder(conc, min(slices, 2)), ", ")
 	if slices > 2 {
 		text += ", …"
 	}
@@ -80,10 +74,10 @@ func (rep *report) markdown() string {
 		rep.Machine.CPUs, rep.Machine.Model, float64(rep.Machine.Memory)/(1<<30), rep.Machine.LoadAtStart, rep.Machine.LoadAtEnd, rep.Machine.CPUs)
 	p("- Go %s; Dgraph %s; one zero and one alpha on loopback, started fresh for each load.\n", rep.GoVersion, rep.DgraphVersion)
 	p("- Graphs from `graph/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
-		cfg.Seed, cfg.Duration, joinInts(cfg.Conc), cfg.Pairs, cfg.Timeout)
+		cfg.Seed, cfg.Duration, joinInts(cfg.Conc, " and "), cfg.Pairs, cfg.Timeout)
 	if cfg.Topology && cfg.Slices > 1 && len(cfg.Conc) > 1 {
 		p("- polgraph's rows with the graph in memory, whose ratios the targets judge, were measured side by side: their %s clients took turns, %d slices of %s each, in turn and back (%s), the inputs going on where the slice before stopped, so that a change in the machine's pace falls on every concurrency alike (docs/bench-changes.md, item 72). The other rows ran whole, one after another: slices of Dgraph's or PostgreSQL's 64 clients would each end waiting out their slowest queries.\n",
-			joinInts(cfg.Conc), cfg.Slices, ms(cfg.Duration/time.Duration(cfg.Slices))+" ms", sliceOrderText(cfg.Conc, cfg.Slices))
+			joinInts(cfg.Conc, " and "), cfg.Slices, ms(cfg.Duration/time.Duration(cfg.Slices))+" ms", sliceOrderText(cfg.Conc, cfg.Slices))
 	}
 	p("- Before its first measurement each workload asks its inputs once, one at a time and untimed (for at most %s), so that caches are warm alike for every system. A workload whose queries mostly timed out at one concurrency is not measured at higher ones (its row says so): more clients would only wait out the deadline again.\n", min(cfg.Duration, time.Second))
 	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED), `refused` a call that got no turn in time. *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it. *GCs* counts the harness's garbage collections during the row: polgraph's services run in its process, so each one marks the graph they hold in memory, and answers that overlap it wait longer.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
@@ -240,12 +234,12 @@ func svgRef(cfg config) string {
 	return cfg.SVG
 }
 
-func joinInts(xs []int) string {
+func joinInts(xs []int, sep string) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = fmt.Sprint(x)
 	}
-	return strings.Join(s, " and ")
+	return strings.Join(s, sep)
 }
 
 func distanceText(m map[int]int) string {
