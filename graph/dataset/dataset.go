@@ -565,19 +565,21 @@ func (r *reader) text(at where, field, s string, most int, freeText bool) {
 	r.control(at, field, s, freeText)
 }
 
-func (r *reader) control(at where, field, s string, freeText bool) {
-	if i, c := graph.ControlAt(s, freeText); i >= 0 {
-		r.add(at, field, "contains the control character %s at byte %d", controlName(c), i+1)
+// nameText checks a display name or an alias: its length, and the characters a name may not hold
+// (graph.NameProblem).
+func (r *reader) nameText(at where, field, s string, most int) {
+	if len(s) > most {
+		r.add(at, field, "%d bytes; at most %d", len(s), most)
+	}
+	if p := graph.NameProblem(s); p != "" {
+		r.add(at, field, "%s", p)
 	}
 }
 
-// controlName names a control character: U+0000 (NUL).
-func controlName(c rune) string {
-	name := map[rune]string{0: "NUL", '\t': "tab", '\n': "line feed", '\r': "carriage return", 0x1b: "escape", 0x7f: "DEL"}[c]
-	if name == "" {
-		return fmt.Sprintf("U+%04X", c)
+func (r *reader) control(at where, field, s string, freeText bool) {
+	if i, c := graph.ControlAt(s, freeText); i >= 0 {
+		r.add(at, field, "contains the control character %s at byte %d", graph.RuneName(c), i+1)
 	}
-	return fmt.Sprintf("U+%04X (%s)", c, name)
 }
 
 // name checks that a resource name, or a reference to one, is short enough to be worth reading; an
@@ -719,7 +721,7 @@ func (r *reader) entity(at where, e entityRecord) {
 	if strings.TrimSpace(e.DisplayName) == "" {
 		r.add(at, "display_name", "required")
 	}
-	r.text(at, "display_name", e.DisplayName, graph.MaxDisplayName, false)
+	r.nameText(at, "display_name", e.DisplayName, graph.MaxDisplayName)
 	if len(e.Aliases) > graph.MaxAliases {
 		r.add(at, "aliases", "%d aliases; at most %d", len(e.Aliases), graph.MaxAliases)
 	}
@@ -730,7 +732,7 @@ func (r *reader) entity(at where, e entityRecord) {
 		if strings.TrimSpace(a.Name) == "" {
 			r.add(at, field, "empty alias")
 		}
-		r.text(at, field, a.Name, graph.MaxAlias, false)
+		r.nameText(at, field, a.Name, graph.MaxAlias)
 		aliases = append(aliases, a.Name)
 		if a.Lang != "" || a.Note != "" {
 			r.needsV2(at, field, true)
@@ -827,7 +829,7 @@ func (r *reader) identifier(at where, field, k, v string) {
 		r.add(at, field, "the id's name is %d bytes; at most %d", len(k), graph.MaxIdentifierKey)
 	}
 	if i, c := graph.ControlAt(k, false); i >= 0 {
-		r.add(at, field, "the id's name contains the control character %s at byte %d", controlName(c), i+1)
+		r.add(at, field, "the id's name contains the control character %s at byte %d", graph.RuneName(c), i+1)
 	}
 	if strings.TrimSpace(v) == "" {
 		r.add(at, field, "empty id")

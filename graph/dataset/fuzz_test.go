@@ -129,6 +129,13 @@ func checkLimits(t *testing.T, ds *dataset.Dataset) {
 			t.Fatalf("entity %q: kind %v, %v", e.Name, k, err)
 		}
 		text("a display name", e.DisplayName, graph.MaxDisplayName, false)
+		for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
+			for _, r := range n {
+				if unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d' {
+					t.Fatalf("the name %q holds the invisible character %U", n, r)
+				}
+			}
+		}
 		if len(e.Aliases) > graph.MaxAliases || e.Identifiers.Count() > graph.MaxIdentifiers {
 			t.Fatalf("%s has %d aliases and %d ids", e.Name, len(e.Aliases), len(e.Identifiers))
 		}

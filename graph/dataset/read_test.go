@@ -90,6 +90,7 @@ func TestReadAcceptsTheValidFile(t *testing.T) {
 			`{"record":"relation","type":"ENDORSES","from":"actors/c","to":"actors/a","claims":[{"source":"sources/s","excerpt":"C\tbacks A.","confidence":1,"status":"REPORTED"}]}`)},
 		{"CRLF line ends and blank lines", strings.ReplaceAll(file(), "\n", "\r\n\r\n")},
 		{"no line break at the end", strings.TrimSuffix(file(), "\n")},
+		{"joiners inside Persian and Bengali names", file(`{"record":"entity","name":"actors/c","display_name":"\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645","aliases":["\u09b0\u200d\u09cd\u09af\u09be\u09ac"]}`)},
 		{"null for an absent value", file(`{"record":"entity","name":"actors/c","display_name":"C","aliases":null,"description":null}`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +196,14 @@ func TestReadReportsEachProblem(t *testing.T) {
 		{"controls in names are quoted", file(`{"record":"relation","type":"ENDORSES","from":"actors/b","to":"actors/\u0000","claims":[{"source":"sources/s\n","excerpt":"x","confidence":1,"status":"REPORTED\u0000"}]}`),
 			[]string{`f.jsonl:6: to: "actors/\x00" is not defined in the input`, `f.jsonl:6: claims[0].source: "sources/s\n" is not defined in the input`,
 				`f.jsonl:6: claims[0].status: "REPORTED\x00" is not a claim status (want ALLEGED, REPORTED, CONFIRMED or DENIED)`}},
+		// Invisible characters in names (graph.InvisibleAt).
+		{"zero width space in a display name", file(`{"record":"entity","name":"actors/c","display_name":"Keir\u200b Starmer"}`),
+			[]string{"f.jsonl:6: display_name: contains the invisible character U+200B (zero width space) at byte 5; a name may hold no character that cannot be seen"}},
+		{"right-to-left override in an alias", file(`{"record":"entity","name":"actors/c","display_name":"C","aliases":["Keir",{"name":"\u202eremrats","lang":"en"}]}`),
+			[]string{"f.jsonl:6: aliases[1]: contains the invisible character U+202E (right-to-left override) at byte 1; a name may hold no character that cannot be seen"}},
+		{"a joiner beside a Latin letter", file(`{"record":"entity","name":"actors/c","display_name":"Keir\u200dStarmer"}`),
+			[]string{"f.jsonl:6: display_name: contains the invisible character U+200D (zero width joiner) at byte 5; a name may hold no character that cannot be seen"}},
+
 		{"invalid UTF-8", file("{\"record\":\"entity\",\"name\":\"actors/c\",\"display_name\":\"C\xff\"}"),
 			[]string{"f.jsonl:6: not valid UTF-8 (at byte 55)"}},
 
@@ -245,6 +254,9 @@ func TestReadReportsEachProblem(t *testing.T) {
 		{"every wrong kind in a relation", file(`{"record":"relation","type":1,"from":"actors/b","to":"actors/a","claims":[{"source":"sources/s","excerpt":"x","confidence":"high","status":"REPORTED"},7]}`),
 			[]string{"f.jsonl:6: type: want a string, got a number", "f.jsonl:6: claims[0].confidence: want a number, got a string",
 				"f.jsonl:6: claims[1]: want an object, got a number"}},
+		{"NaN for a confidence", file(`{"record":"relation","type":"ENDORSES","from":"actors/b","to":"actors/a","claims":[{"source":"sources/s","excerpt":"x","confidence":"NaN","status":"REPORTED"},{"source":"sources/s","key":"k","excerpt":"x","confidence":"-Infinity","status":"REPORTED"}]}`),
+			[]string{"f.jsonl:6: claims[0].confidence: NaN is not a confidence: want a number from 0 to 1",
+				"f.jsonl:6: claims[1].confidence: -Infinity is not a confidence: want a number from 0 to 1"}},
 		{"claims not a list", file(`{"record":"relation","type":"ENDORSES","from":"actors/b","to":"actors/a","claims":{"source":"sources/s"}}`),
 			[]string{"f.jsonl:6: claims: want a list of objects, got an object"}},
 		{"a number out of range", file(`{"record":"relation","type":"ENDORSES","from":"actors/b","to":"actors/a","claims":[{"source":"sources/s","excerpt":"x","confidence":1e999,"status":"REPORTED"}]}`),

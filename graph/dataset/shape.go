@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -224,6 +225,9 @@ func (w *walker) value(s *shape) {
 	if s != nil && s.alt != nil && got == s.alt.kind && got != s.kind {
 		s = s.alt
 	}
+	if s != nil && got == jsonString && s.kind == jsonNumber && w.nonFinite() {
+		return
+	}
 	if s != nil && got != jsonNull && got != s.kind {
 		w.problem(pathString(w.path), "want %s, got %s", s.want(), got.article())
 		s = nil // walk on, for duplicate keys inside
@@ -247,6 +251,27 @@ func (w *walker) value(s *shape) {
 			}
 		}
 	}
+}
+
+// numberFields say what each number field holds, for a message about a value it cannot hold.
+var numberFields = map[string]string{"confidence": "a confidence: want a number from 0 to 1"}
+
+// nonFinite reports a string at w.i where a number belongs that names NaN or an infinity, which JSON
+// cannot write as a number (protojson writes them as "NaN", "Infinity" and "-Infinity"), and moves past
+// it. It reports and moves past nothing for any other string.
+func (w *walker) nonFinite() bool {
+	start := w.i
+	v := string(w.readKey())
+	if f, err := strconv.ParseFloat(v, 64); err != nil || !math.IsNaN(f) && !math.IsInf(f, 0) {
+		w.i = start
+		return false
+	}
+	what := "a finite number: want a number"
+	if len(w.path) > 0 && numberFields[string(w.path[len(w.path)-1].key)] != "" {
+		what = numberFields[string(w.path[len(w.path)-1].key)]
+	}
+	w.problem(pathString(w.path), "%s is not %s", v, what)
+	return true
 }
 
 func (w *walker) object(s *shape) {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
@@ -86,6 +87,13 @@ func invalid(g graph.Subgraph) []string {
 		kinds[e.Name] = e.Kind
 		required(w+": display_name", e.DisplayName)
 		text(w+": display_name", e.DisplayName, graph.MaxDisplayName, false)
+		for _, n := range append([]string{e.DisplayName}, e.Aliases...) {
+			for _, r := range n {
+				if unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d' {
+					bad("%s: the name %q holds the invisible character %U", w, n, r)
+				}
+			}
+		}
 		if len(e.Aliases) > graph.MaxAliases {
 			bad("%s: %d aliases", w, len(e.Aliases))
 		}

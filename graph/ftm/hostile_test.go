@@ -118,6 +118,14 @@ func TestReadHostile(t *testing.T) {
 					t.Errorf("%q %q", e.DisplayName, e.Aliases)
 				}
 			}},
+		{name: "invisible characters in names", lines: []string{person("a", `"name":["Keir\u200b Starmer","Keir Starmer"],"alias":["\u202eremratS"],"notes":["soft\u00adhyphen"]`)},
+			want: []string{"hostile.json:1: properties.name[0]: contains the invisible character U+200B (zero width space) at byte 5; the name was left out",
+				"hostile.json:1: properties.alias[0]: contains the invisible character U+202E (right-to-left override) at byte 1; the name was left out"}, entities: 1,
+			check: func(t *testing.T, g graph.Subgraph) {
+				if e := g.Entities[0]; e.DisplayName != "Keir Starmer" || len(e.Aliases) != 0 || e.Description != "soft\u00adhyphen" {
+					t.Errorf("%q %q %q", e.DisplayName, e.Aliases, e.Description)
+				}
+			}},
 		{name: "C1 control in alias and description", lines: []string{person("a", `"name":["A"],"alias":["x\u009by"],"notes":["n\u0090"]`)},
 			want: []string{"hostile.json:1: properties.alias[0]: contains the control character U+009B",
 				"hostile.json:1: properties.notes[0]: contains the control character U+0090"}, entities: 1},

@@ -284,6 +284,18 @@ func propertyField(name string) string {
 	return "properties[" + quote(name) + "]"
 }
 
+// name is value for a name: one holding a character that cannot be seen (graph.InvisibleAt) is left out
+// too, as polgraph refuses it.
+func (rd *reader) name(rec *record, prop string, i, most int, cutLong bool) string {
+	v := rd.value(rec, prop, i, most, cutLong)
+	if at, c := graph.InvisibleAt(v); at >= 0 {
+		rd.problem(rec.line, fmt.Sprintf("properties.%s[%d]", prop, i), false,
+			"contains the invisible character %s at byte %d; the name was left out", graph.RuneName(c), at+1)
+		return ""
+	}
+	return v
+}
+
 // value cleans the i-th value of a property: white space made single spaces, a value holding a control
 // character left out, a value longer than most bytes cut (when cutLong) or left out, each change
 // reported. It returns "" for a value to leave out.
@@ -401,7 +413,7 @@ func (rd *reader) mapEntity(rec *record) *entity {
 	names := rec.props[propName]
 	first := len(names)
 	for i := range names {
-		if e.DisplayName = rd.value(rec, propName, i, graph.MaxDisplayName, true); e.DisplayName != "" {
+		if e.DisplayName = rd.name(rec, propName, i, graph.MaxDisplayName, true); e.DisplayName != "" {
 			first = i
 			break
 		}
@@ -413,7 +425,7 @@ func (rd *reader) mapEntity(rec *record) *entity {
 	seen := map[string]bool{e.DisplayName: true}
 	dropped, droppedField := 0, ""
 	addAlias := func(prop, note string, i int) {
-		a := rd.value(rec, prop, i, graph.MaxAlias, false)
+		a := rd.name(rec, prop, i, graph.MaxAlias, false)
 		if a == "" || seen[a] {
 			return
 		}

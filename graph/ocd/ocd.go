@@ -146,8 +146,13 @@ func Read(f dataset.File) (*List, error) {
 		} else {
 			lineOf[d.ID] = line
 		}
-		if d.Name == "" {
+		switch {
+		case d.Name == "":
 			add(line, "name", "required")
+		case len(d.Name) > graph.MaxDisplayName:
+			add(line, "name", "%d bytes; a seat's display name is at most %d", len(d.Name), graph.MaxDisplayName)
+		case graph.NameProblem(d.Name) != "":
+			add(line, "name", "%s", graph.NameProblem(d.Name))
 		}
 		if d.SameAs != "" {
 			if err := CheckID(d.SameAs); err != nil {

@@ -372,8 +372,8 @@ func (im *importer) entity(st *fileState, what string, kind graph.Kind, id, name
 		switch {
 		case n == "" || seen[key]:
 			continue // the name itself in another language, or a repeat
-		case len(n) > graph.MaxAlias || hasControl(n):
-			im.rep.say("%s: %s.other_names[%d]: left out: longer than %d bytes or holding a control character", st.in.Name, what, j, graph.MaxAlias)
+		case len(n) > graph.MaxAlias || graph.NameProblem(n) != "":
+			im.rep.say("%s: %s.other_names[%d]: left out: longer than %d bytes or holding a control or invisible character", st.in.Name, what, j, graph.MaxAlias)
 			continue
 		case len(e.Aliases) >= graph.MaxAliases:
 			im.rep.say("%s: %s.other_names[%d]: left out: more than %d names", st.in.Name, what, j, graph.MaxAliases)

@@ -323,3 +323,19 @@ func TestParlparsePeopleAndMinisters(t *testing.T) {
 		t.Errorf("the report does not name the minister nobody knows:\n%s", strings.Join(rep.Lines, "\n"))
 	}
 }
+
+// TestNamesThatHideACharacterAreLeftOut: an other name holding a character that cannot be seen is left
+// out and reported, as polgraph refuses it; the rest of the record is imported.
+func TestNamesThatHideACharacterAreLeftOut(t *testing.T) {
+	doc, err := popolo.Decode(strings.NewReader(`{"persons":[{"id":"p1","name":"Keir Starmer","other_names":[{"name":"Keir\u200b Starmer"},{"name":"Sir Keir"}]}]}`), "hidden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, rep := importInto(t, nil, popolo.Input{Name: "hidden.json", File: doc})
+	if len(sub.Entities) != 1 || !slices.Equal(sub.Entities[0].Aliases, []string{"Sir Keir"}) {
+		t.Errorf("entities %+v", sub.Entities)
+	}
+	if !slices.Contains(rep.Lines, "hidden.json: persons[0].other_names[0]: left out: longer than 500 bytes or holding a control or invisible character") {
+		t.Errorf("the report:\n%s", strings.Join(rep.Lines, "\n"))
+	}
+}

@@ -341,6 +341,9 @@ func TestSubmitRefusesWhatIsNotAReading(t *testing.T) {
 		{"an entity without a name to show", func(r *review.Reading) {
 			r.Entities = []review.Entity{{Name: "actors/" + graph.EntityName(f.tag) + "-y"}}
 		}, []string{"entities[0].display_name"}},
+		{"an entity whose name hides a character", func(r *review.Reading) {
+			r.Entities = []review.Entity{{Name: "actors/" + graph.EntityName(f.tag) + "-z", DisplayName: "Keir\u200b Starmer"}}
+		}, []string{"entities[0].display_name"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := good()

@@ -312,7 +312,11 @@ func (s *Service) normalise(r *Reading, v *graph.Violations) {
 		if strings.TrimSpace(e.DisplayName) == "" {
 			v.Add(field("display_name"), "required")
 		}
-		checkText(v, field("display_name"), e.DisplayName, graph.MaxDisplayName, false)
+		if len(e.DisplayName) > graph.MaxDisplayName {
+			v.Add(field("display_name"), "%d bytes; at most %d", len(e.DisplayName), graph.MaxDisplayName)
+		} else if p := graph.NameProblem(e.DisplayName); p != "" {
+			v.Add(field("display_name"), "%s", p)
+		}
 		e.Aliases = cleanAliases(e.DisplayName, e.Aliases)
 	}
 	if len(r.Entities) > MaxReadingEntities {
@@ -752,13 +756,13 @@ func firstWords(text string, n int) string {
 }
 
 // cleanAliases drops empty aliases, the display name, repeats and what the format would refuse
-// (over-long ones, control characters), and keeps at most MaxAliases.
+// (over-long ones, invisible characters), and keeps at most MaxAliases.
 func cleanAliases(display string, aliases []string) []string {
 	seen := map[string]bool{display: true}
 	var out []string
 	for _, a := range aliases {
 		a = clean(a)
-		if a == "" || seen[a] || len(a) > graph.MaxAlias {
+		if a == "" || seen[a] || len(a) > graph.MaxAlias || graph.NameProblem(a) != "" {
 			continue
 		}
 		seen[a] = true
