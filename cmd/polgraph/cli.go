@@ -128,7 +128,7 @@ func (c *clientFlags) dialConn() (*grpc.ClientConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(4<<20)))
+	opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(maxRequestBytes)))
 	return grpc.NewClient(c.server, opts...)
 }
 

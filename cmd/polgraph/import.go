@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -69,10 +68,15 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errUsage
 	}
+	target, err := writeTargetOf(fs, remote.server, cfg.Dgraph)
+	if err != nil {
+		return err
+	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
 		return err
 	}
+	target.say(stderr)
 	path := fs.Arg(0)
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,9 +87,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	viaServer := false
-	fs.Visit(func(f *flag.Flag) { viaServer = viaServer || f.Name == "server" })
-	if viaServer {
+	if target.server != "" {
 		return importThrough(ctx, remote, *requestID, path, list, stdout)
 	}
 	store, err := cfg.openDgraph(ctx, log)

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -55,15 +55,21 @@ func importRecords(ctx context.Context, format string, args []string, stdout, st
 		}
 		src.Retrieved = d
 	}
-	if *confidence < 0 || *confidence > 1 {
-		return fmt.Errorf("--confidence must be between 0 and 1, got %g", *confidence)
+	if math.IsNaN(*confidence) || *confidence < 0 || *confidence > 1 {
+		return fmt.Errorf("--confidence must be a number from 0 to 1, got %g", *confidence)
+	}
+	target, err := writeTargetOf(fs, remote.server, cfg.Dgraph)
+	if err != nil {
+		return err
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
 		return err
 	}
-	viaServer := false
-	fs.Visit(func(f *flag.Flag) { viaServer = viaServer || f.Name == "server" })
+	if *dryRun == "" {
+		target.say(stderr)
+	}
+	viaServer := target.server != ""
 
 	var g popolo.Graph
 	var store *dgraph.Store

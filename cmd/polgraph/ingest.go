@@ -92,6 +92,15 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if len(knownFiles) == 0 { // with --known, a dry run reads no graph
+		target, err := writeTargetOf(fs, remote.server, cfg.Dgraph)
+		if err != nil {
+			return err
+		}
+		if !*dryRun {
+			target.say(stderr)
+		}
+	}
 	if viaServer {
 		return ingestThrough(ctx, remote, in, paths, *dryRun, *out, stdout, stderr)
 	}

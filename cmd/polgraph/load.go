@@ -15,6 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 
 	"github.com/polgraph/polgraph/graph"
@@ -48,15 +51,20 @@ func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	viaServer := false
 	fs.Visit(func(f *flag.Flag) { viaServer = viaServer || f.Name == "server" })
-	if viaServer {
-		return loadThrough(ctx, remote, *requestID, fs.Args(), stdout)
-	}
-	if *nquads != "" {
+	if *nquads != "" && !viaServer {
 		return loadToNQuads(fs.Args(), *nquads, *snapshot, stdout)
 	}
-	if *snapshot != "" {
+	if *snapshot != "" && !viaServer {
 		fmt.Fprintln(stderr, "--snapshot-file goes with --nquads: a load into Dgraph leaves the graph's snapshot file to polgraph serve")
 		return errUsage
+	}
+	target, err := writeTargetOf(fs, remote.server, cfg.Dgraph)
+	if err != nil {
+		return err
+	}
+	target.say(stderr)
+	if viaServer {
+		return loadThrough(ctx, remote, *requestID, fs.Args(), stdout)
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -330,31 +338,56 @@ func sendLoad(ctx context.Context, c *clientFlags, requestID string, files []dat
 	if err != nil {
 		return c.callError(err)
 	}
+	// A request holds whole lines, and never more than the service takes (maxRequestBytes): a line too
+	// long for a request of its own is refused before it is sent, and the stream is left unclosed, so
+	// that the service writes nothing of the load.
 	const chunkLines, chunkBytes = 1000, 1 << 20
+	send := func(req *pb.LoadRequest) error {
+		if err := stream.Send(req); err != nil {
+			_, err = stream.CloseAndRecv()
+			return c.callError(err)
+		}
+		return nil
+	}
 	for _, file := range files {
 		path := file.Name
 		r := bufio.NewReaderSize(file.R, 1<<20)
 		req := &pb.LoadRequest{File: path, RequestId: requestID}
-		size, sent := 0, false
+		size, sent, lineNo := proto.Size(req), false, 0
 		for {
 			line, err := r.ReadString('\n')
 			if line != "" {
+				lineNo++
 				if n := len(line); n > 0 && line[n-1] == '\n' {
 					line = line[:n-1]
 				}
+				more := protowire.SizeTag(2) + protowire.SizeBytes(len(line))
+				if size+more > maxRequestBytes && len(req.Lines) > 0 {
+					if err := send(req); err != nil {
+						return err
+					}
+					req, sent = &pb.LoadRequest{File: path}, true
+					size = proto.Size(req)
+				}
+				if size+more > maxRequestBytes {
+					var v graph.Violations
+					v.Add(fmt.Sprintf("%s:%d", path, lineNo), "the record is %d bytes; a request to polgraph holds at most %d MiB (%d bytes)",
+						len(line), maxRequestBytes>>20, maxRequestBytes)
+					return v.Err("load", "nothing was written: a record is too large to send through --server "+c.server)
+				}
 				req.Lines = append(req.Lines, line)
-				size += len(line)
+				size += more
 			}
 			last := errors.Is(err, io.EOF)
 			if err != nil && !last {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			if len(req.Lines) >= chunkLines || size >= chunkBytes || (last && (len(req.Lines) > 0 || !sent)) {
-				if err := stream.Send(req); err != nil {
-					_, err = stream.CloseAndRecv()
-					return c.callError(err)
+				if err := send(req); err != nil {
+					return err
 				}
-				req, size, sent = &pb.LoadRequest{File: path}, 0, true
+				req, sent = &pb.LoadRequest{File: path}, true
+				size = proto.Size(req)
 			}
 			if last {
 				break

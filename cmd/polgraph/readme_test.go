@@ -59,10 +59,11 @@ func TestREADMEExamplesRun(t *testing.T) {
 var exportKey = regexp.MustCompile(`^export (\w+)=\$\((\./bin/polgraph keys create [^|]+) \| awk '/\^key:/ \{print \$2\}'\)$`)
 
 // runReadmeCommand runs a README command as written but for the addresses: grpcurl and curl against the
-// service under test; the polgraph commands that talk to Dgraph (load, keys) with the test Dgraph's flags,
-// and the others (and `load --server`) with the service's address; an `export VAR=$(./bin/polgraph keys
-// create … | awk …)` sets VAR to the key made, for the commands after it. It returns what the command
-// printed, with the service's addresses written back as the README's.
+// service under test; the polgraph commands that write to Dgraph (load, import, keys, ingest but a dry run)
+// with the test Dgraph's flags, and the others (and `load --server`) with the service's address; an
+// `export VAR=$(./bin/polgraph keys create … | awk …)` sets VAR to the key made, for the commands after it.
+// It returns what the command printed, with the service's and the test Dgraph's addresses written back as
+// the README's.
 func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 	var out bytes.Buffer
 	var err error
@@ -106,7 +107,7 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 			args = append(args[:2], append(dgraphFlags(), args[2:]...)...)
 		case args[1] == "import":
 			args = append(args[:3], append(dgraphFlags(), args[3:]...)...)
-		case args[1] == "keys":
+		case args[1] == "keys", args[1] == "ingest" && !slices.Contains(args, "--dry-run"):
 			args = append(args, dgraphFlags()...)
 		case args[1] == "evaluate":
 		default:
@@ -116,8 +117,10 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 	default:
 		t.Fatalf("no runner for %q", args[0])
 	}
-	// Paths into data/ were given from the package's folder: they are shown as the README gives them.
-	return strings.NewReplacer(serverAddr, "127.0.0.1:50051", explorerAddr, "127.0.0.1:8080", "../../data/", "data/").Replace(out.String()), err
+	// Paths into data/ were given from the package's folder, and the test Dgraph is `make run`'s: they are
+	// shown as the README gives them.
+	return strings.NewReplacer(serverAddr, "127.0.0.1:50051", explorerAddr, "127.0.0.1:8080", alphaAddr, "127.0.0.1:9180",
+		"../../data/", "data/").Replace(out.String()), err
 }
 
 // example is a command of a README and the output it shows after it (nil when it shows none).

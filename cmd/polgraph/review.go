@@ -63,13 +63,19 @@ func reviewCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return run(ctx, args[1:], stdout, stderr)
 }
 
-// reviewCall parses a review command's flags, dials the server and makes the calls of do under the
-// command's timeout.
+// reviewWrites are the review commands that write (the queue, and the graph on approval).
+var reviewWrites = map[string]bool{"approve": true, "reject": true, "edit": true, "merge": true, "reject-entity": true}
+
+// reviewCall parses a review command's flags, says where a command that writes writes, dials the server
+// and makes the calls of do under the command's timeout.
 func reviewCall(ctx context.Context, name, usage string, minArgs, maxArgs int, args []string, stderr io.Writer, more func(*flag.FlagSet),
 	do func(context.Context, *clientFlags, *flag.FlagSet, pb.ReviewServiceClient) error) error {
 	c, fs, err := parseClientCommand("review "+name, usage, minArgs, maxArgs, false, args, stderr, more)
 	if err != nil {
 		return err
+	}
+	if reviewWrites[name] {
+		writeTarget{server: c.server}.say(stderr)
 	}
 	conn, err := c.dialConn()
 	if err != nil {
