@@ -20,8 +20,18 @@ type Options struct {
 	// DNS rebinding attack cannot use; empty means DefaultAllowedHosts; "*" allows any name (e.g. behind
 	// a reverse proxy that checks names itself).
 	AllowedHosts []string
-	// MaxBody bounds a request body, in bytes (DefaultMaxBody when 0).
+	// MaxBody bounds a request body, in bytes (DefaultMaxBody when 0), before and after decompression.
 	MaxBody int64
+	// OnRefused, when set, hears of every request refused before any handler ran: its HTTP status and a
+	// reason (HOST_NOT_ALLOWED, CROSS_ORIGIN, BODY_TOO_LARGE, BODY_UNREADABLE, INFLATES_TOO_LARGE; and
+	// HEADERS_TOO_LARGE through CountHeaderRefusals).
+	OnRefused func(status int, reason string)
+}
+
+func (o Options) refused(status int, reason string) {
+	if o.OnRefused != nil {
+		o.OnRefused(status, reason)
+	}
 }
 
 // DefaultAllowedHosts are the names a local polgraph answers to.
@@ -64,17 +74,20 @@ func Guard(next http.Handler, opts Options) http.Handler {
 
 		host := hostname(r.Host)
 		if !anyHost && net.ParseIP(host) == nil && !slices.Contains(hosts, host) {
+			opts.refused(http.StatusForbidden, "HOST_NOT_ALLOWED")
 			refuse(w, http.StatusForbidden, "permission_denied",
 				fmt.Sprintf("polgraph does not answer to the host name %q (allowed: %s, and IP addresses; see --http-allowed-hosts)", truncate(host, 100), strings.Join(hosts, ", ")))
 			return
 		}
 		if crossOrigin(r) {
+			opts.refused(http.StatusForbidden, "CROSS_ORIGIN")
 			refuse(w, http.StatusForbidden, "permission_denied",
 				"polgraph's API answers only the page it serves and clients that are not browsers: this request comes from another origin")
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			if r.ContentLength > maxBody {
+				opts.refused(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE")
 				refuse(w, http.StatusRequestEntityTooLarge, "resource_exhausted",
 					fmt.Sprintf("the request body is %d bytes; at most %d", r.ContentLength, maxBody))
 				return
@@ -83,10 +96,12 @@ func Guard(next http.Handler, opts Options) http.Handler {
 			// body that trickles in is cut by the server's read timeout before any work starts.
 			body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 			if err != nil {
+				opts.refused(http.StatusBadRequest, "BODY_UNREADABLE")
 				refuse(w, http.StatusBadRequest, "invalid_argument", "cannot read the request body: "+err.Error())
 				return
 			}
 			if int64(len(body)) > maxBody {
+				opts.refused(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE")
 				refuse(w, http.StatusRequestEntityTooLarge, "resource_exhausted",
 					fmt.Sprintf("the request body is over %d bytes", maxBody))
 				return
@@ -159,4 +174,43 @@ func DefaultTimeouts(queryTimeout time.Duration) Timeouts {
 func Server(h http.Handler, t Timeouts, log *slog.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
 		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+}
+
+// CountHeaderRefusals wraps the HTTP listener so that onRefused hears of each request net/http itself
+// refuses for headers over the server's MaxHeaderBytes (431), which no handler sees: it writes that
+// answer straight onto the connection, and this listener's connections watch for it.
+func CountHeaderRefusals(lis net.Listener, onRefused func(status int, reason string)) net.Listener {
+	if onRefused == nil {
+		return lis
+	}
+	return headerCounter{lis, onRefused}
+}
+
+type headerCounter struct {
+	net.Listener
+	hook func(int, string)
+}
+
+func (l headerCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &headerCountingConn{Conn: c, hook: l.hook}, nil
+}
+
+type headerCountingConn struct {
+	net.Conn
+	hook func(int, string)
+}
+
+// tooLarge431 starts net/http's answer to headers over the limit (HTTP/1.x; HTTP/2 has its own frame
+// limits).
+var tooLarge431 = []byte("HTTP/1.1 431 ")
+
+func (c *headerCountingConn) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, tooLarge431) {
+		c.hook(http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE")
+	}
+	return c.Conn.Write(p)
 }

@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,12 +13,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 )
@@ -153,5 +159,95 @@ func TestServerCutsTrickledBodies(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the connection is still open 10 s into a body trickled in with a 1 s read timeout")
 		}
+	}
+}
+
+// searchCounter counts the SearchEntities calls that reach it.
+type searchCounter struct {
+	pb.UnimplementedGraphServiceServer
+	calls atomic.Int64
+}
+
+func (s *searchCounter) SearchEntities(context.Context, *pb.SearchEntitiesRequest) (*pb.SearchEntitiesResponse, error) {
+	s.calls.Add(1)
+	return &pb.SearchEntitiesResponse{}, nil
+}
+
+// TestHandlerRefusesDecompressionBombs: a small gzipped body that inflates far past the body limit is
+// refused before any handler runs, in every way the HTTP API takes compressed messages, after inflating
+// no more than the limit; a small gzipped body is served.
+func TestHandlerRefusesDecompressionBombs(t *testing.T) {
+	t.Parallel()
+	srv := grpc.NewServer()
+	counter := &searchCounter{}
+	pb.RegisterGraphServiceServer(srv, counter)
+	const limit = 64 << 10
+	h, err := Handler(srv, health.NewServer(), Options{MaxBody: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	envelope := func(msg []byte) []byte {
+		out := []byte{1, 0, 0, 0, 0} // flags: compressed
+		binary.BigEndian.PutUint32(out[1:], uint32(len(msg)))
+		return append(out, msg...)
+	}
+	// JSON padded with spaces, and a protobuf message, each inflating to 48 MiB: 768 times the limit, in
+	// under 64 KiB compressed.
+	bombJSON := gz(append(append([]byte(`{"query": "Lutfur"`), bytes.Repeat([]byte(" "), 48<<20)...), '}'))
+	m, _ := proto.Marshal(&pb.SearchEntitiesRequest{Query: strings.Repeat("a", 48<<20)})
+	bombProto := gz(m)
+	m, _ = proto.Marshal(&pb.SearchEntitiesRequest{Query: "Lutfur"})
+	smallProto := gz(m)
+	connect := map[string]string{"Content-Type": "application/json", "Connect-Protocol-Version": "1", "Content-Encoding": "gzip"}
+	grpcWeb := map[string]string{"Content-Type": "application/grpc-web+proto", "Grpc-Encoding": "gzip"}
+	tests := []struct {
+		name    string
+		body    []byte
+		headers map[string]string
+		served  bool
+		says    string
+	}{
+		{"Connect, Content-Encoding: gzip", bombJSON, connect, false, "inflates to over 65536 bytes"},
+		{"Connect, a small body", gz([]byte(`{"query": "Lutfur"}`)), connect, true, `"results"`},
+		{"gRPC-Web, a compressed message", envelope(bombProto), grpcWeb, false, ""},
+		{"gRPC-Web, a small one", envelope(smallProto), grpcWeb, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.body) > limit {
+				t.Fatalf("the body is %d bytes compressed: over the limit itself", len(tt.body))
+			}
+			r := httptest.NewRequest("POST", "http://localhost/polgraph.v1.GraphService/SearchEntities", bytes.NewReader(tt.body))
+			for k, v := range tt.headers {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			calls := counter.calls.Load()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			h.ServeHTTP(w, r)
+			runtime.ReadMemStats(&after)
+			if served := counter.calls.Load() > calls; served != tt.served {
+				t.Errorf("the handler ran: %v; want %v (%d %.300s)", served, tt.served, w.Code, w.Body)
+			}
+			if !strings.Contains(w.Body.String(), tt.says) {
+				t.Errorf("%d %.300s; want it to say %q", w.Code, w.Body, tt.says)
+			}
+			if !tt.served && w.Code == http.StatusOK && w.Header().Get("Grpc-Status") == "0" {
+				t.Errorf("a bomb was answered OK")
+			}
+			// Allocation, not residence: what inflating cost, whatever the collector did meanwhile. The bomb
+			// inflates to 48 MiB; bounded, it costs a few times the limit.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+				t.Errorf("answering allocated %d MiB", alloc>>20)
+			}
+		})
 	}
 }

@@ -4,8 +4,10 @@
 package httpapi
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -27,15 +29,22 @@ import (
 //     in the Connect protocol and gRPC-Web, which Vanguard transcodes into calls on srv itself, so browsers
 //     reach the very handlers, interceptors (credentials and roles among them) and errors that gRPC clients
 //     do; a body that is not the method's request in JSON answers INVALID_ARGUMENT (400), not an internal
-//     error;
+//     error; a gzipped message that inflates past MaxBody answers RESOURCE_EXHAUSTED, and is inflated no
+//     further (boundedGzip);
 //   - GET /healthz: 200 while hs reports polgraph.v1.GraphService SERVING, 503 otherwise (the database does
 //     not answer, or the server is shutting down), as JSON: {"status": "SERVING"}.
 //
 // It must be called after every service is registered on srv.
 func Handler(srv *grpc.Server, hs *health.Server, opts Options) (http.Handler, error) {
+	maxBody := opts.MaxBody
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBody
+	}
 	api, err := vanguardgrpc.NewTranscoder(srv, vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec {
 		return requestJSON{vanguard.NewJSONCodec(res)}
-	}))
+	}), vanguard.WithCompression("gzip", func() connect.Compressor { return gzip.NewWriter(io.Discard) }, newBoundedGzip(maxBody, opts.OnRefused)),
+		// srv is sent every message uncompressed: every compressed one is inflated here, bounded.
+		vanguard.WithDefaultServiceOptions(vanguard.WithNoTargetCompression()))
 	if err != nil {
 		return nil, fmt.Errorf("the explorer's API: %w", err)
 	}

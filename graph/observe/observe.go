@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,12 @@ import (
 //	polgraph_load_relations_total                       relations written by loads in this process
 //	polgraph_load_progress_ratio                        the share of the current load written, 0 to 1
 //	polgraph_refusals_total{method,reason}              calls refused before their handler ran
+//	polgraph_http_refusals_total{status,reason}         HTTP requests the explorer's guard refused
+//	                                                    (403, 400, 413, 431) before any handler
+//	polgraph_connections_open{listener}                 connections open, on "grpc" and "http"
+//	polgraph_connections_capped_total{listener,cap,action}  connections closed to keep a cap
+//	                                                    (cap: address or total; action: evicted, a
+//	                                                    silent one making room, or refused)
 //	polgraph_database_up                                1 when Dgraph answered the last health check
 type Metrics struct {
 	reg             *prometheus.Registry
@@ -49,6 +56,8 @@ type Metrics struct {
 	loadRelations   prometheus.Counter
 	loadProgress    prometheus.Gauge
 	refusals        *prometheus.CounterVec
+	httpRefusals    *prometheus.CounterVec
+	connsCapped     *prometheus.CounterVec
 	databaseUp      prometheus.Gauge
 }
 
@@ -79,13 +88,40 @@ func NewMetrics() *Metrics {
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "polgraph_refusals_total",
 			Help: "Calls refused before their handler ran, by full gRPC method and reason: the refusal's google.rpc.ErrorInfo reason (API_KEY_MISSING, ROLE_TOO_LOW, RATE_LIMITED, TOO_MANY_REQUESTS, ...) or its status code (DEADLINE_EXCEEDED)."},
 			[]string{"method", "reason"}),
+		httpRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "polgraph_http_refusals_total",
+			Help: "HTTP requests to the explorer's listener refused before any handler ran, by HTTP status and reason (HOST_NOT_ALLOWED, CROSS_ORIGIN, BODY_TOO_LARGE, BODY_UNREADABLE, HEADERS_TOO_LARGE, INFLATES_TOO_LARGE)."},
+			[]string{"status", "reason"}),
+		connsCapped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "polgraph_connections_capped_total",
+			Help: "Connections closed to keep a listener's caps, by listener (grpc, http), cap (address: per client address; total) and action (evicted: a connection that had sent nothing, closed to make room; refused: the new connection)."},
+			[]string{"listener", "cap", "action"}),
 		databaseUp: prometheus.NewGauge(prometheus.GaugeOpts{Name: "polgraph_database_up",
 			Help: "1 when Dgraph answered polgraph's last health check, else 0."}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.rpcDuration, m.dgraphDuration, m.graphVersion, m.graphVersionLag, m.fillSeconds, m.loadRelations, m.loadProgress,
-		m.refusals, m.databaseUp)
+		m.refusals, m.httpRefusals, m.connsCapped, m.databaseUp)
 	return m
+}
+
+// HTTPRefused counts an HTTP request refused by the explorer's guard.
+func (m *Metrics) HTTPRefused(status int, reason string) {
+	m.httpRefusals.WithLabelValues(strconv.Itoa(status), reason).Inc()
+}
+
+// ConnectionsCapped counts a connection closed to keep a listener's cap.
+func (m *Metrics) ConnectionsCapped(listener, limit string, evicted bool) {
+	action := "refused"
+	if evicted {
+		action = "evicted"
+	}
+	m.connsCapped.WithLabelValues(listener, limit, action).Inc()
+}
+
+// ConnectionsOpen reports, as polgraph_connections_open{listener}, what open says when scraped.
+func (m *Metrics) ConnectionsOpen(listener string, open func() float64) {
+	// A second registration for the same listener (serve called again on the same metrics) keeps the first.
+	m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "polgraph_connections_open",
+		Help: "Connections open on a listener (grpc, http).", ConstLabels: prometheus.Labels{"listener": listener}}, open))
 }
 
 // Registry is where the metrics are registered, for tests and for more collectors.
