@@ -7,7 +7,9 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -139,7 +141,18 @@ type Authenticator struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedKey // by hash
+	// valid are the hashes of the keys found valid lately, and when: they pass the budget an address
+	// draws from when it presents keys that are not (Known), so that a flood of made-up keys from one
+	// address (a proxy, a NAT) cannot lock out the valid keys used behind it.
+	valid map[string]time.Time
 }
+
+// knownFor is how long a key found valid passes the bad-key budget without waiting; maxKnownKeys bounds
+// how many are remembered (past it, the oldest half is forgotten).
+const (
+	knownFor     = 24 * time.Hour
+	maxKnownKeys = 10_000
+)
 
 type cachedKey struct {
 	key     Key
@@ -153,7 +166,19 @@ func NewAuthenticator(keys KeyStore, cacheFor time.Duration) *Authenticator {
 	if cacheFor <= 0 {
 		cacheFor = DefaultKeyCacheTime
 	}
-	return &Authenticator{keys: keys, cacheFor: cacheFor, now: time.Now, cache: map[string]cachedKey{}}
+	return &Authenticator{keys: keys, cacheFor: cacheFor, now: time.Now, cache: map[string]cachedKey{}, valid: map[string]time.Time{}}
+}
+
+// Known reports whether this key was found valid (not revoked) in the last day. Its lookups are still
+// made, so a revocation takes effect as for any key; they are only not charged to the caller's address.
+func (a *Authenticator) Known(secret string) bool {
+	if !WellFormed(secret) {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at, ok := a.valid[HashKey(secret)]
+	return ok && a.now().Sub(at) < knownFor
 }
 
 // Cached reports whether the answer for this key is in the cache, so a caller can tell a lookup that
@@ -190,7 +215,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (Princi
 		case err == nil || graph.KindOf(err) == graph.NotFound:
 			c = cachedKey{}
 		default:
-			return Principal{}, err
+			// Not an answer (the database is down, starting, or behind): nothing is remembered, and the
+			// caller is told to try again, never that the key is invalid.
+			return Principal{}, lookupFailed(err)
 		}
 		c.expires = now.Add(a.cacheFor)
 		a.remember(hash, c, now)
@@ -205,9 +232,29 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (Princi
 	return Principal{Kind: APIKey, Name: c.key.Name, KeyID: c.key.ID, Role: c.key.Role}, nil
 }
 
+// lookupFailed is the error of a lookup the database could not answer: Unavailable ones carry a retry
+// delay.
+func lookupFailed(err error) error {
+	var ge *graph.Error
+	if errors.As(err, &ge) && ge.Kind == graph.Unavailable && ge.RetryAfter == 0 {
+		e := *ge
+		e.RetryAfter = time.Second
+		return &e
+	}
+	return err
+}
+
 func (a *Authenticator) remember(hash string, c cachedKey, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if c.found && c.key.Revoked.IsZero() {
+		if len(a.valid) >= maxKnownKeys {
+			a.forgetOldestKnown()
+		}
+		a.valid[hash] = now
+	} else {
+		delete(a.valid, hash)
+	}
 	if len(a.cache) >= maxCachedKeys {
 		for h, old := range a.cache {
 			if !now.Before(old.expires) {
@@ -219,4 +266,19 @@ func (a *Authenticator) remember(hash string, c cachedKey, now time.Time) {
 		}
 	}
 	a.cache[hash] = c
+}
+
+// forgetOldestKnown forgets the older half of the keys known valid.
+func (a *Authenticator) forgetOldestKnown() {
+	times := make([]time.Time, 0, len(a.valid))
+	for _, t := range a.valid {
+		times = append(times, t)
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	cut := times[len(times)/2]
+	for h, t := range a.valid {
+		if t.Before(cut) {
+			delete(a.valid, h)
+		}
+	}
 }

@@ -79,8 +79,10 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 		if len(res.ByID) > 0 || len(res.ByHash) > 0 {
 			return &graph.Error{Op: op, Kind: graph.Internal, Message: "a new key's id or hash is taken; try again"}
 		}
-		set, err := setQuads([]map[string]any{{"uid": "_:key", "dgraph.type": "Key", "pg.key_id": string(k.ID),
-			"pg.key_name": k.Name, "pg.key_hash": k.Hash, "pg.key_role": k.Role.String(), "pg.key_created_at": k.Created.UnixMilli()}})
+		nodes := []map[string]any{{"uid": "_:key", "dgraph.type": "Key", "pg.key_id": string(k.ID),
+			"pg.key_name": k.Name, "pg.key_hash": k.Hash, "pg.key_role": k.Role.String(), "pg.key_created_at": k.Created.UnixMilli()}}
+		nodes = append(nodes, keyChange(ctx, "CreateKey", graph.Change{Resource: string(k.ID), Action: graph.ActionCreate, After: keyRecord(k)})...)
+		set, err := setQuads(nodes)
 		if err != nil {
 			return err
 		}
@@ -89,19 +91,37 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 	})
 }
 
-// KeyByHash implements auth.KeyStore.
+// KeyByHash implements auth.KeyStore. A key is not found only on an alpha that shows at least the graph
+// this store has seen: an alpha that has just restarted shows nothing to polgraph's user until it has
+// loaded its access rules, then, for a moment, an older graph. Such an answer proves nothing, and is
+// Unavailable (DATABASE_NOT_READY, with a retry delay) rather than "no such key", so that no valid key is
+// refused, or remembered as unknown, while Dgraph comes back.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.Key, error) {
+	const op = "dgraph.KeyByHash"
+	seen := s.seen.Load() // before the read, as in Ping
+	q := `query q($h: string) {` + versionBlock + `q(func: eq(pg.key_hash, $h)) { ` + keyFields + ` } }`
+	resp, err := s.dg.NewReadOnlyTxn().QueryWithVars(ctx, q, map[string]string{"$h": hash})
+	if err != nil {
+		return auth.Key{}, s.wrap(op, err)
+	}
 	var res struct{ Q []keyJSON }
-	q := `query q($h: string) { q(func: eq(pg.key_hash, $h)) { ` + keyFields + ` } }`
-	if err := s.query(ctx, "dgraph.KeyByHash", q, map[string]string{"$h": hash}, &res); err != nil {
-		return auth.Key{}, err
+	if err := json.Unmarshal(resp.Json, &res); err != nil {
+		return auth.Key{}, &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
 	}
 	for _, k := range res.Q {
 		if k.Hash == hash {
 			return k.key(), nil
 		}
 	}
-	return auth.Key{}, &graph.Error{Op: "dgraph.KeyByHash", Kind: graph.NotFound, Reason: "KEY_NOT_FOUND", Message: "no such key"}
+	_, shows, err := shownMeta(resp.Json)
+	if err != nil {
+		return auth.Key{}, &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
+	}
+	if shows < seen {
+		return auth.Key{}, &graph.Error{Op: op, Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY", RetryAfter: time.Second,
+			Message: fmt.Sprintf("the API key cannot be checked yet: Dgraph shows graph version %d, older than the %d already seen (it is starting, or lags behind its group); try again", shows, seen)}
+	}
+	return auth.Key{}, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "KEY_NOT_FOUND", Message: "no such key"}
 }
 
 // ListKeys implements auth.KeyStore.
@@ -162,8 +182,11 @@ func (s *Store) RevokeKey(ctx context.Context, idOrName string, at time.Time) (a
 			out = k.key()
 			return nil
 		}
+		before := keyRecord(k.key())
 		k.RevokedAt = at.UnixMilli()
-		set, err := setQuads([]map[string]any{{"uid": k.UID, "pg.key_revoked_at": k.RevokedAt}})
+		nodes := []map[string]any{{"uid": k.UID, "pg.key_revoked_at": k.RevokedAt}}
+		nodes = append(nodes, keyChange(ctx, "RevokeKey", graph.Change{Resource: string(k.ID), Action: actionRevoke, Before: before, After: keyRecord(k.key())})...)
+		set, err := setQuads(nodes)
 		if err != nil {
 			return err
 		}
@@ -209,4 +232,28 @@ func (s *Store) keyTxn(ctx context.Context, op string, do func(writeTxn) error) 
 		case <-time.After(backoff):
 		}
 	}
+}
+
+// actionRevoke is the trail's action for a key revoked.
+const actionRevoke = "REVOKE"
+
+// keyChange is the trail's record of a change to a key, made by whom ctx's WriteMeta names ("local"
+// when it names nobody), through method.
+func keyChange(ctx context.Context, method string, c graph.Change) []map[string]any {
+	meta, ok := graph.WriteMetaFrom(ctx)
+	if !ok || meta.Principal == "" {
+		meta = graph.WriteMeta{Principal: "local", Aliases: []string{"local"}}
+	}
+	meta.Method, meta.RequestID = method, ""
+	return changeNodes(meta, []graph.Change{c}, "", graph.WriteResult{})
+}
+
+// keyRecord is a key as the trail shows it: never its hash.
+func keyRecord(k auth.Key) string {
+	rec := map[string]any{"id": k.ID, "name": k.Name, "role": k.Role.String(), "created": k.Created.UTC().Format(time.RFC3339)}
+	if !k.Revoked.IsZero() {
+		rec["revoked"] = k.Revoked.UTC().Format(time.RFC3339)
+	}
+	b, _ := json.Marshal(rec)
+	return string(b)
 }

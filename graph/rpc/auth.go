@@ -134,9 +134,11 @@ func (a *Auth) principal(ctx context.Context) (auth.Principal, error) {
 	}
 	if key != "" {
 		// Only lookups cost the database anything: an address's failed ones are limited, answers the cache
-		// holds (a revoked key sent again and again, say) are not.
+		// holds (a revoked key sent again and again, say) are not, and neither are the lookups of keys
+		// found valid lately, so that one client's made-up keys cannot lock out the valid keys sent from
+		// the same address.
 		lookup := !a.keys.Cached(key)
-		if lookup {
+		if lookup && !a.keys.Known(key) {
 			if err := a.limits.AllowLookup(addr); err != nil {
 				return auth.Principal{}, err
 			}

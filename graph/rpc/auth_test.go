@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -370,4 +371,83 @@ func TestUncoveredMethods(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("UncoveredMethods = %v, want %v", got, want)
 	}
+}
+
+// TestMadeUpKeysDoNotLockOutValidOnes: a client sending made-up keys from an address empties that
+// address's bad-key budget; valid keys seen before, sent from the same address once their cache entry has
+// expired, still pass, and the flood itself is still refused.
+func TestMadeUpKeysDoNotLockOutValidOnes(t *testing.T) {
+	t.Parallel()
+	keys := &memKeys{keys: map[string]auth.Key{}}
+	secret, k, _ := auth.NewKey("editor", auth.Editor, time.Now())
+	keys.CreateKey(context.Background(), k)
+	conn := authServer(t, AuthOptions{Keys: keys, KeyCacheTime: time.Millisecond})
+	call := func(key string) error {
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+key)
+		return conn.Invoke(ctx, "/polgraph.v1.GraphService/GetEntity", &emptypb.Empty{}, &wrapperspb.StringValue{})
+	}
+	if err := call(secret); err != nil {
+		t.Fatalf("the valid key before the flood: %v", err)
+	}
+	valid, floodRefused := 0, 0
+	for i := range 400 {
+		bogus, _, _ := auth.NewKey("x", auth.Reader, time.Now())
+		if err := call(bogus); status.Code(err) == codes.ResourceExhausted && reasonOf(err) == "TOO_MANY_INVALID_KEYS" {
+			floodRefused++
+		}
+		if i%16 == 0 {
+			time.Sleep(2 * time.Millisecond) // the valid key's cache entry expires
+			if err := call(secret); err != nil {
+				t.Errorf("the valid key during the flood: %v", err)
+			} else {
+				valid++
+			}
+		}
+	}
+	if floodRefused < 300 {
+		t.Errorf("of 400 made-up keys, %d were refused before their lookup; want most", floodRefused)
+	}
+	t.Logf("valid key: %d of %d calls passed; made-up keys: %d of 400 refused", valid, 25, floodRefused)
+}
+
+// TestKeyLookupsThatCannotBeAnsweredAreUnavailable: a key the database cannot look up (down, not ready)
+// is UNAVAILABLE with a retry delay, never API_KEY_INVALID, and is looked up again at the next call.
+func TestKeyLookupsThatCannotBeAnsweredAreUnavailable(t *testing.T) {
+	t.Parallel()
+	keys := &flakyKeys{memKeys: memKeys{keys: map[string]auth.Key{}}}
+	secret, k, _ := auth.NewKey("editor", auth.Editor, time.Now())
+	keys.CreateKey(context.Background(), k)
+	keys.down.Store(true)
+	conn := authServer(t, AuthOptions{Keys: keys})
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+secret)
+	err := conn.Invoke(ctx, "/polgraph.v1.GraphService/GetEntity", &emptypb.Empty{}, &wrapperspb.StringValue{})
+	if status.Code(err) != codes.Unavailable || reasonOf(err) != "DATABASE_NOT_READY" {
+		t.Fatalf("a lookup on a database not ready: %v; want UNAVAILABLE DATABASE_NOT_READY", err)
+	}
+	var retry *errdetails.RetryInfo
+	for _, d := range status.Convert(err).Details() {
+		if r, ok := d.(*errdetails.RetryInfo); ok {
+			retry = r
+		}
+	}
+	if retry == nil || retry.GetRetryDelay().AsDuration() <= 0 {
+		t.Errorf("UNAVAILABLE without a retry delay: %v", status.Convert(err).Details())
+	}
+	keys.down.Store(false)
+	if err := conn.Invoke(ctx, "/polgraph.v1.GraphService/GetEntity", &emptypb.Empty{}, &wrapperspb.StringValue{}); err != nil {
+		t.Errorf("once the database answers: %v (a lookup that was not answered was remembered)", err)
+	}
+}
+
+// flakyKeys answers as a starting database does while down is set: no answer, not "no such key".
+type flakyKeys struct {
+	memKeys
+	down atomic.Bool
+}
+
+func (f *flakyKeys) KeyByHash(ctx context.Context, h string) (auth.Key, error) {
+	if f.down.Load() {
+		return auth.Key{}, &graph.Error{Op: "flakyKeys", Kind: graph.Unavailable, Reason: "DATABASE_NOT_READY", Message: "not ready"}
+	}
+	return f.memKeys.KeyByHash(ctx, h)
 }

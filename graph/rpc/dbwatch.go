@@ -44,6 +44,7 @@ type DatabaseWatch struct {
 	kick  chan struct{}
 	mu    sync.Mutex
 	down  bool
+	downs int             // how many times Down was called: a question asked before the last one says nothing
 	why   string          // what the last failed question to the database said, for the callers refused
 	epoch context.Context // done when the database is found down
 	end   context.CancelCauseFunc
@@ -82,6 +83,17 @@ func (w *DatabaseWatch) Up() bool {
 	return !w.down
 }
 
+// Down tells the watch the database cannot answer, for a reason it knows better than a question would
+// (the process that runs it died): calls are refused and the calls waiting are ended at once, and the
+// database is asked again every RecheckInterval until it answers.
+func (w *DatabaseWatch) Down(err error) {
+	w.init()
+	w.mu.Lock()
+	w.downs++
+	w.mu.Unlock()
+	w.set(false, err)
+}
+
 // Suspect asks the watch to ask the database now (a call has just failed as if it were down).
 func (w *DatabaseWatch) Suspect() {
 	w.init()
@@ -112,11 +124,20 @@ func (w *DatabaseWatch) Run(ctx context.Context) {
 		case <-w.kick:
 			kicked = true
 		}
+		w.mu.Lock()
+		downs := w.downs
+		w.mu.Unlock()
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		err := w.Ping(pctx)
 		cancel()
 		if ctx.Err() != nil {
 			return
+		}
+		w.mu.Lock()
+		stale := w.downs != downs
+		w.mu.Unlock()
+		if stale {
+			continue // Down was told meanwhile: this answer may predate what it knew
 		}
 		if err != nil && w.Up() && !kicked && graph.KindOf(err) == graph.DeadlineExceeded {
 			if slow++; slow < 2 {

@@ -11,10 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
@@ -90,6 +93,9 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 	}
 	if ge != nil && ge.RetryAfter > 0 {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(ge.RetryAfter)})
+		// Also as a header, in whole seconds (RFC 9110): the explorer's HTTP API answers 429 and 503 with
+		// it, as HTTP clients and proxies expect. Outside a call it is not set, which is harmless.
+		grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.Itoa(int(math.Ceil(ge.RetryAfter.Seconds())))))
 	}
 	st, werr := status.New(code, msg).WithDetails(details...)
 	if werr != nil {
