@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -17,6 +18,12 @@ type WriteMeta struct {
 	// RequestID is the caller's idempotency key, or "": a write that finds its id recorded writes nothing
 	// and reports the recorded result (Replayed). Give it only to a write made in one transaction.
 	RequestID string
+	// Digest identifies the request itself (RequestDigest): an id recorded for another method or another
+	// request refuses the write (ReasonRequestIDReused) instead of replaying the other's result.
+	Digest string
+	// Reason is why the write was made, when the caller must say (a retraction, a deletion, a merge or an
+	// unmerge): the trail keeps it with the write's changes.
+	Reason string
 	// Result, when set, collects what the writes made with the context changed.
 	Result *WriteResult
 }
@@ -50,6 +57,7 @@ type Change struct {
 	Principal string
 	Method    string
 	RequestID string
+	Reason    string // the reason the write was given, if any (WriteMeta.Reason)
 	Resource  string
 	Action    string
 	// Before and After are the resource as a dataset record (JSON), "" when it did not exist (Before).
@@ -87,10 +95,31 @@ type Trail interface {
 	ListChanges(ctx context.Context, q ChangeQuery) ([]Change, int, error)
 	// RequestResult reads into result the result recorded for a principal's request id, and reports
 	// whether there is one.
-	RequestResult(ctx context.Context, principal, requestID string, result any) (bool, error)
-	// RecordRequest records the result of a principal's request id, for a write made in several
-	// transactions (a single-transaction write records its own, with WriteMeta.RequestID).
-	RecordRequest(ctx context.Context, principal, requestID string, result any) error
+	// whether there is one; an id recorded for another method or request is an Invalid error
+	// (CheckReplay).
+	RequestResult(ctx context.Context, meta WriteMeta, result any) (bool, error)
+	// RecordRequest records the result of a principal's request id, with the method and digest of the
+	// request, for a write made in several transactions (a single-transaction write records its own, with
+	// WriteMeta.RequestID).
+	RecordRequest(ctx context.Context, meta WriteMeta, result any) error
+}
+
+// ReasonRequestIDReused is the reason of the error of a write whose request id was recorded for another
+// request.
+const ReasonRequestIDReused = "REQUEST_ID_REUSED"
+
+// CheckReplay checks that a request id recorded for method and digest (both "" in records written before
+// they were kept) may replay its result for the write meta describes.
+func CheckReplay(meta WriteMeta, method, digest string) error {
+	if method == "" || method == meta.Method && digest == meta.Digest {
+		return nil
+	}
+	what := "another " + method + " request"
+	if method != meta.Method {
+		what = "a " + method + " request"
+	}
+	return &Error{Op: meta.Method, Kind: Invalid, Reason: ReasonRequestIDReused,
+		Message: fmt.Sprintf("request_id %q was already used by %s: a request id names one request, so send this one with a new id", meta.RequestID, what)}
 }
 
 // Retraction and deletion limits.

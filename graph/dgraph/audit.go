@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,17 +27,50 @@ type replayed struct{ result graph.WriteResult }
 
 func (replayed) Error() string { return "the request was already written" }
 
-func replayedResult(raw json.RawMessage) error {
+func replayedResult(raw json.RawMessage, meta graph.WriteMeta) error {
 	var r struct {
 		Result string `json:"pg.request_result"`
 	}
 	json.Unmarshal(raw, &r)
 	var res graph.WriteResult
-	if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
-		return fmt.Errorf("the recorded result of a request cannot be read: %w", err)
+	if err := readRequestRecord(r.Result, meta, &res); err != nil {
+		return err
 	}
 	res.Replayed = true
 	return replayed{res}
+}
+
+// requestRecord is what a request's node keeps (pg.request_result): the method and digest of the request
+// that used the id, and its result. Records written before method and digest were kept are the result
+// alone.
+type requestRecord struct {
+	Method string          `json:"method"`
+	Digest string          `json:"digest"`
+	Result json.RawMessage `json:"result"`
+}
+
+func requestRecordJSON(meta graph.WriteMeta, result any) (string, error) {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return "", err
+	}
+	rec, err := json.Marshal(requestRecord{Method: meta.Method, Digest: meta.Digest, Result: b})
+	return string(rec), err
+}
+
+// readRequestRecord reads a recorded result into result, once graph.CheckReplay lets meta replay it.
+func readRequestRecord(recorded string, meta graph.WriteMeta, result any) error {
+	var rec requestRecord
+	if err := json.Unmarshal([]byte(recorded), &rec); err != nil || rec.Result == nil {
+		rec = requestRecord{Result: json.RawMessage(recorded)}
+	}
+	if err := graph.CheckReplay(meta, rec.Method, rec.Digest); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(rec.Result, result); err != nil {
+		return &graph.Error{Op: meta.Method, Kind: graph.Internal, Message: "a recorded result cannot be read", Err: err}
+	}
+	return nil
 }
 
 // changeNodes are the trail's nodes for a write's changes, and the request's node with its result. Who
@@ -51,6 +83,9 @@ func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, resu
 	if len(changes) > 0 {
 		out = append(out, map[string]any{"uid": "_:changeset", "dgraph.type": "ChangeSet", "pg.change_principal": m.Principal,
 			"pg.change_by": append([]string{m.Principal}, m.Aliases...), "pg.change_method": m.Method, "pg.change_request": m.RequestID})
+		if m.Reason != "" {
+			out[0]["pg.change_reason"] = m.Reason
+		}
 	}
 	set := map[string]any{"uid": "_:changeset"}
 	for i, c := range changes {
@@ -59,8 +94,8 @@ func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, resu
 			"pg.change_before": c.Before, "pg.change_after": c.After})
 	}
 	if request != "" {
-		b, _ := json.Marshal(result)
-		out = append(out, map[string]any{"uid": "_:request", "dgraph.type": "Request", "pg.name": request, "pg.request_result": string(b)})
+		rec, _ := requestRecordJSON(m, result)
+		out = append(out, map[string]any{"uid": "_:request", "dgraph.type": "Request", "pg.name": request, "pg.request_result": rec})
 	}
 	return out
 }
@@ -93,7 +128,7 @@ func decodeRaw[T any](got map[string]found, name string) (T, bool) {
 // changeFields are a change's fields: who, how and under which request id are its ChangeSet's (or, in a
 // trail written before change sets, its own).
 const changeFields = `pg.change_at pg.change_principal pg.change_method pg.change_request pg.change_resource
-  pg.change_action pg.change_before pg.change_after pg.change_set { pg.change_principal pg.change_method pg.change_request }`
+  pg.change_action pg.change_before pg.change_after pg.change_set { pg.change_principal pg.change_method pg.change_request pg.change_reason }`
 
 // changeJSON is a change as read.
 type changeJSON struct {
@@ -109,15 +144,17 @@ type changeJSON struct {
 		Principal string `json:"pg.change_principal"`
 		Method    string `json:"pg.change_method"`
 		Request   string `json:"pg.change_request"`
+		Reason    string `json:"pg.change_reason"`
 	} `json:"pg.change_set"`
 }
 
 func (r changeJSON) change() graph.Change {
+	reason := ""
 	if r.Set != nil {
-		r.Principal, r.Method, r.Request = r.Set.Principal, r.Set.Method, r.Set.Request
+		r.Principal, r.Method, r.Request, reason = r.Set.Principal, r.Set.Method, r.Set.Request, r.Set.Reason
 	}
 	return graph.Change{Time: time.UnixMilli(r.At).UTC(), Principal: r.Principal, Method: r.Method,
-		RequestID: r.Request, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After}
+		RequestID: r.Request, Reason: reason, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After}
 }
 
 // ListChanges implements graph.Trail.
@@ -173,9 +210,9 @@ func (s *Store) ListChanges(ctx context.Context, q graph.ChangeQuery) ([]graph.C
 }
 
 // RequestResult implements graph.Trail.
-func (s *Store) RequestResult(ctx context.Context, principal, requestID string, result any) (bool, error) {
+func (s *Store) RequestResult(ctx context.Context, meta graph.WriteMeta, result any) (bool, error) {
 	const op = "dgraph.RequestResult"
-	name := requestName(graph.WriteMeta{Principal: principal, RequestID: requestID})
+	name := requestName(meta)
 	var res struct {
 		Q []struct {
 			Result string `json:"pg.request_result"`
@@ -188,16 +225,16 @@ func (s *Store) RequestResult(ctx context.Context, principal, requestID string, 
 	if len(res.Q) == 0 {
 		return false, nil
 	}
-	if err := json.Unmarshal([]byte(res.Q[0].Result), result); err != nil {
-		return false, &graph.Error{Op: op, Kind: graph.Internal, Message: "a recorded result cannot be read", Err: err}
+	if err := readRequestRecord(res.Q[0].Result, meta, result); err != nil {
+		return false, err
 	}
 	return true, nil
 }
 
 // RecordRequest implements graph.Trail.
-func (s *Store) RecordRequest(ctx context.Context, principal, requestID string, result any) error {
-	name := requestName(graph.WriteMeta{Principal: principal, RequestID: requestID})
-	b, err := json.Marshal(result)
+func (s *Store) RecordRequest(ctx context.Context, meta graph.WriteMeta, result any) error {
+	name := requestName(meta)
+	b, err := requestRecordJSON(meta, result)
 	if err != nil {
 		return &graph.Error{Op: "dgraph.RecordRequest", Kind: graph.Internal, Message: "a result cannot be recorded", Err: err}
 	}

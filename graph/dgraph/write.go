@@ -248,7 +248,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 		}
 	}
 	if f, ok := got[request]; ok && request != "" {
-		return result, replayedResult(f.raw)
+		return result, replayedResult(f.raw, meta)
 	}
 	del, set, err := w.mutate(got, refs)
 	if err != nil {
@@ -257,6 +257,11 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 	if auditing {
 		var changes []graph.Change
 		changes, result = w.audit(got)
+		if len(changes) == 0 {
+			// The write changes nothing: nothing is written but its request's record, so that the graph's
+			// version stays, and no replica catches up for nothing.
+			del, set = nil, nil
+		}
 		set = append(set, changeNodes(meta, changes, request, result)...)
 	}
 	del = dropEmpty(set, del)

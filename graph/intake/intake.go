@@ -184,7 +184,7 @@ func (s *Service) Load(ctx context.Context, meta graph.WriteMeta, files []datase
 	}
 	var res LoadResult
 	if meta.RequestID != "" {
-		found, err := s.Store.RequestResult(ctx, meta.Principal, meta.RequestID, &res)
+		found, err := s.Store.RequestResult(ctx, meta, &res)
 		if err != nil || found {
 			res.Replayed = found
 			return res, err
@@ -212,7 +212,7 @@ func (s *Service) Load(ctx context.Context, meta graph.WriteMeta, files []datase
 		return LoadResult{}, err
 	}
 	if meta.RequestID != "" {
-		if err := s.Store.RecordRequest(ctx, meta.Principal, meta.RequestID, res); err != nil {
+		if err := s.Store.RecordRequest(ctx, meta, res); err != nil {
 			return LoadResult{}, err
 		}
 	}
@@ -249,12 +249,13 @@ func (s *Service) tombstone(ctx context.Context, meta graph.WriteMeta, name, rea
 	defer cancel()
 	var res graph.WriteResult
 	if meta.RequestID != "" {
-		found, err := s.Store.RequestResult(ctx, meta.Principal, meta.RequestID, &res)
+		found, err := s.Store.RequestResult(ctx, meta, &res)
 		if err != nil || found {
 			res.Replayed = found
 			return res, err
 		}
 	}
+	meta.Reason = reason
 	res, err := do(graph.WithWriteMeta(ctx, meta))
 	if err != nil {
 		return graph.WriteResult{}, err
@@ -263,7 +264,7 @@ func (s *Service) tombstone(ctx context.Context, meta graph.WriteMeta, name, rea
 		return graph.WriteResult{}, err
 	}
 	if meta.RequestID != "" {
-		err = s.Store.RecordRequest(ctx, meta.Principal, meta.RequestID, res)
+		err = s.Store.RecordRequest(ctx, meta, res)
 	}
 	return res, err
 }

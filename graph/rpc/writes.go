@@ -2,7 +2,10 @@ package rpc
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -32,9 +35,31 @@ func NewWriteServer(svc *intake.Service, principal func(context.Context) (string
 	return &WriteServer{svc: svc, principal: principal, log: log}
 }
 
-func (s *WriteServer) meta(ctx context.Context, method, requestID string) graph.WriteMeta {
+func (s *WriteServer) meta(ctx context.Context, method string, req identified) graph.WriteMeta {
 	name, aliases := s.principal(ctx)
-	return graph.WriteMeta{Principal: name, Aliases: aliases, Method: method, RequestID: requestID}
+	m := graph.WriteMeta{Principal: name, Aliases: aliases, Method: method, RequestID: req.GetRequestId()}
+	if m.RequestID != "" {
+		m.Digest = requestDigest(req)
+	}
+	return m
+}
+
+// identified is a write request that may carry an idempotency key.
+type identified interface {
+	proto.Message
+	GetRequestId() string
+}
+
+// requestDigest identifies a request by its content without its request id: SHA-256 of its deterministic
+// wire form, in hex. The same request sent again has the same digest.
+func requestDigest(req identified) string {
+	m := proto.Clone(req)
+	if fd := m.ProtoReflect().Descriptor().Fields().ByName("request_id"); fd != nil {
+		m.ProtoReflect().Clear(fd)
+	}
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // recordLines writes records as dataset lines: the proto fields are the format's, by name.
@@ -62,13 +87,13 @@ func writeResultPB(r graph.WriteResult) *pb.WriteResult {
 
 // upsert writes one request's records, as the dataset format's record kind, from the request field
 // that holds them: a request with more records than a batch takes is refused before they are converted.
-func upsert[M proto.Message](ctx context.Context, s *WriteServer, method, field, record string, recs []M, requestID string) (*pb.WriteResult, error) {
+func upsert[M proto.Message](ctx context.Context, s *WriteServer, method, field, record string, recs []M, req identified) (*pb.WriteResult, error) {
 	var v graph.Violations
 	graph.CheckCount(&v, field, len(recs), intake.MaxBatch)
 	if err := v.Err(method, "invalid write"); err != nil {
 		return nil, toStatus(ctx, s.log, method, err)
 	}
-	res, err := s.svc.Upsert(ctx, s.meta(ctx, method, requestID), intake.Batch{Field: field, Lines: recordLines(record, recs)})
+	res, err := s.svc.Upsert(ctx, s.meta(ctx, method, req), intake.Batch{Field: field, Lines: recordLines(record, recs)})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, method, err)
 	}
@@ -77,7 +102,7 @@ func upsert[M proto.Message](ctx context.Context, s *WriteServer, method, field,
 
 // UpsertSources implements pb.WriteServiceServer.
 func (s *WriteServer) UpsertSources(ctx context.Context, req *pb.UpsertSourcesRequest) (*pb.UpsertSourcesResponse, error) {
-	res, err := upsert(ctx, s, "UpsertSources", "sources", "source", req.GetSources(), req.GetRequestId())
+	res, err := upsert(ctx, s, "UpsertSources", "sources", "source", req.GetSources(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +111,7 @@ func (s *WriteServer) UpsertSources(ctx context.Context, req *pb.UpsertSourcesRe
 
 // UpsertEntities implements pb.WriteServiceServer.
 func (s *WriteServer) UpsertEntities(ctx context.Context, req *pb.UpsertEntitiesRequest) (*pb.UpsertEntitiesResponse, error) {
-	res, err := upsert(ctx, s, "UpsertEntities", "entities", "entity", req.GetEntities(), req.GetRequestId())
+	res, err := upsert(ctx, s, "UpsertEntities", "entities", "entity", req.GetEntities(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +120,7 @@ func (s *WriteServer) UpsertEntities(ctx context.Context, req *pb.UpsertEntities
 
 // UpsertRelations implements pb.WriteServiceServer.
 func (s *WriteServer) UpsertRelations(ctx context.Context, req *pb.UpsertRelationsRequest) (*pb.UpsertRelationsResponse, error) {
-	res, err := upsert(ctx, s, "UpsertRelations", "relations", "relation", req.GetRelations(), req.GetRequestId())
+	res, err := upsert(ctx, s, "UpsertRelations", "relations", "relation", req.GetRelations(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +137,7 @@ func (s *WriteServer) Load(stream pb.WriteService_LoadServer) error {
 	var current *strings.Builder
 	lines, size := 0, 0
 	requestID := ""
+	digest := sha256.New() // of the files' names and lines, as sent: the load's request, without its id
 	tooBig := func(what string) error {
 		return toStatus(ctx, s.log, m, &graph.Error{Op: m, Kind: graph.ResourceExhausted, Reason: "LOAD_TOO_LARGE",
 			Message: "the load is over " + what + "; send it in several loads, or load it with `polgraph load` on the database's machine"})
@@ -140,10 +166,12 @@ func (s *WriteServer) Load(stream pb.WriteService_LoadServer) error {
 				return tooBig("100 files")
 			}
 			names = append(names, f)
+			fmt.Fprintf(digest, "file %q\n", f)
 			current = &strings.Builder{}
 			files = append(files, dataset.File{Name: f})
 		}
 		for _, l := range req.GetLines() {
+			fmt.Fprintf(digest, "%q\n", l)
 			lines++
 			size += len(l) + 1
 			if lines > intake.MaxLoadLines {
@@ -162,7 +190,11 @@ func (s *WriteServer) Load(stream pb.WriteService_LoadServer) error {
 			files[i].R = strings.NewReader("")
 		}
 	}
-	res, err := s.svc.Load(ctx, s.meta(ctx, m, requestID), files)
+	meta := s.meta(ctx, m, &pb.LoadRequest{RequestId: requestID})
+	if requestID != "" {
+		meta.Digest = hex.EncodeToString(digest.Sum(nil))
+	}
+	res, err := s.svc.Load(ctx, meta, files)
 	if err != nil {
 		return toStatus(ctx, s.log, m, err)
 	}
@@ -174,7 +206,7 @@ func (s *WriteServer) Load(stream pb.WriteService_LoadServer) error {
 
 // RetractClaim implements pb.WriteServiceServer.
 func (s *WriteServer) RetractClaim(ctx context.Context, req *pb.RetractClaimRequest) (*pb.RetractClaimResponse, error) {
-	res, err := s.svc.RetractClaim(ctx, s.meta(ctx, "RetractClaim", req.GetRequestId()), req.GetName(), req.GetReason())
+	res, err := s.svc.RetractClaim(ctx, s.meta(ctx, "RetractClaim", req), req.GetName(), req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "RetractClaim", err)
 	}
@@ -183,7 +215,7 @@ func (s *WriteServer) RetractClaim(ctx context.Context, req *pb.RetractClaimRequ
 
 // DeleteRelation implements pb.WriteServiceServer.
 func (s *WriteServer) DeleteRelation(ctx context.Context, req *pb.DeleteRelationRequest) (*pb.DeleteRelationResponse, error) {
-	res, err := s.svc.DeleteRelation(ctx, s.meta(ctx, "DeleteRelation", req.GetRequestId()), req.GetName(), req.GetReason())
+	res, err := s.svc.DeleteRelation(ctx, s.meta(ctx, "DeleteRelation", req), req.GetName(), req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "DeleteRelation", err)
 	}
@@ -192,7 +224,7 @@ func (s *WriteServer) DeleteRelation(ctx context.Context, req *pb.DeleteRelation
 
 // DeleteEntity implements pb.WriteServiceServer.
 func (s *WriteServer) DeleteEntity(ctx context.Context, req *pb.DeleteEntityRequest) (*pb.DeleteEntityResponse, error) {
-	res, err := s.svc.DeleteEntity(ctx, s.meta(ctx, "DeleteEntity", req.GetRequestId()), req.GetName(), req.GetReason())
+	res, err := s.svc.DeleteEntity(ctx, s.meta(ctx, "DeleteEntity", req), req.GetName(), req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "DeleteEntity", err)
 	}
@@ -201,7 +233,7 @@ func (s *WriteServer) DeleteEntity(ctx context.Context, req *pb.DeleteEntityRequ
 
 // MergeEntities implements pb.WriteServiceServer.
 func (s *WriteServer) MergeEntities(ctx context.Context, req *pb.MergeEntitiesRequest) (*pb.MergeEntitiesResponse, error) {
-	res, err := s.svc.MergeEntities(ctx, s.meta(ctx, "MergeEntities", req.GetRequestId()), req.GetFrom(), req.GetInto(), req.GetReason())
+	res, err := s.svc.MergeEntities(ctx, s.meta(ctx, "MergeEntities", req), req.GetFrom(), req.GetInto(), req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "MergeEntities", err)
 	}
@@ -210,7 +242,7 @@ func (s *WriteServer) MergeEntities(ctx context.Context, req *pb.MergeEntitiesRe
 
 // UnmergeEntities implements pb.WriteServiceServer.
 func (s *WriteServer) UnmergeEntities(ctx context.Context, req *pb.UnmergeEntitiesRequest) (*pb.UnmergeEntitiesResponse, error) {
-	res, err := s.svc.UnmergeEntities(ctx, s.meta(ctx, "UnmergeEntities", req.GetRequestId()), req.GetName(), req.GetReason())
+	res, err := s.svc.UnmergeEntities(ctx, s.meta(ctx, "UnmergeEntities", req), req.GetName(), req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "UnmergeEntities", err)
 	}
@@ -253,5 +285,5 @@ func (s *WriteServer) ListChanges(ctx context.Context, req *pb.ListChangesReques
 
 func changePB(c graph.Change) *pb.Change {
 	return &pb.Change{Time: timestamppb.New(c.Time), Principal: c.Principal, Method: c.Method,
-		RequestId: c.RequestID, Resource: c.Resource, Action: c.Action, Before: c.Before, After: c.After}
+		RequestId: c.RequestID, Resource: c.Resource, Action: c.Action, Before: c.Before, After: c.After, Reason: c.Reason}
 }

@@ -34,10 +34,10 @@ func (emptyWriteStore) GetRelations(context.Context, []graph.RelationName) (map[
 	return nil, nil
 }
 func (emptyWriteStore) Version(context.Context) (int64, error) { return 0, nil }
-func (emptyWriteStore) RequestResult(context.Context, string, string, any) (bool, error) {
+func (emptyWriteStore) RequestResult(context.Context, graph.WriteMeta, any) (bool, error) {
 	return false, nil
 }
-func (emptyWriteStore) RecordRequest(context.Context, string, string, any) error { return nil }
+func (emptyWriteStore) RecordRequest(context.Context, graph.WriteMeta, any) error { return nil }
 func (emptyWriteStore) ListChanges(context.Context, graph.ChangeQuery) ([]graph.Change, int, error) {
 	return nil, 0, nil
 }

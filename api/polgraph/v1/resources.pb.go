@@ -1388,12 +1388,15 @@ type Change struct {
 	RequestId string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The resource changed.
 	Resource string `protobuf:"bytes,5,opt,name=resource,proto3" json:"resource,omitempty"`
-	// CREATE, UPDATE, RETRACT, DELETE, MERGE (every resource a merge changed) or UNMERGE.
+	// CREATE, UPDATE, RETRACT, DELETE, MERGE (every resource a merge changed) or UNMERGE; for an API key
+	// (keys/ID), CREATE or REVOKE.
 	Action string `protobuf:"bytes,6,opt,name=action,proto3" json:"action,omitempty"`
 	// The resource before, as a dataset record (JSON); empty when it was created.
 	Before string `protobuf:"bytes,7,opt,name=before,proto3" json:"before,omitempty"`
 	// The resource after, as a dataset record (JSON); for a retraction or a deletion, with the tombstone.
-	After         string `protobuf:"bytes,8,opt,name=after,proto3" json:"after,omitempty"`
+	After string `protobuf:"bytes,8,opt,name=after,proto3" json:"after,omitempty"`
+	// Why the write was made, as its caller said: a retraction's, deletion's, merge's or unmerge's reason.
+	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1480,6 +1483,13 @@ func (x *Change) GetBefore() string {
 func (x *Change) GetAfter() string {
 	if x != nil {
 		return x.After
+	}
+	return ""
+}
+
+func (x *Change) GetReason() string {
+	if x != nil {
+		return x.Reason
 	}
 	return ""
 }
@@ -1583,7 +1593,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\asummary\x18\x05 \x01(\tR\asummary\"/\n" +
 	"\tDateRange\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to\"\xef\x01\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\"\x87\x02\n" +
 	"\x06Change\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1c\n" +
 	"\tprincipal\x18\x02 \x01(\tR\tprincipal\x12\x16\n" +
@@ -1593,7 +1603,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\bresource\x18\x05 \x01(\tR\bresource\x12\x16\n" +
 	"\x06action\x18\x06 \x01(\tR\x06action\x12\x16\n" +
 	"\x06before\x18\a \x01(\tR\x06before\x12\x14\n" +
-	"\x05after\x18\b \x01(\tR\x05after*\x8b\x01\n" +
+	"\x05after\x18\b \x01(\tR\x05after\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason*\x8b\x01\n" +
 	"\n" +
 	"EntityKind\x12\x1b\n" +
 	"\x17ENTITY_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
