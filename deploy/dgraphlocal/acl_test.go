@@ -114,6 +114,17 @@ func TestLocalDgraphIsClosed(t *testing.T) {
 			if !regexp.MustCompile(`(?m)^I\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+\.go:\d+\] `).Match(own) {
 				t.Errorf("logs/%s.log holds no line of Dgraph's log:\n%.500s", name, own)
 			}
+			for what, secret := range map[string]string{"admin token": c.secrets.AuthToken, "groot's password": c.secrets.GrootPassword,
+				"polgraph's password": c.secrets.ServicePassword} {
+				if bytes.Contains(own, []byte(secret)) {
+					t.Errorf("logs/%s.log holds the %s in clear", name, what)
+				}
+			}
+		}
+		// The alpha prints its configuration, admin token included, at every start: redacted.
+		own, _ := os.ReadFile(filepath.Join(dir, "logs", "alpha.log"))
+		if !regexp.MustCompile(`AuthToken:\[REDACTED\]`).Match(own) {
+			t.Errorf("logs/alpha.log does not show the admin token redacted where the alpha prints its configuration")
 		}
 	})
 
@@ -192,6 +203,26 @@ func TestLocalDgraphIsClosed(t *testing.T) {
 			got := strconv.Itoa(resp.StatusCode) + " " + string(b)
 			if !strings.Contains(got, tt.says) || strings.Contains(got, "accessJWT\":\"ey") {
 				t.Errorf("%s %s: %.200s; want a refusal saying %q", tt.method, tt.url, got, tt.says)
+			}
+		}
+	})
+
+	// Dgraph v25 serves /health to every origin and its debug endpoints to every local process, whatever
+	// its flags (docs/security.md): what they show must hold no secret.
+	t.Run("what the alpha shows anyone holds no secret", func(t *testing.T) {
+		alpha := cfg.alphaHTTP()
+		for _, path := range []string{"/health", "/health?all", "/debug/vars", "/debug/pprof/cmdline", "/debug/pprof/goroutine?debug=2"} {
+			resp, err := http.Get(alpha + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			for what, secret := range map[string]string{"admin token": c.secrets.AuthToken, "groot's password": c.secrets.GrootPassword,
+				"polgraph's password": c.secrets.ServicePassword} {
+				if strings.Contains(string(b), secret) {
+					t.Errorf("%s shows the %s", path, what)
+				}
 			}
 		}
 	})

@@ -59,6 +59,10 @@ type Config struct {
 	DataDir    string // where zero and alpha keep their data and logs
 	PortOffset int    // added to every Dgraph port (zero 5080/6080, alpha 7080/8080/9080)
 	Logger     *slog.Logger
+	// OnDeath, when set, is told at once of each Dgraph process that dies while supervised (its name:
+	// "zero", "alpha", "alpha2", …), before it is restarted: a zero's death leaves the alphas up but
+	// unable to answer, which a caller cannot see as quickly otherwise.
+	OnDeath func(process string)
 	// Open starts Dgraph without ACL and without the admin token, as it comes out of the box: for the
 	// benchmark's raw-Dgraph baselines only, never for a Dgraph that serves users.
 	Open bool
@@ -309,7 +313,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		// which every local user can (ps, /proc/PID/cmdline).
 		alphaEnv = append(alphaEnv, "DGRAPH_ALPHA_SECURITY=token="+c.secrets.AuthToken+"; whitelist=127.0.0.1/8;")
 	}
-	c.zero = &proc{name: "zero", args: zeroArgs}
+	secrets := []string{c.secrets.AuthToken, c.secrets.GrootPassword, c.secrets.ServicePassword}
+	c.zero = &proc{name: "zero", args: zeroArgs, secrets: secrets}
 	if err := c.zero.start(cfg); err != nil {
 		return nil, err
 	}
@@ -318,7 +323,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		if i > 0 {
 			name += strconv.Itoa(i + 1)
 		}
-		a := &proc{name: name, args: append(alphaArgs(i), extra...), env: alphaEnv}
+		a := &proc{name: name, args: append(alphaArgs(i), extra...), env: alphaEnv, secrets: secrets}
 		c.alphas = append(c.alphas, a)
 		if err := a.start(cfg); err != nil {
 			c.Stop()

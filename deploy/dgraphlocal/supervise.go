@@ -16,6 +16,7 @@ import (
 type proc struct {
 	name      string
 	args, env []string
+	secrets   []string // replaced in its log (redactor)
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -24,10 +25,15 @@ type proc struct {
 
 // start runs the process, its output appended to logs/NAME.log under the data folder.
 func (p *proc) start(cfg Config) error {
-	f, err := os.OpenFile(filepath.Join(cfg.DataDir, "logs", p.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logPath := filepath.Join(cfg.DataDir, "logs", p.name+".log")
+	if err := redactFile(logPath, p.secrets); err != nil {
+		return fmt.Errorf("redact the secrets in %s: %w", logPath, err)
+	}
+	file, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
+	f := newRedactor(file, p.secrets)
 	cmd := exec.Command(cfg.Binary, p.args...)
 	cmd.Dir = cfg.DataDir
 	cmd.Env = append(os.Environ(), p.env...)
@@ -158,6 +164,9 @@ func (c *Cluster) supervise(ctx context.Context, p *proc) {
 		}
 		if c.isStopping() || ctx.Err() != nil {
 			return
+		}
+		if c.cfg.OnDeath != nil {
+			c.cfg.OnDeath(p.name)
 		}
 		now := time.Now()
 		if now.Sub(started) >= stableRun {
