@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -210,7 +211,7 @@ func TestKeysCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	revokedAt := time.Now()
-	if want := "revoked " + id + " (" + name + ", reader)\nEvery polgraph refuses it within 5s.\n"; out.String() != want {
+	if want := "writing to Dgraph at " + alphaAddr + "\nrevoked " + id + " (" + name + ", reader)\nEvery polgraph refuses it within 5s.\n"; out.String() != want {
 		t.Errorf("keys revoke said %q, want %q", out.String(), want)
 	}
 	for {
@@ -549,6 +550,18 @@ func TestRateLimitsPerPrincipal(t *testing.T) {
 	// Over HTTP the same anonymous address shares the bucket.
 	if code, body := connectCall(t, base, "GetGraphStats", `{}`); code != http.StatusTooManyRequests || body["code"] != "resource_exhausted" {
 		t.Errorf("a Connect read past the limit: %d %v", code, body)
+	}
+	// With a Retry-After header, in whole seconds.
+	req, _ := http.NewRequest(http.MethodPost, base+"/polgraph.v1.GraphService/GetGraphStats", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Error(err)
+	} else {
+		resp.Body.Close()
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != http.StatusTooManyRequests || err != nil || s < 1 || s > 2 {
+			t.Errorf("a Connect read past the limit: %d with Retry-After %q; want 429 with 1 or 2 (seconds)", resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
 	}
 	// A key has buckets of its own.
 	reader, _ := makeKey(t, uniqueName("rate-reader"), "reader")

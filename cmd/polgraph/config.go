@@ -14,6 +14,7 @@ import (
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/netcap"
 	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
@@ -45,15 +46,19 @@ type Config struct {
 	InMemory            bool          // keep the graph's links in memory for path and neighbourhood searches
 	SnapshotFile        string        // keep the graph held in memory in this file too (graph/snapfile); "" or "off": none
 	Limits              rpc.Limits    // how many calls of one method run at once, and wait
+	ConnLimits          netcap.Limits // connections each listener keeps open, per client address and in all
 	Writes              bool          // serve polgraph.v1.WriteService
 	WriteTimeout        time.Duration // bounds every write (a Load included)
 	// Who may call what (run, serve; see authconfig.go): polgraph's own TLS, client certificates' roles,
 	// whether anonymous callers may read, and per-principal rate limits.
 	Auth AuthConfig
 	// How the process is watched (run, serve, load; see watch.go).
-	Metrics      string // where to serve Prometheus metrics at /metrics, host:port; empty: nowhere
-	PProf        bool   // also serve Go's profiles at /debug/pprof/ on the metrics listener
-	OTLPEndpoint string // where to send traces over OTLP/gRPC; empty: $OTEL_EXPORTER_OTLP_ENDPOINT, or nowhere
+	Metrics string // where to serve Prometheus metrics at /metrics, host:port; empty: nowhere
+	PProf   bool   // also serve Go's profiles at /debug/pprof/ on the metrics listener
+	// MetricsAllowedHosts are the host names the metrics listener answers to, besides IP addresses;
+	// empty: localhost only.
+	MetricsAllowedHosts []string
+	OTLPEndpoint        string // where to send traces over OTLP/gRPC; empty: $OTEL_EXPORTER_OTLP_ENDPOINT, or nowhere
 
 	envErrs []error // values in the environment that do not parse, reported by checkWatching
 }
@@ -74,6 +79,7 @@ func defaultConfig() Config {
 		Writes:       true,
 		WriteTimeout: 10 * time.Minute,
 		Limits:       rpc.DefaultLimits(),
+		ConnLimits:   netcap.DefaultLimits,
 		Auth:         defaultAuthConfig(),
 	}
 }
@@ -126,6 +132,8 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			fs.DurationVar(&c.WriteTimeout, "write-timeout", c.WriteTimeout, "server-side deadline of every write, a whole Load included ($POLGRAPH_WRITE_TIMEOUT)")
 			fs.IntVar(&c.Limits.InFlight, "max-in-flight", c.Limits.InFlight, "calls of one method served at once; more wait their turn")
 			fs.IntVar(&c.Limits.Queued, "max-queued", c.Limits.Queued, "calls of one method that may wait for a turn (at most 2 s); more are refused with RESOURCE_EXHAUSTED")
+			fs.IntVar(&c.ConnLimits.PerAddress, "max-connections-per-address", c.ConnLimits.PerAddress, "connections each listener keeps open from one client address; past it, the oldest that has sent nothing is closed, or the new one refused (0: no cap)")
+			fs.IntVar(&c.ConnLimits.Total, "max-connections", c.ConnLimits.Total, "connections each listener keeps open in all, likewise (0: no cap)")
 			fs.BoolVar(&c.InMemory, "in-memory", env("POLGRAPH_IN_MEMORY", "true") == "true", "keep the graph's links in memory, in step with Dgraph, for path and neighbourhood searches ($POLGRAPH_IN_MEMORY)")
 			fs.StringVar(&c.SnapshotFile, "snapshot-file", env("POLGRAPH_SNAPSHOT_FILE", c.SnapshotFile), "keep the graph held in memory in this local file as well, so that a restart reads it back and asks Dgraph only for what changed since; off for none (run's default: graph.snapshot in --data-dir; serve's: off) ($POLGRAPH_SNAPSHOT_FILE)")
 		case "log":
@@ -150,6 +158,11 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 				}
 				c.PProf = b
 			}
+			fs.Func("metrics-allowed-hosts", "comma-separated host names the --metrics listener answers to, besides IP addresses (default localhost; e.g. the container's name a Prometheus scrapes) ($POLGRAPH_METRICS_ALLOWED_HOSTS)", func(v string) error {
+				c.MetricsAllowedHosts = hostList(v)
+				return nil
+			})
+			c.MetricsAllowedHosts = hostList(env("POLGRAPH_METRICS_ALLOWED_HOSTS", ""))
 			fs.BoolVar(&c.PProf, "pprof", c.PProf, "also serve Go's profiles at /debug/pprof/ on the --metrics listener ($POLGRAPH_PPROF)")
 			fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", env("POLGRAPH_OTLP_ENDPOINT", c.OTLPEndpoint), "send traces over OTLP/gRPC to a collector at HOST:PORT (plaintext on loopback, else TLS), http://HOST:PORT or https://HOST:PORT; "+
 				"default: $OTEL_EXPORTER_OTLP_ENDPOINT when set, else no traces ($POLGRAPH_OTLP_ENDPOINT)")

@@ -19,7 +19,7 @@ import (
 // historyCmd is `polgraph history NAME`: a resource's changes in the audit trail, newest first.
 func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var limit *int
-	c, fs, err := parseClientCommand("history", "usage: polgraph history [flags] NAME\n\nThe changes of an entity (by resource name or by name), a relation, a source or a claim's relation, newest first (needs an editor's key).",
+	c, fs, err := parseClientCommand("history", "usage: polgraph history [flags] NAME\n\nThe changes of an entity (by resource name or by name), a relation, a source, a claim's relation or an API key (keys/ID), newest first (needs an editor's key).",
 		1, 1, false, args, stderr, func(fs *flag.FlagSet) {
 			limit = fs.Int("limit", 20, "how many changes (at most 500)")
 		})
@@ -34,7 +34,7 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	if !graph.LooksLikeResourceName(name) && !strings.HasPrefix(name, "relations/") {
+	if !graph.LooksLikeResourceName(name) && !strings.HasPrefix(name, "relations/") && !strings.HasPrefix(name, "keys/") {
 		// A name or alias: the entity it names.
 		e, err := pb.NewGraphServiceClient(conn).GetEntity(ctx, &pb.GetEntityRequest{Name: name})
 		if err != nil {
@@ -61,8 +61,12 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(stdout, "  %s  %-7s by %s through %s%s\n", ch.GetTime().AsTime().Format("2006-01-02 15:04:05Z"), ch.GetAction(),
 			ch.GetPrincipal(), ch.GetMethod(), req)
-		if what := changed(ch.GetBefore(), ch.GetAfter()); what != "" {
+		what := changed(ch.GetBefore(), ch.GetAfter())
+		if what != "" {
 			fmt.Fprintf(stdout, "    %s\n", what)
+		}
+		if r := ch.GetReason(); r != "" && !strings.Contains(what, r) {
+			fmt.Fprintf(stdout, "    reason: %s\n", r)
 		}
 	}
 	if n := int(resp.GetTotalSize()) - len(resp.GetChanges()); n > 0 {

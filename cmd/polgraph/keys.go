@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/dgraph"
 )
@@ -72,11 +73,20 @@ func keysCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if sub != "list" {
+		target, err := writeTargetOf(fs, "", cfg.Dgraph)
+		if err != nil {
+			return err
+		}
+		target.say(stderr)
+	}
 	store, err := cfg.openDgraph(ctx, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	// The trail records who created or revoked a key: the local user running the command.
+	ctx = graph.WithWriteMeta(ctx, localWriter(map[string]string{"create": "CreateKey", "revoke": "RevokeKey"}[sub]))
 	switch sub {
 	case "create":
 		return createKey(ctx, store, name, r, stdout)

@@ -24,8 +24,9 @@ import (
 )
 
 // startRun runs `polgraph run` in the test's process on a data folder and ports of its own, and returns
-// a client of the service it serves once it serves.
-func startRun(t *testing.T, args ...string) (pb.GraphServiceClient, string) {
+// a client of the service it serves once it serves, the data folder, and the flags that point a command at
+// its Dgraph.
+func startRun(t *testing.T, args ...string) (pb.GraphServiceClient, string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	offset, err := dgraphlocal.FreeOffset(1500 + os.Getpid()%100*7)
@@ -62,7 +63,7 @@ func startRun(t *testing.T, args ...string) (pb.GraphServiceClient, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return pb.NewGraphServiceClient(conn), dir
+	return pb.NewGraphServiceClient(conn), dir, []string{"--dgraph", "127.0.0.1:" + strconv.Itoa(9080+offset), "--data-dir", dir}
 }
 
 // dgraphProcess finds the process id of the zero or the alpha started on a data folder.
@@ -142,8 +143,24 @@ func TestRunRecoversFromDgraphDeaths(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Dgraph")
 	}
-	client, dir := startRun(t)
+	client, dir, dgraphAt := startRun(t)
 	ctx := context.Background()
+	// Keyed callers too: their keys are looked up in the same Dgraph, which must never make a valid key
+	// look invalid while it comes back.
+	var out strings.Builder
+	if err := realMain(ctx, append([]string{"keys", "create", "--name", "recovery-editor", "--role", "editor"}, dgraphAt...), &out, &out); err != nil {
+		t.Fatalf("keys create: %v\n%s", err, out.String())
+	}
+	key := ""
+	for _, line := range strings.Split(out.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, "key:"); ok {
+			key = strings.TrimSpace(v)
+		}
+	}
+	keyed := withKey(ctx, key)
+	if _, err := client.GetGraphStats(keyed, &pb.GetGraphStatsRequest{}); err != nil {
+		t.Fatalf("a keyed call before any death: %v", err)
+	}
 	before, err := client.GetGraphStats(ctx, &pb.GetGraphStatsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +170,36 @@ func TestRunRecoversFromDgraphDeaths(t *testing.T) {
 	}
 	for _, name := range []string{"alpha", "zero", "alpha"} {
 		pid := dgraphProcess(t, dir, name)
+		// Keyed callers, each call with a key whose cache entry has expired by then (5 s), from the kill
+		// until a while after the service answers again.
+		stopKeyed := make(chan struct{})
+		keyedDone := make(chan map[string]int)
+		go func() {
+			seen := map[string]int{}
+			for {
+				select {
+				case <-stopKeyed:
+					keyedDone <- seen
+					return
+				default:
+				}
+				cctx, cancel := context.WithTimeout(keyed, 10*time.Second)
+				_, err := client.GetGraphStats(cctx, &pb.GetGraphStatsRequest{})
+				cancel()
+				seen[status.Code(err).String()+" "+reason(err)]++
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
 		o := watchOutage(t, client, before, func() { syscall.Kill(pid, syscall.SIGKILL) })
+		time.Sleep(6 * time.Second) // past the key cache's 5 s: keyed calls look the key up again
+		close(stopKeyed)
+		keyedSeen := <-keyedDone
+		t.Logf("dgraph %s killed: keyed calls answered %v", name, keyedSeen)
+		for k := range keyedSeen {
+			if !strings.HasPrefix(k, "OK") && !strings.HasPrefix(k, "Unavailable") {
+				t.Errorf("dgraph %s killed: keyed calls failed with %s; want UNAVAILABLE only, then answers", name, k)
+			}
+		}
 		t.Logf("dgraph %s killed: answering again after %s; %d calls failed meanwhile %v, the slowest in %s",
 			name, o.recovered.Round(time.Millisecond), o.failed, o.codes, o.slowestFailed.Round(time.Millisecond))
 		for key := range o.codes {
@@ -161,8 +207,10 @@ func TestRunRecoversFromDgraphDeaths(t *testing.T) {
 				t.Errorf("dgraph %s killed: calls failed with %s; want UNAVAILABLE only", name, key)
 			}
 		}
-		// A call hung on a Dgraph without its zero would end at its 10 s deadline, DEADLINE_EXCEEDED.
-		if o.slowestFailed > 8*time.Second {
+		// A call hung on a Dgraph without its zero would end at its 10 s deadline, DEADLINE_EXCEEDED, or
+		// when the watch found the zero gone, seconds later: `run` sees its processes die and refuses
+		// calls at once.
+		if o.slowestFailed > 2*time.Second {
 			t.Errorf("dgraph %s killed: a failed call took %s to fail", name, o.slowestFailed)
 		}
 		if p := dgraphProcess(t, dir, name); p == pid {
@@ -177,7 +225,7 @@ func TestZeroDownIsUnavailableAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Dgraph")
 	}
-	client, dir := startRun(t, "--dataset", "none")
+	client, dir, _ := startRun(t, "--dataset", "none")
 	zero := dgraphProcess(t, dir, "zero")
 	// SIGSTOP: the zero is there but answers nothing, as a zero on a machine gone away; and it is not
 	// restarted, since it has not died.

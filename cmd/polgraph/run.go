@@ -9,10 +9,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/polgraph/polgraph/data"
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 // runAll is `make run`: a local Dgraph, the schema, the default graph, the gRPC service and the graph
@@ -60,7 +63,16 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if cfg.SnapshotFile == "" {
 		cfg.SnapshotFile = filepath.Join(dataDir, "graph.snapshot")
 	}
-	cluster, ctx, failed, stop, err := startLocalDgraph(ctx, dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log}, log)
+	// The supervisor sees a Dgraph process die before any query can: the watch hears it at once, so that
+	// calls are refused (UNAVAILABLE, with a retry delay) rather than left waiting on an alpha whose zero
+	// is gone.
+	var dbWatch atomic.Pointer[rpc.DatabaseWatch]
+	onDeath := func(process string) {
+		if w := dbWatch.Load(); w != nil {
+			w.Down(&graph.Error{Kind: graph.Unavailable, Message: "Dgraph's " + process + " died and is being restarted"})
+		}
+	}
+	cluster, ctx, failed, stop, err := startLocalDgraph(ctx, dgraphlocal.Config{Binary: cfg.DgraphBin, DataDir: dataDir, PortOffset: cfg.PortOffset, Logger: log, OnDeath: onDeath}, log)
 	if err != nil {
 		return err
 	}
@@ -77,7 +89,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return failed(err)
 		}
 	}
-	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch)))
+	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch), withDatabaseWatch(dbWatch.Store)))
 }
 
 // startDataset is the dataset run and cluster load at start: the default graph (""), nothing ("none"), or

@@ -25,6 +25,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/netcap"
 	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
@@ -135,12 +136,17 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	authn.OnRefused(metrics.Refused)
 	hs := health.NewServer()
 	dbWatch := watchDatabase(store, hs, metrics, log, limited...)
+	if s.onWatch != nil {
+		s.onWatch(dbWatch)
+	}
 	// Every call gets its request id first, so that whatever is logged of it (its refusal too) carries
-	// the id; then it is timed, logged, and only then checked, turned away while the database does not
-	// answer, and given its turn, so that refused calls are timed and logged as well.
+	// the id; then it is timed, logged, and only then turned away while the database does not answer,
+	// checked, and given its turn, so that refused calls are timed and logged as well. The watch comes
+	// before the credential check, whose key lookups need the database too: while it does not answer,
+	// keyed calls are refused at once like the others, and a lookup under way ends with them.
 	srv := grpc.NewServer(append(s.tracing.ServerOptions(),
-		grpc.ChainUnaryInterceptor(observe.UnaryRequestID(), metrics.UnaryServer(), logCalls(log), authn.Unary(), dbWatch.Unary(), limiter.Unary()),
-		grpc.ChainStreamInterceptor(observe.StreamRequestID(), metrics.StreamServer(), logStreams(log), authn.Stream(), dbWatch.Stream(), limiter.Stream()),
+		grpc.ChainUnaryInterceptor(observe.UnaryRequestID(), metrics.UnaryServer(), logCalls(log), dbWatch.Unary(), authn.Unary(), limiter.Unary()),
+		grpc.ChainStreamInterceptor(observe.StreamRequestID(), metrics.StreamServer(), logStreams(log), dbWatch.Stream(), authn.Stream(), limiter.Stream()),
 		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))...)
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	if cfg.Writes {
@@ -169,9 +175,13 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		log.Error("these methods have no role in graph/auth's table and are refused to every caller", "methods", missing)
 	}
 
+	// Connections are capped on both listeners (graph/netcap), so that silent connections from one client
+	// cannot use up the process's file descriptors.
+	lis = capConnections(lis, "grpc", cfg.ConnLimits, metrics)
 	var webSrv *http.Server
 	if webLis != nil {
-		h, err := httpapi.Handler(srv, hs, httpapi.Options{AllowedHosts: cfg.HTTPAllowedHosts})
+		webLis = httpapi.CountHeaderRefusals(capConnections(webLis, "http", cfg.ConnLimits, metrics), metrics.HTTPRefused)
+		h, err := httpapi.Handler(srv, hs, httpapi.Options{AllowedHosts: cfg.HTTPAllowedHosts, OnRefused: metrics.HTTPRefused})
 		if err != nil {
 			return err
 		}
@@ -234,6 +244,13 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		srv.Stop()
 	}
 	return failed
+}
+
+// capConnections caps lis's connections (per client address and in all), reporting them in m.
+func capConnections(lis net.Listener, name string, limits netcap.Limits, m *observe.Metrics) net.Listener {
+	capped := netcap.Wrap(lis, limits, func(e netcap.Event) { m.ConnectionsCapped(name, e.Cap, e.Evicted) })
+	m.ConnectionsOpen(name, func() float64 { return float64(capped.Open()) })
+	return capped
 }
 
 // reviewStore is what the review queue needs of a store: the queue itself, and the graph's live entities

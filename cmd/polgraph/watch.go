@@ -16,7 +16,9 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/observe"
+	"github.com/polgraph/polgraph/graph/rpc"
 )
 
 // watching is how one run of a command is watched (graph/observe): its metrics, its traces, and the
@@ -61,15 +63,17 @@ func (c Config) startWatching(ctx context.Context, log *slog.Logger) (*watching,
 		log.Info("sending traces over OTLP/gRPC", "endpoint", endpoint)
 	}
 	if lis != nil {
-		w.serveMetrics(lis, c.PProf)
+		w.serveMetrics(lis, c.PProf, c.MetricsAllowedHosts)
 	}
 	return w, nil
 }
 
 // serveMetrics serves the metrics (and, when profiling, Go's profiles) on lis until stop.
-func (w *watching) serveMetrics(lis net.Listener, profiling bool) {
+func (w *watching) serveMetrics(lis net.Listener, profiling bool, hosts []string) {
 	w.addr = lis.Addr().String()
-	w.srv = &http.Server{Handler: observe.Mux(w.metrics, profiling), ReadHeaderTimeout: 10 * time.Second,
+	// The guard answers only loopback names and IP addresses, and no other web page: a page whose name was
+	// made to resolve to this address (DNS rebinding) cannot read the metrics or the profiles.
+	w.srv = &http.Server{Handler: httpapi.Guard(observe.Mux(w.metrics, profiling), httpapi.Options{AllowedHosts: hosts, OnRefused: w.metrics.HTTPRefused}), ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(w.log.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := w.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -118,6 +122,7 @@ type serveOption func(*served)
 
 // served is what serve sets up.
 type served struct {
+	onWatch func(*rpc.DatabaseWatch) // told the database watch once it is made
 	svc     *graph.Service
 	metrics *observe.Metrics // a registry served nowhere unless an option gives one
 	tracing *observe.Tracing // none unless an option gives one
@@ -126,6 +131,11 @@ type served struct {
 // withService lets f see the service before it serves (tests wait for the in-memory graph with it).
 func withService(f func(*graph.Service)) serveOption {
 	return func(s *served) { f(s.svc) }
+}
+
+// withDatabaseWatch lets f see the watch that decides whether the database answers.
+func withDatabaseWatch(f func(*rpc.DatabaseWatch)) serveOption {
+	return func(s *served) { s.onWatch = f }
 }
 
 // watchedBy has serve record its metrics in w's and trace its calls with w's tracing. The store must have

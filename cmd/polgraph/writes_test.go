@@ -325,19 +325,24 @@ func TestIdempotentRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := graphCounts(t)
-	// The retry, as a client does after a lost answer, and a different body under the same id.
+	// The retry, as a client does after a lost answer.
 	b, err := w.w.UpsertEntities(ctx, first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := &pb.UpsertEntitiesRequest{RequestId: first.GetRequestId(), Entities: []*pb.EntityRecord{{Name: "actors/" + w.slug("d"), DisplayName: "D Retrytest"}}}
-	c, err := w.w.UpsertEntities(ctx, other)
-	if err != nil {
-		t.Fatal(err)
+	if r := b.GetResult(); !r.GetReplayed() || !slices.Equal(r.GetCreated(), a.GetResult().GetCreated()) || r.GetVersion() != a.GetResult().GetVersion() {
+		t.Errorf("a retry's answer %v; want the first's %v, replayed", r, a.GetResult())
 	}
-	for _, r := range []*pb.WriteResult{b.GetResult(), c.GetResult()} {
-		if !r.GetReplayed() || !slices.Equal(r.GetCreated(), a.GetResult().GetCreated()) || r.GetVersion() != a.GetResult().GetVersion() {
-			t.Errorf("a retry's answer %v; want the first's %v, replayed", r, a.GetResult())
+	// The same id on another request (another body, another method) is refused, naming the reuse: it
+	// neither replays the other request's answer nor writes.
+	other := &pb.UpsertEntitiesRequest{RequestId: first.GetRequestId(), Entities: []*pb.EntityRecord{{Name: "actors/" + w.slug("d"), DisplayName: "D Retrytest"}}}
+	_, errBody := w.w.UpsertEntities(ctx, other)
+	_, errMethod := w.w.UpsertSources(ctx, &pb.UpsertSourcesRequest{RequestId: first.GetRequestId(),
+		Sources: []*pb.SourceRecord{{Name: "sources/" + w.slug("s"), Title: "S", Kind: "OTHER"}}})
+	_, errTombstone := w.w.RetractClaim(ctx, &pb.RetractClaimRequest{RequestId: first.GetRequestId(), Name: "relations/x/claims/y", Reason: "test"})
+	for what, err := range map[string]error{"another body": errBody, "another method": errMethod, "a retraction": errTombstone} {
+		if status.Code(err) != codes.InvalidArgument || reason(err) != graph.ReasonRequestIDReused || !strings.Contains(status.Convert(err).Message(), "UpsertEntities") {
+			t.Errorf("the request id of an UpsertEntities sent with %s: %v; want INVALID_ARGUMENT %s naming UpsertEntities", what, err, graph.ReasonRequestIDReused)
 		}
 	}
 	if a.GetResult().GetReplayed() {
@@ -471,7 +476,7 @@ func TestLoadStreamCutAndSentAgain(t *testing.T) {
 	if err := realMain(context.Background(), []string{"load", "--server", serverAddr, path}, &out, &out); err != nil {
 		t.Fatalf("load --server: %v\n%s", err, out.String())
 	}
-	wantLine := fmt.Sprintf("loaded %d sources, %d entities, %d relations, %d claims through %s in ", want2.Sources, want2.Entities, want2.Relations, want2.Claims, serverAddr)
+	wantLine := fmt.Sprintf("writing through polgraph at %s\nloaded %d sources, %d entities, %d relations, %d claims through %s in ", serverAddr, want2.Sources, want2.Entities, want2.Relations, want2.Claims, serverAddr)
 	if !strings.HasPrefix(out.String(), wantLine) || !strings.Contains(out.String(), "the graph now holds ") {
 		t.Errorf("load --server said:\n%s", out.String())
 	}
@@ -767,6 +772,22 @@ func TestMergeOverGRPC(t *testing.T) {
 	if got := graphCounts(t); got != before {
 		t.Errorf("counts after undoing the merge: %+v; want %+v", got, before)
 	}
+	// The trail keeps the reasons given, the undoing's too, and `polgraph history` shows them.
+	cs, err = editor.w.ListChanges(editor.ctx, &pb.ListChangesRequest{Resource: dup})
+	reasons := map[string]string{}
+	for _, c := range cs.GetChanges() {
+		if _, ok := reasons[c.GetAction()]; !ok {
+			reasons[c.GetAction()] = c.GetReason()
+		}
+	}
+	if err != nil || reasons["MERGE"] != "One person, two records." || reasons["UNMERGE"] != "Two people after all." {
+		t.Errorf("the reasons in the trail of the merged entity: %v (%v)", reasons, err)
+	}
+	var hist bytes.Buffer
+	if err := realMain(context.Background(), []string{"history", "--server", serverAddr, "--api-key", editor.key, dup}, &hist, &hist); err != nil ||
+		!strings.Contains(hist.String(), "reason: Two people after all.") {
+		t.Errorf("polgraph history of the merged entity: %v\n%s", err, hist.String())
+	}
 	if ge, err := client.GetEntity(context.Background(), &pb.GetEntityRequest{Name: dup}); err != nil || ge.GetEntity().GetName() != dup || ge.GetRedirectedFrom() != "" {
 		t.Errorf("GetEntity after undoing the merge: %v %v", ge, err)
 	}
@@ -796,7 +817,7 @@ func TestImportThroughTheServer(t *testing.T) {
 	if err := realMain(context.Background(), []string{"import", "ocd-divisions", "--server", serverAddr, path}, &out, &out); err != nil {
 		t.Fatalf("import --server: %v\n%s", err, out.String())
 	}
-	if !strings.HasPrefix(out.String(), path+": 3 divisions, 1 of them already in the graph by OCD id\n") ||
+	if !strings.HasPrefix(out.String(), "writing through polgraph at "+serverAddr+"\n"+path+": 3 divisions, 1 of them already in the graph by OCD id\n") ||
 		!strings.Contains(out.String(), "through "+serverAddr) {
 		t.Errorf("import --server said:\n%s", out.String())
 	}
@@ -815,7 +836,7 @@ func TestImportThroughTheServer(t *testing.T) {
 	if err := realMain(context.Background(), []string{"import", "ocd-divisions", "--server", serverAddr, path}, &out, &out); err != nil {
 		t.Fatalf("import --server again: %v\n%s", err, out.String())
 	}
-	if got := graphCounts(t); got != after || !strings.HasPrefix(out.String(), path+": 3 divisions, 3 of them already in the graph by OCD id\n") {
+	if got := graphCounts(t); got != after || !strings.HasPrefix(out.String(), "writing through polgraph at "+serverAddr+"\n"+path+": 3 divisions, 3 of them already in the graph by OCD id\n") {
 		t.Errorf("importing again: counts %+v (want %+v)\n%s", got, after, out.String())
 	}
 }
