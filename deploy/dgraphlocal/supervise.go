@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,20 +34,31 @@ func (p *proc) start(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	f := newRedactor(file, p.secrets)
+	// The output goes through a pipe of our own, copied to the log by a goroutine of our own: Wait then
+	// returns when the process ends, even if a process it left behind still holds the pipe.
+	r, w, err := os.Pipe()
+	if err != nil {
+		file.Close()
+		return err
+	}
 	cmd := exec.Command(cfg.Binary, p.args...)
 	cmd.Dir = cfg.DataDir
 	cmd.Env = append(os.Environ(), p.env...)
-	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Stdout, cmd.Stderr = w, w
 	// Own process group, so a terminal's Ctrl-C reaches polgraph, which stops Dgraph in order; and a
 	// parent-death signal, so Dgraph never outlives a crashed polgraph.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
-		f.Close()
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		file.Close()
 		return fmt.Errorf("start dgraph %s: %w", p.name, err)
 	}
+	log := newRedactor(file, p.secrets)
+	go func() { io.Copy(log, r); r.Close(); log.Close() }()
 	done := make(chan struct{})
-	go func() { cmd.Wait(); f.Close(); close(done) }()
+	go func() { cmd.Wait(); close(done) }()
 	p.mu.Lock()
 	p.cmd, p.done = cmd, done
 	p.mu.Unlock()
