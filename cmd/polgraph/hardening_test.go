@@ -189,7 +189,7 @@ func TestSilentConnectionsLeaveCallsAnswered(t *testing.T) {
 func TestNoOpWritesLeaveTheVersion(t *testing.T) {
 	w := newWriter(t, "editor")
 	src, a, b := "sources/"+w.slug("noop"), "actors/"+w.slug("noop-a"), "actors/"+w.slug("noop-b")
-	if _, err := w.w.UpsertSources(w.ctx, &pb.UpsertSourcesRequest{Sources: []*pb.SourceRecord{{Name: src, Title: "T", Kind: "ARTICLE"}}}); err != nil {
+	if _, err := w.w.UpsertSources(w.ctx, &pb.UpsertSourcesRequest{Sources: []*pb.SourceRecord{{Name: src, Title: "T", Kind: "OTHER"}}}); err != nil {
 		t.Fatal(err)
 	}
 	entities := &pb.UpsertEntitiesRequest{Entities: []*pb.EntityRecord{{Name: a, DisplayName: "Noop A"}, {Name: b, DisplayName: "Noop B"}}}
@@ -220,7 +220,7 @@ func TestNoOpWritesLeaveTheVersion(t *testing.T) {
 	}
 	before := version()
 	for i := range 3 {
-		if _, err := w.w.UpsertSources(w.ctx, &pb.UpsertSourcesRequest{Sources: []*pb.SourceRecord{{Name: src, Title: "T", Kind: "ARTICLE"}}}); err != nil {
+		if _, err := w.w.UpsertSources(w.ctx, &pb.UpsertSourcesRequest{Sources: []*pb.SourceRecord{{Name: src, Title: "T", Kind: "OTHER"}}}); err != nil {
 			t.Fatal(err)
 		}
 		if r, err := w.w.UpsertEntities(w.ctx, entities); err != nil || r.GetResult().GetUnchanged() != 2 {
