@@ -12,7 +12,7 @@ import (
 // with the entities that have it, so that SearchEntities answers from memory, typos included, as the
 // store's search does with its trigram index (see dgraph.Store.Search): entities with a key that is the
 // query or within EditBudget edits of it, or with a word within EditBudget edits of each query word,
-// ranked by MatchScore. Terms are kept by length, and scanned for close spellings with cheap bounds
+// ranked as Ranker scores them. Terms are kept by length, and scanned for close spellings with cheap bounds
 // first (length, the set of letters, and letter counts: an edit changes the set and the counts by at most
 // two), then an edit distance that stops once it exceeds the budget.
 //
@@ -277,7 +277,7 @@ func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
 // MaxSearchWords bounds how many words of a query are matched one by one.
 const MaxSearchWords = 5
 
-// Rank scores entity e for the normalised query key: the best MatchScore of its display name and
+// Rank scores entity e for the normalised query key: the best Ranker score of its display name and
 // aliases. ok is false for an entity no search shows: deleted (found only by its resource name), of a
 // kind not asked for, or matching none of its names.
 func Rank(key string, e Entity, kinds []Kind) (SearchResult, bool) {

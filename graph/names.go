@@ -114,14 +114,7 @@ func (e Entity) SearchTokens() []string {
 // one per four letters, at most 3 (Dgraph's match() walks the trigram index within that distance).
 func EditBudget(n int) int { return min(n/4, 3) }
 
-// MatchScore says how well a normalised query matches a normalised name, from 0 to 1: 1 for the whole name;
-// for a close spelling of the whole name, 1 less the share of letters edited; and for a query matching
-// some of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
-func MatchScore(query, name string) float64 {
-	return NewRanker(query).score(name)
-}
-
-// Ranker scores names against one normalised query key as MatchScore does, and ranks entities by them as
+// Ranker scores names against one normalised query key, and ranks entities by them as
 // Rank does, for a search that ranks many: the key's runes and words are worked out once and the names'
 // kept in scratch space, so that a name of ASCII letters is scored without allocating. One goroutine at a
 // time.
@@ -168,7 +161,9 @@ func splitWords(dst [][]rune, rs []rune) [][]rune {
 	return dst
 }
 
-// score is MatchScore(m.query, name).
+// score says how well m.query matches a normalised name, from 0 to 1: 1 for the whole name; for a
+// close spelling of the whole name, 1 less the share of letters edited; and for a query matching some
+// of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
 func (m *Ranker) score(name string) float64 {
 	m.nr = m.nr[:0]
 	for _, r := range name {
@@ -217,7 +212,7 @@ func (m *Ranker) scoreRunes() float64 {
 	return max(whole, words)
 }
 
-// scoreName is MatchScore(m.query, NormalizeName(name)); a name of ASCII is normalised in scratch space.
+// scoreName is m.score(NormalizeName(name)); a name of ASCII is normalised in scratch space.
 func (m *Ranker) scoreName(name string) float64 {
 	norm, ok := appendNormalASCII(m.norm[:0], name)
 	m.norm = norm

@@ -194,3 +194,10 @@ func TestRankerScoresRawNamesAsMatchScore(t *testing.T) {
 		}
 	}
 }
+
+// MatchScore says how well a normalised query matches a normalised name, from 0 to 1: 1 for the whole name;
+// for a close spelling of the whole name, 1 less the share of letters edited; and for a query matching
+// some of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
+func MatchScore(query, name string) float64 {
+	return NewRanker(query).score(name)
+}

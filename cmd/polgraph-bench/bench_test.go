@@ -687,3 +687,10 @@ func TestTargets(t *testing.T) {
 		}
 	})
 }
+
+// startCores is a meter started at once.
+func startCores(alphaPID int) *coresMeter {
+	m := &coresMeter{alphaPID: alphaPID}
+	m.resume()
+	return m
+}

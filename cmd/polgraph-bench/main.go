@@ -53,6 +53,7 @@ type config struct {
 	Batch      int
 	LoadBudget time.Duration // how long each loader may run (0: no limit)
 	Out, SVG   string
+	Tables     string // where the per-size query tables go ("" : in the report itself)
 	DgraphBin  string
 	WorkDir    string
 	Keep       bool
@@ -80,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	batch := fs.Int("batch", 2000, "records per transaction for polgraph's loader (polgraph load's default)")
 	out := fs.String("out", "BENCHMARKS.md", "where to write the Markdown report")
 	svg := fs.String("svg", "docs/bench.svg", "where to write the SVG chart")
+	tables := fs.String("tables", "docs/bench-tables.md", "where to write every row of the query tables, linked from the report (empty: in the report)")
 	bin := fs.String("dgraph-bin", dgraphlocal.DefaultBinary(), "the dgraph binary ($POLGRAPH_DGRAPH_BIN)")
 	work := fs.String("work-dir", os.TempDir(), "where each size's files and Dgraph data go (removed afterwards)")
 	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
@@ -98,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := config{Settle: *settle, RowSettle: *rowSettle, Slices: *slices, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
-		SVG: *svg, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, Turns: *turns, LoadOnly: *loadOnly, Postgres: *postgres}
+		SVG: *svg, Tables: *tables, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, Turns: *turns, LoadOnly: *loadOnly, Postgres: *postgres}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))
 		if err != nil {
@@ -176,10 +178,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rep.Machine.LoadAtEnd = loadAverage()
 	md := rep.markdown()
 	fmt.Fprint(stdout, md)
+	tables := ""
+	if cfg.Tables != "" {
+		md, tables = splitTables(md, cfg.Out, cfg.Tables)
+	}
 	for _, f := range []struct {
 		path, text string
-	}{{cfg.Out, md}, {cfg.SVG, rep.svg()}} {
-		if f.path == "" {
+	}{{cfg.Out, md}, {cfg.SVG, rep.svg()}, {cfg.Tables, tables}} {
+		if f.path == "" || f.text == "" {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {

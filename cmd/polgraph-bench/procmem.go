@@ -231,12 +231,6 @@ func (s coresSum) cores() coresUsed {
 	return u
 }
 
-func startCores(alphaPID int) *coresMeter {
-	m := &coresMeter{alphaPID: alphaPID}
-	m.resume()
-	return m
-}
-
 // resume starts a stretch.
 func (m *coresMeter) resume() { m.running, m.from = true, sampleCPU(m.alphaPID) }
 

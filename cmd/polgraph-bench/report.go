@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -215,23 +214,51 @@ func (rep *report) markdown() string {
 	}
 	p("- Search: SearchEntities with one typo in the longest word of a random entity's name; *found*: the entity is on the first page of 10.\n")
 	p("\n![latency by graph size](%s)\n", svgRef(cfg))
-	// What earlier runs taught and what was changed because of them is kept beside the report, so that
-	// every new run carries it.
-	if notes, err := os.ReadFile(changesFile); err == nil {
-		p("\n%s", notes)
-	}
+	p("\nWhat earlier runs taught, and what was changed because of them, is in [%s](%s).\n", changesFile, relativeTo(cfg.Out, changesFile))
 	return b.String()
 }
 
-// changesFile holds the history of what the benchmarks changed, appended to every report.
+// changesFile holds the history of what the benchmarks changed, linked from every report.
 const changesFile = "docs/bench-changes.md"
 
 // svgRef is the chart's path as the report links it: relative to the report.
-func svgRef(cfg config) string {
-	if rel, err := filepath.Rel(filepath.Dir(cfg.Out), cfg.SVG); err == nil {
+func svgRef(cfg config) string { return relativeTo(cfg.Out, cfg.SVG) }
+
+// relativeTo is path as a file at from links it.
+func relativeTo(from, path string) string {
+	if rel, err := filepath.Rel(filepath.Dir(from), path); err == nil {
 		return filepath.ToSlash(rel)
 	}
-	return cfg.SVG
+	return path
+}
+
+// queriesHeading starts each size's section of query tables.
+const queriesHeading = "## Queries on "
+
+// splitTables moves a report's query sections (every row of every workload, per size) out of md, the
+// report written at out, to a page of their own written at path, linked from where they stood, so that
+// the report stays short: the targets, the method, the loads and what is compared. tables is "" when md
+// has none (a run of the loads only).
+func splitTables(md, out, path string) (report, tables string) {
+	ref := relativeTo(out, path)
+	parts := strings.Split(md, "\n"+queriesHeading)
+	if len(parts) == 1 {
+		return md, ""
+	}
+	var t strings.Builder
+	t.WriteString("# polgraph benchmarks: every query row\n\nThe tables of the run that [the report](" +
+		relativeTo(path, out) + ") judges, one section a graph size.\n")
+	last := parts[len(parts)-1]
+	rest := ""
+	if i := strings.Index(last, "\n## "); i >= 0 {
+		last, rest = last[:i], last[i:]
+	}
+	for _, sec := range append(parts[1:len(parts)-1], last) {
+		t.WriteString("\n" + queriesHeading + sec)
+	}
+	report = parts[0] + "\n## Queries\n\nEvery row of every workload at every size, with the machine's state before each, is in [" +
+		ref + "](" + ref + "); the targets above are judged from them.\n" + rest
+	return report, strings.TrimRight(t.String(), "\n") + "\n"
 }
 
 func joinInts(xs []int, sep string) string {

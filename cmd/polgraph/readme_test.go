@@ -13,11 +13,21 @@ import (
 	"testing"
 )
 
-// TestREADMEExamplesRun runs every grpcurl, curl and polgraph command of the README (and of the default
-// dataset's README) against the service under test, as written but for the addresses, and compares what
-// it prints with the output the README shows after it (see matchOutput).
+// documented are the pages whose examples TestREADMEExamplesRun runs, in the order they run: the README,
+// the reference pages in docs/ (in the order their examples build on each other: keys made in writing.md
+// are used after it), and the default dataset's README last.
+var documented = []string{"README.md", "docs/api.md", "docs/writing.md", "docs/articles.md", "docs/access.md",
+	"docs/explorer.md", "docs/concepts.md", "docs/formats.md", "docs/architecture.md", "docs/running.md",
+	"docs/security.md", "docs/operations.md", "data/tower-hamlets/README.md"}
+
+// TestREADMEExamplesRun runs every grpcurl, curl and polgraph command of the README and the documented
+// pages against the service under test, as written but for the addresses, and compares what it prints
+// with the output the page shows after it (see matchOutput).
 func TestREADMEExamplesRun(t *testing.T) {
-	examples := append(readmeExamples(t, "../../README.md"), readmeExamples(t, "../../data/tower-hamlets/README.md")...)
+	var examples []example
+	for _, page := range documented {
+		examples = append(examples, readmeExamples(t, "../../"+page)...)
+	}
 	if len(examples) < 11 {
 		t.Fatalf("found only %d example commands in the README", len(examples))
 	}

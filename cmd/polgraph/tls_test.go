@@ -304,11 +304,11 @@ func TestClientCertificateRoles(t *testing.T) {
 	}
 }
 
-// readmeExample returns the command of README.md that starts with
-// prefix (in a block of any kind) and the output block shown after it.
+// readmeExample returns the command of docs/access.md that starts with prefix (in a block of any kind)
+// and the output block shown after it.
 func readmeExample(t *testing.T, prefix string) (string, []string) {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/access.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,6 +331,6 @@ func readmeExample(t *testing.T, prefix string) (string, []string) {
 		}
 		return l, want
 	}
-	t.Fatalf("README.md has no command starting %q", prefix)
+	t.Fatalf("docs/access.md has no command starting %q", prefix)
 	return "", nil
 }

@@ -375,8 +375,8 @@ func blank(name string) string {
 	return "b" + strconv.FormatUint(h.Sum64(), 36)
 }
 
-// clear lists deletions of every value of preds on a resource that exists.
-func clear(del *strings.Builder, got map[string]found, name string, preds ...string) {
+// dropValues lists deletions of every value of preds on a resource that exists.
+func dropValues(del *strings.Builder, got map[string]found, name string, preds ...string) {
 	f, ok := got[name]
 	if !ok {
 		return
@@ -491,7 +491,7 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 			}
 			var marked []nameRef
 			for _, e := range changed {
-				clear(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.ids", "pg.start_day", "pg.end_day")
+				dropValues(&del, got, string(e.Name), "pg.aliases", "pg.search_keys", "pg.search_tokens", "pg.ocd_id", "pg.ids", "pg.start_day", "pg.end_day")
 				n := node(got, string(e.Name), "Entity")
 				n["pg.kind"], n["pg.display_name"], n["pg.description"] = string(e.Kind), e.DisplayName, e.Description
 				n["pg.valid_from"], n["pg.valid_to"] = e.ValidFrom.String(), e.ValidTo.String()
@@ -623,7 +623,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 						}
 					}
 				}
-				clear(&del, got, rn, "pg.via", "pg.term", "pg.start_day", "pg.end_day")
+				dropValues(&del, got, rn, "pg.via", "pg.term", "pg.start_day", "pg.end_day")
 				n := node(got, rn, "Relation")
 				n["pg.rel_type"], n["pg.from"], n["pg.to"], n["pg.role"] = string(r.Type), uidRef(refs[string(r.From)]), uidRef(refs[string(r.To)]), r.Role
 				n["pg.valid_from"], n["pg.valid_to"], n["pg.date"] = r.ValidFrom.String(), r.ValidTo.String(), r.Date.String()
@@ -656,7 +656,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				n["pg.pack"] = packRelation(after, version)
 				set = append(set, n)
 				for _, c := range r.Claims {
-					clear(&del, got, c.Name, "pg.said_by")
+					dropValues(&del, got, c.Name, "pg.said_by")
 					cn := node(got, c.Name, "Claim")
 					cn["pg.claim_of"] = map[string]any{"uid": n["uid"]}
 					cn["pg.source"], cn["pg.excerpt"], cn["pg.confidence"], cn["pg.status"] = uidRef(refs[string(c.Source.Name)]), c.Excerpt, c.Confidence, string(c.Status)

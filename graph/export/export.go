@@ -46,9 +46,6 @@ const (
 	NQuads    Format = "nquads"
 )
 
-// Formats lists every format, in a fixed order.
-var Formats = []Format{GraphML, GEXF, Cytoscape, NQuads}
-
 // Extension is the file name extension of the format, with its dot: ".graphml", ".gexf", ".cyjs", ".nq";
 // "" for an unknown format.
 func (f Format) Extension() string {

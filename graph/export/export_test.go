@@ -1569,3 +1569,6 @@ func TestWriteFailure(t *testing.T) {
 		t.Errorf("Write of an unknown format: no error")
 	}
 }
+
+// Formats lists every format, in a fixed order.
+var Formats = []Format{GraphML, GEXF, Cytoscape, NQuads}
