@@ -154,14 +154,14 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	out, svg := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg")
+	out, svg, tablesOut := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg"), filepath.Join(dir, "docs", "bench-tables.md")
 	var stdout, stderr bytes.Buffer
 	_, noPG := postgresBin()
 	if noPG != nil && os.Getenv("POLGRAPH_REQUIRE_TOOLS") != "" {
 		t.Fatal(noPG)
 	}
 	err := run(ctx, []string{"--sizes", "1500", "--settle", "5s", "--duration", "50ms", "--pairs", "6", "--concurrency", "1,2",
-		"--work-dir", dir, "--out", out, "--svg", svg, "--postgres=" + strconv.FormatBool(noPG == nil)}, &stdout, &stderr)
+		"--work-dir", dir, "--out", out, "--svg", svg, "--tables", tablesOut, "--postgres=" + strconv.FormatBool(noPG == nil)}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -169,10 +169,23 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stdout.String() != string(md) {
-		t.Error("the report printed differs from the one written")
+	tables, err := os.ReadFile(tablesOut)
+	if err != nil {
+		t.Fatal(err)
 	}
-	report := string(md)
+	if stdout.String() != string(md)+"\n"+string(tables) {
+		t.Error("the report and tables printed differ from those written")
+	}
+	// The report links the tables and the bench changelog, and holds neither.
+	for _, want := range []string{"[docs/bench-tables.md](docs/bench-tables.md)", "[docs/bench-changes.md](docs/bench-changes.md)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the report does not link %s", want)
+		}
+	}
+	if strings.Contains(string(md), "## Queries on ") || strings.Contains(string(md), "## What the measurements changed") {
+		t.Error("the report holds the query tables or the changelog")
+	}
+	report := string(md) + "\n" + string(tables)
 	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
 		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
 		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem, "were measured side by side: their 1 and 2 clients took turns, 4 slices of 12.5 ms each, in turn and back (1, 2, 2, 1, …)",

@@ -177,10 +177,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rep.Elapsed = time.Since(rep.Started)
 	rep.Machine.LoadAtEnd = loadAverage()
 	md := rep.markdown()
-	fmt.Fprint(stdout, md)
 	tables := ""
 	if cfg.Tables != "" {
 		md, tables = splitTables(md, cfg.Out, cfg.Tables)
+	}
+	fmt.Fprint(stdout, md)
+	if tables != "" {
+		fmt.Fprint(stdout, "\n"+tables)
 	}
 	for _, f := range []struct {
 		path, text string
