@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph/auth"
 )
 
 // The attacks and faults of the second hardening round, each against the real service.
@@ -377,5 +378,59 @@ func TestHTTPRefusalsAreCounted(t *testing.T) {
 		if !strings.Contains(string(b), "polgraph_http_refusals_total{"+want) {
 			t.Errorf("the metrics do not count polgraph_http_refusals_total{%s", want)
 		}
+	}
+}
+
+// TestValidKeysPassAFloodOfMadeUpOnes sends 100 made-up keys a second from one address to a polgraph in a
+// process of its own for longer than a key is cached, while an editor's key is used from the same address
+// every 200 ms: every call with the valid key is answered, and the made-up keys are still refused before
+// their lookup once the address's budget is spent.
+func TestValidKeysPassAFloodOfMadeUpOnes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Dgraph")
+	}
+	p := startServedProcess(t)
+	key, _ := makeKey(t, uniqueName("flood-editor"), "editor")
+	gs := pb.NewGraphServiceClient(dialPlain(t, p.grpcAddr))
+	ctx := context.Background()
+	if _, err := gs.GetGraphStats(withKey(ctx, key), &pb.GetGraphStatsRequest{}); err != nil {
+		t.Fatalf("the valid key before the flood: %v", err)
+	}
+	stop := make(chan struct{})
+	floodDone := make(chan map[string]int)
+	go func() {
+		seen := map[string]int{}
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				floodDone <- seen
+				return
+			case <-tick.C:
+			}
+			bogus, _, _ := auth.NewKey("x", auth.Reader, time.Now())
+			_, err := gs.GetGraphStats(withKey(ctx, bogus), &pb.GetGraphStatsRequest{})
+			seen[status.Code(err).String()+" "+reason(err)]++
+		}
+	}()
+	valid, failed := 0, map[string]int{}
+	deadline := time.Now().Add(auth.DefaultKeyCacheTime + 3*time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := gs.GetGraphStats(withKey(ctx, key), &pb.GetGraphStatsRequest{}); err != nil {
+			failed[status.Code(err).String()+" "+reason(err)]++
+		} else {
+			valid++
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	close(stop)
+	flood := <-floodDone
+	t.Logf("the valid key: %d calls answered, failures %v; made-up keys: %v", valid, failed, flood)
+	if len(failed) > 0 {
+		t.Errorf("the valid key was refused during the flood: %v", failed)
+	}
+	if flood["ResourceExhausted TOO_MANY_INVALID_KEYS"] == 0 {
+		t.Errorf("no made-up key was refused before its lookup: %v", flood)
 	}
 }
