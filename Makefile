@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill corpus test fuzz build dgraph tools browser networkx postgres proto lint clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill corpus check test fuzz build dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -30,6 +30,23 @@ drill: dgraph
 corpus: dgraph build
 	./deploy/corpus.sh
 
+## check: the fast lane, without root, Dgraph or a browser: gofmt, go vet, staticcheck (staticcheck.conf),
+## buf lint on the protos (api/buf.yaml), the tests that need no Dgraph (go test -short), the generated code
+## checked against the protos (TestGeneratedFilesAreFresh); prints its time
+check: lint-tools
+	@start=$$(date +%s); \
+	unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi; \
+	$(GO) vet ./... && \
+	"$$($(GO) env GOPATH)/bin/staticcheck" ./... && \
+	(cd api && "$$($(GO) env GOPATH)/bin/buf" lint) && \
+	$(GO) test -short -count=1 ./... && \
+	echo "make check passed in $$(( $$(date +%s) - start ))s"
+
+## lint-tools: staticcheck and buf, pinned in deploy/lint, built once and cached by version
+lint-tools:
+	./deploy/install-tools.sh staticcheck buf
+
 ## test: unit tests, and integration tests against real Dgraph instances the tests start themselves, the
 ## explorer's in headless Chromium among them (needs /usr/bin/chromium and web/node_modules: `make web-deps`),
 ## the deployment's offline checks (deploy-check), and the packages that run work concurrently again under
@@ -37,10 +54,12 @@ corpus: dgraph build
 ## the store (its alpha pool, leases and caches, against real Dgraph), the snapshot file and the gRPC layer
 ## (about 3.5 minutes more)
 test: dgraph tools browser networkx postgres web/node_modules deploy-check
-	$(GO) vet ./...
-	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -race ./graph ./graph/dataset ./graph/dgraph ./graph/snapfile ./graph/rpc
-	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+	@start=$$(date +%s); \
+	$(GO) vet ./... && \
+	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./... && \
+	$(GO) test -count=1 -race ./graph ./graph/dataset ./graph/dgraph ./graph/snapfile ./graph/rpc ./graph/netcap && \
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME) && \
+	echo "make test passed in $$(( $$(date +%s) - start ))s (what it installed and built before not counted)"
 
 ## fuzz: run every fuzz target for FUZZTIME each (10,000 inputs in `make test`; longer by hand, e.g.
 ## FUZZTIME=10m), starting from the seed corpora committed in testdata/fuzz; a failure writes the input that
@@ -76,7 +95,7 @@ dgraph:
 
 ## tools: grpcurl, for the README's examples, into $(shell $(GO) env GOPATH)/bin
 tools:
-	./deploy/install-tools.sh
+	./deploy/install-tools.sh grpcurl
 
 ## proto: regenerate api/ from the .proto files (needs protoc; see deploy/install-tools.sh)
 proto:

@@ -1,15 +1,31 @@
 #!/usr/bin/env bash
-# Installs grpcurl (pinned in deploy/tools/go.mod) into $(go env GOPATH)/bin, building it from the Go
-# module proxy once and caching the binary by version in the user cache directory.
+# Installs the command-line tools pinned in modules of their own into $(go env GOPATH)/bin: grpcurl
+# (deploy/tools: the README's examples), staticcheck and buf (deploy/lint: make check). Each is built from the Go module proxy once and
+# cached by version in the user cache directory, where fresh clones on the same machine find it too.
+# With arguments, only the tools named.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-version=v1.9.3
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/polgraph/grpcurl-$version"
 dest="$(go env GOPATH)/bin"
-mkdir -p "$cache" "$dest"
-if [ ! -x "$cache/grpcurl" ]; then
-  echo "grpcurl $version: building it from the Go module proxy (about a minute, once)"
-  (cd "$here/tools" && go build -o "$cache/grpcurl" github.com/fullstorydev/grpcurl/cmd/grpcurl)
-fi
-cp "$cache/grpcurl" "$dest/grpcurl"
-echo "grpcurl $version: installed in $dest (add it to PATH if it is not there)"
+mkdir -p "$dest"
+# name, the folder of the module that pins it, its module, its package, how long a first build takes here
+tools=(
+  "grpcurl tools github.com/fullstorydev/grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl about-a-minute"
+  "staticcheck lint honnef.co/go/tools honnef.co/go/tools/cmd/staticcheck about-30-s"
+  "buf lint github.com/bufbuild/buf github.com/bufbuild/buf/cmd/buf about-2-minutes"
+)
+for t in "${tools[@]}"; do
+  read -r name dir module pkg took <<<"$t"
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+    continue
+  fi
+  version=$(cd "$here/$dir" && go list -m -f '{{.Version}}' "$module")
+  cache="${XDG_CACHE_HOME:-$HOME/.cache}/polgraph/$name-$version"
+  mkdir -p "$cache"
+  if [ ! -x "$cache/$name" ]; then
+    echo "$name $version: building it from the Go module proxy (${took//-/ }, once)"
+    (cd "$here/$dir" && go build -o "$cache/$name.partial" "$pkg")
+    mv "$cache/$name.partial" "$cache/$name"
+  fi
+  cp "$cache/$name" "$dest/$name"
+  echo "$name $version: installed in $dest"
+done

@@ -130,12 +130,6 @@ func (n *numbering[K]) number(k K) (id int32, isNew bool) {
 	return id, true
 }
 
-// lookup returns k's number, if it has one.
-func (n *numbering[K]) lookup(k K) (int32, bool) {
-	id, ok := n.ids[k]
-	return id, ok
-}
-
 func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 	var need []int32
 	var names []EntityName

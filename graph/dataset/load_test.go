@@ -179,8 +179,7 @@ func TestLoadErrorCountsWhatWasCommitted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The load is cut in the entities stage, after 20 of them were written (one writer: in order).
-	var err error
-	err = LoadWith(ctx, &cutWriter{cutAfter: 20, cancel: cancel}, ds, LoadOptions{Batch: 10})
+	err := LoadWith(ctx, &cutWriter{cutAfter: 20, cancel: cancel}, ds, LoadOptions{Batch: 10})
 	var le *LoadError
 	if !errors.As(err, &le) {
 		t.Fatalf("got %v, want a LoadError", err)

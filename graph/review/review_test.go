@@ -654,8 +654,6 @@ func TestApproveManyAtOnce(t *testing.T) {
 	ctx := context.Background()
 	const docs, each = 5, 60
 	var all []string
-	var readings []review.Reading
-	var ents []review.Entity
 	for d := range docs {
 		var props []prop
 		var es []review.Entity
@@ -667,8 +665,6 @@ func TestApproveManyAtOnce(t *testing.T) {
 		r := reading(fmt.Sprintf("List %d", d), es, props...)
 		f.submit(r)
 		all = append(all, ids(r.Proposals)...)
-		readings = append(readings, r)
-		ents = append(ents, es...)
 	}
 	before, err := f.store.Counts(ctx)
 	if err != nil {

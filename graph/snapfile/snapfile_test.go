@@ -574,6 +574,7 @@ func TestShapes(t *testing.T) {
 		Name string
 		note string
 	}
+	_ = hidden{}.note // the unexported field is the point: typeShape must refuse it
 	type withInterface struct{ Any any }
 	for _, typ := range []reflect.Type{reflect.TypeFor[hidden](), reflect.TypeFor[withInterface]()} {
 		if _, err := typeShape(typ); err == nil {
