@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -33,26 +35,21 @@ func DefaultRates() Rates {
 // costs a database lookup: a flood of made-up keys is refused before it reaches the database.
 var failedLookups = Rate{PerSecond: 5, Burst: 50}
 
-// RateLimiter keeps a token bucket per principal and kind of call. It forgets buckets that have filled up
-// again (which are as good as new), so memory stays bounded by the principals active in the last minutes.
+// RateLimiter keeps a token bucket (x/time/rate) per principal and kind of call. It forgets buckets that
+// have filled up again (which are as good as new), so memory stays bounded by the principals active in the
+// last minutes.
 type RateLimiter struct {
 	rates Rates
 	now   func() time.Time
 
 	mu      sync.Mutex
-	buckets map[string]*bucket
+	buckets map[string]*rate.Limiter
 	adds    int
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-	rate   Rate
 }
 
 // NewRateLimiter returns a RateLimiter with these rates.
 func NewRateLimiter(rates Rates) *RateLimiter {
-	return &RateLimiter{rates: rates, now: time.Now, buckets: map[string]*bucket{}}
+	return &RateLimiter{rates: rates, now: time.Now, buckets: map[string]*rate.Limiter{}}
 }
 
 // Allow takes a turn for p's call of a method that needs the role need: nil, or a ResourceExhausted error
@@ -62,16 +59,16 @@ func (l *RateLimiter) Allow(p Principal, need Role) error {
 	if need == NoRole {
 		return nil
 	}
-	rate, kind := l.rates.Reads, "reads"
+	r, kind := l.rates.Reads, "reads"
 	if need >= Editor {
-		rate, kind = l.rates.Writes, "writes"
+		r, kind = l.rates.Writes, "writes"
 	}
-	if rate.PerSecond <= 0 {
+	if r.PerSecond <= 0 {
 		return nil
 	}
-	if wait, ok := l.take(kind+"|"+p.bucketKey(), rate, true); !ok {
+	if wait, ok := l.take(kind+"|"+p.bucketKey(), r, true); !ok {
 		return &graph.Error{Op: "auth.RateLimiter", Kind: graph.ResourceExhausted, Reason: "RATE_LIMITED", RetryAfter: wait,
-			Message: "too many " + kind + " by " + p.String() + " (at most " + rateText(rate) + "); try again in " + wait.String()}
+			Message: "too many " + kind + " by " + p.String() + " (at most " + rateText(r) + "); try again in " + wait.String()}
 	}
 	return nil
 }
@@ -93,42 +90,33 @@ func (l *RateLimiter) LookupFailed(address string) {
 
 // take takes a token from the named bucket when it has one (and consume is set), or says how long until
 // it will.
-func (l *RateLimiter) take(name string, rate Rate, consume bool) (time.Duration, bool) {
+func (l *RateLimiter) take(name string, r Rate, consume bool) (time.Duration, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[name]
 	if !ok {
-		b = &bucket{tokens: float64(max(rate.Burst, 1)), last: now, rate: rate}
+		b = rate.NewLimiter(rate.Limit(r.PerSecond), max(r.Burst, 1))
 		l.buckets[name] = b
 		l.adds++
 		if l.adds%1024 == 0 {
 			l.sweep(now)
 		}
 	}
-	b.refill(now)
-	if b.tokens >= 1 {
-		if consume {
-			b.tokens--
-		}
-		return 0, true
+	if tokens := b.TokensAt(now); tokens < 1 {
+		wait := time.Duration(math.Ceil((1 - tokens) / r.PerSecond * float64(time.Second)))
+		return max(wait.Round(time.Millisecond), time.Millisecond), false
 	}
-	wait := time.Duration(math.Ceil((1 - b.tokens) / rate.PerSecond * float64(time.Second)))
-	return max(wait.Round(time.Millisecond), time.Millisecond), false
-}
-
-func (b *bucket) refill(now time.Time) {
-	if el := now.Sub(b.last).Seconds(); el > 0 {
-		b.tokens = math.Min(float64(max(b.rate.Burst, 1)), b.tokens+el*b.rate.PerSecond)
+	if consume {
+		b.AllowN(now, 1)
 	}
-	b.last = now
+	return 0, true
 }
 
 // sweep forgets the buckets that are full again.
 func (l *RateLimiter) sweep(now time.Time) {
 	for name, b := range l.buckets {
-		b.refill(now)
-		if b.tokens >= float64(max(b.rate.Burst, 1)) {
+		if b.TokensAt(now) >= float64(b.Burst()) {
 			delete(l.buckets, name)
 		}
 	}
