@@ -31,9 +31,11 @@ corpus: dgraph build
 	./deploy/corpus.sh
 
 ## check: the fast lane, without root, Dgraph or a browser: gofmt, go vet, staticcheck (staticcheck.conf),
-## buf lint on the protos (api/buf.yaml), the tests that need no Dgraph (go test -short), the generated code
-## checked against the protos (TestGeneratedFilesAreFresh); prints its time
-check: lint-tools
+## buf lint on the protos (api/buf.yaml), the tests that need no Dgraph (go test -short), and the generated
+## files checked against their sources: the Go code and descriptor set (TestGeneratedFilesAreFresh), the
+## explorer's web/src/gen and its bundle web/dist, made again in a temporary folder and compared; prints
+## its time
+check: lint-tools web/node_modules
 	@start=$$(date +%s); \
 	unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi; \
@@ -41,6 +43,12 @@ check: lint-tools
 	"$$($(GO) env GOPATH)/bin/staticcheck" ./... && \
 	(cd api && "$$($(GO) env GOPATH)/bin/buf" lint) && \
 	$(GO) test -short -count=1 ./... && \
+	tmp=$$(mktemp -d) && \
+	(cd web && "$$($(GO) env GOPATH)/bin/buf" generate ../api --template buf.gen.yaml -o $$tmp) && \
+	{ diff -r $$tmp/src/gen web/src/gen || { echo "web/src/gen is stale: run make web-proto"; exit 1; }; } && \
+	(cd web && npx tsc -p . && POLGRAPH_WEB_OUT=$$tmp/dist node build.mjs) && \
+	{ diff -r -q $$tmp/dist web/dist || { echo "web/dist is stale: run make web"; exit 1; }; } && \
+	rm -rf $$tmp && \
 	echo "make check passed in $$(( $$(date +%s) - start ))s"
 
 ## lint-tools: staticcheck and buf, pinned in deploy/lint, built once and cached by version
@@ -144,13 +152,12 @@ web-deps:
 web: web-deps
 	cd web && npm run build
 
-## web-proto: regenerate web/src/gen from the .proto files (protoc with protoc-gen-es from web/node_modules), then build the explorer
-web-proto:
+## web-proto: regenerate web/src/gen from the .proto files (buf with protoc-gen-es from web/node_modules,
+## web/buf.gen.yaml), then build the explorer
+web-proto: lint-tools
 	[ -x web/node_modules/.bin/protoc-gen-es ] || $(MAKE) web-deps
 	rm -rf web/src/gen
-	mkdir -p web/src/gen
-	protoc -I api --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
-		--es_out=web/src/gen --es_opt=target=ts,import_extension=none api/polgraph/v1/*.proto
+	cd web && "$$($(GO) env GOPATH)/bin/buf" generate ../api --template buf.gen.yaml
 	$(MAKE) web
 
 ## web-test: only the explorer's tests, in headless Chromium (screenshots in test-output/explorer/)
