@@ -286,26 +286,10 @@ func TestMetricsListenerRefusesOtherHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Dgraph")
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
+	addr := freeAddr(t)
 	startServedProcess(t, "--metrics", addr, "--pprof")
 	get := func(host, path string, headers ...string) (int, string) {
-		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
-		req.Host = host
-		for i := 0; i+1 < len(headers); i += 2 {
-			req.Header.Set(headers[i], headers[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return httpCall(t, http.MethodGet, "http://"+addr+path, host, nil, headers...)
 	}
 	for _, tc := range []struct {
 		name, host, path string
@@ -337,26 +321,12 @@ func TestHTTPRefusalsAreCounted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Dgraph")
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsAddr := lis.Addr().String()
-	lis.Close()
+	metricsAddr := freeAddr(t)
 	p := startServedProcess(t, "--metrics", metricsAddr)
 	do := func(host string, body io.Reader, headers ...string) int {
-		req, _ := http.NewRequest(http.MethodPost, p.httpBase+"/polgraph.v1.GraphService/SearchEntities", body)
-		req.Host = host
-		req.Header.Set("Content-Type", "application/json")
-		for i := 0; i+1 < len(headers); i += 2 {
-			req.Header.Set(headers[i], headers[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		code, _ := httpCall(t, http.MethodPost, p.httpBase+"/polgraph.v1.GraphService/SearchEntities", host, body,
+			append([]string{"Content-Type", "application/json"}, headers...)...)
+		return code
 	}
 	codes := []int{
 		do("attacker.example", strings.NewReader("{}")),
@@ -367,15 +337,10 @@ func TestHTTPRefusalsAreCounted(t *testing.T) {
 	if fmt.Sprint(codes) != "[403 403 413 431]" {
 		t.Errorf("refusals answered %v; want [403 403 413 431]", codes)
 	}
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, b := httpCall(t, http.MethodGet, "http://"+metricsAddr+"/metrics", "localhost", nil)
 	for _, want := range []string{`reason="HOST_NOT_ALLOWED",status="403"} 1`, `reason="CROSS_ORIGIN",status="403"} 1`,
 		`reason="BODY_TOO_LARGE",status="413"} 1`, `reason="HEADERS_TOO_LARGE",status="431"} 1`} {
-		if !strings.Contains(string(b), "polgraph_http_refusals_total{"+want) {
+		if !strings.Contains(b, "polgraph_http_refusals_total{"+want) {
 			t.Errorf("the metrics do not count polgraph_http_refusals_total{%s", want)
 		}
 	}
@@ -433,4 +398,36 @@ func TestValidKeysPassAFloodOfMadeUpOnes(t *testing.T) {
 	if flood["ResourceExhausted TOO_MANY_INVALID_KEYS"] == 0 {
 		t.Errorf("no made-up key was refused before its lookup: %v", flood)
 	}
+}
+
+// freeAddr is a loopback address free a moment ago, for a listener a served process opens itself.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+// httpCall makes one HTTP request with this Host and headers (name, value, …) and returns the status and
+// the body.
+func httpCall(t *testing.T, method, url, host string, body io.Reader, headers ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -25,13 +25,18 @@ type redactor struct {
 const maxHeld = 1 << 20
 
 func newRedactor(f *os.File, secrets []string) *redactor {
-	r := &redactor{f: f}
+	return &redactor{f: f, secrets: secretBytes(secrets)}
+}
+
+// secretBytes are the secrets to replace, empty ones left out.
+func secretBytes(secrets []string) [][]byte {
+	var out [][]byte
 	for _, s := range secrets {
 		if s != "" {
-			r.secrets = append(r.secrets, []byte(s))
+			out = append(out, []byte(s))
 		}
 	}
-	return r
+	return out
 }
 
 func (r *redactor) Write(p []byte) (int, error) {
@@ -81,13 +86,7 @@ func redactFile(path string, secrets []string) error {
 		}
 		return err
 	}
-	var ss [][]byte
-	for _, s := range secrets {
-		if s != "" {
-			ss = append(ss, []byte(s))
-		}
-	}
-	out := redact(b, ss)
+	out := redact(b, secretBytes(secrets))
 	if bytes.Equal(out, b) {
 		return nil
 	}

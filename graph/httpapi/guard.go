@@ -28,6 +28,14 @@ type Options struct {
 	OnRefused func(status int, reason string)
 }
 
+// maxBody is MaxBody, or DefaultMaxBody when it is not set.
+func (o Options) maxBody() int64 {
+	if o.MaxBody <= 0 {
+		return DefaultMaxBody
+	}
+	return o.MaxBody
+}
+
 func (o Options) refused(status int, reason string) {
 	if o.OnRefused != nil {
 		o.OnRefused(status, reason)
@@ -59,10 +67,7 @@ func Guard(next http.Handler, opts Options) http.Handler {
 		hosts = DefaultAllowedHosts
 	}
 	anyHost := slices.Contains(hosts, "*")
-	maxBody := opts.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
+	maxBody := opts.maxBody()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")

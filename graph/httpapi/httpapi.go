@@ -36,13 +36,9 @@ import (
 //
 // It must be called after every service is registered on srv.
 func Handler(srv *grpc.Server, hs *health.Server, opts Options) (http.Handler, error) {
-	maxBody := opts.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
 	api, err := vanguardgrpc.NewTranscoder(srv, vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec {
 		return requestJSON{vanguard.NewJSONCodec(res)}
-	}), vanguard.WithCompression("gzip", func() connect.Compressor { return gzip.NewWriter(io.Discard) }, newBoundedGzip(maxBody, opts.OnRefused)),
+	}), vanguard.WithCompression("gzip", func() connect.Compressor { return gzip.NewWriter(io.Discard) }, newBoundedGzip(opts.maxBody(), opts.OnRefused)),
 		// srv is sent every message uncompressed: every compressed one is inflated here, bounded.
 		vanguard.WithDefaultServiceOptions(vanguard.WithNoTargetCompression()))
 	if err != nil {
