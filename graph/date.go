@@ -17,7 +17,7 @@ func ParseFuzzyDate(s string) (FuzzyDate, error) {
 	if s == "" {
 		return FuzzyDate{}, nil
 	}
-	bad := fmt.Errorf("%q is not a date: want YYYY, YYYY-MM or YYYY-MM-DD", truncate(s, 40))
+	bad := fmt.Errorf("%q is not a date: want YYYY, YYYY-MM or YYYY-MM-DD", Truncate(s, 40))
 	digits := func(from, to int) (int, bool) {
 		n := 0
 		for _, c := range []byte(s[from:to]) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // EntityName is an entity's resource name, `collection/slug`, e.g. `actors/lutfur-rahman`.
@@ -18,17 +19,6 @@ type RelationName string
 
 // SourceName is a source's resource name, e.g. `sources/daily-mail-2023-11-03`.
 type SourceName string
-
-// Kind is what an entity is; it is also the collection of its resource name.
-type Kind string
-
-// The entity kinds.
-const (
-	KindActor        Kind = "ACTOR"
-	KindParty        Kind = "PARTY"
-	KindSeat         Kind = "SEAT"
-	KindOrganisation Kind = "ORGANISATION"
-)
 
 // collections maps each resource-name collection to the kind it holds.
 var collections = map[string]Kind{
@@ -420,3 +410,13 @@ type RelationHeader struct {
 	Support    Support
 	Verdict    Verdict
 }
+
+// Tombstone says that, when and why a resource was retracted or deleted, and by whom.
+type Tombstone struct {
+	Time   time.Time
+	By     string
+	Reason string
+}
+
+// IsZero reports whether there is no tombstone.
+func (t Tombstone) IsZero() bool { return t.Time.IsZero() }

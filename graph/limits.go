@@ -94,3 +94,6 @@ func ControlAt(s string, freeText bool) (int, rune) {
 	}
 	return -1, 0
 }
+
+// MaxQueryLength bounds names and search text, in bytes.
+const MaxQueryLength = 200

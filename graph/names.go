@@ -179,7 +179,7 @@ func (m *Ranker) scoreRunes() float64 {
 		return 1
 	}
 	whole := 0.0
-	if d := editsWithin(qr, nr, m.budget); d >= 0 {
+	if d := EditsWithin(qr, nr, m.budget); d >= 0 {
 		whole = 1 - float64(d)/float64(max(len(qr), len(nr)))
 	}
 	m.nw = splitWords(m.nw[:0], nr)
@@ -191,7 +191,7 @@ func (m *Ranker) scoreRunes() float64 {
 			if m.used[j] {
 				continue
 			}
-			d := editsWithin(wr, n, m.budgets[i])
+			d := EditsWithin(wr, n, m.budgets[i])
 			if d < 0 {
 				continue
 			}
@@ -278,4 +278,48 @@ func TrimSlug(s string, max int) string {
 		return strings.TrimRight(s[:i], "-")
 	}
 	return strings.TrimRight(s[:max], "-")
+}
+
+// EditsWithin returns the edit distance between a and b when it is at most d, and -1 otherwise; it
+// stops as soon as every cell of a row exceeds d (the distance can then only be larger).
+func EditsWithin(a, b []rune, d int) int {
+	if abs(len(a)-len(b)) > d {
+		return -1
+	}
+	var buf [2][48]int
+	prev, cur := buf[0][:0], buf[1][:0]
+	if len(b)+1 > len(buf[0]) {
+		prev, cur = make([]int, 0, len(b)+1), make([]int, 0, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			best = min(best, cur[j])
+		}
+		if best > d {
+			return -1
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] > d {
+		return -1
+	}
+	return prev[len(b)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

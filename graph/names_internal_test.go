@@ -122,44 +122,6 @@ func TestMatchScoreAgreesWithFullDistances(t *testing.T) {
 	}
 }
 
-// TestLetterCountsDistanceCountsEachBucket checks the eight-buckets-a-word distance between letter counts
-// against the sum over the buckets one by one, on random terms, some long enough to saturate a bucket.
-func TestLetterCountsDistanceCountsEachBucket(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	term := func() []rune {
-		const letters = "abcxyz éô019'"
-		rs := make([]rune, r.IntN(20))
-		for i := range rs {
-			rs[i] = []rune(letters)[r.IntN(len([]rune(letters)))]
-		}
-		if r.IntN(8) == 0 { // past the saturation of one bucket
-			rs = append(rs, []rune(strings.Repeat(string(rs[:min(len(rs), 1)])+"q", 60+r.IntN(200)))...)
-		}
-		return rs
-	}
-	bucketwise := func(a, b []rune) int {
-		var ca, cb [32]int
-		for _, x := range a {
-			ca[x&31] = min(ca[x&31]+1, 127)
-		}
-		for _, x := range b {
-			cb[x&31] = min(cb[x&31]+1, 127)
-		}
-		sum := 0
-		for i := range ca {
-			sum += max(ca[i]-cb[i], cb[i]-ca[i])
-		}
-		return sum
-	}
-	for range 20000 {
-		a, b := term(), term()
-		ha, hb := countLetters(a), countLetters(b)
-		if got, want := ha.distance(&hb), bucketwise(a, b); got != want {
-			t.Fatalf("distance(%q, %q) = %d, bucket by bucket %d", string(a), string(b), got, want)
-		}
-	}
-}
-
 // TestRankerScoresRawNamesAsMatchScore scores several raw names (capitals, punctuation, accents)
 // with one Ranker a query, as a search ranks its candidates, against the reference on their normalised
 // forms: the Ranker's scratch space carries nothing from one name to the next.
@@ -200,4 +162,43 @@ func TestRankerScoresRawNamesAsMatchScore(t *testing.T) {
 // some of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
 func MatchScore(query, name string) float64 {
 	return NewRanker(query).score(name)
+}
+
+// TestEditsWithin compares the bounded edit distance with the plain one on random pairs.
+func TestEditsWithin(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		a := []rune(typo(r, typo(r, "abcdefghij"[:r.IntN(11)])))
+		b := []rune(typo(r, typo(r, string(a))))
+		if r.IntN(5) == 0 {
+			b = []rune(strings.Repeat("x", r.IntN(60)))
+		}
+		d := r.IntN(4)
+		full := levenshtein(a, b)
+		want := full
+		if full > d {
+			want = -1
+		}
+		if got := EditsWithin(a, b, d); got != want {
+			t.Fatalf("EditsWithin(%q, %q, %d) = %d; distance %d", string(a), string(b), d, got, full)
+		}
+	}
+}
+
+// typo makes one random edit to s: a letter replaced, dropped, added or two swapped.
+func typo(r *rand.Rand, s string) string {
+	rs := []rune(s)
+	i := r.IntN(len(rs) + 1)
+	switch k := r.IntN(4); {
+	case k == 0 && i < len(rs):
+		rs[i] = rune('a' + r.IntN(26))
+	case k == 1 && i < len(rs):
+		rs = append(rs[:i], rs[i+1:]...)
+	case k == 2 && i+1 < len(rs):
+		rs[i], rs[i+1] = rs[i+1], rs[i]
+	default:
+		rs = append(rs[:i], append([]rune{rune('a' + r.IntN(26))}, rs[i:]...)...)
+	}
+	return string(rs)
 }

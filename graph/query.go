@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"math"
 	"slices"
 	"strconv"
@@ -30,8 +29,8 @@ const (
 	UndatedExclude UndatedPolicy = "EXCLUDE"
 )
 
-// includesUndated reports whether undated relations count under the filter.
-func (f *RelationFilter) includesUndated() bool {
+// IncludesUndated reports whether undated relations count under the filter.
+func (f *RelationFilter) IncludesUndated() bool {
 	switch f.Undated {
 	case UndatedInclude:
 		return true
@@ -68,7 +67,7 @@ func (f RelationFilter) Validate(prefix string, v *Violations) {
 		if CheckCount(v, prefix+list.field, len(list.types), MaxFilterTypes) {
 			for i, t := range list.types {
 				if !t.Valid() {
-					v.Add(indexed(prefix+list.field, i), "%q is not a relation type", truncate(string(t), 40))
+					v.Add(Indexed(prefix+list.field, i), "%q is not a relation type", Truncate(string(t), 40))
 				}
 			}
 		}
@@ -77,12 +76,12 @@ func (f RelationFilter) Validate(prefix string, v *Violations) {
 	switch f.Undated {
 	case UndatedDefault, UndatedInclude, UndatedExclude:
 	default:
-		v.Add(prefix+"undated", "%q is not a policy (want INCLUDE or EXCLUDE)", truncate(string(f.Undated), 40))
+		v.Add(prefix+"undated", "%q is not a policy (want INCLUDE or EXCLUDE)", Truncate(string(f.Undated), 40))
 	}
 	if CheckCount(v, prefix+"statuses", len(f.Statuses), MaxFilterStatuses) {
 		for i, s := range f.Statuses {
 			if s.Index() < 0 {
-				v.Add(indexed(prefix+"statuses", i), "%q is not a claim status", truncate(string(s), 40))
+				v.Add(Indexed(prefix+"statuses", i), "%q is not a claim status", Truncate(string(s), 40))
 			}
 		}
 	}
@@ -112,15 +111,15 @@ func CheckFraction(v *Violations, field string, x float64) {
 // relation with a DENIED claim is disputed: unless DENIED is among the statuses asked for, it counts only
 // through a CONFIRMED claim, so support that someone alleges and someone else denies is never a link by
 // default.
-func (f RelationFilter) Counts(l Link) bool { return f.counts(&l) }
+func (f RelationFilter) Counts(l Link) bool { return f.CountsLink(&l) }
 
-func (f *RelationFilter) counts(l *Link) bool {
-	return f.countsParts(l.Deleted, l.Type, l.Effective(), l.Dated, &l.Support)
+func (f *RelationFilter) CountsLink(l *Link) bool {
+	return f.CountsParts(l.Deleted, l.Type, l.Effective(), l.Dated, &l.Support)
 }
 
-// countsParts is Counts on the parts of a link it reads: whether it is deleted, its type, when it holds
+// CountsParts is Counts on the parts of a link it reads: whether it is deleted, its type, when it holds
 // with both its ends in existence (Link.Effective), whether it is dated, and its support.
-func (f *RelationFilter) countsParts(deleted bool, typ RelationType, effective Period, dated bool, support *Support) bool {
+func (f *RelationFilter) CountsParts(deleted bool, typ RelationType, effective Period, dated bool, support *Support) bool {
 	if deleted {
 		return false
 	}
@@ -133,27 +132,27 @@ func (f *RelationFilter) countsParts(deleted bool, typ RelationType, effective P
 	if !f.AsOf.IsZero() && !effective.Overlaps(PeriodOf(f.AsOf)) {
 		return false
 	}
-	return f.countsBrief(false, dated, support)
+	return f.CountsBrief(false, dated, support)
 }
 
-// plain reports whether the filter asks nothing of a relation's type or time: whether it counts or not
+// Plain reports whether the filter asks nothing of a relation's type or time: whether it counts or not
 // is then told by countsBrief alone.
-func (f *RelationFilter) plain() bool {
+func (f *RelationFilter) Plain() bool {
 	return len(f.IncludeTypes) == 0 && len(f.ExcludeTypes) == 0 && f.AsOf.IsZero()
 }
 
-// isDefault reports whether the filter is the default one: it counts what the zero RelationFilter does.
-func (f *RelationFilter) isDefault() bool {
-	return f.plain() && len(f.Statuses) == 0 && f.MinConfidence <= 0 && (f.Undated == "" || f.Undated == UndatedInclude)
+// IsDefault reports whether the filter is the default one: it counts what the zero RelationFilter does.
+func (f *RelationFilter) IsDefault() bool {
+	return f.Plain() && len(f.Statuses) == 0 && f.MinConfidence <= 0 && (f.Undated == "" || f.Undated == UndatedInclude)
 }
 
-// countsBrief is Counts on what a plain filter reads of a link: whether it is deleted, whether it is
+// CountsBrief is Counts on what a plain filter reads of a link: whether it is deleted, whether it is
 // dated, and its support.
-func (f *RelationFilter) countsBrief(deleted, dated bool, support *Support) bool {
+func (f *RelationFilter) CountsBrief(deleted, dated bool, support *Support) bool {
 	if deleted {
 		return false
 	}
-	if !dated && !f.includesUndated() {
+	if !dated && !f.IncludesUndated() {
 		return false
 	}
 	statuses := f.Statuses
@@ -268,88 +267,5 @@ type SearchQuery struct {
 	Kinds []Kind // empty: every kind
 }
 
-// Store is where the graph lives. Every method returns *Error values: Unavailable when the database
-// cannot be reached, DeadlineExceeded when ctx expires, Internal otherwise unless a method says more.
-type Store interface {
-	// ApplySchema makes the database's schema polgraph's; applying it twice changes nothing.
-	ApplySchema(ctx context.Context) error
-	// GetEntity returns the entity with this resource name; NotFound when there is none.
-	GetEntity(ctx context.Context, name EntityName) (Entity, error)
-	// GetEntities returns the entities with these names that exist, keyed by name.
-	GetEntities(ctx context.Context, names []EntityName) (map[EntityName]Entity, error)
-	// EntitiesByIdentifier returns, for each value of an identifier scheme, the entities not deleted that
-	// hold it, ordered by name; values no entity holds are absent.
-	EntitiesByIdentifier(ctx context.Context, scheme string, values []string) (map[string][]Entity, error)
-	// RelationCounts counts an entity's relations by type and direction.
-	RelationCounts(ctx context.Context, name EntityName) ([]RelationCount, error)
-	// FindByName returns the entities whose display name or alias equals text, ignoring case, accents and
-	// punctuation.
-	FindByName(ctx context.Context, text string) ([]Entity, error)
-	// Search returns every entity matching q, best first.
-	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
-	// GetRelations returns the relations with these names, with all their claims, keyed by name.
-	GetRelations(ctx context.Context, names []RelationName) (map[RelationName]Relation, error)
-	// RelationHeaders returns the relations with these names without their claims, but with their claim
-	// count and support, keyed by name.
-	RelationHeaders(ctx context.Context, names []RelationName) (map[RelationName]RelationHeader, error)
-	// Degrees returns how many relations each named entity takes part in, whatever their type or claims.
-	Degrees(ctx context.Context, entities []EntityName) (map[EntityName]int, error)
-	// Links returns, for each named entity, every relation it takes part in (either end).
-	Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error)
-	// Counts returns how many entities, relations, claims and sources the graph holds.
-	Counts(ctx context.Context) (Counts, error)
-	// GetSource returns the source with this name, how many claims cite it, and the claims that cite it
-	// in name order from offset on, at most limit of them, each with the relation it backs (its Claim's
-	// Source is left empty); NotFound with reason SOURCE_NOT_FOUND when there is no such source.
-	GetSource(ctx context.Context, name SourceName, offset, limit int) (SourceInfo, error)
-	// ListSources returns the sources q asks for in name order, from q.Offset on, at most q.Limit of them,
-	// each with how many claims cite it, and how many sources q matches in all.
-	ListSources(ctx context.Context, q SourceQuery) ([]SourceSummary, int, error)
-	// ClaimSources returns, for each named relation that exists, its claims with only their name, status,
-	// confidence and source name (no excerpt, no other field of the source), keyed by relation name.
-	ClaimSources(ctx context.Context, relations []RelationName) (map[RelationName][]Claim, error)
-	// Stats counts the graph's entities by kind, relations by type, claims by status and sources by kind,
-	// all from one snapshot, with the graph's version (as ChangeFeed.Version reports it) and when it was
-	// last raised.
-	Stats(ctx context.Context) (GraphStats, error)
-	// Ping checks that the database answers.
-	Ping(ctx context.Context) error
-}
-
-// Writer upserts resources by name: writing one twice leaves one copy, with the later values. Lists
-// (aliases, claims' fields) are replaced, not appended to. Returns Unavailable or Internal errors.
-type Writer interface {
-	UpsertSources(ctx context.Context, sources []Source) error
-	UpsertEntities(ctx context.Context, entities []Entity) error
-	// UpsertRelations writes relations and their claims; the entities and sources they name must exist.
-	UpsertRelations(ctx context.Context, relations []Relation) error
-}
-
-// BulkWriter is a Writer that can also write the relations of one large load in parallel batches.
-type BulkWriter interface {
-	Writer
-	// BeginBulk starts a bulk load, waiting while another one runs. Until End, the load holds the
-	// graph's next version open: a ChangeFeed reports its entities and relations only after End, all at
-	// once.
-	BeginBulk(ctx context.Context) (Bulk, error)
-}
-
-// Bulk is one bulk load in progress.
-type Bulk interface {
-	// UpsertSources is Writer.UpsertSources, safe to call from several goroutines at once.
-	UpsertSources(ctx context.Context, sources []Source) error
-	// UpsertEntities is Writer.UpsertEntities, safe to call from several goroutines at once.
-	UpsertEntities(ctx context.Context, entities []Entity) error
-	// UpsertRelations is Writer.UpsertRelations, safe to call from several goroutines at once.
-	UpsertRelations(ctx context.Context, relations []Relation) error
-	// End closes the load's version, publishing what it wrote; call it whether or not the writes
-	// succeeded.
-	End(ctx context.Context) error
-}
-
-// Counts is the size of the graph.
-type Counts struct {
-	Entities, Relations, Claims, Sources int
-}
-
-func indexed(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }
+// Indexed names the i-th element of a request field, as field violations do.
+func Indexed(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }

@@ -92,3 +92,14 @@ func allows(kinds []Kind, k Kind) bool {
 	}
 	return false
 }
+
+// Kind is what an entity is; it is also the collection of its resource name.
+type Kind string
+
+// The entity kinds.
+const (
+	KindActor        Kind = "ACTOR"
+	KindParty        Kind = "PARTY"
+	KindSeat         Kind = "SEAT"
+	KindOrganisation Kind = "ORGANISATION"
+)

@@ -156,13 +156,3 @@ type Merger interface {
 	// merges).
 	MergedInto(ctx context.Context, names []EntityName) (map[EntityName]EntityName, error)
 }
-
-// Tombstone says that, when and why a resource was retracted or deleted, and by whom.
-type Tombstone struct {
-	Time   time.Time
-	By     string
-	Reason string
-}
-
-// IsZero reports whether there is no tombstone.
-func (t Tombstone) IsZero() bool { return t.Time.IsZero() }

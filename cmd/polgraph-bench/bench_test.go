@@ -23,6 +23,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/snapfile"
 	"github.com/polgraph/polgraph/graph/synth"
 )
@@ -115,19 +116,19 @@ func TestBulkLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := graph.Counts{Entities: stats.Entities, Relations: stats.Relations, Claims: stats.Claims, Sources: stats.Sources}
+	want := graph.GraphCounts{Entities: stats.Entities, Relations: stats.Relations, Claims: stats.Claims, Sources: stats.Sources}
 	if got != want {
 		t.Errorf("after dgraph bulk the graph holds %+v; generated %+v", got, want)
 	}
 	// The first topology on it reads the snapshot file written with the N-Quads back, and holds what one
 	// filled from Dgraph holds.
-	fromDgraph := graph.NewTopology(store)
+	fromDgraph := memgraph.NewTopology(store)
 	if err := fromDgraph.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	feed := snapfile.New(store, snapshot, log)
 	defer feed.Close()
-	fromFile := graph.NewTopology(feed)
+	fromFile := memgraph.NewTopology(feed)
 	if err := fromFile.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	work := fs.String("work-dir", os.TempDir(), "where each size's files and Dgraph data go (removed afterwards)")
 	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
 	turns := fs.Bool("turns", true, "serve polgraph with the turns polgraph serve gives each method (graph/rpc.Limiter at its defaults); false: the service alone")
-	topology := fs.Bool("in-memory", true, "also measure polgraph with the graph held in memory (graph.Topology), as polgraph serve does by default")
+	topology := fs.Bool("in-memory", true, "also measure polgraph with the graph held in memory (memgraph.Topology), as polgraph serve does by default")
 	postgres := fs.Bool("postgres", true, "also measure PostgreSQL, started on loopback, as a peer: the graph as an indexed edge table (needs Debian's postgresql package: make postgres)")
 	loadOnly := fs.Bool("load-only", false, "measure the loads only (polgraph load and dgraph live, each into an empty Dgraph), without the queries")
 	level := fs.String("log-level", "warn", "debug, info, warn or error")

@@ -29,7 +29,9 @@ import (
 	"github.com/polgraph/polgraph/graph/bulkpath"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/service"
 	"github.com/polgraph/polgraph/graph/snapfile"
 	"github.com/polgraph/polgraph/graph/synth"
 )
@@ -273,7 +275,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			defer kept.Close()
 			feed = kept
 		}
-		topo := graph.NewTopology(feed)
+		topo := memgraph.NewTopology(feed)
 		packed, unpacked := store.Packs()
 		alphaCPU, cpu := cpuTime(node.alphaPID()), cpuTime(os.Getpid())
 		start = time.Now()
@@ -305,7 +307,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		}
 		restarted := snapfile.New(store, snapshot, log)
 		defer restarted.Close()
-		topo = graph.NewTopology(restarted)
+		topo = memgraph.NewTopology(restarted)
 		start = time.Now()
 		if err := topo.Sync(ctx); err != nil {
 			return nil, fmt.Errorf("filling the in-memory topology from its snapshot file: %w", err)
@@ -340,7 +342,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		peakReset := resetPeak(node.alphaPID())
 		replicaFile := filepath.Join(dir, "replica.snapshot")
 		replica := snapfile.New(store, replicaFile, log)
-		replicaTopo := graph.NewTopology(replica)
+		replicaTopo := memgraph.NewTopology(replica)
 		alphaCPU = cpuTime(node.alphaPID())
 		start = time.Now()
 		if err := replicaTopo.Sync(ctx); err != nil {
@@ -368,8 +370,11 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		services = append(services, namedClient{system: sysPolgraphMem, topology: topo})
 	}
 	for i := range services {
-		svc := &graph.Service{Store: store, Timeout: 2 * cfg.Timeout, Budget: graph.DefaultWorkBudget, Topology: services[i].topology}
-		client, stop, err := serveInProcess(svc, cfg.Turns, log)
+		svc := &service.Service{Store: store, Timeout: 2 * cfg.Timeout, Budget: graph.DefaultWorkBudget}
+		if t := services[i].topology; t != nil {
+			svc.Reads = t.Reads(store)
+		}
+		client, stop, err := serveInProcess(svc, services[i].topology, cfg.Turns, log)
 		if err != nil {
 			return nil, err
 		}
@@ -652,7 +657,7 @@ func sampleEntities(stats synth.Stats, n int) []int {
 
 // linkSample is what a store says of the sampled entities' links, as comparable text.
 type linkSample struct {
-	counts graph.Counts
+	counts graph.GraphCounts
 	links  map[graph.EntityName]string
 }
 
@@ -753,7 +758,7 @@ func compareLoads(ctx context.Context, store *dgraph.Store, res *sizeResult, liv
 		return "", err
 	}
 	st := res.Gen.Stats
-	want := graph.Counts{Entities: st.Entities, Relations: st.Relations, Claims: st.Claims, Sources: st.Sources}
+	want := graph.GraphCounts{Entities: st.Entities, Relations: st.Relations, Claims: st.Claims, Sources: st.Sources}
 	var diffs []string
 	if mine.counts != want {
 		diffs = append(diffs, fmt.Sprintf("counts %+v, generated %+v", mine.counts, want))
@@ -893,11 +898,11 @@ const floorPasses = 50
 type namedClient struct {
 	system   string
 	client   pb.GraphServiceClient
-	topology *graph.Topology
+	topology *memgraph.Topology
 }
 
 // serveInProcess serves svc over gRPC on a loopback port, as `polgraph serve` does, and connects to it.
-func serveInProcess(svc *graph.Service, turns bool, log *slog.Logger) (pb.GraphServiceClient, func(), error) {
+func serveInProcess(svc *service.Service, topo *memgraph.Topology, turns bool, log *slog.Logger) (pb.GraphServiceClient, func(), error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
@@ -905,8 +910,8 @@ func serveInProcess(svc *graph.Service, turns bool, log *slog.Logger) (pb.GraphS
 	var opts []grpc.ServerOption
 	if turns { // as `polgraph serve` gives them (item 49 of docs/bench-changes.md)
 		limiter := rpc.NewLimiter(rpc.DefaultLimits(), log, pb.GraphService_ServiceDesc)
-		if svc.Topology != nil {
-			limiter.BeforeWaiting(rpc.ReadsVersionAhead(svc.Topology))
+		if topo != nil {
+			limiter.BeforeWaiting(rpc.ReadsVersionAhead(topo))
 		}
 		opts = append(opts, grpc.ChainUnaryInterceptor(limiter.Unary()), grpc.ChainStreamInterceptor(limiter.Stream()))
 	}

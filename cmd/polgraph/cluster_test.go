@@ -30,8 +30,8 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
-	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/schema"
 )
 
@@ -43,7 +43,7 @@ type localCluster struct {
 	flags    []string // --dgraph and --data-dir for the CLI
 	replicas []pb.GraphServiceClient
 	writers  []pb.WriteServiceClient
-	services []*graph.Service
+	services []*memgraph.Topology
 }
 
 // startCluster starts zero and alphas alphas with zero's --replicas replicas, loads the default graph
@@ -154,7 +154,7 @@ func runDrill(t *testing.T, lc *localCluster, key string, warm, after time.Durat
 		for ctx.Err() == nil {
 			from := rel()
 			for _, svc := range lc.services {
-				newest = max(newest, svc.Topology.FeedVersion())
+				newest = max(newest, svc.FeedVersion())
 			}
 			answered := false
 			for _, st := range direct {

@@ -265,12 +265,12 @@ func localWriter(method string) graph.WriteMeta {
 	return m
 }
 
-func countsText(c graph.Counts) string {
+func countsText(c graph.GraphCounts) string {
 	return fmt.Sprintf("%d entities, %d relations, %d claims, %d sources", c.Entities, c.Relations, c.Claims, c.Sources)
 }
 
-func diff(a, b graph.Counts) graph.Counts {
-	return graph.Counts{Entities: a.Entities - b.Entities, Relations: a.Relations - b.Relations,
+func diff(a, b graph.GraphCounts) graph.GraphCounts {
+	return graph.GraphCounts{Entities: a.Entities - b.Entities, Relations: a.Relations - b.Relations,
 		Claims: a.Claims - b.Claims, Sources: a.Sources - b.Sources}
 }
 
@@ -409,7 +409,7 @@ func sendLoad(ctx context.Context, c *clientFlags, requestID string, files []dat
 	fmt.Fprintf(stdout, "loaded %d sources, %d entities, %d relations, %d claims through %s in %s%s\n",
 		resp.GetSources(), resp.GetEntities(), resp.GetRelations(), resp.GetClaims(), c.server, elapsed.Round(time.Millisecond), replayed)
 	g := resp.GetGraph()
-	fmt.Fprintf(stdout, "the graph now holds %s\n", countsText(graph.Counts{Entities: int(g.GetEntities()), Relations: int(g.GetRelations()),
+	fmt.Fprintf(stdout, "the graph now holds %s\n", countsText(graph.GraphCounts{Entities: int(g.GetEntities()), Relations: int(g.GetRelations()),
 		Claims: int(g.GetClaims()), Sources: int(g.GetSources())}))
 	return nil
 }

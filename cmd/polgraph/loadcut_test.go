@@ -55,7 +55,7 @@ func TestLoadCutHalfwayResumesToExactCounts(t *testing.T) {
 	for _, r := range ds.Relations {
 		claims += len(r.Claims)
 	}
-	want := graph.Counts{Entities: len(ds.Entities), Relations: len(ds.Relations), Claims: claims, Sources: len(ds.Sources)}
+	want := graph.GraphCounts{Entities: len(ds.Entities), Relations: len(ds.Relations), Claims: claims, Sources: len(ds.Sources)}
 	log := slog.New(slog.DiscardHandler)
 	watcher, err := dgraph.Open(ctx, d.Service, log)
 	if err != nil {
@@ -168,7 +168,7 @@ func TestLoadCutHalfwayResumesToExactCounts(t *testing.T) {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			v, err := watcher.Version(ctx)
-			if err == nil && svc.Topology.Version() >= v {
+			if err == nil && svc.Version() >= v {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -24,6 +24,7 @@ import (
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 )
 
 // The tests in this package run the binary's own code (realMain, serve) against a real Dgraph that
@@ -105,16 +106,16 @@ func testMain(m *testing.M) int {
 	explorerAddr = webLis.Addr().String()
 	cfg := defaultConfig()
 	served := make(chan error, 1)
-	services := make(chan *graph.Service, 1)
+	services := make(chan *memgraph.Topology, 1)
 	go func() {
-		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
+		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }))
 	}()
 	// Every test runs on the in-memory topology, as the service does once it has started.
-	if svc := <-services; svc.Topology == nil {
+	if svc := <-services; svc == nil {
 		fmt.Fprintln(os.Stderr, "the service under test does not keep the graph in memory")
 		return 1
 	} else {
-		for !svc.Topology.Ready() {
+		for !svc.Ready() {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
@@ -141,7 +142,7 @@ func dgraphFlags() []string {
 	return []string{"--dgraph", alphaAddr, "--data-dir", testDgraph.DataDir}
 }
 
-func counts(t *testing.T) graph.Counts {
+func counts(t *testing.T) graph.GraphCounts {
 	t.Helper()
 	c, err := store.Counts(context.Background())
 	if err != nil {
@@ -319,17 +320,17 @@ func TestHostileFilesWriteNothing(t *testing.T) {
 // once the service holds the graph in memory (failing t when serve ends first, or when the graph is not
 // held within a minute), with stop, which ends serving and returns what serve returned. Serving ends with
 // the test if stop was not called before; an error serve returns then fails the test.
-func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger) (*graph.Service, *grpc.ClientConn, func() error) {
+func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger) (*memgraph.Topology, *grpc.ClientConn, func() error) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	services := make(chan *graph.Service, 1)
+	services := make(chan *memgraph.Topology, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withService(func(s *graph.Service) { services <- s }))
+		done <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }))
 	}()
 	var conn *grpc.ClientConn
 	stop := sync.OnceValue(func() error {
@@ -344,13 +345,13 @@ func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger)
 			t.Errorf("serve: %v", err)
 		}
 	})
-	var svc *graph.Service
+	var svc *memgraph.Topology
 	select {
 	case svc = <-services:
 	case err := <-done:
 		t.Fatalf("serve ended before serving: %v", err)
 	}
-	for deadline := time.Now().Add(time.Minute); !svc.Topology.Ready(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !svc.Ready(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the graph was not held in memory within a minute")
 		}

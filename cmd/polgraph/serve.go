@@ -25,10 +25,12 @@ import (
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/netcap"
 	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/service"
 	"github.com/polgraph/polgraph/graph/snapfile"
 )
 
@@ -94,9 +96,9 @@ func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph
 // browsers over HTTP on webLis (httpapi.Handler), until ctx is done or either server fails; then it stops
 // both gracefully (in-flight calls get 10 s).
 // Each option sees what serve sets up before it serves (watchedBy gives it the metrics and traces to
-// report to; tests wait for the in-memory topology with withService).
+// report to; tests wait for the in-memory topology with withTopology).
 func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...serveOption) error {
-	s := served{svc: &graph.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}}
+	s := served{svc: &service.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}}
 	svc := s.svc
 	if cfg.InMemory {
 		if feed, ok := store.(graph.ChangeFeed); ok {
@@ -105,7 +107,8 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 				defer f.Close()
 				feed = f
 			}
-			svc.Topology = graph.NewTopology(feed)
+			s.topo = memgraph.NewTopology(feed)
+			svc.Reads = s.topo.Reads(store)
 		}
 	}
 	for _, o := range options {
@@ -115,8 +118,8 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		s.metrics = observe.NewMetrics()
 	}
 	metrics := s.metrics
-	if svc.Topology != nil {
-		go fillTopology(ctx, store, svc.Topology, metrics, s.tracing, log)
+	if s.topo != nil {
+		go fillTopology(ctx, store, s.topo, metrics, s.tracing, log)
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
 	if cfg.Writes {
@@ -124,9 +127,9 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 	limiter := rpc.NewLimiter(cfg.Limits, log, limited...)
 	limiter.OnRefused(metrics.Refused)
-	if svc.Topology != nil {
+	if s.topo != nil {
 		// A read waiting for its turn reads the graph's version meanwhile, shared with the others waiting.
-		limiter.BeforeWaiting(rpc.ReadsVersionAhead(svc.Topology))
+		limiter.BeforeWaiting(rpc.ReadsVersionAhead(s.topo))
 	}
 	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
 	authn, tlsCfg, err := callerChecks(cfg, store, log, lis, webLis)
@@ -192,7 +195,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 
 	go dbWatch.Run(ctx)
-	if svc.Topology == nil {
+	if s.topo == nil {
 		go sampleEvery(ctx, time.Second, func() { sampleVersions(ctx, store, nil, metrics) })
 	}
 	errc := make(chan error, 2)
@@ -284,7 +287,7 @@ const maxRequestBytes = 4 << 20
 // fillTopology reads the graph's links into memory (until it is done, searches read them from Dgraph),
 // then keeps them up to date in the background, once a second. It records how long the fill took, and
 // samples the graph's versions after each catch-up.
-func fillTopology(ctx context.Context, store graph.Store, t *graph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
+func fillTopology(ctx context.Context, store graph.Store, t *memgraph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
 	fillCtx, span := tracing.Tracer().Start(ctx, "polgraph fill in-memory graph")
 	start := time.Now()
 	// A fill that fails (Dgraph unreachable at start, a snapshot file that could not be read back) is

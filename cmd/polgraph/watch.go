@@ -17,8 +17,10 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/httpapi"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // watching is how one run of a command is watched (graph/observe): its metrics, its traces, and the
@@ -123,14 +125,16 @@ type serveOption func(*served)
 // served is what serve sets up.
 type served struct {
 	onWatch func(*rpc.DatabaseWatch) // told the database watch once it is made
-	svc     *graph.Service
-	metrics *observe.Metrics // a registry served nowhere unless an option gives one
-	tracing *observe.Tracing // none unless an option gives one
+	svc     *service.Service
+	topo    *memgraph.Topology // the graph held in memory, when the service keeps it
+	metrics *observe.Metrics   // a registry served nowhere unless an option gives one
+	tracing *observe.Tracing   // none unless an option gives one
 }
 
-// withService lets f see the service before it serves (tests wait for the in-memory graph with it).
-func withService(f func(*graph.Service)) serveOption {
-	return func(s *served) { f(s.svc) }
+// withTopology lets f see the in-memory graph (nil when the service keeps none) before it serves: tests
+// wait for it to fill.
+func withTopology(f func(*memgraph.Topology)) serveOption {
+	return func(s *served) { f(s.topo) }
 }
 
 // withDatabaseWatch lets f see the watch that decides whether the database answers.
@@ -147,7 +151,7 @@ func watchedBy(w *watching) serveOption {
 // sampleVersions samples the graph version searches read (the in-memory graph's, or Dgraph's when the
 // graph is not held in memory) and Dgraph's, into the metrics. With the graph in memory it reads the
 // versions the topology's own syncs saw; without, it costs one small query.
-func sampleVersions(ctx context.Context, store graph.Store, topology *graph.Topology, m *observe.Metrics) {
+func sampleVersions(ctx context.Context, store graph.Store, topology *memgraph.Topology, m *observe.Metrics) {
 	if topology != nil {
 		m.GraphVersion(topology.Version(), max(topology.FeedVersion(), topology.Version()))
 		return

@@ -23,7 +23,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/observe"
 )
 
@@ -115,10 +115,10 @@ func TestMetricsTracesAndRequestIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := make(chan *graph.Service, 1)
+	services := make(chan *memgraph.Topology, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, lis, webLis, own, cfg, log, io.Discard, watchedBy(watch), withService(func(s *graph.Service) { services <- s }))
+		done <- serve(ctx, lis, webLis, own, cfg, log, io.Discard, watchedBy(watch), withTopology(func(t *memgraph.Topology) { services <- t }))
 	}()
 	defer func() {
 		cancel()
@@ -127,7 +127,7 @@ func TestMetricsTracesAndRequestIDs(t *testing.T) {
 		}
 	}()
 	svc := <-services
-	for deadline := time.Now().Add(30 * time.Second); !svc.Topology.Ready(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !svc.Ready(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the in-memory graph was not filled in 30 s")
 		}

@@ -48,7 +48,7 @@ func (w writer) principal() string { return "key " + w.name + " (" + w.keyID + "
 
 func (w writer) slug(s string) string { return w.slugTag + "-" + s }
 
-func graphCounts(t *testing.T) graph.Counts {
+func graphCounts(t *testing.T) graph.GraphCounts {
 	t.Helper()
 	c, err := store.Counts(context.Background())
 	if err != nil {
@@ -431,7 +431,7 @@ func TestLoadStreamCutAndSentAgain(t *testing.T) {
 	}
 	got := LoadCounts{int(resp.GetSources()), int(resp.GetEntities()), int(resp.GetRelations()), int(resp.GetClaims())}
 	after := graphCounts(t)
-	exact := graph.Counts{Entities: before.Entities + want.Entities, Relations: before.Relations + want.Relations,
+	exact := graph.GraphCounts{Entities: before.Entities + want.Entities, Relations: before.Relations + want.Relations,
 		Claims: before.Claims + want.Claims, Sources: before.Sources + want.Sources}
 	if got != want || after != exact || resp.GetReplayed() {
 		t.Errorf("the load read %+v (want %+v); the graph went from %+v to %+v (want %+v)", got, want, before, after, exact)

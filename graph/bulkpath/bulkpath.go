@@ -54,7 +54,7 @@ func WriteChecked(checked *dataset.Checked, open func() ([]dataset.File, func(),
 		out.Quads = q.Quads()
 		return out, q.Flush()
 	}
-	counts := graph.Counts{Sources: checked.Sources, Entities: checked.Entities, Relations: checked.Relations, Claims: checked.Claims}
+	counts := graph.GraphCounts{Sources: checked.Sources, Entities: checked.Entities, Relations: checked.Relations, Claims: checked.Claims}
 	var cannot error // why the fill cannot be written (the N-Quads are, all the same)
 	err := snapfile.WriteBulk(snapshot, q.BulkID(), counts, dgraph.BulkVersion, func(give func(graph.Changed) error) error {
 		// Three steps overlap: the files read and written as N-Quads, their packs read back as a fill reads

@@ -22,12 +22,14 @@ import (
 // must come from the file), and it says which load and how many nodes.
 type loaded struct {
 	bulk   string
-	counts graph.Counts
+	counts graph.GraphCounts
 }
 
-func (l loaded) Version(context.Context) (int64, error)             { return 1, nil }
-func (l loaded) GraphID(context.Context) (string, error)            { return "graph-1", nil }
-func (l loaded) Bulk(context.Context) (string, graph.Counts, error) { return l.bulk, l.counts, nil }
+func (l loaded) Version(context.Context) (int64, error)  { return 1, nil }
+func (l loaded) GraphID(context.Context) (string, error) { return "graph-1", nil }
+func (l loaded) Bulk(context.Context) (string, graph.GraphCounts, error) {
+	return l.bulk, l.counts, nil
+}
 func (l loaded) Changes(_ context.Context, since int64, _ func(graph.Changed)) (int64, error) {
 	if since != 1 {
 		panic("the fill asked the store from version 0")
@@ -38,7 +40,7 @@ func (l loaded) Changes(_ context.Context, since int64, _ func(graph.Changed)) (
 func readBack(t *testing.T, path string, w Written) graphtest.FeedGraph {
 	t.Helper()
 	c := w.Checked
-	feed := snapfile.New(loaded{w.BulkID, graph.Counts{Sources: c.Sources, Entities: c.Entities, Relations: c.Relations, Claims: c.Claims}}, path,
+	feed := snapfile.New(loaded{w.BulkID, graph.GraphCounts{Sources: c.Sources, Entities: c.Entities, Relations: c.Relations, Claims: c.Claims}}, path,
 		slog.New(slog.DiscardHandler))
 	defer feed.Close()
 	st := graphtest.ReadFeed(t, feed)

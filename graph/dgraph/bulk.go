@@ -28,7 +28,7 @@ type BulkFill struct {
 	entities []graph.Entity
 	rows     []packedRow
 	ends     map[string]*endJSON
-	counts   graph.Counts
+	counts   graph.GraphCounts
 	err      error
 }
 
@@ -43,7 +43,7 @@ func NewBulkFill(each func(graph.Changed) error) *BulkFill {
 
 // Counts is how many nodes of each type the fill gave: what Dgraph holds by type once the N-Quads are
 // loaded (Store.Bulk), deleted and retracted ones included.
-func (b *BulkFill) Counts() graph.Counts { return b.counts }
+func (b *BulkFill) Counts() graph.GraphCounts { return b.counts }
 
 // BulkVersion is the version an NQuadWriter's graph is at, and every node of it was changed at.
 const BulkVersion = 1
@@ -169,7 +169,7 @@ func newBulkID() string { return "bulk-" + rand.Text() }
 
 // Bulk says which N-Quads load the graph came from (its NQuadWriter's BulkID; "" for a graph not
 // loaded so) and how many nodes of each type it holds, deleted and retracted ones included.
-func (s *Store) Bulk(ctx context.Context) (id string, counts graph.Counts, err error) {
+func (s *Store) Bulk(ctx context.Context) (id string, counts graph.GraphCounts, err error) {
 	var res struct {
 		Meta []struct {
 			ID string `json:"pg.bulk_id"`
@@ -186,7 +186,7 @@ func (s *Store) Bulk(ctx context.Context) (id string, counts graph.Counts, err e
   c(func: type(Claim)) { count(uid) }
 }`
 	if err := s.query(ctx, "dgraph.Bulk", q, map[string]string{"$m": metaName}, &res); err != nil {
-		return "", graph.Counts{}, err
+		return "", graph.GraphCounts{}, err
 	}
 	n := func(rows []struct {
 		N int `json:"count"`
@@ -199,5 +199,5 @@ func (s *Store) Bulk(ctx context.Context) (id string, counts graph.Counts, err e
 	if len(res.Meta) == 1 {
 		id = res.Meta[0].ID
 	}
-	return id, graph.Counts{Sources: n(res.S), Entities: n(res.E), Relations: n(res.R), Claims: n(res.C)}, nil
+	return id, graph.GraphCounts{Sources: n(res.S), Entities: n(res.E), Relations: n(res.R), Claims: n(res.C)}, nil
 }

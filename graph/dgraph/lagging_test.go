@@ -65,7 +65,7 @@ func (l *lagger) intercept(ctx context.Context, method string, req, reply any, c
 // l; every address is the test Dgraph's own alpha.
 func openLagging(t *testing.T, alphas string, l *lagger) *dgraph.Store {
 	t.Helper()
-	cfg := service
+	cfg := dgraphCfg
 	cfg.Addr = alphas
 	cfg.DialOptions = append(cfg.DialOptions[:len(cfg.DialOptions):len(cfg.DialOptions)], grpc.WithChainUnaryInterceptor(l.intercept))
 	s, err := dgraph.Open(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -80,7 +80,7 @@ func openLagging(t *testing.T, alphas string, l *lagger) *dgraph.Store {
 // lagging.
 func otherName(t *testing.T) string {
 	t.Helper()
-	host, port, err := net.SplitHostPort(service.Addr)
+	host, port, err := net.SplitHostPort(dgraphCfg.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +164,8 @@ func TestWritesRefuseALaggingAlpha(t *testing.T) {
 	}
 
 	t.Run("the only alpha lags: the write fails, and writes nothing", func(t *testing.T) {
-		l := &lagger{addr: service.Addr}
-		s := openLagging(t, service.Addr, l)
+		l := &lagger{addr: dgraphCfg.Addr}
+		s := openLagging(t, dgraphCfg.Addr, l)
 		name := "actors/lagging-alone"
 		at, hash, v := snapshotThenWrite(t, s, name, func() {})
 		l.lag(at, hash)
@@ -183,7 +183,7 @@ func TestWritesRefuseALaggingAlpha(t *testing.T) {
 
 	t.Run("one of two alphas lags: writes go to the other", func(t *testing.T) {
 		l := &lagger{addr: other}
-		s := openLagging(t, other+","+service.Addr, l)
+		s := openLagging(t, other+","+dgraphCfg.Addr, l)
 		dgraph.StopProbes(s) // the write, not a probe, meets the lagging alpha first
 		name := "actors/lagging-one-of-two"
 		at, hash, v := snapshotThenWrite(t, s, name, func() {})
@@ -220,7 +220,7 @@ func TestChangesReadOneAlpha(t *testing.T) {
 	ctx := context.Background()
 	other := otherName(t)
 	l := &lagger{addr: other}
-	s := openLagging(t, other+","+service.Addr, l)
+	s := openLagging(t, other+","+dgraphCfg.Addr, l)
 	dgraph.StopProbes(s)
 
 	ents, rels := graphtest.RandomGraph(7500, 12, 30)
@@ -279,8 +279,8 @@ func TestKeyWritesRefuseALaggingAlpha(t *testing.T) {
 	// wrote the entity name, which the new store has seen.
 	lagBehind := func(t *testing.T, name string, then func()) (*dgraph.Store, *lagger) {
 		t.Helper()
-		l := &lagger{addr: service.Addr}
-		s := openLagging(t, service.Addr, l)
+		l := &lagger{addr: dgraphCfg.Addr}
+		s := openLagging(t, dgraphCfg.Addr, l)
 		at, hash, _ := snapshotThenWrite(t, s, name, then)
 		l.lag(at, hash)
 		return s, l
@@ -377,7 +377,7 @@ func TestLoadGoesOnPastALaggingAlpha(t *testing.T) {
 	ctx := context.Background()
 	other := otherName(t)
 	l := &lagger{addr: other}
-	s := openLagging(t, other+","+service.Addr, l)
+	s := openLagging(t, other+","+dgraphCfg.Addr, l)
 	dgraph.StopProbes(s) // the batches, not a probe, meet the lagging alpha first
 	at, hash, err := dgraph.Snapshot(ctx, s)
 	if err != nil {

@@ -212,7 +212,7 @@ func (s *Store) Stats(ctx context.Context) (graph.GraphStats, error) {
 		}
 	}
 	st := graph.GraphStats{
-		Counts:          graph.Counts{Entities: n(res.Entities), Relations: n(res.Relations), Claims: n(res.Claims), Sources: n(res.Sources)},
+		Counts:          graph.GraphCounts{Entities: n(res.Entities), Relations: n(res.Relations), Claims: n(res.Claims), Sources: n(res.Sources)},
 		EntitiesByKind:  map[graph.Kind]int{},
 		RelationsByType: map[graph.RelationType]int{},
 		ClaimsByStatus:  map[graph.ClaimStatus]int{},

@@ -29,15 +29,15 @@ import (
 // never does (counting and damaging a shared snapshot's parts).
 func serviceClient(t *testing.T) (*dgo.Dgraph, context.Context) {
 	t.Helper()
-	conn, err := grpc.NewClient(service.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(dgraphCfg.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	dg := dgo.NewDgraphClient(api.NewDgraphClient(conn))
-	ctx := metadata.AppendToOutgoingContext(t.Context(), "auth-token", service.AuthToken)
-	if service.User != "" {
-		if err := dg.Login(ctx, service.User, service.Password); err != nil {
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "auth-token", dgraphCfg.AuthToken)
+	if dgraphCfg.User != "" {
+		if err := dg.Login(ctx, dgraphCfg.User, dgraphCfg.Password); err != nil {
 			t.Fatal(err)
 		}
 	}

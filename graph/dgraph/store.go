@@ -824,7 +824,7 @@ func (s *Store) EntityNames(ctx context.Context, after graph.EntityName, limit i
 }
 
 // Counts implements graph.Store.
-func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
+func (s *Store) Counts(ctx context.Context) (graph.GraphCounts, error) {
 	var res map[string][]struct {
 		N int `json:"count"`
 	}
@@ -836,7 +836,7 @@ func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
   sources(func: type(Source)) { count(uid) }
 }`
 	if err := s.query(ctx, "dgraph.Counts", q, nil, &res); err != nil {
-		return graph.Counts{}, err
+		return graph.GraphCounts{}, err
 	}
 	n := func(k string) int {
 		if len(res[k]) == 0 {
@@ -844,7 +844,7 @@ func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
 		}
 		return res[k][0].N
 	}
-	return graph.Counts{Entities: n("entities"), Relations: n("relations"), Claims: n("claims"), Sources: n("sources")}, nil
+	return graph.GraphCounts{Entities: n("entities"), Relations: n("relations"), Claims: n("claims"), Sources: n("sources")}, nil
 }
 
 // liveBlocks are DQL blocks naming what the graph holds: entities and relations not deleted, and their

@@ -20,12 +20,14 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 var (
 	store *dgraph.Store
-	// service is how the tests log in: as polgraph's own Dgraph user.
-	service dgraph.Config
+	// dgraphCfg is how the tests log in: as polgraph's own Dgraph user.
+	dgraphCfg dgraph.Config
 	// testDgraph is the Dgraph the tests run on.
 	testDgraph dgraphlocal.TestDgraph
 )
@@ -45,7 +47,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer stop()
-	service, testDgraph = d.Service, d
+	dgraphCfg, testDgraph = d.Service, d
 	if err := d.Reset(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -91,7 +93,7 @@ func TestTopologyFollowsWrites(t *testing.T) {
 	ctx := context.Background()
 	ents, rels := graphtest.RandomGraph(7001, 30, 80)
 	load(t, ents, rels)
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestTopologyFollowsLifetimeChanges(t *testing.T) {
 		ents[i].ValidFrom, ents[i].ValidTo = graph.FuzzyDate{}, graph.FuzzyDate{}
 	}
 	load(t, ents, rels)
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ func TestConcurrentWritesAllLand(t *testing.T) {
 	if err := store.UpsertEntities(ctx, ents); err != nil {
 		t.Fatal(err)
 	}
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +290,7 @@ func TestBulkLoadPublishesAtEnd(t *testing.T) {
 	if err := store.UpsertEntities(ctx, ents); err != nil {
 		t.Fatal(err)
 	}
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +386,7 @@ func TestBulkLoadThatDies(t *testing.T) {
 	if err := store.UpsertEntities(ctx, ents); err != nil {
 		t.Fatal(err)
 	}
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +462,7 @@ func TestReadsByUIDAgreeWithReadsByName(t *testing.T) {
 		return a
 	}
 	fresh := func() *dgraph.Store {
-		s, err := dgraph.Open(ctx, service, slog.New(slog.DiscardHandler))
+		s, err := dgraph.Open(ctx, dgraphCfg, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -482,7 +484,7 @@ func TestReadsByUIDAgreeWithReadsByName(t *testing.T) {
 		t.Fatalf("by name: %d entities, %d relations, %d headers; want %d, %d, %d", len(byName.Entities), len(byName.Rels), len(byName.Headers), len(ents), len(rels), len(rels))
 	}
 	taught := fresh()
-	if err := graph.NewTopology(taught).Sync(ctx); err != nil {
+	if err := memgraph.NewTopology(taught).Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := dgraph.Resolve(ctx, taught, strs(relNames)); err != nil {
@@ -513,12 +515,12 @@ func TestReadsByUIDAgreeWithReadsByName(t *testing.T) {
 // it went into); and an entity written again unchanged does not raise the graph's version.
 func TestMemoryFollowsEntityWrites(t *testing.T) {
 	ctx := context.Background()
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc := &graph.Service{Store: store, Topology: topo}
-	fromStore := &graph.Service{Store: store}
+	svc := &service.Service{Store: store, Reads: topo.Reads(store)}
+	fromStore := &service.Service{Store: store}
 	find := func(text string) []graph.EntityName {
 		t.Helper()
 		got, _, err := svc.Search(ctx, graph.SearchQuery{Text: text}, 50, 0)
@@ -607,13 +609,13 @@ func TestMemoryAnswersAsDgraphDoes(t *testing.T) {
 	ctx := context.Background()
 	ents, rels := graphtest.RandomGraph(7300, 25, 70)
 	load(t, ents, rels)
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	counted := &countingStore{Store: store}
-	mem := &graph.Service{Store: counted, Topology: topo}
-	plain := &graph.Service{Store: store}
+	mem := &service.Service{Store: counted, Reads: topo.Reads(counted)}
+	plain := &service.Service{Store: store}
 	compare := func(when string) {
 		t.Helper()
 		counted.relations.Store(0)

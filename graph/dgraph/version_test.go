@@ -12,6 +12,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/snapfile"
 )
 
@@ -35,7 +36,7 @@ func TestVersionFollowsAGraphLoadedAgain(t *testing.T) {
 	if err := testDgraph.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}
-	other, err := dgraph.Open(ctx, service, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	other, err := dgraph.Open(ctx, dgraphCfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestARunningStoreFollowsAGraphReplaced(t *testing.T) {
 		if err := testDgraph.Reset(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s, err := dgraph.Open(ctx, service, log)
+		s, err := dgraph.Open(ctx, dgraphCfg, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +124,7 @@ func TestARunningStoreFollowsAGraphReplaced(t *testing.T) {
 				defer file.Close()
 				feed = file
 			}
-			topo := graph.NewTopology(feed)
+			topo := memgraph.NewTopology(feed)
 			if err := topo.Sync(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +215,7 @@ func TestARunningStoreFollowsAGraphReplaced(t *testing.T) {
 			if from, to, err := dgraph.EndsOf(ctx, other, string(written.Name)); err != nil || from != string(written.From) || to != string(written.To) {
 				t.Errorf("the running store's write joins %q to %q (%v) in Dgraph, want %s to %s", from, to, err, written.From, written.To)
 			}
-			check := graph.NewTopology(other)
+			check := memgraph.NewTopology(other)
 			if err := check.Sync(ctx); err != nil {
 				t.Fatal(err)
 			}

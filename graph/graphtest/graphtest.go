@@ -195,7 +195,7 @@ func (f MemoryFeed) Changes(_ context.Context, since int64, each func(graph.Chan
 // each hop every counted relation between its two entities that may be walked that way (in
 // graph.HopOrder); keeps, for a co-temporal query, the routes that held as a whole on some day (checked
 // day segment by day segment); sorts them with graph.ComparePaths and keeps the first q.MaxPaths. It
-// shares no code with graph.FindPaths but the filter and the two orders.
+// shares no code with walk.FindPaths but the filter and the two orders.
 func OraclePaths(ents []graph.Entity, rels []graph.Relation, q graph.PathQuery) []graph.Path {
 	type step struct {
 		link graph.Link

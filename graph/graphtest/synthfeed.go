@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/synth"
 )
 
@@ -65,12 +66,12 @@ func BenchRelations() int {
 
 // SyntheticTopology generates a graph of n relations (graph/synth, seed 1) and holds it in a topology with
 // its evidence, as polgraph serve does; the collector keeps what was generated.
-func SyntheticTopology(ctx context.Context, n int) (*Collector, *graph.Topology, error) {
+func SyntheticTopology(ctx context.Context, n int) (*Collector, *memgraph.Topology, error) {
 	c := &Collector{}
 	if _, err := synth.Generate(synth.Config{Relations: n, Seed: 1}, c); err != nil {
 		return nil, nil, err
 	}
-	topo := graph.NewTopology(EvidenceFeed{Collector: c})
+	topo := memgraph.NewTopology(EvidenceFeed{Collector: c})
 	if err := topo.Sync(ctx); err != nil {
 		return nil, nil, err
 	}

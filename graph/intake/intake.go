@@ -27,7 +27,7 @@ type Store interface {
 	GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error)
 	Known(ctx context.Context, entities []graph.EntityName, sources []graph.SourceName) (map[graph.EntityName]graph.Kind, map[graph.SourceName]bool, error)
 	Version(ctx context.Context) (int64, error)
-	Counts(ctx context.Context) (graph.Counts, error)
+	Counts(ctx context.Context) (graph.GraphCounts, error)
 }
 
 // Limits on writes.
@@ -166,7 +166,7 @@ func checkRequestID(v *graph.Violations, id string) {
 // LoadResult says what a load read and what the graph then holds.
 type LoadResult struct {
 	Sources, Entities, Relations, Claims int
-	Graph                                graph.Counts
+	Graph                                graph.GraphCounts
 	Replayed                             bool
 }
 

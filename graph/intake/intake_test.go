@@ -19,6 +19,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/memgraph"
 )
 
 // The tests write through intake to a real Dgraph, started closed as `polgraph run` starts it, and read
@@ -211,7 +212,7 @@ func TestABadRecordWritesNothingAndEveryProblemIsNamed(t *testing.T) {
 
 func TestRetractAndDeleteKeepTombstones(t *testing.T) {
 	ctx := context.Background()
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	must := func(_ graph.WriteResult, err error) {
 		t.Helper()
 		if err != nil {
@@ -411,12 +412,12 @@ func TestConcurrentWritersOnOneHub(t *testing.T) {
 		}
 	}
 	after, _ := store.Counts(ctx)
-	want := graph.Counts{Entities: before.Entities + writers*each, Relations: before.Relations + writers*each + 2,
+	want := graph.GraphCounts{Entities: before.Entities + writers*each, Relations: before.Relations + writers*each + 2,
 		Claims: before.Claims + writers*each + 2, Sources: before.Sources}
 	if after != want {
 		t.Errorf("after %d concurrent writers: %+v, want %+v", writers, after, want)
 	}
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // mergeFixture writes, under prefix p, two records of one person (p-dup, merged into p-main) and the
@@ -105,7 +107,7 @@ func TestMergeMovesEverythingAndUndoRestoresIt(t *testing.T) {
 	p := "mg1"
 	a := func(s string) string { return "actors/" + p + "-" + s }
 	mergeFixture(t, p)
-	reads := &graph.Service{Store: store}
+	reads := &service.Service{Store: store}
 	original := []string{a("dup"), a("main"), a("abe"), a("kim"),
 		"relations/" + p + "-dup.member-of." + p + "-party", "relations/" + p + "-main.member-of." + p + "-party",
 		"relations/" + p + "-dup.endorses." + p + "-abe", "relations/" + p + "-main.endorses." + p + "-abe",
@@ -139,7 +141,7 @@ func TestMergeMovesEverythingAndUndoRestoresIt(t *testing.T) {
 	}
 	// One entity fewer; three relations fewer (two moved into relations main had, one between the two);
 	// two claims fewer (the duplicate endorsement and the campaign stay on deleted relations).
-	if want := (graph.Counts{Entities: counts0.Entities - 1, Relations: counts0.Relations - 3, Claims: counts0.Claims - 2, Sources: counts0.Sources}); counts1 != want {
+	if want := (graph.GraphCounts{Entities: counts0.Entities - 1, Relations: counts0.Relations - 3, Claims: counts0.Claims - 2, Sources: counts0.Sources}); counts1 != want {
 		t.Errorf("counts after the merge %+v; want %+v", counts1, want)
 	}
 
@@ -180,7 +182,7 @@ func TestMergeMovesEverythingAndUndoRestoresIt(t *testing.T) {
 		t.Errorf("the relation between the two: %+v %v", r, err)
 	}
 	// No duplicates: main's live relations, each once, each claim once; none left on dup.
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +241,7 @@ func TestMergeMovesEverythingAndUndoRestoresIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := counts0; counts2 != (graph.Counts{Entities: want.Entities, Relations: want.Relations, Claims: want.Claims - 1, Sources: want.Sources}) {
+	if want := counts0; counts2 != (graph.GraphCounts{Entities: want.Entities, Relations: want.Relations, Claims: want.Claims - 1, Sources: want.Sources}) {
 		t.Errorf("counts after undoing: %+v; want %+v less the retracted claim", counts2, want)
 	}
 	if _, _, err := reads.GetRelation(ctx, graph.RelationName(criticised)); err != nil {
@@ -253,7 +255,7 @@ func TestMergeMovesEverythingAndUndoRestoresIt(t *testing.T) {
 	if _, err := svc.MergeEntities(ctx, meta("admin", "MergeEntities", ""), a("dup"), a("main"), "one person after all"); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := store.Counts(ctx); c != (graph.Counts{Entities: counts1.Entities, Relations: counts1.Relations, Claims: counts1.Claims - 1, Sources: counts1.Sources}) {
+	if c, _ := store.Counts(ctx); c != (graph.GraphCounts{Entities: counts1.Entities, Relations: counts1.Relations, Claims: counts1.Claims - 1, Sources: counts1.Sources}) {
 		t.Errorf("counts after merging again %+v; want %+v less the retracted claim", c, counts1)
 	}
 	w, err := svc.Upsert(ctx, meta("bob", "UpsertRelations", ""), intake.Batch{Field: "relations", Lines: lines(t,
@@ -312,7 +314,7 @@ func TestMergeRefusals(t *testing.T) {
 	must(svc.Upsert(ctx, meta("alice", "UpsertEntities", ""), intake.Batch{Field: "entities", Lines: lines(t, entity(a("c"), "Cee"))}))
 	must(svc.MergeEntities(ctx, meta("admin", "MergeEntities", ""), a("dup"), a("main"), "same"))
 	must(svc.MergeEntities(ctx, meta("admin", "MergeEntities", ""), a("main"), a("c"), "same"))
-	reads := &graph.Service{Store: store}
+	reads := &service.Service{Store: store}
 	if e, err := reads.Resolve(ctx, "name", a("dup")); err != nil || e.Name != graph.EntityName(a("c")) {
 		t.Errorf("a merge of a merge: %v %v", e.Name, err)
 	}
@@ -374,7 +376,7 @@ func TestMergeRacingWrites(t *testing.T) {
 	wg.Wait()
 	close(acked)
 	close(refused)
-	reads := &graph.Service{Store: store}
+	reads := &service.Service{Store: store}
 	n := 0
 	for name := range acked {
 		n++
@@ -386,7 +388,7 @@ func TestMergeRacingWrites(t *testing.T) {
 	for err := range refused {
 		t.Errorf("refused in the race (a write is sent again when a merge commits under it): %v", err)
 	}
-	topo := graph.NewTopology(store)
+	topo := memgraph.NewTopology(store)
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +482,7 @@ func TestMergeCarriesAttributes(t *testing.T) {
 	must(svc.Upsert(ctx, meta("alice", "UpsertRelations", ""), intake.Batch{Field: "relations", Lines: lines(t,
 		obj{"record": "relation", "type": "MEMBER_OF", "from": main, "to": "parties/" + p + "-party", "valid_from": "1990",
 			"claims": []obj{{"source": src, "record_id": "m1", "confidence": 0.9, "status": "REPORTED"}}})}))
-	reads := &graph.Service{Store: store}
+	reads := &service.Service{Store: store}
 	asOf2015 := func() int {
 		t.Helper()
 		page, err := reads.ListRelations(ctx, graph.RelationsQuery{Entity: main, Filter: graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2015}}})

@@ -89,7 +89,7 @@ func sharedList(t *testing.T) *ocd.List {
 }
 
 // importList does what `polgraph import ocd-divisions` does and returns the graph's counts after it.
-func importList(t *testing.T, store *dgraph.Store, l *ocd.List) graph.Counts {
+func importList(t *testing.T, store *dgraph.Store, l *ocd.List) graph.GraphCounts {
 	t.Helper()
 	ctx := context.Background()
 	known, err := l.Lookup(ctx, store)
@@ -120,7 +120,7 @@ func TestImportSharedListTwice(t *testing.T) {
 			successions++
 		}
 	}
-	want := graph.Counts{Entities: len(l.Divisions), Relations: successions, Claims: successions, Sources: 1}
+	want := graph.GraphCounts{Entities: len(l.Divisions), Relations: successions, Claims: successions, Sources: 1}
 	first := importList(t, store, l)
 	if first != want {
 		t.Errorf("after one import the graph holds %+v, want %+v", first, want)
@@ -258,7 +258,7 @@ func TestImportReusesNamesByOCD(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := importList(t, store, l)
-	if want := (graph.Counts{Entities: 4, Relations: 1, Claims: 1, Sources: 1}); first != want {
+	if want := (graph.GraphCounts{Entities: 4, Relations: 1, Claims: 1, Sources: 1}); first != want {
 		t.Errorf("counts %+v, want %+v", first, want)
 	}
 	if second := importList(t, store, l); second != first {

@@ -20,6 +20,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/review"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // The review queue's tests run the Service on a real Dgraph, started closed as `polgraph run` starts it
@@ -52,7 +53,7 @@ type fixture struct {
 	tag    string
 	store  *dgraph.Store
 	svc    *review.Service
-	graph  *graph.Service
+	graph  *service.Service
 	intake *intake.Service
 	// Entities of the test in the graph: two actors, a party and a seat.
 	ann, bob, party, seat graph.EntityName
@@ -88,7 +89,7 @@ func newFixture(t *testing.T) *fixture {
 	in := &intake.Service{Store: shared.store, Timeout: time.Minute}
 	f := &fixture{t: t, tag: tag, store: shared.store, intake: in,
 		svc:   &review.Service{Queue: shared.store, Intake: in, Timeout: time.Minute},
-		graph: &graph.Service{Store: shared.store},
+		graph: &service.Service{Store: shared.store},
 		ann:   graph.EntityName("actors/" + tag + "-ann"), bob: graph.EntityName("actors/" + tag + "-bob"),
 		party: graph.EntityName("parties/" + tag + "-party"), seat: graph.EntityName("seats/" + tag + "-seat"),
 		source: graph.SourceName("sources/" + tag + "-gazette")}
@@ -681,7 +682,7 @@ func TestApproveManyAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := graph.Counts{Entities: before.Entities + docs*each, Relations: before.Relations + docs*each,
+	want := graph.GraphCounts{Entities: before.Entities + docs*each, Relations: before.Relations + docs*each,
 		Claims: before.Claims + docs*each, Sources: before.Sources + docs}
 	if after != want || len(res.Approved) != docs*each {
 		t.Errorf("after approving %d proposals: %+v, want %+v; %d approved", len(all), after, want, len(res.Approved))

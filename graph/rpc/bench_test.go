@@ -17,6 +17,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // unreadStore is a store no answer may read: every call panics (its Store is nil).
@@ -34,7 +35,7 @@ func BenchmarkNeighborhoodOverGRPC(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	pb.RegisterGraphServiceServer(srv, rpc.NewServer(&graph.Service{Store: unreadStore{}, Topology: topo}, slog.New(slog.DiscardHandler)))
+	pb.RegisterGraphServiceServer(srv, rpc.NewServer(&service.Service{Store: unreadStore{}, Reads: topo.Reads(unreadStore{})}, slog.New(slog.DiscardHandler)))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 )
 
 // Limits bound how many calls of one method run at once and how many may wait for a turn.
@@ -64,16 +65,16 @@ func (l *Limiter) OnRefused(hook RefusalHook) { l.refused = hook }
 
 // BeforeWaiting has hook called for every call that must wait for a turn, as it starts waiting; the call
 // runs with the context the hook returns. A service starts there what the call will need whatever its
-// turn (graph.Topology.VersionAhead reads the graph's version, shared by the calls waiting together). It
+// turn (memgraph.Topology.VersionAhead reads the graph's version, shared by the calls waiting together). It
 // must be called before the limiter serves.
 func (l *Limiter) BeforeWaiting(hook func(ctx context.Context, method string) context.Context) {
 	l.waiting = hook
 }
 
 // ReadsVersionAhead is the BeforeWaiting hook of a server whose reads come from topo: a call of the graph
-// service that waits for its turn starts reading the graph's version meanwhile (graph.Topology.VersionAhead),
+// service that waits for its turn starts reading the graph's version meanwhile (memgraph.Topology.VersionAhead),
 // shared with the other calls waiting.
-func ReadsVersionAhead(topo *graph.Topology) func(ctx context.Context, method string) context.Context {
+func ReadsVersionAhead(topo *memgraph.Topology) func(ctx context.Context, method string) context.Context {
 	prefix := "/" + pb.GraphService_ServiceDesc.ServiceName + "/"
 	return func(ctx context.Context, method string) context.Context {
 		if strings.HasPrefix(method, prefix) {

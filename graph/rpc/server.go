@@ -25,17 +25,18 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
-// Server implements polgraph.v1.GraphService on a graph.Service.
+// Server implements polgraph.v1.GraphService on a service.Service.
 type Server struct {
 	pb.UnimplementedGraphServiceServer
-	svc *graph.Service
+	svc *service.Service
 	log *slog.Logger
 }
 
 // NewServer returns a Server.
-func NewServer(svc *graph.Service, log *slog.Logger) *Server { return &Server{svc: svc, log: log} }
+func NewServer(svc *service.Service, log *slog.Logger) *Server { return &Server{svc: svc, log: log} }
 
 // codeOf is the one table from domain error kinds to gRPC codes.
 var codeOf = map[graph.ErrorKind]codes.Code{

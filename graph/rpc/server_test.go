@@ -15,6 +15,7 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // emptyStore is a graph with nothing in it: every lookup finds nothing. Requests that pass validation
@@ -52,7 +53,7 @@ func (emptyStore) EntitiesByIdentifier(context.Context, string, []string) (map[s
 }
 
 func newTestServer() *Server {
-	return NewServer(&graph.Service{Store: emptyStore{}}, slog.New(slog.DiscardHandler))
+	return NewServer(&service.Service{Store: emptyStore{}}, slog.New(slog.DiscardHandler))
 }
 
 // many returns n copies of x.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
 )
 
 // BenchmarkSnapshotFile fills a topology from a store of POLGRAPH_BENCH_RELATIONS relations (default
@@ -23,7 +24,7 @@ func BenchmarkSnapshotFile(b *testing.B) {
 	}
 	path := filepath.Join(b.TempDir(), "graph.snapshot")
 	sync := func(b *testing.B, feed graph.ChangeFeed) {
-		if err := graph.NewTopology(feed).Sync(b.Context()); err != nil {
+		if err := memgraph.NewTopology(feed).Sync(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -70,7 +70,7 @@ type header struct {
 	// load's id, which the graph's meta node carries once they are loaded, and Counts how many nodes of
 	// each type they hold. Read back, it takes the graph's id.
 	Bulk   string
-	Counts graph.Counts
+	Counts graph.GraphCounts
 }
 
 // fromBulk says whether the file was written with N-Quads and is not yet read back by a graph's fill.

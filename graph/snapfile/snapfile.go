@@ -1,7 +1,7 @@
 // Package snapfile keeps the graph held in memory in a local file, so that a restarted polgraph reads it
 // back and asks the store only for what changed since, instead of reading the whole graph again.
 //
-// A Feed stands between a graph.Topology and the store's change feed. It writes down every batch the
+// A Feed stands between a memgraph.Topology and the store's change feed. It writes down every batch the
 // store gives, the fill's and then each catch-up's, each followed by the version it brings the graph to.
 // A fill of a later process replays the file instead of the store's whole graph, then catches up from the
 // file's version through the store's own feed: the same catch-up that keeps a running topology in step,
@@ -38,7 +38,7 @@ type Store interface {
 	GraphID(ctx context.Context) (string, error)
 	// Bulk says which N-Quads load the graph came from ("" for none; see WriteBulk) and how many
 	// sources, entities, relations and claims it holds, deleted and retracted ones included.
-	Bulk(ctx context.Context) (id string, counts graph.Counts, err error)
+	Bulk(ctx context.Context) (id string, counts graph.GraphCounts, err error)
 }
 
 // Feed is a graph.ChangeFeed over a Store that keeps what the store gives in a file.
@@ -384,7 +384,7 @@ func (f *Feed) survey(ctx context.Context, want header) (survey, string) {
 	return s, ""
 }
 
-func countsText(c graph.Counts) string {
+func countsText(c graph.GraphCounts) string {
 	return fmt.Sprintf("%d sources, %d entities, %d relations, %d claims", c.Sources, c.Entities, c.Relations, c.Claims)
 }
 
@@ -395,7 +395,7 @@ func countsText(c graph.Counts) string {
 // came from that load, holds those counts, and is at that version: then it becomes the graph's file.
 // It holds the file's lock while it writes: it fails at once, writing nothing, while a running polgraph
 // (or another load) uses the file.
-func WriteBulk(path, id string, counts graph.Counts, version int64, fill func(each func(graph.Changed) error) error) error {
+func WriteBulk(path, id string, counts graph.GraphCounts, version int64, fill func(each func(graph.Changed) error) error) error {
 	if id == "" || version <= 0 {
 		return fmt.Errorf("snapfile: a file written with N-Quads needs their load's id and a version (%q, %d)", id, version)
 	}

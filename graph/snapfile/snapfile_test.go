@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/memgraph"
 )
 
 // scriptStore is a Store whose versions the test writes: version v is writes[v-1]. Changes gives every
@@ -35,10 +36,10 @@ type scriptStore struct {
 	fail   error   // when set, Changes gives one batch and then fails
 	// bulk and counts are what Bulk says.
 	bulk   string
-	counts graph.Counts
+	counts graph.GraphCounts
 }
 
-func (s *scriptStore) Bulk(context.Context) (string, graph.Counts, error) {
+func (s *scriptStore) Bulk(context.Context) (string, graph.GraphCounts, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bulk, s.counts, nil
@@ -266,7 +267,7 @@ func TestTopologyFromTheFileIsTheStores(t *testing.T) {
 	store, r := newStore(t, 6, 200)
 	path := filepath.Join(t.TempDir(), "graph.snapshot")
 	first := New(store, path, quietLog())
-	if err := graph.NewTopology(first).Sync(t.Context()); err != nil {
+	if err := memgraph.NewTopology(first).Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
@@ -274,8 +275,8 @@ func TestTopologyFromTheFileIsTheStores(t *testing.T) {
 
 	fromFile := New(store, path, quietLog())
 	defer fromFile.Close()
-	got, want := graph.NewTopology(fromFile), graph.NewTopology(store)
-	for _, topo := range []*graph.Topology{got, want} {
+	got, want := memgraph.NewTopology(fromFile), memgraph.NewTopology(store)
+	for _, topo := range []*memgraph.Topology{got, want} {
 		if err := topo.Sync(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -459,7 +460,7 @@ func TestAFileInUseIsLeftAlone(t *testing.T) {
 // polgraph uses, nor while another load writes it: WriteBulk fails at once, naming the file, and
 // changes nothing; once the file is free it is written.
 func TestABulkWriteLeavesAFileInUseAlone(t *testing.T) {
-	counts := graph.Counts{Sources: 1}
+	counts := graph.GraphCounts{Sources: 1}
 	write := func(path string, during func()) error {
 		return WriteBulk(path, "bulk-1", counts, 1, func(give func(graph.Changed) error) error {
 			if during != nil {
@@ -687,7 +688,7 @@ func rewriteHeader(t *testing.T, path string, change func(*header)) {
 // that it then becomes that graph's file (read back after later writes, and caught up), and that
 // otherwise the fill reads the store and leaves a file of its own.
 func TestABulkFileIsReadBackOnlyIntoItsLoad(t *testing.T) {
-	counts := graph.Counts{Sources: 1, Entities: 40, Relations: 40, Claims: 40}
+	counts := graph.GraphCounts{Sources: 1, Entities: 40, Relations: 40, Claims: 40}
 	loaded := func(t *testing.T) (*scriptStore, *rand.Rand, string) {
 		store, r := newStore(t, 2, 40)
 		store.bulk, store.counts = "bulk-1", counts

@@ -1,4 +1,4 @@
-package graph_test
+package service_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // memStore is a graph.Store over entities and relations held in memory, for the reads' tests: what the
@@ -120,14 +122,14 @@ func randomFilter(r *rand.Rand) graph.RelationFilter {
 }
 
 // newServices returns a service reading links from the store and one reading them from a topology.
-func newServices(t *testing.T, ents []graph.Entity, rels []graph.Relation, sources []graph.Source) map[string]*graph.Service {
+func newServices(t *testing.T, ents []graph.Entity, rels []graph.Relation, sources []graph.Source) map[string]*service.Service {
 	t.Helper()
 	store := newMemStore(ents, rels, sources)
-	topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+	topo := memgraph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
 	if err := topo.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return map[string]*graph.Service{"store": {Store: store}, "topology": {Store: store, Topology: topo}}
+	return map[string]*service.Service{"store": {Store: store}, "topology": {Store: store, Reads: topo.Reads(store)}}
 }
 
 // TestListRelationsAndTimelineAgreeWithOracle checks both reads, every page of them, on random graphs
@@ -255,7 +257,7 @@ func TestGetEntityWithoutFilterCountsEveryRelation(t *testing.T) {
 		{Name: "relations/a.criticised.b", Type: graph.Criticised, From: "actors/a", To: "actors/b",
 			Claims: []graph.Claim{{Name: "c2", Source: src, Confidence: 0.9, Status: graph.StatusReported}}},
 	}
-	svc := &graph.Service{Store: newMemStore(ents, rels, []graph.Source{src})}
+	svc := &service.Service{Store: newMemStore(ents, rels, []graph.Source{src})}
 	all, err := svc.GetEntity(ctx, "actors/a", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package graph
+package memgraph
 
 import (
 	"encoding/binary"
@@ -6,18 +6,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/polgraph/polgraph/graph"
 )
 
-// The snapshot holds, when the feed gives them (Changed.Evidence), every relation's claims and every
-// source, so that an answer reads the relations it shows whole from memory instead of asking the store
-// for them: a path's evidence was most of what a path query cost. A relation's claims are held as one
-// byte string (claimBlob), which the garbage collector never looks into: held as records of strings, a
-// million relations' 1.8 million claims took 300 MB and gave each collection millions more pointers to
-// follow. A blob names each claim's source by number (sources are held once each) and leaves out its
-// name when the name is the one ClaimNameFor gives it.
-
 // setSource records a source as written.
-func (b *snapshotBuilder) setSource(src Source) {
+func (b *snapshotBuilder) setSource(src graph.Source) {
 	i, isNew := b.srcs.number(src.Name)
 	src.Name = b.srcs.key(i) // one copy of each name
 	if isNew {
@@ -44,15 +38,15 @@ const (
 // held (a source the snapshot lacks, a status outside the vocabulary, a retraction dated outside what
 // unix nanoseconds hold) or do not agree with the header's summary of them: answers then read the
 // relation from the store.
-func (b *snapshotBuilder) claimsOf(h *RelationHeader) (blob claimBlob, ok bool) {
+func (b *snapshotBuilder) claimsOf(h *graph.RelationHeader) (blob claimBlob, ok bool) {
 	cs := h.Relation.Claims
-	if len(cs) != h.ClaimCount || SupportOf(cs) != h.Support || VerdictOf(cs) != h.Verdict {
+	if len(cs) != h.ClaimCount || graph.SupportOf(cs) != h.Support || graph.VerdictOf(cs) != h.Verdict {
 		return "", false
 	}
 	if len(cs) == 0 {
 		return "", true
 	}
-	byName := func(x, y Claim) int { return strings.Compare(x.Name, y.Name) }
+	byName := func(x, y graph.Claim) int { return strings.Compare(x.Name, y.Name) }
 	if !slices.IsSortedFunc(cs, byName) {
 		cs = slices.Clone(cs)
 		slices.SortFunc(cs, byName)
@@ -103,32 +97,32 @@ func appendText(b []byte, s string) []byte {
 }
 
 // isClaimNameFor reports whether name is ClaimNameFor(rel, src, ""), without building that name.
-func isClaimNameFor(name string, rel RelationName, src SourceName) bool {
+func isClaimNameFor(name string, rel graph.RelationName, src graph.SourceName) bool {
 	rest, ok := strings.CutPrefix(name, string(rel))
 	if ok {
 		rest, ok = strings.CutPrefix(rest, "/claims/")
 	}
-	return ok && rest == Slug(src)
+	return ok && rest == graph.Slug(src)
 }
 
 // claims reads the claims of relation rel back from the blob, each with its source whole.
-func (s *topoSnapshot) readClaims(rel RelationName, blob claimBlob) []Claim {
+func (s *topoSnapshot) readClaims(rel graph.RelationName, blob claimBlob) []graph.Claim {
 	r := blobReader{s: string(blob)}
-	out := make([]Claim, r.uvarint())
+	out := make([]graph.Claim, r.uvarint())
 	for i := range out {
 		flags, status := r.byte(), r.byte()
 		c := &out[i]
-		c.Status = ClaimStatuses[status]
+		c.Status = graph.ClaimStatuses[status]
 		c.Confidence = math.Float64frombits(r.uint64())
 		c.Source = *s.source.get(int32(r.uvarint()))
 		if flags&claimNamed != 0 {
 			c.Name = r.text()
 		} else {
-			c.Name = ClaimNameFor(rel, c.Source.Name, "")
+			c.Name = graph.ClaimNameFor(rel, c.Source.Name, "")
 		}
 		c.Excerpt, c.Record = r.text(), r.text()
 		if flags&claimSaid != 0 {
-			c.SaidBy = EntityName(r.text())
+			c.SaidBy = graph.EntityName(r.text())
 		}
 		if flags&claimRetracted != 0 {
 			c.Retracted.Time = time.Unix(0, r.varint()).UTC()
@@ -174,13 +168,13 @@ func (r *blobReader) text() string {
 
 // relation returns relation i whole, its claims and their sources included, as the store reads it; ok is
 // false when the snapshot does not hold its evidence.
-func (s *topoSnapshot) relation(i int32) (Relation, bool) {
+func (s *topoSnapshot) relation(i int32) (graph.Relation, bool) {
 	if !s.detail.at(i).evidence {
-		return Relation{}, false
+		return graph.Relation{}, false
 	}
 	h, ok := s.header(i)
 	if !ok {
-		return Relation{}, false
+		return graph.Relation{}, false
 	}
 	r := h.Relation
 	if blob := s.claims.get(i); blob != "" {
@@ -190,8 +184,8 @@ func (s *topoSnapshot) relation(i int32) (Relation, bool) {
 }
 
 // relations returns the relations of names that the reader's snapshot holds whole.
-func (r topologyReader) relations(names []RelationName) map[RelationName]Relation {
-	out := make(map[RelationName]Relation, len(names))
+func (r topologyReader) relations(names []graph.RelationName) map[graph.RelationName]graph.Relation {
+	out := make(map[graph.RelationName]graph.Relation, len(names))
 	for _, n := range names {
 		if i, ok := r.s.rels.lookup(n); ok {
 			if rel, ok := r.s.relation(i); ok {

@@ -1,50 +1,19 @@
-package graph
+// Package memgraph holds the graph in memory: a Topology follows a graph.ChangeFeed and publishes
+// immutable snapshots of entities, links, claims and sources, with the indexes that name searches and
+// walks over hubs need. Its views (Topology.Reads) answer a service's reads without round trips.
+package memgraph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/walk"
 )
-
-// ChangeFeed tells what changed in the graph since a version. The Dgraph store is one: every write of
-// relations or entities raises the graph's version by one and marks what it wrote with the new version.
-type ChangeFeed interface {
-	// Version returns the graph's current version (0 before anything was written).
-	Version(ctx context.Context) (int64, error)
-	// Changes calls each with batches of every entity and every relation changed after version since
-	// (from 0: every entity and relation), all read from one snapshot of the graph, and returns that
-	// snapshot's version.
-	Changes(ctx context.Context, since int64, each func(Changed)) (int64, error)
-}
-
-// Generations is implemented by a ChangeFeed whose graph can be replaced under it (dropped and written
-// again): Generation counts the replacements the feed has noticed, and a topology filled in an earlier
-// generation, or whose catch-up saw the generation change, fills again from nothing.
-type Generations interface {
-	Generation() int64
-}
-
-// ReasonGraphReplaced is the reason of an error for want of a graph that was replaced (dropped and written
-// again) while the call ran.
-const ReasonGraphReplaced = "GRAPH_REPLACED"
-
-// Changed is one batch of a ChangeFeed: sources and entities as written, and the links of relations
-// written with, when the feed gives them, their headers (Headers[i] is Links[i]'s, as Store.RelationHeaders
-// reads it; a zero header where the feed has none for that link, which answers then read from the store).
-//
-// When Evidence is set, each header given also holds its relation's claims, retracted ones included, each
-// naming its source by name only (Claim.Source.Name): the relation as Store.GetRelations reads it, but for
-// the sources, which the feed gives in Sources (every source from version 0, then those changed), before
-// the relations that cite them. Answers then read such a relation whole from memory.
-type Changed struct {
-	Sources  []Source
-	Entities []Entity
-	Links    []Link
-	Headers  []RelationHeader
-	Evidence bool
-}
 
 // Topology is the graph's entities and links held in memory, so that path and neighbourhood searches
 // read them without a round trip per level, and name searches and entity reads need none at all. Before
@@ -56,7 +25,7 @@ type Changed struct {
 // The links are published as immutable snapshots (snapshot.go): a search reads the one it started with
 // and holds no lock, so a sync never waits for searches and no search waits for a sync.
 type Topology struct {
-	feed  ChangeFeed
+	feed  graph.ChangeFeed
 	ready atomic.Bool
 
 	syncMu sync.Mutex // one sync at a time
@@ -79,14 +48,14 @@ type Topology struct {
 // cachedHeader is a relation header read from the store while snapshot epoch was the published one: it
 // holds every change that snapshot holds, and serves until a later snapshot changes the relation.
 type cachedHeader struct {
-	h     RelationHeader
+	h     graph.RelationHeader
 	epoch int64
 }
 
-var _ LinkSource = (*Topology)(nil)
+var _ graph.LinkSource = (*Topology)(nil)
 
 // NewTopology returns an empty topology over feed; Sync fills it.
-func NewTopology(feed ChangeFeed) *Topology {
+func NewTopology(feed graph.ChangeFeed) *Topology {
 	t := &Topology{feed: feed}
 	t.snap.Store(&topoSnapshot{})
 	return t
@@ -152,7 +121,7 @@ func (t *Topology) Sync(ctx context.Context) error {
 
 // generation is the feed's generation (Generations), 0 for a feed whose graph is never replaced.
 func (t *Topology) generation() int64 {
-	if g, ok := t.feed.(Generations); ok {
+	if g, ok := t.feed.(graph.Generations); ok {
 		return g.Generation()
 	}
 	return 0
@@ -167,7 +136,7 @@ func (t *Topology) replaced(cur *topoSnapshot) *topoSnapshot {
 }
 
 // Links implements LinkSource, after a Sync.
-func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error) {
+func (t *Topology) Links(ctx context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
 	if err := t.Sync(ctx); err != nil {
 		return nil, err
 	}
@@ -182,14 +151,22 @@ func (t *Topology) Links(ctx context.Context, entities []EntityName) (map[Entity
 // was just published), it returns an error of kind Unavailable with reason GRAPH_CATCHING_UP, and the
 // caller reads the graph from the store meanwhile. Either way no search reads a graph older than the one
 // committed when it started.
-func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
-	v, err := t.searchVersion(ctx)
+func (t *Topology) Synced(ctx context.Context) (graph.LinkSource, error) {
+	r, err := t.synced(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return r, nil
+}
+
+func (t *Topology) synced(ctx context.Context) (topologyReader, error) {
+	v, err := t.searchVersion(ctx)
+	if err != nil {
+		return topologyReader{}, err
+	}
 	t.sawFeed(v)
 	behind := func(err error) error {
-		return &Error{Op: "Topology.Synced", Kind: Unavailable, Reason: ReasonCatchingUp,
+		return &graph.Error{Op: "Topology.Synced", Kind: graph.Unavailable, Reason: graph.ReasonCatchingUp,
 			Message: fmt.Sprintf("the graph held in memory is catching up with version %d", v), Err: err}
 	}
 	wait := time.NewTimer(catchUpWait)
@@ -204,12 +181,12 @@ func (t *Topology) Synced(ctx context.Context) (LinkSource, error) {
 			err := t.lastErr
 			t.bgMu.Unlock()
 			if err != nil {
-				return nil, behind(err) // the catch-up failed: no point starting another at once
+				return topologyReader{}, behind(err) // the catch-up failed: no point starting another at once
 			}
 		case <-ctx.Done():
-			return nil, outOfTime(ctx.Err())
+			return topologyReader{}, outOfTime(ctx.Err())
 		case <-wait.C:
-			return nil, behind(nil)
+			return topologyReader{}, behind(nil)
 		}
 	}
 }
@@ -263,7 +240,7 @@ type versionAhead struct {
 
 // join returns the call of the feed a search waits for: the running one when none runs yet (started
 // now), else the next, which starts when the running one ends.
-func (vc *versionCalls) join(ctx context.Context, feed ChangeFeed) *versionCall {
+func (vc *versionCalls) join(ctx context.Context, feed graph.ChangeFeed) *versionCall {
 	vc.mu.Lock()
 	var c *versionCall
 	switch {
@@ -294,11 +271,11 @@ func (c *versionCall) wait(ctx context.Context) (int64, error) {
 // outOfTime is the error of a search whose context ended while it waited for the graph's version or for
 // the topology to catch up.
 func outOfTime(err error) error {
-	return &Error{Op: "Topology.Synced", Kind: DeadlineExceeded, Message: "the query ran out of time while the graph in memory caught up", Err: err}
+	return &graph.Error{Op: "Topology.Synced", Kind: graph.DeadlineExceeded, Message: "the query ran out of time while the graph in memory caught up", Err: err}
 }
 
 // run makes call c, then the next one while searches wait for it.
-func (vc *versionCalls) run(ctx context.Context, feed ChangeFeed, c *versionCall) {
+func (vc *versionCalls) run(ctx context.Context, feed graph.ChangeFeed, c *versionCall) {
 	for c != nil {
 		cctx, cancel := context.WithTimeout(ctx, versionCallTimeout)
 		c.v, c.err = feed.Version(cctx)
@@ -313,9 +290,6 @@ func (vc *versionCalls) run(ctx context.Context, feed ChangeFeed, c *versionCall
 // catchUpWait is how long a search waits for the topology to catch up before it reads the graph from the
 // store instead.
 const catchUpWait = 250 * time.Millisecond
-
-// ReasonCatchingUp is the reason of Synced's error when the topology is still catching up.
-const ReasonCatchingUp = "GRAPH_CATCHING_UP"
 
 // catchUpTimeout bounds one background catch-up (a fill of a million relations takes minutes).
 const catchUpTimeout = 30 * time.Minute
@@ -384,6 +358,102 @@ func (t *Topology) Follow(ctx context.Context, interval time.Duration, onSync fu
 	}
 }
 
+// Reads returns a service's read path over this topology: each answer reads one snapshot in place, and
+// what the snapshot lacks (written during a bulk load, it is in store before it is in memory) from store.
+// Before the topology is filled, and while it catches up with a large write (Synced), answers read store.
+func (t *Topology) Reads(store graph.Store) graph.Reads { return memReads{t, store} }
+
+type memReads struct {
+	t     *Topology
+	store graph.Store
+}
+
+func (m memReads) Open(ctx context.Context) (graph.View, error) {
+	if !m.t.Ready() {
+		return m.store, nil
+	}
+	r, err := m.t.synced(ctx)
+	var ge *graph.Error
+	if errors.As(err, &ge) && ge.Reason == graph.ReasonCatchingUp {
+		return m.store, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return memView{r, m.store}, nil
+}
+
+// memView is a View of one snapshot, reading from the store what the snapshot does not hold.
+type memView struct {
+	topologyReader
+	store graph.Store
+}
+
+func (v memView) GetEntity(ctx context.Context, n graph.EntityName) (graph.Entity, error) {
+	if e, ok := v.s.entities([]graph.EntityName{n})[n]; ok {
+		return e, nil
+	}
+	return v.store.GetEntity(ctx, n)
+}
+
+func (v memView) GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
+	out := v.s.entities(names)
+	_, err := readMissing(ctx, out, names, v.store.GetEntities)
+	return out, err
+}
+
+func (v memView) FindByName(ctx context.Context, text string) ([]graph.Entity, error) {
+	if found := v.s.byName(text); len(found) > 0 {
+		return found, nil
+	}
+	return v.store.FindByName(ctx, text)
+}
+
+func (v memView) Search(_ context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
+	return v.s.search(q), nil
+}
+
+// GetRelations reads relations whole, their claims included, from the snapshot when it holds them.
+func (v memView) GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
+	out := v.relations(names)
+	_, err := readMissing(ctx, out, names, v.store.GetRelations)
+	return out, err
+}
+
+// RelationHeaders reads relation headers through the topology's cache of them: a header read once serves
+// every later answer until its relation changes.
+func (v memView) RelationHeaders(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.RelationHeader, error) {
+	out := v.cachedHeaders(names)
+	more, err := readMissing(ctx, out, names, v.store.RelationHeaders)
+	v.keepHeaders(more)
+	return out, err
+}
+
+func (v memView) Degrees(_ context.Context, entities []graph.EntityName) (map[graph.EntityName]int, error) {
+	return v.s.degrees(entities), nil
+}
+
+// readMissing reads with read the names that out lacks, adds them to out, and returns what it read.
+func readMissing[K comparable, V any](ctx context.Context, out map[K]V, names []K, read func(context.Context, []K) (map[K]V, error)) (map[K]V, error) {
+	var missing []K
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	more, err := read(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for n, v := range more {
+		out[n] = v
+	}
+	return more, nil
+}
+
 // topologyReader reads one snapshot: every read of one search sees the same graph.
 type topologyReader struct {
 	s *topoSnapshot
@@ -392,8 +462,8 @@ type topologyReader struct {
 
 // cachedHeaders returns the headers of names that the snapshot holds from the feed, or that the
 // topology holds from the store and the snapshot's relations have not changed since.
-func (r topologyReader) cachedHeaders(names []RelationName) map[RelationName]RelationHeader {
-	out := make(map[RelationName]RelationHeader, len(names))
+func (r topologyReader) cachedHeaders(names []graph.RelationName) map[graph.RelationName]graph.RelationHeader {
+	out := make(map[graph.RelationName]graph.RelationHeader, len(names))
 	for _, n := range names {
 		i, ok := r.s.rels.lookup(n)
 		if !ok {
@@ -409,7 +479,7 @@ func (r topologyReader) cachedHeaders(names []RelationName) map[RelationName]Rel
 }
 
 // keepHeaders holds headers just read from the store, as read under the reader's snapshot.
-func (r topologyReader) keepHeaders(hs map[RelationName]RelationHeader) {
+func (r topologyReader) keepHeaders(hs map[graph.RelationName]graph.RelationHeader) {
 	for n, h := range hs {
 		if _, ok := r.s.rels.lookup(n); ok {
 			r.t.headers.Store(n, cachedHeader{h, r.s.epoch})
@@ -417,28 +487,42 @@ func (r topologyReader) keepHeaders(hs map[RelationName]RelationHeader) {
 	}
 }
 
-func (r topologyReader) Links(_ context.Context, entities []EntityName) (map[EntityName][]Link, error) {
+func (r topologyReader) Links(_ context.Context, entities []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
 	return r.s.read(entities), nil
 }
 
 // Degrees returns how many relations each entity takes part in, as the snapshot holds them.
-func (r topologyReader) Degrees(entities []EntityName) map[EntityName]int {
+func (r topologyReader) Degrees(entities []graph.EntityName) map[graph.EntityName]int {
 	return r.s.degrees(entities)
 }
 
 // Degrees returns how many relations each entity takes part in, as the topology holds them.
-func (t *Topology) Degrees(entities []EntityName) map[EntityName]int {
+func (t *Topology) Degrees(entities []graph.EntityName) map[graph.EntityName]int {
 	return t.snap.Load().degrees(entities)
 }
 
-// view implements viewer: a search reads the published snapshot in place; there is nothing to release.
-func (t *Topology) view(ctx context.Context) (pathGraph, func(), error) {
+// View implements Viewer: a search reads the published snapshot in place; there is nothing to release.
+func (t *Topology) View(ctx context.Context) (walk.Graph, func(), error) {
 	if err := t.Sync(ctx); err != nil {
 		return nil, nil, err
 	}
 	return snapshotGraph{t.snap.Load()}, func() {}, nil
 }
 
-func (r topologyReader) view(context.Context) (pathGraph, func(), error) {
+func (r topologyReader) View(context.Context) (walk.Graph, func(), error) {
 	return snapshotGraph{r.s}, func() {}, nil
 }
+
+var (
+	_ walk.Viewer  = (*Topology)(nil)
+	_ walk.Viewer  = topologyReader{}
+	_ walk.Sized   = snapshotGraph{}
+	_ walk.Hubs    = snapshotGraph{}
+	_ walk.Headers = snapshotGraph{}
+)
+
+var (
+	_ graph.Reads = memReads{}
+	_ graph.View  = memView{}
+	_ graph.View  = graph.Store(nil)
+)

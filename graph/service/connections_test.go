@@ -1,4 +1,4 @@
-package graph_test
+package service_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // sharedOf writes an answer as the oracle does.
@@ -140,7 +141,7 @@ func TestFindConnectionsAgreesWithOracle(t *testing.T) {
 func TestFindConnectionsRefusesRepeats(t *testing.T) {
 	t.Parallel()
 	ents := []graph.Entity{{Name: "actors/a", DisplayName: "Alpha"}, {Name: "actors/b", DisplayName: "Beta"}}
-	svc := &graph.Service{Store: newMemStore(ents, nil, nil)}
+	svc := &service.Service{Store: newMemStore(ents, nil, nil)}
 	_, err := svc.FindConnections(context.Background(), graph.ConnectionsQuery{Entities: []string{"actors/a", "Beta", "alpha"}})
 	var ge *graph.Error
 	if graph.KindOf(err) != graph.Invalid || !errorAs(err, &ge) || len(ge.Violations) != 1 || ge.Violations[0].Field != "entities[2]" ||

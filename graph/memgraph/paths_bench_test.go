@@ -1,4 +1,4 @@
-package graph_test
+package memgraph_test
 
 import (
 	"context"
@@ -13,10 +13,13 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/service"
 	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/graph/walk"
 )
 
-var benchGraph = sync.OnceValues(func() (*graphtest.Collector, *graph.Topology) {
+var benchGraph = sync.OnceValues(func() (*graphtest.Collector, *memgraph.Topology) {
 	c, topo, err := graphtest.SyntheticTopology(context.Background(), graphtest.BenchRelations())
 	if err != nil {
 		panic(err)
@@ -25,7 +28,7 @@ var benchGraph = sync.OnceValues(func() (*graphtest.Collector, *graph.Topology) 
 })
 
 // benchActors is the benchmark graph's topology and its actors, the searches' ends and centres.
-func benchActors() ([]graph.EntityName, *graph.Topology) {
+func benchActors() ([]graph.EntityName, *memgraph.Topology) {
 	c, topo := benchGraph()
 	var actors []graph.EntityName
 	for _, e := range c.Entities {
@@ -60,7 +63,7 @@ func BenchmarkFindPathsTopology(b *testing.B) {
 					continue
 				}
 				start := time.Now()
-				if _, err := graph.FindPaths(ctx, topo, q, graph.DefaultWorkBudget); err != nil && graph.KindOf(err) != graph.ResourceExhausted {
+				if _, err := walk.FindPaths(ctx, topo, q, graph.DefaultWorkBudget); err != nil && graph.KindOf(err) != graph.ResourceExhausted {
 					b.Fatal(err)
 				}
 				took = append(took, time.Since(start))
@@ -81,7 +84,7 @@ func BenchmarkNeighborhoodTopology(b *testing.B) {
 	for b.Loop() {
 		start := time.Now()
 		q := graph.NeighborhoodQuery{Center: string(actors[r.IntN(len(actors))]), Depth: 2, MaxPerNode: 25, MaxNodes: 100}
-		if _, err := graph.WalkNeighborhood(ctx, topo, q, graph.EntityName(q.Center)); err != nil {
+		if _, err := memgraph.WalkNeighborhood(ctx, topo, q, graph.EntityName(q.Center)); err != nil {
 			b.Fatal(err)
 		}
 		took = append(took, time.Since(start))
@@ -100,7 +103,7 @@ func BenchmarkSearchTopology(b *testing.B) {
 		e := c.Entities[r.IntN(len(c.Entities))]
 		q := graph.SearchQuery{Text: synth.Typo(r, e.DisplayName)}
 		start := time.Now()
-		rs := graph.SearchSnapshot(topo, q)
+		rs := memgraph.SearchSnapshot(topo, q)
 		took = append(took, time.Since(start))
 		if slices.ContainsFunc(rs[:min(len(rs), 10)], func(s graph.SearchResult) bool { return s.Entity.Name == e.Name }) {
 			found++
@@ -119,7 +122,7 @@ type failingStore struct{ graph.Store }
 // read from a store. Run with -cpu 1,2 and RunParallel's goroutines for how it scales.
 func BenchmarkServiceFromMemory(b *testing.B) {
 	actors, topo := benchActors()
-	svc := &graph.Service{Store: failingStore{}, Topology: topo}
+	svc := &service.Service{Store: failingStore{}, Reads: topo.Reads(failingStore{})}
 	for _, tc := range []struct {
 		name string
 		ask  func(ctx context.Context, r *rand.Rand) error

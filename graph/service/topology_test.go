@@ -1,4 +1,4 @@
-package graph_test
+package service_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // gatedFeed is a change feed whose relations after the first version arrive only when the gate opens:
@@ -58,7 +60,7 @@ func TestSearchesNeverWaitForTheTopologyToCatchUp(t *testing.T) {
 			Source: graph.Source{Name: "sources/random"}, Excerpt: "bridge", Confidence: 0.9, Status: graph.StatusReported}}}
 	feed := &gatedFeed{first: graphtest.Links(ents, rels), gate: make(chan struct{})}
 	feed.version.Store(1)
-	topo := graph.NewTopology(feed)
+	topo := memgraph.NewTopology(feed)
 	if err := topo.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,8 @@ func TestSearchesNeverWaitForTheTopologyToCatchUp(t *testing.T) {
 	all := append(slices.Clone(rels), bridge)
 	feed.later = graphtest.Links(ents, []graph.Relation{bridge})
 	feed.version.Store(2)
-	svc := &graph.Service{Store: newMemStore(ents, all, nil), Topology: topo}
+	store := newMemStore(ents, all, nil)
+	svc := &service.Service{Store: store, Reads: topo.Reads(store)}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -108,12 +111,13 @@ func TestSearchOutOfTimeWhileCatchingUp(t *testing.T) {
 	feed := &gatedFeed{first: graphtest.Links(ents, rels), gate: make(chan struct{})}
 	defer close(feed.gate)
 	feed.version.Store(1)
-	topo := graph.NewTopology(feed)
+	topo := memgraph.NewTopology(feed)
 	if err := topo.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	feed.version.Store(2) // a write the catch-up is held from reading
-	svc := &graph.Service{Store: newMemStore(ents, rels, nil), Topology: topo, Timeout: 20 * time.Millisecond}
+	store := newMemStore(ents, rels, nil)
+	svc := &service.Service{Store: store, Reads: topo.Reads(store), Timeout: 20 * time.Millisecond}
 	_, err := svc.FindPaths(context.Background(), graph.PathQuery{From: ents[0].Name, To: ents[1].Name})
 	if graph.KindOf(err) != graph.DeadlineExceeded {
 		t.Errorf("a search out of time while the topology caught up: %v (kind %v), want kind DeadlineExceeded", err, graph.KindOf(err))

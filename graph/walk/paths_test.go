@@ -1,4 +1,4 @@
-package graph_test
+package walk_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/walk"
 )
 
 // TestFindPathsAgreesWithOracle compares the bidirectional search (Yen's algorithm on routes, or the
@@ -81,7 +83,7 @@ func TestFindPathsAgreesWithOracleOnHubs(t *testing.T) {
 // on a Topology.
 func searchSources(t *testing.T, ents []graph.Entity, rels []graph.Relation) map[string]graph.LinkSource {
 	t.Helper()
-	topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+	topo := memgraph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
 	if err := topo.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func searchSources(t *testing.T, ents []graph.Entity, rels []graph.Relation) map
 func agreeWithOracle(ctx context.Context, t *testing.T, sources map[string]graph.LinkSource, seed uint64, q graph.PathQuery, want []graph.Path) {
 	t.Helper()
 	for name, src := range sources {
-		got, err := graph.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
+		got, err := walk.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
 		if err != nil {
 			t.Fatalf("%s: seed %d query %+v: %v", name, seed, q, err)
 		}
@@ -113,7 +115,7 @@ func TestFindPathsStopsAtWorkBudget(t *testing.T) {
 	ents, rels := graphtest.RandomGraph(42, 200, 2000)
 	q := graph.PathQuery{From: ents[0].Name, To: ents[1].Name, MaxPaths: 20, MaxDepth: 8,
 		Filter: graph.RelationFilter{Statuses: []graph.ClaimStatus{graph.StatusConfirmed}}}
-	_, err := graph.FindPaths(context.Background(), graphtest.NewMemoryLinks(ents, rels), q, 50)
+	_, err := walk.FindPaths(context.Background(), graphtest.NewMemoryLinks(ents, rels), q, 50)
 	if graph.KindOf(err) != graph.ResourceExhausted {
 		t.Fatalf("got %v, want a ResourceExhausted error", err)
 	}
@@ -206,7 +208,7 @@ func ExampleFindPaths() {
 	}
 	rels := []graph.Relation{rel("a", "b", graph.Endorses), rel("b", "c", graph.Family), rel("a", "c", graph.Criticised)}
 	q := graph.PathQuery{From: "actors/a", To: "actors/c", MaxPaths: 3, MaxDepth: 4}
-	paths, _ := graph.FindPaths(context.Background(), graphtest.NewMemoryLinks(nil, rels), q, 100)
+	paths, _ := walk.FindPaths(context.Background(), graphtest.NewMemoryLinks(nil, rels), q, 100)
 	for _, p := range paths {
 		fmt.Println(p.Entities)
 	}
@@ -302,7 +304,7 @@ func TestFindPathsFromManyGoroutines(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ents, rels := graphtest.RandomGraphWithHubs(7, 50, 200, 3)
-	topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+	topo := memgraph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +332,7 @@ func TestFindPathsFromManyGoroutines(t *testing.T) {
 		go func() {
 			for i := range queries {
 				a := queries[(i+g*25)%len(queries)]
-				got, err := graph.FindPaths(ctx, topo, a.q, graph.DefaultWorkBudget)
+				got, err := walk.FindPaths(ctx, topo, a.q, graph.DefaultWorkBudget)
 				if err == nil && !reflect.DeepEqual(a.want, got) && !(len(a.want) == 0 && len(got) == 0) {
 					err = fmt.Errorf("query %+v:\nwant %v\n got %v", a.q, a.want, got)
 				}

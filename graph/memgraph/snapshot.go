@@ -1,4 +1,4 @@
-package graph
+package memgraph
 
 import (
 	"cmp"
@@ -6,15 +6,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
-)
 
-// The topology is published as immutable snapshots: a search reads the snapshot it started with, without
-// a lock, while a sync builds the next one beside it and swaps it in. Building copies only what it
-// changes: the arrays are held in chunks of chunkSize, a sync copies a chunk the first time it changes an
-// element the published snapshot can see, and appends past the published length in place (no reader of
-// an older snapshot looks there). The name numbering is a large index frozen at some past sync and a
-// small map of the names numbered since, merged into a new index once it has grown past an eighth of it,
-// so a sync of a few relations copies a few small maps and chunks, not the graph (numbering.go).
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/walk"
+)
 
 const (
 	chunkBits = 10
@@ -29,8 +24,10 @@ type chunked[T any] struct {
 }
 
 func (c *chunked[T]) at(i int32) *T { return &c.chunks[i>>chunkBits][i&chunkMask] }
+
 func (c *chunked[T]) get(i int32) T { return c.chunks[i>>chunkBits][i&chunkMask] }
-func (c *chunked[T]) len() int      { return c.n }
+
+func (c *chunked[T]) len() int { return c.n }
 
 // chunkedBuilder builds the next version of a published chunked array.
 type chunkedBuilder[T any] struct {
@@ -126,45 +123,45 @@ func (b *layeredBuilder[K, V]) finish() layered[K, V] {
 type topoSnapshot struct {
 	version int64
 	gen     int64 // the feed's generation it was filled in (Generations)
-	ents    numbered[EntityName]
-	rels    numbered[RelationName]
-	core    chunked[linkCore]       // what each relation's link holds besides its brief and its names
-	odd     layered[int32, oddType] // the type of each relation whose type is outside the vocabulary
-	brief   chunked[linkBrief]      // what walks read of each relation, in one place
-	adj     chunked[[]halfEdge]     // each entity's relations, with their other ends
-	at      chunked[[2]int32]       // where each relation stands in its from's list and in its to's
-	byDflt  chunked[uint64]         // whether each relation counts under the default filter, a bit each
-	entity  chunked[*Entity]        // each entity, as last written (nil: known only from a relation's end)
-	detail  chunked[linkDetail]     // what each relation's header holds besides its link, from the feed
-	rest    chunked[*linkRest]      // the rest of it, for the few relations that have some (nil: none)
-	claims  chunked[claimBlob]      // each relation's claims, when the feed gave them (evidence.go)
-	srcs    numbered[SourceName]
-	source  chunked[*Source]   // each source, as last written
-	changed chunked[int64]     // the epoch of the snapshot that last changed each relation
-	epoch   int64              // one more than the snapshot this one was built from
-	keys    postings           // the entities of each search key (normalised name)
-	words   postings           // the entities of each word of a search key
-	hubs    chunked[*hubIndex] // the index of each entity's list, when it is long (hubindex.go)
-	hubMin  int                // the length from which a list is indexed (0: defaultHubMin)
+	ents    numbered[graph.EntityName]
+	rels    numbered[graph.RelationName]
+	core    chunked[linkCore]        // what each relation's link holds besides its brief and its names
+	odd     layered[int32, oddType]  // the type of each relation whose type is outside the vocabulary
+	brief   chunked[linkBrief]       // what walks read of each relation, in one place
+	adj     chunked[[]walk.HalfEdge] // each entity's relations, with their other ends
+	at      chunked[[2]int32]        // where each relation stands in its from's list and in its to's
+	byDflt  chunked[uint64]          // whether each relation counts under the default filter, a bit each
+	entity  chunked[*graph.Entity]   // each entity, as last written (nil: known only from a relation's end)
+	detail  chunked[linkDetail]      // what each relation's header holds besides its link, from the feed
+	rest    chunked[*linkRest]       // the rest of it, for the few relations that have some (nil: none)
+	claims  chunked[claimBlob]       // each relation's claims, when the feed gave them (evidence.go)
+	srcs    numbered[graph.SourceName]
+	source  chunked[*graph.Source]  // each source, as last written
+	changed chunked[int64]          // the epoch of the snapshot that last changed each relation
+	epoch   int64                   // one more than the snapshot this one was built from
+	keys    postings                // the entities of each search key (normalised name)
+	words   postings                // the entities of each word of a search key
+	hubs    chunked[*walk.HubIndex] // the index of each entity's list, when it is long (hubindex.go)
+	hubMin  int                     // the length from which a list is indexed (0: defaultHubMin)
 }
 
 // linkCore is what a relation's link holds besides its brief, its name and its ends' names (which the
 // numberings hold) and its type (the brief's, or odd's): a snapshot keeps its links in those parts, and
 // makes a Link when asked (link), so that the arrays of a million relations hold no pointer and the
 // collector never scans them.
-type linkCore struct{ period, life Period }
+type linkCore struct{ period, life graph.Period }
 
 // oddType is the type of a relation outside the vocabulary, and whether the link said it is symmetric
 // (the vocabulary says it of its own types).
 type oddType struct {
-	typ       RelationType
+	typ       graph.RelationType
 	symmetric bool
 }
 
 // link returns relation i's link.
-func (s *topoSnapshot) link(i int32) Link {
+func (s *topoSnapshot) link(i int32) graph.Link {
 	b, c := s.brief.at(i), s.core.at(i)
-	l := Link{Name: s.rels.key(i), From: s.ents.key(b.ends[0]), To: s.ents.key(b.ends[1]), Period: c.period, Dated: b.dated,
+	l := graph.Link{Name: s.rels.key(i), From: s.ents.key(b.ends[0]), To: s.ents.key(b.ends[1]), Period: c.period, Dated: b.dated,
 		Life: c.life, Support: b.support, Deleted: b.deleted}
 	l.Type, l.Symmetric = s.relType(i)
 	return l
@@ -172,19 +169,19 @@ func (s *topoSnapshot) link(i int32) Link {
 
 // relType returns relation i's type and whether it is symmetric, from its brief when the type is the
 // vocabulary's.
-func (s *topoSnapshot) relType(i int32) (RelationType, bool) {
+func (s *topoSnapshot) relType(i int32) (graph.RelationType, bool) {
 	if n := s.brief.at(i).typ; n != 0 {
-		return RelationTypes[n-1], symmetricByNumber[n]
+		return graph.RelationTypes[n-1], walk.SymmetricByNumber[n]
 	}
 	o, _ := s.odd.get(i)
 	return o.typ, o.symmetric
 }
 
 // header returns relation i's header, when the snapshot holds it from the feed.
-func (s *topoSnapshot) header(i int32) (RelationHeader, bool) {
+func (s *topoSnapshot) header(i int32) (graph.RelationHeader, bool) {
 	d := s.detail.at(i)
 	if !d.known {
-		return RelationHeader{}, false
+		return graph.RelationHeader{}, false
 	}
 	l := s.link(i)
 	return d.header(&l, s.rest.get(i)), true
@@ -194,52 +191,40 @@ func (s *topoSnapshot) header(i int32) (RelationHeader, bool) {
 // per relation instead of the whole link: its ends, and what a plain filter asks of it.
 type linkBrief struct {
 	ends           [2]int32
-	support        Support
+	support        graph.Support
 	dated, deleted bool
 	typ            uint8 // one more than its type's place in RelationTypes; 0: a type outside the vocabulary
 }
 
-func briefOf(l Link, from, to int32) linkBrief {
-	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, typ: typeNumber[l.Type]}
+func briefOf(l graph.Link, from, to int32) linkBrief {
+	return linkBrief{ends: [2]int32{from, to}, support: l.Support, dated: l.Dated, deleted: l.Deleted, typ: walk.TypeNumber[l.Type]}
 }
-
-// typeNumber is one more than each type's place in RelationTypes; symmetricByNumber says, by that
-// number, whether the type is symmetric.
-var typeNumber, symmetricByNumber = func() (map[RelationType]uint8, []bool) {
-	m := make(map[RelationType]uint8, len(RelationTypes))
-	sym := make([]bool, len(RelationTypes)+1)
-	for i, t := range RelationTypes {
-		m[t] = uint8(i + 1)
-		sym[i+1] = t.Symmetric()
-	}
-	return m, sym
-}()
 
 // snapshotBuilder builds the next snapshot from the published one.
 type snapshotBuilder struct {
 	version int64
-	ents    *numberedBuilder[EntityName]
-	rels    *numberedBuilder[RelationName]
+	ents    *numberedBuilder[graph.EntityName]
+	rels    *numberedBuilder[graph.RelationName]
 	core    *chunkedBuilder[linkCore]
 	odd     layeredBuilder[int32, oddType]
 	brief   *chunkedBuilder[linkBrief]
-	adj     *chunkedBuilder[[]halfEdge]
+	adj     *chunkedBuilder[[]walk.HalfEdge]
 	at      *chunkedBuilder[[2]int32]
 	mine    map[int32]bool // the lists this builder copied: their entries may be written in place
 	byDflt  *chunkedBuilder[uint64]
-	entity  *chunkedBuilder[*Entity]
+	entity  *chunkedBuilder[*graph.Entity]
 	detail  *chunkedBuilder[linkDetail]
 	rest    *chunkedBuilder[*linkRest]
 	claims  *chunkedBuilder[claimBlob]
-	srcs    *numberedBuilder[SourceName]
-	source  *chunkedBuilder[*Source]
+	srcs    *numberedBuilder[graph.SourceName]
+	source  *chunkedBuilder[*graph.Source]
 	changed *chunkedBuilder[int64]
 	epoch   int64
 	keys    *postingsBuilder
 	words   *postingsBuilder
 	roles   map[string]string // one copy of each role the headers name
 	blobBuf []byte            // where claimsOf writes
-	hubs    *chunkedBuilder[*hubIndex]
+	hubs    *chunkedBuilder[*walk.HubIndex]
 	hubMin  int
 	touched map[int32]bool // the entities whose lists this builder changed
 }
@@ -254,7 +239,7 @@ func newSnapshotBuilder(s *topoSnapshot) *snapshotBuilder {
 
 // apply adds or replaces sources, entities and links. A relation's ends never change (its name is made of
 // them), so a changed relation only replaces its own entry.
-func (b *snapshotBuilder) apply(c Changed) {
+func (b *snapshotBuilder) apply(c graph.Changed) {
 	for _, src := range c.Sources {
 		b.setSource(src)
 	}
@@ -279,7 +264,7 @@ func (b *snapshotBuilder) apply(c Changed) {
 			}
 		}
 		i, isNew := b.rels.number(l.Name)
-		strength := defaultStrength(l.Support)
+		strength := walk.DefaultStrength(l.Support)
 		b.touched[a], b.touched[e] = true, true
 		core := linkCore{period: l.Period, life: l.Life}
 		brief := briefOf(l, a, e)
@@ -287,7 +272,7 @@ func (b *snapshotBuilder) apply(c Changed) {
 			b.odd.set(i, oddType{typ: l.Type, symmetric: l.Symmetric})
 		}
 		if !isNew {
-			if defaultStrength(b.brief.get(i).support) != strength {
+			if walk.DefaultStrength(b.brief.get(i).support) != strength {
 				b.restrength(i, a, e, strength)
 			}
 			b.core.set(i, core)
@@ -308,9 +293,9 @@ func (b *snapshotBuilder) apply(c Changed) {
 		b.countsByDefault(i, &l)
 		typ := brief.typ
 		var at [2]int32
-		at[0] = b.relate(a, halfEdge{rel: i, to: e, typ: typ, out: true, strength: strength})
+		at[0] = b.relate(a, walk.HalfEdge{Rel: i, To: e, Type: typ, Out: true, Strength: strength})
 		if e != a {
-			at[1] = b.relate(e, halfEdge{rel: i, to: a, typ: typ, strength: strength})
+			at[1] = b.relate(e, walk.HalfEdge{Rel: i, To: a, Type: typ, Strength: strength})
 		}
 		b.at.append(at)
 	}
@@ -332,7 +317,7 @@ func (b *snapshotBuilder) intern(role string) string {
 }
 
 // sameName returns the snapshot's copy of n when it numbers n, else n.
-func (b *snapshotBuilder) sameName(n EntityName) EntityName {
+func (b *snapshotBuilder) sameName(n graph.EntityName) graph.EntityName {
 	if u, ok := b.ents.lookup(n); ok {
 		return b.ents.key(u)
 	}
@@ -343,7 +328,7 @@ func (b *snapshotBuilder) sameName(n EntityName) EntityName {
 // array, so appending to it writes past the length every published snapshot holds of it; only the list's
 // header is set anew. A relation's ends never change (its name holds them), so neither does its place in
 // a list, nor most of its entry: only its strength does (restrength).
-func (b *snapshotBuilder) relate(u int32, h halfEdge) int32 {
+func (b *snapshotBuilder) relate(u int32, h walk.HalfEdge) int32 {
 	list := b.adj.get(u)
 	b.adj.set(u, append(list, h))
 	return int32(len(list))
@@ -367,21 +352,14 @@ func (b *snapshotBuilder) restrength(r, from, to int32, strength float64) {
 			}
 			b.mine[u] = true
 		}
-		list[at[k]].strength = strength
+		list[at[k]].Strength = strength
 	}
 }
 
-// defaultStrength is a relation's strength under the default filter (RelationFilter.Strength): what a
-// walk ranks an entity's neighbours by, kept in each half of the relation.
-func defaultStrength(s Support) float64 {
-	var dflt RelationFilter
-	return dflt.Strength(s)
-}
-
 // countsByDefault records whether relation r, whose link is l, counts under the default filter.
-func (b *snapshotBuilder) countsByDefault(r int32, l *Link) {
-	var dflt RelationFilter
-	counts := dflt.counts(l)
+func (b *snapshotBuilder) countsByDefault(r int32, l *graph.Link) {
+	var dflt graph.RelationFilter
+	counts := dflt.CountsLink(l)
 	w := r >> 6
 	for int(w) >= b.byDflt.c.len() {
 		b.byDflt.append(0)
@@ -394,7 +372,7 @@ func (b *snapshotBuilder) countsByDefault(r int32, l *Link) {
 }
 
 // node returns an entity's number, numbering it when new.
-func (b *snapshotBuilder) node(n EntityName) int32 {
+func (b *snapshotBuilder) node(n graph.EntityName) int32 {
 	u, isNew := b.ents.number(n)
 	if isNew {
 		b.adj.append(nil)
@@ -404,7 +382,7 @@ func (b *snapshotBuilder) node(n EntityName) int32 {
 }
 
 // setEntity records an entity as written, and indexes the search keys and words it did not have.
-func (b *snapshotBuilder) setEntity(e Entity) {
+func (b *snapshotBuilder) setEntity(e graph.Entity) {
 	u := b.node(e.Name)
 	e.Name = b.ents.key(u)
 	var oldKeys, oldWords []string
@@ -435,8 +413,8 @@ func (b *snapshotBuilder) finish(version int64) *topoSnapshot {
 }
 
 // entities returns the entities the snapshot holds of names; a name it does not hold is left out.
-func (s *topoSnapshot) entities(names []EntityName) map[EntityName]Entity {
-	out := make(map[EntityName]Entity, len(names))
+func (s *topoSnapshot) entities(names []graph.EntityName) map[graph.EntityName]graph.Entity {
+	out := make(map[graph.EntityName]graph.Entity, len(names))
 	for _, n := range names {
 		if u, ok := s.ents.lookup(n); ok {
 			if e := s.entity.get(u); e != nil {
@@ -448,16 +426,16 @@ func (s *topoSnapshot) entities(names []EntityName) map[EntityName]Entity {
 }
 
 // Links returns the links of each entity, as the snapshot holds them.
-func (s *topoSnapshot) read(entities []EntityName) map[EntityName][]Link {
-	out := make(map[EntityName][]Link, len(entities))
+func (s *topoSnapshot) read(entities []graph.EntityName) map[graph.EntityName][]graph.Link {
+	out := make(map[graph.EntityName][]graph.Link, len(entities))
 	for _, e := range entities {
-		var idx []halfEdge
+		var idx []walk.HalfEdge
 		if u, ok := s.ents.lookup(e); ok {
 			idx = s.adj.get(u)
 		}
-		ls := make([]Link, len(idx))
+		ls := make([]graph.Link, len(idx))
 		for j, h := range idx {
-			ls[j] = s.link(h.rel)
+			ls[j] = s.link(h.Rel)
 		}
 		out[e] = ls
 	}
@@ -465,8 +443,8 @@ func (s *topoSnapshot) read(entities []EntityName) map[EntityName][]Link {
 }
 
 // degrees returns how many relations each entity takes part in.
-func (s *topoSnapshot) degrees(entities []EntityName) map[EntityName]int {
-	out := make(map[EntityName]int, len(entities))
+func (s *topoSnapshot) degrees(entities []graph.EntityName) map[graph.EntityName]int {
+	out := make(map[graph.EntityName]int, len(entities))
 	for _, e := range entities {
 		if u, ok := s.ents.lookup(e); ok {
 			out[e] = len(s.adj.get(u))
@@ -480,50 +458,63 @@ func (s *topoSnapshot) degrees(entities []EntityName) map[EntityName]int {
 // snapshotGraph is a snapshot as a path search sees it.
 type snapshotGraph struct{ s *topoSnapshot }
 
-func (g snapshotGraph) node(n EntityName) (int32, bool)      { return g.s.ents.lookup(n) }
-func (g snapshotGraph) fetch(context.Context, []int32) error { return nil }
-func (g snapshotGraph) relationsOf(u int32) []halfEdge       { return g.s.adj.get(u) }
-func (g snapshotGraph) degree(u int32) int                   { return len(g.s.adj.get(u)) }
-func (g snapshotGraph) entities() int                        { return g.s.ents.len() }
-func (g snapshotGraph) link(r int32) Link                    { return g.s.link(r) }
-func (g snapshotGraph) name(r int32) RelationName            { return g.s.rels.key(r) }
-func (g snapshotGraph) ends(r int32) [2]int32                { return g.s.brief.at(r).ends }
-func (g snapshotGraph) support(r int32) *Support             { return &g.s.brief.at(r).support }
-func (g snapshotGraph) relType(r int32) (RelationType, bool) { return g.s.relType(r) }
+func (g snapshotGraph) Node(n graph.EntityName) (int32, bool) { return g.s.ents.lookup(n) }
 
-// counts reads a plain filter's verdict from the relation's brief, without its link.
-func (g snapshotGraph) counts(f *RelationFilter, r int32) bool {
-	if !f.plain() {
+func (g snapshotGraph) Fetch(context.Context, []int32) error { return nil }
+
+func (g snapshotGraph) RelationsOf(u int32) []walk.HalfEdge { return g.s.adj.get(u) }
+
+func (g snapshotGraph) Degree(u int32) int { return len(g.s.adj.get(u)) }
+
+func (g snapshotGraph) Entities() int { return g.s.ents.len() }
+
+func (g snapshotGraph) Link(r int32) graph.Link { return g.s.link(r) }
+
+func (g snapshotGraph) Name(r int32) graph.RelationName { return g.s.rels.key(r) }
+
+func (g snapshotGraph) Ends(r int32) [2]int32 { return g.s.brief.at(r).ends }
+
+func (g snapshotGraph) Support(r int32) *graph.Support { return &g.s.brief.at(r).support }
+
+func (g snapshotGraph) RelType(r int32) (graph.RelationType, bool) { return g.s.relType(r) }
+
+// Counts reads a plain filter's verdict from the relation's brief, without its link.
+func (g snapshotGraph) Counts(f *graph.RelationFilter, r int32) bool {
+	if !f.Plain() {
 		b, c := g.s.brief.at(r), g.s.core.at(r)
-		t, _ := g.relType(r)
-		return f.countsParts(b.deleted, t, c.period.Intersect(c.life), b.dated, &b.support)
+		t, _ := g.RelType(r)
+		return f.CountsParts(b.deleted, t, c.period.Intersect(c.life), b.dated, &b.support)
 	}
-	if f.isDefault() {
+	if f.IsDefault() {
 		return g.s.byDflt.get(r>>6)&(1<<(r&63)) != 0
 	}
 	b := g.s.brief.at(r)
-	return f.countsBrief(b.deleted, b.dated, &b.support)
+	return f.CountsBrief(b.deleted, b.dated, &b.support)
 }
-func (g snapshotGraph) entity(u int32) EntityName { return g.s.ents.key(u) }
+
+// Header implements walk.Headers.
+func (g snapshotGraph) Header(r int32) (graph.RelationHeader, bool) { return g.s.header(r) }
+
+func (g snapshotGraph) Entity(u int32) graph.EntityName { return g.s.ents.key(u) }
 
 // byName returns the live entities one of whose names normalises as text does, by resource name, at
 // most maxByName, as Store.FindByName does.
-func (s *topoSnapshot) byName(text string) []Entity {
-	key := NormalizeName(text)
+func (s *topoSnapshot) byName(text string) []graph.Entity {
+	key := graph.NormalizeName(text)
 	if key == "" {
 		return nil
 	}
-	var out []Entity
+	var out []graph.Entity
 	for _, u := range s.keys.of(key) {
 		e := s.entity.get(u)
 		if e == nil || !e.Deleted.IsZero() || !slices.Contains(e.SearchKeys(), key) {
 			continue // deleted entities are found only by their resource name; a stale posting
 		}
-		if !slices.ContainsFunc(out, func(o Entity) bool { return o.Name == e.Name }) {
+		if !slices.ContainsFunc(out, func(o graph.Entity) bool { return o.Name == e.Name }) {
 			out = append(out, *e)
 		}
 	}
-	slices.SortFunc(out, func(a, b Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	slices.SortFunc(out, func(a, b graph.Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
 	return out[:min(len(out), maxByName)]
 }
 

@@ -1,4 +1,8 @@
-package graph
+package memgraph
+
+import (
+	"github.com/polgraph/polgraph/graph"
+)
 
 // linkDetail is what a relation's header holds besides its link, as the feed gave it with the link, kept
 // in the snapshot beside the link (known is false when the feed gave none, or one that does not fit here:
@@ -16,22 +20,22 @@ type linkDetail struct {
 
 type linkRest struct {
 	role       string
-	via, term  EntityName
-	deleted    Tombstone
-	mergedInto RelationName
+	via, term  graph.EntityName
+	deleted    graph.Tombstone
+	mergedInto graph.RelationName
 }
 
 // packDate packs a fuzzy date into 32 bits (year, 4 bits of month, 5 of day); ok is false for a date
 // outside what that holds.
-func packDate(d FuzzyDate) (uint32, bool) {
+func packDate(d graph.FuzzyDate) (uint32, bool) {
 	if d.Year < 0 || d.Year >= 1<<23 || d.Month < 0 || d.Month > 15 || d.Day < 0 || d.Day > 31 {
 		return 0, false
 	}
 	return uint32(d.Year)<<9 | uint32(d.Month)<<5 | uint32(d.Day), true
 }
 
-func unpackDate(p uint32) FuzzyDate {
-	return FuzzyDate{Year: int(p >> 9), Month: int(p >> 5 & 15), Day: int(p & 31)}
+func unpackDate(p uint32) graph.FuzzyDate {
+	return graph.FuzzyDate{Year: int(p >> 9), Month: int(p >> 5 & 15), Day: int(p & 31)}
 }
 
 // count32 is n as 32 bits; ok is false when it does not fit.
@@ -42,7 +46,7 @@ func count32(n int) (uint32, bool) {
 // detailOf is what header h holds besides link l (and besides its claims), to keep beside it, and the
 // rest of it that few relations have (nil when it has none). intern gives one copy of each role. A header
 // that does not agree with its link (another type or support) or does not fit is not kept.
-func detailOf(h RelationHeader, l *Link, intern func(string) string) (linkDetail, *linkRest) {
+func detailOf(h graph.RelationHeader, l *graph.Link, intern func(string) string) (linkDetail, *linkRest) {
 	r := &h.Relation
 	if r.Name != l.Name || r.Type != l.Type || r.From != l.From || r.To != l.To || h.Support != l.Support {
 		return linkDetail{}, nil
@@ -59,7 +63,7 @@ func detailOf(h RelationHeader, l *Link, intern func(string) string) (linkDetail
 			ok = false
 		}
 	}
-	for i, date := range [3]FuzzyDate{r.ValidFrom, r.ValidTo, r.Date} {
+	for i, date := range [3]graph.FuzzyDate{r.ValidFrom, r.ValidTo, r.Date} {
 		if d.dates[i], fits = packDate(date); !fits {
 			ok = false
 		}
@@ -74,13 +78,13 @@ func detailOf(h RelationHeader, l *Link, intern func(string) string) (linkDetail
 }
 
 // header is the relation header of link l with detail d and the rest x (nil: none), as the feed gave it.
-func (d *linkDetail) header(l *Link, x *linkRest) RelationHeader {
-	h := RelationHeader{
-		Relation: Relation{Name: l.Name, Type: l.Type, From: l.From, To: l.To,
+func (d *linkDetail) header(l *graph.Link, x *linkRest) graph.RelationHeader {
+	h := graph.RelationHeader{
+		Relation: graph.Relation{Name: l.Name, Type: l.Type, From: l.From, To: l.To,
 			ValidFrom: unpackDate(d.dates[0]), ValidTo: unpackDate(d.dates[1]), Date: unpackDate(d.dates[2])},
 		ClaimCount: int(d.claims),
 		Support:    l.Support,
-		Verdict: Verdict{Claims: [4]int{int(d.verdict[0]), int(d.verdict[1]), int(d.verdict[2]), int(d.verdict[3])},
+		Verdict: graph.Verdict{Claims: [4]int{int(d.verdict[0]), int(d.verdict[1]), int(d.verdict[2]), int(d.verdict[3])},
 			SupportingSources: int(d.verdict[4]), DenyingSources: int(d.verdict[5])},
 	}
 	if x != nil {

@@ -1,4 +1,4 @@
-package graph_test
+package memgraph_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // TestNeighborhoodWalkAgreesWithReference checks the walk, which orders only the candidates the caps
@@ -20,11 +22,11 @@ func TestNeighborhoodWalkAgreesWithReference(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		n := 8 + int(seed%25)
 		ents, rels := graphtest.RandomGraph(seed, n, 2*n+int(seed%uint64(3*n)))
-		topo := graph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
+		topo := memgraph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
 		if err := topo.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		indexed := graph.NewTopologyIndexing(graphtest.NewMemoryFeed(ents, rels), 2)
+		indexed := memgraph.NewTopologyIndexing(graphtest.NewMemoryFeed(ents, rels), 2)
 		if err := indexed.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +40,7 @@ func TestNeighborhoodWalkAgreesWithReference(t *testing.T) {
 				q.Exclude = append(q.Exclude, ents[r.IntN(len(ents))].Name)
 			}
 			ref, walkedAt := graphtest.OracleNeighborhood(ents, rels, q, center)
-			want := graph.Walked{Nodes: ref.Nodes, Dist: ref.Dist, Edges: ref.Edges, EdgesLeftOut: ref.EdgesLeftOut, Cut: ref.Cut}
+			want := memgraph.Walked{Nodes: ref.Nodes, Dist: ref.Dist, Edges: ref.Edges, EdgesLeftOut: ref.EdgesLeftOut, Cut: ref.Cut}
 			if len(want.Cut) > 0 {
 				cutSome++
 			}
@@ -51,7 +53,7 @@ func TestNeighborhoodWalkAgreesWithReference(t *testing.T) {
 				}
 			}
 			for name, src := range sources {
-				got, err := graph.WalkNeighborhood(ctx, src, q, center)
+				got, err := memgraph.WalkNeighborhood(ctx, src, q, center)
 				if err != nil {
 					t.Fatalf("%s: seed %d %+v: %v", name, seed, q, err)
 				}
@@ -78,7 +80,7 @@ func TestReleasedPagesDoNotChangeLaterAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &graph.Service{Store: failingStore{}, Topology: topo}
+	svc := &service.Service{Store: failingStore{}, Reads: topo.Reads(failingStore{})}
 	r := rand.New(rand.NewPCG(3, 4))
 	var qs []graph.NeighborhoodQuery
 	for range 300 {

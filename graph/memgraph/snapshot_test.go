@@ -1,4 +1,4 @@
-package graph
+package memgraph
 
 import (
 	"cmp"
@@ -13,13 +13,16 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/walk"
 )
 
 // scriptFeed is a change feed whose versions are written by the test: version v holds the links of
 // writes[v-1], each a replacement of the relations it names or a new relation.
 type scriptFeed struct {
 	mu     sync.Mutex
-	writes []Changed
+	writes []graph.Changed
 }
 
 func (f *scriptFeed) Version(context.Context) (int64, error) {
@@ -28,26 +31,26 @@ func (f *scriptFeed) Version(context.Context) (int64, error) {
 	return int64(len(f.writes)), nil
 }
 
-func (f *scriptFeed) Changes(_ context.Context, since int64, each func(Changed)) (int64, error) {
+func (f *scriptFeed) Changes(_ context.Context, since int64, each func(graph.Changed)) (int64, error) {
 	f.mu.Lock()
 	writes := slices.Clone(f.writes)
 	f.mu.Unlock()
 	for _, w := range writes[since:] {
-		each(Changed{Entities: slices.Clone(w.Entities), Links: slices.Clone(w.Links)})
+		each(graph.Changed{Entities: slices.Clone(w.Entities), Links: slices.Clone(w.Links)})
 	}
 	return int64(len(writes)), nil
 }
 
-func (f *scriptFeed) write(ls []Link) { f.writeChanged(Changed{Links: ls}) }
+func (f *scriptFeed) write(ls []graph.Link) { f.writeChanged(graph.Changed{Links: ls}) }
 
-func (f *scriptFeed) writeChanged(c Changed) {
+func (f *scriptFeed) writeChanged(c graph.Changed) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.writes = append(f.writes, c)
 }
 
 // model is what a topology at some version should hold: every relation's latest link.
-type model map[RelationName]Link
+type model map[graph.RelationName]graph.Link
 
 // check compares what snapshot s reads of every entity with the model: the same links, each once.
 func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
@@ -55,7 +58,7 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 	if s.version != version {
 		t.Fatalf("snapshot of version %d says %d", version, s.version)
 	}
-	want := map[EntityName][]Link{}
+	want := map[graph.EntityName][]graph.Link{}
 	for _, l := range m {
 		want[l.From] = append(want[l.From], l)
 		if l.To != l.From {
@@ -68,12 +71,12 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 	if s.ents.len() != len(want) {
 		t.Fatalf("version %d: %d entities, want %d", version, s.ents.len(), len(want))
 	}
-	names := make([]EntityName, 0, len(want))
+	names := make([]graph.EntityName, 0, len(want))
 	for n := range want {
 		names = append(names, n)
 	}
 	got := s.read(names)
-	byName := func(a, b Link) int { return compareStrings(string(a.Name), string(b.Name)) }
+	byName := func(a, b graph.Link) int { return compareStrings(string(a.Name), string(b.Name)) }
 	for n, w := range want {
 		g := slices.Clone(got[n])
 		slices.SortFunc(g, byName)
@@ -81,7 +84,7 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 		if !slices.Equal(g, w) {
 			t.Fatalf("version %d: %s reads %v, want %v", version, n, g, w)
 		}
-		if d := s.degrees([]EntityName{n})[n]; d != len(w) {
+		if d := s.degrees([]graph.EntityName{n})[n]; d != len(w) {
 			t.Fatalf("version %d: %s has degree %d, want %d", version, n, d, len(w))
 		}
 	}
@@ -93,11 +96,11 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 		if b.support != l.Support || b.dated != l.Dated || b.deleted != l.Deleted {
 			t.Fatalf("version %d: relation %s has brief %+v, link %+v", version, l.Name, b, l)
 		}
-		if typ, sym := (snapshotGraph{s}).relType(r); typ != l.Type || sym != l.Symmetric {
+		if typ, sym := (snapshotGraph{s}).RelType(r); typ != l.Type || sym != l.Symmetric {
 			t.Fatalf("version %d: relation %s has type %s (symmetric %v), link %+v", version, l.Name, typ, sym, l)
 		}
-		var dflt RelationFilter
-		if got, want := (snapshotGraph{s}).counts(&dflt, r), dflt.Counts(l); got != want {
+		var dflt graph.RelationFilter
+		if got, want := (snapshotGraph{s}).Counts(&dflt, r), dflt.Counts(l); got != want {
 			t.Fatalf("version %d: relation %s counts %v under the default filter, its link %v", version, l.Name, got, want)
 		}
 	}
@@ -105,17 +108,17 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 	// strength under the default filter, where the relation says it stands.
 	for u := int32(0); int(u) < s.ents.len(); u++ {
 		for k, h := range s.adj.get(u) {
-			e := s.brief.get(h.rel).ends
-			if e[0] != u && e[1] != u || otherEnd(e, u) != h.to {
-				t.Fatalf("version %d: %s lists relation %s with other end %s", version, s.ents.key(u), s.link(h.rel).Name, s.ents.key(h.to))
+			e := s.brief.get(h.Rel).ends
+			if e[0] != u && e[1] != u || walk.OtherEnd(e, u) != h.To {
+				t.Fatalf("version %d: %s lists relation %s with other end %s", version, s.ents.key(u), s.link(h.Rel).Name, s.ents.key(h.To))
 			}
-			l := s.link(h.rel)
-			var dflt RelationFilter
-			typeOK := h.typ == 0 && !slices.Contains(RelationTypes, l.Type) || h.typ != 0 && RelationTypes[h.typ-1] == l.Type
-			if !typeOK || h.out != (e[0] == u) || h.strength != dflt.Strength(l.Support) {
+			l := s.link(h.Rel)
+			var dflt graph.RelationFilter
+			typeOK := h.Type == 0 && !slices.Contains(graph.RelationTypes, l.Type) || h.Type != 0 && graph.RelationTypes[h.Type-1] == l.Type
+			if !typeOK || h.Out != (e[0] == u) || h.Strength != dflt.Strength(l.Support) {
 				t.Fatalf("version %d: %s lists relation %s as %+v; its link %+v", version, s.ents.key(u), l.Name, h, l)
 			}
-			if at := s.at.get(h.rel); at[boolInt(e[0] != u)] != int32(k) {
+			if at := s.at.get(h.Rel); at[boolInt(e[0] != u)] != int32(k) {
 				t.Fatalf("version %d: relation %s stands at %d in %s's list, and says %v", version, l.Name, k, s.ents.key(u), at)
 			}
 		}
@@ -124,14 +127,14 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 	g := snapshotGraph{s}
 	for u := int32(0); int(u) < s.ents.len(); u++ {
 		list := s.adj.get(u)
-		x := g.hubOf(u)
+		x := g.HubOf(u)
 		if len(list) < cmp.Or(s.hubMin, defaultHubMin) {
 			if x != nil {
 				t.Fatalf("version %d: %s's list of %d is indexed", version, s.ents.key(u), len(list))
 			}
 			continue
 		}
-		if want := buildHubIndex(g, u, list, nil, false); !reflect.DeepEqual(x, want) {
+		if want := walk.BuildHubIndex(g, u, list, nil, false); !reflect.DeepEqual(x, want) {
 			t.Fatalf("version %d: %s's list of %d has the index\n%+v\nnot\n%+v", version, s.ents.key(u), len(list), x, want)
 		}
 	}
@@ -139,16 +142,6 @@ func (m model) check(t *testing.T, s *topoSnapshot, version int64) {
 
 func boolInt(b bool) int {
 	if b {
-		return 1
-	}
-	return 0
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
 		return 1
 	}
 	return 0
@@ -173,22 +166,22 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 	var snaps []taken
 	entities := 0
 	for v := 1; v <= 40; v++ {
-		var w []Link
+		var w []graph.Link
 		n := 1 + r.IntN(20)
 		if v == 1 || v == 20 {
 			n = 3*chunkSize + 17 // a fill, and a large load later
 		}
 		for range n {
 			if len(current) > 0 && r.IntN(4) == 0 { // a relation written again
-				var l Link
+				var l graph.Link
 				for _, x := range current {
 					l = x
 					break
 				}
-				l.Support = Support{r.Float64(), -1, -1, -1}
+				l.Support = graph.Support{r.Float64(), -1, -1, -1}
 				switch r.IntN(3) {
 				case 0:
-					l.Support = Support{-1, -1, -1, r.Float64()} // denied only: it no longer counts
+					l.Support = graph.Support{-1, -1, -1, r.Float64()} // denied only: it no longer counts
 				case 1:
 					l.Deleted = !l.Deleted
 				}
@@ -197,27 +190,27 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 				w = append(w, l)
 				continue
 			}
-			a := EntityName(fmt.Sprintf("actors/e%d", r.IntN(entities+3)))
+			a := graph.EntityName(fmt.Sprintf("actors/e%d", r.IntN(entities+3)))
 			if r.IntN(3) == 0 {
-				a = EntityName(fmt.Sprintf("actors/e%d", entities))
+				a = graph.EntityName(fmt.Sprintf("actors/e%d", entities))
 				entities++
 			}
-			b := EntityName(fmt.Sprintf("actors/e%d", entities))
+			b := graph.EntityName(fmt.Sprintf("actors/e%d", entities))
 			entities++
 			if r.IntN(10) == 0 {
 				b = a // a relation of an entity with itself
 			}
 			// The snapshot makes links from what it holds apart: a type of the vocabulary or one outside it
 			// (symmetric or not), and any period and life.
-			typ, sym := Endorses, false
+			typ, sym := graph.Endorses, false
 			switch r.IntN(4) {
 			case 0:
-				typ, sym = FormerlyWorkedWith, true
+				typ, sym = graph.FormerlyWorkedWith, true
 			case 1:
-				typ, sym = RelationType(fmt.Sprintf("TYPE_%d", r.IntN(3))), r.IntN(2) == 0
+				typ, sym = graph.RelationType(fmt.Sprintf("TYPE_%d", r.IntN(3))), r.IntN(2) == 0
 			}
-			w = append(w, Link{Name: RelationNameFor(a, typ, b, fmt.Sprint(v)), Type: typ, From: a, To: b, Symmetric: sym,
-				Period: randomPeriod(r), Life: randomPeriod(r), Support: Support{r.Float64(), -1, -1, -1}})
+			w = append(w, graph.Link{Name: graph.RelationNameFor(a, typ, b, fmt.Sprint(v)), Type: typ, From: a, To: b, Symmetric: sym,
+				Period: randomPeriod(r), Life: randomPeriod(r), Support: graph.Support{r.Float64(), -1, -1, -1}})
 		}
 		feed.write(w)
 		if err := topo.Sync(context.Background()); err != nil {
@@ -247,19 +240,19 @@ func TestSnapshotsNeverChangeOnceTaken(t *testing.T) {
 func TestSyncDoesNotWaitForSearches(t *testing.T) {
 	t.Parallel()
 	feed := &scriptFeed{}
-	a, b, c := EntityName("actors/a"), EntityName("actors/b"), EntityName("actors/c")
-	ab := Link{Name: RelationNameFor(a, Endorses, b, ""), Type: Endorses, From: a, To: b, Period: OpenPeriod, Life: OpenPeriod}
-	feed.write([]Link{ab})
+	a, b, c := graph.EntityName("actors/a"), graph.EntityName("actors/b"), graph.EntityName("actors/c")
+	ab := graph.Link{Name: graph.RelationNameFor(a, graph.Endorses, b, ""), Type: graph.Endorses, From: a, To: b, Period: graph.OpenPeriod, Life: graph.OpenPeriod}
+	feed.write([]graph.Link{ab})
 	topo := NewTopology(feed)
 	ctx := context.Background()
-	g, release, err := topo.view(ctx)
+	g, release, err := topo.View(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
 
-	bc := Link{Name: RelationNameFor(b, Endorses, c, ""), Type: Endorses, From: b, To: c, Period: OpenPeriod, Life: OpenPeriod}
-	feed.write([]Link{bc})
+	bc := graph.Link{Name: graph.RelationNameFor(b, graph.Endorses, c, ""), Type: graph.Endorses, From: b, To: c, Period: graph.OpenPeriod, Life: graph.OpenPeriod}
+	feed.write([]graph.Link{bc})
 	done := make(chan error, 1)
 	go func() { done <- topo.Sync(ctx) }()
 	select {
@@ -271,13 +264,13 @@ func TestSyncDoesNotWaitForSearches(t *testing.T) {
 		t.Fatal("the sync waited for the search that holds a view")
 	}
 
-	if _, ok := g.node(c); ok {
+	if _, ok := g.Node(c); ok {
 		t.Error("the search's view changed under it: it sees an entity written after it started")
 	}
-	if u, _ := g.node(b); len(g.relationsOf(u)) != 1 {
-		t.Errorf("the search's view of %s has %d relations, want 1", b, len(g.relationsOf(u)))
+	if u, _ := g.Node(b); len(g.RelationsOf(u)) != 1 {
+		t.Errorf("the search's view of %s has %d relations, want 1", b, len(g.RelationsOf(u)))
 	}
-	paths, err := FindPaths(ctx, topo, PathQuery{From: a, To: c, MaxPaths: 1, MaxDepth: 4}, DefaultWorkBudget)
+	paths, err := walk.FindPaths(ctx, topo, graph.PathQuery{From: a, To: c, MaxPaths: 1, MaxDepth: 4}, graph.DefaultWorkBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,10 +285,10 @@ func TestSyncDoesNotWaitForSearches(t *testing.T) {
 func TestSearchesAndSyncsAtOnce(t *testing.T) {
 	t.Parallel()
 	feed := &scriptFeed{}
-	var first []Link
+	var first []graph.Link
 	for i := range 200 {
-		a, b := EntityName(fmt.Sprintf("actors/p%d", i)), EntityName(fmt.Sprintf("actors/p%d", i+1))
-		first = append(first, Link{Name: RelationNameFor(a, Endorses, b, ""), Type: Endorses, From: a, To: b, Period: OpenPeriod, Life: OpenPeriod})
+		a, b := graph.EntityName(fmt.Sprintf("actors/p%d", i)), graph.EntityName(fmt.Sprintf("actors/p%d", i+1))
+		first = append(first, graph.Link{Name: graph.RelationNameFor(a, graph.Endorses, b, ""), Type: graph.Endorses, From: a, To: b, Period: graph.OpenPeriod, Life: graph.OpenPeriod})
 	}
 	feed.write(first)
 	topo := NewTopology(feed)
@@ -311,9 +304,9 @@ func TestSearchesAndSyncsAtOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; !stop.Load(); i++ {
-				from := EntityName(fmt.Sprintf("actors/p%d", (i+w)%190))
-				to := EntityName(fmt.Sprintf("actors/p%d", (i+w)%190+3))
-				paths, err := FindPaths(ctx, topo, PathQuery{From: from, To: to, MaxPaths: 1, MaxDepth: 4}, DefaultWorkBudget)
+				from := graph.EntityName(fmt.Sprintf("actors/p%d", (i+w)%190))
+				to := graph.EntityName(fmt.Sprintf("actors/p%d", (i+w)%190+3))
+				paths, err := walk.FindPaths(ctx, topo, graph.PathQuery{From: from, To: to, MaxPaths: 1, MaxDepth: 4}, graph.DefaultWorkBudget)
 				if err != nil {
 					errs <- err
 					return
@@ -326,10 +319,10 @@ func TestSearchesAndSyncsAtOnce(t *testing.T) {
 		}()
 	}
 	for v := range 300 {
-		a := EntityName(fmt.Sprintf("actors/p%d", v%200))
-		b := EntityName(fmt.Sprintf("actors/q%d", v))
-		feed.write([]Link{{Name: RelationNameFor(a, Endorses, b, ""), Type: Endorses, From: a, To: b, Period: OpenPeriod, Life: OpenPeriod},
-			{Name: first[v%200].Name, Type: Endorses, From: first[v%200].From, To: first[v%200].To, Period: OpenPeriod, Life: OpenPeriod, Dated: v%2 == 0}})
+		a := graph.EntityName(fmt.Sprintf("actors/p%d", v%200))
+		b := graph.EntityName(fmt.Sprintf("actors/q%d", v))
+		feed.write([]graph.Link{{Name: graph.RelationNameFor(a, graph.Endorses, b, ""), Type: graph.Endorses, From: a, To: b, Period: graph.OpenPeriod, Life: graph.OpenPeriod},
+			{Name: first[v%200].Name, Type: graph.Endorses, From: first[v%200].From, To: first[v%200].To, Period: graph.OpenPeriod, Life: graph.OpenPeriod, Dated: v%2 == 0}})
 		if err := topo.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -360,14 +353,14 @@ func TestSearchInMemoryFindsWhatMatches(t *testing.T) {
 		}
 		return strings.Join(ws, " ")
 	}
-	kinds := []Kind{KindActor, KindParty, KindSeat}
-	current := map[EntityName]Entity{}
+	kinds := []graph.Kind{graph.KindActor, graph.KindParty, graph.KindSeat}
+	current := map[graph.EntityName]graph.Entity{}
 	feed := &scriptFeed{}
 	topo := NewTopology(feed)
 	for v := 1; v <= 12; v++ {
-		var es []Entity
+		var es []graph.Entity
 		for range 40 + r.IntN(40) {
-			var e Entity
+			var e graph.Entity
 			if len(current) > 0 && r.IntN(3) == 0 {
 				for _, x := range current { // an entity written again: renamed, given aliases, or deleted
 					e = x
@@ -379,10 +372,10 @@ func TestSearchInMemoryFindsWhatMatches(t *testing.T) {
 				case 1:
 					e.Aliases = []string{name(), name()}
 				default:
-					e.Deleted = Tombstone{Time: time.Unix(int64(v), 0), By: "test", Reason: "gone"}
+					e.Deleted = graph.Tombstone{Time: time.Unix(int64(v), 0), By: "test", Reason: "gone"}
 				}
 			} else {
-				e = Entity{Name: EntityName(fmt.Sprintf("actors/e%d-%d", v, len(es))), Kind: kinds[r.IntN(len(kinds))], DisplayName: name()}
+				e = graph.Entity{Name: graph.EntityName(fmt.Sprintf("actors/e%d-%d", v, len(es))), Kind: kinds[r.IntN(len(kinds))], DisplayName: name()}
 				if r.IntN(4) == 0 {
 					e.Aliases = []string{name()}
 				}
@@ -390,24 +383,24 @@ func TestSearchInMemoryFindsWhatMatches(t *testing.T) {
 			current[e.Name] = e
 			es = append(es, e)
 		}
-		feed.writeChanged(Changed{Entities: es})
+		feed.writeChanged(graph.Changed{Entities: es})
 		if err := topo.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		snap := topo.snap.Load()
 		for range 60 {
-			q := SearchQuery{Text: typo(r, name())}
+			q := graph.SearchQuery{Text: typo(r, name())}
 			if r.IntN(4) == 0 {
-				q.Kinds = []Kind{kinds[r.IntN(len(kinds))]}
+				q.Kinds = []graph.Kind{kinds[r.IntN(len(kinds))]}
 			}
 			got := snap.search(q)
-			var want []SearchResult
+			var want []graph.SearchResult
 			for _, e := range current {
-				if res, ok := Rank(NormalizeName(q.Text), e, q.Kinds); ok {
+				if res, ok := graph.Rank(graph.NormalizeName(q.Text), e, q.Kinds); ok {
 					want = append(want, res)
 				}
 			}
-			SortSearchResults(want)
+			graph.SortSearchResults(want)
 			if len(want) > maxCandidates {
 				continue // the caps may leave some out
 			}
@@ -438,13 +431,13 @@ func typo(r *rand.Rand, s string) string {
 	return string(rs)
 }
 
-func sameResults(a, b []SearchResult) bool {
-	return slices.EqualFunc(a, b, func(x, y SearchResult) bool {
+func sameResults(a, b []graph.SearchResult) bool {
+	return slices.EqualFunc(a, b, func(x, y graph.SearchResult) bool {
 		return x.Entity.Name == y.Entity.Name && x.Score == y.Score && x.Matched == y.Matched
 	})
 }
 
-func showResults(rs []SearchResult) string {
+func showResults(rs []graph.SearchResult) string {
 	var b strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&b, "[%s %q %.3f] ", r.Entity.Name, r.Matched, r.Score)
@@ -452,43 +445,17 @@ func showResults(rs []SearchResult) string {
 	return b.String()
 }
 
-// TestEditsWithin compares the bounded edit distance with the plain one on random pairs.
-func TestEditsWithin(t *testing.T) {
-	t.Parallel()
-	r := rand.New(rand.NewPCG(5, 6))
-	for range 20000 {
-		a := []rune(typo(r, typo(r, "abcdefghij"[:r.IntN(11)])))
-		b := []rune(typo(r, typo(r, string(a))))
-		if r.IntN(5) == 0 {
-			b = []rune(strings.Repeat("x", r.IntN(60)))
-		}
-		d := r.IntN(4)
-		full := levenshtein(a, b)
-		want := full
-		if full > d {
-			want = -1
-		}
-		if got := editsWithin(a, b, d); got != want {
-			t.Fatalf("editsWithin(%q, %q, %d) = %d; distance %d", string(a), string(b), d, got, full)
-		}
-		ha, hb := countLetters(a), countLetters(b)
-		if full <= d && !ha.within(&hb, d) {
-			t.Fatalf("the letter counts of %q and %q rule out %d edits, but the distance is %d", string(a), string(b), d, full)
-		}
-	}
-}
-
 // randomPeriod is all of time, or a span of a few years around 2015 (open at either end or not).
-func randomPeriod(r *rand.Rand) Period {
+func randomPeriod(r *rand.Rand) graph.Period {
 	if r.IntN(3) == 0 {
-		return OpenPeriod
+		return graph.OpenPeriod
 	}
-	p := PeriodOf(FuzzyDate{Year: 2010 + r.IntN(10)})
+	p := graph.PeriodOf(graph.FuzzyDate{Year: 2010 + r.IntN(10)})
 	switch r.IntN(3) {
 	case 0:
-		p.Start = OpenPeriod.Start
+		p.Start = graph.OpenPeriod.Start
 	case 1:
-		p.End = PeriodOf(FuzzyDate{Year: 2015 + r.IntN(5)}).End
+		p.End = graph.PeriodOf(graph.FuzzyDate{Year: 2015 + r.IntN(5)}).End
 	}
 	return p
 }
@@ -496,23 +463,23 @@ func randomPeriod(r *rand.Rand) Period {
 // TestBriefCountsAsTheLinkDoes checks that what a walk reads of a relation from its brief gives every
 // filter's verdict on the whole link, plain filters (read from the brief) and others alike.
 func TestBriefCountsAsTheLinkDoes(t *testing.T) {
-	asOf, err := ParseFuzzyDate("2015")
+	asOf, err := graph.ParseFuzzyDate("2015")
 	if err != nil {
 		t.Fatal(err)
 	}
-	filters := []RelationFilter{
+	filters := []graph.RelationFilter{
 		{},
-		{Undated: UndatedInclude},
+		{Undated: graph.UndatedInclude},
 		{MinConfidence: -1},
-		{Undated: UndatedExclude},
-		{Undated: UndatedInclude, AsOf: asOf},
-		{Statuses: []ClaimStatus{StatusDenied}},
-		{Statuses: []ClaimStatus{StatusConfirmed, StatusReported}, MinConfidence: 0.5},
+		{Undated: graph.UndatedExclude},
+		{Undated: graph.UndatedInclude, AsOf: asOf},
+		{Statuses: []graph.ClaimStatus{graph.StatusDenied}},
+		{Statuses: []graph.ClaimStatus{graph.StatusConfirmed, graph.StatusReported}, MinConfidence: 0.5},
 		{MinConfidence: 0.9},
 		{AsOf: asOf},
-		{ExcludeTypes: []RelationType{"MEMBER_OF"}},
-		{IncludeTypes: []RelationType{"TYPE_0", "ENDORSES"}},
-		{ExcludeTypes: []RelationType{"TYPE_1"}, AsOf: asOf},
+		{ExcludeTypes: []graph.RelationType{"MEMBER_OF"}},
+		{IncludeTypes: []graph.RelationType{"TYPE_0", "ENDORSES"}},
+		{ExcludeTypes: []graph.RelationType{"TYPE_1"}, AsOf: asOf},
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	confidence := func() float64 {
@@ -521,12 +488,12 @@ func TestBriefCountsAsTheLinkDoes(t *testing.T) {
 		}
 		return r.Float64()
 	}
-	var c Changed
+	var c graph.Changed
 	for i := range 2000 {
-		from, to := EntityName(fmt.Sprintf("actors/a%d", r.IntN(50))), EntityName(fmt.Sprintf("actors/a%d", r.IntN(50)))
-		c.Links = append(c.Links, Link{Name: RelationName(fmt.Sprintf("relations/r%d", i)), Type: []RelationType{"MEMBER_OF", "ENDORSES", "TYPE_0", "TYPE_1"}[r.IntN(4)],
+		from, to := graph.EntityName(fmt.Sprintf("actors/a%d", r.IntN(50))), graph.EntityName(fmt.Sprintf("actors/a%d", r.IntN(50)))
+		c.Links = append(c.Links, graph.Link{Name: graph.RelationName(fmt.Sprintf("relations/r%d", i)), Type: []graph.RelationType{"MEMBER_OF", "ENDORSES", "TYPE_0", "TYPE_1"}[r.IntN(4)],
 			From: from, To: to, Period: randomPeriod(r), Dated: r.IntN(2) == 0, Life: randomPeriod(r), Deleted: r.IntN(9) == 0,
-			Support: Support{confidence(), confidence(), confidence(), confidence()}})
+			Support: graph.Support{confidence(), confidence(), confidence(), confidence()}})
 	}
 	b := newSnapshotBuilder(&topoSnapshot{})
 	b.apply(c)
@@ -534,7 +501,7 @@ func TestBriefCountsAsTheLinkDoes(t *testing.T) {
 	for i := int32(0); int(i) < g.s.rels.len(); i++ {
 		l := g.s.link(i)
 		for _, f := range filters {
-			if got, want := g.counts(&f, i), f.Counts(l); got != want {
+			if got, want := g.Counts(&f, i), f.Counts(l); got != want {
 				t.Fatalf("%+v under %+v: counts %v, the link %v", l, f, got, want)
 			}
 		}
@@ -568,7 +535,7 @@ func (f *slowFeed) Version(ctx context.Context) (int64, error) {
 func TestSearchesShareVersionCalls(t *testing.T) {
 	t.Parallel()
 	feed := &slowFeed{}
-	feed.write([]Link{{Name: "relations/r0", Type: Endorses, From: "actors/a", To: "actors/b", Period: OpenPeriod, Life: OpenPeriod}})
+	feed.write([]graph.Link{{Name: "relations/r0", Type: graph.Endorses, From: "actors/a", To: "actors/b", Period: graph.OpenPeriod, Life: graph.OpenPeriod}})
 	topo := NewTopology(feed)
 	ctx := context.Background()
 	if err := topo.Sync(ctx); err != nil {
@@ -586,7 +553,7 @@ func TestSearchesShareVersionCalls(t *testing.T) {
 				committed, _ := feed.scriptFeed.Version(ctx) // what was committed before this search started
 				src, err := topo.Synced(ctx)
 				if err != nil {
-					if KindOf(err) == Unavailable { // catching up: the caller reads the store instead
+					if graph.KindOf(err) == graph.Unavailable { // catching up: the caller reads the store instead
 						continue
 					}
 					errs <- err
@@ -601,7 +568,7 @@ func TestSearchesShareVersionCalls(t *testing.T) {
 		}()
 	}
 	for v := 1; v <= 100; v++ {
-		feed.write([]Link{{Name: RelationName(fmt.Sprintf("relations/r%d", v)), Type: Endorses, From: "actors/a", To: EntityName(fmt.Sprintf("actors/c%d", v)), Period: OpenPeriod, Life: OpenPeriod}})
+		feed.write([]graph.Link{{Name: graph.RelationName(fmt.Sprintf("relations/r%d", v)), Type: graph.Endorses, From: "actors/a", To: graph.EntityName(fmt.Sprintf("actors/c%d", v)), Period: graph.OpenPeriod, Life: graph.OpenPeriod}})
 		time.Sleep(time.Millisecond)
 	}
 	stop.Store(true)
@@ -617,57 +584,6 @@ func TestSearchesShareVersionCalls(t *testing.T) {
 		t.Errorf("%d version calls for %d searches: not shared", c, n)
 	}
 	t.Logf("%d searches, %d version calls", searches.Load(), feed.calls.Load())
-}
-
-// strongest gives the walk the same entities, in the same order, as sorting every candidate would: hubs'
-// candidates with tied strengths and entities joined several times included.
-func TestStrongestAgreesWithSortingAll(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	firstDistinct := func(cs []candidate, n int) []int32 {
-		var out []int32
-		seen := map[int32]bool{}
-		for _, c := range cs {
-			if len(out) == n {
-				break
-			}
-			if !seen[c.to] {
-				seen[c.to] = true
-				out = append(out, c.to)
-			}
-		}
-		return out
-	}
-	nameOf := func(to int32) EntityName { return EntityName(fmt.Sprintf("actors/e%04d", to)) }
-	levels := []float64{-1, 0, 0.25, 0.5, 0.5, 0.75, 0.9, 1}
-	large := 0
-	for trial := 0; trial < 2000; trial++ {
-		entities := 1 + r.IntN(300)
-		items := make([]candidate, r.IntN(2000))
-		for i := range items {
-			to := int32(r.IntN(entities))
-			s := levels[r.IntN(len(levels))]
-			if trial%3 == 0 {
-				s = r.Float64() // few ties
-			}
-			items[i] = candidate{to: to, strength: s}
-		}
-		n := 1 + r.IntN(40)
-		all := slices.Clone(items)
-		for i := range all {
-			all[i].name = nameOf(all[i].to)
-		}
-		slices.SortFunc(all, byStrength)
-		if len(items) > 4*n {
-			large++
-		}
-		got := strongest(slices.Clone(items), n, nameOf)
-		if want, have := firstDistinct(all, n), firstDistinct(got, n); !slices.Equal(want, have) {
-			t.Fatalf("trial %d (%d candidates, %d wanted): strongest shows %v, sorting all %v", trial, len(items), n, have, want)
-		}
-	}
-	if large < 1000 {
-		t.Fatalf("only %d of 2000 trials had more candidates than strongest sorts whole", large)
-	}
 }
 
 // failingFeed fails its next fails version calls, then answers as its script does.
@@ -691,13 +607,13 @@ func (f *failingFeed) Version(ctx context.Context) (int64, error) {
 func TestCallsWaitingTogetherReadTheVersionOnce(t *testing.T) {
 	t.Parallel()
 	feed := &failingFeed{}
-	feed.write([]Link{{Name: "relations/r0", Type: Endorses, From: "actors/a", To: "actors/b", Period: OpenPeriod, Life: OpenPeriod}})
+	feed.write([]graph.Link{{Name: "relations/r0", Type: graph.Endorses, From: "actors/a", To: "actors/b", Period: graph.OpenPeriod, Life: graph.OpenPeriod}})
 	topo := NewTopology(feed)
 	ctx := context.Background()
 	if err := topo.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	feed.write([]Link{{Name: "relations/r1", Type: Endorses, From: "actors/a", To: "actors/c", Period: OpenPeriod, Life: OpenPeriod}})
+	feed.write([]graph.Link{{Name: "relations/r1", Type: graph.Endorses, From: "actors/a", To: "actors/c", Period: graph.OpenPeriod, Life: graph.OpenPeriod}})
 	committed, _ := feed.scriptFeed.Version(ctx)
 	if err := topo.Sync(ctx); err != nil { // caught up: no catch-up of its own reads the version below
 		t.Fatal(err)
@@ -723,7 +639,7 @@ func TestCallsWaitingTogetherReadTheVersionOnce(t *testing.T) {
 	// A read ahead that failed is made again by the search.
 	feed.fails.Store(1)
 	failed := topo.VersionAhead(ctx)
-	feed.write([]Link{{Name: "relations/r2", Type: Endorses, From: "actors/a", To: "actors/d", Period: OpenPeriod, Life: OpenPeriod}})
+	feed.write([]graph.Link{{Name: "relations/r2", Type: graph.Endorses, From: "actors/a", To: "actors/d", Period: graph.OpenPeriod, Life: graph.OpenPeriod}})
 	committed, _ = feed.scriptFeed.Version(ctx)
 	src, err := topo.Synced(failed)
 	if err != nil {
@@ -735,7 +651,7 @@ func TestCallsWaitingTogetherReadTheVersionOnce(t *testing.T) {
 
 	// Another topology's read ahead: this one reads for itself.
 	other := NewTopology(&scriptFeed{})
-	feed.write([]Link{{Name: "relations/r3", Type: Endorses, From: "actors/a", To: "actors/e", Period: OpenPeriod, Life: OpenPeriod}})
+	feed.write([]graph.Link{{Name: "relations/r3", Type: graph.Endorses, From: "actors/a", To: "actors/e", Period: graph.OpenPeriod, Life: graph.OpenPeriod}})
 	committed, _ = feed.scriptFeed.Version(ctx)
 	src, err = topo.Synced(other.VersionAhead(ctx))
 	if err != nil {
@@ -744,4 +660,14 @@ func TestCallsWaitingTogetherReadTheVersionOnce(t *testing.T) {
 	if got := src.(topologyReader).s.version; got < committed {
 		t.Errorf("a search with another topology's read ahead read version %d, want at least %d", got, committed)
 	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -1,4 +1,8 @@
-package graph
+// Package walk searches the graph: the shortest paths between two entities, the neighbourhood of one,
+// and what several share. It walks a Graph of numbered entities and relations: one the in-memory engine
+// holds (graph/memgraph), or one it numbers as it fetches links from a graph.LinkSource, a level per round
+// trip.
+package walk
 
 import (
 	"cmp"
@@ -8,12 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-)
 
-// LinkSource gives the links of entities, many at a time. A Store is one.
-type LinkSource interface {
-	Links(ctx context.Context, entities []EntityName) (map[EntityName][]Link, error)
-}
+	"github.com/polgraph/polgraph/graph"
+)
 
 // FindPaths returns the q.MaxPaths shortest simple paths from q.From to q.To of at most q.MaxDepth hops,
 // using only links that q.Filter counts. Paths are ordered by length, then hop by hop by the name of the
@@ -28,81 +29,87 @@ type LinkSource interface {
 //
 // Entities and relations are numbered as they are met, so the search itself works on integers; a
 // Topology gives its own numbering and no round trips at all.
-func FindPaths(ctx context.Context, src LinkSource, q PathQuery, budget int) ([]Path, error) {
-	g, release, err := openGraph(ctx, src)
+func FindPaths(ctx context.Context, src graph.LinkSource, q graph.PathQuery, budget int) ([]graph.Path, error) {
+	g, release, err := OpenGraph(ctx, src)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s, okS := g.node(q.From)
-	t, okT := g.node(q.To)
+	s, okS := g.Node(q.From)
+	t, okT := g.Node(q.To)
 	if !okS || !okT {
 		return nil, nil // an entity without relations is joined to nothing
 	}
 	return findPaths(ctx, g, q, s, t, budget)
 }
 
-// pathGraph is the graph one path search walks: entities and relations numbered from 0, and the
+// Graph is the graph one path search walks: entities and relations numbered from 0, and the
 // relations of an entity known once it is fetched.
-type pathGraph interface {
-	// node returns an entity's number; ok is false when the graph knows the entity has no relations.
-	node(n EntityName) (u int32, ok bool)
-	// fetch makes the relations of entities known.
-	fetch(ctx context.Context, us []int32) error
-	// relationsOf returns the relations of a fetched entity, each with its other end.
-	relationsOf(u int32) []halfEdge
-	link(r int32) Link
-	name(r int32) RelationName // link(r).Name
-	ends(r int32) [2]int32     // from, to
-	// support and relType are the link's Support, and its Type and Symmetric.
-	support(r int32) *Support
-	relType(r int32) (t RelationType, symmetric bool)
-	entity(u int32) EntityName
-	// counts reports whether relation r counts under f (f.Counts of its link).
-	counts(f *RelationFilter, r int32) bool
+type Graph interface {
+	// Node returns an entity's number; ok is false when the graph knows the entity has no relations.
+	Node(n graph.EntityName) (u int32, ok bool)
+	// Fetch makes the relations of entities known.
+	Fetch(ctx context.Context, us []int32) error
+	// RelationsOf returns the relations of a fetched entity, each with its other end.
+	RelationsOf(u int32) []HalfEdge
+	Link(r int32) graph.Link
+	Name(r int32) graph.RelationName // link(r).Name
+	Ends(r int32) [2]int32           // from, to
+	// Support and relType are the link's Support, and its Type and Symmetric.
+	Support(r int32) *graph.Support
+	RelType(r int32) (t graph.RelationType, symmetric bool)
+	Entity(u int32) graph.EntityName
+	// Counts reports whether relation r Counts under f (f.Counts of its link).
+	Counts(f *graph.RelationFilter, r int32) bool
 }
 
-// halfEdge is a relation of an entity with the relation's other end, its type (one more than its place
+// HalfEdge is a relation of an entity with the relation's other end, its type (one more than its place
 // in RelationTypes; 0 for a type outside the vocabulary), whether the entity is its `from`, and its
 // strength under the default filter, as the entity's list holds it: a walk reads the list in order,
 // without the relation's record. Only the strength ever changes (a relation's name holds the rest).
-type halfEdge struct {
-	rel, to  int32
-	typ      uint8
-	out      bool
-	strength float64
+type HalfEdge struct {
+	Rel, To  int32
+	Type     uint8
+	Out      bool
+	Strength float64
 }
 
-// viewer is a LinkSource that holds its links numbered in memory: a search reads them in place, between
+// Headers is a Graph that holds its relations' headers, read by number.
+type Headers interface {
+	// Header returns relation r's header, when the graph holds it.
+	Header(r int32) (graph.RelationHeader, bool)
+}
+
+// Viewer is a LinkSource that holds its links numbered in memory: a search reads them in place, between
 // view and release.
-type viewer interface {
-	view(ctx context.Context) (g pathGraph, release func(), err error)
+type Viewer interface {
+	View(ctx context.Context) (g Graph, release func(), err error)
 }
 
-// openGraph returns the graph one search walks: a view of src when it holds its links numbered in
+// OpenGraph returns the graph one search walks: a view of src when it holds its links numbered in
 // memory, else a fetchedGraph over it. Call release when the search is done.
-func openGraph(ctx context.Context, src LinkSource) (g pathGraph, release func(), err error) {
-	if v, ok := src.(viewer); ok {
-		return v.view(ctx)
+func OpenGraph(ctx context.Context, src graph.LinkSource) (g Graph, release func(), err error) {
+	if v, ok := src.(Viewer); ok {
+		return v.View(ctx)
 	}
 	return newFetchedGraph(src), func() {}, nil
 }
 
 // fetchedGraph numbers what a LinkSource returns, level by level, for one search.
 type fetchedGraph struct {
-	src     LinkSource
-	ents    numbering[EntityName]
-	adj     [][]halfEdge
+	src     graph.LinkSource
+	ents    Numbering[graph.EntityName]
+	adj     [][]HalfEdge
 	fetched []bool
-	rels    numbering[RelationName]
-	links   []Link
+	rels    Numbering[graph.RelationName]
+	links   []graph.Link
 	linkEnd [][2]int32
 }
 
-func newFetchedGraph(src LinkSource) *fetchedGraph { return &fetchedGraph{src: src} }
+func newFetchedGraph(src graph.LinkSource) *fetchedGraph { return &fetchedGraph{src: src} }
 
-func (g *fetchedGraph) node(n EntityName) (int32, bool) {
-	u, isNew := g.ents.number(n)
+func (g *fetchedGraph) Node(n graph.EntityName) (int32, bool) {
+	u, isNew := g.ents.Number(n)
 	if isNew {
 		g.adj = append(g.adj, nil)
 		g.fetched = append(g.fetched, false)
@@ -110,14 +117,14 @@ func (g *fetchedGraph) node(n EntityName) (int32, bool) {
 	return u, true
 }
 
-// numbering numbers keys from 0 in the order they are first met.
-type numbering[K comparable] struct {
+// Numbering numbers keys from 0 in the order they are first met.
+type Numbering[K comparable] struct {
 	ids  map[K]int32
 	keys []K
 }
 
-// number returns k's number, giving it the next one (isNew) when k is new.
-func (n *numbering[K]) number(k K) (id int32, isNew bool) {
+// Number returns k's Number, giving it the next one (isNew) when k is new.
+func (n *Numbering[K]) Number(k K) (id int32, isNew bool) {
 	if id, ok := n.ids[k]; ok {
 		return id, false
 	}
@@ -130,9 +137,9 @@ func (n *numbering[K]) number(k K) (id int32, isNew bool) {
 	return id, true
 }
 
-func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
+func (g *fetchedGraph) Fetch(ctx context.Context, us []int32) error {
 	var need []int32
-	var names []EntityName
+	var names []graph.EntityName
 	for _, u := range us {
 		if !g.fetched[u] {
 			need = append(need, u)
@@ -148,33 +155,40 @@ func (g *fetchedGraph) fetch(ctx context.Context, us []int32) error {
 	}
 	for i, u := range need {
 		ls := got[names[i]]
-		rs := make([]halfEdge, len(ls))
+		rs := make([]HalfEdge, len(ls))
 		for j, l := range ls {
-			r, isNew := g.rels.number(l.Name)
+			r, isNew := g.rels.Number(l.Name)
 			if isNew {
 				g.links = append(g.links, l)
-				a, _ := g.node(l.From)
-				b, _ := g.node(l.To)
+				a, _ := g.Node(l.From)
+				b, _ := g.Node(l.To)
 				g.linkEnd = append(g.linkEnd, [2]int32{a, b})
 			}
-			rs[j] = halfEdge{rel: r, to: otherEnd(g.linkEnd[r], u), typ: typeNumber[l.Type], out: g.linkEnd[r][0] == u, strength: defaultStrength(g.links[r].Support)}
+			rs[j] = HalfEdge{Rel: r, To: OtherEnd(g.linkEnd[r], u), Type: TypeNumber[l.Type], Out: g.linkEnd[r][0] == u, Strength: DefaultStrength(g.links[r].Support)}
 		}
 		g.adj[u], g.fetched[u] = rs, true
 	}
 	return nil
 }
 
-func (g *fetchedGraph) relationsOf(u int32) []halfEdge { return g.adj[u] }
-func (g *fetchedGraph) link(r int32) Link              { return g.links[r] }
-func (g *fetchedGraph) name(r int32) RelationName      { return g.links[r].Name }
-func (g *fetchedGraph) ends(r int32) [2]int32          { return g.linkEnd[r] }
-func (g *fetchedGraph) support(r int32) *Support       { return &g.links[r].Support }
-func (g *fetchedGraph) relType(r int32) (RelationType, bool) {
+func (g *fetchedGraph) RelationsOf(u int32) []HalfEdge { return g.adj[u] }
+
+func (g *fetchedGraph) Link(r int32) graph.Link { return g.links[r] }
+
+func (g *fetchedGraph) Name(r int32) graph.RelationName { return g.links[r].Name }
+
+func (g *fetchedGraph) Ends(r int32) [2]int32 { return g.linkEnd[r] }
+
+func (g *fetchedGraph) Support(r int32) *graph.Support { return &g.links[r].Support }
+
+func (g *fetchedGraph) RelType(r int32) (graph.RelationType, bool) {
 	return g.links[r].Type, g.links[r].Symmetric
 }
-func (g *fetchedGraph) entity(u int32) EntityName { return g.ents.keys[u] }
-func (g *fetchedGraph) counts(f *RelationFilter, r int32) bool {
-	return f.counts(&g.links[r])
+
+func (g *fetchedGraph) Entity(u int32) graph.EntityName { return g.ents.keys[u] }
+
+func (g *fetchedGraph) Counts(f *graph.RelationFilter, r int32) bool {
+	return f.CountsLink(&g.links[r])
 }
 
 // distances holds hop counts by entity number, growing as needed; 0 means unknown, d+1 a distance d.
@@ -204,19 +218,19 @@ func (d *distances) set(u int32, v int) {
 type searchBuffers struct {
 	s, t        distances
 	touched     []int32
-	counted     []halfEdge
-	countedByID map[int32][]halfEdge
+	counted     []HalfEdge
+	countedByID map[int32][]HalfEdge
 	sub         subgraphBuffers // Yen's subgraph
 }
 
-var searchPool sync.Pool // of *searchBuffers
+var searchPool sync.Pool
 
 // takeBuffers returns cleared buffers whose distance arrays are at least n long.
 func takeBuffers(n int) *searchBuffers {
 	if p, ok := searchPool.Get().(*searchBuffers); ok && len(p.s) >= n {
 		return p
 	}
-	return &searchBuffers{s: make(distances, n), t: make(distances, n), countedByID: map[int32][]halfEdge{}}
+	return &searchBuffers{s: make(distances, n), t: make(distances, n), countedByID: map[int32][]HalfEdge{}}
 }
 
 // giveBack clears what the search wrote in its buffers and puts them back in the pool; the search must
@@ -239,13 +253,13 @@ func (x *explorer) giveBack() {
 
 // explorer holds the state of one path search.
 type explorer struct {
-	q      PathQuery
-	g      pathGraph
+	q      graph.PathQuery
+	g      Graph
 	s, t   int32
 	budget int
 	read   int
 
-	counted        map[int32][]halfEdge // counted relations of every expanded entity
+	counted        map[int32][]HalfEdge // counted relations of every expanded entity
 	ds, dt         distances            // exact hop distances from From and to To, where known
 	touched        []int32              // every entity given a distance on either side, in the order reached
 	buf            *searchBuffers       // where ds, dt, touched and counted came from, when from searchPool
@@ -261,33 +275,33 @@ type explorer struct {
 // maxMet is met while the two searches share no entity.
 const maxMet = math.MaxInt32
 
-// degrees is a pathGraph that knows how many relations an entity has before it is fetched: a path search
+// Sized is a pathGraph that knows how many relations an entity has before it is fetched: a path search
 // then expands the side whose frontier has fewer relations, not fewer entities (one hub costs more than
 // a hundred entities of a few relations each).
-type degrees interface {
-	degree(u int32) int
-	entities() int // how many entities it numbers: the distances are made that long at once
+type Sized interface {
+	Degree(u int32) int
+	Entities() int // how many entities it numbers: the distances are made that long at once
 }
 
-func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget int) ([]Path, error) {
+func findPaths(ctx context.Context, g Graph, q graph.PathQuery, s, t int32, budget int) ([]graph.Path, error) {
 	const op = "FindPaths"
 	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, frontS: []int32{s}, frontT: []int32{t}, met: maxMet}
 	if s == t {
 		x.met = 0
 	}
-	if d, ok := g.(degrees); ok {
-		x.buf = takeBuffers(d.entities())
+	if d, ok := g.(Sized); ok {
+		x.buf = takeBuffers(d.Entities())
 		x.ds, x.dt, x.touched, x.counted = x.buf.s, x.buf.t, x.buf.touched, x.buf.countedByID
 		defer x.giveBack()
 	} else {
-		x.counted = map[int32][]halfEdge{}
+		x.counted = map[int32][]HalfEdge{}
 	}
 	x.ds.set(s, 0)
 	x.dt.set(t, 0)
 	x.touched = append(x.touched, s, t)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, &Error{Op: op, Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: err}
+			return nil, &graph.Error{Op: op, Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: err}
 		}
 		complete := len(x.frontS) == 0 || len(x.frontT) == 0
 		bound := x.a + x.b
@@ -311,28 +325,28 @@ func findPaths(ctx context.Context, g pathGraph, q PathQuery, s, t int32, budget
 
 // walk returns the entity reached by walking relation h.rel from u, forwards (away from From) when out
 // is true, and whether the query lets it be walked that way.
-func (x *explorer) walk(h halfEdge, u int32, out bool) (int32, bool) {
-	if _, symmetric := x.g.relType(h.rel); !x.q.Directed || symmetric {
-		return h.to, true
+func (x *explorer) walk(h HalfEdge, u int32, out bool) (int32, bool) {
+	if _, symmetric := x.g.RelType(h.Rel); !x.q.Directed || symmetric {
+		return h.To, true
 	}
-	e := x.g.ends(h.rel)
+	e := x.g.Ends(h.Rel)
 	if out {
-		return h.to, e[0] == u
+		return h.To, e[0] == u
 	}
-	return h.to, e[1] == u
+	return h.To, e[1] == u
 }
 
 // forward reports whether the next level to expand is From's: the frontier with fewer relations when the
 // graph knows them before fetching, else the one with fewer entities.
 func (x *explorer) forward() bool {
-	d, ok := x.g.(degrees)
+	d, ok := x.g.(Sized)
 	if !ok {
 		return len(x.frontS) <= len(x.frontT)
 	}
 	cost := func(front []int32, limit int) int {
 		n := 0
 		for _, u := range front {
-			if n += d.degree(u); n > limit {
+			if n += d.Degree(u); n > limit {
 				break
 			}
 		}
@@ -354,16 +368,16 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 		}
 	}
 	if len(need) > 0 {
-		if err := x.g.fetch(ctx, need); err != nil {
+		if err := x.g.Fetch(ctx, need); err != nil {
 			return err
 		}
 		for _, u := range need {
-			rs := x.g.relationsOf(u)
+			rs := x.g.RelationsOf(u)
 			x.read += len(rs)
 			x.counted[u] = x.countedOf(rs)
 		}
 		if x.read > x.budget {
-			return &Error{Op: "FindPaths", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+			return &graph.Error{Op: "FindPaths", Kind: graph.ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
 				Message: "the path query would read more than " + strconv.Itoa(x.budget) +
 					" relations; ask for a smaller max_depth or narrow the filter"}
 		}
@@ -401,26 +415,26 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 // countedOf returns the relations of rs the query's filter counts: rs itself when it counts them all
 // (the lists a graph gives are not written to; copying a hub's list for each search was most of what a
 // path search allocated), else a copy of those it counts.
-func (x *explorer) countedOf(rs []halfEdge) []halfEdge {
+func (x *explorer) countedOf(rs []HalfEdge) []HalfEdge {
 	for i, h := range rs {
-		if x.g.counts(&x.q.Filter, h.rel) {
+		if x.g.Counts(&x.q.Filter, h.Rel) {
 			continue
 		}
-		var kept []halfEdge
+		var kept []HalfEdge
 		if x.buf != nil { // appended to the search's buffer, which an earlier list may have outgrown
 			start := len(x.buf.counted)
 			x.buf.counted = append(x.buf.counted, rs[:i]...)
 			for _, h := range rs[i+1:] {
-				if x.g.counts(&x.q.Filter, h.rel) {
+				if x.g.Counts(&x.q.Filter, h.Rel) {
 					x.buf.counted = append(x.buf.counted, h)
 				}
 			}
 			kept = x.buf.counted[start:len(x.buf.counted):len(x.buf.counted)]
 		} else {
-			kept = make([]halfEdge, i, len(rs)-1)
+			kept = make([]HalfEdge, i, len(rs)-1)
 			copy(kept, rs[:i])
 			for _, h := range rs[i+1:] {
-				if x.g.counts(&x.q.Filter, h.rel) {
+				if x.g.Counts(&x.q.Filter, h.Rel) {
 					kept = append(kept, h)
 				}
 			}
@@ -431,7 +445,7 @@ func (x *explorer) countedOf(rs []halfEdge) []halfEdge {
 }
 
 // yen runs Yen's k-shortest simple paths on the links read so far, limited to paths of at most bound hops.
-func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
+func (x *explorer) yen(ctx context.Context, bound int) ([]graph.Path, error) {
 	lower := func(d distances, u int32, level int) int {
 		if v, ok := d.get(u); ok {
 			return v
@@ -451,7 +465,7 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 			continue
 		}
 		for _, h := range rs {
-			w := h.to
+			w := h.To
 			if _, expanded := x.counted[w]; expanded && w < u {
 				continue // added from w's side
 			}
@@ -476,8 +490,8 @@ func (x *explorer) yen(ctx context.Context, bound int) ([]Path, error) {
 // (per direction), holding every counted relation between them that may be walked that way. Ties are
 // broken by name where a route is picked (shortest) and relations ordered where a hop is returned (path).
 type subgraph struct {
-	g        pathGraph
-	filter   RelationFilter
+	g        Graph
+	filter   graph.RelationFilter
 	directed bool
 	keys     []int32 // the search's numbers of the subgraph's entities: an entity's number is its place
 	number   []int32 // by the search's number of an entity: one more than its number here, or 0
@@ -523,23 +537,23 @@ type subgraphBuffers struct {
 // add appends relation h of entity u (in the search's numbers), as the entity's list holds it, to raw:
 // once the way it may be walked, and again the other way when it may be walked both ways. Its ends and
 // type come from the list, not from the relation's record.
-func (sg *subgraph) add(raw []rawArc, u int32, h halfEdge) []rawArc {
-	from, to := u, h.to
-	if !h.out {
-		from, to = h.to, u
+func (sg *subgraph) add(raw []rawArc, u int32, h HalfEdge) []rawArc {
+	from, to := u, h.To
+	if !h.Out {
+		from, to = h.To, u
 	}
-	raw = append(raw, rawArc{from, to, h.rel})
+	raw = append(raw, rawArc{from, to, h.Rel})
 	if !sg.directed || sg.symmetric(h) {
-		raw = append(raw, rawArc{to, from, h.rel})
+		raw = append(raw, rawArc{to, from, h.Rel})
 	}
 	return raw
 }
 
-func (sg *subgraph) symmetric(h halfEdge) bool {
-	if h.typ != 0 {
-		return symmetricByNumber[h.typ]
+func (sg *subgraph) symmetric(h HalfEdge) bool {
+	if h.Type != 0 {
+		return SymmetricByNumber[h.Type]
 	}
-	_, symmetric := sg.g.relType(h.rel)
+	_, symmetric := sg.g.RelType(h.Rel)
 	return symmetric
 }
 
@@ -636,7 +650,7 @@ func (sg *subgraph) lookup(u int32) (int32, bool) {
 	return sg.number[u] - 1, true
 }
 
-func (sg *subgraph) name(u int32) EntityName { return sg.g.entity(sg.keys[u]) }
+func (sg *subgraph) name(u int32) graph.EntityName { return sg.g.Entity(sg.keys[u]) }
 
 // prepare builds the in-arcs, each entity's a run of one array, and clears the scratch of shortest.
 // Nothing is sorted: shortest picks the next entity of a route by name among the few that qualify, and
@@ -666,7 +680,7 @@ func (sg *subgraph) prepare() {
 	sg.stamp = 0
 }
 
-// sortByName orders every entity's out-arcs by the name of the entity reached, as ComparePaths orders
+// sortByName orders every entity's out-arcs by the name of the entity reached, as graph.ComparePaths orders
 // routes, for searches that enumerate routes in that order.
 func (sg *subgraph) sortByName() {
 	for _, as := range sg.out {
@@ -677,21 +691,8 @@ func (sg *subgraph) sortByName() {
 // byEvidence orders the relations of one hop: the strongest evidence first (Strength, under the filter),
 // then the earliest, undated last, then by name.
 func (sg *subgraph) byEvidence(a, b int32) int {
-	la, lb := sg.g.link(a), sg.g.link(b)
-	return HopOrder(sg.filter, la, lb)
-}
-
-// HopOrder is the order of the relations of one hop: the strongest evidence under the filter first, then
-// the earliest start (undated relations last), then by name.
-func HopOrder(f RelationFilter, a, b Link) int {
-	start := func(l Link) int {
-		if !l.Dated {
-			return OpenPeriod.End
-		}
-		return l.Period.Start
-	}
-	return cmp.Or(-cmp.Compare(f.Strength(a.Support), f.Strength(b.Support)), cmp.Compare(start(a), start(b)),
-		strings.Compare(string(a.Name), string(b.Name)))
+	la, lb := sg.g.Link(a), sg.g.Link(b)
+	return graph.HopOrder(sg.filter, la, lb)
 }
 
 type arcKey struct{ from, to int32 }
@@ -757,7 +758,7 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 	d := sg.dist[s]
 	p := ipath{nodes: []int32{s}}
 	for u := s; d > 0; d-- {
-		next, name := int32(-1), EntityName("")
+		next, name := int32(-1), graph.EntityName("")
 		for _, a := range sg.out[u] {
 			if known(a.to) && sg.dist[a.to] == d-1 && !banned(a.to) && !bannedArcs[arcKey{u, a.to}] {
 				if n := sg.name(a.to); next < 0 || n < name {
@@ -771,8 +772,8 @@ func (sg *subgraph) shortest(s, t int32, bannedNodes []bool, bannedArcs map[arcK
 	return p, true
 }
 
-// kShortest is Yen's algorithm on routes, with ties broken as ComparePaths breaks them.
-func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]Path, error) {
+// kShortest is Yen's algorithm on routes, with ties broken as graph.ComparePaths breaks them.
+func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]graph.Path, error) {
 	sg.prepare()
 	first, ok := sg.shortest(s, t, nil, nil, bound)
 	if !ok {
@@ -784,7 +785,7 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 	bannedNodes := make([]bool, len(sg.keys))
 	for len(found) < k {
 		if err := ctx.Err(); err != nil {
-			return nil, &Error{Op: "FindPaths", Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: err}
+			return nil, &graph.Error{Op: "FindPaths", Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: err}
 		}
 		prev := found[len(found)-1]
 		for i := 0; i < prev.len(); i++ {
@@ -822,7 +823,7 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 		found = append(found, candidates[best])
 		candidates = slices.Delete(candidates, best, best+1)
 	}
-	out := make([]Path, len(found))
+	out := make([]graph.Path, len(found))
 	for i, p := range found {
 		out[i] = sg.path(p)
 	}
@@ -834,16 +835,16 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 // existence). It enumerates routes depth first, one length at a time, in name order, keeping the days on
 // which the route so far held and cutting a branch when none is left or when the target is too far
 // (by hop distance, ignoring time); it stops with ResourceExhausted after budget steps.
-func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, bound int, window Period, budget int) ([]Path, error) {
+func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, bound int, window graph.Period, budget int) ([]graph.Path, error) {
 	sg.sortByName()
 	sg.prepare()
-	spans := make([][][]Period, len(sg.out)) // spans[u][i]: when out[u][i] held, within window
+	spans := make([][][]graph.Period, len(sg.out)) // spans[u][i]: when out[u][i] held, within window
 	for u, as := range sg.out {
-		spans[u] = make([][]Period, len(as))
+		spans[u] = make([][]graph.Period, len(as))
 		for i, a := range as {
-			var ps []Period
+			var ps []graph.Period
 			for _, r := range a.ids {
-				if p := sg.g.link(r).Effective().Intersect(window); !p.Empty() {
+				if p := sg.g.Link(r).Effective().Intersect(window); !p.Empty() {
 					ps = append(ps, p)
 				}
 			}
@@ -871,13 +872,13 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 	if distT[s] < 0 {
 		return nil, nil
 	}
-	var found []Path
+	var found []graph.Path
 	onPath := make([]bool, len(sg.keys))
 	nodes := []int32{s}
 	steps := 0
 	var stop error
-	var dfs func(u int32, length int, during []Period)
-	dfs = func(u int32, length int, during []Period) {
+	var dfs func(u int32, length int, during []graph.Period)
+	dfs = func(u int32, length int, during []graph.Period) {
 		if stop != nil || len(found) == k {
 			return
 		}
@@ -893,12 +894,12 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 		defer func() { onPath[u] = false }()
 		for i, a := range sg.out[u] {
 			if steps++; steps > budget {
-				stop = &Error{Op: "FindPaths", Kind: ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+				stop = &graph.Error{Op: "FindPaths", Kind: graph.ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
 					Message: "the co-temporal search would take more than " + strconv.Itoa(budget) + " steps; ask for a smaller max_depth or narrow the filter"}
 				return
 			}
 			if steps%4096 == 0 && ctx.Err() != nil {
-				stop = &Error{Op: "FindPaths", Kind: DeadlineExceeded, Message: "the path query ran out of time", Err: ctx.Err()}
+				stop = &graph.Error{Op: "FindPaths", Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: ctx.Err()}
 				return
 			}
 			v := a.to
@@ -918,15 +919,15 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 		}
 	}
 	for length := int(distT[s]); length <= bound && len(found) < k && stop == nil; length++ {
-		dfs(s, length, []Period{window})
+		dfs(s, length, []graph.Period{window})
 	}
 	return found, stop
 }
 
 // unionPeriods merges periods into sorted, disjoint ones.
-func unionPeriods(ps []Period) []Period {
-	slices.SortFunc(ps, func(a, b Period) int { return cmp.Compare(a.Start, b.Start) })
-	var out []Period
+func unionPeriods(ps []graph.Period) []graph.Period {
+	slices.SortFunc(ps, func(a, b graph.Period) int { return cmp.Compare(a.Start, b.Start) })
+	var out []graph.Period
 	for _, p := range ps {
 		if n := len(out); n > 0 && p.Start <= out[n-1].End+1 {
 			out[n-1].End = max(out[n-1].End, p.End)
@@ -938,8 +939,8 @@ func unionPeriods(ps []Period) []Period {
 }
 
 // intersectPeriods returns the days two sets of sorted, disjoint periods share, as such a set.
-func intersectPeriods(a, b []Period) []Period {
-	var out []Period
+func intersectPeriods(a, b []graph.Period) []graph.Period {
+	var out []graph.Period
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		if p := a[i].Intersect(b[j]); !p.Empty() {
 			out = append(out, p)
@@ -954,8 +955,8 @@ func intersectPeriods(a, b []Period) []Period {
 }
 
 // path turns a route into a Path: its entities, and each hop's relations in hop order.
-func (sg *subgraph) path(p ipath) Path {
-	out := Path{Entities: make([]EntityName, len(p.nodes)), Hops: make([]Hop, p.len())}
+func (sg *subgraph) path(p ipath) graph.Path {
+	out := graph.Path{Entities: make([]graph.EntityName, len(p.nodes)), Hops: make([]graph.Hop, p.len())}
 	for j, u := range p.nodes {
 		out.Entities[j] = sg.name(u)
 	}
@@ -970,24 +971,11 @@ func (sg *subgraph) path(p ipath) Path {
 		}
 		slices.SortFunc(ids, sg.byEvidence)
 		from := sg.keys[u]
-		steps := make([]PathStep, len(ids))
+		steps := make([]graph.PathStep, len(ids))
 		for i, r := range ids {
-			steps[i] = PathStep{Relation: sg.g.name(r), Forward: sg.g.ends(r)[0] == from}
+			steps[i] = graph.PathStep{Relation: sg.g.Name(r), Forward: sg.g.Ends(r)[0] == from}
 		}
-		out.Hops[j] = Hop{Relations: steps}
+		out.Hops[j] = graph.Hop{Relations: steps}
 	}
 	return out
-}
-
-// ComparePaths orders routes by length, then hop by hop by the name of the entity reached.
-func ComparePaths(p, q Path) int {
-	if c := cmp.Compare(p.Len(), q.Len()); c != 0 {
-		return c
-	}
-	for i := 1; i < len(p.Entities); i++ {
-		if c := strings.Compare(string(p.Entities[i]), string(q.Entities[i])); c != 0 {
-			return c
-		}
-	}
-	return 0
 }

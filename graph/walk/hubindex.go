@@ -1,16 +1,16 @@
-package graph
+package walk
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/polgraph/polgraph/graph"
 )
 
 // A hub's list of relations runs to tens of thousands at a million relations, and a neighbourhood that
 // expands a hub or holds one would read all of it three times: for its strongest neighbours, for the
-// relations among the answer's entities, and for what the caps left out. A hubIndex orders a long list
+// relations among the answer's entities, and for what the caps left out. A HubIndex orders a long list
 // two ways and counts it once, so that the walk reads of it only what the answer takes:
 //
 //   - byRank: the list in the order a walk shows neighbours (strongest under the default filter first,
@@ -23,26 +23,22 @@ import (
 // Indexes are built when a snapshot is finished, for the lists of at least hubMin relations that the
 // sync changed; an index only appended to is merged with the new entries, not sorted again. A published
 // index is never written.
-type hubIndex struct {
-	n      int     // the length of the list indexed
+type HubIndex struct {
+	Len    int     // the length of the list indexed
 	byRank []int32 // places in the list
 	byEnd  []int32 // places in the list, by the other end's number, then by place
 	// Under the default filter, relations to the entity itself left out (a walk never counts them).
 	counted, ends int
-	byType        []RelationCount // as addRelationCount makes them, unsorted
+	byType        []graph.RelationCount // as addRelationCount makes them, unsorted
 }
 
-// defaultHubMin is the length from which a list is indexed: below it, reading the list costs less than
-// the lookups.
-const defaultHubMin = 256
-
-// buildHubIndex indexes list, the relations of entity u in g (a snapshot being finished), reusing old (the
+// BuildHubIndex indexes list, the relations of entity u in g (a snapshot being finished), reusing old (the
 // index of a prefix of the same list) when resorted is false: no entry old indexes changed its strength.
-func buildHubIndex(g snapshotGraph, u int32, list []halfEdge, old *hubIndex, resorted bool) *hubIndex {
-	x := &hubIndex{n: len(list)}
+func BuildHubIndex(g Graph, u int32, list []HalfEdge, old *HubIndex, resorted bool) *HubIndex {
+	x := &HubIndex{Len: len(list)}
 	from := 0
-	if old != nil && !resorted && old.n <= len(list) {
-		from = old.n
+	if old != nil && !resorted && old.Len <= len(list) {
+		from = old.Len
 	}
 	fresh := make([]int32, len(list)-from)
 	for i := range fresh {
@@ -52,11 +48,11 @@ func buildHubIndex(g snapshotGraph, u int32, list []halfEdge, old *hubIndex, res
 	// strengths tie, so a merge does not read the whole list's.
 	rank := func(a, b int32) int {
 		ha, hb := &list[a], &list[b]
-		if c := -cmp.Compare(ha.strength, hb.strength); c != 0 {
+		if c := -cmp.Compare(ha.Strength, hb.Strength); c != 0 {
 			return c
 		}
-		if ha.to != hb.to {
-			return strings.Compare(string(g.s.ents.key(ha.to)), string(g.s.ents.key(hb.to)))
+		if ha.To != hb.To {
+			return strings.Compare(string(g.Entity(ha.To)), string(g.Entity(hb.To)))
 		}
 		return cmp.Compare(a, b)
 	}
@@ -66,7 +62,7 @@ func buildHubIndex(g snapshotGraph, u int32, list []halfEdge, old *hubIndex, res
 	} else {
 		x.byRank = mergeSorted(old.byRank, fresh, rank)
 	}
-	byEnd := func(a, b int32) int { return cmp.Or(cmp.Compare(list[a].to, list[b].to), cmp.Compare(a, b)) }
+	byEnd := func(a, b int32) int { return cmp.Or(cmp.Compare(list[a].To, list[b].To), cmp.Compare(a, b)) }
 	fresh = slices.Clone(fresh)
 	slices.SortFunc(fresh, byEnd)
 	if from == 0 {
@@ -75,20 +71,20 @@ func buildHubIndex(g snapshotGraph, u int32, list []halfEdge, old *hubIndex, res
 		x.byEnd = mergeSorted(old.byEnd, fresh, byEnd)
 	}
 	// The counts, read again whole: a relation written again may have stopped counting, or started.
-	var dflt RelationFilter
+	var dflt graph.RelationFilter
 	last := int32(-1)
 	for _, p := range x.byEnd {
 		h := list[p]
-		if h.to == u || !g.counts(&dflt, h.rel) {
+		if h.To == u || !g.Counts(&dflt, h.Rel) {
 			continue
 		}
 		x.counted++
-		if h.to != last {
+		if h.To != last {
 			x.ends++
-			last = h.to
+			last = h.To
 		}
-		t, symmetric := g.relType(h.rel)
-		x.byType = addRelationCount(x.byType, t, h.out || symmetric)
+		t, symmetric := g.RelType(h.Rel)
+		x.byType = addRelationCount(x.byType, t, h.Out || symmetric)
 	}
 	return x
 }
@@ -107,63 +103,17 @@ func mergeSorted(a, b []int32, order func(x, y int32) int) []int32 {
 }
 
 // toEnd returns the places, in byEnd, of the relations of the list to entity v.
-func (x *hubIndex) toEnd(list []halfEdge, v int32) []int32 {
-	lo, _ := slices.BinarySearchFunc(x.byEnd, v, func(p, v int32) int { return cmp.Compare(list[p].to, v) })
+func (x *HubIndex) toEnd(list []HalfEdge, v int32) []int32 {
+	lo, _ := slices.BinarySearchFunc(x.byEnd, v, func(p, v int32) int { return cmp.Compare(list[p].To, v) })
 	hi := lo
-	for hi < len(x.byEnd) && list[x.byEnd[hi]].to == v {
+	for hi < len(x.byEnd) && list[x.byEnd[hi]].To == v {
 		hi++
 	}
 	return x.byEnd[lo:hi]
 }
 
-// indexHubs sets the index of every list the builder changed that holds at least hubMin relations (and
-// drops that of a list that no longer does), reading the lists and relations of g, the snapshot the
-// builder finishes, and building them on every core: a fill indexes every hub at once.
-func (b *snapshotBuilder) indexHubs(g snapshotGraph) {
-	for b.hubs.c.len() < b.adj.c.len() {
-		b.hubs.append(nil)
-	}
-	var todo []int32
-	for u := range b.touched {
-		if len(b.adj.get(u)) >= b.hubMin || b.hubs.get(u) != nil {
-			todo = append(todo, u)
-		}
-	}
-	if len(todo) == 0 {
-		return
-	}
-	slices.Sort(todo)
-	built := make([]*hubIndex, len(todo))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(todo)) {
-		wg.Go(func() {
-			for i := range work {
-				u := todo[i]
-				if list := g.relationsOf(u); len(list) >= b.hubMin {
-					built[i] = buildHubIndex(g, u, list, b.hubs.get(u), b.mine[u])
-				}
-			}
-		})
-	}
-	for i := range todo {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	for i, u := range todo {
-		b.hubs.set(u, built[i])
-	}
-}
-
-// hubOf returns the index of entity u's list, when the snapshot holds one of the list as it stands.
-func (g snapshotGraph) hubOf(u int32) *hubIndex {
-	if int(u) >= g.s.hubs.len() {
-		return nil
-	}
-	x := g.s.hubs.get(u)
-	if x == nil || x.n != len(g.s.adj.get(u)) {
-		return nil
-	}
-	return x
+// Hubs is a Graph that indexes the long lists of its relations.
+type Hubs interface {
+	// HubOf returns the index of entity u's list, or nil when there is none of the list as it stands.
+	HubOf(u int32) *HubIndex
 }

@@ -1,4 +1,4 @@
-package graph
+package memgraph
 
 import (
 	"cmp"
@@ -6,18 +6,9 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-)
 
-// The in-memory name index: every entity's search keys (its normalised names) and their words, each
-// with the entities that have it, so that SearchEntities answers from memory, typos included, as the
-// store's search does with its trigram index (see dgraph.Store.Search): entities with a key that is the
-// query or within EditBudget edits of it, or with a word within EditBudget edits of each query word,
-// ranked as Ranker scores them. Terms are kept by length, and scanned for close spellings with cheap bounds
-// first (length, the set of letters, and letter counts: an edit changes the set and the counts by at most
-// two), then an edit distance that stops once it exceeds the budget.
-//
-// Postings only grow: an entity renamed keeps its old terms' postings, and every candidate is scored
-// against its current names, so a stale posting costs a little time and never a wrong answer.
+	"github.com/polgraph/polgraph/graph"
+)
 
 // maxCandidates bounds how many entities one block of a search (the whole query, or one of its words)
 // scores, nearest spellings first.
@@ -90,50 +81,6 @@ func letterMask(rs []rune) uint64 {
 		m |= 1 << (r & 63)
 	}
 	return m
-}
-
-// editsWithin returns the edit distance between a and b when it is at most d, and -1 otherwise; it
-// stops as soon as every cell of a row exceeds d (the distance can then only be larger).
-func editsWithin(a, b []rune, d int) int {
-	if abs(len(a)-len(b)) > d {
-		return -1
-	}
-	var buf [2][48]int
-	prev, cur := buf[0][:0], buf[1][:0]
-	if len(b)+1 > len(buf[0]) {
-		prev, cur = make([]int, 0, len(b)+1), make([]int, 0, len(b)+1)
-	}
-	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-			best = min(best, cur[j])
-		}
-		if best > d {
-			return -1
-		}
-		prev, cur = cur, prev
-	}
-	if prev[len(b)] > d {
-		return -1
-	}
-	return prev[len(b)]
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // maxBucket is the last of the postings' length buckets: it holds every term of that many runes or more.
@@ -213,10 +160,10 @@ func (p *postings) near(q string, d int) []int32 {
 					continue
 				}
 				t := &bucket.chunks[c][i]
-				if k == maxBucket && abs(len(t.runes)-len(qr)) > d {
+				if k == maxBucket && max(len(t.runes)-len(qr), len(qr)-len(t.runes)) > d {
 					continue
 				}
-				if e := editsWithin(qr, t.runes, d); e >= 0 {
+				if e := graph.EditsWithin(qr, t.runes, d); e >= 0 {
 					hits = append(hits, hit{e, t.text})
 				}
 			}
@@ -236,18 +183,18 @@ func (p *postings) near(q string, d int) []int32 {
 }
 
 // search answers a SearchQuery from the snapshot's entities, as the store's Search does.
-func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
-	key := NormalizeName(q.Text)
+func (s *topoSnapshot) search(q graph.SearchQuery) []graph.SearchResult {
+	key := graph.NormalizeName(q.Text)
 	if key == "" {
 		return nil
 	}
 	words := strings.Fields(key)
-	if len(words) > MaxSearchWords {
-		words = words[:MaxSearchWords]
+	if len(words) > graph.MaxSearchWords {
+		words = words[:graph.MaxSearchWords]
 	}
-	m := NewRanker(key)
+	m := graph.NewRanker(key)
 	seen := map[int32]bool{}
-	var out []SearchResult
+	var out []graph.SearchResult
 	consider := func(us []int32) {
 		for _, u := range us {
 			if seen[u] {
@@ -264,50 +211,12 @@ func (s *topoSnapshot) search(q SearchQuery) []SearchResult {
 		}
 	}
 	consider(s.keys.near(key, 0))
-	if d := EditBudget(len([]rune(key))); d > 0 {
+	if d := graph.EditBudget(len([]rune(key))); d > 0 {
 		consider(s.keys.near(key, d))
 	}
 	for _, w := range words {
-		consider(s.words.near(w, EditBudget(len([]rune(w)))))
+		consider(s.words.near(w, graph.EditBudget(len([]rune(w)))))
 	}
-	SortSearchResults(out)
+	graph.SortSearchResults(out)
 	return out
-}
-
-// MaxSearchWords bounds how many words of a query are matched one by one.
-const MaxSearchWords = 5
-
-// Rank scores entity e for the normalised query key: the best Ranker score of its display name and
-// aliases. ok is false for an entity no search shows: deleted (found only by its resource name), of a
-// kind not asked for, or matching none of its names.
-func Rank(key string, e Entity, kinds []Kind) (SearchResult, bool) {
-	return NewRanker(key).Rank(&e, kinds)
-}
-
-// Rank is Rank(key, *e, kinds), key the Ranker's.
-func (m *Ranker) Rank(e *Entity, kinds []Kind) (SearchResult, bool) {
-	if !e.Deleted.IsZero() || len(kinds) > 0 && !slices.Contains(kinds, e.Kind) {
-		return SearchResult{}, false
-	}
-	best, matched := 0.0, ""
-	for i := -1; i < len(e.Aliases); i++ {
-		n := e.DisplayName
-		if i >= 0 {
-			n = e.Aliases[i]
-		}
-		if score := m.scoreName(n); score > best {
-			best, matched = score, n
-		}
-	}
-	if best == 0 {
-		return SearchResult{}, false
-	}
-	return SearchResult{Entity: *e, Matched: matched, Score: best}, true
-}
-
-// SortSearchResults orders results best first, then by resource name.
-func SortSearchResults(rs []SearchResult) {
-	slices.SortFunc(rs, func(a, b SearchResult) int {
-		return cmp.Or(-cmp.Compare(a.Score, b.Score), strings.Compare(string(a.Entity.Name), string(b.Entity.Name)))
-	})
 }

@@ -1,8 +1,10 @@
-package graph
+package memgraph
 
 import (
 	"fmt"
 	"testing"
+
+	"github.com/polgraph/polgraph/graph"
 )
 
 // TestNumberingFindsEveryName numbers names over many builds, some of a few names and some of thousands
@@ -25,11 +27,11 @@ func TestNumberingFindsEveryName(t *testing.T) {
 }
 
 func numberNames(t *testing.T, sizes []int) {
-	name := func(i int) RelationName { return RelationName(fmt.Sprintf("relations/r%d", i)) }
-	var published []numbered[RelationName]
+	name := func(i int) graph.RelationName { return graph.RelationName(fmt.Sprintf("relations/r%d", i)) }
+	var published []numbered[graph.RelationName]
 	n, reindexed := 0, 0
 	for build, size := range sizes {
-		b := newNumberedBuilder(numbered[RelationName]{})
+		b := newNumberedBuilder(numbered[graph.RelationName]{})
 		if len(published) > 0 {
 			b = newNumberedBuilder(published[len(published)-1])
 		}

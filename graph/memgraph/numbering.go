@@ -1,4 +1,4 @@
-package graph
+package memgraph
 
 import (
 	"hash/maphash"
@@ -16,8 +16,10 @@ type numbered[K ~string] struct {
 }
 
 func (n *numbered[K]) lookup(k K) (int32, bool) { return findID(&n.frozen, n.recent, &n.keys, k) }
-func (n *numbered[K]) key(id int32) K           { return n.keys.get(id) }
-func (n *numbered[K]) len() int                 { return n.keys.len() }
+
+func (n *numbered[K]) key(id int32) K { return n.keys.get(id) }
+
+func (n *numbered[K]) len() int { return n.keys.len() }
 
 // numberedBuilder builds the next version of a published numbering: the first name it numbers copies
 // the recent map (small), never the frozen index.

@@ -1,0 +1,363 @@
+// Package service answers the questions polgraph exists for: it resolves the entities a user names,
+// runs the searches of graph/walk over the view its read path opens (the store, or the graph held in
+// memory), and reads the records each answer shows. The gRPC and CLI adapters call it.
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/walk"
+)
+
+// Service answers the questions polgraph exists for, on a Store. Adapters (gRPC, CLI) call it.
+type Service struct {
+	Store graph.Store
+	// Reads opens the View each answer reads (nil: every answer reads Store). The in-memory engine gives
+	// one (memgraph.Topology.Reads), chosen once, when the service is wired.
+	Reads graph.Reads
+	// Budget is how many links one path query may read (DefaultWorkBudget when 0).
+	Budget int
+	// Timeout bounds every query, whatever the caller's deadline (no bound when 0).
+	Timeout time.Duration
+}
+
+// view opens what one answer reads: Reads's view, or the store.
+func (s *Service) view(ctx context.Context) (graph.View, error) {
+	if s.Reads == nil {
+		return s.Store, nil
+	}
+	return s.Reads.Open(ctx)
+}
+
+// resolved is what a search starts from: the view it reads and the entities the user named.
+type resolved struct {
+	src  graph.View
+	ents []graph.Entity
+}
+
+// sourceAndEntities opens the answer's view and resolves through it the entities that texts name
+// (fields[i] names the request field of texts[i], for errors), at once. An entity's error comes in the
+// order of texts.
+func (s *Service) sourceAndEntities(ctx context.Context, fields, texts []string) (resolved, error) {
+	out := resolved{ents: make([]graph.Entity, len(texts))}
+	src, err := s.view(ctx)
+	if err != nil {
+		return out, err
+	}
+	out.src = src
+	errs := make([]error, len(texts))
+	fs := make([]func() error, len(texts))
+	for i, text := range texts {
+		fs[i] = func() error { out.ents[i], errs[i] = s.resolveIn(ctx, src, fields[i], text); return nil }
+	}
+	_ = parallel(fs...) // each reports in errs
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// parallel runs fs at once and returns the first error: independent round trips cost one's latency.
+func parallel(fs ...func() error) error {
+	errs := make(chan error, len(fs))
+	for _, f := range fs {
+		go func() { errs <- f() }()
+	}
+	var first error
+	for range fs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (s *Service) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.Timeout > 0 {
+		return context.WithTimeout(ctx, s.Timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// Resolve finds the entity a user means: by resource name, or by a display name or alias naming exactly
+// one entity. It returns NotFound when nothing matches and Invalid, listing the candidates, when several
+// do. field names the request field, for the error.
+func (s *Service) Resolve(ctx context.Context, field, text string) (graph.Entity, error) {
+	return s.resolveIn(ctx, s.Store, field, text)
+}
+
+// resolveIn is Resolve, reading the entities through v.
+func (s *Service) resolveIn(ctx context.Context, v graph.View, field, text string) (graph.Entity, error) {
+	const op = "Resolve"
+	text = strings.TrimSpace(text)
+	if text == "" {
+		var v graph.Violations
+		v.Add(field, "required: a resource name such as actors/lutfur-rahman, or a name")
+		return graph.Entity{}, v.Err(op, "missing entity")
+	}
+	if len(text) > graph.MaxQueryLength {
+		var v graph.Violations
+		v.Add(field, "%d bytes; at most %d", len(text), graph.MaxQueryLength)
+		return graph.Entity{}, v.Err(op, "entity name too long")
+	}
+	getEntity, findByName := v.GetEntity, v.FindByName
+	if graph.LooksLikeResourceName(text) {
+		e, err := getEntity(ctx, graph.EntityName(text))
+		if graph.KindOf(err) == graph.NotFound {
+			return graph.Entity{}, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "ENTITY_NOT_FOUND", Message: field + ": no entity named " + text}
+		}
+		// A merged entity's name resolves to the entity it was merged into (through merges of merges).
+		for i := 0; err == nil && e.MergedInto != "" && i < maxRedirects; i++ {
+			e, err = getEntity(ctx, e.MergedInto)
+		}
+		return e, err
+	}
+	var found []graph.Entity
+	if id, ok := graph.ParseIdentifier(text); ok {
+		// scheme:value (wikidata:Q1234, ocd:ocd-division/...): the entities that hold that id, and
+		// otherwise a name that happens to hold a colon.
+		byID, err := s.Store.EntitiesByIdentifier(ctx, id.Scheme, []string{id.Value})
+		if err != nil {
+			return graph.Entity{}, err
+		}
+		found = byID[id.Value]
+	}
+	if len(found) == 0 {
+		var err error
+		if found, err = findByName(ctx, text); err != nil {
+			return graph.Entity{}, err
+		}
+	}
+	switch len(found) {
+	case 0:
+		return graph.Entity{}, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "ENTITY_NOT_FOUND",
+			Message: field + ": no entity is called " + quote(text) + " (try SearchEntities for near matches)"}
+	case 1:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, e := range found {
+		names[i] = string(e.Name) + " (" + e.DisplayName + ")"
+	}
+	return graph.Entity{}, &graph.Error{Op: op, Kind: graph.Invalid, Reason: "AMBIGUOUS_NAME", Message: "ambiguous entity name",
+		Violations: []graph.FieldViolation{{Field: field, Description: fmt.Sprintf("%s names %d entities: %s; use a resource name",
+			quote(text), len(found), strings.Join(names, ", "))}}}
+}
+
+// maxRedirects bounds how many merges a name is followed through.
+const maxRedirects = 8
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+// GetEntity returns the entity a user means (see Resolve) with its relation counts: of every relation it
+// takes part in when filter is nil, else of those that count under *filter.
+func (s *Service) GetEntity(ctx context.Context, name string, filter *graph.RelationFilter) (graph.EntityInfo, error) {
+	if filter != nil {
+		var v graph.Violations
+		filter.Validate("filter.", &v)
+		if err := v.Err("GetEntity", "invalid entity request"); err != nil {
+			return graph.EntityInfo{}, err
+		}
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	if filter != nil {
+		e, links, _, err := s.countedLinks(ctx, "name", name, *filter, graph.DirectionAny)
+		if err != nil {
+			return graph.EntityInfo{}, err
+		}
+		return graph.EntityInfo{Entity: e, Counts: countLinks(e.Name, links), RedirectedFrom: redirectedFrom(name, e.Name)}, nil
+	}
+	e, err := s.Resolve(ctx, "name", name)
+	if err != nil {
+		return graph.EntityInfo{}, err
+	}
+	counts, err := s.Store.RelationCounts(ctx, e.Name)
+	return graph.EntityInfo{Entity: e, Counts: counts, RedirectedFrom: redirectedFrom(name, e.Name)}, err
+}
+
+// redirectedFrom is the name asked for when it resolved, through merges, to another entity's.
+func redirectedFrom(asked string, got graph.EntityName) graph.EntityName {
+	asked = strings.TrimSpace(asked)
+	if graph.LooksLikeResourceName(asked) && graph.EntityName(asked) != got {
+		return graph.EntityName(asked)
+	}
+	return ""
+}
+
+// Search returns one page of entities matching text, best first, and the offset of the next page (0 on
+// the last page).
+func (s *Service) Search(ctx context.Context, q graph.SearchQuery, pageSize, offset int) ([]graph.SearchResult, int, error) {
+	var v graph.Violations
+	if strings.TrimSpace(q.Text) == "" {
+		v.Add("query", "required")
+	} else if len(q.Text) > graph.MaxQueryLength {
+		v.Add("query", "%d bytes; at most %d", len(q.Text), graph.MaxQueryLength)
+	} else if graph.NormalizeName(q.Text) == "" {
+		v.Add("query", "has no letters or digits to search for")
+	}
+	if pageSize < 0 || pageSize > graph.MaxPageSize {
+		v.Add("page_size", "must be between 0 and %d, got %d", graph.MaxPageSize, pageSize)
+	}
+	if err := v.Err("SearchEntities", "invalid search"); err != nil {
+		return nil, 0, err
+	}
+	if pageSize == 0 {
+		pageSize = graph.DefaultPageSize
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	all, err := s.search(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if offset >= len(all) {
+		return nil, 0, nil
+	}
+	end := min(offset+pageSize, len(all))
+	next := 0
+	if end < len(all) {
+		next = end
+	}
+	return all[offset:end], next, nil
+}
+
+// search answers through the answer's view: from memory when the graph is held there.
+func (s *Service) search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
+	v, err := s.view(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return v.Search(ctx, q)
+}
+
+// GetRelation returns a relation with all its claims and the entities it names. A relation a merge moved
+// resolves to the relation its claims went to (Relation.Name says which).
+func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (graph.Relation, []graph.Entity, error) {
+	if !strings.HasPrefix(string(name), "relations/") || len(name) > 400 {
+		var v graph.Violations
+		v.Add("name", "%q is not a relation name (relations/<from>.<type>.<to>)", graph.Truncate(string(name), 80))
+		return graph.Relation{}, nil, v.Err("GetRelation", "invalid relation name")
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	src, err := s.view(ctx)
+	if err != nil {
+		return graph.Relation{}, nil, err
+	}
+	rels, err := src.GetRelations(ctx, []graph.RelationName{name})
+	if err != nil {
+		return graph.Relation{}, nil, err
+	}
+	r, ok := rels[name]
+	if !ok {
+		return graph.Relation{}, nil, &graph.Error{Op: "GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
+	}
+	for i := 0; r.MergedInto != "" && i < maxRedirects; i++ {
+		next := r.MergedInto
+		if rels, err = src.GetRelations(ctx, []graph.RelationName{next}); err != nil {
+			return graph.Relation{}, nil, err
+		}
+		if r, ok = rels[next]; !ok {
+			return graph.Relation{}, nil, &graph.Error{Op: "GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(next)}
+		}
+	}
+	ents, err := s.entities(ctx, src, []graph.EntityName{r.From, r.To, r.Via})
+	return r, ents, err
+}
+
+func (s *Service) entities(ctx context.Context, src graph.View, names []graph.EntityName) ([]graph.Entity, error) {
+	names = slices.DeleteFunc(slices.Clone(names), func(n graph.EntityName) bool { return n == "" })
+	slices.Sort(names)
+	names = slices.Compact(names)
+	m, err := src.GetEntities(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Entity, 0, len(names))
+	for _, n := range names {
+		if e, ok := m[n]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// FindPaths resolves the query's ends (by name or alias), checks it, finds the paths (see the function
+// FindPaths) and fetches the evidence for every hop.
+func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.PathsAnswer, error) {
+	q.Normalize()
+	// Check everything but the ends first, so a bad request reports all its problems at once.
+	probe := q
+	probe.From, probe.To = "actors/x", "actors/y"
+	if err := probe.Validate(); err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	r, err := s.sourceAndEntities(ctx, []string{"from", "to"}, []string{string(q.From), string(q.To)})
+	if err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	view, from, to := r.src, r.ents[0], r.ents[1]
+	var src graph.LinkSource = view
+	q.From, q.To = from.Name, to.Name
+	if err := q.Validate(); err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	budget := s.Budget
+	if budget == 0 {
+		budget = graph.DefaultWorkBudget
+	}
+	if q.FollowVia {
+		var err error
+		if src, err = s.followVia(src); err != nil {
+			return graph.PathsAnswer{}, err
+		}
+	}
+	paths, err := walk.FindPaths(ctx, src, q, budget)
+	if err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	splitViaSteps(paths)
+	var relNames []graph.RelationName
+	var entNames []graph.EntityName
+	for _, p := range paths {
+		for _, h := range p.Hops {
+			for _, st := range h.Relations {
+				relNames = append(relNames, st.Relation)
+			}
+		}
+		entNames = append(entNames, p.Entities...)
+	}
+	slices.Sort(relNames)
+	var rels map[graph.RelationName]graph.Relation
+	var ents []graph.Entity
+	err = parallel(
+		func() (err error) { rels, err = view.GetRelations(ctx, slices.Compact(relNames)); return err },
+		func() (err error) { ents, err = s.entities(ctx, view, entNames); return err },
+	)
+	if err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents}, nil
+}
+
+// History returns a resource's last n changes, newest first, when the store keeps an audit trail.
+func (s *Service) History(ctx context.Context, resource string, n int) ([]graph.Change, error) {
+	trail, ok := s.Store.(graph.Trail)
+	if !ok || n <= 0 {
+		return nil, nil
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	changes, _, err := trail.ListChanges(ctx, graph.ChangeQuery{Resource: resource, Limit: min(n, graph.MaxHistory)})
+	return changes, err
+}
