@@ -129,7 +129,8 @@ web/node_modules: web/package-lock.json
 	touch web/node_modules
 
 ## bench: the full benchmark (10k, 100k and 1M relations; polgraph beside raw Dgraph and an in-memory
-## floor; 1, 8 and 64 clients), written to BENCHMARKS.md and docs/bench.svg. Not part of `make test`.
+## floor; 1, 8 and 64 clients), written to BENCHMARKS.md, docs/bench.svg and, every row of the query
+## tables, docs/bench/queries-<size>.tsv. Not part of `make test`.
 bench: dgraph postgres
 	$(GO) run ./cmd/polgraph-bench --sizes 10k,100k,1m --duration 2s --concurrency 1,8,64 --load-budget 30s --out BENCHMARKS.md --svg docs/bench.svg
 

@@ -155,7 +155,7 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	out, svg, tablesOut := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg"), filepath.Join(dir, "docs", "bench-tables.md")
+	out, svg, tablesOut := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench.svg"), filepath.Join(dir, "docs", "bench")
 	var stdout, stderr bytes.Buffer
 	_, noPG := postgresBin()
 	if noPG != nil && os.Getenv("POLGRAPH_REQUIRE_TOOLS") != "" {
@@ -170,23 +170,26 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := os.ReadFile(tablesOut)
-	if err != nil {
-		t.Fatal(err)
+	if stdout.String() != string(md) {
+		t.Error("the report printed differs from the one written")
 	}
-	if stdout.String() != string(md)+"\n"+string(tables) {
-		t.Error("the report and tables printed differ from those written")
-	}
-	// The report links the tables and the bench changelog, and holds neither.
-	for _, want := range []string{"[docs/bench-tables.md](docs/bench-tables.md)", "[docs/bench-changes.md](docs/bench-changes.md)"} {
+	// The report links the rows and the bench changelog, and holds neither.
+	for _, want := range []string{"[docs/bench/queries-1500.tsv](docs/bench/queries-1500.tsv)", "[docs/bench-changes.md](docs/bench-changes.md)",
+		"### 1500 relations", "| query | polgraph | polgraph, graph in memory |"} {
 		if !strings.Contains(string(md), want) {
-			t.Errorf("the report does not link %s", want)
+			t.Errorf("the report does not hold %s", want)
 		}
 	}
 	if strings.Contains(string(md), "## Queries on ") || strings.Contains(string(md), "## What the measurements changed") {
 		t.Error("the report holds the query tables or the changelog")
 	}
-	report := string(md) + "\n" + string(tables)
+	report, err := joinTables(string(md), out, tablesOut, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _, err := splitTables(report, out, tablesOut); err != nil || again != string(md) {
+		t.Errorf("the report split again differs from the one written (%v)", err)
+	}
 	for _, want := range []string{"## Loading", "| 1500 |", "## Queries on 1500 relations", "the graph generated (same counts), and dgraph live's load",
 		"| FindPaths k=5 depth 6 | polgraph |", "| FindPaths k=1 depth 4 | Dgraph client BFS |", "| FindPaths k=1 depth 4 | Dgraph shortest |",
 		"| Neighbourhood depth 2 | Dgraph @recurse |", "| SearchEntities (typo) | polgraph |", "in-memory floor", sysPolgraphMem, "were measured side by side: their 1 and 2 clients took turns, 4 slices of 12.5 ms each, in turn and back (1, 2, 2, 1, …)",
@@ -707,4 +710,113 @@ func startCores(alphaPID int) *coresMeter {
 	m := &coresMeter{alphaPID: alphaPID}
 	m.resume()
 	return m
+}
+
+// TestTablesSplitAndJoin: a report's query rows go to a TSV file a size, the report keeping a headline
+// table a size, and come back as they were, from those files or from the Markdown page of the layout
+// before; --rewrite writes a report again in this layout, measuring nothing.
+func TestTablesSplitAndJoin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, rows := filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, "docs", "bench")
+	rep := &report{Config: config{Conc: []int{1, 8, 64}, Out: out, SVG: filepath.Join(dir, "docs", "bench.svg"), Topology: true, Slices: 1}, Machine: machine{CPUs: 2}}
+	for _, label := range []string{"10k", "1m"} {
+		s := &sizeResult{Label: label, Distances: map[int]int{1: 3}}
+		for _, fam := range []string{pathsFamily(variant{1, 4}), nbhdFamily(2)} {
+			for _, sys := range []string{sysPolgraph, sysPolgraphMem, sysPostgres} {
+				for _, c := range rep.Config.Conc {
+					r := result{Family: fam, System: sys, Conc: c, N: 10 * c, OK: 10 * c, P50: time.Duration(c) * time.Millisecond, P99: 9 * time.Millisecond,
+						Throughput: float64(100 * c), Checked: 10, AlphaBefore: 300 << 20, AlphaPeak: 400 << 20, Cores: coresUsed{0.5, 1, 1.5}, Collections: 2}
+					switch {
+					case sys == sysPostgres && c == 1:
+						r.Errors, r.Cores, r.AlphaBefore = map[string]int{"timeout": 2}, coresUsed{-1, -1, -1}, 0
+					case sys == sysPostgres && c == 64:
+						r.SkippedAfter = 8
+					case sys == sysPolgraph && c == 8:
+						r.Wrong, r.WrongExample = 1, "a → b: 3 hops, the floor's 2"
+					}
+					s.Results = append(s.Results, r)
+				}
+			}
+		}
+		rep.Sizes = append(rep.Sizes, s)
+	}
+	md := rep.markdown()
+	report, files, err := splitTables(md, out, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(written []tableFile) func(string) ([]byte, error) {
+		return func(path string) ([]byte, error) {
+			for _, f := range written {
+				if f.path == path {
+					return []byte(f.text), nil
+				}
+			}
+			return nil, fmt.Errorf("no file %s", path)
+		}
+	}
+	if len(files) != 2 || files[0].path != filepath.Join(rows, "queries-10k.tsv") || files[1].path != filepath.Join(rows, "queries-1m.tsv") {
+		t.Fatalf("files %+v, want queries-10k.tsv and queries-1m.tsv", files)
+	}
+	for _, want := range []string{
+		"0.50\t1.00\t1.50\t2\n", "\t0\t10/10 exact\t300\t400\t", "WRONG", "not measured: most queries timed out at 8 clients\t\t\t\t\t\t\t\n", "\t2 timeout\t10/10 exact\t?\t400\t\t\t\t2\n"} {
+		if !strings.Contains(files[0].text, want) {
+			t.Errorf("the TSV file lacks %q:\n%s", want, files[0].text)
+		}
+	}
+	if n := strings.Count(files[0].text, "\n"); !strings.HasPrefix(files[0].text, tsvHead) || n != 1+18 {
+		t.Errorf("the TSV file has %d lines, want a header and 18 rows:\n%s", n, files[0].text)
+	}
+	for _, want := range []string{"[docs/bench/queries-10k.tsv](docs/bench/queries-10k.tsv) and [docs/bench/queries-1m.tsv](docs/bench/queries-1m.tsv)",
+		"with 1 client (errors in brackets), and the answers a second of *polgraph, graph in memory* at 1, 8 and 64 clients.", "\n### 1m relations\n\nPairs by distance",
+		"| query | polgraph | polgraph, graph in memory | PostgreSQL | polgraph, graph in memory, per s |\n|---|---|---|---|---|\n",
+		"| FindPaths k=1 depth 4 | 1.00 / 9.00 | 1.00 / 9.00 | 1.00 / 9.00 (2 timeout) | 100 / 800 / 6400 |\n", "Answers that differ from the floor's"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, queriesHeading) || strings.Contains(report, "| 10/10 exact |") {
+		t.Errorf("the report holds the full tables:\n%s", report)
+	}
+	if got, err := joinTables(report, out, rows, read(files)); err != nil || got != md {
+		t.Errorf("joined from the TSV files (%v):\n%s\nwant:\n%s", err, got, md)
+	}
+	if got, err := joinTables(md, out, rows, read(nil)); err != nil || got != md {
+		t.Errorf("a report never split is not left as it is (%v)", err)
+	}
+	// The layout before: the rows on a Markdown page that the Queries section links.
+	parts := strings.Split(md, "\n"+queriesHeading)
+	last, rest, _ := strings.Cut(parts[len(parts)-1], "\n## What is compared")
+	page := "# polgraph benchmarks: every query row\n\nThe tables.\n"
+	for _, sec := range append(parts[1:len(parts)-1], last) {
+		page += "\n" + queriesHeading + sec
+	}
+	old := parts[0] + "\n## Queries\n\nEvery row is in [docs/bench-tables.md](docs/bench-tables.md); the targets above are judged from them.\n\n## What is compared" + rest
+	oldPage := tableFile{filepath.Join(dir, "docs", "bench-tables.md"), page}
+	if got, err := joinTables(old, out, rows, read([]tableFile{oldPage})); err != nil || got != md {
+		t.Errorf("joined from the Markdown page (%v):\n%s\nwant:\n%s", err, got, md)
+	}
+	// --rewrite: from the layout before to this one, then again, a stale size's file removed.
+	for _, f := range []tableFile{{out, old}, oldPage, {filepath.Join(rows, "queries-100k.tsv"), tsvHead}} {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if err := run(context.Background(), []string{"--rewrite", "--out", out, "--tables", rows}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range append(files, tableFile{out, report}) {
+			if b, err := os.ReadFile(f.path); err != nil || string(b) != f.text {
+				t.Errorf("%s rewritten (%v):\n%s\nwant:\n%s", f.path, err, b, f.text)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(rows, "queries-100k.tsv")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the stale size's file is left (%v)", err)
+		}
+	}
 }

@@ -1,5 +1,5 @@
 // Command polgraph-bench measures polgraph on synthetic graphs of several sizes and writes the results as
-// a Markdown report and an SVG chart.
+// a Markdown report, an SVG chart and the rows of its query tables as TSV files.
 //
 // For each size it generates a graph (package graph/synth), loads it into a fresh local Dgraph with
 // polgraph's own loader and, for comparison, into a second fresh Dgraph with `dgraph live`, then serves
@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,7 +54,8 @@ type config struct {
 	Batch      int
 	LoadBudget time.Duration // how long each loader may run (0: no limit)
 	Out, SVG   string
-	Tables     string // where the per-size query tables go ("" : in the report itself)
+	Tables     string // the folder of the query rows, a TSV file a size ("": the tables stay in the report)
+	Rewrite    bool   // write the report at Out again in this layout from what it holds, measuring nothing
 	DgraphBin  string
 	WorkDir    string
 	Keep       bool
@@ -81,7 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	batch := fs.Int("batch", 2000, "records per transaction for polgraph's loader (polgraph load's default)")
 	out := fs.String("out", "BENCHMARKS.md", "where to write the Markdown report")
 	svg := fs.String("svg", "docs/bench.svg", "where to write the SVG chart")
-	tables := fs.String("tables", "docs/bench-tables.md", "where to write every row of the query tables, linked from the report (empty: in the report)")
+	tables := fs.String("tables", "docs/bench", "the folder where every row of the query tables goes, a TSV file a size (queries-<size>.tsv), linked from the report, which keeps a headline table a size (empty: every row in the report)")
+	rewrite := fs.Bool("rewrite", false, "measure nothing: write the report at --out and its rows in --tables again in this layout, from what they hold (rows in the report, on a Markdown page it links, or in TSV files); the chart is left as it is")
 	bin := fs.String("dgraph-bin", dgraphlocal.DefaultBinary(), "the dgraph binary ($POLGRAPH_DGRAPH_BIN)")
 	work := fs.String("work-dir", os.TempDir(), "where each size's files and Dgraph data go (removed afterwards)")
 	keep := fs.Bool("keep", false, "keep each size's files and Dgraph data")
@@ -100,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := config{Settle: *settle, RowSettle: *rowSettle, Slices: *slices, Seed: *seed, Duration: *duration, Timeout: *timeout, Pairs: *pairs, Batch: *batch, LoadBudget: *loadBudget, Out: *out,
-		SVG: *svg, Tables: *tables, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, Turns: *turns, LoadOnly: *loadOnly, Postgres: *postgres}
+		SVG: *svg, Tables: *tables, Rewrite: *rewrite, DgraphBin: *bin, WorkDir: *work, Keep: *keep, Topology: *topology, Turns: *turns, LoadOnly: *loadOnly, Postgres: *postgres}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseSize(strings.TrimSpace(s))
 		if err != nil {
@@ -160,6 +163,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Rewrite {
+		return rewriteReport(cfg, stdout)
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	if _, err := os.Stat(cfg.DgraphBin); err != nil {
 		return fmt.Errorf("dgraph binary not found at %s: build it with `make dgraph`, or set --dgraph-bin", cfg.DgraphBin)
@@ -176,18 +182,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep.Elapsed = time.Since(rep.Started)
 	rep.Machine.LoadAtEnd = loadAverage()
-	md := rep.markdown()
-	tables := ""
+	return writeReport(cfg, rep.markdown(), rep.svg(), stdout)
+}
+
+// rewriteReport writes the report at cfg.Out, and its query rows, again in this layout (--rewrite).
+func rewriteReport(cfg config, stdout io.Writer) error {
+	b, err := os.ReadFile(cfg.Out)
+	if err != nil {
+		return err
+	}
+	md, err := joinTables(string(b), cfg.Out, cfg.Tables, os.ReadFile)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cfg.Out, err)
+	}
+	return writeReport(cfg, md, "", stdout)
+}
+
+// writeReport prints the report md and writes it, with its query rows in cfg.Tables (see splitTables)
+// and the chart svg ("": none), removing the TSV files of sizes the report no longer has.
+func writeReport(cfg config, md, svg string, stdout io.Writer) error {
+	var tables []tableFile
 	if cfg.Tables != "" {
-		md, tables = splitTables(md, cfg.Out, cfg.Tables)
+		var err error
+		if md, tables, err = splitTables(md, cfg.Out, cfg.Tables); err != nil {
+			return err
+		}
 	}
 	fmt.Fprint(stdout, md)
-	if tables != "" {
-		fmt.Fprint(stdout, "\n"+tables)
-	}
-	for _, f := range []struct {
-		path, text string
-	}{{cfg.Out, md}, {cfg.SVG, rep.svg()}, {cfg.Tables, tables}} {
+	for _, f := range append([]tableFile{{cfg.Out, md}, {cfg.SVG, svg}}, tables...) {
 		if f.path == "" || f.text == "" {
 			continue
 		}
@@ -196,6 +218,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		if err := os.WriteFile(f.path, []byte(f.text), 0o644); err != nil {
 			return err
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	old, err := filepath.Glob(tablesFile(cfg.Tables, "*"))
+	if err != nil {
+		return err
+	}
+	for _, path := range old {
+		if !slices.ContainsFunc(tables, func(f tableFile) bool { return f.path == path }) {
+			if err := os.Remove(path); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -142,7 +142,7 @@ func (rep *report) markdown() string {
 		if rep.Config.LoadOnly {
 			break
 		}
-		p("\n## Queries on %s relations\n\n", s.Label)
+		p("\n%s%s relations\n\n", queriesHeading, s.Label)
 		p("Pairs by distance in hops under the default filter (-1: not within %d): %s. ", maxPairDistance, distanceText(s.Distances))
 		settled := "went quiet"
 		if !s.Query.Settled {
@@ -179,8 +179,7 @@ func (rep *report) markdown() string {
 			p(" %s", rs)
 		}
 		p("\n\n")
-		p("| query | system | clients | queries | p50 ms | p99 ms | per s | errors | answers | alpha before | alpha peak | cores: harness / alpha / machine | GCs |\n")
-		p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		p("%s", tableHead)
 		for _, r := range s.Results {
 			if r.SkippedAfter != 0 {
 				p("| %s | %s | %d | – | – | – | – | not measured: most queries timed out at %d clients | – | – | – | – | – |\n", r.Family, r.System, r.Conc, r.SkippedAfter)
@@ -230,35 +229,6 @@ func relativeTo(from, path string) string {
 		return filepath.ToSlash(rel)
 	}
 	return path
-}
-
-// queriesHeading starts each size's section of query tables.
-const queriesHeading = "## Queries on "
-
-// splitTables moves a report's query sections (every row of every workload, per size) out of md, the
-// report written at out, to a page of their own written at path, linked from where they stood, so that
-// the report stays short: the targets, the method, the loads and what is compared. tables is "" when md
-// has none (a run of the loads only).
-func splitTables(md, out, path string) (report, tables string) {
-	ref := relativeTo(out, path)
-	parts := strings.Split(md, "\n"+queriesHeading)
-	if len(parts) == 1 {
-		return md, ""
-	}
-	var t strings.Builder
-	t.WriteString("# polgraph benchmarks: every query row\n\nThe tables of the run that [the report](" +
-		relativeTo(path, out) + ") judges, one section a graph size.\n")
-	last := parts[len(parts)-1]
-	rest := ""
-	if i := strings.Index(last, "\n## "); i >= 0 {
-		last, rest = last[:i], last[i:]
-	}
-	for _, sec := range append(parts[1:len(parts)-1], last) {
-		t.WriteString("\n" + queriesHeading + sec)
-	}
-	report = parts[0] + "\n## Queries\n\nEvery row of every workload at every size, with the machine's state before each, is in [" +
-		ref + "](" + ref + "); the targets above are judged from them.\n" + rest
-	return report, strings.TrimRight(t.String(), "\n") + "\n"
 }
 
 func joinInts(xs []int, sep string) string {
@@ -329,7 +299,7 @@ func turnsNote(turns bool) string {
 // targetsSection writes how the run stands against the targets of "Performance round 2".
 func (rep *report) targetsSection(p func(format string, args ...any)) {
 	p("## Against the targets\n\n")
-	p("The figures \"Performance round 2\" set, judged on this run's measurements alone (`cmd/polgraph-bench/targets.go`): a size or row the run did not measure, or a load its budget cut short, is *not measured*. Why a target is missed, measured, is under *Where the targets stand* at the end of this page.\n\n")
+	p("The figures \"Performance round 2\" set, judged on this run's measurements alone (`cmd/polgraph-bench/targets.go`): a size or row the run did not measure, or a load its budget cut short, is *not measured*. Why a target is missed is measured in [Where the targets stand](%s#where-the-targets-stand).\n\n", relativeTo(rep.Config.Out, changesFile))
 	p("| figure | target | this run | verdict |\n|---|---|---|---|\n")
 	for _, t := range rep.targets() {
 		p("| %s | %s | %s | %s |\n", t.Figure, t.Goal, t.Got, t.Verdict)
