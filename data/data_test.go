@@ -17,6 +17,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/antzucaro/matchr"
+
 	"github.com/polgraph/polgraph/data"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
@@ -264,7 +266,7 @@ func checkDuplicates(recs []record) []string {
 			best, ka, kb := -1, "", ""
 			for _, x := range a.keys {
 				for _, y := range b.keys {
-					if d := graph.EditDistance(x, y); x != y && nearlyEqual(x, y) && (best < 0 || d < best) {
+					if d := matchr.Levenshtein(x, y); x != y && nearlyEqual(x, y) && (best < 0 || d < best) {
 						best, ka, kb = d, x, y
 					}
 				}
@@ -282,7 +284,7 @@ func checkDuplicates(recs []record) []string {
 // longer one: "rushanara ali" and "rushnara ali" do; "lutfur" and "labour" do not.
 func nearlyEqual(a, b string) bool {
 	n := max(len([]rune(a)), len([]rune(b)))
-	d := graph.EditDistance(a, b)
+	d := matchr.Levenshtein(a, b)
 	return d <= 3 && 10*d <= 3*n
 }
 

@@ -226,29 +226,6 @@ func (m *Ranker) scoreName(name string) float64 {
 	return m.scoreRunes()
 }
 
-// EditDistance is the Levenshtein distance between two strings, in runes.
-func EditDistance(a, b string) int { return levenshtein([]rune(a), []rune(b)) }
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // Slugify makes a slug of text, at most 100 bytes (ValidSlug's bound), cut at a hyphen where it can be:
 // "Bethnal Green & Stepney" → `bethnal-green-stepney`, "Ynys Môn" → `ynys-mon`. Accents are folded as
 // NormalizeName folds them; other letters outside ASCII are dropped. It returns "" when nothing is left.

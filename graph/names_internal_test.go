@@ -4,7 +4,28 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/antzucaro/matchr"
 )
+
+// levenshtein is the plain edit distance between two words, in runes, that the bounded one
+// (editsWithin) and MatchScore are checked against.
+func levenshtein(a, b []rune) int { return matchr.Levenshtein(string(a), string(b)) }
+
+// TestLevenshteinCountsRunes: the reference distance counts a letter outside ASCII as one edit, as
+// editsWithin does, not as the bytes that encode it.
+func TestLevenshteinCountsRunes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"mon", "", 3}, {"môn", "mon", 1}, {"ynys môn", "ynys mon", 1}, {"rushanara", "rushnara", 1},
+		{"kitten", "sitting", 3}, {"ß", "ss", 2}} {
+		if got := levenshtein([]rune(tc.a), []rune(tc.b)); got != tc.want {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
 
 // TestNormalizeASCIIAgreesWithTheGeneralForm checks the one-pass form of NormalizeName for ASCII names
 // against the general one on random strings of letters, digits, spaces, apostrophes and punctuation.

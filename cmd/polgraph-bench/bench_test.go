@@ -388,12 +388,40 @@ func TestCoresMeter(t *testing.T) {
 	}
 }
 
+// TestProcMemory: the memory figures read from /proc are those of the process asked about, in bytes,
+// and the machine's description has its memory and its load (not every architecture names its model).
+func TestProcMemory(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	self, child := residentMemory(0), readAlphaMem(cmd.Process.Pid)
+	if self < 1<<20 || self > 1<<40 {
+		t.Errorf("this process has %d bytes resident, want at least 1 MiB", self)
+	}
+	if child.RSS <= 0 || child.RSS >= self || child.Anon <= 0 || child.Anon > child.RSS {
+		t.Errorf("sleep has %s, this process %s resident; want sleep's smaller, its anonymous part within it", child, mb(self))
+	}
+	if peak := peakRSS(0); peak < self {
+		t.Errorf("this process's peak is %d bytes, under the %d resident", peak, self)
+	}
+	if got := residentMemory(1 << 30); got != 0 {
+		t.Errorf("a process that does not exist has %d bytes resident, want 0 (unknown)", got)
+	}
+	m := describeMachine()
+	if m.Model == "" || m.Memory < 1<<20 || len(strings.Fields(m.LoadAtStart)) != 3 {
+		t.Errorf("describeMachine() = %+v; want the memory and three load averages", m)
+	}
+}
+
 // TestCoresSum: stretches add up their wall time and CPU alone, so that the time a meter was paused (while
 // other rows ran) counts for nothing; a figure unknown in any stretch is unknown in the sum.
 func TestCoresSum(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 12, 5, 21, 0, 0, 0, time.UTC)
-	at := func(ms int, self, alpha time.Duration, busy, all int64) cpuSample {
+	at := func(ms int, self, alpha time.Duration, busy, all float64) cpuSample {
 		return cpuSample{at: t0.Add(time.Duration(ms) * time.Millisecond), self: self, alpha: alpha, busy: busy, all: all, cpus: 2}
 	}
 	type stretch struct{ from, to cpuSample }
@@ -402,24 +430,24 @@ func TestCoresSum(t *testing.T) {
 		stretches []stretch
 		want      coresUsed
 	}{
-		{"one stretch", []stretch{{at(0, 0, 0, 0, 100), at(1000, 500*time.Millisecond, time.Second, 150, 300)}},
+		{"one stretch", []stretch{{at(0, 0, 0, 0, 1), at(1000, 500*time.Millisecond, time.Second, 1.5, 3)}},
 			coresUsed{Harness: 0.5, Alpha: 1, Machine: 1.5}},
 		{"two stretches and the pause between them left out", []stretch{
-			{at(0, 0, 0, 0, 100), at(500, 0, 0, 50, 200)},
-			// paused from 500 to 2000 ms: the alpha used 1.5 s of CPU meanwhile, the machine 300 ticks
-			{at(2000, time.Second, 1500*time.Millisecond, 350, 500), at(2500, 1250*time.Millisecond, 2*time.Second, 450, 600)}},
+			{at(0, 0, 0, 0, 1), at(500, 0, 0, 0.5, 2)},
+			// paused from 500 to 2000 ms: the alpha used 1.5 s of CPU meanwhile, the machine 3 s
+			{at(2000, time.Second, 1500*time.Millisecond, 3.5, 5), at(2500, 1250*time.Millisecond, 2*time.Second, 4.5, 6)}},
 			coresUsed{Harness: 0.25, Alpha: 0.5, Machine: 1.5}},
 		{"the alpha unknown in one stretch", []stretch{
-			{at(0, 0, 0, 0, 100), at(500, 0, 0, 50, 200)},
-			{at(600, 0, -1, 50, 200), at(1100, 250*time.Millisecond, time.Second, 100, 300)}},
+			{at(0, 0, 0, 0, 1), at(500, 0, 0, 0.5, 2)},
+			{at(600, 0, -1, 0.5, 2), at(1100, 250*time.Millisecond, time.Second, 1, 3)}},
 			coresUsed{Harness: 0.25, Alpha: -1, Machine: 1}},
 		{"the machine unknown in one stretch", []stretch{
-			{at(0, 0, 0, 0, 100), at(500, 0, 0, 50, 200)},
+			{at(0, 0, 0, 0, 1), at(500, 0, 0, 0.5, 2)},
 			{at(600, 0, 0, 0, 0), at(1100, 0, 0, 0, 0)}},
 			coresUsed{Harness: 0, Alpha: 0, Machine: -1}},
 		{"too short in all", []stretch{
-			{at(0, 0, 0, 0, 100), at(200, 0, 0, 50, 200)},
-			{at(300, 0, 0, 50, 200), at(500, 0, 0, 100, 300)}},
+			{at(0, 0, 0, 0, 1), at(200, 0, 0, 0.5, 2)},
+			{at(300, 0, 0, 0.5, 2), at(500, 0, 0, 1, 3)}},
 			coresUsed{Harness: -1, Alpha: -1, Machine: -1}},
 	} {
 		var sum coresSum

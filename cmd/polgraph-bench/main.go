@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/prometheus/procfs"
 )
 
 func main() {
@@ -248,34 +249,28 @@ type machine struct {
 
 // loadAverage is the 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
 func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
+	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return "unknown"
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
+	l, err := fs.LoadAvg()
+	if err != nil {
 		return "unknown"
 	}
-	return strings.Join(f[:3], " ")
+	return fmt.Sprintf("%.2f %.2f %.2f", l.Load1, l.Load5, l.Load15)
 }
 
 func describeMachine() machine {
 	m := machine{CPUs: runtime.NumCPU(), Model: "unknown", LoadAtStart: loadAverage()}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.Model = strings.TrimSpace(v)
-				break
-			}
-		}
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return m
 	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-				m.Memory = kb << 10
-			}
-		}
+	if cpus, err := fs.CPUInfo(); err == nil && len(cpus) > 0 && cpus[0].ModelName != "" {
+		m.Model = cpus[0].ModelName
+	}
+	if mem, err := fs.Meminfo(); err == nil && mem.MemTotalBytes != nil {
+		m.Memory = int64(*mem.MemTotalBytes)
 	}
 	return m
 }

@@ -241,7 +241,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 			return nil, err
 		}
 	}
-	step("the alpha that serves the queries has %s resident", mb(procStatus(node.alphaPID(), "VmRSS")))
+	step("the alpha that serves the queries has %s resident", mb(residentMemory(node.alphaPID())))
 	res.Equivalence, err = compareLoads(ctx, store, res, liveSample, sampleNames)
 	if err != nil {
 		return nil, err
@@ -264,7 +264,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		// What the topology holds, not what the fill's garbage left the heap at: memory freed is returned
 		// to the system before each reading.
 		debug.FreeOSMemory()
-		before := procStatus(0, "VmRSS")
+		before := residentMemory(0)
 		// The fill keeps a snapshot file, as `polgraph run` does, unless the bulk path wrote one: then the
 		// second topology reads that one back instead.
 		snapshot := filepath.Join(dir, "graph.snapshot")
@@ -293,7 +293,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 		p, u := store.Packs()
 		res.Topology.Packed, res.Topology.Unpacked = p-packed, u-unpacked
 		debug.FreeOSMemory()
-		res.Topology.Memory = procStatus(0, "VmRSS") - before
+		res.Topology.Memory = residentMemory(0) - before
 		_, res.Topology.Relations, _ = topo.Size()
 		res.Topology.AlphaAfterFill = readAlphaMem(node.alphaPID())
 		step("in-memory topology: %d relations in %s (about %s); the alpha now has %s", res.Topology.Relations, res.Topology.Fill.Round(time.Millisecond), mb(res.Topology.Memory), res.Topology.AlphaAfterFill)
@@ -409,7 +409,7 @@ func runSize(ctx context.Context, cfg config, label string, n int, log *slog.Log
 	start = time.Now()
 	res.Query.Settled = waitQuiet(ctx, node.alphaPID(), 0.25, startQuietWindow, cfg.Settle)
 	res.Query.Settle = time.Since(start)
-	res.Query.AlphaAtStart = procStatus(node.alphaPID(), "VmRSS")
+	res.Query.AlphaAtStart = residentMemory(node.alphaPID())
 	step("the alpha went quiet after %s (%v), at %s resident", res.Query.Settle.Round(time.Second), res.Query.Settled, mb(res.Query.AlphaAtStart))
 
 	runtime.GC()
@@ -550,7 +550,7 @@ func (r *rowRun) slice(ctx context.Context, d, timeout time.Duration) {
 		resetPeak(r.alphaPID)
 	}
 	if !r.started {
-		r.started, r.alphaBefore = true, procStatus(r.alphaPID, "VmRSS")
+		r.started, r.alphaBefore = true, residentMemory(r.alphaPID)
 	}
 	watch := watchRSS(r.alphaPID, 100*time.Millisecond)
 	r.cores.resume()

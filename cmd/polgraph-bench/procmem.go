@@ -1,40 +1,36 @@
 package main
 
 import (
-	"bufio"
+	"math"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
-// Memory of processes, from Linux's /proc. Sizes are in bytes; 0 means unknown.
+// Memory and CPU of processes, from Linux's /proc. Sizes are in bytes; 0 means unknown.
 
-// procStatus reads one "kB" field (VmHWM, VmRSS) of /proc/PID/status; pid 0 is this process.
-func procStatus(pid int, field string) int64 {
-	path := "/proc/self/status"
+// procStatus is /proc/PID/status, its sizes in bytes; pid 0 is this process; all 0 when unknown.
+func procStatus(pid int) procfs.ProcStatus {
+	p, err := procfs.Self()
 	if pid != 0 {
-		path = "/proc/" + strconv.Itoa(pid) + "/status"
+		p, err = procfs.NewProc(pid)
 	}
-	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return procfs.ProcStatus{}
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
+	st, err := p.NewStatus()
+	if err != nil {
+		return procfs.ProcStatus{}
 	}
-	return 0
+	return st
 }
+
+// residentMemory is a process's resident memory (VmRSS); pid 0 is this process.
+func residentMemory(pid int) int64 { return int64(procStatus(pid).VmRSS) }
 
 // alphaMem is a process's resident memory and, of it, the anonymous part: what the process itself
 // allocated, not the pages of files it maps (Dgraph maps its write-ahead log and tables), which the
@@ -42,7 +38,8 @@ func procStatus(pid int, field string) int64 {
 type alphaMem struct{ RSS, Anon int64 }
 
 func readAlphaMem(pid int) alphaMem {
-	return alphaMem{RSS: procStatus(pid, "VmRSS"), Anon: procStatus(pid, "RssAnon")}
+	st := procStatus(pid)
+	return alphaMem{RSS: int64(st.VmRSS), Anon: int64(st.RssAnon)}
 }
 
 func (m alphaMem) String() string {
@@ -50,7 +47,7 @@ func (m alphaMem) String() string {
 }
 
 // peakRSS is a process's peak resident memory since it started or since resetPeak.
-func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM") }
+func peakRSS(pid int) int64 { return int64(procStatus(pid).VmHWM) }
 
 // resetPeak starts a process's peak resident memory afresh (Linux 4.0+); it reports whether it could.
 func resetPeak(pid int) bool {
@@ -90,7 +87,7 @@ func watchRSS(pid int, every time.Duration) *rssWatch {
 }
 
 func (w *rssWatch) sample() {
-	v := procStatus(w.pid, "VmRSS")
+	v := residentMemory(w.pid)
 	w.mu.Lock()
 	w.max = max(w.max, v)
 	w.mu.Unlock()
@@ -108,54 +105,33 @@ func (w *rssWatch) Stop() int64 {
 
 // cpuTime is the CPU time a process has used (user and system), from /proc/PID/stat; -1 when unknown.
 func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return -1
 	}
-	// The command name, in parentheses, may hold spaces: count fields after its closing parenthesis.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
+	st, err := p.Stat()
+	if err != nil {
 		return -1
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return -1
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+	// Whole ticks of 10 ms, in seconds: rounding to the nanosecond undoes the float's error.
+	return time.Duration(math.Round(st.CPUTime() * float64(time.Second)))
 }
 
-// machineTicks is the machine's CPU time, every CPU's, from /proc/stat: busy (user, nice, system,
-// interrupts and steal) and in all (idle and waiting for I/O added), in USER_HZ ticks, and how many CPUs
-// it counts; 0s when unknown.
-func machineTicks() (busy, all int64, cpus int) {
-	b, err := os.ReadFile("/proc/stat")
+// machineCPU is the machine's CPU time, every CPU's, from /proc/stat: busy (user, nice, system,
+// interrupts and steal) and in all (idle and waiting for I/O added), in seconds, and how many CPUs it
+// counts; 0s when unknown.
+func machineCPU() (busy, all float64, cpus int) {
+	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return 0, 0, 0
 	}
-	lines := strings.Split(string(b), "\n")
-	f := strings.Fields(lines[0])
-	if len(f) < 9 || f[0] != "cpu" {
+	st, err := fs.Stat()
+	if err != nil {
 		return 0, 0, 0
 	}
-	var v [8]int64 // user nice system idle iowait irq softirq steal
-	for i := range v {
-		if v[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
-			return 0, 0, 0
-		}
-	}
-	for _, l := range lines[1:] {
-		if len(l) > 3 && strings.HasPrefix(l, "cpu") && l[3] >= '0' && l[3] <= '9' {
-			cpus++
-		}
-	}
-	busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
-	return busy, busy + v[3] + v[4], cpus
+	t := st.CPUTotal
+	busy = t.User + t.Nice + t.System + t.IRQ + t.SoftIRQ + t.Steal
+	return busy, busy + t.Idle + t.Iowait, len(st.CPU)
 }
 
 // coresUsed is what a stretch of time cost in CPU, in cores (CPU seconds a second): this process's, the
@@ -175,18 +151,18 @@ type coresMeter struct {
 	sum      coresSum  // the stretches ended so far
 }
 
-// cpuSample is the CPU time used so far: this process's, the alpha's and the machine's (ticks: busy, in
-// all, and how many CPUs), with when it was read; -1 or 0s where unknown.
+// cpuSample is the CPU time used so far: this process's, the alpha's and the machine's (seconds: busy,
+// in all, and how many CPUs), with when it was read; -1 or 0s where unknown.
 type cpuSample struct {
 	at          time.Time
 	self, alpha time.Duration
-	busy, all   int64
+	busy, all   float64
 	cpus        int
 }
 
 func sampleCPU(alphaPID int) cpuSample {
 	s := cpuSample{at: time.Now(), self: selfCPU(), alpha: cpuTime(alphaPID)}
-	s.busy, s.all, s.cpus = machineTicks()
+	s.busy, s.all, s.cpus = machineCPU()
 	return s
 }
 
@@ -194,7 +170,7 @@ func sampleCPU(alphaPID int) cpuSample {
 // in the sum.
 type coresSum struct {
 	wall, self, alpha          time.Duration
-	busy, all                  int64
+	busy, all                  float64
 	cpus                       int
 	noSelf, noAlpha, noMachine bool
 }
@@ -226,7 +202,7 @@ func (s coresSum) cores() coresUsed {
 		u.Alpha = float64(s.alpha) / float64(s.wall)
 	}
 	if !s.noMachine {
-		u.Machine = float64(s.busy) / float64(s.all) * float64(s.cpus)
+		u.Machine = s.busy / s.all * float64(s.cpus)
 	}
 	return u
 }

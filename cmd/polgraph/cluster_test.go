@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/procfs"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -545,17 +546,15 @@ func soakCluster(t *testing.T, lc *localCluster, duration string) {
 
 // rssMB is a process's resident memory in MB, from /proc.
 func rssMB(pid int) float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			return kb / 1024
-		}
+	st, err := p.NewStatus()
+	if err != nil {
+		return 0
 	}
-	return 0
+	return float64(st.VmRSS) / (1 << 20)
 }
 
 // TestShardedClusterAnswersAsOneAlpha loads the default graph into two groups of one alpha each (the
@@ -662,16 +661,14 @@ func freePorts(t *testing.T, n int) int {
 
 // processServing finds the process serving gRPC on addr, by its command line.
 func processServing(addr string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
-		c, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if bytes.Contains(append(b, c...), []byte("serve --addr "+addr+" ")) || bytes.Contains(c, []byte("serve\x00--addr\x00"+addr+"\x00")) {
-			return pid
+	procs, _ := procfs.AllProcs()
+	for _, p := range procs {
+		// A replica started by a test says it in its environment (POLGRAPH_TEST_MAIN), any other on its
+		// command line.
+		env, _ := p.Environ()
+		args, _ := p.CmdLine()
+		if strings.Contains(strings.Join(append(env, args...), " ")+" ", "serve --addr "+addr+" ") {
+			return p.PID
 		}
 	}
 	return 0

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
@@ -112,11 +113,15 @@ func raiseFileLimit(t *testing.T) uint64 {
 // openFiles counts a process's open descriptors.
 func openFiles(t *testing.T, pid int) int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(entries)
+	n, err := p.FileDescriptorsLen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestSilentConnectionsLeaveCallsAnswered opens 25,000 connections to the served process's two listeners

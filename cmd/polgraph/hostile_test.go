@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -28,11 +29,10 @@ import (
 
 // servedProcess is `polgraph serve` in a process of its own, so that its CPU and memory can be read.
 type servedProcess struct {
-	cmd       *exec.Cmd
-	grpcAddr  string
-	httpBase  string
-	pid       int
-	clockTick float64
+	cmd      *exec.Cmd
+	grpcAddr string
+	httpBase string
+	pid      int
 }
 
 func startServedProcess(t *testing.T, extra ...string) *servedProcess {
@@ -49,7 +49,7 @@ func startServedProcess(t *testing.T, extra ...string) *servedProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	p := &servedProcess{cmd: cmd, pid: cmd.Process.Pid, clockTick: 100}
+	p := &servedProcess{cmd: cmd, pid: cmd.Process.Pid}
 	grpcLine := regexp.MustCompile(`serving on (\S+);`)
 	httpLine := regexp.MustCompile(`explorer is at (\S+)/`)
 	sc := bufio.NewScanner(out)
@@ -70,34 +70,32 @@ func startServedProcess(t *testing.T, extra ...string) *servedProcess {
 
 // cpu is the process's user and system CPU time so far.
 func (p *servedProcess) cpu(t *testing.T) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/stat")
+	t.Helper()
+	st, err := p.proc(t).Stat()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return time.Duration((utime + stime) / p.clockTick * float64(time.Second))
+	return time.Duration(st.CPUTime() * float64(time.Second))
 }
 
 // memory is the process's resident memory now and at its peak, in MB.
 func (p *servedProcess) memory(t *testing.T) (rss, peak float64) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/status")
+	t.Helper()
+	st, err := p.proc(t).NewStatus()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			if f[0] == "VmRSS:" {
-				rss = kb / 1024
-			} else {
-				peak = kb / 1024
-			}
-		}
+	return float64(st.VmRSS) / (1 << 20), float64(st.VmHWM) / (1 << 20)
+}
+
+// proc is the served process in /proc.
+func (p *servedProcess) proc(t *testing.T) procfs.Proc {
+	t.Helper()
+	pr, err := procfs.NewProc(p.pid)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rss, peak
+	return pr
 }
 
 // TestHostileRequests sends the hostile requests of the lockdown review to a polgraph in a process of its

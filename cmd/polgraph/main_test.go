@@ -25,6 +25,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/observe"
 )
 
 // The tests in this package run the binary's own code (realMain, serve) against a real Dgraph that
@@ -40,12 +41,53 @@ var (
 	serverAddr string
 	// explorerAddr is where the same service serves the graph explorer over HTTP.
 	explorerAddr string
+	// servedMetrics are the metrics of the service under test: tests tell from them when it has ended a call.
+	servedMetrics = observe.NewMetrics()
 )
 
 const defaultDataset = "../../data/tower-hamlets/tower-hamlets.jsonl"
 
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
+}
+
+// withMetrics has serve record its metrics in m.
+func withMetrics(m *observe.Metrics) serveOption {
+	return func(s *served) { s.metrics = m }
+}
+
+// callsEnded is how many calls of method (its full gRPC name) the service under test has ended, by its
+// metrics.
+func callsEnded(t *testing.T, method string) uint64 {
+	t.Helper()
+	families, err := servedMetrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, f := range families {
+		if f.GetName() != "polgraph_rpc_duration_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "method" && l.GetValue() == method {
+					n += m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return n
+}
+
+// waitForCallsEnded waits until the service under test has ended n calls of method in all.
+func waitForCallsEnded(t *testing.T, method string, n uint64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); callsEnded(t, method) < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the service has ended %d %s calls after 10 s, want %d", callsEnded(t, method), method, n)
+		}
+	}
 }
 
 func testMain(m *testing.M) int {
@@ -108,7 +150,8 @@ func testMain(m *testing.M) int {
 	served := make(chan error, 1)
 	services := make(chan *memgraph.Topology, 1)
 	go func() {
-		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }))
+		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }),
+			withMetrics(servedMetrics))
 	}()
 	// Every test runs on the in-memory topology, as the service does once it has started.
 	if svc := <-services; svc == nil {

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -70,20 +72,10 @@ func startRun(t *testing.T, args ...string) (pb.GraphServiceClient, string, []st
 func dgraphProcess(t *testing.T, dataDir, name string) int {
 	t.Helper()
 	mark := map[string]string{"zero": "--wal=" + filepath.Join(dataDir, "zw"), "alpha": "--postings=" + filepath.Join(dataDir, "p")}[name]
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		for _, arg := range strings.Split(string(cmdline), "\x00") {
-			if arg == mark {
-				return pid
-			}
+	procs, _ := procfs.AllProcs()
+	for _, p := range procs {
+		if args, err := p.CmdLine(); err == nil && slices.Contains(args, mark) {
+			return p.PID
 		}
 	}
 	t.Fatalf("no dgraph %s runs on %s", name, dataDir)

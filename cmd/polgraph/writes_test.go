@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -416,12 +415,12 @@ func sendLoadStream(ctx context.Context, w writer, file, requestID string, lines
 func TestLoadStreamCutAndSentAgain(t *testing.T) {
 	w := newWriter(t, "editor")
 	lines, want := loadFile(w, 120)
-	before := graphCounts(t)
+	before, loads := graphCounts(t), callsEnded(t, pb.WriteService_Load_FullMethodName)
 	if _, err := sendLoadStream(w.ctx, w, "people.jsonl", "", lines, 3); status.Code(err) != codes.Canceled {
 		t.Fatalf("a cut stream: %v", err)
 	}
-	// Nothing of a cut stream is written (give the server a moment to notice the cut).
-	time.Sleep(200 * time.Millisecond)
+	// Nothing of a cut stream is written: once the service has ended the call, the graph is as it was.
+	waitForCallsEnded(t, pb.WriteService_Load_FullMethodName, loads+1)
 	if got := graphCounts(t); got != before {
 		t.Fatalf("a cut stream wrote: %+v, then %+v", before, got)
 	}

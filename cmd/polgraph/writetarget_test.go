@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -156,13 +156,13 @@ func TestLoadThroughTheServerSendsWhatFitsAndRefusesTheRest(t *testing.T) {
 				t.Fatal(err)
 			}
 			says := tc.says(len(long))
-			before := graphCounts(t)
+			before, loads := graphCounts(t), callsEnded(t, pb.WriteService_Load_FullMethodName)
 			var out bytes.Buffer
 			err := realMain(context.Background(), []string{"load", "--server", serverAddr, path}, &out, &out)
 			if err == nil || !strings.Contains(err.Error(), path+says) || strings.Contains(err.Error(), "larger than max") {
 				t.Fatalf("got %.600v\nwant an error saying %q", err, path+says)
 			}
-			time.Sleep(200 * time.Millisecond) // for the service to see the stream end
+			waitForCallsEnded(t, pb.WriteService_Load_FullMethodName, loads+1) // the service has seen the stream end
 			if after := graphCounts(t); after != before {
 				t.Errorf("a refused load wrote: %+v, then %+v", before, after)
 			}

@@ -1477,14 +1477,9 @@ func transient(err error) bool {
 // parallelWriters is how many batches of independent records are written at once.
 const parallelWriters = 4
 
-// inBatches writes xs in batches of n, with up to workers batches in flight, and stops at the first error.
-// progress is told how many records are written, in order, from one goroutine at a time.
-func inBatches[T any](ctx context.Context, stage string, xs []T, n, workers int, write func(context.Context, []T) error, progress Progress) error {
-	return inStages(ctx, stage, len(xs), eachOf(xs), n, workers, write, progress)
-}
-
-// inStages is inBatches for the total records that produce gives, one at a time: it holds only the
-// batches being filled and written.
+// inStages writes the total records that produce gives, one at a time, in batches of n, with up to
+// workers batches in flight, and stops at the first error; it holds only the batches being filled and
+// written. progress is told how many records are written, in order, from one goroutine at a time.
 func inStages[T any](ctx context.Context, stage string, total int, produce func(emit func(T) error) error, n, workers int, write func(context.Context, []T) error, progress Progress) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

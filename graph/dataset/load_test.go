@@ -14,7 +14,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-func TestInBatchesWritesEachRecordOnce(t *testing.T) {
+func TestInStagesWritesEachRecordOnce(t *testing.T) {
 	t.Parallel()
 	xs := make([]int, 1003)
 	for i := range xs {
@@ -36,7 +36,7 @@ func TestInBatchesWritesEachRecordOnce(t *testing.T) {
 			}
 			reported = append(reported, done)
 		}
-		if err := inBatches(context.Background(), "things", xs, 100, workers, write, progress); err != nil {
+		if err := inStages(context.Background(), "things", len(xs), eachOf(xs), 100, workers, write, progress); err != nil {
 			t.Fatal(err)
 		}
 		slices.Sort(got)
@@ -49,7 +49,7 @@ func TestInBatchesWritesEachRecordOnce(t *testing.T) {
 	}
 }
 
-func TestInBatchesStopsAtTheFirstError(t *testing.T) {
+func TestInStagesStopsAtTheFirstError(t *testing.T) {
 	t.Parallel()
 	xs := make([]int, 1000)
 	failure := errors.New("the database went away")
@@ -64,7 +64,7 @@ func TestInBatchesStopsAtTheFirstError(t *testing.T) {
 		}
 		return nil
 	}
-	err := inBatches(context.Background(), "things", xs, 10, 4, write, func(string, int, int) {})
+	err := inStages(context.Background(), "things", len(xs), eachOf(xs), 10, 4, write, func(string, int, int) {})
 	if !errors.Is(err, failure) {
 		t.Fatalf("got %v, want the write's error", err)
 	}

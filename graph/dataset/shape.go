@@ -366,7 +366,10 @@ func (w *walker) readKey() []byte {
 		return w.text[start+1 : w.i-1]
 	}
 	var s string
-	_ = json.Unmarshal(w.text[start:w.i], &s) // valid JSON: cannot fail
+	if err := json.Unmarshal(w.text[start:w.i], &s); err != nil {
+		// A walker walks valid JSON only (Read checks each line first): its strings decode.
+		panic("dataset: a string of valid JSON does not decode: " + err.Error())
+	}
 	return []byte(s)
 }
 

@@ -107,3 +107,27 @@ func TestLineReaderReportsReadErrors(t *testing.T) {
 		t.Fatalf("after the error got %v, want io.EOF", err)
 	}
 }
+
+// TestReadKeyDecodesEscapes: a key or the record's type written with JSON escapes reads as its text. The
+// walker reads only lines Read has found valid, so a string that does not decode is a broken invariant,
+// which panics rather than reading as "".
+func TestReadKeyDecodesEscapes(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		`{"rec\u006frd":"d\u0061taset"}`:          "dataset",
+		`{"x":{"record":1},"\u0072ecord":"a\/b"}`: "a/b",
+		`{"record":"\ud83d\uddf3 \"q\" \\"}`:      `🗳 "q" \`,
+	} {
+		got, kind, found := recordType([]byte(line))
+		if got != want || kind != jsonString || !found {
+			t.Errorf("recordType(%s) = %q, %v, %v; want %q, a string, found", line, got, kind, found, want)
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("readKey of a string that is not JSON did not panic")
+		}
+	}()
+	w := &walker{text: []byte(`"\x"`)}
+	w.readKey()
+}

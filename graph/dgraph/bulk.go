@@ -142,7 +142,12 @@ func (b *BulkFill) AddPack(p Pack) error {
 			b.err = fmt.Errorf("entity %s: its pack cannot be read back", p.Name)
 			return b.err
 		}
-		b.entities = append(b.entities, r.entity())
+		e, err := r.entity()
+		if err != nil {
+			b.err = fmt.Errorf("entity %s: its pack cannot be read back: %w", p.Name, err)
+			return b.err
+		}
+		b.entities = append(b.entities, e)
 		b.ends[r.Name] = &endJSON{Name: r.Name, StartDay: r.StartDay, EndDay: r.EndDay}
 		b.counts.Entities++
 		if len(b.entities) == changesPage {

@@ -3,6 +3,7 @@ package dgraph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -528,14 +529,23 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 	if since == 0 {
 		ends = map[string]*endJSON{}
 	}
+	var undecoded error // the first entity that does not decode, which ends the read
 	err := packedPages(ctx, s, txn, since, "Entity", entityFields+` pg.start_day pg.end_day`, unpackEntity, func(rows []changedEntity) {
+		if undecoded != nil {
+			return
+		}
 		batch := make([]graph.Entity, 0, len(rows))
 		uids := make([][2]string, 0, len(rows))
 		for _, r := range rows {
 			if r.Kind == "" {
 				continue
 			}
-			batch = append(batch, r.entity())
+			e, err := r.entity()
+			if err != nil {
+				undecoded = fmt.Errorf("dgraph.Changes: %w", err)
+				return
+			}
+			batch = append(batch, e)
 			uids = append(uids, [2]string{r.Name, r.UID})
 			if ends != nil {
 				ends[r.Name] = &endJSON{UID: r.UID, Name: r.Name, StartDay: r.StartDay, EndDay: r.EndDay}
@@ -544,6 +554,9 @@ func (s *Store) changedEntities(ctx context.Context, txn *dgo.Txn, since int64, 
 		s.rememberAll(uids)
 		each(graph.Changed{Entities: batch})
 	})
+	if err == nil {
+		err = undecoded
+	}
 	return ends, err
 }
 

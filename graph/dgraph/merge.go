@@ -123,6 +123,7 @@ type mergeRelation struct {
 type relState struct {
 	uid           string // "" until a new relation gets its blank node
 	existed       bool
+	read          mergeRelation // as the transaction read it, when it existed
 	before, after graph.Relation
 	node          map[string]any // what the mutation sets on it
 }
@@ -161,7 +162,7 @@ func (m *mergeWork) rel(name string) *relState {
 	if !ok || f.raw == nil || json.Unmarshal(f.raw, &r) != nil || r.Type == "" {
 		return nil
 	}
-	st := &relState{uid: r.UID, existed: true, before: r.relation(), node: map[string]any{"uid": r.UID}}
+	st := &relState{uid: r.UID, existed: true, read: r, before: r.relation(), node: map[string]any{"uid": r.UID}}
 	st.after = st.before
 	st.after.Claims = slices.Clone(st.before.Claims)
 	m.rels[name] = st
@@ -368,11 +369,13 @@ func (s *Store) MergeEntity(ctx context.Context, from, into graph.EntityName, re
 	var res graph.WriteResult
 	by := principal(ctx)
 	err := s.upsert(ctx, write{op: op, lookup: []string{string(from), string(into), metaName}, fields: mergeEntityFields, result: &res,
-		then: func(got map[string]found) []lookupGroup {
+		then: func(got map[string]found) ([]lookupGroup, error) {
 			// The relations the merge moves, where they go, and the relations and claims that name from.
 			var f mergeEntity
-			if g, ok := got[string(from)]; ok && g.raw != nil {
-				_ = json.Unmarshal(g.raw, &f)
+			if g, ok := got[string(from)]; ok {
+				if err := decodeInto(op, g, &f); err != nil {
+					return nil, err
+				}
 			}
 			var names []string
 			for _, r := range append(slices.Clone(f.Out), f.In...) {
@@ -389,7 +392,7 @@ func (s *Store) MergeEntity(ctx context.Context, from, into graph.EntityName, re
 					names = append(names, c.Of.Name)
 				}
 			}
-			return []lookupGroup{{names: names, fields: mergeRelationFields}}
+			return []lookupGroup{{names: names, fields: mergeRelationFields}}, nil
 		},
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
 			work = &mergeWork{op: op, got: got, now: time.Now().UTC(), by: by, rels: map[string]*relState{}}
@@ -425,7 +428,14 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 		return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "KINDS_DIFFER", Message: fmt.Sprintf("%s is an %s and %s an %s: only records of one entity merge",
 			from, strings.ToLower(fe.Kind), into, strings.ToLower(ie.Kind))}
 	}
-	fEnt, iEnt := fe.entity(), ie.entity()
+	fEnt, err := fe.entity()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	iEnt, err := ie.entity()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	if k, ok := fEnt.Identifiers.Conflict(iEnt.Identifiers); ok {
 		return &graph.Error{Op: op, Kind: graph.Invalid, Reason: "IDENTIFIERS_DIFFER", Message: fmt.Sprintf("%s has the %s id %s and %s the %s id %s: they are not one entity",
 			from, k, strings.Join(fEnt.Identifiers[k], ", "), into, k, strings.Join(iEnt.Identifiers[k], ", "))}
@@ -518,8 +528,7 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 			}
 			tgt.node = map[string]any{"uid": "_:" + blank(to), "dgraph.type": "Relation", "pg.name": to, "pg.rel_type": string(old.before.Type),
 				"pg.role": old.before.Role, "pg.valid_from": old.before.ValidFrom.String(), "pg.valid_to": old.before.ValidTo.String(), "pg.date": old.before.Date.String()}
-			var r mergeRelation
-			_ = json.Unmarshal(m.got[ref.Name].raw, &r)
+			r := old.read
 			end := func(n graph.EntityName, was *nameRef) map[string]any {
 				if n == into {
 					return uidRef(ie.UID)
@@ -646,10 +655,10 @@ func (s *Store) UnmergeEntity(ctx context.Context, from graph.EntityName, reason
 		return rec, true
 	}
 	err := s.upsert(ctx, write{op: op, lookup: []string{string(from), metaName}, fields: mergeEntityFields, result: &res,
-		then: func(got map[string]found) []lookupGroup {
+		then: func(got map[string]found) ([]lookupGroup, error) {
 			rec, ok := recordOf(got)
 			if !ok {
-				return nil
+				return nil, nil
 			}
 			var rels []string
 			for _, mv := range rec.Moves {
@@ -661,7 +670,7 @@ func (s *Store) UnmergeEntity(ctx context.Context, from graph.EntityName, reason
 					rels = append(rels, r)
 				}
 			}
-			return []lookupGroup{{names: []string{rec.Into}, fields: mergeEntityFields}, {names: rels, fields: mergeRelationFields}}
+			return []lookupGroup{{names: []string{rec.Into}, fields: mergeEntityFields}, {names: rels, fields: mergeRelationFields}}, nil
 		},
 		mutate: func(got map[string]found, _ map[string]string) ([]byte, []map[string]any, error) {
 			work = &mergeWork{op: op, got: got, now: time.Now().UTC(), by: by, rels: map[string]*relState{}}
@@ -793,7 +802,10 @@ func (m *mergeWork) unmerge(s *Store, fe mergeEntity, rec mergeRecord, reason st
 	m.finish(graph.ActionUnmerge)
 
 	// into loses what it gained (what it still holds of it), and from comes back.
-	iEnt := ie.entity()
+	iEnt, err := ie.entity()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	after := iEnt
 	after.Aliases = slices.DeleteFunc(slices.Clone(iEnt.Aliases), func(a string) bool { return slices.Contains(rec.Aliases, a) })
 	after.Identifiers = iEnt.Identifiers.Clone()
@@ -814,7 +826,10 @@ func (m *mergeWork) unmerge(s *Store, fe mergeEntity, rec mergeRecord, reason st
 	for _, p := range []string{"pg.deleted_at", "pg.deleted_by", "pg.delete_reason", "pg.merged_into", "pg.merge_record"} {
 		fmt.Fprintf(&m.del, "<%s> <%s> * .\n", fe.UID, p)
 	}
-	fEnt := fe.entity()
+	fEnt, err := fe.entity()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	back := fEnt
 	back.Deleted, back.MergedInto = graph.Tombstone{}, ""
 	m.entityChange(graph.ActionUnmerge, fEnt, back)

@@ -160,7 +160,11 @@ func TestSourcesStatsAndWrittenAt(t *testing.T) {
 	if during.Version != st.Version || !during.WrittenAt.Equal(st.WrittenAt) {
 		t.Errorf("during a load the stats say version %d written at %v; want the last complete one, %d at %v", during.Version, during.WrittenAt, st.Version, st.WrittenAt)
 	}
-	time.Sleep(10 * time.Millisecond)
+	// The load ends in a later millisecond than the last write (times are kept to the millisecond), so
+	// that its time can be told from that one's.
+	for !time.Now().Truncate(time.Millisecond).After(st.WrittenAt) {
+		time.Sleep(time.Millisecond)
+	}
 	beforeEnd := time.Now()
 	if err := b.End(ctx); err != nil {
 		t.Fatal(err)

@@ -634,7 +634,11 @@ func (s *Store) LiveEntities(ctx context.Context) ([]graph.Entity, error) {
 		}
 		for _, r := range res.Q {
 			s.remember(r.Name, r.UID)
-			out = append(out, r.entity())
+			e, err := r.entity()
+			if err != nil {
+				return nil, fmt.Errorf("dgraph.LiveEntities: %w", err)
+			}
+			out = append(out, e)
 		}
 		if len(res.Q) < page {
 			return out, nil

@@ -52,7 +52,10 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 	rank := graph.NewRanker(key)
 	for _, rows := range res {
 		for _, r := range rows {
-			e := r.entity()
+			e, err := r.entity()
+			if err != nil {
+				return nil, fmt.Errorf("dgraph.Search: %w", err)
+			}
 			if !e.Deleted.IsZero() || len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
 				continue // deleted entities are found only by their resource name
 			}

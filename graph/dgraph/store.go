@@ -554,24 +554,50 @@ type entityJSON struct {
 
 const entityFields = `uid pg.name pg.kind pg.display_name pg.aliases pg.description pg.identifiers pg.attributes pg.alias_order pg.valid_from pg.valid_to ` + deletedFields + ` pg.merged_into { pg.name }`
 
-func (e entityJSON) entity() graph.Entity {
+// entity is the entity as read. pg.identifiers and pg.attributes hold the JSON that identifiersJSON and
+// attributesJSON write; one written by other means may not decode: entity then returns the entity without
+// it, and an Internal error naming the entity and the predicate.
+func (e entityJSON) entity() (graph.Entity, error) {
 	out := graph.Entity{Name: graph.EntityName(e.Name), Kind: graph.Kind(e.Kind), DisplayName: e.DisplayName,
-		Aliases: e.Aliases, Description: e.Description, Deleted: e.deleted()}
-	if e.MergedInto != nil {
-		out.MergedInto = graph.EntityName(e.MergedInto.Name)
-	}
+		Aliases: e.Aliases, Description: e.Description, Deleted: e.deleted(), MergedInto: e.mergedInto()}
 	out.ValidFrom, _ = graph.ParseFuzzyDate(e.ValidFrom)
 	out.ValidTo, _ = graph.ParseFuzzyDate(e.ValidTo)
+	var errs []error
 	if e.Identifiers != "" {
-		_ = json.Unmarshal([]byte(e.Identifiers), &out.Identifiers)
+		if err := json.Unmarshal([]byte(e.Identifiers), &out.Identifiers); err != nil {
+			errs = append(errs, fmt.Errorf("pg.identifiers: %w", err))
+		}
 	}
 	if e.Attributes != "" {
-		_ = json.Unmarshal([]byte(e.Attributes), &out.Attributes)
+		if err := json.Unmarshal([]byte(e.Attributes), &out.Attributes); err != nil {
+			errs = append(errs, fmt.Errorf("pg.attributes: %w", err))
+		}
 	}
 	// pg.aliases is a set: the order the aliases were written in is kept beside it.
 	var order []string
 	if e.AliasOrder != "" && json.Unmarshal([]byte(e.AliasOrder), &order) == nil && sameSet(order, e.Aliases) {
 		out.Aliases = order
+	}
+	if len(errs) > 0 {
+		return out, &graph.Error{Kind: graph.Internal, Message: "entity " + e.Name + " does not decode", Err: errors.Join(errs...)}
+	}
+	return out, nil
+}
+
+// mergedInto is the entity this one was merged into, or "".
+func (e entityJSON) mergedInto() graph.EntityName {
+	if e.MergedInto == nil {
+		return ""
+	}
+	return graph.EntityName(e.MergedInto.Name)
+}
+
+// entityForTrail is the entity as read, for an audit record of a write that goes ahead whatever it held:
+// a field that does not decode is left out of the record, and logged.
+func (s *Store) entityForTrail(ctx context.Context, e entityJSON) graph.Entity {
+	out, err := e.entity()
+	if err != nil {
+		s.log.WarnContext(ctx, "the audit trail records a stored entity without the fields that do not decode", "err", err)
 	}
 	return out
 }
@@ -609,13 +635,21 @@ func (s *Store) GetEntity(ctx context.Context, name graph.EntityName) (graph.Ent
 // GetEntities implements graph.Store.
 func (s *Store) GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
 	out := make(map[graph.EntityName]graph.Entity, len(names))
+	var undecoded error
 	err := readNamed(ctx, s, "dgraph.GetEntities", strs(names), 500, entityFields, func(r entityJSON) string { return r.Name },
 		func(r entityJSON) {
 			if r.Kind != "" { // else a relation, claim or source with this name, not an entity
 				s.remember(r.Name, r.UID)
-				out[graph.EntityName(r.Name)] = r.entity()
+				e, err := r.entity()
+				if err != nil && undecoded == nil {
+					undecoded = err
+				}
+				out[graph.EntityName(r.Name)] = e
 			}
 		})
+	if err == nil && undecoded != nil {
+		err = fmt.Errorf("dgraph.GetEntities: %w", undecoded)
+	}
 	return out, err
 }
 
@@ -639,7 +673,11 @@ func (s *Store) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]g
 					continue
 				}
 				s.remember(r.Name, r.UID)
-				out[r.OCD] = append(out[r.OCD], r.entity())
+				e, err := r.entity()
+				if err != nil {
+					return nil, fmt.Errorf("dgraph.EntitiesByOCD: %w", err)
+				}
+				out[r.OCD] = append(out[r.OCD], e)
 			}
 		}
 	}
@@ -675,9 +713,12 @@ func (s *Store) EntitiesByIdentifier(ctx context.Context, scheme string, values 
 		}
 		for _, rows := range res {
 			for _, r := range rows {
-				e := r.entity()
 				if r.Kind == "" || r.DeletedAt != nil {
 					continue
+				}
+				e, err := r.entity()
+				if err != nil {
+					return nil, fmt.Errorf("dgraph.EntitiesByIdentifier: %w", err)
 				}
 				for _, v := range e.Identifiers[scheme] {
 					if slices.Contains(chunk, v) && !slices.ContainsFunc(out[v], func(o graph.Entity) bool { return o.Name == e.Name }) {
@@ -758,7 +799,11 @@ func (s *Store) FindByName(ctx context.Context, text string) ([]graph.Entity, er
 	out := make([]graph.Entity, 0, len(res.Q))
 	for _, r := range res.Q {
 		s.remember(r.Name, r.UID)
-		if e := r.entity(); e.Deleted.IsZero() { // deleted entities are found only by their resource name
+		e, err := r.entity()
+		if err != nil {
+			return nil, fmt.Errorf("dgraph.FindByName: %w", err)
+		}
+		if e.Deleted.IsZero() { // deleted entities are found only by their resource name
 			out = append(out, e)
 		}
 	}
@@ -788,9 +833,12 @@ func (s *Store) FindByNames(ctx context.Context, texts []string) (map[string][]g
 		}
 		for _, rows := range res {
 			for _, r := range rows {
-				e := r.entity()
-				if r.Kind == "" || !e.Deleted.IsZero() {
+				if r.Kind == "" || r.DeletedAt != nil {
 					continue
+				}
+				e, err := r.entity()
+				if err != nil {
+					return nil, fmt.Errorf("dgraph.FindByNames: %w", err)
 				}
 				s.remember(r.Name, r.UID)
 				for _, k := range r.Keys {

@@ -760,6 +760,33 @@ func TestTextRoundTripsThroughWrites(t *testing.T) {
 	}
 }
 
+// An entity whose pg.identifiers another program wrote as JSON the store cannot read is an Internal error
+// when read, naming the entity, rather than an entity read without its identifiers; writing the entity
+// again replaces them.
+func TestEntityFieldsThatDoNotDecode(t *testing.T) {
+	ctx := context.Background()
+	const name = "actors/undecodable-identifiers"
+	if err := dgraph.WriteNQuads(ctx, store, `_:e <pg.name> "`+name+`" .
+_:e <pg.kind> "ACTOR" .
+_:e <pg.display_name> "Undecodable" .
+_:e <pg.identifiers> "{\"wikidata\": 7}" .
+`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.GetEntity(ctx, name)
+	if graph.KindOf(err) != graph.Internal || !strings.Contains(fmt.Sprint(err), name) || !strings.Contains(fmt.Sprint(err), "pg.identifiers") {
+		t.Fatalf("reading it: %v; want an Internal error naming %s and pg.identifiers", err, name)
+	}
+	want := graph.Entity{Name: name, Kind: graph.KindActor, DisplayName: "Undecodable", Identifiers: graph.Identifiers{"wikidata": {"Q7"}}}
+	if err := store.UpsertEntities(ctx, []graph.Entity{want}); err != nil {
+		t.Fatalf("writing it again: %v", err)
+	}
+	got, err := store.GetEntity(ctx, name)
+	if err != nil || !reflect.DeepEqual(got.Identifiers, want.Identifiers) {
+		t.Errorf("read after writing it again: %+v, %v; want the identifiers written", got, err)
+	}
+}
+
 // Who wrote is recorded once per write, on a change set; changes written before change sets, which hold
 // it themselves, are still found by principal, resource and time, each with its principal, method and
 // request id.

@@ -68,7 +68,10 @@ func (s *Store) RetractClaim(ctx context.Context, claim, reason string) (graph.W
 			var already struct {
 				At *int64 `json:"pg.retracted_at"`
 			}
-			if decodeInto(c, &already); already.At != nil {
+			if err := decodeInto(op, c, &already); err != nil {
+				return nil, nil, err
+			}
+			if already.At != nil {
 				return nil, nil, nil // retracted already: the first retraction stands
 			}
 			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
@@ -113,7 +116,10 @@ func (s *Store) DeleteRelation(ctx context.Context, name graph.RelationName, rea
 				return nil, nil, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
 			}
 			var t tombstoneJSON
-			if decodeInto(f, &t); t.DeletedAt != nil {
+			if err := decodeInto(op, f, &t); err != nil {
+				return nil, nil, err
+			}
+			if t.DeletedAt != nil {
 				return nil, nil, nil // deleted already
 			}
 			version, set, err := s.versionFor(got[metaName], node(got, metaName, "Meta"), nil)
@@ -171,7 +177,7 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 		audit: func(got map[string]found) ([]graph.Change, graph.WriteResult) {
 			var r graph.WriteResult
 			old, _ := decodeRaw[entityWhole](got, string(name))
-			e := old.entity()
+			e := s.entityForTrail(ctx, old.entityJSON)
 			if !e.Deleted.IsZero() {
 				r.Unchanged++
 				return nil, r
@@ -195,7 +201,10 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 				tombstoneJSON
 				Merged *nameRef `json:"pg.merged_into"`
 			}
-			if decodeInto(f, &t); t.Merged != nil {
+			if err := decodeInto(op, f, &t); err != nil {
+				return nil, nil, err
+			}
+			if t.Merged != nil {
 				return nil, nil, &graph.Error{Op: op, Kind: graph.FailedPrecondition, Reason: "ENTITY_MERGED",
 					Message: fmt.Sprintf("%s was merged into %s: delete %s, or undo the merge", name, t.Merged.Name, t.Merged.Name)}
 			}
@@ -222,9 +231,14 @@ func (s *Store) DeleteEntity(ctx context.Context, name graph.EntityName, reason 
 	return res, err
 }
 
-// decodeInto reads more of a found resource's fields into v.
-func decodeInto(f found, v any) {
-	if f.raw != nil {
-		_ = json.Unmarshal(f.raw, v)
+// decodeInto reads more of a found resource's fields into v. It fails, with an Internal error, only when
+// a field Dgraph returned is not of the type v gives it.
+func decodeInto(op string, f found, v any) error {
+	if f.raw == nil {
+		return nil
 	}
+	if err := json.Unmarshal(f.raw, v); err != nil {
+		return &graph.Error{Op: op, Kind: graph.Internal, Message: "the stored " + f.Name + " does not decode", Err: err}
+	}
+	return nil
 }

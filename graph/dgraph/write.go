@@ -72,8 +72,8 @@ type write struct {
 	// found (for mutate to refuse a write that would join a live relation to one).
 	checkRefs bool
 	// then, when set, names more resources to read in the same transaction once the first are found (what
-	// a merge finds it must touch), each group with its fields; they join found.
-	then func(found map[string]found) []lookupGroup
+	// a merge finds it must touch), each group with its fields; they join found. Its error ends the write.
+	then func(found map[string]found) ([]lookupGroup, error)
 }
 
 // lookupGroup is resources to read, with the fields to read of them.
@@ -217,7 +217,11 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 		return result, err
 	}
 	if w.then != nil {
-		for _, g := range w.then(got) {
+		groups, err := w.then(got)
+		if err != nil {
+			return result, err
+		}
+		for _, g := range groups {
 			err := s.lookUp(ctx, txn, g.names, g.fields, func(r found, raw json.RawMessage) {
 				if _, ok := got[r.Name]; !ok {
 					r.raw = raw
@@ -469,9 +473,9 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 			for _, e := range entities {
 				before := ""
 				if old, ok := decodeRaw[entityJSON](got, string(e.Name)); ok {
-					before = graph.RecordJSON(graph.EntityRecord(old.entity()))
+					before = graph.RecordJSON(graph.EntityRecord(s.entityForTrail(ctx, old)))
 					e.Deleted = old.deleted() // a deletion (or merge) stands when the entity is written again
-					e.MergedInto = old.entity().MergedInto
+					e.MergedInto = old.mergedInto()
 				}
 				diff(&res, &changes, string(e.Name), before, graph.RecordJSON(graph.EntityRecord(e)))
 			}
@@ -518,8 +522,7 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 				// The pack holds the entity as it stands after the write: a deletion (or merge) stands.
 				after := e
 				if old, ok := decodeRaw[entityJSON](got, string(e.Name)); ok {
-					was := old.entity()
-					after.Deleted, after.MergedInto = was.Deleted, was.MergedInto
+					after.Deleted, after.MergedInto = old.deleted(), old.mergedInto()
 				}
 				if pack, ok := packEntity(after, version); ok {
 					n["pg.pack"] = pack
@@ -544,7 +547,10 @@ func unchangedEntity(got map[string]found, e graph.Entity) bool {
 	if !ok || old.Kind == "" {
 		return false
 	}
-	was := old.entity()
+	was, err := old.entity()
+	if err != nil {
+		return false // written again, which replaces what does not decode
+	}
 	e.Deleted, e.MergedInto = was.Deleted, was.MergedInto
 	return graph.RecordJSON(graph.EntityRecord(was)) == graph.RecordJSON(graph.EntityRecord(e))
 }

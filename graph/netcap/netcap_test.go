@@ -28,6 +28,16 @@ func (d *dialer) open(speak bool) net.Conn {
 	return c
 }
 
+// waitFor waits until cond holds, failing the test after 5 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5 s")
+		}
+	}
+}
+
 // closedByServer reports whether the server closed c: a read sees EOF (or a reset) within a moment.
 func closedByServer(c net.Conn) bool {
 	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
@@ -77,15 +87,31 @@ func TestCaps(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var events []Event
-			l := Wrap(inner, tt.limits, func(e Event) { mu.Lock(); events = append(events, e); mu.Unlock() })
+			refused := make(chan struct{}, 100)
+			l := Wrap(inner, tt.limits, func(e Event) {
+				mu.Lock()
+				events = append(events, e)
+				mu.Unlock()
+				if !e.Evicted {
+					refused <- struct{}{}
+				}
+			})
 			defer l.Close()
 			accepted := make(chan net.Conn, 100)
 			go serveAll(l, accepted)
 			d := &dialer{t: t, addr: inner.Addr().String()}
-			for _, speak := range tt.speaks {
+			for i, speak := range tt.speaks {
 				d.open(speak)
-				// Let the server take it (and read its byte) before the next one.
-				time.Sleep(50 * time.Millisecond)
+				// The listener refuses it, or lets it in and the server reads its byte, before the next one.
+				select {
+				case c := <-accepted:
+					if speak {
+						waitFor(t, func() bool { return c.(*conn).spoke.Load() })
+					}
+				case <-refused:
+				case <-time.After(5 * time.Second):
+					t.Fatalf("connection %d was neither let in nor refused in 5 s", i)
+				}
 			}
 			want := map[int]bool{}
 			for _, i := range tt.closed {

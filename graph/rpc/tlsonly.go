@@ -1,8 +1,8 @@
 package rpc
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 	"google.golang.org/grpc/credentials"
 )
 
@@ -87,18 +89,15 @@ func (c *replayConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// http2Preface is what an HTTP/2 client sends first.
-const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-
 // refusePlaintext answers a plaintext client, within two seconds, and leaves the connection to be closed.
 func refusePlaintext(conn net.Conn, first byte) {
 	conn.SetDeadline(time.Now().Add(2 * time.Second))
 	// Whatever happens, read what the client still sends before the connection is closed, so that the
 	// close does not reset it (and discard the answer) while its bytes are unread.
 	defer io.Copy(io.Discard, io.LimitReader(conn, 64<<10))
-	preface := make([]byte, len(http2Preface))
+	preface := make([]byte, len(http2.ClientPreface))
 	preface[0] = first
-	if _, err := io.ReadFull(conn, preface[1:]); err != nil || string(preface) != http2Preface {
+	if _, err := io.ReadFull(conn, preface[1:]); err != nil || string(preface) != http2.ClientPreface {
 		body := PlaintextRefusal + "\n"
 		conn.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n" +
 			"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body))
@@ -106,68 +105,34 @@ func refusePlaintext(conn net.Conn, first byte) {
 	}
 	// HTTP/2 without TLS: an empty SETTINGS as the server's preface, then, for the client's first call,
 	// a trailers-only gRPC answer (UNAVAILABLE, the message), then GOAWAY.
-	if _, err := conn.Write(h2Frame(0x4, 0, 0, nil)); err != nil {
+	out := bufio.NewWriter(conn)
+	fr := http2.NewFramer(out, conn)
+	fr.SetMaxReadFrameSize(1 << 20)
+	if fr.WriteSettings() != nil || out.Flush() != nil {
 		return
 	}
-	header := make([]byte, 9)
 	for range 32 {
-		if _, err := io.ReadFull(conn, header); err != nil {
+		f, err := fr.ReadFrame()
+		if err != nil {
 			return
 		}
-		length := int(header[0])<<16 | int(header[1])<<8 | int(header[2])
-		typ, flags := header[3], header[4]
-		stream := binary.BigEndian.Uint32(header[5:]) & 0x7fffffff
-		if length > 1<<20 {
-			return
-		}
-		if _, err := io.CopyN(io.Discard, conn, int64(length)); err != nil {
-			return
-		}
-		switch {
-		case typ == 0x4 && flags&0x1 == 0: // the client's SETTINGS: acknowledge them
-			conn.Write(h2Frame(0x4, 0x1, 0, nil))
-		case typ == 0x1 && stream != 0: // HEADERS: the first call
-			var block bytes.Buffer
-			for _, f := range [][2]string{{":status", "200"}, {"content-type", "application/grpc"},
-				{"grpc-status", "14"}, {"grpc-message", PlaintextRefusal}} {
-				hpackLiteral(&block, f[0], f[1])
+		switch f := f.(type) {
+		case *http2.SettingsFrame: // the client's SETTINGS: acknowledge them
+			if !f.IsAck() {
+				fr.WriteSettingsAck()
+				out.Flush()
 			}
-			goaway := binary.BigEndian.AppendUint32(nil, stream)
-			goaway = binary.BigEndian.AppendUint32(goaway, 0xc) // INADEQUATE_SECURITY
-			goaway = append(goaway, PlaintextRefusal...)
-			conn.Write(append(h2Frame(0x1, 0x5, stream, block.Bytes()), h2Frame(0x7, 0, 0, goaway)...)) // END_STREAM|END_HEADERS
+		case *http2.HeadersFrame: // the first call
+			var block bytes.Buffer
+			enc := hpack.NewEncoder(&block)
+			for _, hf := range []hpack.HeaderField{{Name: ":status", Value: "200"}, {Name: "content-type", Value: "application/grpc"},
+				{Name: "grpc-status", Value: "14"}, {Name: "grpc-message", Value: PlaintextRefusal}} {
+				enc.WriteField(hf)
+			}
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: f.StreamID, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true})
+			fr.WriteGoAway(f.StreamID, http2.ErrCodeInadequateSecurity, []byte(PlaintextRefusal))
+			out.Flush()
 			return
 		}
 	}
-}
-
-// h2Frame encodes an HTTP/2 frame.
-func h2Frame(typ, flags byte, stream uint32, payload []byte) []byte {
-	n := len(payload)
-	out := []byte{byte(n >> 16), byte(n >> 8), byte(n), typ, flags}
-	out = binary.BigEndian.AppendUint32(out, stream)
-	return append(out, payload...)
-}
-
-// hpackLiteral encodes a header field as an HPACK literal without indexing, with a new name, and neither
-// string Huffman-coded (RFC 7541, 6.2.2).
-func hpackLiteral(b *bytes.Buffer, name, value string) {
-	b.WriteByte(0)
-	for _, s := range []string{name, value} {
-		hpackInt(b, len(s))
-		b.WriteString(s)
-	}
-}
-
-// hpackInt encodes a string length: a 7-bit prefix, then 7 bits a byte (RFC 7541, 5.1).
-func hpackInt(b *bytes.Buffer, n int) {
-	if n < 127 {
-		b.WriteByte(byte(n))
-		return
-	}
-	b.WriteByte(127)
-	for n -= 127; n >= 128; n >>= 7 {
-		b.WriteByte(byte(n%128 + 128))
-	}
-	b.WriteByte(byte(n))
 }

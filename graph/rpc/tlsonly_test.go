@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -17,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -99,15 +103,63 @@ func TestTLSOnlyTellsPlaintextClientsWhy(t *testing.T) {
 	}
 }
 
-func TestHPACKInt(t *testing.T) {
+// TestTLSOnlyAnswersHTTP2Frames speaks HTTP/2 without TLS frame by frame: the server's preface, an
+// acknowledgement of the client's SETTINGS, a trailers-only UNAVAILABLE answer to the first call, then a
+// GOAWAY saying INADEQUATE_SECURITY.
+func TestTLSOnlyAnswersHTTP2Frames(t *testing.T) {
 	t.Parallel()
-	// RFC 7541, C.1: 10 and 1337 with a 5-bit prefix; here a 7-bit one, so 1337 = 127 + 1210.
-	for n, want := range map[int][]byte{0: {0}, 126: {126}, 127: {127, 0}, 128: {127, 1}, 1337: {127, 0xba, 0x09}} {
-		var b bytes.Buffer
-		hpackInt(&b, n)
-		if got := b.Bytes(); !bytes.Equal(got, want) {
-			t.Errorf("hpackInt(%d) = %x, want %x", n, got, want)
+	client, server := net.Pipe()
+	t.Cleanup(func() { client.Close() })
+	go func() {
+		refusePlaintext(server, http2.ClientPreface[0])
+		server.Close()
+	}()
+	client.SetDeadline(time.Now().Add(5 * time.Second))
+	fr := http2.NewFramer(client, client)
+	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	go func() {
+		// net.Pipe is synchronous: write while the frames are read below.
+		io.WriteString(client, http2.ClientPreface[1:])
+		fr.WriteSettings()
+		var block bytes.Buffer
+		enc := hpack.NewEncoder(&block)
+		for _, f := range []hpack.HeaderField{{Name: ":method", Value: "POST"}, {Name: ":scheme", Value: "http"},
+			{Name: ":path", Value: "/polgraph.v1.GraphService/GetEntity"}, {Name: ":authority", Value: "polgraph"}} {
+			enc.WriteField(f)
 		}
+		fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true})
+	}()
+
+	var got []string
+	for done := false; !done; {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			got = append(got, fmt.Sprintf("SETTINGS ack=%t", f.IsAck()))
+		case *http2.MetaHeadersFrame:
+			line := fmt.Sprintf("HEADERS stream=%d end_stream=%t", f.StreamID, f.StreamEnded())
+			for _, hf := range f.Fields {
+				line += " " + hf.Name + "=" + hf.Value
+			}
+			got = append(got, line)
+		case *http2.GoAwayFrame:
+			done = true
+			got = append(got, fmt.Sprintf("GOAWAY last=%d %v %s", f.LastStreamID, f.ErrCode, f.DebugData()))
+		default:
+			got = append(got, f.Header().Type.String())
+		}
+	}
+	want := []string{
+		"SETTINGS ack=false",
+		"SETTINGS ack=true",
+		"HEADERS stream=1 end_stream=true :status=200 content-type=application/grpc grpc-status=14 grpc-message=" + PlaintextRefusal,
+		"GOAWAY last=1 INADEQUATE_SECURITY " + PlaintextRefusal,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("frames from the server (-want +got):\n%s", diff)
 	}
 }
 
