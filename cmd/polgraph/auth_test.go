@@ -101,7 +101,9 @@ func serveWith(t *testing.T, cfg Config) (grpcAddr, httpBase string) {
 	}
 	cfg.InMemory = false
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, lis, webLis, store, cfg, slog.New(slog.DiscardHandler), io.Discard) }()
+	go func() {
+		done <- serve(ctx, lis, webLis, onDgraph(store), cfg, slog.New(slog.DiscardHandler), io.Discard)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -121,7 +123,7 @@ func writeServer(t *testing.T, cfg Config) (grpcAddr, httpBase string) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	authn, tlsCfg, err := callerChecks(cfg, store, log, lis)
+	authn, tlsCfg, err := callerChecks(cfg, store.Keys(), log, lis)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +163,7 @@ func TestKeysCommands(t *testing.T) {
 	secret, id := makeKey(t, name, "reader")
 
 	// Dgraph holds the key's hash, not the key.
-	k, err := store.KeyByHash(ctx, auth.HashKey(secret))
+	k, err := store.Keys().KeyByHash(ctx, auth.HashKey(secret))
 	if err != nil || string(k.ID) != id || k.Name != name || k.Role != auth.Reader || k.Hash != auth.HashKey(secret) {
 		t.Fatalf("stored key %+v, %v", k, err)
 	}
@@ -600,7 +602,9 @@ func TestSecretsNeverReachClients(t *testing.T) {
 	done := make(chan error, 1)
 	cfg := defaultConfig()
 	cfg.InMemory = false
-	go func() { done <- serve(sctx, lis, webLis, broken, cfg, slog.New(slog.DiscardHandler), io.Discard) }()
+	go func() {
+		done <- serve(sctx, lis, webLis, onDgraph(broken), cfg, slog.New(slog.DiscardHandler), io.Discard)
+	}()
 	defer func() { cancel(); <-done }()
 	gs := pb.NewGraphServiceClient(dialPlain(t, lis.Addr().String()))
 	_, err = gs.GetEntity(ctx, &pb.GetEntityRequest{Name: "Lutfur Rahman"})

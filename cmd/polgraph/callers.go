@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
-	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
@@ -19,13 +18,12 @@ import (
 // (graph/rpc.Auth, with the API keys the store holds), and the TLS configuration of polgraph's listeners
 // (nil when TLS is off). Anonymous callers may read when every listener is on loopback, unless
 // --require-auth-for-reads says otherwise.
-func callerChecks(cfg Config, store graph.Store, log *slog.Logger, listeners ...net.Listener) (*rpc.Auth, *tls.Config, error) {
+func callerChecks(cfg Config, keys auth.KeyStore, log *slog.Logger, listeners ...net.Listener) (*rpc.Auth, *tls.Config, error) {
 	tlsCfg, err := cfg.Auth.serverTLS()
 	if err != nil {
 		return nil, nil, err
 	}
 	anonymous, why := cfg.Auth.anonymousReads(listeners...)
-	keys, _ := store.(auth.KeyStore)
 	clientCerts := "off"
 	if tlsCfg != nil && tlsCfg.ClientCAs != nil {
 		clientCerts = "verified when given"

@@ -77,7 +77,7 @@ func startCluster(t *testing.T, alphas, replicas, n int) *localCluster {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
-		svc, conn, _ := serveForTest(t, store, defaultConfig(), log)
+		svc, conn, _ := serveForTest(t, onDgraph(store), defaultConfig(), log)
 		lc.replicas = append(lc.replicas, pb.NewGraphServiceClient(conn))
 		lc.writers = append(lc.writers, pb.NewWriteServiceClient(conn))
 		lc.services = append(lc.services, svc)

@@ -416,7 +416,7 @@ func TestLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go serve(ctx, lis, nil, store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+		go serve(ctx, lis, nil, onDgraph(store), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 		c, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
@@ -555,7 +555,7 @@ func TestDatabaseDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go serve(ctx, lis, webLis, own, defaultConfig(), log, io.Discard)
+	go serve(ctx, lis, webLis, onDgraph(own), defaultConfig(), log, io.Discard)
 	c, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -596,7 +596,7 @@ func TestCallsWaitingForTurnsSeeEarlierWrites(t *testing.T) {
 	defer cancel()
 	cfg := defaultConfig()
 	cfg.Limits = rpc.Limits{InFlight: 1, Queued: 64, MaxWait: 30 * time.Second}
-	_, conn, _ := serveForTest(t, store, cfg, slog.New(slog.DiscardHandler))
+	_, conn, _ := serveForTest(t, onDgraph(store), cfg, slog.New(slog.DiscardHandler))
 	c := pb.NewGraphServiceClient(conn)
 	for round := range 3 {
 		name := fmt.Sprintf("actors/turns-%d-%d", round, time.Now().UnixNano())

@@ -124,10 +124,10 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		defer store.Close()
-		if known, err = store.LiveEntities(ctx); err != nil {
+		if known, err = store.Queue().LiveEntities(ctx); err != nil {
 			return err
 		}
-		queue = &review.Service{Queue: store, Intake: &intake.Service{Store: store}}
+		queue = &review.Service{Queue: store.Queue(), Intake: &intake.Service{Store: store}}
 	}
 	reader := ingest.NewReader(known)
 	var sum ingestSummary

@@ -101,7 +101,7 @@ func createKey(ctx context.Context, store *dgraph.Store, name string, role auth.
 	if err != nil {
 		return err
 	}
-	if err := store.CreateKey(ctx, k); err != nil {
+	if err := store.Keys().CreateKey(ctx, k); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "name:    %s\nrole:    %s\nid:      %s\ncreated: %s\nkey:     %s\n", k.Name, k.Role, k.ID, k.Created.Format(time.RFC3339), secret)
@@ -111,7 +111,7 @@ func createKey(ctx context.Context, store *dgraph.Store, name string, role auth.
 }
 
 func listKeys(ctx context.Context, store *dgraph.Store, stdout io.Writer) error {
-	keys, err := store.ListKeys(ctx)
+	keys, err := store.Keys().ListKeys(ctx)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func listKeys(ctx context.Context, store *dgraph.Store, stdout io.Writer) error 
 
 func revokeKey(ctx context.Context, store *dgraph.Store, idOrName string, stdout io.Writer) error {
 	now := time.Now()
-	k, err := store.RevokeKey(ctx, idOrName, now)
+	k, err := store.Keys().RevokeKey(ctx, idOrName, now)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func TestLoadCutHalfwayResumesToExactCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The service, on the empty graph, holding it in memory.
-	svc, conn, _ := serveForTest(t, watcher, defaultConfig(), log)
+	svc, conn, _ := serveForTest(t, onDgraph(watcher), defaultConfig(), log)
 	client := pb.NewGraphServiceClient(conn)
 
 	t.Run("SIGTERM: what was committed is reported", func(t *testing.T) {

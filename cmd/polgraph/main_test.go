@@ -150,7 +150,7 @@ func testMain(m *testing.M) int {
 	served := make(chan error, 1)
 	services := make(chan *memgraph.Topology, 1)
 	go func() {
-		served <- serve(ctx, lis, webLis, store, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }),
+		served <- serve(ctx, lis, webLis, onDgraph(store), cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }),
 			withMetrics(servedMetrics))
 	}()
 	// Every test runs on the in-memory topology, as the service does once it has started.
@@ -363,7 +363,7 @@ func TestHostileFilesWriteNothing(t *testing.T) {
 // once the service holds the graph in memory (failing t when serve ends first, or when the graph is not
 // held within a minute), with stop, which ends serving and returns what serve returned. Serving ends with
 // the test if stop was not called before; an error serve returns then fails the test.
-func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger) (*memgraph.Topology, *grpc.ClientConn, func() error) {
+func serveForTest(t *testing.T, st storage, cfg Config, log *slog.Logger) (*memgraph.Topology, *grpc.ClientConn, func() error) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -373,7 +373,7 @@ func serveForTest(t *testing.T, store graph.Store, cfg Config, log *slog.Logger)
 	services := make(chan *memgraph.Topology, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, lis, nil, store, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }))
+		done <- serve(ctx, lis, nil, st, cfg, log, io.Discard, withTopology(func(t *memgraph.Topology) { services <- t }))
 	}()
 	var conn *grpc.ClientConn
 	stop := sync.OnceValue(func() error {

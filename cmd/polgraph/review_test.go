@@ -457,7 +457,7 @@ func TestIngestStraightToDgraph(t *testing.T) {
 	if !strings.Contains(out.String(), "direct.txt: queued ") || !strings.Contains(out.String(), "review them with `polgraph review list`") {
 		t.Errorf("the output:\n%s", out.String())
 	}
-	queued, err := store.GetProposedEntities(context.Background(), []graph.EntityName{nia})
+	queued, err := store.Queue().GetProposedEntities(context.Background(), []graph.EntityName{nia})
 	if err != nil || queued[nia].State != review.Pending {
 		t.Errorf("the newcomer in the queue: %+v, %v", queued[nia], err)
 	}

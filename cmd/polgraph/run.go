@@ -89,7 +89,7 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return failed(err)
 		}
 	}
-	return failed(serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch), withDatabaseWatch(dbWatch.Store)))
+	return failed(serve(ctx, lis, webLis, onDgraph(store), cfg, log, stdout, watchedBy(watch), withDatabaseWatch(dbWatch.Store)))
 }
 
 // startDataset is the dataset run and cluster load at start: the default graph (""), nothing ("none"), or

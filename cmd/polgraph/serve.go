@@ -66,7 +66,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		lis.Close()
 		return err
 	}
-	return serve(ctx, lis, webLis, store, cfg, log, stdout, watchedBy(watch))
+	return serve(ctx, lis, webLis, onDgraph(store), cfg, log, stdout, watchedBy(watch))
 }
 
 // openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema;
@@ -97,12 +97,13 @@ func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph
 // both gracefully (in-flight calls get 10 s).
 // Each option sees what serve sets up before it serves (watchedBy gives it the metrics and traces to
 // report to; tests wait for the in-memory topology with withTopology).
-func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg Config, log *slog.Logger, stdout io.Writer, options ...serveOption) error {
+func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config, log *slog.Logger, stdout io.Writer, options ...serveOption) error {
+	store := st.graph
 	s := served{svc: &service.Service{Store: store, Timeout: cfg.Timeout, Budget: cfg.WorkBudget}}
 	svc := s.svc
 	if cfg.InMemory {
-		if feed, ok := store.(graph.ChangeFeed); ok {
-			if kept, ok := store.(snapfile.Store); ok && cfg.SnapshotFile != "" && cfg.SnapshotFile != "off" {
+		if feed := st.feed; feed != nil {
+			if kept := st.kept; kept != nil && cfg.SnapshotFile != "" && cfg.SnapshotFile != "off" {
 				f := snapfile.New(kept, cfg.SnapshotFile, log)
 				defer f.Close()
 				feed = f
@@ -119,7 +120,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 	}
 	metrics := s.metrics
 	if s.topo != nil {
-		go fillTopology(ctx, store, s.topo, metrics, s.tracing, log)
+		go fillTopology(ctx, st.feed, s.topo, metrics, s.tracing, log)
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
 	if cfg.Writes {
@@ -132,7 +133,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		limiter.BeforeWaiting(rpc.ReadsVersionAhead(s.topo))
 	}
 	// Credentials and roles are checked before a call takes its method's turn (authconfig.go, graph/rpc.Auth).
-	authn, tlsCfg, err := callerChecks(cfg, store, log, lis, webLis)
+	authn, tlsCfg, err := callerChecks(cfg, st.keys, log, lis, webLis)
 	if err != nil {
 		return err
 	}
@@ -153,14 +154,14 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))...)
 	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
 	if cfg.Writes {
-		if w, ok := store.(intake.Store); ok {
-			writes := &intake.Service{Store: w, Timeout: cfg.WriteTimeout,
+		if st.writes != nil {
+			writes := &intake.Service{Store: st.writes, Timeout: cfg.WriteTimeout,
 				LoadProgress: func(records int) dataset.Progress { return metrics.StartLoad(records).Progress }}
 			pb.RegisterWriteServiceServer(srv, rpc.NewWriteServer(writes, principalName, log))
 			// The review queue approves through the same writes, so it is served with them.
-			if q, ok := store.(reviewStore); ok {
+			if q := st.review; q != nil {
 				reviews := &review.Service{Queue: q, Intake: writes, Timeout: cfg.WriteTimeout}
-				readers := &rpc.ReaderCache{Entities: q.LiveEntities, Version: q.Version}
+				readers := &rpc.ReaderCache{Entities: q.LiveEntities, Version: st.feed.Version}
 				pb.RegisterReviewServiceServer(srv, rpc.NewReviewServer(reviews, readers.Reader, principalName, log))
 			}
 		}
@@ -196,7 +197,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, store graph.Store, cfg
 
 	go dbWatch.Run(ctx)
 	if s.topo == nil {
-		go sampleEvery(ctx, time.Second, func() { sampleVersions(ctx, store, nil, metrics) })
+		go sampleEvery(ctx, time.Second, func() { sampleVersions(ctx, st.feed, nil, metrics) })
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
@@ -256,12 +257,29 @@ func capConnections(lis net.Listener, name string, limits netcap.Limits, m *obse
 	return capped
 }
 
-// reviewStore is what the review queue needs of a store: the queue itself, and the graph's live entities
-// and version, which the ingest reader is built from (and rebuilt when they change).
+// reviewStore is what the review queue needs of a store: the queue itself, and the graph's live entities,
+// which the ingest reader is built from (rebuilt when the graph's version changes).
 type reviewStore interface {
 	review.Queue
 	LiveEntities(ctx context.Context) ([]graph.Entity, error)
-	Version(ctx context.Context) (int64, error)
+}
+
+// storage is what serve needs of where the graph lives, each role as its consumer declares it, stated
+// once where the service is wired. A nil role is a service without it: no graph in memory without feed,
+// no snapshot file without kept, no writes, review queue or API keys without theirs (a review queue needs
+// feed and writes too).
+type storage struct {
+	graph  graph.Store
+	feed   graph.ChangeFeed
+	kept   snapfile.Store
+	writes intake.Store
+	review reviewStore
+	keys   auth.KeyStore
+}
+
+// onDgraph is every role, played by the store on Dgraph.
+func onDgraph(s *dgraph.Store) storage {
+	return storage{graph: s, feed: s, kept: s, writes: s, review: s.Queue(), keys: s.Keys()}
 }
 
 // principalName is who the audit trail says made a write: the caller's credential, as graph/auth names it
@@ -287,7 +305,7 @@ const maxRequestBytes = 4 << 20
 // fillTopology reads the graph's links into memory (until it is done, searches read them from Dgraph),
 // then keeps them up to date in the background, once a second. It records how long the fill took, and
 // samples the graph's versions after each catch-up.
-func fillTopology(ctx context.Context, store graph.Store, t *memgraph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
+func fillTopology(ctx context.Context, feed graph.ChangeFeed, t *memgraph.Topology, m *observe.Metrics, tracing *observe.Tracing, log *slog.Logger) {
 	fillCtx, span := tracing.Tracer().Start(ctx, "polgraph fill in-memory graph")
 	start := time.Now()
 	// A fill that fails (Dgraph unreachable at start, a snapshot file that could not be read back) is
@@ -310,11 +328,11 @@ func fillTopology(ctx context.Context, store graph.Store, t *memgraph.Topology, 
 	entities, relations, version := t.Size()
 	log.InfoContext(fillCtx, "graph held in memory", "entities", entities, "relations", relations, "version", version, "took", took.Round(time.Millisecond))
 	span.End()
-	sampleVersions(ctx, store, t, m)
+	sampleVersions(ctx, feed, t, m)
 	failing := false
 	t.Follow(ctx, time.Second, func(err error) {
 		if err == nil {
-			sampleVersions(ctx, store, t, m)
+			sampleVersions(ctx, feed, t, m)
 		}
 		if (err != nil) != failing && ctx.Err() == nil {
 			failing = err != nil

@@ -30,7 +30,7 @@ func TestRestartFromTheSnapshotFileMissesNoWrite(t *testing.T) {
 	// serveOnce serves until ask returns, and gives ask a client once the graph is held in memory.
 	serveOnce := func(ask func(pb.GraphServiceClient)) {
 		t.Helper()
-		_, conn, stop := serveForTest(t, store, cfg, log)
+		_, conn, stop := serveForTest(t, onDgraph(store), cfg, log)
 		ask(pb.NewGraphServiceClient(conn))
 		if err := stop(); err != nil {
 			t.Fatal(err)

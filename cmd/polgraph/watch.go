@@ -151,13 +151,12 @@ func watchedBy(w *watching) serveOption {
 // sampleVersions samples the graph version searches read (the in-memory graph's, or Dgraph's when the
 // graph is not held in memory) and Dgraph's, into the metrics. With the graph in memory it reads the
 // versions the topology's own syncs saw; without, it costs one small query.
-func sampleVersions(ctx context.Context, store graph.Store, topology *memgraph.Topology, m *observe.Metrics) {
+func sampleVersions(ctx context.Context, feed graph.ChangeFeed, topology *memgraph.Topology, m *observe.Metrics) {
 	if topology != nil {
 		m.GraphVersion(topology.Version(), max(topology.FeedVersion(), topology.Version()))
 		return
 	}
-	feed, ok := store.(graph.ChangeFeed)
-	if !ok {
+	if feed == nil {
 		return
 	}
 	inDgraph, err := feed.Version(ctx)

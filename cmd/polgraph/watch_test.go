@@ -118,7 +118,7 @@ func TestMetricsTracesAndRequestIDs(t *testing.T) {
 	services := make(chan *memgraph.Topology, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, lis, webLis, own, cfg, log, io.Discard, watchedBy(watch), withTopology(func(t *memgraph.Topology) { services <- t }))
+		done <- serve(ctx, lis, webLis, onDgraph(own), cfg, log, io.Discard, watchedBy(watch), withTopology(func(t *memgraph.Topology) { services <- t }))
 	}()
 	defer func() {
 		cancel()

@@ -21,7 +21,7 @@ import (
 // API keys are nodes of type Key (schema.dql), found by pg.key_hash, pg.key_id or pg.key_name; they have
 // no pg.name, so nothing that reads or writes the graph by resource name can reach them.
 
-var _ auth.KeyStore = (*Store)(nil)
+var _ auth.KeyStore = (*Keys)(nil)
 
 type keyJSON struct {
 	UID       string `json:"uid"`
@@ -46,7 +46,8 @@ func (k keyJSON) key() auth.Key {
 
 // CreateKey implements auth.KeyStore. Two keys created at once with the same name conflict in Dgraph (the
 // name is @upsert), and the one retried finds the name taken.
-func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
+func (ks *Keys) CreateKey(ctx context.Context, k auth.Key) error {
+	s := ks.s
 	const op = "dgraph.CreateKey"
 	if !k.ID.Valid() || len(k.Hash) != 64 || k.Role < auth.Reader || k.Role > auth.Admin {
 		return &graph.Error{Op: op, Kind: graph.Invalid, Message: fmt.Sprintf("not a key to store: id %q, role %s", k.ID, k.Role)}
@@ -96,7 +97,8 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 // loaded its access rules, then, for a moment, an older graph. Such an answer proves nothing, and is
 // Unavailable (DATABASE_NOT_READY, with a retry delay) rather than "no such key", so that no valid key is
 // refused, or remembered as unknown, while Dgraph comes back.
-func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.Key, error) {
+func (ks *Keys) KeyByHash(ctx context.Context, hash string) (auth.Key, error) {
+	s := ks.s
 	const op = "dgraph.KeyByHash"
 	seen := s.seen.Load() // before the read, as in Ping
 	q := `query q($h: string) {` + versionBlock + `q(func: eq(pg.key_hash, $h)) { ` + keyFields + ` } }`
@@ -125,7 +127,8 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.Key, error) {
 }
 
 // ListKeys implements auth.KeyStore.
-func (s *Store) ListKeys(ctx context.Context) ([]auth.Key, error) {
+func (ks *Keys) ListKeys(ctx context.Context) ([]auth.Key, error) {
+	s := ks.s
 	var res struct{ Q []keyJSON }
 	if err := s.query(ctx, "dgraph.ListKeys", `{ q(func: type(Key)) { `+keyFields+` } }`, nil, &res); err != nil {
 		return nil, err
@@ -147,7 +150,8 @@ func (s *Store) ListKeys(ctx context.Context) ([]auth.Key, error) {
 
 // RevokeKey implements auth.KeyStore. By name, it revokes the key not yet revoked; when every key with the
 // name is revoked already, it returns the one revoked last, unchanged.
-func (s *Store) RevokeKey(ctx context.Context, idOrName string, at time.Time) (auth.Key, error) {
+func (ks *Keys) RevokeKey(ctx context.Context, idOrName string, at time.Time) (auth.Key, error) {
+	s := ks.s
 	const op = "dgraph.RevokeKey"
 	pred := "pg.key_name"
 	if strings.HasPrefix(idOrName, "keys/") {
@@ -257,3 +261,9 @@ func keyRecord(k auth.Key) string {
 	b, _ := json.Marshal(rec)
 	return string(b)
 }
+
+// Keys are the API keys kept in Dgraph (auth.KeyStore), hashed, over the store's connection.
+type Keys struct{ s *Store }
+
+// Keys returns the API keys kept in this store's Dgraph.
+func (s *Store) Keys() *Keys { return &Keys{s} }

@@ -22,24 +22,24 @@ func TestKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateKey(ctx, k); err != nil {
+	if err := store.Keys().CreateKey(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	got, err := store.KeyByHash(ctx, auth.HashKey(secret))
+	got, err := store.Keys().KeyByHash(ctx, auth.HashKey(secret))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ID != k.ID || got.Name != k.Name || got.Role != auth.Editor || got.Hash != k.Hash || !got.Created.Equal(k.Created) || !got.Revoked.IsZero() {
 		t.Errorf("KeyByHash = %+v, want %+v", got, k)
 	}
-	if _, err := store.KeyByHash(ctx, auth.HashKey(secret+"x")); graph.KindOf(err) != graph.NotFound {
+	if _, err := store.Keys().KeyByHash(ctx, auth.HashKey(secret+"x")); graph.KindOf(err) != graph.NotFound {
 		t.Errorf("an unknown hash: %v, want NotFound", err)
 	}
 
 	// A name is unique among keys not revoked.
 	_, again, _ := auth.NewKey("keys-test-alice", auth.Reader, now)
 	var ge *graph.Error
-	if err := store.CreateKey(ctx, again); !errors.As(err, &ge) || ge.Kind != graph.Invalid || ge.Reason != "KEY_NAME_TAKEN" {
+	if err := store.Keys().CreateKey(ctx, again); !errors.As(err, &ge) || ge.Kind != graph.Invalid || ge.Reason != "KEY_NAME_TAKEN" {
 		t.Errorf("a second key named keys-test-alice: %v, want Invalid, KEY_NAME_TAKEN", err)
 	}
 
@@ -54,7 +54,7 @@ func TestKeys(t *testing.T) {
 		t.Errorf("counts changed when a key was made: %+v → %+v (%v)", before, after, err)
 	}
 
-	list, err := store.ListKeys(ctx)
+	list, err := store.Keys().ListKeys(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,28 +71,28 @@ func TestKeys(t *testing.T) {
 
 	// Revoked by name, then again (unchanged), then by id (unchanged).
 	at := now.Add(time.Second).Truncate(time.Millisecond)
-	r, err := store.RevokeKey(ctx, "keys-test-alice", at)
+	r, err := store.Keys().RevokeKey(ctx, "keys-test-alice", at)
 	if err != nil || r.ID != k.ID || !r.Revoked.Equal(at) || r.Hash != "" {
 		t.Fatalf("RevokeKey by name = %+v, %v", r, err)
 	}
 	for _, ref := range []string{"keys-test-alice", string(k.ID)} {
-		r, err := store.RevokeKey(ctx, ref, at.Add(time.Hour))
+		r, err := store.Keys().RevokeKey(ctx, ref, at.Add(time.Hour))
 		if err != nil || !r.Revoked.Equal(at) {
 			t.Errorf("revoking %s again = %+v, %v; want the first revocation time kept", ref, r, err)
 		}
 	}
-	if got, err := store.KeyByHash(ctx, auth.HashKey(secret)); err != nil || !got.Revoked.Equal(at) {
+	if got, err := store.Keys().KeyByHash(ctx, auth.HashKey(secret)); err != nil || !got.Revoked.Equal(at) {
 		t.Errorf("after revocation KeyByHash = %+v, %v", got, err)
 	}
 	// The name is free again, and revoking by name now finds the new key.
-	if err := store.CreateKey(ctx, again); err != nil {
+	if err := store.Keys().CreateKey(ctx, again); err != nil {
 		t.Fatalf("a new key under a revoked key's name: %v", err)
 	}
-	if r, err := store.RevokeKey(ctx, "keys-test-alice", at); err != nil || r.ID != again.ID {
+	if r, err := store.Keys().RevokeKey(ctx, "keys-test-alice", at); err != nil || r.ID != again.ID {
 		t.Errorf("revoking the name again = %+v, %v; want %s", r, err, again.ID)
 	}
 	for _, ref := range []string{"nobody-at-all", "keys/000000000000"} {
-		if _, err := store.RevokeKey(ctx, ref, at); graph.KindOf(err) != graph.NotFound {
+		if _, err := store.Keys().RevokeKey(ctx, ref, at); graph.KindOf(err) != graph.NotFound {
 			t.Errorf("revoking %s: %v, want NotFound", ref, err)
 		}
 	}
@@ -109,7 +109,7 @@ func TestKeysCreatedAtOnceWithOneName(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_, k, _ := auth.NewKey("keys-test-race", auth.Reader, time.Now())
-			errs <- store.CreateKey(ctx, k)
+			errs <- store.Keys().CreateKey(ctx, k)
 		}()
 	}
 	wg.Wait()
@@ -138,7 +138,7 @@ func TestCreateKeyRefusesWhatIsNotAKey(t *testing.T) {
 		"a bad name":  {ID: k.ID, Name: "two words", Role: k.Role, Hash: k.Hash},
 		"a long name": {ID: k.ID, Name: string(make([]byte, 100)), Role: k.Role, Hash: k.Hash},
 	} {
-		if err := store.CreateKey(ctx, bad); graph.KindOf(err) != graph.Invalid {
+		if err := store.Keys().CreateKey(ctx, bad); graph.KindOf(err) != graph.Invalid {
 			t.Errorf("%s: %v, want Invalid", name, err)
 		}
 	}

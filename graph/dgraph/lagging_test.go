@@ -314,20 +314,20 @@ func TestKeyWritesRefuseALaggingAlpha(t *testing.T) {
 		// The alpha shows the graph from before the key was made: "no such key" there proves nothing.
 		secret, k, _ := auth.NewKey(fmt.Sprintf("lagging-key-%d", time.Now().UnixNano()), auth.Editor, time.Now())
 		s, l := lagBehind(t, "actors/lagging-key", func() {
-			if err := store.CreateKey(ctx, k); err != nil {
+			if err := store.Keys().CreateKey(ctx, k); err != nil {
 				t.Fatal(err)
 			}
 		})
-		_, err := s.KeyByHash(ctx, auth.HashKey(secret))
+		_, err := s.Keys().KeyByHash(ctx, auth.HashKey(secret))
 		wantNotReady(t, "KeyByHash", err, l)
 		var ge *graph.Error
 		if errors.As(err, &ge) && ge.RetryAfter <= 0 {
 			t.Errorf("KeyByHash on a lagging alpha: no retry delay")
 		}
-		if got, err := s.KeyByHash(ctx, auth.HashKey(secret)); err != nil || got.ID != k.ID {
+		if got, err := s.Keys().KeyByHash(ctx, auth.HashKey(secret)); err != nil || got.ID != k.ID {
 			t.Errorf("once the alpha caught up: %+v, %v", got, err)
 		}
-		if _, err := s.KeyByHash(ctx, auth.HashKey(secret+"x")); graph.KindOf(err) != graph.NotFound {
+		if _, err := s.Keys().KeyByHash(ctx, auth.HashKey(secret+"x")); graph.KindOf(err) != graph.NotFound {
 			t.Errorf("an unknown key on an alpha that caught up: %v; want NotFound", err)
 		}
 	})

@@ -21,7 +21,7 @@ import (
 // reach them. Each has a key in pq.id (documents/<hash>, proposals/<hex>, or a proposed entity's resource
 // name), what lists filter and sort by in indexed predicates, and the rest as JSON in pq.body.
 
-var _ review.Queue = (*Store)(nil)
+var _ review.Queue = (*Queue)(nil)
 
 type docBody struct {
 	Hash     string          `json:"hash"`
@@ -174,7 +174,8 @@ func entityNode(uid string, e review.Entity) map[string]any {
 }
 
 // readQueue reads the queue nodes of a type with these keys, in txn (nil: a read-only one).
-func (s *Store) readQueue(ctx context.Context, txn *writeTxn, op, typ string, ids []string, fields string) (map[string]queueRow, error) {
+func (rq *Queue) readQueue(ctx context.Context, txn *writeTxn, op, typ string, ids []string, fields string) (map[string]queueRow, error) {
+	s := rq.s
 	out := make(map[string]queueRow, len(ids))
 	query := s.dg.NewReadOnlyTxn().QueryWithVars
 	if txn != nil {
@@ -199,14 +200,15 @@ func (s *Store) readQueue(ctx context.Context, txn *writeTxn, op, typ string, id
 }
 
 // addQueue stores the nodes whose keys the queue lacks, in one transaction, and returns their keys.
-func (s *Store) addQueue(ctx context.Context, op, typ string, ids []string, node func(i int, uid string) map[string]any) ([]string, error) {
+func (rq *Queue) addQueue(ctx context.Context, op, typ string, ids []string, node func(i int, uid string) map[string]any) ([]string, error) {
+	s := rq.s
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	var added []string
 	err := s.keyTxn(ctx, op, func(txn writeTxn) error {
 		added = added[:0]
-		have, err := s.readQueue(ctx, &txn, op, typ, ids, "")
+		have, err := rq.readQueue(ctx, &txn, op, typ, ids, "")
 		if err != nil {
 			return err
 		}
@@ -234,20 +236,20 @@ func (s *Store) addQueue(ctx context.Context, op, typ string, ids []string, node
 }
 
 // AddDocument implements review.Queue.
-func (s *Store) AddDocument(ctx context.Context, d review.Document) (bool, error) {
-	added, err := s.addQueue(ctx, "dgraph.AddDocument", "ReviewDocument", []string{"documents/" + d.Hash}, func(_ int, uid string) map[string]any {
+func (rq *Queue) AddDocument(ctx context.Context, d review.Document) (bool, error) {
+	added, err := rq.addQueue(ctx, "dgraph.AddDocument", "ReviewDocument", []string{"documents/" + d.Hash}, func(_ int, uid string) map[string]any {
 		return documentNode(uid, d)
 	})
 	return len(added) == 1, err
 }
 
 // GetDocuments implements review.Queue.
-func (s *Store) GetDocuments(ctx context.Context, hashes []string) (map[string]review.Document, error) {
+func (rq *Queue) GetDocuments(ctx context.Context, hashes []string) (map[string]review.Document, error) {
 	ids := make([]string, len(hashes))
 	for i, h := range hashes {
 		ids[i] = "documents/" + h
 	}
-	rows, err := s.readQueue(ctx, nil, "dgraph.GetDocuments", "ReviewDocument", ids, "pq.body pq.text")
+	rows, err := rq.readQueue(ctx, nil, "dgraph.GetDocuments", "ReviewDocument", ids, "pq.body pq.text")
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +265,8 @@ func (s *Store) GetDocuments(ctx context.Context, hashes []string) (map[string]r
 }
 
 // FindDocuments implements review.Queue: the exact index on pq.id answers a range of keys.
-func (s *Store) FindDocuments(ctx context.Context, prefix string, limit int) ([]string, error) {
+func (rq *Queue) FindDocuments(ctx context.Context, prefix string, limit int) ([]string, error) {
+	s := rq.s
 	q := `query q($lo: string, $hi: string, $first: int) {
   q(func: ge(pq.id, $lo), orderasc: pq.id, first: $first) @filter(lt(pq.id, $hi) AND type(ReviewDocument)) { pq.id }
 }`
@@ -282,7 +285,8 @@ func (s *Store) FindDocuments(ctx context.Context, prefix string, limit int) ([]
 }
 
 // ListDocuments implements review.Queue.
-func (s *Store) ListDocuments(ctx context.Context, offset, limit int) ([]review.DocumentSummary, int, error) {
+func (rq *Queue) ListDocuments(ctx context.Context, offset, limit int) ([]review.DocumentSummary, int, error) {
+	s := rq.s
 	const op = "dgraph.ListDocuments"
 	q := `query q($first: int, $offset: int) {
   d as var(func: type(ReviewDocument))
@@ -344,14 +348,14 @@ func (s *Store) ListDocuments(ctx context.Context, offset, limit int) ([]review.
 }
 
 // AddProposedEntities implements review.Queue.
-func (s *Store) AddProposedEntities(ctx context.Context, es []review.Entity) ([]graph.EntityName, error) {
+func (rq *Queue) AddProposedEntities(ctx context.Context, es []review.Entity) ([]graph.EntityName, error) {
 	ids := make([]string, len(es))
 	for i, e := range es {
 		ids[i] = string(e.Name)
 	}
 	var out []graph.EntityName
 	for _, chunk := range chunkIndexes(len(es), 500) {
-		added, err := s.addQueue(ctx, "dgraph.AddProposedEntities", "ReviewEntity", ids[chunk[0]:chunk[1]], func(i int, uid string) map[string]any {
+		added, err := rq.addQueue(ctx, "dgraph.AddProposedEntities", "ReviewEntity", ids[chunk[0]:chunk[1]], func(i int, uid string) map[string]any {
 			return entityNode(uid, es[chunk[0]+i])
 		})
 		if err != nil {
@@ -374,8 +378,8 @@ func chunkIndexes(n, size int) [][2]int {
 }
 
 // GetProposedEntities implements review.Queue.
-func (s *Store) GetProposedEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]review.Entity, error) {
-	rows, err := s.readQueue(ctx, nil, "dgraph.GetProposedEntities", "ReviewEntity", strs(names), "pq.body")
+func (rq *Queue) GetProposedEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]review.Entity, error) {
+	rows, err := rq.readQueue(ctx, nil, "dgraph.GetProposedEntities", "ReviewEntity", strs(names), "pq.body")
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +396,8 @@ func (s *Store) GetProposedEntities(ctx context.Context, names []graph.EntityNam
 
 // listQueue reads a page of the nodes of a type that match every condition (predicate and value, on
 // indexed predicates), sorted by pq.order, and how many match.
-func (s *Store) listQueue(ctx context.Context, op, typ string, conds [][2]string, offset, limit int) ([]queueRow, int, error) {
+func (rq *Queue) listQueue(ctx context.Context, op, typ string, conds [][2]string, offset, limit int) ([]queueRow, int, error) {
+	s := rq.s
 	vars := map[string]string{"$first": strconv.Itoa(limit), "$offset": strconv.Itoa(offset)}
 	decls := []string{"$first: int", "$offset: int"}
 	root := "type(" + typ + ")"
@@ -431,7 +436,7 @@ func (s *Store) listQueue(ctx context.Context, op, typ string, conds [][2]string
 }
 
 // ListProposedEntities implements review.Queue.
-func (s *Store) ListProposedEntities(ctx context.Context, f review.EntityFilter, offset, limit int) ([]review.Entity, int, error) {
+func (rq *Queue) ListProposedEntities(ctx context.Context, f review.EntityFilter, offset, limit int) ([]review.Entity, int, error) {
 	var conds [][2]string
 	if f.Document != "" {
 		conds = append(conds, [2]string{"pq.doc", f.Document})
@@ -439,7 +444,7 @@ func (s *Store) ListProposedEntities(ctx context.Context, f review.EntityFilter,
 	if f.State != "" {
 		conds = append(conds, [2]string{"pq.state", string(f.State)})
 	}
-	rows, total, err := s.listQueue(ctx, "dgraph.ListProposedEntities", "ReviewEntity", conds, offset, limit)
+	rows, total, err := rq.listQueue(ctx, "dgraph.ListProposedEntities", "ReviewEntity", conds, offset, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -455,10 +460,10 @@ func (s *Store) ListProposedEntities(ctx context.Context, f review.EntityFilter,
 }
 
 // UpdateProposedEntities implements review.Queue.
-func (s *Store) UpdateProposedEntities(ctx context.Context, names []graph.EntityName, update func(*review.Entity) error) ([]review.Entity, error) {
+func (rq *Queue) UpdateProposedEntities(ctx context.Context, names []graph.EntityName, update func(*review.Entity) error) ([]review.Entity, error) {
 	const op = "dgraph.UpdateProposedEntities"
 	var out []review.Entity
-	err := s.updateQueue(ctx, op, "ReviewEntity", strs(names), func(r queueRow) (map[string]any, error) {
+	err := rq.updateQueue(ctx, op, "ReviewEntity", strs(names), func(r queueRow) (map[string]any, error) {
 		var b entityBody
 		if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
 			return nil, &graph.Error{Op: op, Kind: graph.Internal, Message: "a proposed entity does not decode", Err: err}
@@ -479,13 +484,14 @@ func (s *Store) UpdateProposedEntities(ctx context.Context, names []graph.Entity
 // updateQueue reads the nodes with these keys, makes each anew with next, and writes them, in one
 // transaction retried whole when Dgraph aborts it; reset runs before each attempt. Lists named in
 // replaced lose their values first. An unknown key is NotFound.
-func (s *Store) updateQueue(ctx context.Context, op, typ string, ids []string, next func(queueRow) (map[string]any, error), reset func(), replaced string) error {
+func (rq *Queue) updateQueue(ctx context.Context, op, typ string, ids []string, next func(queueRow) (map[string]any, error), reset func(), replaced string) error {
+	s := rq.s
 	if len(ids) == 0 {
 		return nil
 	}
 	return s.keyTxn(ctx, op, func(txn writeTxn) error {
 		reset()
-		rows, err := s.readQueue(ctx, &txn, op, typ, ids, "pq.body")
+		rows, err := rq.readQueue(ctx, &txn, op, typ, ids, "pq.body")
 		if err != nil {
 			return err
 		}
@@ -526,7 +532,7 @@ func (s *Store) updateQueue(ctx context.Context, op, typ string, ids []string, n
 
 // AddProposals implements review.Queue. The proposals of one call are listed together, in the order of
 // their document's text, before those added earlier.
-func (s *Store) AddProposals(ctx context.Context, ps []review.Proposal) ([]string, error) {
+func (rq *Queue) AddProposals(ctx context.Context, ps []review.Proposal) ([]string, error) {
 	at := newestFirst(time.Now())
 	ids := make([]string, len(ps))
 	for i, p := range ps {
@@ -534,7 +540,7 @@ func (s *Store) AddProposals(ctx context.Context, ps []review.Proposal) ([]strin
 	}
 	var out []string
 	for _, chunk := range chunkIndexes(len(ps), 500) {
-		added, err := s.addQueue(ctx, "dgraph.AddProposals", "ReviewProposal", ids[chunk[0]:chunk[1]], func(i int, uid string) map[string]any {
+		added, err := rq.addQueue(ctx, "dgraph.AddProposals", "ReviewProposal", ids[chunk[0]:chunk[1]], func(i int, uid string) map[string]any {
 			p := ps[chunk[0]+i]
 			return proposalNode(uid, p, fmt.Sprintf("%s.%s.%09d.%s", at, p.Document, max(p.Span.Start, 0), p.ID))
 		})
@@ -547,8 +553,8 @@ func (s *Store) AddProposals(ctx context.Context, ps []review.Proposal) ([]strin
 }
 
 // GetProposals implements review.Queue.
-func (s *Store) GetProposals(ctx context.Context, ids []string) (map[string]review.Proposal, error) {
-	rows, err := s.readQueue(ctx, nil, "dgraph.GetProposals", "ReviewProposal", ids, "pq.body")
+func (rq *Queue) GetProposals(ctx context.Context, ids []string) (map[string]review.Proposal, error) {
+	rows, err := rq.readQueue(ctx, nil, "dgraph.GetProposals", "ReviewProposal", ids, "pq.body")
 	if err != nil {
 		return nil, err
 	}
@@ -564,14 +570,14 @@ func (s *Store) GetProposals(ctx context.Context, ids []string) (map[string]revi
 }
 
 // ListProposals implements review.Queue.
-func (s *Store) ListProposals(ctx context.Context, f review.ProposalFilter, offset, limit int) ([]review.Proposal, int, error) {
+func (rq *Queue) ListProposals(ctx context.Context, f review.ProposalFilter, offset, limit int) ([]review.Proposal, int, error) {
 	var conds [][2]string
 	for _, c := range [][2]string{{"pq.doc", f.Document}, {"pq.ends", string(f.Entity)}, {"pq.state", string(f.State)}, {"pq.rel_type", string(f.Type)}} {
 		if c[1] != "" {
 			conds = append(conds, c)
 		}
 	}
-	rows, total, err := s.listQueue(ctx, "dgraph.ListProposals", "ReviewProposal", conds, offset, limit)
+	rows, total, err := rq.listQueue(ctx, "dgraph.ListProposals", "ReviewProposal", conds, offset, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -587,12 +593,12 @@ func (s *Store) ListProposals(ctx context.Context, f review.ProposalFilter, offs
 }
 
 // UpdateProposals implements review.Queue.
-func (s *Store) UpdateProposals(ctx context.Context, ids []string, update func(*review.Proposal) error) ([]review.Proposal, error) {
+func (rq *Queue) UpdateProposals(ctx context.Context, ids []string, update func(*review.Proposal) error) ([]review.Proposal, error) {
 	const op = "dgraph.UpdateProposals"
 	var out []review.Proposal
 	for _, chunk := range chunks(ids, review.MaxDecision) {
 		var got []review.Proposal
-		err := s.updateQueue(ctx, op, "ReviewProposal", chunk, func(r queueRow) (map[string]any, error) {
+		err := rq.updateQueue(ctx, op, "ReviewProposal", chunk, func(r queueRow) (map[string]any, error) {
 			var b proposalBody
 			if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
 				return nil, &graph.Error{Op: op, Kind: graph.Internal, Message: "a proposal does not decode", Err: err}
@@ -618,7 +624,8 @@ func (s *Store) UpdateProposals(ctx context.Context, ids []string, update func(*
 // LiveEntities returns every entity the graph holds and has not deleted (nor merged into another), with
 // what linking names to them needs: name, kind, display name and aliases. It reads them a page at a time,
 // in name order.
-func (s *Store) LiveEntities(ctx context.Context) ([]graph.Entity, error) {
+func (rq *Queue) LiveEntities(ctx context.Context) ([]graph.Entity, error) {
+	s := rq.s
 	const page = 5000
 	q := `query q($after: string, $first: int) {
   q(func: has(pg.kind), orderasc: pg.name, first: $first) @filter(gt(pg.name, $after) AND NOT has(pg.deleted_at)) {
@@ -646,3 +653,10 @@ func (s *Store) LiveEntities(ctx context.Context) ([]graph.Entity, error) {
 		after = res.Q[len(res.Q)-1].Name
 	}
 }
+
+// Queue is the review queue on Dgraph (review.Queue): documents read, the entities and relations proposed
+// from them, and reviewers' decisions, over the store's connection.
+type Queue struct{ s *Store }
+
+// Queue returns the review queue kept in this store's Dgraph.
+func (s *Store) Queue() *Queue { return &Queue{s} }

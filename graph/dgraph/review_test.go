@@ -31,7 +31,7 @@ func TestLiveEntitiesListsWhatReadersLinkTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	got, err := store.LiveEntities(context.Background())
+	got, err := store.Queue().LiveEntities(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

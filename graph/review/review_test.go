@@ -88,7 +88,7 @@ func newFixture(t *testing.T) *fixture {
 	tag := graph.Slugify(strings.TrimPrefix(t.Name(), "Test"))
 	in := &intake.Service{Store: shared.store, Timeout: time.Minute}
 	f := &fixture{t: t, tag: tag, store: shared.store, intake: in,
-		svc:   &review.Service{Queue: shared.store, Intake: in, Timeout: time.Minute},
+		svc:   &review.Service{Queue: shared.store.Queue(), Intake: in, Timeout: time.Minute},
 		graph: &service.Service{Store: shared.store},
 		ann:   graph.EntityName("actors/" + tag + "-ann"), bob: graph.EntityName("actors/" + tag + "-bob"),
 		party: graph.EntityName("parties/" + tag + "-party"), seat: graph.EntityName("seats/" + tag + "-seat"),
@@ -169,7 +169,7 @@ func (f *fixture) submit(r review.Reading) review.SubmitResult {
 
 func (f *fixture) proposal(id string) review.Proposal {
 	f.t.Helper()
-	got, err := f.store.GetProposals(context.Background(), []string{id})
+	got, err := f.store.Queue().GetProposals(context.Background(), []string{id})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -570,7 +570,7 @@ func TestProposalsStayOutOfTheGraphUntilApproved(t *testing.T) {
 	if err != nil || len(again.Approved) != 0 || len(again.Unchanged) != 2 {
 		t.Errorf("a second approval: %+v, %v", again, err)
 	}
-	e, _ := f.store.GetProposedEntities(ctx, []graph.EntityName{ally})
+	e, _ := f.store.Queue().GetProposedEntities(ctx, []graph.EntityName{ally})
 	if e[ally].State != review.Approved {
 		t.Errorf("the proposed entity after approval: %+v", e[ally])
 	}
