@@ -65,7 +65,7 @@ test: dgraph tools browser networkx postgres web/node_modules deploy-check
 	@start=$$(date +%s); \
 	$(GO) vet ./... && \
 	POLGRAPH_REQUIRE_TOOLS=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 30m ./... && \
-	$(GO) test -count=1 -race ./graph ./graph/walk ./graph/memgraph ./graph/service ./graph/dataset ./graph/dgraph ./graph/snapfile ./graph/rpc ./graph/netcap && \
+	$(GO) test -count=1 -race ./graph ./graph/walk ./graph/memgraph ./graph/service ./graph/dataset ./graph/dgraph ./internal/snapfile ./graph/rpc ./internal/netcap && \
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME) && \
 	echo "make test passed in $$(( $$(date +%s) - start ))s (what it installed and built before not counted)"
 

@@ -22,7 +22,7 @@ import (
 	"github.com/polgraph/polgraph/data"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/internal/graphtest"
 	"github.com/polgraph/polgraph/graph/ocd"
 )
 

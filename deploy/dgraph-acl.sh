@@ -2,7 +2,7 @@
 # Creates polgraph's Dgraph user on a Dgraph with ACL on, or brings it up to date: the group
 # polgraph-service with the rules polgraph needs and no more (read, write and modify each predicate of
 # schema/schema.dql; read the reverse of each @reverse predicate; read and write dgraph.type), and the
-# user in it with the password given. The same rules as deploy/dgraphlocal/acl.go gives the local
+# user in it with the password given. The same rules as internal/dgraphlocal/acl.go gives the local
 # Dgraph's user; running it again changes nothing, or adds the rules of predicates the schema gained.
 #
 # Everything secret comes from the environment, never the command line:

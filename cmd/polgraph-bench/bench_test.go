@@ -18,14 +18,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
-	"github.com/polgraph/polgraph/graph/snapfile"
-	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/graphtest"
+	"github.com/polgraph/polgraph/internal/snapfile"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
 // TestFloorMatchesOracle checks the floor, which judges every other answer, against the oracle that

@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 	"github.com/polgraph/polgraph/schema"
 )
 

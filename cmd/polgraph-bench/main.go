@@ -1,7 +1,7 @@
 // Command polgraph-bench measures polgraph on synthetic graphs of several sizes and writes the results as
 // a Markdown report, an SVG chart and the rows of its query tables as TSV files.
 //
-// For each size it generates a graph (package graph/synth), loads it into a fresh local Dgraph with
+// For each size it generates a graph (package internal/synth), loads it into a fresh local Dgraph with
 // polgraph's own loader and, for comparison, into a second fresh Dgraph with `dgraph live`, then serves
 // polgraph's gRPC API in-process and times FindPaths, ExploreNeighborhood and SearchEntities at
 // concurrency 1 and 8, side by side with the raw Dgraph queries that answer the same questions and with
@@ -28,7 +28,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 	"github.com/prometheus/procfs"
 )
 

@@ -26,14 +26,14 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/bulkpath"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/rpc"
 	"github.com/polgraph/polgraph/graph/service"
-	"github.com/polgraph/polgraph/graph/snapfile"
-	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/internal/bulkpath"
+	"github.com/polgraph/polgraph/internal/snapfile"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
 // sizeResult is what one graph size measured.
@@ -66,7 +66,7 @@ type sizeResult struct {
 		// from their predicates; AlphaCPU and CPU are the CPU time the alpha and this process spent on it.
 		Packed, Unpacked int64
 		AlphaCPU, CPU    time.Duration
-		// The fill also wrote the graph's snapshot file (graph/snapfile), of FileBytes; Restart is how long a
+		// The fill also wrote the graph's snapshot file (internal/snapfile), of FileBytes; Restart is how long a
 		// second topology took to fill from that file (and the store's catch-up since), as a restarted
 		// polgraph does.
 		FileBytes int64
@@ -74,7 +74,7 @@ type sizeResult struct {
 		// FromBulk is set when that second topology read back the bulk path's snapshot file instead, as
 		// the first polgraph started on the bulk-loaded Dgraph does.
 		FromBulk bool
-		// Share is what the first of those that kept a file shared with Dgraph (graph/snapfile.Shared),
+		// Share is what the first of those that kept a file shared with Dgraph (internal/snapfile.Shared),
 		// in the background; Replica how long a third topology with no file of its own, as a new
 		// replica's, took to fetch that copy (Fetch), read it back and catch up, the alpha spending
 		// ReplicaAlphaCPU.

@@ -72,7 +72,7 @@ func (rep *report) markdown() string {
 	p("- Machine: %d CPUs (%s), %.1f GiB memory. Load average (1, 5, 15 min) %s at the start and %s at the end: above %d, other work shared the CPUs and the numbers are that much noisier.\n",
 		rep.Machine.CPUs, rep.Machine.Model, float64(rep.Machine.Memory)/(1<<30), rep.Machine.LoadAtStart, rep.Machine.LoadAtEnd, rep.Machine.CPUs)
 	p("- Go %s; Dgraph %s; one zero and one alpha on loopback, started fresh for each load.\n", rep.GoVersion, rep.DgraphVersion)
-	p("- Graphs from `graph/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
+	p("- Graphs from `internal/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
 		cfg.Seed, cfg.Duration, joinInts(cfg.Conc, " and "), cfg.Pairs, cfg.Timeout)
 	if cfg.Topology && cfg.Slices > 1 && len(cfg.Conc) > 1 {
 		p("- polgraph's rows with the graph in memory, whose ratios the targets judge, were measured side by side: their %s clients took turns, %d slices of %s each, in turn and back (%s), the inputs going on where the slice before stopped, so that a change in the machine's pace falls on every concurrency alike (docs/bench-changes.md, item 72). The other rows ran whole, one after another: slices of Dgraph's or PostgreSQL's 64 clients would each end waiting out their slowest queries.\n",

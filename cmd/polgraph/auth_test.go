@@ -35,11 +35,11 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/httpapi"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/httpapi"
 )
 
 // uniqueName is a key name no other test (or run on the same Dgraph) uses.

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // clusterCmd is `make cluster`: a local Dgraph cluster (a zero and several alphas in replicated or

@@ -30,9 +30,9 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 	"github.com/polgraph/polgraph/schema"
 )
 

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/netcap"
-	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/netcap"
+	"github.com/polgraph/polgraph/internal/observe"
 )
 
 // Config is every setting of the polgraph binary, with defaults, overridden by environment variables,
@@ -44,7 +44,7 @@ type Config struct {
 	Batch               int           // load, import: records per transaction
 	WorkBudget          int           // relations one query may read before it stops with RESOURCE_EXHAUSTED
 	InMemory            bool          // keep the graph's links in memory for path and neighbourhood searches
-	SnapshotFile        string        // keep the graph held in memory in this file too (graph/snapfile); "" or "off": none
+	SnapshotFile        string        // keep the graph held in memory in this file too (internal/snapfile); "" or "off": none
 	Limits              rpc.Limits    // how many calls of one method run at once, and wait
 	ConnLimits          netcap.Limits // connections each listener keeps open, per client address and in all
 	Writes              bool          // serve polgraph.v1.WriteService

@@ -9,8 +9,8 @@ import (
 	"net"
 	"os"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // dgraphConfig is how to reach and log in to Dgraph, from the flags and environment:

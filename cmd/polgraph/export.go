@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/graph/formats"
+	"github.com/polgraph/polgraph/internal/formats"
 )
 
 const exportUsage = `usage: polgraph export --format FORMAT [flags] [--out FILE]

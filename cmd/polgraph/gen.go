@@ -11,7 +11,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
 const genUsage = `usage: polgraph gen --relations N --out FILE [--seed S] [--rdf FILE]
@@ -22,7 +22,7 @@ file that ` + "`polgraph load`" + ` reads, and, with --rdf, the same graph as RD
 give the same files.
 `
 
-// genCmd writes a synthetic graph (package graph/synth) for benchmarks and load tests.
+// genCmd writes a synthetic graph (package internal/synth) for benchmarks and load tests.
 func genCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("polgraph gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)

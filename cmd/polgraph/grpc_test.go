@@ -24,10 +24,10 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 func TestHealthAndReflection(t *testing.T) {

@@ -21,9 +21,9 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/bulkpath"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/internal/bulkpath"
 )
 
 func loadCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -174,7 +174,7 @@ func loadRecords(ctx context.Context, store *dgraph.Store, in loadInput, method 
 
 // loadToNQuads checks dataset files as a load does and writes the graph as N-Quads for `dgraph bulk`: the
 // nodes and values a load writes, the graph's version 1, every relation changed at it; with snapshot set,
-// also the snapshot file a first fill of that graph reads back (graph/bulkpath). It reads the files twice,
+// also the snapshot file a first fill of that graph reads back (internal/bulkpath). It reads the files twice,
 // to check them and then to write them record by record, and holds no records: a file of any size
 // converts in the memory its names take. The output appears whole or not at all.
 func loadToNQuads(paths []string, out, snapshot string, stdout io.Writer) error {

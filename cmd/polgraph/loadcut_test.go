@@ -16,10 +16,10 @@ import (
 	"time"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // TestLoadCutHalfwayResumesToExactCounts cuts a load of a generated graph halfway, gracefully (SIGTERM)

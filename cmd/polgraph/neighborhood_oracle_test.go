@@ -9,7 +9,7 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // TestExploreNeighborhoodAgreesWithOracleOnRandomGraphs loads random multigraphs (parallel relations,

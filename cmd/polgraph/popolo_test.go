@@ -21,7 +21,7 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/formats"
+	"github.com/polgraph/polgraph/internal/formats"
 )
 
 // The Scottish Parliament's Popolo file goes in without hand conversion; a second import changes

@@ -20,7 +20,7 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // The reads analysts ask for, end to end over gRPC against Dgraph: on the default graph, and against the

@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // startRun runs `polgraph run` in the test's process on a data folder and ports of its own, and returns

@@ -25,7 +25,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // testPKI writes a CA, a certificate for 127.0.0.1 signed by it and a client certificate, as PEM files in

@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 
 	"github.com/polgraph/polgraph/data"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // runAll is `make run`: a local Dgraph, the schema, the default graph, the gRPC service and the graph

@@ -23,15 +23,15 @@ import (
 	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/memgraph"
-	"github.com/polgraph/polgraph/graph/netcap"
-	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 	"github.com/polgraph/polgraph/graph/service"
-	"github.com/polgraph/polgraph/graph/snapfile"
+	"github.com/polgraph/polgraph/internal/httpapi"
+	"github.com/polgraph/polgraph/internal/netcap"
+	"github.com/polgraph/polgraph/internal/observe"
+	"github.com/polgraph/polgraph/internal/snapfile"
 )
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -179,7 +179,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 		log.Error("these methods have no role in graph/auth's table and are refused to every caller", "methods", missing)
 	}
 
-	// Connections are capped on both listeners (graph/netcap), so that silent connections from one client
+	// Connections are capped on both listeners (internal/netcap), so that silent connections from one client
 	// cannot use up the process's file descriptors.
 	lis = capConnections(lis, "grpc", cfg.ConnLimits, metrics)
 	var webSrv *http.Server

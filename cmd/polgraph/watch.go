@@ -16,14 +16,14 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/httpapi"
 	"github.com/polgraph/polgraph/graph/memgraph"
-	"github.com/polgraph/polgraph/graph/observe"
 	"github.com/polgraph/polgraph/graph/rpc"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/httpapi"
+	"github.com/polgraph/polgraph/internal/observe"
 )
 
-// watching is how one run of a command is watched (graph/observe): its metrics, its traces, and the
+// watching is how one run of a command is watched (internal/observe): its metrics, its traces, and the
 // private listener serving the metrics (and profiles, with --pprof) when --metrics names one.
 type watching struct {
 	metrics *observe.Metrics

@@ -24,7 +24,7 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph/memgraph"
-	"github.com/polgraph/polgraph/graph/observe"
+	"github.com/polgraph/polgraph/internal/observe"
 )
 
 // scrape reads the metrics a watching serves at /metrics, as Prometheus would.

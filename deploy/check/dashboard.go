@@ -17,7 +17,7 @@ type Metric struct {
 	Type string // counter, gauge or histogram
 }
 
-// PolgraphMetrics are the metrics the dashboard may ask for: polgraph's own (graph/observe) and the
+// PolgraphMetrics are the metrics the dashboard may ask for: polgraph's own (internal/observe) and the
 // Go client's standard ones it uses.
 var PolgraphMetrics = []Metric{
 	{"polgraph_rpc_duration_seconds", "histogram"},

@@ -15,7 +15,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
 // collector is a Sink that keeps what it is given, as a Dataset.

@@ -13,7 +13,7 @@ import (
 // reads every node's pack from Dgraph: at a million relations about a minute on two cores, most of it the
 // alpha's reads of a key a node (docs/bench-changes.md, items 39 and 46). The writer knows every pack it
 // writes, so it can also give what that fill would read (BulkFill), for a file that a first start reads
-// back instead (graph/snapfile). The N-Quads name their load on the graph's meta node (pg.bulk_id); such a
+// back instead (internal/snapfile). The N-Quads name their load on the graph's meta node (pg.bulk_id); such a
 // file is read back only while Dgraph holds what that load wrote and nothing since (Store.Bulk).
 
 // BulkFill gives, in batches, what a fill of the graph read from Dgraph (Store.Changes from version 0)

@@ -20,7 +20,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // lagger makes the calls to one alpha address show the graph as at an older snapshot, as an alpha that has

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/graph/dgraph/jsonscan"
-	"github.com/polgraph/polgraph/graph/graphtest"
-	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/internal/graphtest"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
 // hostileText is text of every kind a pack may hold: quotes, backslashes, control characters, markup that

@@ -21,7 +21,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
-// A shared snapshot is a copy of a snapshot file (graph/snapfile) kept in Dgraph, so that a polgraph
+// A shared snapshot is a copy of a snapshot file (internal/snapfile) kept in Dgraph, so that a polgraph
 // with no file of its own (a new replica, a container without a volume) reads the graph back from a few
 // large values instead of a key per node (docs/bench-changes.md, items 46 and 52), then catches up through
 // the change feed like any snapshot file. Dgraph stays the store of record: the copy is a cache of what

@@ -21,8 +21,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
-	"github.com/polgraph/polgraph/graph/snapfile"
+	"github.com/polgraph/polgraph/internal/graphtest"
+	"github.com/polgraph/polgraph/internal/snapfile"
 )
 
 // serviceClient logs in to the test Dgraph with plain dgo as polgraph's own user, for what the Store

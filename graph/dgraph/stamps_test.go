@@ -11,7 +11,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // TestFillChecksPackStamps changes relations, an entity and a source by hand, as a write that does not

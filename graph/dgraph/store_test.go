@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 var (

@@ -11,9 +11,9 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
-	"github.com/polgraph/polgraph/graph/snapfile"
+	"github.com/polgraph/polgraph/internal/graphtest"
+	"github.com/polgraph/polgraph/internal/snapfile"
 )
 
 // TestVersionFollowsAGraphLoadedAgain: a Store reads the version by the meta node's uid once it knows it;
@@ -98,7 +98,7 @@ func TestARunningStoreFollowsAGraphReplaced(t *testing.T) {
 		// time, after the rest of the old graph's in one write (and five of the new graph's): they set
 		// which graph's version is ahead.
 		oldOnes, newOnes int
-		// file: the topology reads through a snapshot file (graph/snapfile), as `polgraph run`'s does.
+		// file: the topology reads through a snapshot file (internal/snapfile), as `polgraph run`'s does.
 		file bool
 	}{
 		{"the new graph's version behind the old one's", 6, 0, false},

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // The tests write through intake to a real Dgraph, started closed as `polgraph run` starts it, and read

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // TestNeighborhoodWalkAgreesWithReference checks the walk, which orders only the candidates the caps

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/service"
-	"github.com/polgraph/polgraph/graph/synth"
 	"github.com/polgraph/polgraph/graph/walk"
+	"github.com/polgraph/polgraph/internal/graphtest"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
 var benchGraph = sync.OnceValues(func() (*graphtest.Collector, *memgraph.Topology) {

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/data"
-	"github.com/polgraph/polgraph/deploy/dgraphlocal"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/ocd"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // The integration tests share one Dgraph, started by the first test that needs it and stopped by TestMain;

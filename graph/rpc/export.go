@@ -3,7 +3,7 @@ package rpc
 import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/formats"
+	"github.com/polgraph/polgraph/internal/formats"
 )
 
 // exportChunk is how many bytes each message of an export carries.

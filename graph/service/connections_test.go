@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // sharedOf writes an answer as the oracle does.

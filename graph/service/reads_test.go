@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // memStore is a graph.Store over entities and relations held in memory, for the reads' tests: what the

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // gatedFeed is a change feed whose relations after the first version arrive only when the gate opens:

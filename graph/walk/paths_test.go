@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/walk"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // TestFindPathsAgreesWithOracle compares the bidirectional search (Yen's algorithm on routes, or the

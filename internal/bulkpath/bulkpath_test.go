@@ -14,8 +14,8 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/graphtest"
-	"github.com/polgraph/polgraph/graph/snapfile"
+	"github.com/polgraph/polgraph/internal/graphtest"
+	"github.com/polgraph/polgraph/internal/snapfile"
 )
 
 // loaded is a store that holds what a load of N-Quads wrote, nothing since: its feed gives nothing (a fill

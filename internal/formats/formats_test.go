@@ -8,7 +8,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/graph/formats"
+	"github.com/polgraph/polgraph/internal/formats"
 )
 
 func TestEveryFormatWrites(t *testing.T) {

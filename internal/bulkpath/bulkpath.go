@@ -1,5 +1,5 @@
 // Package bulkpath writes dataset files as the N-Quads `dgraph bulk` fills a new cluster from
-// (dgraph.NQuadWriter), and, when asked, the snapshot file (graph/snapfile) that the first polgraph to
+// (dgraph.NQuadWriter), and, when asked, the snapshot file (internal/snapfile) that the first polgraph to
 // serve that cluster reads its graph back from, instead of reading every node of it from Dgraph.
 package bulkpath
 
@@ -11,7 +11,7 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
-	"github.com/polgraph/polgraph/graph/snapfile"
+	"github.com/polgraph/polgraph/internal/snapfile"
 )
 
 // Written is what Write wrote.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/memgraph"
-	"github.com/polgraph/polgraph/graph/synth"
+	"github.com/polgraph/polgraph/internal/synth"
 )
 
-// Collector keeps what a generator (graph/synth) writes.
+// Collector keeps what a generator (internal/synth) writes.
 type Collector struct {
 	Sources   []graph.Source
 	Entities  []graph.Entity
@@ -64,7 +64,7 @@ func BenchRelations() int {
 	return 100_000
 }
 
-// SyntheticTopology generates a graph of n relations (graph/synth, seed 1) and holds it in a topology with
+// SyntheticTopology generates a graph of n relations (internal/synth, seed 1) and holds it in a topology with
 // its evidence, as polgraph serve does; the collector keeps what was generated.
 func SyntheticTopology(ctx context.Context, n int) (*Collector, *memgraph.Topology, error) {
 	c := &Collector{}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
-	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // BenchmarkSnapshotFile fills a topology from a store of POLGRAPH_BENCH_RELATIONS relations (default
