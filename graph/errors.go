@@ -37,6 +37,8 @@ type FieldViolation struct {
 // Error is polgraph's error: an operation, a kind, a message safe to show a user, and optionally the
 // fields at fault and the underlying cause (which is logged, never shown).
 type Error struct {
+	// Op names what failed: a request's checks by its RPC ("FindPaths"), anything else by its package and
+	// function ("dgraph.UpsertRelations", "walk.FindPaths").
 	Op         string
 	Kind       ErrorKind
 	Message    string

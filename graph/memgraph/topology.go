@@ -166,7 +166,7 @@ func (t *Topology) synced(ctx context.Context) (topologyReader, error) {
 	}
 	t.sawFeed(v)
 	behind := func(err error) error {
-		return &graph.Error{Op: "Topology.Synced", Kind: graph.Unavailable, Reason: graph.ReasonCatchingUp,
+		return &graph.Error{Op: "memgraph.Topology.Synced", Kind: graph.Unavailable, Reason: graph.ReasonCatchingUp,
 			Message: fmt.Sprintf("the graph held in memory is catching up with version %d", v), Err: err}
 	}
 	wait := time.NewTimer(catchUpWait)
@@ -271,7 +271,7 @@ func (c *versionCall) wait(ctx context.Context) (int64, error) {
 // outOfTime is the error of a search whose context ended while it waited for the graph's version or for
 // the topology to catch up.
 func outOfTime(err error) error {
-	return &graph.Error{Op: "Topology.Synced", Kind: graph.DeadlineExceeded, Message: "the query ran out of time while the graph in memory caught up", Err: err}
+	return &graph.Error{Op: "memgraph.Topology.Synced", Kind: graph.DeadlineExceeded, Message: "the query ran out of time while the graph in memory caught up", Err: err}
 }
 
 // run makes call c, then the next one while searches wait for it.

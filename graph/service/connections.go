@@ -15,7 +15,7 @@ import (
 // list capped at q.MaxShared with a count of the rest, and the shortest route between each pair (the
 // function FindPaths with one path, either direction, the same filter).
 func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery) (graph.Connections, error) {
-	const op = "FindConnections"
+	const op = "service.FindConnections"
 	q.Normalize()
 	if err := q.Validate(); err != nil {
 		return graph.Connections{}, err

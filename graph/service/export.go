@@ -12,7 +12,7 @@ import (
 // with all their claims, and the sources cited. It returns what the queries it makes return, and Invalid
 // for a store that cannot list its relations.
 func (s *Service) Export(ctx context.Context, q graph.ExportQuery) (graph.Subgraph, error) {
-	const op = "Export"
+	const op = "service.Export"
 	var names []graph.RelationName
 	var ents []graph.EntityName
 	switch {

@@ -213,7 +213,7 @@ func (s *Service) BatchGetEntities(ctx context.Context, names []string) ([]graph
 			}
 		}
 	}
-	if err := v.Err("BatchGetEntities", "invalid request"); err != nil {
+	if err := v.Err("service.BatchGetEntities", "invalid request"); err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := s.bound(ctx)
@@ -263,7 +263,7 @@ func (s *Service) LookupEntities(ctx context.Context, scheme string, values []st
 			}
 		}
 	}
-	if err := v.Err("LookupEntities", "invalid request"); err != nil {
+	if err := v.Err("service.LookupEntities", "invalid request"); err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.bound(ctx)

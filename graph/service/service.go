@@ -95,7 +95,7 @@ func (s *Service) Resolve(ctx context.Context, field, text string) (graph.Entity
 
 // resolveIn is Resolve, reading the entities through v.
 func (s *Service) resolveIn(ctx context.Context, v graph.View, field, text string) (graph.Entity, error) {
-	const op = "Resolve"
+	const op = "service.Resolve"
 	text = strings.TrimSpace(text)
 	if text == "" {
 		var v graph.Violations
@@ -162,7 +162,7 @@ func (s *Service) GetEntity(ctx context.Context, name string, filter *graph.Rela
 	if filter != nil {
 		var v graph.Violations
 		filter.Validate("filter.", &v)
-		if err := v.Err("GetEntity", "invalid entity request"); err != nil {
+		if err := v.Err("service.GetEntity", "invalid entity request"); err != nil {
 			return graph.EntityInfo{}, err
 		}
 	}
@@ -206,7 +206,7 @@ func (s *Service) Search(ctx context.Context, q graph.SearchQuery, pageSize, off
 	if pageSize < 0 || pageSize > graph.MaxPageSize {
 		v.Add("page_size", "must be between 0 and %d, got %d", graph.MaxPageSize, pageSize)
 	}
-	if err := v.Err("SearchEntities", "invalid search"); err != nil {
+	if err := v.Err("service.SearchEntities", "invalid search"); err != nil {
 		return nil, 0, err
 	}
 	if pageSize == 0 {
@@ -244,7 +244,7 @@ func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (gra
 	if !strings.HasPrefix(string(name), "relations/") || len(name) > 400 {
 		var v graph.Violations
 		v.Add("name", "%q is not a relation name (relations/<from>.<type>.<to>)", graph.Truncate(string(name), 80))
-		return graph.Relation{}, nil, v.Err("GetRelation", "invalid relation name")
+		return graph.Relation{}, nil, v.Err("service.GetRelation", "invalid relation name")
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
@@ -258,7 +258,7 @@ func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (gra
 	}
 	r, ok := rels[name]
 	if !ok {
-		return graph.Relation{}, nil, &graph.Error{Op: "GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
+		return graph.Relation{}, nil, &graph.Error{Op: "service.GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
 	}
 	for i := 0; r.MergedInto != "" && i < maxRedirects; i++ {
 		next := r.MergedInto
@@ -266,7 +266,7 @@ func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (gra
 			return graph.Relation{}, nil, err
 		}
 		if r, ok = rels[next]; !ok {
-			return graph.Relation{}, nil, &graph.Error{Op: "GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(next)}
+			return graph.Relation{}, nil, &graph.Error{Op: "service.GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(next)}
 		}
 	}
 	ents, err := s.entities(ctx, src, []graph.EntityName{r.From, r.To, r.Via})

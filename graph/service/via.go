@@ -34,7 +34,7 @@ func (w withVia) Links(ctx context.Context, entities []graph.EntityName) (map[gr
 func (s *Service) followVia(src graph.LinkSource) (graph.LinkSource, error) {
 	v, ok := s.Store.(graph.ViaLinker)
 	if !ok {
-		return nil, &graph.Error{Op: "FollowVia", Kind: graph.Internal, Message: "this store cannot follow vias"}
+		return nil, &graph.Error{Op: "service.FollowVia", Kind: graph.Internal, Message: "this store cannot follow vias"}
 	}
 	return withVia{src: src, via: v}, nil
 }

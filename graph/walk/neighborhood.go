@@ -56,7 +56,7 @@ func (w *Reached) Recycle() {
 // relations to the answer's entities by their ends, and step 4 (under the default filter) takes those
 // away from the list's counts. Other lists are read, once a step, in place.
 func Around(ctx context.Context, g Graph, q graph.NeighborhoodQuery, center graph.EntityName, budget int) (Reached, error) {
-	const op = "ExploreNeighborhood"
+	const op = "walk.ExploreNeighborhood"
 	w := Reached{Nodes: []graph.EntityName{center}, Dist: map[graph.EntityName]int{center: 0}}
 	c, ok := g.Node(center)
 	if !ok {

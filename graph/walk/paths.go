@@ -284,7 +284,7 @@ type Sized interface {
 }
 
 func findPaths(ctx context.Context, g Graph, q graph.PathQuery, s, t int32, budget int) ([]graph.Path, error) {
-	const op = "FindPaths"
+	const op = "walk.FindPaths"
 	x := &explorer{q: q, g: g, s: s, t: t, budget: budget, frontS: []int32{s}, frontT: []int32{t}, met: maxMet}
 	if s == t {
 		x.met = 0
@@ -377,7 +377,7 @@ func (x *explorer) expand(ctx context.Context, forward bool) error {
 			x.counted[u] = x.countedOf(rs)
 		}
 		if x.read > x.budget {
-			return &graph.Error{Op: "FindPaths", Kind: graph.ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+			return &graph.Error{Op: "walk.FindPaths", Kind: graph.ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
 				Message: "the path query would read more than " + strconv.Itoa(x.budget) +
 					" relations; ask for a smaller max_depth or narrow the filter"}
 		}
@@ -785,7 +785,7 @@ func (sg *subgraph) kShortest(ctx context.Context, s, t int32, k, bound int) ([]
 	bannedNodes := make([]bool, len(sg.keys))
 	for len(found) < k {
 		if err := ctx.Err(); err != nil {
-			return nil, &graph.Error{Op: "FindPaths", Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: err}
+			return nil, &graph.Error{Op: "walk.FindPaths", Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: err}
 		}
 		prev := found[len(found)-1]
 		for i := 0; i < prev.len(); i++ {
@@ -894,12 +894,12 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 		defer func() { onPath[u] = false }()
 		for i, a := range sg.out[u] {
 			if steps++; steps > budget {
-				stop = &graph.Error{Op: "FindPaths", Kind: graph.ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
+				stop = &graph.Error{Op: "walk.FindPaths", Kind: graph.ResourceExhausted, Reason: "WORK_BUDGET_EXCEEDED",
 					Message: "the co-temporal search would take more than " + strconv.Itoa(budget) + " steps; ask for a smaller max_depth or narrow the filter"}
 				return
 			}
 			if steps%4096 == 0 && ctx.Err() != nil {
-				stop = &graph.Error{Op: "FindPaths", Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: ctx.Err()}
+				stop = &graph.Error{Op: "walk.FindPaths", Kind: graph.DeadlineExceeded, Message: "the path query ran out of time", Err: ctx.Err()}
 				return
 			}
 			v := a.to
