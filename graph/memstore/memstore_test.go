@@ -8,7 +8,14 @@ import (
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/graphtest"
 	"github.com/polgraph/polgraph/graph/memstore"
+	"github.com/polgraph/polgraph/graph/storetest"
 )
+
+// TestContract runs the store contract against a fresh graph in memory for each of its tests.
+func TestContract(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(*testing.T) storetest.Subject { return memstore.New() })
+}
 
 // TestConcurrentWritesAndReads writes relations from several goroutines while others read and follow
 // the feed: every write lands, each raising the version once, and every read sees whole relations.
