@@ -14,46 +14,14 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
-	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/memstore"
 	"github.com/polgraph/polgraph/graph/service"
 )
 
-// emptyStore is a graph with nothing in it: every lookup finds nothing. Requests that pass validation
-// reach it and get empty answers or NOT_FOUND.
-type emptyStore struct{ graph.Store }
-
-func (emptyStore) GetEntity(context.Context, graph.EntityName) (graph.Entity, error) {
-	return graph.Entity{}, &graph.Error{Kind: graph.NotFound, Message: "no such entity"}
-}
-func (emptyStore) GetEntities(context.Context, []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
-	return nil, nil
-}
-func (emptyStore) FindByName(context.Context, string) ([]graph.Entity, error) { return nil, nil }
-func (emptyStore) Search(context.Context, graph.SearchQuery) ([]graph.SearchResult, error) {
-	return nil, nil
-}
-func (emptyStore) GetRelations(context.Context, []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
-	return nil, nil
-}
-func (emptyStore) Links(context.Context, []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
-	return nil, nil
-}
-func (emptyStore) GetSource(context.Context, graph.SourceName, int, int) (graph.SourceInfo, error) {
-	return graph.SourceInfo{}, &graph.Error{Kind: graph.NotFound, Reason: "SOURCE_NOT_FOUND", Message: "no such source"}
-}
-func (emptyStore) ListSources(context.Context, graph.SourceQuery) ([]graph.SourceSummary, int, error) {
-	return nil, 0, nil
-}
-func (emptyStore) ClaimSources(context.Context, []graph.RelationName) (map[graph.RelationName][]graph.Claim, error) {
-	return nil, nil
-}
-func (emptyStore) Stats(context.Context) (graph.GraphStats, error) { return graph.GraphStats{}, nil }
-func (emptyStore) EntitiesByIdentifier(context.Context, string, []string) (map[string][]graph.Entity, error) {
-	return nil, nil
-}
-
+// newTestServer serves an empty graph: requests that pass validation reach it and get empty answers or
+// NOT_FOUND.
 func newTestServer() *Server {
-	return NewServer(&service.Service{Store: emptyStore{}}, slog.New(slog.DiscardHandler))
+	return NewServer(&service.Service{Store: memstore.New()}, slog.New(slog.DiscardHandler))
 }
 
 // many returns n copies of x.

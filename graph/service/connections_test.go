@@ -141,7 +141,7 @@ func TestFindConnectionsAgreesWithOracle(t *testing.T) {
 func TestFindConnectionsRefusesRepeats(t *testing.T) {
 	t.Parallel()
 	ents := []graph.Entity{{Name: "actors/a", DisplayName: "Alpha"}, {Name: "actors/b", DisplayName: "Beta"}}
-	svc := &service.Service{Store: newMemStore(ents, nil, nil)}
+	svc := &service.Service{Store: newStore(t, ents, nil, nil)}
 	_, err := svc.FindConnections(context.Background(), graph.ConnectionsQuery{Entities: []string{"actors/a", "Beta", "alpha"}})
 	var ge *graph.Error
 	if graph.KindOf(err) != graph.Invalid || !errorAs(err, &ge) || len(ge.Violations) != 1 || ge.Violations[0].Field != "entities[2]" ||

@@ -4,116 +4,45 @@ import (
 	"context"
 	"math/rand/v2"
 	"reflect"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/memstore"
 	"github.com/polgraph/polgraph/graph/service"
 	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
-// memStore is a graph.Store over entities and relations held in memory, for the reads' tests: what the
-// service asks of a store, answered plainly.
-type memStore struct {
-	graph.Store // methods the reads never call
-	ents        map[graph.EntityName]graph.Entity
-	rels        map[graph.RelationName]graph.Relation
-	sources     map[graph.SourceName]graph.Source
-	links       graphtest.MemoryLinks
-}
-
-func newMemStore(ents []graph.Entity, rels []graph.Relation, sources []graph.Source) *memStore {
-	m := &memStore{ents: map[graph.EntityName]graph.Entity{}, rels: map[graph.RelationName]graph.Relation{},
-		sources: map[graph.SourceName]graph.Source{}, links: graphtest.NewMemoryLinks(ents, rels)}
-	for _, e := range ents {
-		m.ents[e.Name] = e
+// newStore returns a graph in memory holding the sources, entities and relations, written through its
+// Writer; a source the claims cite that is not given is written with its name alone.
+func newStore(t *testing.T, ents []graph.Entity, rels []graph.Relation, sources []graph.Source) *memstore.Store {
+	t.Helper()
+	ctx := context.Background()
+	given := map[graph.SourceName]bool{}
+	for _, src := range sources {
+		given[src.Name] = true
 	}
-	for _, s := range sources {
-		m.sources[s.Name] = s
-	}
+	all := slices.Clone(sources)
 	for _, r := range rels {
-		for i, c := range r.Claims {
-			r.Claims[i].Source = m.sources[c.Source.Name]
-		}
-		m.rels[r.Name] = r
-	}
-	return m
-}
-
-func (m *memStore) GetEntity(_ context.Context, n graph.EntityName) (graph.Entity, error) {
-	if e, ok := m.ents[n]; ok {
-		return e, nil
-	}
-	return graph.Entity{}, &graph.Error{Kind: graph.NotFound, Message: "no entity named " + string(n)}
-}
-
-func (m *memStore) GetEntities(_ context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error) {
-	out := map[graph.EntityName]graph.Entity{}
-	for _, n := range names {
-		if e, ok := m.ents[n]; ok {
-			out[n] = e
-		}
-	}
-	return out, nil
-}
-
-func (m *memStore) FindByName(_ context.Context, text string) ([]graph.Entity, error) {
-	var out []graph.Entity
-	for _, e := range m.ents {
-		if strings.EqualFold(e.DisplayName, text) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
-}
-
-func (m *memStore) Links(ctx context.Context, names []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
-	return m.links.Links(ctx, names)
-}
-
-func (m *memStore) GetRelations(_ context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error) {
-	out := map[graph.RelationName]graph.Relation{}
-	for _, n := range names {
-		if r, ok := m.rels[n]; ok {
-			out[n] = r
-		}
-	}
-	return out, nil
-}
-
-func (m *memStore) RelationHeaders(_ context.Context, names []graph.RelationName) (map[graph.RelationName]graph.RelationHeader, error) {
-	out := map[graph.RelationName]graph.RelationHeader{}
-	for _, n := range names {
-		if r, ok := m.rels[n]; ok {
-			h := graph.RelationHeader{ClaimCount: len(r.Claims), Support: graph.SupportOf(r.Claims), Verdict: graph.VerdictOf(r.Claims)}
-			h.Relation, h.Relation.Claims = r, nil
-			out[n] = h
-		}
-	}
-	return out, nil
-}
-
-func (m *memStore) ClaimSources(_ context.Context, names []graph.RelationName) (map[graph.RelationName][]graph.Claim, error) {
-	out := map[graph.RelationName][]graph.Claim{}
-	for _, n := range names {
-		if r, ok := m.rels[n]; ok {
-			for _, c := range r.Claims {
-				out[n] = append(out[n], graph.Claim{Name: c.Name, Status: c.Status, Confidence: c.Confidence, Source: graph.Source{Name: c.Source.Name}})
+		for _, c := range r.Claims {
+			if !given[c.Source.Name] {
+				given[c.Source.Name] = true
+				all = append(all, graph.Source{Name: c.Source.Name, Kind: graph.SourceOther})
 			}
 		}
 	}
-	return out, nil
-}
-
-func (m *memStore) RelationCounts(_ context.Context, e graph.EntityName) ([]graph.RelationCount, error) {
-	var cs []graph.RelationCount
-	for _, r := range m.rels {
-		if r.From == e || r.To == e {
-			cs = append(cs, graph.RelationCount{Type: r.Type, Outgoing: r.From == e || r.Type.Symmetric(), Count: 1})
-		}
+	s := memstore.New()
+	if err := s.UpsertSources(ctx, all); err != nil {
+		t.Fatal(err)
 	}
-	return graph.SumRelationCounts(cs), nil
+	if err := s.UpsertEntities(ctx, ents); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpsertRelations(ctx, rels); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // randomFilter is a random filter over graphtest's random graphs.
@@ -124,7 +53,7 @@ func randomFilter(r *rand.Rand) graph.RelationFilter {
 // newServices returns a service reading links from the store and one reading them from a topology.
 func newServices(t *testing.T, ents []graph.Entity, rels []graph.Relation, sources []graph.Source) map[string]*service.Service {
 	t.Helper()
-	store := newMemStore(ents, rels, sources)
+	store := newStore(t, ents, rels, sources)
 	topo := memgraph.NewTopology(graphtest.NewMemoryFeed(ents, rels))
 	if err := topo.Sync(context.Background()); err != nil {
 		t.Fatal(err)
@@ -257,7 +186,7 @@ func TestGetEntityWithoutFilterCountsEveryRelation(t *testing.T) {
 		{Name: "relations/a.criticised.b", Type: graph.Criticised, From: "actors/a", To: "actors/b",
 			Claims: []graph.Claim{{Name: "c2", Source: src, Confidence: 0.9, Status: graph.StatusReported}}},
 	}
-	svc := &service.Service{Store: newMemStore(ents, rels, []graph.Source{src})}
+	svc := &service.Service{Store: newStore(t, ents, rels, []graph.Source{src})}
 	all, err := svc.GetEntity(ctx, "actors/a", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -69,7 +69,7 @@ func TestSearchesNeverWaitForTheTopologyToCatchUp(t *testing.T) {
 	all := append(slices.Clone(rels), bridge)
 	feed.later = graphtest.Links(ents, []graph.Relation{bridge})
 	feed.version.Store(2)
-	store := newMemStore(ents, all, nil)
+	store := newStore(t, ents, all, nil)
 	svc := &service.Service{Store: store, Reads: topo.Reads(store)}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -116,7 +116,7 @@ func TestSearchOutOfTimeWhileCatchingUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	feed.version.Store(2) // a write the catch-up is held from reading
-	store := newMemStore(ents, rels, nil)
+	store := newStore(t, ents, rels, nil)
 	svc := &service.Service{Store: store, Reads: topo.Reads(store), Timeout: 20 * time.Millisecond}
 	_, err := svc.FindPaths(context.Background(), graph.PathQuery{From: ents[0].Name, To: ents[1].Name})
 	if graph.KindOf(err) != graph.DeadlineExceeded {
