@@ -22,8 +22,8 @@ import (
 	"github.com/polgraph/polgraph/data"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
-	"github.com/polgraph/polgraph/internal/graphtest"
 	"github.com/polgraph/polgraph/graph/ocd"
+	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
 // The data check: the default dataset is valid, every relation is backed by excerpts that really occur in
