@@ -220,6 +220,25 @@ func TestDeniedEndorsementIsNeverALink(t *testing.T) {
 	}
 }
 
+// reason is the ErrorInfo reason of a gRPC error ("" when it has none).
+func reason(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.GetReason()
+		}
+	}
+	return ""
+}
+
+// many returns n copies of x.
+func many[T any](n int, x T) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = x
+	}
+	return out
+}
+
 func wantCode(t *testing.T, err error, code codes.Code, fields ...string) *status.Status {
 	t.Helper()
 	st := status.Convert(err)

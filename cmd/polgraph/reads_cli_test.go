@@ -9,6 +9,8 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
+const dailyMail = "sources/daily-mail-2023-11-03-lutfur-rahman"
+
 func wantLines(t *testing.T, out string, want ...string) {
 	t.Helper()
 	for _, w := range want {

@@ -1,11 +1,13 @@
-package main
+package rpc_test
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
+	"net"
 	"os"
 	"reflect"
 	"slices"
@@ -14,20 +16,93 @@ import (
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/memstore"
+	"github.com/polgraph/polgraph/graph/rpc"
+	"github.com/polgraph/polgraph/graph/service"
 	"github.com/polgraph/polgraph/internal/graphtest"
 )
 
-// The reads analysts ask for, end to end over gRPC against Dgraph: on the default graph, and against the
-// brute-force oracles on random graphs.
+// The reads analysts ask for, over gRPC, on the default graph and against the brute-force oracles on
+// random graphs. Each test serves a graph of its own, held in memory (graph/memstore, which passes the
+// same contract as the store on Dgraph: graph/storetest), and answered from the in-memory topology as
+// polgraph serve answers once it has filled it.
+
+// defaultDataset is the graph `polgraph run` loads (data/tower-hamlets).
+const defaultDataset = "../../data/tower-hamlets/tower-hamlets.jsonl"
 
 const dailyMail = "sources/daily-mail-2023-11-03-lutfur-rahman"
 
+// serveDefaultGraph serves the default dataset, loaded twice into a store in memory (so that every read
+// also checks that a second load leaves the graph intact), and returns a client of the server and the
+// store, which the test may write to. Serving ends with the test.
+func serveDefaultGraph(t *testing.T) (pb.GraphServiceClient, *memstore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	f, err := os.Open(defaultDataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ds, err := dataset.Read([]dataset.File{{Name: defaultDataset, R: f}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memstore.New()
+	for i := 0; i < 2; i++ {
+		if err := dataset.Load(ctx, store, ds, 2000, nil); err != nil {
+			t.Fatalf("loading the default dataset, time %d: %v", i+1, err)
+		}
+	}
+	return serveGraph(t, store), store
+}
+
+// serveGraph serves store over an in-memory connection, wired as polgraph serve wires it (service.Service
+// reading the topology held in memory, which follows store's change feed), once the topology is filled.
+func serveGraph(t *testing.T, store *memstore.Store) pb.GraphServiceClient {
+	t.Helper()
+	topo := memgraph.NewTopology(store)
+	if err := topo.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !topo.Ready() {
+		t.Fatal("the topology is not ready after its first fill")
+	}
+	svc := &service.Service{Store: store, Reads: topo.Reads(store), Budget: graph.DefaultWorkBudget, Timeout: 10 * time.Second}
+	srv := grpc.NewServer()
+	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, slog.New(slog.DiscardHandler)))
+	lis := bufconn.Listen(1 << 20)
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient("passthrough:///polgraph", grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return pb.NewGraphServiceClient(conn)
+}
+
+func counts(t *testing.T, store *memstore.Store) graph.GraphCounts {
+	t.Helper()
+	c, err := store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// reason is the ErrorInfo reason of a gRPC error ("" when it has none).
 func reason(err error) string {
 	for _, d := range status.Convert(err).Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok {
@@ -35,6 +110,54 @@ func reason(err error) string {
 		}
 	}
 	return ""
+}
+
+// wantCode fails t unless err has code and field violations naming each of fields; it returns err's status.
+func wantCode(t *testing.T, err error, code codes.Code, fields ...string) *status.Status {
+	t.Helper()
+	st := status.Convert(err)
+	if st.Code() != code {
+		t.Fatalf("got %v, want %v", err, code)
+	}
+	var got []string
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok {
+			for _, v := range br.GetFieldViolations() {
+				got = append(got, v.GetField())
+			}
+		}
+	}
+	for _, f := range fields {
+		if !slices.Contains(got, f) {
+			t.Errorf("field violations %v should name %s (%v)", got, f, err)
+		}
+	}
+	return st
+}
+
+// toFilterPB converts a domain filter for the random-query test.
+func toFilterPB(f graph.RelationFilter) *pb.RelationFilter {
+	out := &pb.RelationFilter{AsOf: f.AsOf.String(), MinConfidence: f.MinConfidence,
+		Undated: pb.UndatedPolicy(pb.UndatedPolicy_value["UNDATED_POLICY_"+string(f.Undated)])}
+	for _, t := range f.IncludeTypes {
+		out.IncludeTypes = append(out.IncludeTypes, pb.RelationType(pb.RelationType_value["RELATION_TYPE_"+string(t)]))
+	}
+	for _, t := range f.ExcludeTypes {
+		out.ExcludeTypes = append(out.ExcludeTypes, pb.RelationType(pb.RelationType_value["RELATION_TYPE_"+string(t)]))
+	}
+	for _, s := range f.Statuses {
+		out.Statuses = append(out.Statuses, pb.ClaimStatus(pb.ClaimStatus_value["CLAIM_STATUS_"+string(s)]))
+	}
+	return out
+}
+
+// many returns n copies of x.
+func many[T any](n int, x T) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = x
+	}
+	return out
 }
 
 func relationNames(rs []*pb.Relation) []string {
@@ -64,6 +187,8 @@ func startDay(t *testing.T, r *pb.Relation) int {
 }
 
 func TestListRelationsDefaultGraph(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
 	ctx := context.Background()
 	criticised := &pb.RelationFilter{IncludeTypes: []pb.RelationType{pb.RelationType_RELATION_TYPE_CRITICISED}}
 	// The default graph has four councillors criticising Lutfur Rahman, and no criticism by him.
@@ -168,6 +293,8 @@ func TestListRelationsDefaultGraph(t *testing.T) {
 }
 
 func TestGetTimelineDefaultGraph(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
 	ctx := context.Background()
 	tl, err := client.GetTimeline(ctx, &pb.GetTimelineRequest{Entity: "Lutfur Rahman", PageSize: 200})
 	if err != nil {
@@ -278,6 +405,8 @@ func datasetClaims(t *testing.T, source string) map[string]int {
 }
 
 func TestGetSourceDefaultGraph(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
 	ctx := context.Background()
 	want := datasetClaims(t, dailyMail)
 	total := 0
@@ -329,6 +458,8 @@ func TestGetSourceDefaultGraph(t *testing.T) {
 }
 
 func TestListSourcesDefaultGraph(t *testing.T) {
+	t.Parallel()
+	client, store := serveDefaultGraph(t)
 	ctx := context.Background()
 	mail, err := client.ListSources(ctx, &pb.ListSourcesRequest{Kind: pb.SourceKind_SOURCE_KIND_ARTICLE, Outlet: "Daily Mail"})
 	if err != nil {
@@ -378,14 +509,16 @@ func TestListSourcesDefaultGraph(t *testing.T) {
 		}
 		req.PageToken = resp.GetNextPageToken()
 	}
-	if !reflect.DeepEqual(all, paged) || !slices.IsSorted(all) || int(whole.GetTotalSize()) != counts(t).Sources || len(all) != int(whole.GetTotalSize()) {
-		t.Errorf("pages of one give %v; one page %v (total %d, the graph holds %d)", paged, all, whole.GetTotalSize(), counts(t).Sources)
+	if !reflect.DeepEqual(all, paged) || !slices.IsSorted(all) || int(whole.GetTotalSize()) != counts(t, store).Sources || len(all) != int(whole.GetTotalSize()) {
+		t.Errorf("pages of one give %v; one page %v (total %d, the graph holds %d)", paged, all, whole.GetTotalSize(), counts(t, store).Sources)
 	}
 	_, err = client.ListSources(ctx, &pb.ListSourcesRequest{Kind: pb.SourceKind(9), Outlet: strings.Repeat("x", 201), PageSize: 101})
 	wantCode(t, err, codes.InvalidArgument, "kind", "outlet", "page_size")
 }
 
 func TestGetGraphStats(t *testing.T) {
+	t.Parallel()
+	client, store := serveDefaultGraph(t)
 	ctx := context.Background()
 	before := time.Now()
 	// A write raises the version and records when.
@@ -406,7 +539,7 @@ func TestGetGraphStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := counts(t)
+	c := counts(t, store)
 	version, err := store.Version(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -456,6 +589,8 @@ func TestGetGraphStats(t *testing.T) {
 }
 
 func TestGetEntityWithFilter(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
 	ctx := context.Background()
 	all, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: "Lutfur Rahman"})
 	if err != nil {
@@ -495,6 +630,8 @@ func TestGetEntityWithFilter(t *testing.T) {
 }
 
 func TestFindConnectionsDefaultGraph(t *testing.T) {
+	t.Parallel()
+	client, store := serveDefaultGraph(t)
 	ctx := context.Background()
 	resp, err := client.FindConnections(ctx, &pb.FindConnectionsRequest{Entities: []string{"Ajmal Masroor", "Rabina Khan"}})
 	if err != nil {
@@ -563,18 +700,12 @@ func TestFindConnectionsDefaultGraph(t *testing.T) {
 	wantCode(t, err, codes.NotFound)
 }
 
-func many[T any](n int, x T) []T {
-	out := make([]T, n)
-	for i := range out {
-		out[i] = x
-	}
-	return out
-}
-
 // TestReadsAgreeWithOracleOnRandomGraphs loads random multigraphs, their claims spread over several
-// sources, into Dgraph and checks FindConnections, ListRelations and GetTimeline over gRPC against the
+// sources, into the store and checks FindConnections, ListRelations and GetTimeline over gRPC against the
 // brute-force oracles.
 func TestReadsAgreeWithOracleOnRandomGraphs(t *testing.T) {
+	t.Parallel()
+	client, store := serveDefaultGraph(t)
 	ctx := context.Background()
 	compared, withShared := 0, 0
 	for g := uint64(1); g <= 6; g++ {
@@ -671,8 +802,10 @@ func TestReadsAgreeWithOracleOnRandomGraphs(t *testing.T) {
 // TestHostileInputToReadsIsInert sends strings that would change a query pasted together from text to
 // every new read: each is found, refused or not found, and the graph is as it was.
 func TestHostileInputToReadsIsInert(t *testing.T) {
+	t.Parallel()
+	client, store := serveDefaultGraph(t)
 	ctx := context.Background()
-	before := counts(t)
+	before := counts(t, store)
 	hostile := []string{`"`, `}`, `") { uid } }`, `actors/x") @filter(has(pg.name)) { uid } q(func: has(pg.name)`,
 		`$n0`, `query q($n0: string)`, `<0x1> <pg.name> * .`, `uid(0x1)`, "Lutfur\x00Rahman", "sources/../sources/x", "🙂"}
 	ok := func(err error, want ...codes.Code) bool {
@@ -698,7 +831,7 @@ func TestHostileInputToReadsIsInert(t *testing.T) {
 			t.Errorf("FindConnections(%.40q): %v", s, err)
 		}
 	}
-	if after := counts(t); after != before {
+	if after := counts(t, store); after != before {
 		t.Errorf("hostile input changed the graph: %+v → %+v", before, after)
 	}
 }
