@@ -10,10 +10,17 @@ import (
 	"github.com/polgraph/polgraph/graph"
 )
 
+// runCLI runs a CLI command against the service under test (TestMain's), and returns what it printed.
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return runCLIAt(t, serverAddr, args...)
+}
+
+// runCLIAt runs a CLI command against the service at server, and returns what it printed.
+func runCLIAt(t *testing.T, server string, args ...string) (string, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	err := realMain(context.Background(), append(args, "--server", serverAddr), &out, &errOut)
+	err := realMain(context.Background(), append(args, "--server", server), &out, &errOut)
 	return out.String() + errOut.String(), err
 }
 

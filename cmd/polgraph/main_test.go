@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,7 +30,8 @@ import (
 )
 
 // The tests in this package run the binary's own code (realMain, serve) against a real Dgraph that
-// TestMain starts, and talk to the service over real gRPC.
+// TestMain starts, and talk to the service over real gRPC; those of withoutDgraph serve a store in memory
+// instead, and are the ones that run under -short.
 var (
 	// testDgraph is the Dgraph the tests use; alphaAddr its address.
 	testDgraph dgraphlocal.TestDgraph
@@ -104,8 +106,7 @@ func testMain(m *testing.M) int {
 	}
 	flag.Parse()
 	if testing.Short() {
-		fmt.Println("skipping tests that need Dgraph under -short")
-		return 0
+		return runWithoutDgraph(m)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -177,6 +178,41 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	return code
+}
+
+// withoutDgraph are the tests that need no Dgraph: each serves a graph of its own from a store in memory.
+// Under -short they are the only tests that run.
+var withoutDgraph = []string{"TestCLIRelations", "TestCLITimeline", "TestCLISources", "TestCLIStats", "TestCLIConnections"}
+
+// runWithoutDgraph runs the tests of withoutDgraph that -run picks (all of them when -run is not given),
+// starting no Dgraph.
+func runWithoutDgraph(m *testing.M) int {
+	run := flag.Lookup("test.run")
+	top, sub, _ := strings.Cut(run.Value.String(), "/")
+	picks, err := regexp.Compile(top)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "-run:", err)
+		return 1
+	}
+	var names []string
+	for _, name := range withoutDgraph {
+		if picks.MatchString(name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		fmt.Println("skipping tests that need Dgraph under -short")
+		return 0
+	}
+	pattern := "^(" + strings.Join(names, "|") + ")$"
+	if sub != "" {
+		pattern += "/" + sub
+	}
+	if err := run.Value.Set(pattern); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
 
 // dgraphFlags are the flags that point a command at the test Dgraph: its address, and the data folder
