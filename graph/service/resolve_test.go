@@ -29,7 +29,7 @@ func TestResolveByAnotherFormOfTheGivenName(t *testing.T) {
 		want   graph.EntityName
 		reason string
 	}{
-		{text: "Ken Clarke", want: "actors/kenneth-clarke"},         // the organisation called Kenny Clarke is no person
+		{text: "Ken Clarke", want: "actors/kenneth-clarke"},           // the organisation called Kenny Clarke is no person
 		{text: "Kenneth Livingstone", want: "actors/ken-livingstone"}, // a long form finds the short one too
 		{text: "Ken Livingstone", want: "actors/ken-livingstone"},     // as written first
 		{text: "Bill Smith", reason: "AMBIGUOUS_NAME"},                // William Smith and Billy Smith
