@@ -121,9 +121,10 @@ func EditBudget(n int) int { return min(n/4, 3) }
 type Ranker struct {
 	query   string
 	qr      []rune
-	budget  int      // the whole query's edit budget
-	words   [][]rune // the query's words (as strings.Fields splits them)
-	budgets []int    // and theirs
+	budget  int        // the whole query's edit budget
+	words   [][]rune   // the query's words (as strings.Fields splits them)
+	budgets []int      // and theirs
+	alts    [][][]rune // and the given names each is a short or long form of (Hypocorisms)
 
 	nr   []rune   // scratch: the name's runes
 	nw   [][]rune // the name's words, in nr
@@ -138,9 +139,18 @@ func NewRanker(key string) *Ranker {
 	m.words = splitWords(m.words, m.qr)
 	for _, w := range m.words {
 		m.budgets = append(m.budgets, EditBudget(len(w)))
+		var alts [][]rune
+		for _, h := range SearchHypocorisms(string(w)) {
+			alts = append(alts, []rune(h))
+		}
+		m.alts = append(m.alts, alts)
 	}
 	return m
 }
+
+// hypocorismScore is what a query word scores against a name's word that is its short or long form
+// ("ken" and "kenneth"): as much as a spelling one letter in ten away.
+const hypocorismScore = 0.9
 
 // splitWords appends to dst the runs of rs between white space, as strings.Fields cuts a string.
 func splitWords(dst [][]rune, rs []rune) [][]rune {
@@ -163,7 +173,8 @@ func splitWords(dst [][]rune, rs []rune) [][]rune {
 
 // score says how well m.query matches a normalised name, from 0 to 1: 1 for the whole name; for a
 // close spelling of the whole name, 1 less the share of letters edited; and for a query matching some
-// of the name's words, up to 0.9, less for each edit and for each word of the name left unmatched.
+// of the name's words, up to 0.9, less for each edit, for a given name matched by its short or long form
+// ("Ken" for "Kenneth"), and for each word of the name left unmatched.
 func (m *Ranker) score(name string) float64 {
 	m.nr = m.nr[:0]
 	for _, r := range name {
@@ -191,11 +202,13 @@ func (m *Ranker) scoreRunes() float64 {
 			if m.used[j] {
 				continue
 			}
-			d := EditsWithin(wr, n, m.budgets[i])
-			if d < 0 {
-				continue
+			s := 0.0
+			if d := EditsWithin(wr, n, m.budgets[i]); d >= 0 {
+				s = 1 - float64(d)/float64(max(len(wr), len(n)))
+			} else if slices.ContainsFunc(m.alts[i], func(a []rune) bool { return slices.Equal(a, n) }) {
+				s = hypocorismScore
 			}
-			if s := 1 - float64(d)/float64(max(len(wr), len(n))); s > bestS {
+			if s > bestS {
 				bestJ, bestS = j, s
 			}
 		}

@@ -120,6 +120,9 @@ func importRecords(ctx context.Context, format string, args []string, stdout, st
 		lines = rep.Lines
 		fmt.Fprintf(stdout, "%d entities created, %d merged with the graph's; %d relations (%d repeated records left out)\n",
 			rep.Created, rep.Merged, rep.Relations, rep.Duplicates)
+		if rep.NearDuplicates > 0 {
+			fmt.Fprintf(stdout, "%d records left apart from entities they may be (each said below)\n", rep.NearDuplicates)
+		}
 	case "ftm":
 		f, err := os.Open(name)
 		if err != nil {

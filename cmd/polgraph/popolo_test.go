@@ -33,9 +33,27 @@ func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
 	if err := realMain(context.Background(), append([]string{"import", "popolo", path}, dgraphFlags()...), &out, &out); err != nil {
 		t.Fatalf("import: %v\n%s", err, out.String())
 	}
-	// The default graph's Labour is the one entity called so: the file's Labour merges with it by name.
-	if !strings.Contains(out.String(), "organizations[3]: merged with parties/labour (Labour) by its name, which no other party has") {
-		t.Errorf("Labour was not merged by name:\n%s", out.String())
+	// The file's "Labour" is Scottish Labour (its other names say so), a branch of Labour: it merges with
+	// the default graph's Scottish Labour, not with Labour, and is PART_OF Labour.
+	for _, want := range []string{
+		`organizations[3]: "Labour" is Scottish Labour Party, a branch of parties/labour`,
+		"organizations[3]: merged with parties/scottish-labour (Scottish Labour) by a form of its name",
+		`organizations[2]: skipped: "Independent" stands for no party`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the import does not say %s:\n%s", want, out.String())
+		}
+	}
+	parties, err := client.SearchEntities(context.Background(), &pb.SearchEntitiesRequest{Query: "Conservative", Kinds: []pb.EntityKind{pb.EntityKind_ENTITY_KIND_PARTY}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conservative []string
+	for _, r := range parties.GetResults() {
+		conservative = append(conservative, r.GetEntity().GetName())
+	}
+	if !slices.Equal(conservative, []string{"parties/conservatives"}) {
+		t.Errorf("parties found as Conservative after the import: %v, want parties/conservatives alone", conservative)
 	}
 	if !strings.Contains(out.String(), "entities created") || !strings.Contains(out.String(), "loaded 1 sources") {
 		t.Fatalf("the import does not report what it did:\n%s", out.String())
@@ -47,6 +65,20 @@ func TestImportPopoloTwiceChangesNothingAndPathsFollowTheParty(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "(new: 0 entities, 0 relations, 0 claims, 0 sources)") || !strings.Contains(out.String(), "0 entities created") {
 		t.Errorf("the second import created something:\n%s", out.String())
+	}
+	// The same file under another name is the same records: nothing new either.
+	copied := filepath.Join(t.TempDir(), "holyrood.json")
+	if b, err := os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(copied, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := realMain(context.Background(), append([]string{"import", "popolo", copied}, dgraphFlags()...), &out, &out); err != nil {
+		t.Fatalf("import of a copy: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "0 entities created") || !strings.Contains(out.String(), "(new: 0 entities, 0 relations, ") {
+		t.Errorf("the file imported under another name created entities or relations:\n%s", out.String())
 	}
 	admin := newWriter(t, "admin")
 	changes, err := admin.w.ListChanges(admin.ctx, &pb.ListChangesRequest{Principal: "local", Since: timestamppb.New(since), PageSize: 500})

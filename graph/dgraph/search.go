@@ -15,7 +15,8 @@ const maxQueryWords = 5
 
 // Search implements graph.Store. It asks Dgraph for entities whose normalised display name or alias is
 // the query or within a few edits of it, and for those with a word within a few edits of each query word
-// (so "Lutfor" finds "Lutfur Rahman" and "Rusnara" finds "Rushanara Ali"); then it ranks them here.
+// (so "Lutfor" finds "Lutfur Rahman" and "Rusnara" finds "Rushanara Ali"), or that is a short or long
+// form of a query word (graph.SearchHypocorisms: "Ken" finds "Kenneth Clarke"); then it ranks them here.
 func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
 	key := graph.NormalizeName(q.Text)
 	if key == "" {
@@ -41,6 +42,12 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 			fmt.Fprintf(&body, "w%d(func: match(pg.search_tokens, %s, %d), first: 100) { %s }\n", i, v, d, entityFields)
 		} else {
 			fmt.Fprintf(&body, "w%d(func: eq(pg.search_tokens, %s), first: 100) { %s }\n", i, v, entityFields)
+		}
+		for j, h := range graph.SearchHypocorisms(w) {
+			hv := fmt.Sprintf("$h%d_%d", i, j)
+			vars[hv] = h
+			decl.WriteString(", " + hv + ": string")
+			fmt.Fprintf(&body, "h%d_%d(func: eq(pg.search_tokens, %s), first: 100) { %s }\n", i, j, hv, entityFields)
 		}
 	}
 	var res map[string][]entityJSON

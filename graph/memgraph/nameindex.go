@@ -216,6 +216,9 @@ func (s *topoSnapshot) search(q graph.SearchQuery) []graph.SearchResult {
 	}
 	for _, w := range words {
 		consider(s.words.near(w, graph.EditBudget(len([]rune(w)))))
+		for _, h := range graph.SearchHypocorisms(w) {
+			consider(s.words.near(h, 0))
+		}
 	}
 	graph.SortSearchResults(out)
 	return out

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/resolve"
 )
 
 // Graph is what an import reads of the graph it merges into; *dgraph.Store is one, and so is polgraph's
@@ -48,6 +49,8 @@ type Options struct {
 // Report says what an import did with each record: merged with an entity of the graph (and how), created,
 // or skipped (and why).
 type Report struct {
+	// NearDuplicates counts the records not merged with an entity they may be (each has a line).
+	NearDuplicates                         int
 	Created, Merged, Relations, Duplicates int
 	Lines                                  []string // one per merge, skip or truncation, in input order
 }
@@ -160,13 +163,22 @@ func (im *importer) file(ctx context.Context, in Input) error {
 	st.dataset = graph.Slug(st.source.Name)
 	im.sources = append(im.sources, st.source)
 
-	// Organisations first: terms are named after their legislature.
+	// Organisations first: terms are named after their legislature. A regional branch of a party
+	// (resolve.Branch) comes after the others, so that its party is known, whether in the graph or in this
+	// file; it becomes an organisation of its own, PART_OF the party.
 	var cands []candidate
 	var targets []*map[string]graph.EntityName
 	var ids []string
 	add := func(c candidate, popoloID string, m *map[string]graph.EntityName) {
 		cands, targets, ids = append(cands, c), append(targets, m), append(ids, popoloID)
 	}
+	type branch struct {
+		c        candidate
+		id       string
+		regional string
+		party    string
+	}
+	var branches []branch
 	for i, o := range f.Organizations {
 		what := fmt.Sprintf("organizations[%d]", i)
 		if o.ID == "" || strings.TrimSpace(o.Name) == "" {
@@ -175,7 +187,8 @@ func (im *importer) file(ctx context.Context, in Input) error {
 		}
 		st.orgRec[o.ID] = o
 		if noParty(o) {
-			continue // "none", "independent": not a body anyone belongs to
+			im.rep.say("%s: %s: skipped: %q stands for no party; memberships on its behalf are kept, without a party", in.Name, what, o.Name)
+			continue
 		}
 		kind := graph.KindOrganisation
 		if strings.EqualFold(o.Classification, "party") {
@@ -185,10 +198,51 @@ func (im *importer) file(ctx context.Context, in Input) error {
 		e.Description = describe(o.Classification, "")
 		e.Attributes.Links = im.links(in.Name, what+".links", o.Links)
 		e.ValidFrom, e.ValidTo = im.date(in.Name, what+".founding_date", o.FoundingDate), im.date(in.Name, what+".dissolution_date", o.DissolutionDt)
+		var others []string
+		for _, n := range o.OtherNames {
+			others = append(others, n.FullName())
+		}
+		if regional, party, ok := resolve.Branch(o.Name, others); ok && kind == graph.KindParty {
+			branches = append(branches, branch{candidate{what: what, entity: e}, o.ID, regional, party})
+			continue
+		}
 		add(candidate{what: what, entity: e}, o.ID, &st.org)
 	}
 	if err := im.resolve(ctx, cands, targets, ids); err != nil {
 		return err
+	}
+	cands, targets, ids = nil, nil, nil
+	parents := map[string]graph.EntityName{}
+	for _, b := range branches {
+		parent, err := im.party(ctx, b.party)
+		if err != nil {
+			return err
+		}
+		if parent == "" {
+			add(b.c, b.id, &st.org) // no party of that name: a party of its own
+			continue
+		}
+		c := b.c
+		c.entity.DisplayName = trimBytes(strings.TrimSpace(b.regional), graph.MaxDisplayName)
+		c.entity.Aliases = slices.DeleteFunc(c.entity.Aliases, func(a string) bool { return graph.NormalizeName(a) == graph.NormalizeName(b.regional) })
+		c.entity.Kind = graph.KindOrganisation
+		c.entity.Description = trimBytes("A branch of the "+strings.TrimPrefix(b.party, "the ")+".", graph.MaxDescription)
+		if kind, err := im.kindCalled(ctx, b.regional); err != nil {
+			return err
+		} else if kind != "" {
+			c.entity.Kind = kind // the graph holds it already, as a party or an organisation
+		}
+		im.rep.say("%s: %s: %q is %s, a branch of %s", in.Name, c.what, b.c.entity.DisplayName, c.entity.DisplayName, parent)
+		parents[b.id] = parent
+		add(c, b.id, &st.org)
+	}
+	if err := im.resolve(ctx, cands, targets, ids); err != nil {
+		return err
+	}
+	for id, parent := range parents {
+		if n := st.org[id]; n != "" && n != parent {
+			im.relate(st, graph.Relation{Type: graph.PartOf, From: n, To: parent}, "", "organizations/"+id)
+		}
 	}
 	cands, targets, ids = nil, nil, nil
 	for i, p := range f.Persons {
@@ -308,6 +362,69 @@ func (im *importer) file(ctx context.Context, in Input) error {
 	im.structure(st)
 	im.memberships(st)
 	return nil
+}
+
+// party returns the one party, of this import or of the graph, that name names (resolve.OrgKey), or "".
+func (im *importer) party(ctx context.Context, name string) (graph.EntityName, error) {
+	key := resolve.OrgKey(name)
+	found := map[graph.EntityName]graph.Entity{}
+	named := func(e *graph.Entity) bool {
+		return e.Kind == graph.KindParty && e.Deleted.IsZero() &&
+			slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key })
+	}
+	for n, e := range im.ents {
+		if named(e) {
+			found[n] = *e
+		}
+	}
+	for _, v := range resolve.OrgVariants(name) {
+		es, err := im.findByName(ctx, v)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range es {
+			if named(&e) {
+				found[e.Name] = e
+			}
+		}
+	}
+	if len(found) != 1 {
+		return "", nil
+	}
+	for n, e := range found {
+		if _, ok := im.ents[n]; !ok { // the graph's: the import names it, so it carries it
+			im.ents[n] = &e
+			im.order = append(im.order, n)
+		}
+		return n, nil
+	}
+	return "", nil
+}
+
+// kindCalled returns the kind of the one party or organisation of the graph that name names
+// (resolve.OrgKey), or "".
+func (im *importer) kindCalled(ctx context.Context, name string) (graph.Kind, error) {
+	key := resolve.OrgKey(name)
+	kinds := map[graph.EntityName]graph.Kind{}
+	for _, v := range resolve.OrgVariants(name) {
+		es, err := im.findByName(ctx, v)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range es {
+			if (e.Kind == graph.KindParty || e.Kind == graph.KindOrganisation) && e.Deleted.IsZero() &&
+				slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key }) {
+				kinds[e.Name] = e.Kind
+			}
+		}
+	}
+	if len(kinds) != 1 {
+		return "", nil
+	}
+	for _, k := range kinds {
+		return k, nil
+	}
+	return "", nil
 }
 
 // noParty reports whether an organization stands for having no party.
@@ -474,9 +591,11 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 	if nb, ok := im.g.(NameBatcher); ok {
 		var names []string
 		for _, c := range cands {
-			if k := graph.NormalizeName(c.entity.DisplayName); k != "" {
-				if _, done := im.names[k]; !done {
-					names = append(names, c.entity.DisplayName)
+			for _, n := range lookups(c.entity) {
+				if k := graph.NormalizeName(n); k != "" {
+					if _, done := im.names[k]; !done && !slices.Contains(names, n) {
+						names = append(names, n)
+					}
 				}
 			}
 		}
@@ -589,23 +708,117 @@ func (im *importer) match(ctx context.Context, c candidate, holders map[graph.Id
 	return "", ""
 }
 
-// byName finds the one entity of the graph of c's kind called by c's name, with no id against it.
+// lookups are the names an import looks a candidate up by: its name, and for an organisation the forms of
+// its name (resolve.OrgVariants), for a person the forms of its given name.
+func lookups(e graph.Entity) []string {
+	switch e.Kind {
+	case graph.KindParty, graph.KindOrganisation:
+		return resolve.OrgVariants(e.DisplayName)
+	case graph.KindActor:
+		out := []string{e.DisplayName}
+		if words := strings.Fields(graph.NormalizeName(e.DisplayName)); len(words) > 1 {
+			for _, h := range graph.SearchHypocorisms(words[0]) {
+				out = append(out, h+" "+strings.Join(words[1:], " "))
+			}
+		}
+		return out
+	}
+	return []string{e.DisplayName}
+}
+
+// findByName returns the live entities of the graph called name (FindByName), from the batch when it
+// asked for the name.
+func (im *importer) findByName(ctx context.Context, name string) ([]graph.Entity, error) {
+	if found, ok := im.names[graph.NormalizeName(name)]; ok {
+		return found, nil
+	}
+	found, err := im.g.FindByName(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("popolo.Import: %w", err)
+	}
+	return found, nil
+}
+
+// byName finds the one entity of the graph of c's kind that c's name names, with no id against it (ids a
+// file gives its own records never are: resolve.FileLocal): called by it as written; for an
+// organisation, by another form of it (resolve.OrgKey: "Conservative" is "Conservatives"); for a person,
+// by another form of the given name when a second reason agrees (resolve.ComparePeople). Of several
+// entities so called, the one that holds the same id of another file is the record imported again. What
+// it does not merge but resembles c, it reports.
 func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, string, error) {
-	found, ok := im.names[graph.NormalizeName(c.entity.DisplayName)]
-	if !ok {
-		var err error
-		if found, err = im.g.FindByName(ctx, c.entity.DisplayName); err != nil {
-			return "", "", fmt.Errorf("popolo.Import: %w", err)
+	var same []graph.Entity
+	seen := map[graph.EntityName]bool{}
+	how := "by its name, which no other " + strings.ToLower(string(c.entity.Kind)) + " has"
+	consider := func(e graph.Entity) {
+		if e.Kind != c.entity.Kind || !e.Deleted.IsZero() || seen[e.Name] {
+			return
+		}
+		seen[e.Name] = true
+		if k, conflict := resolve.GlobalIDs(c.entity.Identifiers).Conflict(resolve.GlobalIDs(e.Identifiers)); conflict {
+			im.rep.say("%s: not merged with %s by name: their %s ids differ", c.what, e.Name, k)
+			return
+		}
+		same = append(same, e)
+	}
+	found, err := im.findByName(ctx, c.entity.DisplayName)
+	if err != nil {
+		return "", "", err
+	}
+	for _, e := range found {
+		consider(e)
+	}
+	switch c.entity.Kind {
+	case graph.KindParty, graph.KindOrganisation:
+		if len(same) == 0 {
+			key := resolve.OrgKey(c.entity.DisplayName)
+			for _, v := range lookups(c.entity)[1:] {
+				found, err := im.findByName(ctx, v)
+				if err != nil {
+					return "", "", err
+				}
+				for _, e := range found {
+					if slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key }) {
+						consider(e)
+					}
+				}
+			}
+			how = "by a form of its name (" + key + "), which no other " + strings.ToLower(string(c.entity.Kind)) + " has"
+		}
+	case graph.KindActor:
+		if len(same) == 0 {
+			var merge []graph.Entity
+			var why []string
+			for _, v := range lookups(c.entity)[1:] {
+				found, err := im.findByName(ctx, v)
+				if err != nil {
+					return "", "", err
+				}
+				for _, e := range found {
+					if e.Kind != graph.KindActor || !e.Deleted.IsZero() || seen[e.Name] {
+						continue
+					}
+					seen[e.Name] = true
+					sc := resolve.ComparePeople(c.entity, e)
+					switch sc.Decision {
+					case resolve.Merge:
+						merge = append(merge, e)
+						why = append(why, sc.String())
+					case resolve.Propose:
+						im.rep.NearDuplicates++
+						im.rep.say("%s: not merged with %s (%s), which it may be: %s", c.what, e.Name, e.DisplayName, sc)
+					}
+				}
+			}
+			if len(merge) == 1 {
+				same, how = merge, "by another form of its given name: "+why[0]
+			} else if len(merge) > 1 {
+				same = merge
+			}
 		}
 	}
-	var same []graph.Entity
-	for _, e := range found {
-		if e.Kind == c.entity.Kind && e.Deleted.IsZero() {
-			if k, conflict := c.entity.Identifiers.Conflict(e.Identifiers); conflict {
-				im.rep.say("%s: not merged with %s by name: their %s ids differ", c.what, e.Name, k)
-				continue
-			}
-			same = append(same, e)
+	if len(same) > 1 {
+		if again := sameLocalID(c.entity, same); again != nil {
+			same, how = []graph.Entity{*again}, "by its name and its id in the file it was imported from"
 		}
 	}
 	switch len(same) {
@@ -617,7 +830,7 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 			im.ents[e.Name] = &e
 			im.order = append(im.order, e.Name)
 		}
-		return e.Name, "by its name, which no other " + strings.ToLower(string(e.Kind)) + " has", nil
+		return e.Name, how, nil
 	}
 	names := make([]graph.EntityName, len(same))
 	for i, e := range same {
@@ -625,6 +838,26 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 	}
 	im.rep.say("%s: not merged: %q names %d entities (%s); created anew", c.what, c.entity.DisplayName, len(same), joinNames(names))
 	return "", "", nil
+}
+
+// sameLocalID returns the one entity of es that holds c's file-local id under another file's name (the
+// same record, imported from a copy of its file), or nil.
+func sameLocalID(c graph.Entity, es []graph.Entity) *graph.Entity {
+	local := func(v string) string { _, id, _ := strings.Cut(v, "/"); return id }
+	var mine []string
+	for _, v := range c.Identifiers[resolve.FileLocal] {
+		mine = append(mine, local(v))
+	}
+	var hit *graph.Entity
+	for i, e := range es {
+		if slices.ContainsFunc(e.Identifiers[resolve.FileLocal], func(v string) bool { return slices.Contains(mine, local(v)) }) {
+			if hit != nil {
+				return nil
+			}
+			hit = &es[i]
+		}
+	}
+	return hit
 }
 
 // record maps a Popolo id to its entity; an entity it was merged with (not fresh) gains what the

@@ -135,6 +135,12 @@ func (s *Service) resolveIn(ctx context.Context, v graph.View, field, text strin
 			return graph.Entity{}, err
 		}
 	}
+	if len(found) == 0 {
+		var err error
+		if found, err = byGivenNameForms(ctx, findByName, text); err != nil {
+			return graph.Entity{}, err
+		}
+	}
 	switch len(found) {
 	case 0:
 		return graph.Entity{}, &graph.Error{Op: op, Kind: graph.NotFound, Reason: "ENTITY_NOT_FOUND",
@@ -149,6 +155,31 @@ func (s *Service) resolveIn(ctx context.Context, v graph.View, field, text strin
 	return graph.Entity{}, &graph.Error{Op: op, Kind: graph.Invalid, Reason: "AMBIGUOUS_NAME", Message: "ambiguous entity name",
 		Violations: []graph.FieldViolation{{Field: field, Description: fmt.Sprintf("%s names %d entities: %s; use a resource name",
 			quote(text), len(found), strings.Join(names, ", "))}}}
+}
+
+// byGivenNameForms finds the people a name means by another form of its given name ("Ken Clarke" for
+// Kenneth Clarke, "William Hague" for Bill Hague): the first word swapped for each of its
+// graph.SearchHypocorisms, the rest kept. Only people are found so, and each once.
+func byGivenNameForms(ctx context.Context, findByName func(context.Context, string) ([]graph.Entity, error), text string) ([]graph.Entity, error) {
+	words := strings.Fields(graph.NormalizeName(text))
+	if len(words) < 2 {
+		return nil, nil
+	}
+	var found []graph.Entity
+	seen := map[graph.EntityName]bool{}
+	for _, h := range graph.SearchHypocorisms(words[0]) {
+		es, err := findByName(ctx, h+" "+strings.Join(words[1:], " "))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if e.Kind == graph.KindActor && !seen[e.Name] {
+				seen[e.Name] = true
+				found = append(found, e)
+			}
+		}
+	}
+	return found, nil
 }
 
 // maxRedirects bounds how many merges a name is followed through.

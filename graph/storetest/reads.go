@@ -258,6 +258,37 @@ func testSearch(t *testing.T, s Subject) {
 	}
 }
 
+// testSearchGivenNameForms: a given name matches its short and long forms ("Ken" and "Kenneth"), a little
+// below the name spelt as written, and never alone: the other words must match too.
+func testSearchGivenNameForms(t *testing.T, s Subject) {
+	ctx := t.Context()
+	kenneth := graph.Entity{Name: "actors/kenneth-clarke", Kind: graph.KindActor, DisplayName: "Kenneth Clarke"}
+	ken := graph.Entity{Name: "actors/ken-livingstone", Kind: graph.KindActor, DisplayName: "Ken Livingstone"}
+	bill := graph.Entity{Name: "actors/bill-cash", Kind: graph.KindActor, DisplayName: "Bill Cash"}
+	must(t, s.UpsertEntities(ctx, []graph.Entity{kenneth, ken, bill}))
+	// Two words, one matched by a short form (0.9) and one as written (1): 0.9 × 0.95.
+	const score = 0.9 * 0.95
+	for _, c := range []struct {
+		text string
+		want []graph.SearchResult
+	}{
+		{"Ken Clarke", []graph.SearchResult{{Entity: kenneth, Matched: "Kenneth Clarke", Score: score}}},
+		{"Kenneth Livingstone", []graph.SearchResult{{Entity: ken, Matched: "Ken Livingstone", Score: score}}},
+		{"William Cash", []graph.SearchResult{{Entity: bill, Matched: "Bill Cash", Score: score}}},
+		{"Kenneth Clarke", []graph.SearchResult{{Entity: kenneth, Matched: "Kenneth Clarke", Score: 1}}},
+		{"Ken Cash", nil},
+	} {
+		got, err := s.Search(ctx, graph.SearchQuery{Text: c.text})
+		must(t, err)
+		for i := range got {
+			if i < len(c.want) && math.Abs(got[i].Score-c.want[i].Score) < 1e-9 {
+				got[i].Score = c.want[i].Score
+			}
+		}
+		diff(t, "Search("+c.text+")", c.want, got)
+	}
+}
+
 func kinds(ks []graph.Kind) string {
 	var out []string
 	for _, k := range ks {

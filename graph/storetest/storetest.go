@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Counts", testCounts},
 		{"FindByNameIgnoresCaseAccentsAndPunctuation", testFindByName},
 		{"SearchFindsByNameAndAliasWithKinds", testSearch},
+		{"SearchMatchesGivenNamesByTheirShortForms", testSearchGivenNameForms},
 		{"EntitiesByIdentifier", testEntitiesByIdentifier},
 		{"GetSourcePagesItsClaims", testGetSource},
 		{"ListSources", testListSources},
