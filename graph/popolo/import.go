@@ -1033,14 +1033,16 @@ func (im *importer) structure(st *fileState) {
 		term, ok1 := st.term[ev.ID]
 		org, ok2 := st.org[ev.OrganizationID]
 		if ok1 && ok2 && term != org {
-			im.relate(st, graph.Relation{Type: graph.PartOf, From: term, To: org}, "", "events/"+ev.ID)
+			t := im.ents[term]
+			im.relate(st, graph.Relation{Type: graph.PartOf, From: term, To: org, ValidFrom: t.ValidFrom, ValidTo: t.ValidTo}, "", "events/"+ev.ID)
 		}
 	}
 	for _, p := range f.Posts {
 		post, ok1 := st.post[p.ID]
 		org, ok2 := st.org[p.OrganizationID]
 		if ok1 && ok2 {
-			im.relate(st, graph.Relation{Type: graph.PartOf, From: post, To: org}, "", "posts/"+p.ID)
+			e := im.ents[post]
+			im.relate(st, graph.Relation{Type: graph.PartOf, From: post, To: org, ValidFrom: e.ValidFrom, ValidTo: e.ValidTo}, "", "posts/"+p.ID)
 		}
 	}
 }
@@ -1048,7 +1050,15 @@ func (im *importer) structure(st *fileState) {
 // memberships maps each membership to a relation.
 func (im *importer) memberships(st *fileState) {
 	f := st.in.File
-	partOf := map[[2]graph.EntityName]bool{}
+	// A seat that a membership of a body holds is PART_OF the body while its members sat: from the first
+	// membership's start to the last one's end (open when one of them is).
+	type span struct {
+		from, to graph.FuzzyDate
+		open     [2]bool // a membership without a start, or without an end
+		record   string
+	}
+	partOf := map[[2]graph.EntityName]*span{}
+	var partOrder [][2]graph.EntityName
 	for i, m := range f.Memberships {
 		what := fmt.Sprintf("%s: memberships[%d]", st.in.Name, i)
 		person, ok := find(st, func(f *fileState) map[string]graph.EntityName { return f.person }, m.PersonID)
@@ -1091,7 +1101,9 @@ func (im *importer) memberships(st *fileState) {
 		if m.OnBehalfOfID != "" {
 			if p, ok := find(st, orgs, m.OnBehalfOfID); ok {
 				r.Via = p
-			} else if o, known := find(st, orgRecs, m.OnBehalfOfID); !known || !noParty(o) {
+			} else if o, known := find(st, orgRecs, m.OnBehalfOfID); known && noParty(o) {
+				r.Role = trimBytes(strings.TrimSpace(r.Role+", "+noPartyLabel(o)), graph.MaxRole) // the label kept
+			} else {
 				im.rep.say("%s: on_behalf_of %q left out: not among the file's organizations", what, m.OnBehalfOfID)
 			}
 		}
@@ -1119,9 +1131,21 @@ func (im *importer) memberships(st *fileState) {
 		switch {
 		case seat != "":
 			r.Type, r.To = graph.HoldsOffice, seat
-			if hasOrg && !strings.EqualFold(orgRec.Classification, "party") && !partOf[[2]graph.EntityName{seat, org}] && seat != org {
-				partOf[[2]graph.EntityName{seat, org}] = true
-				im.relate(st, graph.Relation{Type: graph.PartOf, From: seat, To: org}, "", "areas/"+m.AreaID+m.PostID)
+			if k := [2]graph.EntityName{seat, org}; hasOrg && !strings.EqualFold(orgRec.Classification, "party") && seat != org && m.PostID == "" {
+				sp := partOf[k]
+				if sp == nil {
+					sp = &span{from: r.ValidFrom, to: r.ValidTo, record: "areas/" + m.AreaID}
+					partOf[k] = sp
+					partOrder = append(partOrder, k)
+				}
+				sp.open[0] = sp.open[0] || r.ValidFrom.IsZero()
+				sp.open[1] = sp.open[1] || r.ValidTo.IsZero()
+				if !r.ValidFrom.IsZero() && (sp.from.IsZero() || r.ValidFrom.FirstDay() < sp.from.FirstDay()) {
+					sp.from = r.ValidFrom
+				}
+				if !r.ValidTo.IsZero() && (sp.to.IsZero() || r.ValidTo.LastDay() > sp.to.LastDay()) {
+					sp.to = r.ValidTo
+				}
 			}
 		case hasOrg:
 			r.Type, r.To = graph.MemberOf, org
@@ -1146,8 +1170,36 @@ func (im *importer) memberships(st *fileState) {
 		if im.relate(st, r, graph.TrimSlug(key, 60), record) {
 			im.rep.Duplicates++
 			im.rep.say("%s: left out: it repeats an earlier membership", what)
+			continue
+		}
+		// Sitting for a party is being its member then: the party's members are its neighbours in every
+		// read, without following vias.
+		if r.Via != "" && r.Via != r.To {
+			if p := im.ents[r.Via]; p != nil && (p.Kind == graph.KindParty || p.Kind == graph.KindOrganisation) {
+				im.relate(st, graph.Relation{Type: graph.MemberOf, From: person, To: r.Via, Term: r.Term, ValidFrom: r.ValidFrom, ValidTo: r.ValidTo},
+					graph.TrimSlug(key, 60), record)
+			}
 		}
 	}
+	for _, k := range partOrder {
+		sp := partOf[k]
+		rel := graph.Relation{Type: graph.PartOf, From: k[0], To: k[1]}
+		if !sp.open[0] {
+			rel.ValidFrom = sp.from
+		}
+		if !sp.open[1] {
+			rel.ValidTo = sp.to
+		}
+		im.relate(st, rel, "", sp.record)
+	}
+}
+
+// noPartyLabel is how a membership on behalf of no party says so: "Independent", else "no party".
+func noPartyLabel(o Organization) string {
+	if n := strings.TrimSpace(o.Name); strings.EqualFold(n, "independent") || strings.EqualFold(o.ID, "independent") || strings.EqualFold(o.ID, "ind") {
+		return "Independent"
+	}
+	return "no party"
 }
 
 // find looks an id up in a file's records, then in those of the files imported before it (parlparse's

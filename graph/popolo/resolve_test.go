@@ -14,6 +14,7 @@ import (
 	"github.com/polgraph/polgraph/graph/memstore"
 	"github.com/polgraph/polgraph/graph/popolo"
 	"github.com/polgraph/polgraph/graph/resolve"
+	"github.com/polgraph/polgraph/graph/service"
 )
 
 // defaultGraph is a store holding the default dataset.
@@ -244,5 +245,54 @@ func TestGivenNameFormsMergeOnlyWithASecondReason(t *testing.T) {
 	}
 	if rep.Created != 1 || rep.Merged != 1 {
 		t.Errorf("created %d, merged %d; want 1 and 1", rep.Created, rep.Merged)
+	}
+}
+
+// TestSittingForAPartyIsMembership: a membership on behalf of a party also makes the person its member
+// then, so the party's neighbourhood holds its members; and the seats' and terms' PART_OF links carry
+// dates, so that two members meet through their seats as of a day they both sat.
+func TestSittingForAPartyIsMembership(t *testing.T) {
+	ctx := t.Context()
+	store := defaultGraph(t)
+	importAs(t, store, map[string]string{"wales.json": sample("wales-assembly.json")})
+	svc := &service.Service{Store: store}
+	n, err := svc.ExploreNeighborhood(ctx, graph.NeighborhoodQuery{Center: "Plaid Cymru", Depth: 1, MaxPerNode: 100, MaxNodes: 100, PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []graph.EntityName
+	for _, node := range n.Nodes {
+		if node.Entity.Kind == graph.KindActor {
+			members = append(members, node.Entity.Name)
+		}
+	}
+	if !slices.Contains(members, "actors/leanne-wood") || len(members) < 10 {
+		t.Errorf("Plaid Cymru's neighbours: %d people (%v), want its members, Leanne Wood among them", len(members), members)
+	}
+	rels, err := store.GetRelations(ctx, []graph.RelationName{graph.RelationNameFor("actors/leanne-wood", graph.MemberOf, "parties/plaid-cymru", "national-assembly-for-wales-term-4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rels {
+		if r.ValidFrom.IsZero() {
+			t.Errorf("%s has no start", r.Name)
+		}
+	}
+	if len(rels) != 1 {
+		t.Errorf("Leanne Wood's membership of Plaid Cymru: %d relations, want 1", len(rels))
+	}
+	q := graph.PathQuery{From: "actors/leanne-wood", To: "actors/rhun-ap-iorwerth", MaxDepth: 4, MaxPaths: 5,
+		Filter: graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2014}, IncludeTypes: []graph.RelationType{graph.HoldsOffice, graph.PartOf}}}
+	ans, err := svc.FindPaths(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Paths) == 0 {
+		t.Errorf("no path as of 2014 through seats between two members of the Assembly")
+	}
+	for _, p := range ans.Paths {
+		if !slices.Contains(p.Entities, "organisations/national-assembly-for-wales") {
+			t.Errorf("a path as of 2014 that does not pass the Assembly: %v", p.Entities)
+		}
 	}
 }

@@ -79,8 +79,20 @@ func Write(w io.Writer, g graph.Subgraph) error {
 	}
 	rels := slices.Clone(g.Relations)
 	slices.SortFunc(rels, func(a, b graph.Relation) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	// A membership of a party that only says what a seat held for it says (an import makes one for each)
+	// is that membership's: it is not written again.
+	type sitting struct {
+		person, party, term graph.EntityName
+		from, to            graph.FuzzyDate
+	}
+	sat := map[sitting]bool{}
 	for _, r := range rels {
-		if !r.Deleted.IsZero() {
+		if r.Deleted.IsZero() && r.Via != "" {
+			sat[sitting{r.From, r.Via, r.Term, r.ValidFrom, r.ValidTo}] = true
+		}
+	}
+	for _, r := range rels {
+		if !r.Deleted.IsZero() || r.Type == graph.MemberOf && r.Via == "" && sat[sitting{r.From, r.To, r.Term, r.ValidFrom, r.ValidTo}] {
 			continue
 		}
 		m := Membership{PersonID: id(r.From), Role: r.Role, OnBehalfOfID: optID(id, r.Via), LegislativePeriodID: optID(id, r.Term),
@@ -110,6 +122,9 @@ func Write(w io.Writer, g graph.Subgraph) error {
 				m.ID = c.Record
 				break
 			}
+		}
+		if role, label, ok := strings.Cut(m.Role, ", "); ok && r.Via == "" && (label == "Independent" || label == "no party") {
+			m.Role, m.OnBehalfOfID = role, map[string]string{"Independent": "independent", "no party": "none"}[label]
 		}
 		if strings.HasPrefix(m.Role, "Member of the ") {
 			m.Role = "member"
