@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill corpus check test fuzz build dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -140,6 +140,12 @@ bench: dgraph postgres
 LOAD_BUDGET ?= 25m
 bench-load: dgraph
 	$(GO) run ./cmd/polgraph-bench --sizes 1m --load-only --load-budget $(LOAD_BUDGET) --out docs/bench-load.md --svg docs/bench-load.svg
+
+## bench-resolve: how well imports tell one entity from two, on copies of the shipped Popolo files with
+## their ids stripped and their names perturbed (precision, recall, F1), written to docs/bench-resolution.md;
+## no Dgraph, seconds
+bench-resolve:
+	POLGRAPH_RESOLUTION_OUT=$(CURDIR)/docs/bench-resolution.md $(GO) test -count=1 -run '^TestResolutionBenchmark$$' ./graph/popolo
 
 ## bench-quick: the same at 10k relations only (about 3 minutes)
 bench-quick: dgraph postgres

@@ -32,6 +32,15 @@ type NameBatcher interface {
 	FindByNames(ctx context.Context, texts []string) (map[string][]graph.Entity, error)
 }
 
+// Searcher finds entities by a name spelt nearly alike (Store.Search); an import uses it, when its Graph
+// is one, to find the person a name with a typo or an honorific means. *dgraph.Store is one.
+type Searcher interface {
+	Search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error)
+}
+
+// searchCandidates bounds how many people a near spelling brings for scoring.
+const searchCandidates = 5
+
 // Input is one Popolo file to import.
 type Input struct {
 	Name string // the file's name, for messages and the default source
@@ -742,7 +751,8 @@ func (im *importer) findByName(ctx context.Context, name string) ([]graph.Entity
 // byName finds the one entity of the graph of c's kind that c's name names, with no id against it (ids a
 // file gives its own records never are: resolve.FileLocal): called by it as written; for an
 // organisation, by another form of it (resolve.OrgKey: "Conservative" is "Conservatives"); for a person,
-// by another form of the given name when a second reason agrees (resolve.ComparePeople). Of several
+// by another form of the given name, or a near spelling (Searcher), when a second reason agrees
+// (resolve.ComparePeople). Of several
 // entities so called, the one that holds the same id of another file is the record imported again. What
 // it does not merge but resembles c, it reports.
 func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, string, error) {
@@ -788,29 +798,40 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 		if len(same) == 0 {
 			var merge []graph.Entity
 			var why []string
+			var near []graph.Entity
 			for _, v := range lookups(c.entity)[1:] {
 				found, err := im.findByName(ctx, v)
 				if err != nil {
 					return "", "", err
 				}
-				for _, e := range found {
-					if e.Kind != graph.KindActor || !e.Deleted.IsZero() || seen[e.Name] {
-						continue
-					}
-					seen[e.Name] = true
-					sc := resolve.ComparePeople(c.entity, e)
-					switch sc.Decision {
-					case resolve.Merge:
-						merge = append(merge, e)
-						why = append(why, sc.String())
-					case resolve.Propose:
-						im.rep.NearDuplicates++
-						im.rep.say("%s: not merged with %s (%s), which it may be: %s", c.what, e.Name, e.DisplayName, sc)
-					}
+				near = append(near, found...)
+			}
+			if sr, ok := im.g.(Searcher); ok {
+				found, err := sr.Search(ctx, graph.SearchQuery{Text: strings.Join(resolve.PersonWords(c.entity.DisplayName), " "), Kinds: []graph.Kind{graph.KindActor}})
+				if err != nil {
+					return "", "", fmt.Errorf("popolo.Import: %w", err)
+				}
+				for _, r := range found[:min(len(found), searchCandidates)] {
+					near = append(near, r.Entity)
+				}
+			}
+			for _, e := range near {
+				if e.Kind != graph.KindActor || !e.Deleted.IsZero() || seen[e.Name] {
+					continue
+				}
+				seen[e.Name] = true
+				sc := resolve.ComparePeople(c.entity, e)
+				switch sc.Decision {
+				case resolve.Merge:
+					merge = append(merge, e)
+					why = append(why, sc.String())
+				case resolve.Propose:
+					im.rep.NearDuplicates++
+					im.rep.say("%s: not merged with %s (%s), which it may be: %s", c.what, e.Name, e.DisplayName, sc)
 				}
 			}
 			if len(merge) == 1 {
-				same, how = merge, "by another form of its given name: "+why[0]
+				same, how = merge, "by a near form of its name: "+why[0]
 			} else if len(merge) > 1 {
 				same = merge
 			}

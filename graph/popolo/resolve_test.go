@@ -237,7 +237,7 @@ func TestGivenNameFormsMergeOnlyWithASecondReason(t *testing.T) {
 	}
 	rep := importAs(t, store, map[string]string{"people.json": path})
 	report := strings.Join(rep.Lines, "\n")
-	if !strings.Contains(report, "persons[0]: merged with actors/kenneth-clarke (Kenneth Clarke) by another form of its given name") {
+	if !strings.Contains(report, "persons[0]: merged with actors/kenneth-clarke (Kenneth Clarke) by a near form of its name") {
 		t.Errorf("Ken Clarke was not merged with Kenneth Clarke:\n%s", report)
 	}
 	if !strings.Contains(report, "persons[1]: not merged with actors/nicholas-brown (Nicholas Brown), which it may be: propose") || rep.NearDuplicates != 1 {

@@ -178,6 +178,8 @@ func ComparePeople(a, b graph.Entity) Score {
 		add("name", wSameName, "the same name")
 	case "form":
 		add("name", wGivenNameForm, "the same surname, and given names one a form of the other")
+	case "close":
+		add("name", wGivenNameForm, "names spelt nearly alike")
 	case "initial":
 		add("name", wSameInitial, "the same surname and initial")
 	default:
@@ -212,12 +214,12 @@ func decide(fs []Feature) Score {
 	return s
 }
 
-// compareNames says how the best pair of the two records' names agrees: "same" (as normalised),
-// "form" (the same surname, the given names one a form of the other), "initial" (the same surname and
-// first initial), or "".
+// compareNames says how the best pair of the two records' names agrees (PersonWords): "same", "form"
+// (the same surname, the given names one a form of the other), "close" (spelt nearly alike), "initial"
+// (the same surname and first initial), or "".
 func compareNames(a, b graph.Entity) string {
 	best := ""
-	rank := map[string]int{"": 0, "initial": 1, "form": 2, "same": 3}
+	rank := map[string]int{"": 0, "initial": 1, "close": 2, "form": 3, "same": 4}
 	for _, x := range append([]string{a.DisplayName}, a.Aliases...) {
 		for _, y := range append([]string{b.DisplayName}, b.Aliases...) {
 			if h := nameAgreement(x, y); rank[h] > rank[best] {
@@ -229,25 +231,62 @@ func compareNames(a, b graph.Entity) string {
 }
 
 func nameAgreement(x, y string) string {
-	nx, ny := graph.NormalizeName(x), graph.NormalizeName(y)
-	if nx == "" || ny == "" {
+	wx, wy := PersonWords(x), PersonWords(y)
+	if len(wx) == 0 || len(wy) == 0 {
 		return ""
 	}
-	if nx == ny {
+	if slices.Equal(wx, wy) {
 		return "same"
 	}
-	wx, wy := strings.Fields(nx), strings.Fields(ny)
-	if len(wx) < 2 || len(wy) < 2 || wx[len(wx)-1] != wy[len(wy)-1] {
+	if len(wx) < 2 || len(wy) < 2 {
 		return ""
 	}
-	if graph.SameGivenName(wx[0], wy[0]) && slices.Equal(wx[1:], wy[1:]) {
+	if wx[len(wx)-1] == wy[len(wy)-1] && graph.SameGivenName(wx[0], wy[0]) && slices.Equal(wx[1:], wy[1:]) {
 		return "form"
 	}
-	if wx[0][0] == wy[0][0] {
+	if len(wx) == len(wy) && closeWords(wx, wy) {
+		return "close"
+	}
+	if wx[len(wx)-1] == wy[len(wy)-1] && wx[0][0] == wy[0][0] {
 		return "initial"
 	}
 	return ""
 }
+
+// closeWords reports whether two names of as many words are spelt nearly alike: each word within a
+// letter or two of the other's (graph.EditBudget), the surnames within one.
+func closeWords(a, b []string) bool {
+	for i := range a {
+		budget := graph.EditBudget(len([]rune(a[i])))
+		if i == len(a)-1 {
+			budget = min(budget, 1)
+		}
+		if graph.EditsWithin([]rune(a[i]), []rune(b[i]), budget) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// honorifics are the words a person's name may start with that are no part of it.
+var honorifics = map[string]bool{"mr": true, "mrs": true, "ms": true, "miss": true, "dr": true, "sir": true, "dame": true,
+	"rt": true, "hon": true, "right": true, "honourable": true, "prof": true, "professor": true, "cllr": true, "councillor": true, "rev": true}
+
+// PersonWords is a person's name as compared: normalised, its words without the honorifics it starts
+// with ("Rt Hon Sir Kenneth Clarke" is kenneth clarke) or the letters after it (qc, mp, msp, obe…).
+func PersonWords(name string) []string {
+	words := strings.Fields(graph.NormalizeName(name))
+	for len(words) > 1 && honorifics[words[0]] {
+		words = words[1:]
+	}
+	for len(words) > 1 && postNominals[words[len(words)-1]] {
+		words = words[:len(words)-1]
+	}
+	return words
+}
+
+var postNominals = map[string]bool{"mp": true, "msp": true, "am": true, "ms": true, "mla": true, "mep": true, "qc": true, "kc": true,
+	"obe": true, "mbe": true, "cbe": true, "kbe": true, "dbe": true, "pc": true}
 
 // FileLocal is the identifier scheme of ids that one file gives its records (Popolo's own ids, kept as
 // "popolo": <file>/<id>): they name a record within its file, so two of them never say two entities are

@@ -104,6 +104,10 @@ func TestComparePeople(t *testing.T) {
 		{"the same name, another file's own id", person("Kenneth Clarke", 0, "popolo:copy/p7"), resolve.Merge},
 		{"another name, the same wikidata id", person("K. H. Clarke", 0, "wikidata:Q1"), resolve.Merge},
 		{"the same initial alone", person("Karl Clarke", 0), resolve.Apart},
+		{"an honorific and letters after", person("Rt Hon Kenneth Clarke QC MP", 0), resolve.Merge},
+		{"a typo and the same birth year", person("Kennth Clarke", 1940), resolve.Merge},
+		{"a typo alone", person("Kennth Clarke", 0), resolve.Propose},
+		{"a typo in the surname and the same birth year", person("Kenneth Clerke", 1940), resolve.Merge},
 		{"another surname", person("Kenneth Baker", 1940), resolve.Apart},
 		{"an organisation of that name", graph.Entity{Kind: graph.KindOrganisation, DisplayName: "Kenneth Clarke"}, resolve.Apart},
 	} {
