@@ -13,8 +13,9 @@
 //     relation or source whose name is repeated is written once, as it first came.
 //   - Deleted entities and relations and retracted claims are written, flagged deleted=true and
 //     retracted=true.
-//   - A symmetric relation type (FAMILY, APPEARED_WITH...) is an undirected edge where the format has
-//     them; every edge also says symmetric=true or false.
+//   - A symmetric relation type (FAMILY, APPEARED_WITH...) is an undirected edge in GEXF and Cytoscape;
+//     GraphML keeps every edge directed, so that networkx reads the file as written; every edge also
+//     says symmetric=true or false.
 //   - Dates are written as they were given (YYYY, YYYY-MM or YYYY-MM-DD). GEXF also gives each node and
 //     edge the span of days it holds, its fuzzy bounds read at their widest.
 //   - A relation's claims are written as a JSON array of objects with the fields of ClaimJSON; in the

@@ -37,7 +37,6 @@ type graphmlEdge struct {
 	ID       string        `xml:"id,attr"`
 	Source   string        `xml:"source,attr"`
 	Target   string        `xml:"target,attr"`
-	Directed string        `xml:"directed,attr,omitempty"`
 	Data     []graphmlData `xml:"data"`
 }
 
@@ -47,8 +46,9 @@ func graphmlKeyID(of, name string) string { return of[:1] + "_" + name }
 // WriteGraphML writes g as GraphML (http://graphml.graphdrawing.org/xmlns). Every attribute is declared
 // with a <key> (attr.name, attr.type) before the graph: nodes have `label` (the display name) and
 // nodeFields, edges `label` (the type in words) and edgeFields, and the graph has `sources`, a JSON array
-// of SourceJSON. The graph is directed (edgedefault="directed"); an edge of a symmetric type has
-// directed="false", as yEd and Gephi read it. Node ids are resource names, which the GraphML schema's
+// of SourceJSON. The graph is directed (edgedefault="directed") and so is every edge: an edge of a
+// symmetric type says so in its `symmetric` attribute, not with directed="false", which networkx refuses
+// in a directed graph (a mixed graph). Node ids are resource names, which the GraphML schema's
 // NMTOKEN type does not allow ('/'): readers do not check it, but a validating parser would object.
 func WriteGraphML(w io.Writer, g graph.Subgraph) error {
 	if err := writeGraphML(w, prepare(g)); err != nil {
@@ -130,9 +130,6 @@ func writeGraphML(w io.Writer, m model) error {
 		}
 		x := graphmlEdge{ID: string(r.Name), Source: string(r.From), Target: string(r.To),
 			Data: []graphmlData{{Key: graphmlKeyID("edge", "label"), Value: typeWords(r.Type)}}}
-		if r.Type.Symmetric() {
-			x.Directed = "false"
-		}
 		x.Data = appendData(x.Data, "edge", edgeFields, v)
 		if err := enc.Encode(x); err != nil {
 			return err
