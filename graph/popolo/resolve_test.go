@@ -296,3 +296,49 @@ func TestSittingForAPartyIsMembership(t *testing.T) {
 		}
 	}
 }
+
+// TestPopoloExportFilesMembershipsUnderTheirBody: a seat part of two bodies (a constituency part of the
+// House of Commons and, merged with a ward, of a council) has each membership filed under the body of its
+// term, and every membership has an id.
+func TestPopoloExportFilesMembershipsUnderTheirBody(t *testing.T) {
+	e := func(n graph.EntityName, k graph.Kind, display string) graph.Entity {
+		return graph.Entity{Name: n, Kind: k, DisplayName: display}
+	}
+	rel := func(from graph.EntityName, typ graph.RelationType, to graph.EntityName, term graph.EntityName, from0 int) graph.Relation {
+		r := graph.Relation{Type: typ, From: from, To: to, Term: term, ValidFrom: graph.FuzzyDate{Year: from0}}
+		r.Name = graph.RelationNameFor(from, typ, to, string(term))
+		return r
+	}
+	sub := graph.Subgraph{
+		Entities: []graph.Entity{
+			e("actors/jim-fitzpatrick", graph.KindActor, "Jim Fitzpatrick"),
+			e("seats/poplar-and-limehouse", graph.KindSeat, "Poplar and Limehouse"),
+			e("organisations/house-of-commons", graph.KindOrganisation, "House of Commons"),
+			e("organisations/tower-hamlets-council", graph.KindOrganisation, "Tower Hamlets Council"),
+			e("organisations/commons-term-55", graph.KindOrganisation, "House of Commons, 55th Parliament"),
+		},
+		Relations: []graph.Relation{
+			rel("seats/poplar-and-limehouse", graph.PartOf, "organisations/tower-hamlets-council", "", 2014),
+			rel("seats/poplar-and-limehouse", graph.PartOf, "organisations/house-of-commons", "", 2010),
+			rel("organisations/commons-term-55", graph.PartOf, "organisations/house-of-commons", "", 2010),
+			rel("actors/jim-fitzpatrick", graph.HoldsOffice, "seats/poplar-and-limehouse", "organisations/commons-term-55", 2010),
+			rel("actors/jim-fitzpatrick", graph.HoldsOffice, "seats/poplar-and-limehouse", "", 2011),
+		},
+	}
+	var out bytes.Buffer
+	if err := popolo.Write(&out, sub); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := popolo.Decode(&out, "export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Memberships) != 2 {
+		t.Fatalf("%d memberships, want 2", len(doc.Memberships))
+	}
+	for _, m := range doc.Memberships {
+		if m.OrganizationID != "organisations/house-of-commons" || m.ID == "" {
+			t.Errorf("membership %q of %s from %s filed under %q, want an id and organisations/house-of-commons", m.ID, m.AreaID, m.StartDate, m.OrganizationID)
+		}
+	}
+}

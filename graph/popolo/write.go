@@ -20,14 +20,38 @@ import (
 func Write(w io.Writer, g graph.Subgraph) error {
 	doc := File{Persons: []Person{}, Organizations: []Organization{}, Memberships: []Membership{}, Areas: []Area{}, Events: []Event{}}
 	terms := map[graph.EntityName]bool{}
-	partOf := map[graph.EntityName]graph.EntityName{}
+	partOf := map[graph.EntityName]graph.EntityName{} // a term's body
+	bodies := map[graph.EntityName][]graph.Relation{} // a seat's PART_OF relations, by name
 	for _, r := range g.Relations {
 		if r.Deleted.IsZero() && r.Term != "" {
 			terms[r.Term] = true
 		}
 		if r.Deleted.IsZero() && r.Type == graph.PartOf {
 			partOf[r.From] = r.To
+			bodies[r.From] = append(bodies[r.From], r)
 		}
+	}
+	for _, rs := range bodies {
+		slices.SortFunc(rs, func(a, b graph.Relation) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	}
+	// bodyOf is the body a seat was held in by membership r: its term's, when the seat is part of that;
+	// else the one the seat was part of when r began; else the first by name.
+	bodyOf := func(r graph.Relation) (graph.EntityName, bool) {
+		rs := bodies[r.To]
+		if len(rs) == 0 {
+			return "", false
+		}
+		if b, ok := partOf[r.Term]; ok && r.Term != "" && slices.ContainsFunc(rs, func(p graph.Relation) bool { return p.To == b }) {
+			return b, true
+		}
+		if !r.ValidFrom.IsZero() {
+			for _, p := range rs {
+				if d := r.ValidFrom.FirstDay(); p.Period().Overlaps(graph.Period{Start: d, End: d}) {
+					return p.To, true
+				}
+			}
+		}
+		return rs[0].To, true
 	}
 	ents := slices.Clone(g.Entities)
 	slices.SortFunc(ents, func(a, b graph.Entity) int { return strings.Compare(string(a.Name), string(b.Name)) })
@@ -109,7 +133,7 @@ func Write(w io.Writer, g graph.Subgraph) error {
 		switch r.Type {
 		case graph.HoldsOffice:
 			m.AreaID = id(r.To)
-			if org, ok := partOf[r.To]; ok {
+			if org, ok := bodyOf(r); ok {
 				m.OrganizationID = id(org)
 			}
 		case graph.MemberOf:
@@ -122,6 +146,9 @@ func Write(w io.Writer, g graph.Subgraph) error {
 				m.ID = c.Record
 				break
 			}
+		}
+		if m.ID == "" {
+			m.ID = string(r.Name) // a membership no file gave an id: its relation's name is one
 		}
 		if role, label, ok := strings.Cut(m.Role, ", "); ok && r.Via == "" && (label == "Independent" || label == "no party") {
 			m.Role, m.OnBehalfOfID = role, map[string]string{"Independent": "independent", "no party": "none"}[label]
