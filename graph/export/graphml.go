@@ -33,11 +33,11 @@ type graphmlNode struct {
 }
 
 type graphmlEdge struct {
-	XMLName  xml.Name      `xml:"edge"`
-	ID       string        `xml:"id,attr"`
-	Source   string        `xml:"source,attr"`
-	Target   string        `xml:"target,attr"`
-	Data     []graphmlData `xml:"data"`
+	XMLName xml.Name      `xml:"edge"`
+	ID      string        `xml:"id,attr"`
+	Source  string        `xml:"source,attr"`
+	Target  string        `xml:"target,attr"`
+	Data    []graphmlData `xml:"data"`
 }
 
 // graphmlKeyID is the id of a node (n_…), edge (e_…) or graph (g_…) attribute's key.
