@@ -43,7 +43,7 @@ type ApproveResult struct {
 // holds, or one whose relation was deleted; Invalid for records the dataset check refuses. Proposals
 // approved before are left as they are (Unchanged).
 func (s *Service) Approve(ctx context.Context, meta graph.WriteMeta, ids []string) (ApproveResult, error) {
-	const op = "review.ApproveProposals"
+	const op = "ApproveProposals"
 	var v graph.Violations
 	ids = checkIDs(&v, ids)
 	if err := v.Err(op, "invalid approval"); err != nil {
@@ -159,7 +159,7 @@ func (p *approvalPlan) ids() []string {
 // plan works out what approving the pending proposals writes, and refuses (FailedPrecondition, naming
 // each id by field) what cannot be approved.
 func (s *Service) plan(ctx context.Context, pending []Proposal, field map[string]string) (*approvalPlan, error) {
-	const op = "review.ApproveProposals"
+	const op = "ApproveProposals"
 	var v graph.Violations
 	// Where each name resolves: a proposed entity merged into an existing one is that one, and an entity
 	// the graph merged into another is the other.

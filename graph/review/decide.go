@@ -18,7 +18,7 @@ type RejectResult struct {
 // reading is never proposed again. Proposals rejected before are left as they are. NotFound for an unknown
 // id; FailedPrecondition for an approved proposal (its claim is in the graph: retract it there).
 func (s *Service) Reject(ctx context.Context, meta graph.WriteMeta, ids []string, reason string) (RejectResult, error) {
-	const op = "review.RejectProposals"
+	const op = "RejectProposals"
 	var v graph.Violations
 	ids = checkIDs(&v, ids)
 	checkReason(&v, reason)
@@ -78,7 +78,7 @@ type Changes struct {
 // Invalid with a violation per field at fault; NotFound for an unknown id; FailedPrecondition for a
 // proposal already approved or rejected.
 func (s *Service) Edit(ctx context.Context, meta graph.WriteMeta, id string, c Changes) (Proposal, error) {
-	const op = "review.UpdateProposal"
+	const op = "UpdateProposal"
 	var v graph.Violations
 	if !ValidProposalID(id) {
 		v.Add("id", "%q is not a proposal id (proposals/<16 hex digits>)", truncate(id, 40))
@@ -210,7 +210,7 @@ type MergeResult struct {
 // not hold; FailedPrecondition for a proposed entity already decided (merged elsewhere, rejected, or
 // created by an approval: merge it in the graph instead).
 func (s *Service) MergeEntity(ctx context.Context, meta graph.WriteMeta, proposed graph.EntityName, into graph.EntityName) (MergeResult, error) {
-	const op = "review.MergeProposedEntity"
+	const op = "MergeProposedEntity"
 	var v graph.Violations
 	pk, err := graph.ParseEntityName(string(proposed))
 	if err != nil {
@@ -311,7 +311,7 @@ type RejectEntityResult struct {
 // lose that), and later submissions naming it are queued rejected. NotFound for an unknown proposed
 // entity; FailedPrecondition for one already decided otherwise.
 func (s *Service) RejectEntity(ctx context.Context, meta graph.WriteMeta, name graph.EntityName, reason string) (RejectEntityResult, error) {
-	const op = "review.RejectProposedEntity"
+	const op = "RejectProposedEntity"
 	var v graph.Violations
 	if _, err := graph.ParseEntityName(string(name)); err != nil {
 		v.Add("name", "%v", err)

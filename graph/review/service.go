@@ -148,7 +148,7 @@ type SubmitResult struct {
 // It returns Invalid, listing every problem of the reading (each end must be proposed by the reading, be
 // in the queue or be in the graph, and the relation type must join their kinds).
 func (s *Service) Submit(ctx context.Context, meta graph.WriteMeta, r Reading) (SubmitResult, error) {
-	const op = "review.Submit"
+	const op = "Submit"
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	var v graph.Violations
@@ -485,7 +485,7 @@ func checkState(v *graph.Violations, field string, st State, entity bool) {
 // hash, a prefix of it (at least 8 hex digits) or its name (documents/<hash>, or the source name its
 // claims cite). Invalid for a bad filter or page; NotFound for an unknown document.
 func (s *Service) ListProposals(ctx context.Context, f ProposalFilter, pageSize, offset int) ([]Proposal, int, int, error) {
-	const op = "review.ListProposals"
+	const op = "ListProposals"
 	var v graph.Violations
 	limit := checkPage(&v, pageSize, offset)
 	checkState(&v, "state", f.State, false)
@@ -526,7 +526,7 @@ func (s *Service) ListProposedEntities(ctx context.Context, f EntityFilter, page
 	var v graph.Violations
 	limit := checkPage(&v, pageSize, offset)
 	checkState(&v, "state", f.State, true)
-	if err := v.Err("review.ListProposedEntities", "invalid request"); err != nil {
+	if err := v.Err("ListProposedEntities", "invalid request"); err != nil {
 		return nil, 0, 0, err
 	}
 	ctx, cancel := s.bound(ctx)
@@ -547,7 +547,7 @@ func (s *Service) ListProposedEntities(ctx context.Context, f EntityFilter, page
 func (s *Service) ListDocuments(ctx context.Context, pageSize, offset int) ([]DocumentSummary, int, int, error) {
 	var v graph.Violations
 	limit := checkPage(&v, pageSize, offset)
-	if err := v.Err("review.ListDocuments", "invalid request"); err != nil {
+	if err := v.Err("ListDocuments", "invalid request"); err != nil {
 		return nil, 0, 0, err
 	}
 	ctx, cancel := s.bound(ctx)
@@ -624,7 +624,7 @@ func (s *Service) filterDocument(ctx context.Context, ref string) (string, error
 }
 
 func (s *Service) resolveDocument(ctx context.Context, field, ref string) (string, error) {
-	const op = "review.Document"
+	const op = "Document"
 	h := strings.TrimSpace(ref)
 	h = strings.TrimPrefix(h, "documents/")
 	h = strings.TrimPrefix(h, string(SourceNameFor("")))
