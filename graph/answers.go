@@ -21,6 +21,56 @@ type PathsAnswer struct {
 	Paths     []Path
 	Relations map[RelationName]Relation
 	Entities  []Entity
+	// IfRelaxed says, of an answer its filter emptied, what would change it.
+	IfRelaxed []Relaxation
+}
+
+// Relaxation is what an answer that its filter emptied would hold without one part of the filter.
+type Relaxation struct {
+	// Change is the part relaxed, in words that follow "if": "undated relations are included".
+	Change string
+	// Results is how many results the answer would hold: paths, entities around the centre.
+	Results int
+}
+
+// Looser is a filter one step looser than another, and the step in words.
+type Looser struct {
+	Change string
+	Filter RelationFilter
+}
+
+// Relaxations lists the filters one step looser than f: undated relations included (when f asks about a
+// date and leaves them out), no date asked about, every relation type, any confidence, the default
+// statuses. A default filter has none.
+func Relaxations(f RelationFilter) []Looser {
+	var out []Looser
+	add := func(change string, g RelationFilter) { out = append(out, Looser{change, g}) }
+	if !f.AsOf.IsZero() && !f.IncludesUndated() {
+		g := f
+		g.Undated = UndatedInclude
+		add("undated relations are included", g)
+	}
+	if !f.AsOf.IsZero() {
+		g := f
+		g.AsOf, g.Undated = FuzzyDate{}, UndatedDefault
+		add("no date is asked about", g)
+	}
+	if len(f.IncludeTypes) > 0 || len(f.ExcludeTypes) > 0 {
+		g := f
+		g.IncludeTypes, g.ExcludeTypes = nil, nil
+		add("every relation type counts", g)
+	}
+	if f.MinConfidence > 0 {
+		g := f
+		g.MinConfidence = 0
+		add("any confidence counts", g)
+	}
+	if len(f.Statuses) > 0 {
+		g := f
+		g.Statuses = nil
+		add("the default statuses count", g)
+	}
+	return out
 }
 
 // MaxHistory bounds the changes GetEntity and GetRelation show.

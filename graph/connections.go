@@ -96,4 +96,7 @@ type Connections struct {
 	Relations      map[RelationName]Relation // every relation on a route, with its claims
 	// Related is every entity the routes and the shared sources' claims name, by name.
 	Related []Entity
+	// IfRelaxed says, of an answer its filter emptied (no shared neighbour, source or route), what
+	// would change it: Results counts shared neighbours and the pairs a route joins.
+	IfRelaxed []Relaxation
 }

@@ -187,6 +187,8 @@ type Neighborhood struct {
 	// EdgesLeftOut counts relations among the answer's entities that MaxEdges left out.
 	EdgesLeftOut int
 	NextOffset   int // 0 on the last page
+	// IfRelaxed says, of an answer its filter left with the centre alone, what would change it.
+	IfRelaxed []Relaxation
 }
 
 // Strength is how sure the evidence for a relation is under the filter: the highest confidence among its

@@ -105,6 +105,19 @@ func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery)
 		return graph.Connections{}, err
 	}
 	ans.Routes = routes
+	if len(neighbours) == 0 && len(sources) == 0 && !slices.ContainsFunc(routes, func(r graph.Route) bool { return r.Path != nil }) {
+		ans.IfRelaxed = relaxed(q.Filter, func(f graph.RelationFilter) (int, error) {
+			n := len(walk.CommonNeighbors(inputs, links, f))
+			for _, r := range routes {
+				paths, err := walk.FindPaths(ctx, src, graph.PathQuery{From: r.From, To: r.To, MaxPaths: 1, MaxDepth: q.MaxDepth, Filter: f}, budget)
+				if err != nil {
+					return 0, err
+				}
+				n += len(paths)
+			}
+			return n, nil
+		})
+	}
 	if len(neighbours) > q.MaxShared {
 		ans.SharedLeftOut = len(neighbours) - q.MaxShared
 		neighbours = neighbours[:q.MaxShared]

@@ -40,6 +40,16 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q graph.NeighborhoodQ
 		return graph.Neighborhood{}, err
 	}
 	w, err := walk.Around(ctx, g, q, center.Name, budget)
+	var ifRelaxed []graph.Relaxation
+	if err == nil && len(w.Nodes) == 1 {
+		ifRelaxed = relaxed(q.Filter, func(f graph.RelationFilter) (int, error) {
+			lq := q
+			lq.Filter = f
+			lw, err := walk.Around(ctx, g, lq, center.Name, budget)
+			defer lw.Recycle()
+			return len(lw.Nodes) - 1, err
+		})
+	}
 	release()
 	if err != nil {
 		return graph.Neighborhood{}, err
@@ -47,7 +57,7 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q graph.NeighborhoodQ
 
 	// The page.
 	end := min(q.Offset+q.PageSize, len(w.Nodes))
-	ans := graph.Neighborhood{Center: center, Total: len(w.Nodes), TotalEdges: len(w.Edges), EdgesLeftOut: w.EdgesLeftOut}
+	ans := graph.Neighborhood{Center: center, Total: len(w.Nodes), TotalEdges: len(w.Edges), EdgesLeftOut: w.EdgesLeftOut, IfRelaxed: ifRelaxed}
 	if end < len(w.Nodes) {
 		ans.NextOffset = end
 	}

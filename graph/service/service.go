@@ -357,6 +357,15 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
+	var ifRelaxed []graph.Relaxation
+	if len(paths) == 0 {
+		ifRelaxed = relaxed(q.Filter, func(f graph.RelationFilter) (int, error) {
+			lq := q
+			lq.Filter = f
+			ps, err := walk.FindPaths(ctx, src, lq, budget)
+			return len(ps), err
+		})
+	}
 	splitViaSteps(paths)
 	var relNames []graph.RelationName
 	var entNames []graph.EntityName
@@ -378,7 +387,7 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
-	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents}, nil
+	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents, IfRelaxed: ifRelaxed}, nil
 }
 
 // History returns a resource's last n changes, newest first, when the store keeps an audit trail.
@@ -391,4 +400,17 @@ func (s *Service) History(ctx context.Context, resource string, n int) ([]graph.
 	defer cancel()
 	changes, _, err := trail.ListChanges(ctx, graph.ChangeQuery{Resource: resource, Limit: min(n, graph.MaxHistory)})
 	return changes, err
+}
+
+// relaxed asks an answer that its filter emptied again under each filter one step looser
+// (graph.Relaxations), and says which would not be empty. count answers under a filter; one that fails
+// (out of budget or of time) says nothing.
+func relaxed(f graph.RelationFilter, count func(graph.RelationFilter) (int, error)) []graph.Relaxation {
+	var out []graph.Relaxation
+	for _, l := range graph.Relaxations(f) {
+		if n, err := count(l.Filter); err == nil && n > 0 {
+			out = append(out, graph.Relaxation{Change: l.Change, Results: n})
+		}
+	}
+	return out
 }
