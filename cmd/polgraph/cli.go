@@ -344,7 +344,7 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 		return n
 	}
 	if len(resp.GetPaths()) == 0 {
-		fmt.Fprintf(w, "No path from %s to %s within the depth and filters asked.\n", from, to)
+		fmt.Fprintf(w, "No path from %s to %s within the depth and filters asked%s.\n", from, to, ifRelaxed(resp.GetIfRelaxed(), "path"))
 		return
 	}
 	for i, p := range resp.GetPaths() {
@@ -499,7 +499,8 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 		return n
 	}
 	center := resp.GetCenter()
-	fmt.Fprintf(w, "%s (%s): %d entities around it\n", center.GetDisplayName(), kindWord(center.GetKind()), resp.GetTotalNodes()-1)
+	fmt.Fprintf(w, "%s (%s): %d entities around it%s\n", center.GetDisplayName(), kindWord(center.GetKind()), resp.GetTotalNodes()-1,
+		ifRelaxed(resp.GetIfRelaxed(), "entity"))
 	// Each node once, under the edge that reached it from one hop nearer.
 	for _, n := range resp.GetNodes()[1:] {
 		name := n.GetEntity().GetName()
@@ -892,7 +893,7 @@ func writeConnections(w io.Writer, resp *pb.FindConnectionsResponse, maxDepth in
 		names = append(names, e.GetDisplayName())
 	}
 	asked := len(names)
-	fmt.Fprintf(w, "What %s have in common\n", strings.Join(names[:asked-1], ", ")+" and "+names[asked-1])
+	fmt.Fprintf(w, "What %s have in common%s\n", strings.Join(names[:asked-1], ", ")+" and "+names[asked-1], ifRelaxed(resp.GetIfRelaxed(), "connection"))
 
 	fmt.Fprintf(w, "Shared neighbours: %d\n", len(resp.GetSharedNeighbors())+int(resp.GetSharedNeighborsLeftOut()))
 	for _, n := range resp.GetSharedNeighbors() {
@@ -946,4 +947,24 @@ func writeConnections(w io.Writer, resp *pb.FindConnectionsResponse, maxDepth in
 		fmt.Fprintf(w, "  %s – %s (%d %s): %s\n", show(r.GetFrom()), show(r.GetTo()), len(p.GetHops()), plural(len(p.GetHops()), "hop", "hops"),
 			chain(p.GetEntities(), p.GetHops(), show))
 	}
+}
+
+// ifRelaxed says what would fill an answer its filter emptied: "; 1 path if undated relations are
+// included, 2 paths if no date is asked about" (nothing when there is nothing to say).
+func ifRelaxed(rs []*pb.Relaxation, noun string) string {
+	var parts []string
+	for _, r := range rs {
+		n := noun
+		if r.GetResults() != 1 {
+			n = map[string]string{"entity": "entities"}[noun]
+			if n == "" {
+				n = noun + "s"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d %s if %s", r.GetResults(), n, r.GetChange()))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -83,5 +84,18 @@ func TestCLIErrors(t *testing.T) {
 	}
 	if err := realMain(context.Background(), []string{"path", "only-one"}, &out, &out); err != errUsage {
 		t.Errorf("one argument: %v, want the usage error", err)
+	}
+}
+
+func TestEmptyAnswersSayWhatWouldFillThem(t *testing.T) {
+	var b strings.Builder
+	writePaths(&b, "A", "B", &pb.FindPathsResponse{IfRelaxed: []*pb.Relaxation{
+		{Change: "undated relations are included", Results: 1}, {Change: "no date is asked about", Results: 3}}})
+	want := "No path from A to B within the depth and filters asked; 1 path if undated relations are included, 3 paths if no date is asked about.\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	if got := ifRelaxed([]*pb.Relaxation{{Change: "every relation type counts", Results: 2}}, "entity"); got != "; 2 entities if every relation type counts" {
+		t.Errorf("ifRelaxed: %q", got)
 	}
 }

@@ -233,3 +233,12 @@ func pathPB(p graph.Path, rels map[graph.RelationName]graph.Relation) *pb.Path {
 	}
 	return out
 }
+
+// relaxationsPB converts what an emptied answer would hold under looser filters.
+func relaxationsPB(rs []graph.Relaxation) []*pb.Relaxation {
+	var out []*pb.Relaxation
+	for _, r := range rs {
+		out = append(out, &pb.Relaxation{Change: r.Change, Results: int32(r.Results)})
+	}
+	return out
+}

@@ -226,7 +226,8 @@ func (s *Server) FindConnections(ctx context.Context, req *pb.FindConnectionsReq
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}
-	resp := &pb.FindConnectionsResponse{SharedNeighborsLeftOut: int32(ans.SharedLeftOut), SharedSourcesLeftOut: int32(ans.SourcesLeftOut)}
+	resp := &pb.FindConnectionsResponse{SharedNeighborsLeftOut: int32(ans.SharedLeftOut), SharedSourcesLeftOut: int32(ans.SourcesLeftOut),
+		IfRelaxed: relaxationsPB(ans.IfRelaxed)}
 	for _, e := range ans.Entities {
 		resp.Entities = append(resp.Entities, entityPB(e))
 	}

@@ -284,7 +284,7 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 	if err != nil {
 		return nil, s.toStatus(ctx, "FindPaths", err)
 	}
-	resp := &pb.FindPathsResponse{}
+	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed)}
 	for _, p := range ans.Paths {
 		resp.Paths = append(resp.Paths, pathPB(p, ans.Relations))
 	}
@@ -366,7 +366,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
 	defer n.Release() // the response holds copies of what it needs of the edges and nodes
-	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total),
+	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total), IfRelaxed: relaxationsPB(n.IfRelaxed),
 		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut),
 		Nodes: make([]*pb.NeighborhoodNode, len(n.Nodes)), Edges: edgesPB(n.Edges)}
 	nodes := make([]pb.NeighborhoodNode, len(n.Nodes))

@@ -854,10 +854,12 @@ function renderPaths(p: PathsShown): void {
       : null,
     n > 1 ? h("div", { class: "actions" }, h("button", { type: "button", onclick: () => pickPath(-1) }, "Highlight all")) : null,
     n === 0
-      ? h("p", { class: "muted" },
-          p.coTemporal
-            ? "Untick co-temporal to find routes whose hops held at different times, or widen the filters."
-            : "Widen the filters (time, types, confidence) to find longer or older connections.")
+      ? h("p", { class: "muted", "data-if-relaxed": String(p.resp.ifRelaxed.length) },
+          p.resp.ifRelaxed.length
+            ? `A looser filter finds some: ${p.resp.ifRelaxed.map((r) => `${r.results} route${r.results === 1 ? "" : "s"} if ${r.change}`).join("; ")}.`
+            : p.coTemporal
+              ? "Untick co-temporal to find routes whose hops held at different times, or widen the filters."
+              : "Widen the filters (time, types, confidence) to find longer or older connections.")
       : null,
   );
   const list = h("ol", { class: "paths" },

@@ -938,7 +938,10 @@ type FindPathsResponse struct {
 	// entities; empty when the entities are not connected within `max_depth`.
 	Paths []*Path `protobuf:"bytes,1,rep,name=paths,proto3" json:"paths,omitempty"`
 	// Every entity on some path, once, in name order: the nodes a visualizer draws.
-	Entities      []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
+	Entities []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
+	// When the filter left no path: each filter one step looser that would find some, and how many
+	// ("no path as of 2005; 1 path if undated relations are included"). Empty otherwise.
+	IfRelaxed     []*Relaxation `protobuf:"bytes,3,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -987,6 +990,71 @@ func (x *FindPathsResponse) GetEntities() []*Entity {
 	return nil
 }
 
+func (x *FindPathsResponse) GetIfRelaxed() []*Relaxation {
+	if x != nil {
+		return x.IfRelaxed
+	}
+	return nil
+}
+
+// Relaxation is what an answer its filter emptied would hold without one part of the filter.
+type Relaxation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The part of the filter relaxed, in words that follow "if": "undated relations are included", "no
+	// date is asked about", "every relation type counts", "any confidence counts", "the default statuses
+	// count".
+	Change string `protobuf:"bytes,1,opt,name=change,proto3" json:"change,omitempty"`
+	// How many results the answer would hold then: paths (FindPaths), entities besides the centre
+	// (ExploreNeighborhood), shared neighbours and joined pairs (FindConnections).
+	Results       int32 `protobuf:"varint,2,opt,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Relaxation) Reset() {
+	*x = Relaxation{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Relaxation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Relaxation) ProtoMessage() {}
+
+func (x *Relaxation) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Relaxation.ProtoReflect.Descriptor instead.
+func (*Relaxation) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Relaxation) GetChange() string {
+	if x != nil {
+		return x.Change
+	}
+	return ""
+}
+
+func (x *Relaxation) GetResults() int32 {
+	if x != nil {
+		return x.Results
+	}
+	return 0
+}
+
 // Path is a route between two entities: distinct entities, each joined to the next by a hop.
 type Path struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1002,7 +1070,7 @@ type Path struct {
 
 func (x *Path) Reset() {
 	*x = Path{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1082,7 @@ func (x *Path) String() string {
 func (*Path) ProtoMessage() {}
 
 func (x *Path) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1095,7 @@ func (x *Path) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Path.ProtoReflect.Descriptor instead.
 func (*Path) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Path) GetEntities() []string {
@@ -1075,7 +1143,7 @@ type Hop struct {
 
 func (x *Hop) Reset() {
 	*x = Hop{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1087,7 +1155,7 @@ func (x *Hop) String() string {
 func (*Hop) ProtoMessage() {}
 
 func (x *Hop) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1100,7 +1168,7 @@ func (x *Hop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hop.ProtoReflect.Descriptor instead.
 func (*Hop) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Hop) GetRelation() *Relation {
@@ -1154,7 +1222,7 @@ type HopRelation struct {
 
 func (x *HopRelation) Reset() {
 	*x = HopRelation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1234,7 @@ func (x *HopRelation) String() string {
 func (*HopRelation) ProtoMessage() {}
 
 func (x *HopRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1247,7 @@ func (x *HopRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HopRelation.ProtoReflect.Descriptor instead.
 func (*HopRelation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HopRelation) GetRelation() *Relation {
@@ -1238,7 +1306,7 @@ type ExploreNeighborhoodRequest struct {
 
 func (x *ExploreNeighborhoodRequest) Reset() {
 	*x = ExploreNeighborhoodRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1250,7 +1318,7 @@ func (x *ExploreNeighborhoodRequest) String() string {
 func (*ExploreNeighborhoodRequest) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1263,7 +1331,7 @@ func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExploreNeighborhoodRequest) GetName() string {
@@ -1358,14 +1426,17 @@ type ExploreNeighborhoodResponse struct {
 	// How many edges all pages hold together.
 	TotalEdges int32 `protobuf:"varint,7,opt,name=total_edges,json=totalEdges,proto3" json:"total_edges,omitempty"`
 	// Relations among the answer's entities that `max_edges` left out.
-	EdgesLeftOut  int32 `protobuf:"varint,8,opt,name=edges_left_out,json=edgesLeftOut,proto3" json:"edges_left_out,omitempty"`
+	EdgesLeftOut int32 `protobuf:"varint,8,opt,name=edges_left_out,json=edgesLeftOut,proto3" json:"edges_left_out,omitempty"`
+	// When the filter left the centre alone: each filter one step looser that would reach entities, and
+	// how many. Empty otherwise.
+	IfRelaxed     []*Relaxation `protobuf:"bytes,9,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExploreNeighborhoodResponse) Reset() {
 	*x = ExploreNeighborhoodResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1448,7 @@ func (x *ExploreNeighborhoodResponse) String() string {
 func (*ExploreNeighborhoodResponse) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1461,7 @@ func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
@@ -1449,6 +1520,13 @@ func (x *ExploreNeighborhoodResponse) GetEdgesLeftOut() int32 {
 	return 0
 }
 
+func (x *ExploreNeighborhoodResponse) GetIfRelaxed() []*Relaxation {
+	if x != nil {
+		return x.IfRelaxed
+	}
+	return nil
+}
+
 // NeighborhoodNode is an entity in a neighbourhood.
 type NeighborhoodNode struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1465,7 +1543,7 @@ type NeighborhoodNode struct {
 
 func (x *NeighborhoodNode) Reset() {
 	*x = NeighborhoodNode{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1477,7 +1555,7 @@ func (x *NeighborhoodNode) String() string {
 func (*NeighborhoodNode) ProtoMessage() {}
 
 func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1490,7 +1568,7 @@ func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
 func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NeighborhoodNode) GetEntity() *Entity {
@@ -1559,7 +1637,7 @@ type Edge struct {
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1649,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1662,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Edge) GetName() string {
@@ -1716,7 +1794,7 @@ type Truncation struct {
 
 func (x *Truncation) Reset() {
 	*x = Truncation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1806,7 @@ func (x *Truncation) String() string {
 func (*Truncation) ProtoMessage() {}
 
 func (x *Truncation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1819,7 @@ func (x *Truncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
 func (*Truncation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Truncation) GetEntity() string {
@@ -1794,7 +1872,7 @@ type ListRelationsRequest struct {
 
 func (x *ListRelationsRequest) Reset() {
 	*x = ListRelationsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1806,7 +1884,7 @@ func (x *ListRelationsRequest) String() string {
 func (*ListRelationsRequest) ProtoMessage() {}
 
 func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1819,7 +1897,7 @@ func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsRequest.ProtoReflect.Descriptor instead.
 func (*ListRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListRelationsRequest) GetEntity() string {
@@ -1879,7 +1957,7 @@ type ListRelationsResponse struct {
 
 func (x *ListRelationsResponse) Reset() {
 	*x = ListRelationsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1891,7 +1969,7 @@ func (x *ListRelationsResponse) String() string {
 func (*ListRelationsResponse) ProtoMessage() {}
 
 func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1904,7 +1982,7 @@ func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsResponse.ProtoReflect.Descriptor instead.
 func (*ListRelationsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListRelationsResponse) GetEntity() *Entity {
@@ -1961,7 +2039,7 @@ type GetTimelineRequest struct {
 
 func (x *GetTimelineRequest) Reset() {
 	*x = GetTimelineRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1973,7 +2051,7 @@ func (x *GetTimelineRequest) String() string {
 func (*GetTimelineRequest) ProtoMessage() {}
 
 func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1986,7 +2064,7 @@ func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineRequest.ProtoReflect.Descriptor instead.
 func (*GetTimelineRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetTimelineRequest) GetEntity() string {
@@ -2048,7 +2126,7 @@ type GetTimelineResponse struct {
 
 func (x *GetTimelineResponse) Reset() {
 	*x = GetTimelineResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2138,7 @@ func (x *GetTimelineResponse) String() string {
 func (*GetTimelineResponse) ProtoMessage() {}
 
 func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2151,7 @@ func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineResponse.ProtoReflect.Descriptor instead.
 func (*GetTimelineResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetTimelineResponse) GetEntity() *Entity {
@@ -2148,7 +2226,7 @@ type TimelineEntry struct {
 
 func (x *TimelineEntry) Reset() {
 	*x = TimelineEntry{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2238,7 @@ func (x *TimelineEntry) String() string {
 func (*TimelineEntry) ProtoMessage() {}
 
 func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2251,7 @@ func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
 func (*TimelineEntry) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TimelineEntry) GetKind() TimelineEntryKind {
@@ -2212,7 +2290,7 @@ type GetSourceRequest struct {
 
 func (x *GetSourceRequest) Reset() {
 	*x = GetSourceRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2224,7 +2302,7 @@ func (x *GetSourceRequest) String() string {
 func (*GetSourceRequest) ProtoMessage() {}
 
 func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2237,7 +2315,7 @@ func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceRequest.ProtoReflect.Descriptor instead.
 func (*GetSourceRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetSourceRequest) GetName() string {
@@ -2282,7 +2360,7 @@ type GetSourceResponse struct {
 
 func (x *GetSourceResponse) Reset() {
 	*x = GetSourceResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2294,7 +2372,7 @@ func (x *GetSourceResponse) String() string {
 func (*GetSourceResponse) ProtoMessage() {}
 
 func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2307,7 +2385,7 @@ func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceResponse.ProtoReflect.Descriptor instead.
 func (*GetSourceResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetSourceResponse) GetSource() *Source {
@@ -2366,7 +2444,7 @@ type SourceClaim struct {
 
 func (x *SourceClaim) Reset() {
 	*x = SourceClaim{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2456,7 @@ func (x *SourceClaim) String() string {
 func (*SourceClaim) ProtoMessage() {}
 
 func (x *SourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2469,7 @@ func (x *SourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceClaim.ProtoReflect.Descriptor instead.
 func (*SourceClaim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SourceClaim) GetName() string {
@@ -2455,7 +2533,7 @@ type RelationRef struct {
 
 func (x *RelationRef) Reset() {
 	*x = RelationRef{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2467,7 +2545,7 @@ func (x *RelationRef) String() string {
 func (*RelationRef) ProtoMessage() {}
 
 func (x *RelationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2480,7 +2558,7 @@ func (x *RelationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationRef.ProtoReflect.Descriptor instead.
 func (*RelationRef) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RelationRef) GetName() string {
@@ -2536,7 +2614,7 @@ type ListSourcesRequest struct {
 
 func (x *ListSourcesRequest) Reset() {
 	*x = ListSourcesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2548,7 +2626,7 @@ func (x *ListSourcesRequest) String() string {
 func (*ListSourcesRequest) ProtoMessage() {}
 
 func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2561,7 +2639,7 @@ func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListSourcesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListSourcesRequest) GetKind() SourceKind {
@@ -2607,7 +2685,7 @@ type ListSourcesResponse struct {
 
 func (x *ListSourcesResponse) Reset() {
 	*x = ListSourcesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2619,7 +2697,7 @@ func (x *ListSourcesResponse) String() string {
 func (*ListSourcesResponse) ProtoMessage() {}
 
 func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2632,7 +2710,7 @@ func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListSourcesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListSourcesResponse) GetSources() []*SourceSummary {
@@ -2669,7 +2747,7 @@ type SourceSummary struct {
 
 func (x *SourceSummary) Reset() {
 	*x = SourceSummary{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2681,7 +2759,7 @@ func (x *SourceSummary) String() string {
 func (*SourceSummary) ProtoMessage() {}
 
 func (x *SourceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2694,7 +2772,7 @@ func (x *SourceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSummary.ProtoReflect.Descriptor instead.
 func (*SourceSummary) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SourceSummary) GetSource() *Source {
@@ -2720,7 +2798,7 @@ type GetGraphStatsRequest struct {
 
 func (x *GetGraphStatsRequest) Reset() {
 	*x = GetGraphStatsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2732,7 +2810,7 @@ func (x *GetGraphStatsRequest) String() string {
 func (*GetGraphStatsRequest) ProtoMessage() {}
 
 func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2745,7 +2823,7 @@ func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
 }
 
 // GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -2779,7 +2857,7 @@ type GetGraphStatsResponse struct {
 
 func (x *GetGraphStatsResponse) Reset() {
 	*x = GetGraphStatsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2791,7 +2869,7 @@ func (x *GetGraphStatsResponse) String() string {
 func (*GetGraphStatsResponse) ProtoMessage() {}
 
 func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2804,7 +2882,7 @@ func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetGraphStatsResponse) GetEntities() int32 {
@@ -2890,7 +2968,7 @@ type EntityKindCount struct {
 
 func (x *EntityKindCount) Reset() {
 	*x = EntityKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2902,7 +2980,7 @@ func (x *EntityKindCount) String() string {
 func (*EntityKindCount) ProtoMessage() {}
 
 func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2915,7 +2993,7 @@ func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityKindCount.ProtoReflect.Descriptor instead.
 func (*EntityKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *EntityKindCount) GetKind() EntityKind {
@@ -2945,7 +3023,7 @@ type RelationTypeCount struct {
 
 func (x *RelationTypeCount) Reset() {
 	*x = RelationTypeCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2957,7 +3035,7 @@ func (x *RelationTypeCount) String() string {
 func (*RelationTypeCount) ProtoMessage() {}
 
 func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2970,7 +3048,7 @@ func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationTypeCount.ProtoReflect.Descriptor instead.
 func (*RelationTypeCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RelationTypeCount) GetType() RelationType {
@@ -3000,7 +3078,7 @@ type ClaimStatusCount struct {
 
 func (x *ClaimStatusCount) Reset() {
 	*x = ClaimStatusCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3012,7 +3090,7 @@ func (x *ClaimStatusCount) String() string {
 func (*ClaimStatusCount) ProtoMessage() {}
 
 func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3025,7 +3103,7 @@ func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimStatusCount.ProtoReflect.Descriptor instead.
 func (*ClaimStatusCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ClaimStatusCount) GetStatus() ClaimStatus {
@@ -3055,7 +3133,7 @@ type SourceKindCount struct {
 
 func (x *SourceKindCount) Reset() {
 	*x = SourceKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3067,7 +3145,7 @@ func (x *SourceKindCount) String() string {
 func (*SourceKindCount) ProtoMessage() {}
 
 func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3080,7 +3158,7 @@ func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceKindCount.ProtoReflect.Descriptor instead.
 func (*SourceKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SourceKindCount) GetKind() SourceKind {
@@ -3116,7 +3194,7 @@ type FindConnectionsRequest struct {
 
 func (x *FindConnectionsRequest) Reset() {
 	*x = FindConnectionsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3128,7 +3206,7 @@ func (x *FindConnectionsRequest) String() string {
 func (*FindConnectionsRequest) ProtoMessage() {}
 
 func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3141,7 +3219,7 @@ func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsRequest.ProtoReflect.Descriptor instead.
 func (*FindConnectionsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *FindConnectionsRequest) GetEntities() []string {
@@ -3196,13 +3274,16 @@ type FindConnectionsResponse struct {
 	// Every entity the routes and the shared sources' claims name, once, in resource-name order (those
 	// asked about and the shared neighbours too, when they are named there).
 	RelatedEntities []*Entity `protobuf:"bytes,7,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// When the filter left no shared neighbour, shared source or route: each filter one step looser that
+	// would find some, and how many shared neighbours and joined pairs. Empty otherwise.
+	IfRelaxed     []*Relaxation `protobuf:"bytes,8,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FindConnectionsResponse) Reset() {
 	*x = FindConnectionsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3214,7 +3295,7 @@ func (x *FindConnectionsResponse) String() string {
 func (*FindConnectionsResponse) ProtoMessage() {}
 
 func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3227,7 +3308,7 @@ func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsResponse.ProtoReflect.Descriptor instead.
 func (*FindConnectionsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *FindConnectionsResponse) GetEntities() []*Entity {
@@ -3279,6 +3360,13 @@ func (x *FindConnectionsResponse) GetRelatedEntities() []*Entity {
 	return nil
 }
 
+func (x *FindConnectionsResponse) GetIfRelaxed() []*Relaxation {
+	if x != nil {
+		return x.IfRelaxed
+	}
+	return nil
+}
+
 // SharedNeighbor is an entity joined to several of the entities asked about.
 type SharedNeighbor struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3297,7 +3385,7 @@ type SharedNeighbor struct {
 
 func (x *SharedNeighbor) Reset() {
 	*x = SharedNeighbor{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3309,7 +3397,7 @@ func (x *SharedNeighbor) String() string {
 func (*SharedNeighbor) ProtoMessage() {}
 
 func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3322,7 +3410,7 @@ func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedNeighbor.ProtoReflect.Descriptor instead.
 func (*SharedNeighbor) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SharedNeighbor) GetEntity() *Entity {
@@ -3367,7 +3455,7 @@ type NeighborJoin struct {
 
 func (x *NeighborJoin) Reset() {
 	*x = NeighborJoin{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3379,7 +3467,7 @@ func (x *NeighborJoin) String() string {
 func (*NeighborJoin) ProtoMessage() {}
 
 func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3392,7 +3480,7 @@ func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborJoin.ProtoReflect.Descriptor instead.
 func (*NeighborJoin) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *NeighborJoin) GetInput() string {
@@ -3425,7 +3513,7 @@ type SharedSource struct {
 
 func (x *SharedSource) Reset() {
 	*x = SharedSource{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3437,7 +3525,7 @@ func (x *SharedSource) String() string {
 func (*SharedSource) ProtoMessage() {}
 
 func (x *SharedSource) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3450,7 +3538,7 @@ func (x *SharedSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedSource.ProtoReflect.Descriptor instead.
 func (*SharedSource) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SharedSource) GetSource() *Source {
@@ -3491,7 +3579,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3503,7 +3591,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3516,7 +3604,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Route) GetFrom() string {
@@ -3558,7 +3646,7 @@ type BatchGetEntitiesRequest struct {
 
 func (x *BatchGetEntitiesRequest) Reset() {
 	*x = BatchGetEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3570,7 +3658,7 @@ func (x *BatchGetEntitiesRequest) String() string {
 func (*BatchGetEntitiesRequest) ProtoMessage() {}
 
 func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3583,7 +3671,7 @@ func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BatchGetEntitiesRequest) GetNames() []string {
@@ -3606,7 +3694,7 @@ type BatchGetEntitiesResponse struct {
 
 func (x *BatchGetEntitiesResponse) Reset() {
 	*x = BatchGetEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3618,7 +3706,7 @@ func (x *BatchGetEntitiesResponse) String() string {
 func (*BatchGetEntitiesResponse) ProtoMessage() {}
 
 func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3631,7 +3719,7 @@ func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BatchGetEntitiesResponse) GetEntities() []*Entity {
@@ -3661,7 +3749,7 @@ type LookupEntitiesRequest struct {
 
 func (x *LookupEntitiesRequest) Reset() {
 	*x = LookupEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3673,7 +3761,7 @@ func (x *LookupEntitiesRequest) String() string {
 func (*LookupEntitiesRequest) ProtoMessage() {}
 
 func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3686,7 +3774,7 @@ func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *LookupEntitiesRequest) GetScheme() string {
@@ -3714,7 +3802,7 @@ type LookupEntitiesResponse struct {
 
 func (x *LookupEntitiesResponse) Reset() {
 	*x = LookupEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3726,7 +3814,7 @@ func (x *LookupEntitiesResponse) String() string {
 func (*LookupEntitiesResponse) ProtoMessage() {}
 
 func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3739,7 +3827,7 @@ func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *LookupEntitiesResponse) GetMatches() []*IdentifierMatch {
@@ -3762,7 +3850,7 @@ type IdentifierMatch struct {
 
 func (x *IdentifierMatch) Reset() {
 	*x = IdentifierMatch{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3774,7 +3862,7 @@ func (x *IdentifierMatch) String() string {
 func (*IdentifierMatch) ProtoMessage() {}
 
 func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3787,7 +3875,7 @@ func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifierMatch.ProtoReflect.Descriptor instead.
 func (*IdentifierMatch) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *IdentifierMatch) GetValue() string {
@@ -3834,7 +3922,7 @@ type ExportGraphRequest struct {
 
 func (x *ExportGraphRequest) Reset() {
 	*x = ExportGraphRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3846,7 +3934,7 @@ func (x *ExportGraphRequest) String() string {
 func (*ExportGraphRequest) ProtoMessage() {}
 
 func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3859,7 +3947,7 @@ func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphRequest.ProtoReflect.Descriptor instead.
 func (*ExportGraphRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ExportGraphRequest) GetFormat() string {
@@ -3938,7 +4026,7 @@ type ExportGraphResponse struct {
 
 func (x *ExportGraphResponse) Reset() {
 	*x = ExportGraphResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3950,7 +4038,7 @@ func (x *ExportGraphResponse) String() string {
 func (*ExportGraphResponse) ProtoMessage() {}
 
 func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3963,7 +4051,7 @@ func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphResponse.ProtoReflect.Descriptor instead.
 func (*ExportGraphResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ExportGraphResponse) GetData() []byte {
@@ -4036,10 +4124,16 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\vco_temporal\x18\a \x01(\bR\n" +
 	"coTemporal\x12\x1d\n" +
 	"\n" +
-	"follow_via\x18\b \x01(\bR\tfollowVia\"m\n" +
+	"follow_via\x18\b \x01(\bR\tfollowVia\"\xa5\x01\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
-	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\"x\n" +
+	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x126\n" +
+	"\n" +
+	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\">\n" +
+	"\n" +
+	"Relaxation\x12\x16\n" +
+	"\x06change\x18\x01 \x01(\tR\x06change\x12\x18\n" +
+	"\aresults\x18\x02 \x01(\x05R\aresults\"x\n" +
 	"\x04Path\x12\x1a\n" +
 	"\bentities\x18\x01 \x03(\tR\bentities\x12$\n" +
 	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\x12.\n" +
@@ -4070,7 +4164,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"page_token\x18\b \x01(\tR\tpageToken\x12\x1d\n" +
 	"\n" +
 	"follow_via\x18\n" +
-	" \x01(\bR\tfollowVia\"\xef\x02\n" +
+	" \x01(\bR\tfollowVia\"\xa7\x03\n" +
 	"\x1bExploreNeighborhoodResponse\x12+\n" +
 	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
@@ -4081,7 +4175,9 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"totalNodes\x12\x1f\n" +
 	"\vtotal_edges\x18\a \x01(\x05R\n" +
 	"totalEdges\x12$\n" +
-	"\x0eedges_left_out\x18\b \x01(\x05R\fedgesLeftOut\"\x82\x01\n" +
+	"\x0eedges_left_out\x18\b \x01(\x05R\fedgesLeftOut\x126\n" +
+	"\n" +
+	"if_relaxed\x18\t \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\"\x82\x01\n" +
 	"\x10NeighborhoodNode\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x1a\n" +
 	"\bdistance\x18\x02 \x01(\x05R\bdistance\x12%\n" +
@@ -4223,7 +4319,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1d\n" +
 	"\n" +
 	"max_shared\x18\x03 \x01(\x05R\tmaxShared\x12\x1b\n" +
-	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\"\xb2\x03\n" +
+	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\"\xea\x03\n" +
 	"\x17FindConnectionsResponse\x12/\n" +
 	"\bentities\x18\x01 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12F\n" +
 	"\x10shared_neighbors\x18\x02 \x03(\v2\x1b.polgraph.v1.SharedNeighborR\x0fsharedNeighbors\x129\n" +
@@ -4231,7 +4327,9 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x0eshared_sources\x18\x04 \x03(\v2\x19.polgraph.v1.SharedSourceR\rsharedSources\x125\n" +
 	"\x17shared_sources_left_out\x18\x05 \x01(\x05R\x14sharedSourcesLeftOut\x12*\n" +
 	"\x06routes\x18\x06 \x03(\v2\x12.polgraph.v1.RouteR\x06routes\x12>\n" +
-	"\x10related_entities\x18\a \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xaf\x01\n" +
+	"\x10related_entities\x18\a \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\x126\n" +
+	"\n" +
+	"if_relaxed\x18\b \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\"\xaf\x01\n" +
 	"\x0eSharedNeighbor\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12#\n" +
 	"\rinputs_joined\x18\x02 \x01(\x05R\finputsJoined\x12\x1a\n" +
@@ -4319,7 +4417,7 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
@@ -4335,172 +4433,176 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*RelationFilter)(nil),              // 11: polgraph.v1.RelationFilter
 	(*FindPathsRequest)(nil),            // 12: polgraph.v1.FindPathsRequest
 	(*FindPathsResponse)(nil),           // 13: polgraph.v1.FindPathsResponse
-	(*Path)(nil),                        // 14: polgraph.v1.Path
-	(*Hop)(nil),                         // 15: polgraph.v1.Hop
-	(*HopRelation)(nil),                 // 16: polgraph.v1.HopRelation
-	(*ExploreNeighborhoodRequest)(nil),  // 17: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 18: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 19: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 20: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 21: polgraph.v1.Truncation
-	(*ListRelationsRequest)(nil),        // 22: polgraph.v1.ListRelationsRequest
-	(*ListRelationsResponse)(nil),       // 23: polgraph.v1.ListRelationsResponse
-	(*GetTimelineRequest)(nil),          // 24: polgraph.v1.GetTimelineRequest
-	(*GetTimelineResponse)(nil),         // 25: polgraph.v1.GetTimelineResponse
-	(*TimelineEntry)(nil),               // 26: polgraph.v1.TimelineEntry
-	(*GetSourceRequest)(nil),            // 27: polgraph.v1.GetSourceRequest
-	(*GetSourceResponse)(nil),           // 28: polgraph.v1.GetSourceResponse
-	(*SourceClaim)(nil),                 // 29: polgraph.v1.SourceClaim
-	(*RelationRef)(nil),                 // 30: polgraph.v1.RelationRef
-	(*ListSourcesRequest)(nil),          // 31: polgraph.v1.ListSourcesRequest
-	(*ListSourcesResponse)(nil),         // 32: polgraph.v1.ListSourcesResponse
-	(*SourceSummary)(nil),               // 33: polgraph.v1.SourceSummary
-	(*GetGraphStatsRequest)(nil),        // 34: polgraph.v1.GetGraphStatsRequest
-	(*GetGraphStatsResponse)(nil),       // 35: polgraph.v1.GetGraphStatsResponse
-	(*EntityKindCount)(nil),             // 36: polgraph.v1.EntityKindCount
-	(*RelationTypeCount)(nil),           // 37: polgraph.v1.RelationTypeCount
-	(*ClaimStatusCount)(nil),            // 38: polgraph.v1.ClaimStatusCount
-	(*SourceKindCount)(nil),             // 39: polgraph.v1.SourceKindCount
-	(*FindConnectionsRequest)(nil),      // 40: polgraph.v1.FindConnectionsRequest
-	(*FindConnectionsResponse)(nil),     // 41: polgraph.v1.FindConnectionsResponse
-	(*SharedNeighbor)(nil),              // 42: polgraph.v1.SharedNeighbor
-	(*NeighborJoin)(nil),                // 43: polgraph.v1.NeighborJoin
-	(*SharedSource)(nil),                // 44: polgraph.v1.SharedSource
-	(*Route)(nil),                       // 45: polgraph.v1.Route
-	(*BatchGetEntitiesRequest)(nil),     // 46: polgraph.v1.BatchGetEntitiesRequest
-	(*BatchGetEntitiesResponse)(nil),    // 47: polgraph.v1.BatchGetEntitiesResponse
-	(*LookupEntitiesRequest)(nil),       // 48: polgraph.v1.LookupEntitiesRequest
-	(*LookupEntitiesResponse)(nil),      // 49: polgraph.v1.LookupEntitiesResponse
-	(*IdentifierMatch)(nil),             // 50: polgraph.v1.IdentifierMatch
-	(*ExportGraphRequest)(nil),          // 51: polgraph.v1.ExportGraphRequest
-	(*ExportGraphResponse)(nil),         // 52: polgraph.v1.ExportGraphResponse
-	(*Entity)(nil),                      // 53: polgraph.v1.Entity
-	(*Change)(nil),                      // 54: polgraph.v1.Change
-	(RelationType)(0),                   // 55: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 56: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 57: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 58: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 59: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 60: polgraph.v1.Verdict
-	(*Source)(nil),                      // 61: polgraph.v1.Source
-	(SourceKind)(0),                     // 62: polgraph.v1.SourceKind
-	(*timestamppb.Timestamp)(nil),       // 63: google.protobuf.Timestamp
+	(*Relaxation)(nil),                  // 14: polgraph.v1.Relaxation
+	(*Path)(nil),                        // 15: polgraph.v1.Path
+	(*Hop)(nil),                         // 16: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 17: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 18: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 19: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 20: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 21: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 22: polgraph.v1.Truncation
+	(*ListRelationsRequest)(nil),        // 23: polgraph.v1.ListRelationsRequest
+	(*ListRelationsResponse)(nil),       // 24: polgraph.v1.ListRelationsResponse
+	(*GetTimelineRequest)(nil),          // 25: polgraph.v1.GetTimelineRequest
+	(*GetTimelineResponse)(nil),         // 26: polgraph.v1.GetTimelineResponse
+	(*TimelineEntry)(nil),               // 27: polgraph.v1.TimelineEntry
+	(*GetSourceRequest)(nil),            // 28: polgraph.v1.GetSourceRequest
+	(*GetSourceResponse)(nil),           // 29: polgraph.v1.GetSourceResponse
+	(*SourceClaim)(nil),                 // 30: polgraph.v1.SourceClaim
+	(*RelationRef)(nil),                 // 31: polgraph.v1.RelationRef
+	(*ListSourcesRequest)(nil),          // 32: polgraph.v1.ListSourcesRequest
+	(*ListSourcesResponse)(nil),         // 33: polgraph.v1.ListSourcesResponse
+	(*SourceSummary)(nil),               // 34: polgraph.v1.SourceSummary
+	(*GetGraphStatsRequest)(nil),        // 35: polgraph.v1.GetGraphStatsRequest
+	(*GetGraphStatsResponse)(nil),       // 36: polgraph.v1.GetGraphStatsResponse
+	(*EntityKindCount)(nil),             // 37: polgraph.v1.EntityKindCount
+	(*RelationTypeCount)(nil),           // 38: polgraph.v1.RelationTypeCount
+	(*ClaimStatusCount)(nil),            // 39: polgraph.v1.ClaimStatusCount
+	(*SourceKindCount)(nil),             // 40: polgraph.v1.SourceKindCount
+	(*FindConnectionsRequest)(nil),      // 41: polgraph.v1.FindConnectionsRequest
+	(*FindConnectionsResponse)(nil),     // 42: polgraph.v1.FindConnectionsResponse
+	(*SharedNeighbor)(nil),              // 43: polgraph.v1.SharedNeighbor
+	(*NeighborJoin)(nil),                // 44: polgraph.v1.NeighborJoin
+	(*SharedSource)(nil),                // 45: polgraph.v1.SharedSource
+	(*Route)(nil),                       // 46: polgraph.v1.Route
+	(*BatchGetEntitiesRequest)(nil),     // 47: polgraph.v1.BatchGetEntitiesRequest
+	(*BatchGetEntitiesResponse)(nil),    // 48: polgraph.v1.BatchGetEntitiesResponse
+	(*LookupEntitiesRequest)(nil),       // 49: polgraph.v1.LookupEntitiesRequest
+	(*LookupEntitiesResponse)(nil),      // 50: polgraph.v1.LookupEntitiesResponse
+	(*IdentifierMatch)(nil),             // 51: polgraph.v1.IdentifierMatch
+	(*ExportGraphRequest)(nil),          // 52: polgraph.v1.ExportGraphRequest
+	(*ExportGraphResponse)(nil),         // 53: polgraph.v1.ExportGraphResponse
+	(*Entity)(nil),                      // 54: polgraph.v1.Entity
+	(*Change)(nil),                      // 55: polgraph.v1.Change
+	(RelationType)(0),                   // 56: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 57: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 58: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 59: polgraph.v1.ClaimStatus
+	(*DateRange)(nil),                   // 60: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 61: polgraph.v1.Verdict
+	(*Source)(nil),                      // 62: polgraph.v1.Source
+	(SourceKind)(0),                     // 63: polgraph.v1.SourceKind
+	(*timestamppb.Timestamp)(nil),       // 64: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	53, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	54, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
 	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	54, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	55, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	56, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	55, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	56, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	57, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
 	8,  // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	53, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	57, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	53, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	54, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	55, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	55, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	58, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	54, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	58, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	54, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	55, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	56, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	56, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	59, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
 	0,  // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
 	11, // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	14, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	53, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	15, // 18: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	59, // 19: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	57, // 20: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	16, // 21: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	60, // 22: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	57, // 23: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	11, // 24: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	53, // 25: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	19, // 26: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	53, // 29: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	55, // 30: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	58, // 31: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	60, // 32: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	5,  // 33: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	11, // 34: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	1,  // 35: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	53, // 36: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	57, // 37: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	53, // 38: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	11, // 39: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	53, // 40: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	26, // 41: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	57, // 42: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	53, // 43: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	2,  // 44: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	59, // 45: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	57, // 46: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	61, // 47: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	29, // 48: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	53, // 49: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	58, // 50: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	30, // 51: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	55, // 52: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	62, // 53: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	33, // 54: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	61, // 55: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	36, // 56: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	37, // 57: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	38, // 58: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	39, // 59: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	63, // 60: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	56, // 61: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	55, // 62: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	58, // 63: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	62, // 64: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11, // 65: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	53, // 66: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	42, // 67: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	44, // 68: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	45, // 69: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	53, // 70: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	53, // 71: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	43, // 72: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	20, // 73: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	61, // 74: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	29, // 75: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	14, // 76: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	53, // 77: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	50, // 78: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	53, // 79: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11, // 80: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,  // 81: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,  // 82: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	46, // 83: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	48, // 84: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,  // 85: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12, // 86: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	51, // 87: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	17, // 88: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	22, // 89: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	24, // 90: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	27, // 91: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	31, // 92: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	34, // 93: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	40, // 94: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,  // 95: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,  // 96: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	47, // 97: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	49, // 98: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10, // 99: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	13, // 100: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	52, // 101: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	18, // 102: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	23, // 103: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	25, // 104: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	28, // 105: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	32, // 106: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	35, // 107: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	41, // 108: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	95, // [95:109] is the sub-list for method output_type
-	81, // [81:95] is the sub-list for method input_type
-	81, // [81:81] is the sub-list for extension type_name
-	81, // [81:81] is the sub-list for extension extendee
-	0,  // [0:81] is the sub-list for field type_name
+	15, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	54, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	14, // 18: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	16, // 19: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	60, // 20: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	58, // 21: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	17, // 22: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	61, // 23: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	58, // 24: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	11, // 25: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	54, // 26: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	22, // 29: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	14, // 30: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	54, // 31: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	56, // 32: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	59, // 33: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	61, // 34: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	5,  // 35: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	11, // 36: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,  // 37: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	54, // 38: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	58, // 39: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	54, // 40: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	11, // 41: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	54, // 42: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	27, // 43: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	58, // 44: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	54, // 45: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	2,  // 46: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	60, // 47: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	58, // 48: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	62, // 49: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	30, // 50: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	54, // 51: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	59, // 52: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	31, // 53: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	56, // 54: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	63, // 55: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	34, // 56: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	62, // 57: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	37, // 58: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	38, // 59: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	39, // 60: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	40, // 61: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	64, // 62: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	57, // 63: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	56, // 64: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	59, // 65: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	63, // 66: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11, // 67: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	54, // 68: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	43, // 69: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	45, // 70: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	46, // 71: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	54, // 72: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	14, // 73: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	54, // 74: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	44, // 75: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	21, // 76: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	62, // 77: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	30, // 78: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	15, // 79: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	54, // 80: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	51, // 81: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	54, // 82: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11, // 83: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,  // 84: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,  // 85: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	47, // 86: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	49, // 87: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,  // 88: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12, // 89: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	52, // 90: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	18, // 91: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	23, // 92: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	25, // 93: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	28, // 94: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	32, // 95: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	35, // 96: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	41, // 97: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,  // 98: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,  // 99: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	48, // 100: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	50, // 101: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10, // 102: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	13, // 103: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	53, // 104: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	19, // 105: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	24, // 106: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	26, // 107: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	29, // 108: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	33, // 109: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	36, // 110: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	42, // 111: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	98, // [98:112] is the sub-list for method output_type
+	84, // [84:98] is the sub-list for method input_type
+	84, // [84:84] is the sub-list for extension type_name
+	84, // [84:84] is the sub-list for extension extendee
+	0,  // [0:84] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -4515,7 +4617,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   50,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

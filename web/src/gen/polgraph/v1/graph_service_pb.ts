@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/graph_service.proto.
  */
 export const file_polgraph_v1_graph_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJjChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMaGlzdG9yeV9zaXplGAMgASgFIqwBChFHZXRFbnRpdHlSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSMwoPcmVsYXRpb25fY291bnRzGAIgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSJZCg1SZWxhdGlvbkNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSEAoIb3V0Z29pbmcYAiABKAgSDQoFY291bnQYAyABKAUidQoVU2VhcmNoRW50aXRpZXNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEiYKBWtpbmRzGAIgAygOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJdChZTZWFyY2hFbnRpdGllc1Jlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5wb2xncmFwaC52MS5TZWFyY2hSZXN1bHQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIlMKDFNlYXJjaFJlc3VsdBIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSDwoHbWF0Y2hlZBgCIAEoCRINCgVzY29yZRgDIAEoASI4ChJHZXRSZWxhdGlvblJlcXVlc3QSDAoEbmFtZRgBIAEoCRIUCgxoaXN0b3J5X3NpemUYAiABKAUipAEKE0dldFJlbGF0aW9uUmVzcG9uc2USJwoIcmVsYXRpb24YASABKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSL0AQoOUmVsYXRpb25GaWx0ZXISMAoNaW5jbHVkZV90eXBlcxgBIAMoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIwCg1leGNsdWRlX3R5cGVzGAIgAygOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEg0KBWFzX29mGAMgASgJEhYKDm1pbl9jb25maWRlbmNlGAQgASgBEioKCHN0YXR1c2VzGAUgAygOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSKwoHdW5kYXRlZBgGIAEoDjIaLnBvbGdyYXBoLnYxLlVuZGF0ZWRQb2xpY3kiugEKEEZpbmRQYXRoc1JlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIRCgltYXhfcGF0aHMYAyABKAUSEQoJbWF4X2RlcHRoGAQgASgFEhAKCGRpcmVjdGVkGAUgASgIEisKBmZpbHRlchgGIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhMKC2NvX3RlbXBvcmFsGAcgASgIEhIKCmZvbGxvd192aWEYCCABKAgiXAoRRmluZFBhdGhzUmVzcG9uc2USIAoFcGF0aHMYASADKAsyES5wb2xncmFwaC52MS5QYXRoEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5ImAKBFBhdGgSEAoIZW50aXRpZXMYASADKAkSHgoEaG9wcxgCIAMoCzIQLnBvbGdyYXBoLnYxLkhvcBImCgZkdXJpbmcYAyADKAsyFi5wb2xncmFwaC52MS5EYXRlUmFuZ2UipwEKA0hvcBInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSKgoIcGFyYWxsZWwYAyADKAsyGC5wb2xncmFwaC52MS5Ib3BSZWxhdGlvbhIlCgd2ZXJkaWN0GAQgASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdBITCgt0aHJvdWdoX3ZpYRgFIAEoCCJcCgtIb3BSZWxhdGlvbhInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSEwoLdGhyb3VnaF92aWEYAyABKAgi7gEKGkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZGVwdGgYAiABKAUSKwoGZmlsdGVyGAMgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMbWF4X3Blcl9ub2RlGAQgASgFEhEKCW1heF9ub2RlcxgFIAEoBRIRCgltYXhfZWRnZXMYCSABKAUSDwoHZXhjbHVkZRgGIAMoCRIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRISCgpmb2xsb3dfdmlhGAogASgIIpkCChtFeHBsb3JlTmVpZ2hib3Job29kUmVzcG9uc2USIwoGY2VudGVyGAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EiwKBW5vZGVzGAIgAygLMh0ucG9sZ3JhcGgudjEuTmVpZ2hib3Job29kTm9kZRIgCgVlZGdlcxgDIAMoCzIRLnBvbGdyYXBoLnYxLkVkZ2USKgoJdHJ1bmNhdGVkGAQgAygLMhcucG9sZ3JhcGgudjEuVHJ1bmNhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YBSABKAkSEwoLdG90YWxfbm9kZXMYBiABKAUSEwoLdG90YWxfZWRnZXMYByABKAUSFgoOZWRnZXNfbGVmdF9vdXQYCCABKAUiYQoQTmVpZ2hib3Job29kTm9kZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSEAoIZGlzdGFuY2UYAiABKAUSFgoOcmVsYXRpb25fY291bnQYAyABKAUi4AIKBEVkZ2USDAoEbmFtZRgBIAEoCRInCgR0eXBlGAIgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkSEQoJc3ltbWV0cmljGAUgASgIEgwKBHJvbGUYBiABKAkSEgoKdmFsaWRfZnJvbRgHIAEoCRIQCgh2YWxpZF90bxgIIAEoCRIMCgRkYXRlGAkgASgJEhMKC2NsYWltX2NvdW50GAogASgFEioKCHN0YXR1c2VzGAsgAygOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSEgoKY29uZmlkZW5jZRgMIAEoARIPCgd1bmRhdGVkGA0gASgIEiUKB3ZlcmRpY3QYDiABKAsyFC5wb2xncmFwaC52MS5WZXJkaWN0EhMKC3Rocm91Z2hfdmlhGA8gASgIEhAKCHJlbGF0aW9uGBAgASgJIncKClRydW5jYXRpb24SDgoGZW50aXR5GAEgASgJEhAKCGxlZnRfb3V0GAIgASgFEisKB2J5X3R5cGUYAyADKAsyGi5wb2xncmFwaC52MS5SZWxhdGlvbkNvdW50EhoKEnJlbGF0aW9uc19sZWZ0X291dBgEIAEoBSKtAQoUTGlzdFJlbGF0aW9uc1JlcXVlc3QSDgoGZW50aXR5GAEgASgJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEjEKCWRpcmVjdGlvbhgDIAEoDjIeLnBvbGdyYXBoLnYxLlJlbGF0aW9uRGlyZWN0aW9uEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJIsIBChVMaXN0UmVsYXRpb25zUmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EigKCXJlbGF0aW9ucxgCIAMoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRISCgp0b3RhbF9zaXplGAQgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYBSADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkieAoSR2V0VGltZWxpbmVSZXF1ZXN0Eg4KBmVudGl0eRgBIAEoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSKXAgoTR2V0VGltZWxpbmVSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSKwoHZW50cmllcxgCIAMoCzIaLnBvbGdyYXBoLnYxLlRpbWVsaW5lRW50cnkSJgoHdW5kYXRlZBgDIAMoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEhcKD25leHRfcGFnZV90b2tlbhgEIAEoCRISCgp0b3RhbF9zaXplGAUgASgFEhMKC3RvdGFsX2RhdGVkGAYgASgFEhUKDXRvdGFsX3VuZGF0ZWQYByABKAUSLQoQcmVsYXRlZF9lbnRpdGllcxgIIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSKOAQoNVGltZWxpbmVFbnRyeRIsCgRraW5kGAEgASgOMh4ucG9sZ3JhcGgudjEuVGltZWxpbmVFbnRyeUtpbmQSJgoGcGVyaW9kGAIgASgLMhYucG9sZ3JhcGgudjEuRGF0ZVJhbmdlEicKCHJlbGF0aW9uGAMgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24iRwoQR2V0U291cmNlUmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIr8BChFHZXRTb3VyY2VSZXNwb25zZRIjCgZzb3VyY2UYASABKAsyEy5wb2xncmFwaC52MS5Tb3VyY2USKAoGY2xhaW1zGAIgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0SFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJEhMKC2NsYWltX2NvdW50GAQgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYBSADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkipwEKC1NvdXJjZUNsYWltEgwKBG5hbWUYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSEgoKY29uZmlkZW5jZRgDIAEoARIPCgdleGNlcnB0GAQgASgJEg8KB3NhaWRfYnkYBSABKAkSKgoIcmVsYXRpb24YBiABKAsyGC5wb2xncmFwaC52MS5SZWxhdGlvblJlZiJxCgtSZWxhdGlvblJlZhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgicgoSTGlzdFNvdXJjZXNSZXF1ZXN0EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5Tb3VyY2VLaW5kEg4KBm91dGxldBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJvChNMaXN0U291cmNlc1Jlc3BvbnNlEisKB3NvdXJjZXMYASADKAsyGi5wb2xncmFwaC52MS5Tb3VyY2VTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFIkkKDVNvdXJjZVN1bW1hcnkSIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEhMKC2NsYWltX2NvdW50GAIgASgFIhYKFEdldEdyYXBoU3RhdHNSZXF1ZXN0IoEDChVHZXRHcmFwaFN0YXRzUmVzcG9uc2USEAoIZW50aXRpZXMYASABKAUSEQoJcmVsYXRpb25zGAIgASgFEg4KBmNsYWltcxgDIAEoBRIPCgdzb3VyY2VzGAQgASgFEjYKEGVudGl0aWVzX2J5X2tpbmQYBSADKAsyHC5wb2xncmFwaC52MS5FbnRpdHlLaW5kQ291bnQSOQoRcmVsYXRpb25zX2J5X3R5cGUYBiADKAsyHi5wb2xncmFwaC52MS5SZWxhdGlvblR5cGVDb3VudBI3ChBjbGFpbXNfYnlfc3RhdHVzGAcgAygLMh0ucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXNDb3VudBI1Cg9zb3VyY2VzX2J5X2tpbmQYCCADKAsyHC5wb2xncmFwaC52MS5Tb3VyY2VLaW5kQ291bnQSDwoHdmVyc2lvbhgJIAEoAxIuCgp3cml0dGVuX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJHCg9FbnRpdHlLaW5kQ291bnQSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLkVudGl0eUtpbmQSDQoFY291bnQYAiABKAUiSwoRUmVsYXRpb25UeXBlQ291bnQSJwoEdHlwZRgBIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRINCgVjb3VudBgCIAEoBSJLChBDbGFpbVN0YXR1c0NvdW50EigKBnN0YXR1cxgBIAEoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEg0KBWNvdW50GAIgASgFIkcKD1NvdXJjZUtpbmRDb3VudBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBINCgVjb3VudBgCIAEoBSJ+ChZGaW5kQ29ubmVjdGlvbnNSZXF1ZXN0EhAKCGVudGl0aWVzGAEgAygJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhIKCm1heF9zaGFyZWQYAyABKAUSEQoJbWF4X2RlcHRoGAQgASgFIsECChdGaW5kQ29ubmVjdGlvbnNSZXNwb25zZRIlCghlbnRpdGllcxgBIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRI1ChBzaGFyZWRfbmVpZ2hib3JzGAIgAygLMhsucG9sZ3JhcGgudjEuU2hhcmVkTmVpZ2hib3ISIQoZc2hhcmVkX25laWdoYm9yc19sZWZ0X291dBgDIAEoBRIxCg5zaGFyZWRfc291cmNlcxgEIAMoCzIZLnBvbGdyYXBoLnYxLlNoYXJlZFNvdXJjZRIfChdzaGFyZWRfc291cmNlc19sZWZ0X291dBgFIAEoBRIiCgZyb3V0ZXMYBiADKAsyEi5wb2xncmFwaC52MS5Sb3V0ZRItChByZWxhdGVkX2VudGl0aWVzGAcgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IogBCg5TaGFyZWROZWlnaGJvchIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSFQoNaW5wdXRzX2pvaW5lZBgCIAEoBRIQCghzdHJlbmd0aBgDIAEoARIoCgVqb2lucxgEIAMoCzIZLnBvbGdyYXBoLnYxLk5laWdoYm9ySm9pbiJDCgxOZWlnaGJvckpvaW4SDQoFaW5wdXQYASABKAkSJAoJcmVsYXRpb25zGAIgAygLMhEucG9sZ3JhcGgudjEuRWRnZSJtCgxTaGFyZWRTb3VyY2USIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEg4KBmlucHV0cxgCIAMoCRIoCgZjbGFpbXMYAyADKAsyGC5wb2xncmFwaC52MS5Tb3VyY2VDbGFpbSJVCgVSb3V0ZRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEhEKCWNvbm5lY3RlZBgDIAEoCBIfCgRwYXRoGAQgASgLMhEucG9sZ3JhcGgudjEuUGF0aCIoChdCYXRjaEdldEVudGl0aWVzUmVxdWVzdBINCgVuYW1lcxgBIAMoCSJSChhCYXRjaEdldEVudGl0aWVzUmVzcG9uc2USJQoIZW50aXRpZXMYASADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSDwoHbWlzc2luZxgCIAMoCSI3ChVMb29rdXBFbnRpdGllc1JlcXVlc3QSDgoGc2NoZW1lGAEgASgJEg4KBnZhbHVlcxgCIAMoCSJHChZMb29rdXBFbnRpdGllc1Jlc3BvbnNlEi0KB21hdGNoZXMYASADKAsyHC5wb2xncmFwaC52MS5JZGVudGlmaWVyTWF0Y2giRwoPSWRlbnRpZmllck1hdGNoEg0KBXZhbHVlGAEgASgJEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IsQBChJFeHBvcnRHcmFwaFJlcXVlc3QSDgoGZm9ybWF0GAEgASgJEg4KBmNlbnRlchgCIAEoCRINCgVkZXB0aBgDIAEoBRIMCgRmcm9tGAQgASgJEgoKAnRvGAUgASgJEhEKCW1heF9wYXRocxgGIAEoBRIRCgltYXhfZGVwdGgYByABKAUSKwoGZmlsdGVyGAggASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEgoKZm9sbG93X3ZpYRgJIAEoCCI3ChNFeHBvcnRHcmFwaFJlc3BvbnNlEgwKBGRhdGEYASABKAwSEgoKbWVkaWFfdHlwZRgCIAEoCSpnCg1VbmRhdGVkUG9saWN5Eh4KGlVOREFURURfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGgoWVU5EQVRFRF9QT0xJQ1lfSU5DTFVERRABEhoKFlVOREFURURfUE9MSUNZX0VYQ0xVREUQAiqVAQoRUmVsYXRpb25EaXJlY3Rpb24SIgoeUkVMQVRJT05fRElSRUNUSU9OX1VOU1BFQ0lGSUVEEAASGgoWUkVMQVRJT05fRElSRUNUSU9OX0FOWRABEh8KG1JFTEFUSU9OX0RJUkVDVElPTl9PVVRHT0lORxACEh8KG1JFTEFUSU9OX0RJUkVDVElPTl9JTkNPTUlORxADKnYKEVRpbWVsaW5lRW50cnlLaW5kEiMKH1RJTUVMSU5FX0VOVFJZX0tJTkRfVU5TUEVDSUZJRUQQABIdChlUSU1FTElORV9FTlRSWV9LSU5EX0VWRU5UEAESHQoZVElNRUxJTkVfRU5UUllfS0lORF9TVEFURRACMssJCgxHcmFwaFNlcnZpY2USSgoJR2V0RW50aXR5Eh0ucG9sZ3JhcGgudjEuR2V0RW50aXR5UmVxdWVzdBoeLnBvbGdyYXBoLnYxLkdldEVudGl0eVJlc3BvbnNlElkKDlNlYXJjaEVudGl0aWVzEiIucG9sZ3JhcGgudjEuU2VhcmNoRW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuU2VhcmNoRW50aXRpZXNSZXNwb25zZRJfChBCYXRjaEdldEVudGl0aWVzEiQucG9sZ3JhcGgudjEuQmF0Y2hHZXRFbnRpdGllc1JlcXVlc3QaJS5wb2xncmFwaC52MS5CYXRjaEdldEVudGl0aWVzUmVzcG9uc2USWQoOTG9va3VwRW50aXRpZXMSIi5wb2xncmFwaC52MS5Mb29rdXBFbnRpdGllc1JlcXVlc3QaIy5wb2xncmFwaC52MS5Mb29rdXBFbnRpdGllc1Jlc3BvbnNlElAKC0dldFJlbGF0aW9uEh8ucG9sZ3JhcGgudjEuR2V0UmVsYXRpb25SZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0UmVsYXRpb25SZXNwb25zZRJKCglGaW5kUGF0aHMSHS5wb2xncmFwaC52MS5GaW5kUGF0aHNSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuRmluZFBhdGhzUmVzcG9uc2USUgoLRXhwb3J0R3JhcGgSHy5wb2xncmFwaC52MS5FeHBvcnRHcmFwaFJlcXVlc3QaIC5wb2xncmFwaC52MS5FeHBvcnRHcmFwaFJlc3BvbnNlMAESaAoTRXhwbG9yZU5laWdoYm9yaG9vZBInLnBvbGdyYXBoLnYxLkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0GigucG9sZ3JhcGgudjEuRXhwbG9yZU5laWdoYm9yaG9vZFJlc3BvbnNlElYKDUxpc3RSZWxhdGlvbnMSIS5wb2xncmFwaC52MS5MaXN0UmVsYXRpb25zUmVxdWVzdBoiLnBvbGdyYXBoLnYxLkxpc3RSZWxhdGlvbnNSZXNwb25zZRJQCgtHZXRUaW1lbGluZRIfLnBvbGdyYXBoLnYxLkdldFRpbWVsaW5lUmVxdWVzdBogLnBvbGdyYXBoLnYxLkdldFRpbWVsaW5lUmVzcG9uc2USSgoJR2V0U291cmNlEh0ucG9sZ3JhcGgudjEuR2V0U291cmNlUmVxdWVzdBoeLnBvbGdyYXBoLnYxLkdldFNvdXJjZVJlc3BvbnNlElAKC0xpc3RTb3VyY2VzEh8ucG9sZ3JhcGgudjEuTGlzdFNvdXJjZXNSZXF1ZXN0GiAucG9sZ3JhcGgudjEuTGlzdFNvdXJjZXNSZXNwb25zZRJWCg1HZXRHcmFwaFN0YXRzEiEucG9sZ3JhcGgudjEuR2V0R3JhcGhTdGF0c1JlcXVlc3QaIi5wb2xncmFwaC52MS5HZXRHcmFwaFN0YXRzUmVzcG9uc2USXAoPRmluZENvbm5lY3Rpb25zEiMucG9sZ3JhcGgudjEuRmluZENvbm5lY3Rpb25zUmVxdWVzdBokLnBvbGdyYXBoLnYxLkZpbmRDb25uZWN0aW9uc1Jlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJjChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMaGlzdG9yeV9zaXplGAMgASgFIqwBChFHZXRFbnRpdHlSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSMwoPcmVsYXRpb25fY291bnRzGAIgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSJZCg1SZWxhdGlvbkNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSEAoIb3V0Z29pbmcYAiABKAgSDQoFY291bnQYAyABKAUidQoVU2VhcmNoRW50aXRpZXNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEiYKBWtpbmRzGAIgAygOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJdChZTZWFyY2hFbnRpdGllc1Jlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5wb2xncmFwaC52MS5TZWFyY2hSZXN1bHQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIlMKDFNlYXJjaFJlc3VsdBIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSDwoHbWF0Y2hlZBgCIAEoCRINCgVzY29yZRgDIAEoASI4ChJHZXRSZWxhdGlvblJlcXVlc3QSDAoEbmFtZRgBIAEoCRIUCgxoaXN0b3J5X3NpemUYAiABKAUipAEKE0dldFJlbGF0aW9uUmVzcG9uc2USJwoIcmVsYXRpb24YASABKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSL0AQoOUmVsYXRpb25GaWx0ZXISMAoNaW5jbHVkZV90eXBlcxgBIAMoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIwCg1leGNsdWRlX3R5cGVzGAIgAygOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEg0KBWFzX29mGAMgASgJEhYKDm1pbl9jb25maWRlbmNlGAQgASgBEioKCHN0YXR1c2VzGAUgAygOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSKwoHdW5kYXRlZBgGIAEoDjIaLnBvbGdyYXBoLnYxLlVuZGF0ZWRQb2xpY3kiugEKEEZpbmRQYXRoc1JlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIRCgltYXhfcGF0aHMYAyABKAUSEQoJbWF4X2RlcHRoGAQgASgFEhAKCGRpcmVjdGVkGAUgASgIEisKBmZpbHRlchgGIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhMKC2NvX3RlbXBvcmFsGAcgASgIEhIKCmZvbGxvd192aWEYCCABKAgiiQEKEUZpbmRQYXRoc1Jlc3BvbnNlEiAKBXBhdGhzGAEgAygLMhEucG9sZ3JhcGgudjEuUGF0aBIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIrCgppZl9yZWxheGVkGAMgAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbiItCgpSZWxheGF0aW9uEg4KBmNoYW5nZRgBIAEoCRIPCgdyZXN1bHRzGAIgASgFImAKBFBhdGgSEAoIZW50aXRpZXMYASADKAkSHgoEaG9wcxgCIAMoCzIQLnBvbGdyYXBoLnYxLkhvcBImCgZkdXJpbmcYAyADKAsyFi5wb2xncmFwaC52MS5EYXRlUmFuZ2UipwEKA0hvcBInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSKgoIcGFyYWxsZWwYAyADKAsyGC5wb2xncmFwaC52MS5Ib3BSZWxhdGlvbhIlCgd2ZXJkaWN0GAQgASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdBITCgt0aHJvdWdoX3ZpYRgFIAEoCCJcCgtIb3BSZWxhdGlvbhInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSEwoLdGhyb3VnaF92aWEYAyABKAgi7gEKGkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZGVwdGgYAiABKAUSKwoGZmlsdGVyGAMgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMbWF4X3Blcl9ub2RlGAQgASgFEhEKCW1heF9ub2RlcxgFIAEoBRIRCgltYXhfZWRnZXMYCSABKAUSDwoHZXhjbHVkZRgGIAMoCRIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRISCgpmb2xsb3dfdmlhGAogASgIIsYCChtFeHBsb3JlTmVpZ2hib3Job29kUmVzcG9uc2USIwoGY2VudGVyGAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EiwKBW5vZGVzGAIgAygLMh0ucG9sZ3JhcGgudjEuTmVpZ2hib3Job29kTm9kZRIgCgVlZGdlcxgDIAMoCzIRLnBvbGdyYXBoLnYxLkVkZ2USKgoJdHJ1bmNhdGVkGAQgAygLMhcucG9sZ3JhcGgudjEuVHJ1bmNhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YBSABKAkSEwoLdG90YWxfbm9kZXMYBiABKAUSEwoLdG90YWxfZWRnZXMYByABKAUSFgoOZWRnZXNfbGVmdF9vdXQYCCABKAUSKwoKaWZfcmVsYXhlZBgJIAMoCzIXLnBvbGdyYXBoLnYxLlJlbGF4YXRpb24iYQoQTmVpZ2hib3Job29kTm9kZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSEAoIZGlzdGFuY2UYAiABKAUSFgoOcmVsYXRpb25fY291bnQYAyABKAUi4AIKBEVkZ2USDAoEbmFtZRgBIAEoCRInCgR0eXBlGAIgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkSEQoJc3ltbWV0cmljGAUgASgIEgwKBHJvbGUYBiABKAkSEgoKdmFsaWRfZnJvbRgHIAEoCRIQCgh2YWxpZF90bxgIIAEoCRIMCgRkYXRlGAkgASgJEhMKC2NsYWltX2NvdW50GAogASgFEioKCHN0YXR1c2VzGAsgAygOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSEgoKY29uZmlkZW5jZRgMIAEoARIPCgd1bmRhdGVkGA0gASgIEiUKB3ZlcmRpY3QYDiABKAsyFC5wb2xncmFwaC52MS5WZXJkaWN0EhMKC3Rocm91Z2hfdmlhGA8gASgIEhAKCHJlbGF0aW9uGBAgASgJIncKClRydW5jYXRpb24SDgoGZW50aXR5GAEgASgJEhAKCGxlZnRfb3V0GAIgASgFEisKB2J5X3R5cGUYAyADKAsyGi5wb2xncmFwaC52MS5SZWxhdGlvbkNvdW50EhoKEnJlbGF0aW9uc19sZWZ0X291dBgEIAEoBSKtAQoUTGlzdFJlbGF0aW9uc1JlcXVlc3QSDgoGZW50aXR5GAEgASgJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEjEKCWRpcmVjdGlvbhgDIAEoDjIeLnBvbGdyYXBoLnYxLlJlbGF0aW9uRGlyZWN0aW9uEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJIsIBChVMaXN0UmVsYXRpb25zUmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EigKCXJlbGF0aW9ucxgCIAMoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRISCgp0b3RhbF9zaXplGAQgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYBSADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkieAoSR2V0VGltZWxpbmVSZXF1ZXN0Eg4KBmVudGl0eRgBIAEoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSKXAgoTR2V0VGltZWxpbmVSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSKwoHZW50cmllcxgCIAMoCzIaLnBvbGdyYXBoLnYxLlRpbWVsaW5lRW50cnkSJgoHdW5kYXRlZBgDIAMoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEhcKD25leHRfcGFnZV90b2tlbhgEIAEoCRISCgp0b3RhbF9zaXplGAUgASgFEhMKC3RvdGFsX2RhdGVkGAYgASgFEhUKDXRvdGFsX3VuZGF0ZWQYByABKAUSLQoQcmVsYXRlZF9lbnRpdGllcxgIIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSKOAQoNVGltZWxpbmVFbnRyeRIsCgRraW5kGAEgASgOMh4ucG9sZ3JhcGgudjEuVGltZWxpbmVFbnRyeUtpbmQSJgoGcGVyaW9kGAIgASgLMhYucG9sZ3JhcGgudjEuRGF0ZVJhbmdlEicKCHJlbGF0aW9uGAMgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24iRwoQR2V0U291cmNlUmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIr8BChFHZXRTb3VyY2VSZXNwb25zZRIjCgZzb3VyY2UYASABKAsyEy5wb2xncmFwaC52MS5Tb3VyY2USKAoGY2xhaW1zGAIgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0SFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJEhMKC2NsYWltX2NvdW50GAQgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYBSADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkipwEKC1NvdXJjZUNsYWltEgwKBG5hbWUYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSEgoKY29uZmlkZW5jZRgDIAEoARIPCgdleGNlcnB0GAQgASgJEg8KB3NhaWRfYnkYBSABKAkSKgoIcmVsYXRpb24YBiABKAsyGC5wb2xncmFwaC52MS5SZWxhdGlvblJlZiJxCgtSZWxhdGlvblJlZhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgicgoSTGlzdFNvdXJjZXNSZXF1ZXN0EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5Tb3VyY2VLaW5kEg4KBm91dGxldBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJvChNMaXN0U291cmNlc1Jlc3BvbnNlEisKB3NvdXJjZXMYASADKAsyGi5wb2xncmFwaC52MS5Tb3VyY2VTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFIkkKDVNvdXJjZVN1bW1hcnkSIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEhMKC2NsYWltX2NvdW50GAIgASgFIhYKFEdldEdyYXBoU3RhdHNSZXF1ZXN0IoEDChVHZXRHcmFwaFN0YXRzUmVzcG9uc2USEAoIZW50aXRpZXMYASABKAUSEQoJcmVsYXRpb25zGAIgASgFEg4KBmNsYWltcxgDIAEoBRIPCgdzb3VyY2VzGAQgASgFEjYKEGVudGl0aWVzX2J5X2tpbmQYBSADKAsyHC5wb2xncmFwaC52MS5FbnRpdHlLaW5kQ291bnQSOQoRcmVsYXRpb25zX2J5X3R5cGUYBiADKAsyHi5wb2xncmFwaC52MS5SZWxhdGlvblR5cGVDb3VudBI3ChBjbGFpbXNfYnlfc3RhdHVzGAcgAygLMh0ucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXNDb3VudBI1Cg9zb3VyY2VzX2J5X2tpbmQYCCADKAsyHC5wb2xncmFwaC52MS5Tb3VyY2VLaW5kQ291bnQSDwoHdmVyc2lvbhgJIAEoAxIuCgp3cml0dGVuX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJHCg9FbnRpdHlLaW5kQ291bnQSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLkVudGl0eUtpbmQSDQoFY291bnQYAiABKAUiSwoRUmVsYXRpb25UeXBlQ291bnQSJwoEdHlwZRgBIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRINCgVjb3VudBgCIAEoBSJLChBDbGFpbVN0YXR1c0NvdW50EigKBnN0YXR1cxgBIAEoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEg0KBWNvdW50GAIgASgFIkcKD1NvdXJjZUtpbmRDb3VudBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBINCgVjb3VudBgCIAEoBSJ+ChZGaW5kQ29ubmVjdGlvbnNSZXF1ZXN0EhAKCGVudGl0aWVzGAEgAygJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhIKCm1heF9zaGFyZWQYAyABKAUSEQoJbWF4X2RlcHRoGAQgASgFIu4CChdGaW5kQ29ubmVjdGlvbnNSZXNwb25zZRIlCghlbnRpdGllcxgBIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRI1ChBzaGFyZWRfbmVpZ2hib3JzGAIgAygLMhsucG9sZ3JhcGgudjEuU2hhcmVkTmVpZ2hib3ISIQoZc2hhcmVkX25laWdoYm9yc19sZWZ0X291dBgDIAEoBRIxCg5zaGFyZWRfc291cmNlcxgEIAMoCzIZLnBvbGdyYXBoLnYxLlNoYXJlZFNvdXJjZRIfChdzaGFyZWRfc291cmNlc19sZWZ0X291dBgFIAEoBRIiCgZyb3V0ZXMYBiADKAsyEi5wb2xncmFwaC52MS5Sb3V0ZRItChByZWxhdGVkX2VudGl0aWVzGAcgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKCmlmX3JlbGF4ZWQYCCADKAsyFy5wb2xncmFwaC52MS5SZWxheGF0aW9uIogBCg5TaGFyZWROZWlnaGJvchIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSFQoNaW5wdXRzX2pvaW5lZBgCIAEoBRIQCghzdHJlbmd0aBgDIAEoARIoCgVqb2lucxgEIAMoCzIZLnBvbGdyYXBoLnYxLk5laWdoYm9ySm9pbiJDCgxOZWlnaGJvckpvaW4SDQoFaW5wdXQYASABKAkSJAoJcmVsYXRpb25zGAIgAygLMhEucG9sZ3JhcGgudjEuRWRnZSJtCgxTaGFyZWRTb3VyY2USIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEg4KBmlucHV0cxgCIAMoCRIoCgZjbGFpbXMYAyADKAsyGC5wb2xncmFwaC52MS5Tb3VyY2VDbGFpbSJVCgVSb3V0ZRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEhEKCWNvbm5lY3RlZBgDIAEoCBIfCgRwYXRoGAQgASgLMhEucG9sZ3JhcGgudjEuUGF0aCIoChdCYXRjaEdldEVudGl0aWVzUmVxdWVzdBINCgVuYW1lcxgBIAMoCSJSChhCYXRjaEdldEVudGl0aWVzUmVzcG9uc2USJQoIZW50aXRpZXMYASADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSDwoHbWlzc2luZxgCIAMoCSI3ChVMb29rdXBFbnRpdGllc1JlcXVlc3QSDgoGc2NoZW1lGAEgASgJEg4KBnZhbHVlcxgCIAMoCSJHChZMb29rdXBFbnRpdGllc1Jlc3BvbnNlEi0KB21hdGNoZXMYASADKAsyHC5wb2xncmFwaC52MS5JZGVudGlmaWVyTWF0Y2giRwoPSWRlbnRpZmllck1hdGNoEg0KBXZhbHVlGAEgASgJEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IsQBChJFeHBvcnRHcmFwaFJlcXVlc3QSDgoGZm9ybWF0GAEgASgJEg4KBmNlbnRlchgCIAEoCRINCgVkZXB0aBgDIAEoBRIMCgRmcm9tGAQgASgJEgoKAnRvGAUgASgJEhEKCW1heF9wYXRocxgGIAEoBRIRCgltYXhfZGVwdGgYByABKAUSKwoGZmlsdGVyGAggASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEgoKZm9sbG93X3ZpYRgJIAEoCCI3ChNFeHBvcnRHcmFwaFJlc3BvbnNlEgwKBGRhdGEYASABKAwSEgoKbWVkaWFfdHlwZRgCIAEoCSpnCg1VbmRhdGVkUG9saWN5Eh4KGlVOREFURURfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGgoWVU5EQVRFRF9QT0xJQ1lfSU5DTFVERRABEhoKFlVOREFURURfUE9MSUNZX0VYQ0xVREUQAiqVAQoRUmVsYXRpb25EaXJlY3Rpb24SIgoeUkVMQVRJT05fRElSRUNUSU9OX1VOU1BFQ0lGSUVEEAASGgoWUkVMQVRJT05fRElSRUNUSU9OX0FOWRABEh8KG1JFTEFUSU9OX0RJUkVDVElPTl9PVVRHT0lORxACEh8KG1JFTEFUSU9OX0RJUkVDVElPTl9JTkNPTUlORxADKnYKEVRpbWVsaW5lRW50cnlLaW5kEiMKH1RJTUVMSU5FX0VOVFJZX0tJTkRfVU5TUEVDSUZJRUQQABIdChlUSU1FTElORV9FTlRSWV9LSU5EX0VWRU5UEAESHQoZVElNRUxJTkVfRU5UUllfS0lORF9TVEFURRACMssJCgxHcmFwaFNlcnZpY2USSgoJR2V0RW50aXR5Eh0ucG9sZ3JhcGgudjEuR2V0RW50aXR5UmVxdWVzdBoeLnBvbGdyYXBoLnYxLkdldEVudGl0eVJlc3BvbnNlElkKDlNlYXJjaEVudGl0aWVzEiIucG9sZ3JhcGgudjEuU2VhcmNoRW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuU2VhcmNoRW50aXRpZXNSZXNwb25zZRJfChBCYXRjaEdldEVudGl0aWVzEiQucG9sZ3JhcGgudjEuQmF0Y2hHZXRFbnRpdGllc1JlcXVlc3QaJS5wb2xncmFwaC52MS5CYXRjaEdldEVudGl0aWVzUmVzcG9uc2USWQoOTG9va3VwRW50aXRpZXMSIi5wb2xncmFwaC52MS5Mb29rdXBFbnRpdGllc1JlcXVlc3QaIy5wb2xncmFwaC52MS5Mb29rdXBFbnRpdGllc1Jlc3BvbnNlElAKC0dldFJlbGF0aW9uEh8ucG9sZ3JhcGgudjEuR2V0UmVsYXRpb25SZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0UmVsYXRpb25SZXNwb25zZRJKCglGaW5kUGF0aHMSHS5wb2xncmFwaC52MS5GaW5kUGF0aHNSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuRmluZFBhdGhzUmVzcG9uc2USUgoLRXhwb3J0R3JhcGgSHy5wb2xncmFwaC52MS5FeHBvcnRHcmFwaFJlcXVlc3QaIC5wb2xncmFwaC52MS5FeHBvcnRHcmFwaFJlc3BvbnNlMAESaAoTRXhwbG9yZU5laWdoYm9yaG9vZBInLnBvbGdyYXBoLnYxLkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0GigucG9sZ3JhcGgudjEuRXhwbG9yZU5laWdoYm9yaG9vZFJlc3BvbnNlElYKDUxpc3RSZWxhdGlvbnMSIS5wb2xncmFwaC52MS5MaXN0UmVsYXRpb25zUmVxdWVzdBoiLnBvbGdyYXBoLnYxLkxpc3RSZWxhdGlvbnNSZXNwb25zZRJQCgtHZXRUaW1lbGluZRIfLnBvbGdyYXBoLnYxLkdldFRpbWVsaW5lUmVxdWVzdBogLnBvbGdyYXBoLnYxLkdldFRpbWVsaW5lUmVzcG9uc2USSgoJR2V0U291cmNlEh0ucG9sZ3JhcGgudjEuR2V0U291cmNlUmVxdWVzdBoeLnBvbGdyYXBoLnYxLkdldFNvdXJjZVJlc3BvbnNlElAKC0xpc3RTb3VyY2VzEh8ucG9sZ3JhcGgudjEuTGlzdFNvdXJjZXNSZXF1ZXN0GiAucG9sZ3JhcGgudjEuTGlzdFNvdXJjZXNSZXNwb25zZRJWCg1HZXRHcmFwaFN0YXRzEiEucG9sZ3JhcGgudjEuR2V0R3JhcGhTdGF0c1JlcXVlc3QaIi5wb2xncmFwaC52MS5HZXRHcmFwaFN0YXRzUmVzcG9uc2USXAoPRmluZENvbm5lY3Rpb25zEiMucG9sZ3JhcGgudjEuRmluZENvbm5lY3Rpb25zUmVxdWVzdBokLnBvbGdyYXBoLnYxLkZpbmRDb25uZWN0aW9uc1Jlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * GetEntityRequest names the entity to return.
@@ -472,6 +472,14 @@ export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
    * @generated from field: repeated polgraph.v1.Entity entities = 2;
    */
   entities: Entity[];
+
+  /**
+   * When the filter left no path: each filter one step looser that would find some, and how many
+   * ("no path as of 2005; 1 path if undated relations are included"). Empty otherwise.
+   *
+   * @generated from field: repeated polgraph.v1.Relaxation if_relaxed = 3;
+   */
+  ifRelaxed: Relaxation[];
 };
 
 /**
@@ -480,6 +488,37 @@ export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
  */
 export const FindPathsResponseSchema: GenMessage<FindPathsResponse> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_graph_service, 10);
+
+/**
+ * Relaxation is what an answer its filter emptied would hold without one part of the filter.
+ *
+ * @generated from message polgraph.v1.Relaxation
+ */
+export type Relaxation = Message<"polgraph.v1.Relaxation"> & {
+  /**
+   * The part of the filter relaxed, in words that follow "if": "undated relations are included", "no
+   * date is asked about", "every relation type counts", "any confidence counts", "the default statuses
+   * count".
+   *
+   * @generated from field: string change = 1;
+   */
+  change: string;
+
+  /**
+   * How many results the answer would hold then: paths (FindPaths), entities besides the centre
+   * (ExploreNeighborhood), shared neighbours and joined pairs (FindConnections).
+   *
+   * @generated from field: int32 results = 2;
+   */
+  results: number;
+};
+
+/**
+ * Describes the message polgraph.v1.Relaxation.
+ * Use `create(RelaxationSchema)` to create a new message.
+ */
+export const RelaxationSchema: GenMessage<Relaxation> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 11);
 
 /**
  * Path is a route between two entities: distinct entities, each joined to the next by a hop.
@@ -514,7 +553,7 @@ export type Path = Message<"polgraph.v1.Path"> & {
  * Use `create(PathSchema)` to create a new message.
  */
 export const PathSchema: GenMessage<Path> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 11);
+  messageDesc(file_polgraph_v1_graph_service, 12);
 
 /**
  * Hop joins two consecutive entities of a path, through every relation between them that counts under
@@ -568,7 +607,7 @@ export type Hop = Message<"polgraph.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 12);
+  messageDesc(file_polgraph_v1_graph_service, 13);
 
 /**
  * HopRelation is a relation walked on a hop, and which way.
@@ -604,7 +643,7 @@ export type HopRelation = Message<"polgraph.v1.HopRelation"> & {
  * Use `create(HopRelationSchema)` to create a new message.
  */
 export const HopRelationSchema: GenMessage<HopRelation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 13);
+  messageDesc(file_polgraph_v1_graph_service, 14);
 
 /**
  * ExploreNeighborhoodRequest asks what surrounds an entity.
@@ -694,7 +733,7 @@ export type ExploreNeighborhoodRequest = Message<"polgraph.v1.ExploreNeighborhoo
  * Use `create(ExploreNeighborhoodRequestSchema)` to create a new message.
  */
 export const ExploreNeighborhoodRequestSchema: GenMessage<ExploreNeighborhoodRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 14);
+  messageDesc(file_polgraph_v1_graph_service, 15);
 
 /**
  * ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
@@ -761,6 +800,14 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
    * @generated from field: int32 edges_left_out = 8;
    */
   edgesLeftOut: number;
+
+  /**
+   * When the filter left the centre alone: each filter one step looser that would reach entities, and
+   * how many. Empty otherwise.
+   *
+   * @generated from field: repeated polgraph.v1.Relaxation if_relaxed = 9;
+   */
+  ifRelaxed: Relaxation[];
 };
 
 /**
@@ -768,7 +815,7 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
  * Use `create(ExploreNeighborhoodResponseSchema)` to create a new message.
  */
 export const ExploreNeighborhoodResponseSchema: GenMessage<ExploreNeighborhoodResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 15);
+  messageDesc(file_polgraph_v1_graph_service, 16);
 
 /**
  * NeighborhoodNode is an entity in a neighbourhood.
@@ -804,7 +851,7 @@ export type NeighborhoodNode = Message<"polgraph.v1.NeighborhoodNode"> & {
  * Use `create(NeighborhoodNodeSchema)` to create a new message.
  */
 export const NeighborhoodNodeSchema: GenMessage<NeighborhoodNode> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 16);
+  messageDesc(file_polgraph_v1_graph_service, 17);
 
 /**
  * Edge is a relation drawn between two nodes, without its claims (GetRelation has them).
@@ -934,7 +981,7 @@ export type Edge = Message<"polgraph.v1.Edge"> & {
  * Use `create(EdgeSchema)` to create a new message.
  */
 export const EdgeSchema: GenMessage<Edge> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 17);
+  messageDesc(file_polgraph_v1_graph_service, 18);
 
 /**
  * Truncation says what the caps left out around one expanded entity.
@@ -976,7 +1023,7 @@ export type Truncation = Message<"polgraph.v1.Truncation"> & {
  * Use `create(TruncationSchema)` to create a new message.
  */
 export const TruncationSchema: GenMessage<Truncation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 18);
+  messageDesc(file_polgraph_v1_graph_service, 19);
 
 /**
  * ListRelationsRequest asks for an entity's relations.
@@ -1028,7 +1075,7 @@ export type ListRelationsRequest = Message<"polgraph.v1.ListRelationsRequest"> &
  * Use `create(ListRelationsRequestSchema)` to create a new message.
  */
 export const ListRelationsRequestSchema: GenMessage<ListRelationsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 19);
+  messageDesc(file_polgraph_v1_graph_service, 20);
 
 /**
  * ListRelationsResponse is one page of an entity's relations.
@@ -1080,7 +1127,7 @@ export type ListRelationsResponse = Message<"polgraph.v1.ListRelationsResponse">
  * Use `create(ListRelationsResponseSchema)` to create a new message.
  */
 export const ListRelationsResponseSchema: GenMessage<ListRelationsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 20);
+  messageDesc(file_polgraph_v1_graph_service, 21);
 
 /**
  * GetTimelineRequest asks for an entity's relations in valid time.
@@ -1124,7 +1171,7 @@ export type GetTimelineRequest = Message<"polgraph.v1.GetTimelineRequest"> & {
  * Use `create(GetTimelineRequestSchema)` to create a new message.
  */
 export const GetTimelineRequestSchema: GenMessage<GetTimelineRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 21);
+  messageDesc(file_polgraph_v1_graph_service, 22);
 
 /**
  * GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
@@ -1200,7 +1247,7 @@ export type GetTimelineResponse = Message<"polgraph.v1.GetTimelineResponse"> & {
  * Use `create(GetTimelineResponseSchema)` to create a new message.
  */
 export const GetTimelineResponseSchema: GenMessage<GetTimelineResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 22);
+  messageDesc(file_polgraph_v1_graph_service, 23);
 
 /**
  * TimelineEntry is a dated relation on a timeline.
@@ -1236,7 +1283,7 @@ export type TimelineEntry = Message<"polgraph.v1.TimelineEntry"> & {
  * Use `create(TimelineEntrySchema)` to create a new message.
  */
 export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 23);
+  messageDesc(file_polgraph_v1_graph_service, 24);
 
 /**
  * GetSourceRequest names the source to return.
@@ -1271,7 +1318,7 @@ export type GetSourceRequest = Message<"polgraph.v1.GetSourceRequest"> & {
  * Use `create(GetSourceRequestSchema)` to create a new message.
  */
 export const GetSourceRequestSchema: GenMessage<GetSourceRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 24);
+  messageDesc(file_polgraph_v1_graph_service, 25);
 
 /**
  * GetSourceResponse is a source and one page of the claims that cite it.
@@ -1322,7 +1369,7 @@ export type GetSourceResponse = Message<"polgraph.v1.GetSourceResponse"> & {
  * Use `create(GetSourceResponseSchema)` to create a new message.
  */
 export const GetSourceResponseSchema: GenMessage<GetSourceResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 25);
+  messageDesc(file_polgraph_v1_graph_service, 26);
 
 /**
  * SourceClaim is a claim seen from its source: what it says, and of which relation.
@@ -1378,7 +1425,7 @@ export type SourceClaim = Message<"polgraph.v1.SourceClaim"> & {
  * Use `create(SourceClaimSchema)` to create a new message.
  */
 export const SourceClaimSchema: GenMessage<SourceClaim> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 26);
+  messageDesc(file_polgraph_v1_graph_service, 27);
 
 /**
  * RelationRef names a relation and its ends, without its claims (GetRelation has them).
@@ -1427,7 +1474,7 @@ export type RelationRef = Message<"polgraph.v1.RelationRef"> & {
  * Use `create(RelationRefSchema)` to create a new message.
  */
 export const RelationRefSchema: GenMessage<RelationRef> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 27);
+  messageDesc(file_polgraph_v1_graph_service, 28);
 
 /**
  * ListSourcesRequest asks for sources.
@@ -1470,7 +1517,7 @@ export type ListSourcesRequest = Message<"polgraph.v1.ListSourcesRequest"> & {
  * Use `create(ListSourcesRequestSchema)` to create a new message.
  */
 export const ListSourcesRequestSchema: GenMessage<ListSourcesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 28);
+  messageDesc(file_polgraph_v1_graph_service, 29);
 
 /**
  * ListSourcesResponse is one page of sources.
@@ -1505,7 +1552,7 @@ export type ListSourcesResponse = Message<"polgraph.v1.ListSourcesResponse"> & {
  * Use `create(ListSourcesResponseSchema)` to create a new message.
  */
 export const ListSourcesResponseSchema: GenMessage<ListSourcesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 29);
+  messageDesc(file_polgraph_v1_graph_service, 30);
 
 /**
  * SourceSummary is a source and how much of the graph rests on it.
@@ -1533,7 +1580,7 @@ export type SourceSummary = Message<"polgraph.v1.SourceSummary"> & {
  * Use `create(SourceSummarySchema)` to create a new message.
  */
 export const SourceSummarySchema: GenMessage<SourceSummary> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 30);
+  messageDesc(file_polgraph_v1_graph_service, 31);
 
 /**
  * GetGraphStatsRequest asks for the graph's size. It has no fields.
@@ -1548,7 +1595,7 @@ export type GetGraphStatsRequest = Message<"polgraph.v1.GetGraphStatsRequest"> &
  * Use `create(GetGraphStatsRequestSchema)` to create a new message.
  */
 export const GetGraphStatsRequestSchema: GenMessage<GetGraphStatsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 31);
+  messageDesc(file_polgraph_v1_graph_service, 32);
 
 /**
  * GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -1634,7 +1681,7 @@ export type GetGraphStatsResponse = Message<"polgraph.v1.GetGraphStatsResponse">
  * Use `create(GetGraphStatsResponseSchema)` to create a new message.
  */
 export const GetGraphStatsResponseSchema: GenMessage<GetGraphStatsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 32);
+  messageDesc(file_polgraph_v1_graph_service, 33);
 
 /**
  * EntityKindCount counts the entities of one kind.
@@ -1662,7 +1709,7 @@ export type EntityKindCount = Message<"polgraph.v1.EntityKindCount"> & {
  * Use `create(EntityKindCountSchema)` to create a new message.
  */
 export const EntityKindCountSchema: GenMessage<EntityKindCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 33);
+  messageDesc(file_polgraph_v1_graph_service, 34);
 
 /**
  * RelationTypeCount counts the relations of one type.
@@ -1690,7 +1737,7 @@ export type RelationTypeCount = Message<"polgraph.v1.RelationTypeCount"> & {
  * Use `create(RelationTypeCountSchema)` to create a new message.
  */
 export const RelationTypeCountSchema: GenMessage<RelationTypeCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 34);
+  messageDesc(file_polgraph_v1_graph_service, 35);
 
 /**
  * ClaimStatusCount counts the claims with one status.
@@ -1718,7 +1765,7 @@ export type ClaimStatusCount = Message<"polgraph.v1.ClaimStatusCount"> & {
  * Use `create(ClaimStatusCountSchema)` to create a new message.
  */
 export const ClaimStatusCountSchema: GenMessage<ClaimStatusCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 35);
+  messageDesc(file_polgraph_v1_graph_service, 36);
 
 /**
  * SourceKindCount counts the sources of one kind.
@@ -1746,7 +1793,7 @@ export type SourceKindCount = Message<"polgraph.v1.SourceKindCount"> & {
  * Use `create(SourceKindCountSchema)` to create a new message.
  */
 export const SourceKindCountSchema: GenMessage<SourceKindCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 36);
+  messageDesc(file_polgraph_v1_graph_service, 37);
 
 /**
  * FindConnectionsRequest asks what some entities have in common.
@@ -1790,7 +1837,7 @@ export type FindConnectionsRequest = Message<"polgraph.v1.FindConnectionsRequest
  * Use `create(FindConnectionsRequestSchema)` to create a new message.
  */
 export const FindConnectionsRequestSchema: GenMessage<FindConnectionsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 37);
+  messageDesc(file_polgraph_v1_graph_service, 38);
 
 /**
  * FindConnectionsResponse says what the entities have in common.
@@ -1853,6 +1900,14 @@ export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsRespon
    * @generated from field: repeated polgraph.v1.Entity related_entities = 7;
    */
   relatedEntities: Entity[];
+
+  /**
+   * When the filter left no shared neighbour, shared source or route: each filter one step looser that
+   * would find some, and how many shared neighbours and joined pairs. Empty otherwise.
+   *
+   * @generated from field: repeated polgraph.v1.Relaxation if_relaxed = 8;
+   */
+  ifRelaxed: Relaxation[];
 };
 
 /**
@@ -1860,7 +1915,7 @@ export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsRespon
  * Use `create(FindConnectionsResponseSchema)` to create a new message.
  */
 export const FindConnectionsResponseSchema: GenMessage<FindConnectionsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 38);
+  messageDesc(file_polgraph_v1_graph_service, 39);
 
 /**
  * SharedNeighbor is an entity joined to several of the entities asked about.
@@ -1903,7 +1958,7 @@ export type SharedNeighbor = Message<"polgraph.v1.SharedNeighbor"> & {
  * Use `create(SharedNeighborSchema)` to create a new message.
  */
 export const SharedNeighborSchema: GenMessage<SharedNeighbor> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 39);
+  messageDesc(file_polgraph_v1_graph_service, 40);
 
 /**
  * NeighborJoin is every relation between a shared neighbour and one of the entities asked about.
@@ -1932,7 +1987,7 @@ export type NeighborJoin = Message<"polgraph.v1.NeighborJoin"> & {
  * Use `create(NeighborJoinSchema)` to create a new message.
  */
 export const NeighborJoinSchema: GenMessage<NeighborJoin> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 40);
+  messageDesc(file_polgraph_v1_graph_service, 41);
 
 /**
  * SharedSource is a source that speaks of several of the entities asked about.
@@ -1968,7 +2023,7 @@ export type SharedSource = Message<"polgraph.v1.SharedSource"> & {
  * Use `create(SharedSourceSchema)` to create a new message.
  */
 export const SharedSourceSchema: GenMessage<SharedSource> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 41);
+  messageDesc(file_polgraph_v1_graph_service, 42);
 
 /**
  * Route is the shortest route found between two of the entities asked about.
@@ -2010,7 +2065,7 @@ export type Route = Message<"polgraph.v1.Route"> & {
  * Use `create(RouteSchema)` to create a new message.
  */
 export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 42);
+  messageDesc(file_polgraph_v1_graph_service, 43);
 
 /**
  * BatchGetEntitiesRequest names the entities to get.
@@ -2031,7 +2086,7 @@ export type BatchGetEntitiesRequest = Message<"polgraph.v1.BatchGetEntitiesReque
  * Use `create(BatchGetEntitiesRequestSchema)` to create a new message.
  */
 export const BatchGetEntitiesRequestSchema: GenMessage<BatchGetEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 43);
+  messageDesc(file_polgraph_v1_graph_service, 44);
 
 /**
  * BatchGetEntitiesResponse is the entities that exist, in the order asked.
@@ -2059,7 +2114,7 @@ export type BatchGetEntitiesResponse = Message<"polgraph.v1.BatchGetEntitiesResp
  * Use `create(BatchGetEntitiesResponseSchema)` to create a new message.
  */
 export const BatchGetEntitiesResponseSchema: GenMessage<BatchGetEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 44);
+  messageDesc(file_polgraph_v1_graph_service, 45);
 
 /**
  * LookupEntitiesRequest asks who holds external identifiers.
@@ -2087,7 +2142,7 @@ export type LookupEntitiesRequest = Message<"polgraph.v1.LookupEntitiesRequest">
  * Use `create(LookupEntitiesRequestSchema)` to create a new message.
  */
 export const LookupEntitiesRequestSchema: GenMessage<LookupEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 45);
+  messageDesc(file_polgraph_v1_graph_service, 46);
 
 /**
  * LookupEntitiesResponse says who holds each identifier.
@@ -2108,7 +2163,7 @@ export type LookupEntitiesResponse = Message<"polgraph.v1.LookupEntitiesResponse
  * Use `create(LookupEntitiesResponseSchema)` to create a new message.
  */
 export const LookupEntitiesResponseSchema: GenMessage<LookupEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 46);
+  messageDesc(file_polgraph_v1_graph_service, 47);
 
 /**
  * IdentifierMatch is an identifier and the entities that hold it.
@@ -2136,7 +2191,7 @@ export type IdentifierMatch = Message<"polgraph.v1.IdentifierMatch"> & {
  * Use `create(IdentifierMatchSchema)` to create a new message.
  */
 export const IdentifierMatchSchema: GenMessage<IdentifierMatch> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 47);
+  messageDesc(file_polgraph_v1_graph_service, 48);
 
 /**
  * ExportGraphRequest says what to export and how. With `center`, the export is that entity's
@@ -2216,7 +2271,7 @@ export type ExportGraphRequest = Message<"polgraph.v1.ExportGraphRequest"> & {
  * Use `create(ExportGraphRequestSchema)` to create a new message.
  */
 export const ExportGraphRequestSchema: GenMessage<ExportGraphRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 48);
+  messageDesc(file_polgraph_v1_graph_service, 49);
 
 /**
  * ExportGraphResponse is the next part of the file.
@@ -2244,7 +2299,7 @@ export type ExportGraphResponse = Message<"polgraph.v1.ExportGraphResponse"> & {
  * Use `create(ExportGraphResponseSchema)` to create a new message.
  */
 export const ExportGraphResponseSchema: GenMessage<ExportGraphResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 49);
+  messageDesc(file_polgraph_v1_graph_service, 50);
 
 /**
  * UndatedPolicy says whether relations without any date count as links.
