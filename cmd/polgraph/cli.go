@@ -369,12 +369,17 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 			for i, r := range rels {
 				fmt.Fprintf(w, "  %s %s %s%s", show(r.GetFrom()), typeWords(r.GetType()), show(r.GetTo()), when(r))
 				if r.GetTerm() != "" || vias[i] {
-					fmt.Fprintf(w, " as %s", r.GetRole())
+					sep := ", "
+					if r.GetRole() != "" {
+						fmt.Fprintf(w, " as %s", r.GetRole())
+					} else {
+						sep = " in "
+					}
 					if r.GetVia() != "" {
 						fmt.Fprintf(w, " for %s", show(r.GetVia()))
 					}
 					if r.GetTerm() != "" {
-						fmt.Fprintf(w, ", %s", show(r.GetTerm()))
+						fmt.Fprintf(w, "%s%s", sep, show(r.GetTerm()))
 					}
 					if vias[i] {
 						fmt.Fprint(w, " (the hop goes through its via)")

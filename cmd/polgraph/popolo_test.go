@@ -330,7 +330,7 @@ func TestImportPopoloThroughTheServer(t *testing.T) {
 	if err := realMain(context.Background(), []string{"import", "popolo", "--server", serverAddr, path}, &out, &out); err != nil {
 		t.Fatalf("import --server: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "6 entities created, 0 merged") || !strings.Contains(out.String(), "loaded 1 sources, 6 entities, 4 relations, 4 claims through") {
+	if !strings.Contains(out.String(), "6 entities created, 0 merged") || !strings.Contains(out.String(), "loaded 1 sources, 6 entities, 6 relations, 6 claims through") {
 		t.Errorf("the import says:\n%s", out.String())
 	}
 	since := time.Now()
