@@ -259,6 +259,9 @@ type SearchResult struct {
 	Entity  Entity
 	Matched string
 	Score   float64
+	// Summary tells the entity from its namesakes (SearchEntities fills it): its years, and a person's
+	// latest party and seat.
+	Summary string
 }
 
 // SearchQuery asks for entities by name or alias.

@@ -194,7 +194,7 @@ func (s *Server) SearchEntities(ctx context.Context, req *pb.SearchEntitiesReque
 	}
 	resp := &pb.SearchEntitiesResponse{}
 	for _, r := range results {
-		resp.Results = append(resp.Results, &pb.SearchResult{Entity: entityPB(r.Entity), Matched: r.Matched, Score: r.Score})
+		resp.Results = append(resp.Results, &pb.SearchResult{Entity: entityPB(r.Entity), Matched: r.Matched, Score: r.Score, Summary: r.Summary})
 	}
 	if next > 0 {
 		resp.NextPageToken = encodeToken(pageToken{Query: fp, Offset: next})

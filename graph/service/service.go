@@ -245,7 +245,11 @@ func (s *Service) Search(ctx context.Context, q graph.SearchQuery, pageSize, off
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	all, err := s.search(ctx, q)
+	view, err := s.view(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	all, err := view.Search(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -257,16 +261,116 @@ func (s *Service) Search(ctx context.Context, q graph.SearchQuery, pageSize, off
 	if end < len(all) {
 		next = end
 	}
-	return all[offset:end], next, nil
+	page := slices.Clone(all[offset:end])
+	if err := summarize(ctx, view, page); err != nil {
+		return nil, 0, err
+	}
+	return page, next, nil
 }
 
-// search answers through the answer's view: from memory when the graph is held there.
-func (s *Service) search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
-	v, err := s.view(ctx)
-	if err != nil {
-		return nil, err
+// summarize fills each result's Summary, from the view: its years; for a person, the party they were
+// last a member of and the seat they last held, with its years ("born 1960; Labour; Penistone and
+// Stocksbridge, 2010–2019"). Two people of one name differ there.
+func summarize(ctx context.Context, view graph.View, rs []graph.SearchResult) error {
+	names := make([]graph.EntityName, len(rs))
+	for i, r := range rs {
+		names[i] = r.Entity.Name
 	}
-	return v.Search(ctx, q)
+	links, err := view.Links(ctx, names)
+	if err != nil {
+		return err
+	}
+	latest := map[graph.EntityName][2]graph.Link{} // a person's latest party, latest seat
+	var others []graph.EntityName
+	for _, r := range rs {
+		if r.Entity.Kind != graph.KindActor {
+			continue
+		}
+		var best [2]graph.Link
+		for _, l := range links[r.Entity.Name] {
+			if l.Deleted || l.From != r.Entity.Name {
+				continue
+			}
+			i := -1
+			switch k, _ := graph.ParseEntityName(string(l.To)); {
+			case l.Type == graph.MemberOf && k == graph.KindParty:
+				i = 0
+			case l.Type == graph.HoldsOffice && k == graph.KindSeat:
+				i = 1
+			}
+			if i >= 0 && (best[i].Name == "" || later(l, best[i])) {
+				best[i] = l
+			}
+		}
+		latest[r.Entity.Name] = best
+		for _, l := range best {
+			if l.Name != "" {
+				others = append(others, l.To)
+			}
+		}
+	}
+	shown, err := view.GetEntities(ctx, others)
+	if err != nil {
+		return err
+	}
+	for i, r := range rs {
+		var parts []string
+		e := r.Entity
+		switch {
+		case e.Kind == graph.KindActor && !e.Attributes.BirthDate.IsZero() && !e.Attributes.DeathDate.IsZero():
+			parts = append(parts, fmt.Sprintf("%d–%d", e.Attributes.BirthDate.Year, e.Attributes.DeathDate.Year))
+		case e.Kind == graph.KindActor && !e.Attributes.BirthDate.IsZero():
+			parts = append(parts, fmt.Sprintf("born %d", e.Attributes.BirthDate.Year))
+		case !e.ValidFrom.IsZero() || !e.ValidTo.IsZero():
+			parts = append(parts, years(e.ValidFrom, e.ValidTo))
+		}
+		for j, l := range latest[e.Name] {
+			if l.Name == "" {
+				continue
+			}
+			name := shown[l.To].DisplayName
+			if name == "" {
+				name = string(l.To)
+			}
+			if j == 1 && l.Dated {
+				name += ", " + spanYears(l.Period)
+			}
+			parts = append(parts, name)
+		}
+		rs[i].Summary = strings.Join(parts, "; ")
+	}
+	return nil
+}
+
+// later reports whether a held later than b: it ends later (an open end is latest), or ends together and
+// starts later.
+func later(a, b graph.Link) bool {
+	if a.Period.End != b.Period.End {
+		return a.Period.End > b.Period.End
+	}
+	return a.Period.Start > b.Period.Start
+}
+
+// spanYears is a period's years in words: "2010–2019", "2010–", "–2019".
+func spanYears(p graph.Period) string {
+	y := func(day int, open int) string {
+		if day == open {
+			return ""
+		}
+		return graph.DayString(day)[:4]
+	}
+	return y(p.Start, graph.OpenPeriod.Start) + "–" + y(p.End, graph.OpenPeriod.End)
+}
+
+// years is a span of years in words: "2010–2019", "2010–", "–2019".
+func years(from, to graph.FuzzyDate) string {
+	y := func(d graph.FuzzyDate) string {
+		if d.IsZero() {
+			return ""
+		}
+		return fmt.Sprint(d.Year)
+	}
+	return y(from) + "–" + y(to)
 }
 
 // GetRelation returns a relation with all its claims and the entities it names. A relation a merge moved

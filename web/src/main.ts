@@ -977,6 +977,7 @@ function suggest(input: HTMLInputElement, list: HTMLUListElement, pick: (e: Enti
                 h("span", { class: "name" }, r.entity!.displayName),
                 r.matched && r.matched !== r.entity!.displayName ? h("span", { class: "matched" }, `“${r.matched}”`) : null,
                 h("span", { class: "kind", style: `color:${kinds[kindKey(r.entity!.kind)].color}` }, kinds[kindKey(r.entity!.kind)].label),
+                r.summary ? h("span", { class: "summary" }, r.summary) : null,
               ),
             )
           : [h("li", { class: "none" }, `Nothing matches “${q}”.`)]),

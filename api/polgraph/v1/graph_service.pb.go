@@ -531,7 +531,10 @@ type SearchResult struct {
 	// The display name or alias that matched.
 	Matched string `protobuf:"bytes,2,opt,name=matched,proto3" json:"matched,omitempty"`
 	// How well it matched, from 0 to 1 (1: the whole name, exactly).
-	Score         float64 `protobuf:"fixed64,3,opt,name=score,proto3" json:"score,omitempty"`
+	Score float64 `protobuf:"fixed64,3,opt,name=score,proto3" json:"score,omitempty"`
+	// What tells the entity from its namesakes, in words: its years, and a person's latest party and
+	// seat with its years ("born 1960; Labour; Penistone and Stocksbridge, 2010–2019").
+	Summary       string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -585,6 +588,13 @@ func (x *SearchResult) GetScore() float64 {
 		return x.Score
 	}
 	return 0
+}
+
+func (x *SearchResult) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
 }
 
 // GetRelationRequest names the relation to return.
@@ -4094,11 +4104,12 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"u\n" +
 	"\x16SearchEntitiesResponse\x123\n" +
 	"\aresults\x18\x01 \x03(\v2\x19.polgraph.v1.SearchResultR\aresults\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"k\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x85\x01\n" +
 	"\fSearchResult\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x18\n" +
 	"\amatched\x18\x02 \x01(\tR\amatched\x12\x14\n" +
-	"\x05score\x18\x03 \x01(\x01R\x05score\"K\n" +
+	"\x05score\x18\x03 \x01(\x01R\x05score\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\"K\n" +
 	"\x12GetRelationRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fhistory_size\x18\x02 \x01(\x05R\vhistorySize\"\xd1\x01\n" +
