@@ -13,12 +13,7 @@ import (
 
 // contractDifferences are the tests of the store contract this store fails, each with how it differs
 // from what the graph package's interfaces promise.
-var contractDifferences = map[string]string{
-	"FeedGivesWritesGivenTombstonesAsReadsDo": "the feed gives an entity or a relation written first with a tombstone " +
-		"(Entity.Deleted, Relation.Deleted) as deleted, from the pack its write made of what it was given, while the reads " +
-		"(GetEntity, Links, RelationHeaders) and later writes ignore the tombstone; graph.Changed promises headers as " +
-		"RelationHeaders reads them",
-}
+var contractDifferences = map[string]string{}
 
 // TestContract runs the store contract (graph/storetest) against Dgraph: each of its tests on a graph
 // emptied for it, through a store opened for it. It leaves Dgraph as TestMain does, and the package's

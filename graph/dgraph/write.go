@@ -519,8 +519,10 @@ func (s *Store) upsertEntities(ctx context.Context, entities []graph.Entity, mar
 					n["pg.ocd_id"] = ocd
 				}
 				n["pg.changed"] = version
-				// The pack holds the entity as it stands after the write: a deletion (or merge) stands.
+				// The pack holds the entity as it stands after the write: a deletion (or merge) stands, and one
+				// given to the write is not made (graph.Tombstones makes them).
 				after := e
+				after.Deleted, after.MergedInto = graph.Tombstone{}, ""
 				if old, ok := decodeRaw[entityJSON](got, string(e.Name)); ok {
 					after.Deleted, after.MergedInto = old.deleted(), old.mergedInto()
 				}
@@ -656,6 +658,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 					after.Deleted, after.MergedInto = prev.Deleted, prev.MergedInto
 				} else {
 					after.Claims = mergeClaims(nil, r.Claims)
+					after.Deleted, after.MergedInto = graph.Tombstone{}, ""
 				}
 				n["pg.support"] = encodeSupport(after.Claims)
 				n["pg.changed"] = version
