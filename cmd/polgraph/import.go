@@ -16,6 +16,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/ocd"
+	"github.com/polgraph/polgraph/graph/popolo"
 )
 
 const importUsage = `usage: polgraph import ocd-divisions|popolo|ftm [flags] FILE...
@@ -137,7 +138,8 @@ func importThrough(ctx context.Context, c *clientFlags, requestID, path string, 
 	return sendLoad(ctx, c, requestID, []dataset.File{{Name: path + " (as a dataset)", R: &buf}}, stdout)
 }
 
-// remoteGraph is what an import reads of the graph, through polgraph's API (ocd.Graph).
+// remoteGraph is what an import reads of the graph, through polgraph's API (ocd.Graph, popolo.Graph and
+// popolo.Searcher).
 type remoteGraph struct{ c pb.GraphServiceClient }
 
 func (g remoteGraph) EntitiesByOCD(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
@@ -177,6 +179,24 @@ func (g remoteGraph) FindByName(ctx context.Context, text string) ([]graph.Entit
 		if slices.Contains(e.SearchKeys(), key) {
 			out = append(out, e)
 		}
+	}
+	return out, nil
+}
+
+// Search asks SearchEntities (popolo.Searcher): an import through the server finds a person by a near
+// spelling as one reading Dgraph does.
+func (g remoteGraph) Search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
+	req := &pb.SearchEntitiesRequest{Query: q.Text, PageSize: graph.MaxPageSize}
+	for _, k := range q.Kinds {
+		req.Kinds = append(req.Kinds, pb.EntityKind(pb.EntityKind_value["ENTITY_KIND_"+string(k)]))
+	}
+	resp, err := g.c.SearchEntities(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.SearchResult, 0, len(resp.GetResults()))
+	for _, r := range resp.GetResults() {
+		out = append(out, graph.SearchResult{Entity: entityOf(r.GetEntity()), Matched: r.GetMatched(), Score: r.GetScore(), Summary: r.GetSummary()})
 	}
 	return out, nil
 }
@@ -235,3 +255,5 @@ func entityOf(e *pb.Entity) graph.Entity {
 	}
 	return out
 }
+
+var _ popolo.Searcher = remoteGraph{}

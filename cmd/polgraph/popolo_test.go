@@ -357,6 +357,19 @@ func TestImportPopoloThroughTheServer(t *testing.T) {
 	if len(resp.GetPaths()) != 2 {
 		t.Errorf("want a route through the area and one through the party: %v", resp.GetPaths())
 	}
+	// Another file names Ada with an honorific and no id: through the server, as reading Dgraph, her
+	// birth year makes it her (a dry run: nothing written).
+	other := filepath.Join(t.TempDir(), tag+"-other.json")
+	if err := os.WriteFile(other, []byte(`{"persons":[{"id":"x1","name":"Dr Ada `+tag+`","birth_date":"1960-02-03"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := realMain(context.Background(), []string{"import", "popolo", "--server", serverAddr, "--dry-run", filepath.Join(t.TempDir(), "dry.jsonl"), other}, &out, &out); err != nil {
+		t.Fatalf("import --server of another file: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "persons[0]: merged with actors/ada-"+tag+" (Ada "+tag+") by a near form of its name") {
+		t.Errorf("Dr Ada was not merged with Ada through the server:\n%s", out.String())
+	}
 }
 
 // FollowTheMoney through a running polgraph; then the routes between two of its people export as
