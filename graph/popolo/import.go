@@ -777,64 +777,26 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 	for _, e := range found {
 		consider(e)
 	}
-	switch c.entity.Kind {
-	case graph.KindParty, graph.KindOrganisation:
-		if len(same) == 0 {
-			key := resolve.OrgKey(c.entity.DisplayName)
-			for _, v := range lookups(c.entity)[1:] {
-				found, err := im.findByName(ctx, v)
-				if err != nil {
-					return "", "", err
-				}
-				for _, e := range found {
-					if slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key }) {
-						consider(e)
-					}
-				}
-			}
-			how = "by a form of its name (" + key + "), which no other " + strings.ToLower(string(c.entity.Kind)) + " has"
+	switch {
+	case len(same) > 0:
+	case c.entity.Kind == graph.KindParty || c.entity.Kind == graph.KindOrganisation:
+		key := resolve.OrgKey(c.entity.DisplayName)
+		found, err := im.byOrgKey(ctx, c.entity)
+		if err != nil {
+			return "", "", err
 		}
-	case graph.KindActor:
-		if len(same) == 0 {
-			var merge []graph.Entity
-			var why []string
-			var near []graph.Entity
-			for _, v := range lookups(c.entity)[1:] {
-				found, err := im.findByName(ctx, v)
-				if err != nil {
-					return "", "", err
-				}
-				near = append(near, found...)
-			}
-			if sr, ok := im.g.(Searcher); ok {
-				found, err := sr.Search(ctx, graph.SearchQuery{Text: strings.Join(resolve.PersonWords(c.entity.DisplayName), " "), Kinds: []graph.Kind{graph.KindActor}})
-				if err != nil {
-					return "", "", fmt.Errorf("popolo.Import: %w", err)
-				}
-				for _, r := range found[:min(len(found), searchCandidates)] {
-					near = append(near, r.Entity)
-				}
-			}
-			for _, e := range near {
-				if e.Kind != graph.KindActor || !e.Deleted.IsZero() || seen[e.Name] {
-					continue
-				}
-				seen[e.Name] = true
-				sc := resolve.ComparePeople(c.entity, e)
-				switch sc.Decision {
-				case resolve.Merge:
-					merge = append(merge, e)
-					why = append(why, sc.String())
-				case resolve.Propose:
-					im.rep.NearDuplicates++
-					im.rep.say("%s: not merged with %s (%s), which it may be: %s", c.what, e.Name, e.DisplayName, sc)
-				}
-			}
-			if len(merge) == 1 {
-				same, how = merge, "by a near form of its name: "+why[0]
-			} else if len(merge) > 1 {
-				same = merge
-			}
+		for _, e := range found {
+			consider(e)
+		}
+		how = "by a form of its name (" + key + "), which no other " + strings.ToLower(string(c.entity.Kind)) + " has"
+	case c.entity.Kind == graph.KindActor:
+		merge, why, err := im.nearPeople(ctx, c, seen)
+		if err != nil {
+			return "", "", err
+		}
+		same = merge
+		if len(merge) == 1 {
+			how = "by a near form of its name: " + why
 		}
 	}
 	if len(same) > 1 {
@@ -859,6 +821,65 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 	}
 	im.rep.say("%s: not merged: %q names %d entities (%s); created anew", c.what, c.entity.DisplayName, len(same), joinNames(names))
 	return "", "", nil
+}
+
+// byOrgKey returns the entities of the graph called by another form of an organisation's name
+// (resolve.OrgVariants) whose own names have its key (resolve.OrgKey).
+func (im *importer) byOrgKey(ctx context.Context, e graph.Entity) ([]graph.Entity, error) {
+	key := resolve.OrgKey(e.DisplayName)
+	var out []graph.Entity
+	for _, v := range lookups(e)[1:] {
+		found, err := im.findByName(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			if slices.ContainsFunc(append([]string{f.DisplayName}, f.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key }) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// nearPeople returns the people of the graph, not seen yet, that a person's record is one of by
+// resolve.ComparePeople: found by another form of the given name, or by a near spelling (Searcher). It
+// reports those it may be but does not merge with, and returns why when it merges with one.
+func (im *importer) nearPeople(ctx context.Context, c candidate, seen map[graph.EntityName]bool) ([]graph.Entity, string, error) {
+	var near []graph.Entity
+	for _, v := range lookups(c.entity)[1:] {
+		found, err := im.findByName(ctx, v)
+		if err != nil {
+			return nil, "", err
+		}
+		near = append(near, found...)
+	}
+	if sr, ok := im.g.(Searcher); ok {
+		found, err := sr.Search(ctx, graph.SearchQuery{Text: strings.Join(resolve.PersonWords(c.entity.DisplayName), " "), Kinds: []graph.Kind{graph.KindActor}})
+		if err != nil {
+			return nil, "", fmt.Errorf("popolo.Import: %w", err)
+		}
+		for _, r := range found[:min(len(found), searchCandidates)] {
+			near = append(near, r.Entity)
+		}
+	}
+	var merge []graph.Entity
+	why := ""
+	for _, e := range near {
+		if e.Kind != graph.KindActor || !e.Deleted.IsZero() || seen[e.Name] {
+			continue
+		}
+		seen[e.Name] = true
+		switch sc := resolve.ComparePeople(c.entity, e); sc.Decision {
+		case resolve.Merge:
+			merge = append(merge, e)
+			why = sc.String()
+		case resolve.Propose:
+			im.rep.NearDuplicates++
+			im.rep.say("%s: not merged with %s (%s), which it may be: %s", c.what, e.Name, e.DisplayName, sc)
+		}
+	}
+	return merge, why, nil
 }
 
 // sameLocalID returns the one entity of es that holds c's file-local id under another file's name (the
