@@ -84,6 +84,7 @@ Commands:
                       the shortest route between each pair (--max-shared, --max-depth, --types, ...)
   history NAME        the changes of an entity, relation or source in the audit trail, newest first
                       (asks a running polgraph, with an editor's API key)
+  resolve             the pairs of entities that may be one, best first, each with why (--kind, --limit)
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
                       each seat to its successor: into Dgraph, or through a running polgraph (--server)
@@ -155,6 +156,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return connectionsCmd(ctx, rest, stdout, stderr)
 	case "history":
 		return historyCmd(ctx, rest, stdout, stderr)
+	case "resolve":
+		return resolveCmd(ctx, rest, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, stdout, stderr)
 	case "export":

@@ -120,3 +120,35 @@ func TestComparePeople(t *testing.T) {
 		}
 	}
 }
+
+func TestCandidates(t *testing.T) {
+	e := func(name graph.EntityName, kind graph.Kind, display string, born int, aliases ...string) graph.Entity {
+		return graph.Entity{Name: name, Kind: kind, DisplayName: display, Aliases: aliases, Attributes: graph.Attributes{BirthDate: graph.FuzzyDate{Year: born}}}
+	}
+	ents := []graph.Entity{
+		e("actors/kenneth-clarke", graph.KindActor, "Kenneth Clarke", 1940),
+		e("actors/ken-clarke", graph.KindActor, "Ken Clarke", 1940),
+		e("actors/ken-clarke-2", graph.KindActor, "Ken Clarke", 1970), // another birth year: apart
+		e("actors/nick-brown", graph.KindActor, "Nick Brown", 0),
+		e("actors/nicholas-brown", graph.KindActor, "Nicholas Brown", 0),
+		e("parties/conservatives", graph.KindParty, "Conservatives", 0, "Tory"),
+		e("parties/conservative", graph.KindParty, "Conservative", 0),
+		e("organisations/conservative", graph.KindOrganisation, "Conservative Party", 0), // another kind
+		e("parties/labour", graph.KindParty, "Labour", 0),
+	}
+	gone := e("actors/kenny-clarke", graph.KindActor, "Kenny Clarke", 1940)
+	gone.MergedInto = "actors/kenneth-clarke"
+	ents = append(ents, gone)
+	var got []string
+	for _, p := range resolve.Candidates(ents) {
+		got = append(got, string(p.A.Name)+" ~ "+string(p.B.Name)+" "+p.Score.Decision.String())
+	}
+	want := []string{
+		"actors/kenneth-clarke ~ actors/ken-clarke merge",
+		"parties/conservatives ~ parties/conservative merge",
+		"actors/nick-brown ~ actors/nicholas-brown propose",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Candidates:\n got %q\nwant %q", got, want)
+	}
+}
