@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -155,4 +157,24 @@ type Merger interface {
 	// MergedInto tells, of these entities, where each that was merged now resolves (following merges of
 	// merges).
 	MergedInto(ctx context.Context, names []EntityName) (map[EntityName]EntityName, error)
+}
+
+// MergeClaims is a relation's claims after a write of some of them, as every Writer keeps them: those
+// written replace those of the same name (a retraction stands); the others stay. In claim-name order, as
+// reads return them.
+func MergeClaims(old, written []Claim) []Claim {
+	byName := map[string]Claim{}
+	for _, c := range old {
+		byName[c.Name] = c
+	}
+	for _, c := range written {
+		c.Retracted = byName[c.Name].Retracted
+		byName[c.Name] = c
+	}
+	out := make([]Claim, 0, len(byName))
+	for _, c := range byName {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Claim) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

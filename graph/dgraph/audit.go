@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -259,23 +258,4 @@ func relationRecordJSON(r graph.Relation) string {
 		return ""
 	}
 	return graph.RecordJSON(rec)
-}
-
-// mergeClaims is a relation's claims after a write of some of them: those written replace those of the
-// same name (a retraction stands); the others stay. In claim-name order, as reads return them.
-func mergeClaims(old, written []graph.Claim) []graph.Claim {
-	byName := map[string]graph.Claim{}
-	for _, c := range old {
-		byName[c.Name] = c
-	}
-	for _, c := range written {
-		c.Retracted = byName[c.Name].Retracted
-		byName[c.Name] = c
-	}
-	out := make([]graph.Claim, 0, len(byName))
-	for _, c := range byName {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b graph.Claim) int { return strings.Compare(a.Name, b.Name) })
-	return out
 }

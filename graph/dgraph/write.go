@@ -607,7 +607,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				if old, ok := decodeRaw[relationJSON](got, string(r.Name)); ok {
 					prev := old.relation()
 					before = relationRecordJSON(prev)
-					after.Claims = mergeClaims(prev.Claims, r.Claims)
+					after.Claims = graph.MergeClaims(prev.Claims, r.Claims)
 					after.Deleted = prev.Deleted // a deletion (or merge) stands when the relation is written again
 					after.MergedInto = prev.MergedInto
 				}
@@ -654,10 +654,10 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				after := r
 				if old, ok := decodeRaw[relationJSON](got, rn); ok {
 					prev := old.relation()
-					after.Claims = mergeClaims(prev.Claims, r.Claims)
+					after.Claims = graph.MergeClaims(prev.Claims, r.Claims)
 					after.Deleted, after.MergedInto = prev.Deleted, prev.MergedInto
 				} else {
-					after.Claims = mergeClaims(nil, r.Claims)
+					after.Claims = graph.MergeClaims(nil, r.Claims)
 					after.Deleted, after.MergedInto = graph.Tombstone{}, ""
 				}
 				n["pg.support"] = encodeSupport(after.Claims)

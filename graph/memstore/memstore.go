@@ -768,25 +768,6 @@ func (s *Store) UpsertEntities(ctx context.Context, entities []graph.Entity) err
 	return nil
 }
 
-// mergeClaims is a relation's claims after a write of some: those written replace the ones of their name,
-// keeping their retraction; the others stay. In name order.
-func mergeClaims(old, written []graph.Claim) []graph.Claim {
-	byName := map[string]graph.Claim{}
-	for _, c := range old {
-		byName[c.Name] = c
-	}
-	for _, c := range written {
-		c.Retracted = byName[c.Name].Retracted
-		byName[c.Name] = c
-	}
-	out := make([]graph.Claim, 0, len(byName))
-	for _, c := range byName {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b graph.Claim) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
 // UpsertRelations implements graph.Writer. The entities and sources they name must exist (Invalid
 // otherwise), and a live relation's ends must not be deleted (FailedPrecondition); then the graph's
 // version is raised and every relation written is marked with it. A relation keeps the claims it had that
@@ -865,7 +846,7 @@ func (s *Store) writeRelation(r graph.Relation, v int64) {
 	}
 	next := graph.Relation{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Role: r.Role, Via: r.Via, Term: r.Term,
 		ValidFrom: date(r.ValidFrom), ValidTo: date(r.ValidTo), Date: date(r.Date),
-		Claims: mergeClaims(rec.r.Claims, claims), Deleted: rec.r.Deleted, MergedInto: rec.r.MergedInto}
+		Claims: graph.MergeClaims(rec.r.Claims, claims), Deleted: rec.r.Deleted, MergedInto: rec.r.MergedInto}
 	if len(next.Claims) == 0 {
 		next.Claims = nil
 	}
