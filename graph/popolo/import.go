@@ -373,28 +373,43 @@ func (im *importer) file(ctx context.Context, in Input) error {
 	return nil
 }
 
+// orgsCalled returns the live parties and organisations of the graph that name names in one of its forms
+// (resolve.OrgVariants, each found by FindByName), each once.
+func (im *importer) orgsCalled(ctx context.Context, name string) ([]graph.Entity, error) {
+	key := resolve.OrgKey(name)
+	var out []graph.Entity
+	seen := map[graph.EntityName]bool{}
+	for _, v := range resolve.OrgVariants(name) {
+		found, err := im.findByName(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range found {
+			if (e.Kind == graph.KindParty || e.Kind == graph.KindOrganisation) && e.Deleted.IsZero() && !seen[e.Name] && resolve.Called(e, key) {
+				seen[e.Name] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
 // party returns the one party, of this import or of the graph, that name names (resolve.OrgKey), or "".
 func (im *importer) party(ctx context.Context, name string) (graph.EntityName, error) {
 	key := resolve.OrgKey(name)
 	found := map[graph.EntityName]graph.Entity{}
-	named := func(e *graph.Entity) bool {
-		return e.Kind == graph.KindParty && e.Deleted.IsZero() &&
-			slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key })
-	}
 	for n, e := range im.ents {
-		if named(e) {
+		if e.Kind == graph.KindParty && e.Deleted.IsZero() && resolve.Called(*e, key) {
 			found[n] = *e
 		}
 	}
-	for _, v := range resolve.OrgVariants(name) {
-		es, err := im.findByName(ctx, v)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range es {
-			if named(&e) {
-				found[e.Name] = e
-			}
+	es, err := im.orgsCalled(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range es {
+		if e.Kind == graph.KindParty {
+			found[e.Name] = e
 		}
 	}
 	if len(found) != 1 {
@@ -413,27 +428,11 @@ func (im *importer) party(ctx context.Context, name string) (graph.EntityName, e
 // kindCalled returns the kind of the one party or organisation of the graph that name names
 // (resolve.OrgKey), or "".
 func (im *importer) kindCalled(ctx context.Context, name string) (graph.Kind, error) {
-	key := resolve.OrgKey(name)
-	kinds := map[graph.EntityName]graph.Kind{}
-	for _, v := range resolve.OrgVariants(name) {
-		es, err := im.findByName(ctx, v)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range es {
-			if (e.Kind == graph.KindParty || e.Kind == graph.KindOrganisation) && e.Deleted.IsZero() &&
-				slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key }) {
-				kinds[e.Name] = e.Kind
-			}
-		}
+	es, err := im.orgsCalled(ctx, name)
+	if err != nil || len(es) != 1 {
+		return "", err
 	}
-	if len(kinds) != 1 {
-		return "", nil
-	}
-	for _, k := range kinds {
-		return k, nil
-	}
-	return "", nil
+	return es[0].Kind, nil
 }
 
 // noParty reports whether an organization stands for having no party.
@@ -781,7 +780,7 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 	case len(same) > 0:
 	case c.entity.Kind == graph.KindParty || c.entity.Kind == graph.KindOrganisation:
 		key := resolve.OrgKey(c.entity.DisplayName)
-		found, err := im.byOrgKey(ctx, c.entity)
+		found, err := im.orgsCalled(ctx, c.entity.DisplayName)
 		if err != nil {
 			return "", "", err
 		}
@@ -821,25 +820,6 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 	}
 	im.rep.say("%s: not merged: %q names %d entities (%s); created anew", c.what, c.entity.DisplayName, len(same), joinNames(names))
 	return "", "", nil
-}
-
-// byOrgKey returns the entities of the graph called by another form of an organisation's name
-// (resolve.OrgVariants) whose own names have its key (resolve.OrgKey).
-func (im *importer) byOrgKey(ctx context.Context, e graph.Entity) ([]graph.Entity, error) {
-	key := resolve.OrgKey(e.DisplayName)
-	var out []graph.Entity
-	for _, v := range lookups(e)[1:] {
-		found, err := im.findByName(ctx, v)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
-			if slices.ContainsFunc(append([]string{f.DisplayName}, f.Aliases...), func(n string) bool { return resolve.OrgKey(n) == key }) {
-				out = append(out, f)
-			}
-		}
-	}
-	return out, nil
 }
 
 // nearPeople returns the people of the graph, not seen yet, that a person's record is one of by

@@ -42,6 +42,11 @@ func singular(w string) string {
 	return w
 }
 
+// Called reports whether a name or alias of e has the organisation name key (OrgKey).
+func Called(e graph.Entity, key string) bool {
+	return slices.ContainsFunc(append([]string{e.DisplayName}, e.Aliases...), func(n string) bool { return OrgKey(n) == key })
+}
+
 // OrgVariants returns the names an organisation may be known by in the graph, given one of its names:
 // the name itself, with and without "The" and "Party", singular and plural. An entity found by one of
 // them is the same organisation only when OrgKey agrees.
