@@ -182,7 +182,7 @@ func testMain(m *testing.M) int {
 
 // withoutDgraph are the tests that need no Dgraph: each serves a graph of its own from a store in memory.
 // Under -short they are the only tests that run.
-var withoutDgraph = []string{"TestCLIResolve", "TestCLIRelations", "TestCLITimeline", "TestCLISources", "TestCLIStats", "TestCLIConnections", "TestEmptyAnswersSayWhatWouldFillThem"}
+var withoutDgraph = []string{"TestCLIRelations", "TestCLITimeline", "TestCLISources", "TestCLIStats", "TestCLIConnections", "TestEmptyAnswersSayWhatWouldFillThem"}
 
 // runWithoutDgraph runs the tests of withoutDgraph that -run picks (all of them when -run is not given),
 // starting no Dgraph.

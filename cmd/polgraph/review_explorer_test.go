@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
+	"github.com/polgraph/polgraph/graph"
 )
 
 // reviewArticle is the document the review view's browser test reads into the queue: five proposals among
@@ -97,8 +98,27 @@ func TestReviewInBrowser(t *testing.T) {
 	criticised := reviewProposal(t, ps, pb.RelationType_RELATION_TYPE_CRITICISED, ottoline, piers)
 	const reason = "a test: the accusation is the councillor’s, reported second-hand"
 
+	// Two records of one name and birth year, which the page keeps apart as an admin.
+	admin, _ := makeKey(t, uniqueName("review-explorer-admin"), "admin")
+	u := hex.EncodeToString(b)
+	one, two := graph.EntityName("actors/aaa-"+u+"-one"), graph.EntityName("actors/aaa-"+u+"-two")
+	born := graph.Attributes{BirthDate: graph.FuzzyDate{Year: 1950}}
+	if err := store.UpsertEntities(ctx, []graph.Entity{
+		{Name: one, Kind: graph.KindActor, DisplayName: "Aldous Zq" + u, Attributes: born},
+		{Name: two, Kind: graph.KindActor, DisplayName: "Aldous Zq" + u, Attributes: born},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, n := range []graph.EntityName{one, two} {
+			_, _ = store.DeleteEntity(context.Background(), n, "test over")
+		}
+	})
+	const apartReason = "a test: two men of one name"
+
 	spec, err := json.Marshal(map[string]any{
-		"editorKey": editor, "readerKey": reader,
+		"editorKey": editor, "readerKey": reader, "adminKey": admin,
+		"match":    map[string]string{"pair": string(one) + "~" + string(two), "reason": apartReason},
 		"document": doc.GetDocument().GetHash(), "title": title, "outlet": outlet, "published": published,
 		"approve": approve.GetName(), "reject": reject.GetName(), "bulkReject": endorses.GetName(),
 		"bulkApprove": []string{campaigned.GetName(), criticised.GetName()},
@@ -119,6 +139,15 @@ func TestReviewInBrowser(t *testing.T) {
 		env = append(env, "POLGRAPH_DOCS_SCREENSHOT="+docs)
 	}
 	runBrowserScript(t, "e2e/review.mjs", env...)
+
+	// The judgement the page made is kept, with the admin's name.
+	js, err := store.Separated(ctx, []graph.EntityName{one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(js) != 1 || js[0].Reason != apartReason || !strings.Contains(js[0].By, "review-explorer-admin") {
+		t.Errorf("the judgement kept: %+v", js)
+	}
 
 	// The queue says what the page did.
 	listed, err := reviews.ListProposals(withKey(ctx, editor), &pb.ListProposalsRequest{Document: doc.GetDocument().GetHash()})

@@ -25,6 +25,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/memgraph"
+	"github.com/polgraph/polgraph/graph/resolve"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 	"github.com/polgraph/polgraph/graph/service"
@@ -160,7 +161,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 			pb.RegisterWriteServiceServer(srv, rpc.NewWriteServer(writes, principalName, log))
 			// The review queue approves through the same writes, so it is served with them.
 			if q := st.review; q != nil {
-				reviews := &review.Service{Queue: q, Intake: writes, Timeout: cfg.WriteTimeout}
+				reviews := &review.Service{Queue: q, Intake: writes, Graph: st.matches, Timeout: cfg.WriteTimeout}
 				readers := &rpc.ReaderCache{Entities: q.LiveEntities, Version: st.feed.Version}
 				pb.RegisterReviewServiceServer(srv, rpc.NewReviewServer(reviews, readers.Reader, principalName, log))
 			}
@@ -274,12 +275,14 @@ type storage struct {
 	kept   snapfile.Store
 	writes intake.Store
 	review reviewStore
-	keys   auth.KeyStore
+	// matches is what the review queue draws match candidates from (the graph's entities and judgements).
+	matches resolve.Reader
+	keys    auth.KeyStore
 }
 
 // onDgraph is every role, played by the store on Dgraph.
 func onDgraph(s *dgraph.Store) storage {
-	return storage{graph: s, feed: s, kept: s, writes: s, review: s.Queue(), keys: s.Keys()}
+	return storage{graph: s, feed: s, kept: s, writes: s, review: s.Queue(), matches: s, keys: s.Keys()}
 }
 
 // principalName is who the audit trail says made a write: the caller's credential, as graph/auth names it

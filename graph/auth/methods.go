@@ -58,10 +58,12 @@ var methodRoles = map[string]Role{
 	"/polgraph.v1.ReviewService/UpdateProposal":       Editor,
 	"/polgraph.v1.ReviewService/MergeProposedEntity":  Editor,
 	"/polgraph.v1.ReviewService/RejectProposedEntity": Editor,
+	"/polgraph.v1.ReviewService/ListMatchCandidates":  Editor,
 	// What changes an entity's identity, for every relation and claim that names it.
-	"/polgraph.v1.WriteService/DeleteEntity":    Admin,
-	"/polgraph.v1.WriteService/MergeEntities":   Admin,
-	"/polgraph.v1.WriteService/UnmergeEntities": Admin,
+	"/polgraph.v1.WriteService/DeleteEntity":     Admin,
+	"/polgraph.v1.WriteService/MergeEntities":    Admin,
+	"/polgraph.v1.WriteService/UnmergeEntities":  Admin,
+	"/polgraph.v1.WriteService/SeparateEntities": Admin,
 }
 
 // Required returns the lowest role that may call a method (its full name, /package.Service/Method), and

@@ -24,6 +24,7 @@ type Store interface {
 	graph.Trail
 	graph.Tombstones
 	graph.Merger
+	graph.Judgements
 	GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error)
 	Known(ctx context.Context, entities []graph.EntityName, sources []graph.SourceName) (map[graph.EntityName]graph.Kind, map[graph.SourceName]bool, error)
 	Version(ctx context.Context) (int64, error)
@@ -333,8 +334,44 @@ func (s *Service) MergeEntities(ctx context.Context, meta graph.WriteMeta, from,
 		return graph.WriteResult{}, err
 	}
 	return s.tombstone(ctx, meta, from, reason, valid, "", func(ctx context.Context) (graph.WriteResult, error) {
+		// A pair judged not the same is merged only once the judgement is withdrawn: a wrong merge is worse
+		// than a missed one.
+		js, err := s.Store.Separated(ctx, []graph.EntityName{graph.EntityName(from)})
+		if err != nil {
+			return graph.WriteResult{}, err
+		}
+		if j, ok := graph.NewApart(js).Of(graph.EntityName(from), graph.EntityName(into)); ok {
+			return graph.WriteResult{}, &graph.Error{Op: meta.Method, Kind: graph.FailedPrecondition, Reason: graph.ReasonJudgedApart,
+				Message: fmt.Sprintf("%s and %s were judged not the same by %s on %s (%q): withdraw the judgement first (SeparateEntities with withdraw)",
+					from, into, j.By, j.At.Format(time.DateOnly), j.Reason)}
+		}
 		return s.Store.MergeEntity(ctx, graph.EntityName(from), graph.EntityName(into), reason)
 	})
+}
+
+// SeparateEntities records that a and b (resource names) are not one entity, with why and who; with
+// withdraw, it withdraws that judgement instead. Admin's work, as merges are.
+func (s *Service) SeparateEntities(ctx context.Context, meta graph.WriteMeta, a, b, reason string, withdraw bool) (graph.WriteResult, error) {
+	var v graph.Violations
+	for _, f := range []struct{ field, name string }{{"a", a}, {"b", b}} {
+		if _, err := graph.ParseEntityName(f.name); err != nil {
+			v.Add(f.field, "%q is not an entity's resource name (e.g. actors/lutfur-rahman)", truncate(f.name, 80))
+		}
+	}
+	if a == b && a != "" {
+		v.Add("b", "is a: an entity is not judged apart from itself")
+	}
+	if err := v.Err(meta.Method, "invalid request"); err != nil {
+		return graph.WriteResult{}, err
+	}
+	valid := func(string) bool { return true } // checked above, with the field of each
+	return s.tombstone(ctx, meta, graph.JudgementName(graph.EntityName(a), graph.EntityName(b)), reason, valid, "",
+		func(ctx context.Context) (graph.WriteResult, error) {
+			if withdraw {
+				return s.Store.WithdrawJudgement(ctx, graph.EntityName(a), graph.EntityName(b), reason)
+			}
+			return s.Store.SeparateEntities(ctx, graph.EntityName(a), graph.EntityName(b), reason)
+		})
 }
 
 // UnmergeEntities undoes the merge of name (the merged entity), with why and who.

@@ -55,6 +55,7 @@ type Store struct {
 	claimOf   map[string]graph.RelationName // each claim's relation
 	// from, to and via index the relations by the entity at each of those places.
 	from, to, via map[graph.EntityName]map[graph.RelationName]bool
+	judgements    map[string]graph.Judgement // by graph.JudgementName
 }
 
 type sourceRec struct {
@@ -80,18 +81,20 @@ var (
 	_ graph.EntityLister = (*Store)(nil)
 	_ graph.ViaLinker    = (*Store)(nil)
 	_ graph.Tombstones   = (*Store)(nil)
+	_ graph.Judgements   = (*Store)(nil)
 )
 
 // New returns an empty graph, at version 0.
 func New() *Store {
 	return &Store{
-		sources:   map[graph.SourceName]*sourceRec{},
-		entities:  map[graph.EntityName]*entityRec{},
-		relations: map[graph.RelationName]*relationRec{},
-		claimOf:   map[string]graph.RelationName{},
-		from:      map[graph.EntityName]map[graph.RelationName]bool{},
-		to:        map[graph.EntityName]map[graph.RelationName]bool{},
-		via:       map[graph.EntityName]map[graph.RelationName]bool{},
+		sources:    map[graph.SourceName]*sourceRec{},
+		entities:   map[graph.EntityName]*entityRec{},
+		relations:  map[graph.RelationName]*relationRec{},
+		claimOf:    map[string]graph.RelationName{},
+		from:       map[graph.EntityName]map[graph.RelationName]bool{},
+		to:         map[graph.EntityName]map[graph.RelationName]bool{},
+		via:        map[graph.EntityName]map[graph.RelationName]bool{},
+		judgements: map[string]graph.Judgement{},
 	}
 }
 

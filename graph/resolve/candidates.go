@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strings"
 
@@ -20,8 +21,8 @@ const maxBlock = 200
 
 // Candidates returns the pairs of entities, among ents, that a score merges or proposes, best first
 // (then by names): people of one surname compared by ComparePeople, parties and organisations of one
-// name form by CompareOrgs. Deleted and merged entities take no part.
-func Candidates(ents []graph.Entity) []Pair {
+// name form by CompareOrgs. Deleted and merged entities take no part, nor pairs judged apart.
+func Candidates(ents []graph.Entity, apart graph.Apart) []Pair {
 	blocks := map[string][]int{}
 	for i, e := range ents {
 		if !e.Deleted.IsZero() || e.MergedInto != "" {
@@ -64,14 +65,15 @@ func Candidates(ents []graph.Entity) []Pair {
 					continue
 				}
 				seen[[2]int{i, j}] = true
-				var s Score
-				if ents[i].Kind == graph.KindActor {
-					s = ComparePeople(ents[i], ents[j])
-				} else {
-					s = CompareOrgs(ents[i], ents[j])
+				if apart.Has(ents[i].Name, ents[j].Name) {
+					continue
 				}
-				if s.Decision != Apart {
-					out = append(out, Pair{A: ents[i], B: ents[j], Score: s})
+				if s := Compare(ents[i], ents[j]); s.Decision != Apart {
+					a, b := ents[i], ents[j]
+					if b.Name < a.Name {
+						a, b = b, a
+					}
+					out = append(out, Pair{A: a, B: b, Score: s})
 				}
 			}
 		}
@@ -81,6 +83,53 @@ func Candidates(ents []graph.Entity) []Pair {
 			strings.Compare(string(p.B.Name), string(q.B.Name)))
 	})
 	return out
+}
+
+// Compare scores two entities as ComparePeople does people, and CompareOrgs other kinds.
+func Compare(a, b graph.Entity) Score {
+	if a.Kind == graph.KindActor && b.Kind == graph.KindActor {
+		return ComparePeople(a, b)
+	}
+	return CompareOrgs(a, b)
+}
+
+// Reader is the graph candidates are drawn from: its live entities, and the judgements that keep pairs
+// apart. A Store on Dgraph is one.
+type Reader interface {
+	graph.EntityLister
+	GetEntities(ctx context.Context, names []graph.EntityName) (map[graph.EntityName]graph.Entity, error)
+	Separated(ctx context.Context, names []graph.EntityName) ([]graph.Judgement, error)
+}
+
+// Live reads the live entities of the graph of kind (of every kind when kind is ""), in name order, and
+// every judgement in force.
+func Live(ctx context.Context, g Reader, kind graph.Kind) ([]graph.Entity, graph.Apart, error) {
+	var out []graph.Entity
+	var after graph.EntityName
+	for {
+		names, err := g.EntityNames(ctx, after, 1000)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(names) == 0 {
+			break
+		}
+		after = names[len(names)-1]
+		got, err := g.GetEntities(ctx, names)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range names {
+			if e, ok := got[n]; ok && (kind == "" || e.Kind == kind) {
+				out = append(out, e)
+			}
+		}
+	}
+	js, err := g.Separated(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, graph.NewApart(js), nil
 }
 
 // CompareOrgs scores whether two records of parties or organisations name one: a name of one form

@@ -139,16 +139,24 @@ func TestCandidates(t *testing.T) {
 	gone := e("actors/kenny-clarke", graph.KindActor, "Kenny Clarke", 1940)
 	gone.MergedInto = "actors/kenneth-clarke"
 	ents = append(ents, gone)
-	var got []string
-	for _, p := range resolve.Candidates(ents) {
-		got = append(got, string(p.A.Name)+" ~ "+string(p.B.Name)+" "+p.Score.Decision.String())
+	list := func(apart graph.Apart) []string {
+		var got []string
+		for _, p := range resolve.Candidates(ents, apart) {
+			got = append(got, string(p.A.Name)+" ~ "+string(p.B.Name)+" "+p.Score.Decision.String())
+		}
+		return got
 	}
 	want := []string{
-		"actors/kenneth-clarke ~ actors/ken-clarke merge",
-		"parties/conservatives ~ parties/conservative merge",
-		"actors/nick-brown ~ actors/nicholas-brown propose",
+		"actors/ken-clarke ~ actors/kenneth-clarke merge",
+		"parties/conservative ~ parties/conservatives merge",
+		"actors/nicholas-brown ~ actors/nick-brown propose",
 	}
-	if !slices.Equal(got, want) {
+	if got := list(nil); !slices.Equal(got, want) {
 		t.Errorf("Candidates:\n got %q\nwant %q", got, want)
+	}
+	// A pair judged apart, named in either order, is left out.
+	apart := graph.NewApart([]graph.Judgement{{A: "parties/conservatives", B: "parties/conservative"}})
+	if got := list(apart); !slices.Equal(got, []string{want[0], want[2]}) {
+		t.Errorf("Candidates with a pair judged apart:\n got %q\nwant %q", got, []string{want[0], want[2]})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/resolve"
 )
 
 // Queue is where the review queue is kept (graph/dgraph). It stores what it is given; the Service checks
@@ -103,6 +104,8 @@ const (
 type Service struct {
 	Queue  Queue
 	Intake *intake.Service
+	// Graph is what match candidates are drawn from (ListMatchCandidates is refused without it).
+	Graph resolve.Reader
 	// Timeout bounds every call (none when 0).
 	Timeout time.Duration
 	// Now is the clock (time.Now when nil).

@@ -15,6 +15,7 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/ingest"
+	"github.com/polgraph/polgraph/graph/resolve"
 	"github.com/polgraph/polgraph/graph/review"
 )
 
@@ -512,4 +513,53 @@ func proposedEntityPB(e review.Entity) *pb.ProposedEntity {
 	return &pb.ProposedEntity{Name: string(e.Name), Kind: kindPB(e.Kind), DisplayName: e.DisplayName, Aliases: e.Aliases,
 		Document: e.Document, State: statePB(e.State), MergedInto: string(e.MergedInto), Reason: e.Reason, Reviewer: e.Reviewer,
 		Reviewed: timestampPB(e.Reviewed)}
+}
+
+// ListMatchCandidates implements pb.ReviewServiceServer.
+func (s *ReviewServer) ListMatchCandidates(ctx context.Context, req *pb.ListMatchCandidatesRequest) (*pb.ListMatchCandidatesResponse, error) {
+	const m = "ListMatchCandidates"
+	var v graph.Violations
+	q := review.MatchQuery{Entity: graph.EntityName(req.GetEntity()), Judged: req.GetJudged()}
+	if k := req.GetKind(); k != pb.EntityKind_ENTITY_KIND_UNSPECIFIED {
+		kind, ok := kindOf(k)
+		if !ok {
+			v.Add("kind", "%d is not an entity kind", k)
+		}
+		q.Kind = kind
+	}
+	fp := fingerprint(req, func(r *pb.ListMatchCandidatesRequest) { r.PageToken, r.PageSize = "", 0 })
+	offset := pageOffset(req.GetPageToken(), fp, &v)
+	if err := v.Err(m, "invalid request"); err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	cs, next, total, err := s.svc.ListMatchCandidates(ctx, q, int(req.GetPageSize()), offset)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, m, err)
+	}
+	resp := &pb.ListMatchCandidatesResponse{TotalSize: int32(total)}
+	for _, c := range cs {
+		mc := &pb.MatchCandidate{A: entityPB(c.A), B: entityPB(c.B), Score: c.Score.Total,
+			Decision: matchDecisionPB(c.Score.Decision), Explanation: c.Score.String()}
+		for _, f := range c.Score.Features {
+			mc.Features = append(mc.Features, &pb.MatchFeature{Name: f.Name, Weight: f.Weight, Detail: f.Why})
+		}
+		if j := c.Judgement; j != nil {
+			mc.Judgement = &pb.MatchJudgement{Reason: j.Reason, By: j.By, Time: timestampPB(j.At)}
+		}
+		resp.Candidates = append(resp.Candidates, mc)
+	}
+	if next > 0 {
+		resp.NextPageToken = encodeToken(pageToken{Query: fp, Offset: next})
+	}
+	return resp, nil
+}
+
+func matchDecisionPB(d resolve.Decision) pb.MatchDecision {
+	switch d {
+	case resolve.Merge:
+		return pb.MatchDecision_MATCH_DECISION_MERGE
+	case resolve.Propose:
+		return pb.MatchDecision_MATCH_DECISION_PROPOSE
+	}
+	return pb.MatchDecision_MATCH_DECISION_UNSPECIFIED
 }

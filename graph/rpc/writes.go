@@ -240,6 +240,15 @@ func (s *WriteServer) MergeEntities(ctx context.Context, req *pb.MergeEntitiesRe
 	return &pb.MergeEntitiesResponse{Result: writeResultPB(res)}, nil
 }
 
+// SeparateEntities implements pb.WriteServiceServer.
+func (s *WriteServer) SeparateEntities(ctx context.Context, req *pb.SeparateEntitiesRequest) (*pb.SeparateEntitiesResponse, error) {
+	res, err := s.svc.SeparateEntities(ctx, s.meta(ctx, "SeparateEntities", req), req.GetA(), req.GetB(), req.GetReason(), req.GetWithdraw())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "SeparateEntities", err)
+	}
+	return &pb.SeparateEntitiesResponse{Result: writeResultPB(res)}, nil
+}
+
 // UnmergeEntities implements pb.WriteServiceServer.
 func (s *WriteServer) UnmergeEntities(ctx context.Context, req *pb.UnmergeEntitiesRequest) (*pb.UnmergeEntitiesResponse, error) {
 	res, err := s.svc.UnmergeEntities(ctx, s.meta(ctx, "UnmergeEntities", req), req.GetName(), req.GetReason())

@@ -57,6 +57,15 @@ func (emptyWriteStore) MergeEntity(_ context.Context, f, _ graph.EntityName, _ s
 func (emptyWriteStore) UnmergeEntity(_ context.Context, f graph.EntityName, _ string) (graph.WriteResult, error) {
 	return graph.WriteResult{}, notFound(string(f))
 }
+func (emptyWriteStore) SeparateEntities(_ context.Context, a, _ graph.EntityName, _ string) (graph.WriteResult, error) {
+	return graph.WriteResult{}, notFound(string(a))
+}
+func (emptyWriteStore) WithdrawJudgement(context.Context, graph.EntityName, graph.EntityName, string) (graph.WriteResult, error) {
+	return graph.WriteResult{Unchanged: 1}, nil
+}
+func (emptyWriteStore) Separated(context.Context, []graph.EntityName) ([]graph.Judgement, error) {
+	return nil, nil
+}
 
 // FuzzWriteRequests sends arbitrary write requests through the write API's checks: none may panic, and
 // each refusal is INVALID_ARGUMENT or NOT_FOUND with a small answer in valid UTF-8.
@@ -73,6 +82,7 @@ func FuzzWriteRequests(f *testing.F) {
 		&pb.MergeEntitiesRequest{From: "actors/a", Into: "actors/b", Reason: "one person"},
 		&pb.UnmergeEntitiesRequest{Name: "actors/a", Reason: "two people"},
 		&pb.ListChangesRequest{Resource: "actors/a", Principal: "alice", PageSize: 5},
+		&pb.SeparateEntitiesRequest{A: "actors/a", B: "actors/b", Reason: "two people"},
 	}
 	for i, m := range seeds {
 		b, _ := proto.Marshal(m)
@@ -87,7 +97,7 @@ func FuzzWriteRequests(f *testing.F) {
 				err = do()
 			}
 		}
-		switch method % 9 {
+		switch method % 10 {
 		case 0:
 			var req pb.UpsertSourcesRequest
 			call(&req, func() error { _, e := s.UpsertSources(ctx, &req); return e })
@@ -115,6 +125,9 @@ func FuzzWriteRequests(f *testing.F) {
 		case 8:
 			var req pb.ListChangesRequest
 			call(&req, func() error { _, e := s.ListChanges(ctx, &req); return e })
+		case 9:
+			var req pb.SeparateEntitiesRequest
+			call(&req, func() error { _, e := s.SeparateEntities(ctx, &req); return e })
 		}
 		if err == nil {
 			return

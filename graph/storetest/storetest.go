@@ -1,7 +1,7 @@
 // Package storetest is the contract of a graph store: one suite of tests that every store passes, run
 // against the Store on Dgraph (graph/dgraph) and the one in memory (graph/memstore). Each test writes a
 // small graph through the store's Writer and checks what the reads, the change feed, the entity lister,
-// the via links and the tombstones give back against values worked out from what it wrote; one writes
+// the via links, the tombstones and the judgements give back against values worked out from what it wrote; one writes
 // random graphs and compares every relation read with the relation written.
 package storetest
 
@@ -26,6 +26,7 @@ type Subject interface {
 	graph.EntityLister
 	graph.ViaLinker
 	graph.Tombstones
+	graph.Judgements
 }
 
 // Run runs every test of the contract as a subtest of t. open is called once by each subtest, with the
@@ -61,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"WritesIgnoreTombstonesTheyAreGiven", testWritesIgnoreTombstones},
 		{"FeedGivesWritesGivenTombstonesAsReadsDo", testFeedIgnoresTombstones},
 		{"RandomGraphsReadBackAsWritten", testRandomGraphs},
+		{"JudgementsKeepPairsApart", testJudgements},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -484,3 +484,74 @@ func claimsOf(rels []graph.Relation) int {
 	}
 	return n
 }
+
+func testJudgements(t *testing.T, s Subject) {
+	ctx := graph.WithWriteMeta(t.Context(), graph.WriteMeta{Principal: "tester", Method: "SeparateEntities"})
+	writeFixture(t, s)
+	v := version(t, s)
+	res, err := s.SeparateEntities(ctx, rushanara.Name, lutfur.Name, "two people")
+	must(t, err)
+	name := graph.JudgementName(lutfur.Name, rushanara.Name)
+	if !slices.Equal(res.Created, []string{name}) {
+		t.Errorf("a first judgement created %v, want %s", res.Created, name)
+	}
+	want := []graph.Judgement{{A: min(lutfur.Name, rushanara.Name), B: max(lutfur.Name, rushanara.Name), Reason: "two people"}}
+	got := func(names ...graph.EntityName) []graph.Judgement {
+		t.Helper()
+		js, err := s.Separated(ctx, names)
+		must(t, err)
+		for i := range js {
+			if js[i].At.IsZero() || js[i].By != "tester" {
+				t.Errorf("judgement %d has no time, or another author than the write's: %+v", i, js[i])
+			}
+			js[i].At, js[i].By = time.Time{}, ""
+		}
+		return js
+	}
+	diff(t, "Separated on either entity", want, got(rushanara.Name))
+	diff(t, "Separated on both", want, got(lutfur.Name, rushanara.Name))
+	diff(t, "every judgement", want, got())
+	diff(t, "Separated on another entity", []graph.Judgement(nil), got(jose.Name))
+	if !graph.NewApart(got()).Has(rushanara.Name, lutfur.Name) {
+		t.Error("NewApart does not hold the pair")
+	}
+
+	// Again with another reason: one judgement, the later reason.
+	_, err = s.SeparateEntities(ctx, lutfur.Name, rushanara.Name, "born in other places")
+	must(t, err)
+	want[0].Reason = "born in other places"
+	diff(t, "a judgement made again", want, got())
+	if nv := version(t, s); nv != v {
+		t.Errorf("judgements moved the graph's version from %d to %d: they change no read", v, nv)
+	}
+
+	// Unknown or deleted entities are refused.
+	_, err = s.SeparateEntities(ctx, lutfur.Name, "actors/nobody", "no one")
+	if graph.KindOf(err) != graph.NotFound || reasonOf(err) != "ENTITY_NOT_FOUND" {
+		t.Errorf("a judgement on an unknown entity: %v, want NotFound ENTITY_NOT_FOUND", err)
+	}
+	_, err = s.DeleteEntity(ctx, jose.Name, "gone")
+	must(t, err)
+	_, err = s.SeparateEntities(ctx, lutfur.Name, jose.Name, "no one")
+	if graph.KindOf(err) != graph.FailedPrecondition || reasonOf(err) != "ENTITY_DELETED" {
+		t.Errorf("a judgement on a deleted entity: %v, want FailedPrecondition ENTITY_DELETED", err)
+	}
+
+	// Withdrawn: gone from Separated; withdrawn again, nothing changes.
+	res, err = s.WithdrawJudgement(ctx, rushanara.Name, lutfur.Name, "one person after all")
+	must(t, err)
+	if !slices.Equal(res.Updated, []string{name}) {
+		t.Errorf("withdrawing updated %v, want %s", res.Updated, name)
+	}
+	diff(t, "judgements after the withdrawal", []graph.Judgement(nil), got())
+	res, err = s.WithdrawJudgement(ctx, rushanara.Name, lutfur.Name, "again")
+	must(t, err)
+	if len(res.Created)+len(res.Updated) != 0 {
+		t.Errorf("withdrawing a withdrawn judgement changed %v", res)
+	}
+	// Judged again after the withdrawal: in force again.
+	_, err = s.SeparateEntities(ctx, lutfur.Name, rushanara.Name, "two people")
+	must(t, err)
+	want[0].Reason = "two people"
+	diff(t, "a judgement made again after its withdrawal", want, got(lutfur.Name))
+}

@@ -262,6 +262,20 @@ try {
   assert.equal(await page.locator("button.doc-item").first().locator(".doc-title").innerText(), t.ingest.title, "the newest document comes first");
   assert.ok((await page.locator('[data-testid="review-text"] mark.span.pending').count()) >= 1, "what it proposes is highlighted");
   assert.ok(!page.url().includes(t.document), "the address follows the new document");
+  step = "an admin keeps two entities that may be one apart: the pair leaves the list";
+  console.log(step);
+  const pair = page.locator(`li.match[data-pair="${t.match.pair}"]`);
+  await pair.waitFor({ timeout: wait });
+  assert.match(await pair.innerText(), /born \+2\.0 \(both born in 1950\)/, "the pair says why it may be one");
+  await page.locator('[data-testid="review-forget-key"]').click();
+  await useKey(t.adminKey);
+  await pair.locator('[data-action="apart"]').click();
+  await pair.locator('[data-testid="reject-reason"]').fill(t.match.reason);
+  await pair.locator('button[type="submit"]').click();
+  await idle();
+  await pair.waitFor({ state: "detached", timeout: wait });
+  assert.match(await page.locator('[data-testid="review-status"]').innerText(), /are judged not the same: “.*”\.$/);
+
   await page.locator('[data-testid="review-forget-key"]').click();
   await page.locator('[data-testid="review-gate"]').waitFor({ state: "visible", timeout: wait });
   assert.equal(await page.evaluate(() => sessionStorage.getItem("polgraph.editorKey")), null);

@@ -7,6 +7,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { GraphService } from "./gen/polgraph/v1/graph_service_pb";
 import { ReviewService } from "./gen/polgraph/v1/review_service_pb";
+import { WriteService } from "./gen/polgraph/v1/write_service_pb";
 
 /** Reads: anonymous, as polgraph allows on loopback. */
 export const client = createClient(
@@ -47,6 +48,12 @@ const withEditorKey: Interceptor = (next) => (req) => {
 /** The review queue, with the editor's key. Reading a document may take a while: 60 s. */
 export const reviewClient = createClient(
   ReviewService,
+  createConnectTransport({ baseUrl: location.origin, defaultTimeoutMs: 60_000, interceptors: [withEditorKey] }),
+);
+
+/** Writes with the same key: the merges and "not the same" judgements of the review view (admin role). */
+export const writeClient = createClient(
+  WriteService,
   createConnectTransport({ baseUrl: location.origin, defaultTimeoutMs: 60_000, interceptors: [withEditorKey] }),
 );
 

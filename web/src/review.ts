@@ -1,15 +1,18 @@
 // The review view: the documents the ingest pipeline read (polgraph.v1.ReviewService), each with its text,
 // the excerpts its proposals were read from highlighted, and beside it the proposals and proposed entities
 // with the reviewer's decisions in place: approve (one, the ones selected, or all shown), reject with a
-// reason, merge a proposed entity into one the graph holds, or reject it. Every call needs the editor
-// role: the view asks for an API key when the service wants one (api.ts keeps it for the tab).
+// reason, merge a proposed entity into one the graph holds, or reject it. Beside the documents, the pairs of
+// entities of the graph that may be one (ListMatchCandidates), each merged either way or judged not the
+// same (the admin role). Every call needs the editor role: the view asks for an API key when the service
+// wants one (api.ts keeps it for the tab).
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { client, describeError, editorKey, outageOf, reviewClient, setEditorKey } from "./api";
+import { client, describeError, editorKey, outageOf, reviewClient, setEditorKey, writeClient } from "./api";
 import { h, safeLink } from "./dom";
 import {
   ReviewState,
   type GetDocumentResponse,
+  type MatchCandidate,
   type Proposal,
   type ProposedEntity,
   type ReviewDocument,
@@ -45,6 +48,7 @@ type Pending =
   | { op: "reject"; proposals: string[]; key: string }
   | { op: "reject-entity"; entity: string }
   | { op: "merge"; entity: string }
+  | { op: "apart"; pair: string }
   | null;
 
 export class ReviewView {
@@ -55,6 +59,9 @@ export class ReviewView {
   private readonly docHead = h("header", { class: "doc-head" });
   private readonly docText = h("div", { class: "doc-text", "data-testid": "review-text" });
   private readonly side = h("div", { class: "review-side-inner" });
+  private readonly matchList = h("ul", { class: "match-list", "data-testid": "review-matches" });
+  private readonly matchHead = h("h2", null, "Entities that may be one");
+  private matches: MatchCandidate[] = [];
   private readonly status = h("div", { class: "review-status", role: "status", "aria-live": "polite", "data-testid": "review-status" });
 
   private documents: ReviewDocument[] = [];
@@ -87,6 +94,8 @@ export class ReviewView {
           h("h2", null, "Documents ", h("button", { type: "button", class: "link", onclick: () => void this.refresh() }, "refresh")),
           this.docList,
           this.docMore,
+          this.matchHead,
+          this.matchList,
           this.ingestForm(),
         ),
         h("section", { class: "review-doc", "aria-label": "The document's text" }, this.docHead, this.docText),
@@ -115,13 +124,18 @@ export class ReviewView {
     this.status.classList.toggle("error", error);
   }
 
-  /** Runs a review call; a failure is said (or asks for a key) and gives undefined. */
-  private async run<T>(doing: string, f: () => Promise<T>): Promise<T | undefined> {
+  /** Runs a review call; a failure is said (or asks for a key) and gives undefined. An admin's call
+   * refused for its role says so, and keeps the editor's key. */
+  private async run<T>(doing: string, f: () => Promise<T>, admin = false): Promise<T | undefined> {
     try {
       const r = await this.host.call(doing, f);
       this.gate.hidden = true;
       return r;
     } catch (e) {
+      if (admin && ConnectError.from(e).code === Code.PermissionDenied) {
+        this.say(`Could not ${doing.charAt(0).toLowerCase() + doing.slice(1)}: it needs an admin's key (${ConnectError.from(e).rawMessage}).`, true);
+        return undefined;
+      }
       this.failed(doing, e);
       return undefined;
     }
@@ -226,6 +240,7 @@ export class ReviewView {
     this.listed = true;
     this.renderDocuments();
     this.showKey();
+    if (!more) await this.loadMatches();
     if (!more && this.total === 0) this.say("No document has been read yet: add one below, or with `polgraph ingest`.");
     return true;
   }
@@ -764,6 +779,62 @@ export class ReviewView {
     if (!resp) return;
     this.say(`Rejected ${resp.entity?.displayName ?? name} with ${plural(resp.rejected.length, "pending proposal")}: “${reason}”.`);
     await this.openDocument(this.hash, true);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Entities that may be one.
+
+  private async loadMatches(): Promise<void> {
+    const resp = await this.run("Listing the entities that may be one", () => reviewClient.listMatchCandidates({ pageSize: 20 }));
+    if (!resp) return;
+    this.matches = resp.candidates;
+    this.matchHead.textContent = `Entities that may be one (${resp.totalSize})`;
+    this.renderMatches();
+  }
+
+  private renderMatches(): void {
+    const shown = (e: Entity | undefined) => h("strong", { title: e?.name ?? "" }, e?.displayName ?? "");
+    this.matchList.replaceChildren(
+      ...this.matches.map((m) => {
+        const a = m.a, b = m.b;
+        if (!a || !b) return h("li", null);
+        const pair = `${a.name}~${b.name}`;
+        const apart = this.pending?.op === "apart" && this.pending.pair === pair;
+        return h("li", { class: "match", "data-pair": pair },
+          h("p", null, shown(a), " ~ ", shown(b)),
+          h("p", { class: "sub small" }, `${a.name} · ${b.name}`),
+          h("p", { class: "small" }, m.explanation),
+          apart
+            ? this.reasonForm("Not the same", (reason) => void this.separate(m, reason),
+                "The pair is not proposed again, and no import or merge joins it.")
+            : h("div", { class: "p-actions" },
+                h("button", { type: "button", "data-action": "merge-into-a", onclick: () => void this.mergePair(b, a) }, `Merge into ${a.displayName}`),
+                h("button", { type: "button", "data-action": "merge-into-b", onclick: () => void this.mergePair(a, b) }, `Merge into ${b.displayName}`),
+                h("button", { type: "button", "data-action": "apart", onclick: () => { this.pending = { op: "apart", pair }; this.renderMatches(); } }, "Not the same…"),
+              ),
+        );
+      }),
+    );
+    this.matchList.querySelector<HTMLInputElement>("form.reason input")?.focus();
+  }
+
+  private async mergePair(from: Entity, into: Entity): Promise<void> {
+    const resp = await this.run(`Merging ${from.displayName} into ${into.displayName}`, () =>
+      writeClient.mergeEntities({ from: from.name, into: into.name, reason: "one entity: merged in review" }), true,
+    );
+    if (!resp) return;
+    this.say(`${from.displayName} (${from.name}) is merged into ${into.displayName}; undo with UnmergeEntities.`);
+    await this.loadMatches();
+  }
+
+  private async separate(m: MatchCandidate, reason: string): Promise<void> {
+    const resp = await this.run(`Keeping ${m.a?.displayName} and ${m.b?.displayName} apart`, () =>
+      writeClient.separateEntities({ a: m.a?.name ?? "", b: m.b?.name ?? "", reason }), true,
+    );
+    this.pending = null;
+    if (!resp) return;
+    this.say(`${m.a?.displayName} and ${m.b?.displayName} are judged not the same: “${reason}”.`);
+    await this.loadMatches();
   }
 
   // -------------------------------------------------------------------------------------------------------

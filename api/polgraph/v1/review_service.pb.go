@@ -84,6 +84,59 @@ func (ReviewState) EnumDescriptor() ([]byte, []int) {
 	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{0}
 }
 
+// MatchDecision is what a candidate pair's score decides.
+type MatchDecision int32
+
+const (
+	// Not set.
+	MatchDecision_MATCH_DECISION_UNSPECIFIED MatchDecision = 0
+	// Perhaps one entity: a reviewer decides.
+	MatchDecision_MATCH_DECISION_PROPOSE MatchDecision = 1
+	// One entity by the score: imports merge such records; pairs already in the graph await a reviewer.
+	MatchDecision_MATCH_DECISION_MERGE MatchDecision = 2
+)
+
+// Enum value maps for MatchDecision.
+var (
+	MatchDecision_name = map[int32]string{
+		0: "MATCH_DECISION_UNSPECIFIED",
+		1: "MATCH_DECISION_PROPOSE",
+		2: "MATCH_DECISION_MERGE",
+	}
+	MatchDecision_value = map[string]int32{
+		"MATCH_DECISION_UNSPECIFIED": 0,
+		"MATCH_DECISION_PROPOSE":     1,
+		"MATCH_DECISION_MERGE":       2,
+	}
+)
+
+func (x MatchDecision) Enum() *MatchDecision {
+	p := new(MatchDecision)
+	*p = x
+	return p
+}
+
+func (x MatchDecision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MatchDecision) Descriptor() protoreflect.EnumDescriptor {
+	return file_polgraph_v1_review_service_proto_enumTypes[1].Descriptor()
+}
+
+func (MatchDecision) Type() protoreflect.EnumType {
+	return &file_polgraph_v1_review_service_proto_enumTypes[1]
+}
+
+func (x MatchDecision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MatchDecision.Descriptor instead.
+func (MatchDecision) EnumDescriptor() ([]byte, []int) {
+	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{1}
+}
+
 // DocumentInput is one document to read.
 type DocumentInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1966,6 +2019,379 @@ func (x *RejectProposedEntityResponse) GetRejected() []*Proposal {
 	return nil
 }
 
+// ListMatchCandidatesRequest asks for a page of the pairs of entities that may be one.
+type ListMatchCandidatesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only entities of this kind.
+	Kind EntityKind `protobuf:"varint,1,opt,name=kind,proto3,enum=polgraph.v1.EntityKind" json:"kind,omitempty"`
+	// Only pairs with this entity (a resource name).
+	Entity string `protobuf:"bytes,2,opt,name=entity,proto3" json:"entity,omitempty"`
+	// The pairs judged not the same (SeparateEntities) instead, each with its judgement, in name order.
+	Judged bool `protobuf:"varint,3,opt,name=judged,proto3" json:"judged,omitempty"`
+	// At most this many (default 50, at most 1,000).
+	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A `next_page_token` from an earlier response to the same request.
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMatchCandidatesRequest) Reset() {
+	*x = ListMatchCandidatesRequest{}
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMatchCandidatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMatchCandidatesRequest) ProtoMessage() {}
+
+func (x *ListMatchCandidatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMatchCandidatesRequest.ProtoReflect.Descriptor instead.
+func (*ListMatchCandidatesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ListMatchCandidatesRequest) GetKind() EntityKind {
+	if x != nil {
+		return x.Kind
+	}
+	return EntityKind_ENTITY_KIND_UNSPECIFIED
+}
+
+func (x *ListMatchCandidatesRequest) GetEntity() string {
+	if x != nil {
+		return x.Entity
+	}
+	return ""
+}
+
+func (x *ListMatchCandidatesRequest) GetJudged() bool {
+	if x != nil {
+		return x.Judged
+	}
+	return false
+}
+
+func (x *ListMatchCandidatesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListMatchCandidatesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListMatchCandidatesResponse is a page of candidate pairs.
+type ListMatchCandidatesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pairs, best first (or, with `judged`, in name order).
+	Candidates []*MatchCandidate `protobuf:"bytes,1,rep,name=candidates,proto3" json:"candidates,omitempty"`
+	// Pass as `page_token` for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// How many pairs match, in all pages.
+	TotalSize     int32 `protobuf:"varint,3,opt,name=total_size,json=totalSize,proto3" json:"total_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMatchCandidatesResponse) Reset() {
+	*x = ListMatchCandidatesResponse{}
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMatchCandidatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMatchCandidatesResponse) ProtoMessage() {}
+
+func (x *ListMatchCandidatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMatchCandidatesResponse.ProtoReflect.Descriptor instead.
+func (*ListMatchCandidatesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListMatchCandidatesResponse) GetCandidates() []*MatchCandidate {
+	if x != nil {
+		return x.Candidates
+	}
+	return nil
+}
+
+func (x *ListMatchCandidatesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *ListMatchCandidatesResponse) GetTotalSize() int32 {
+	if x != nil {
+		return x.TotalSize
+	}
+	return 0
+}
+
+// MatchCandidate is two entities that may be one, with the score that says so.
+type MatchCandidate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The two entities, in name order.
+	A *Entity `protobuf:"bytes,1,opt,name=a,proto3" json:"a,omitempty"`
+	B *Entity `protobuf:"bytes,2,opt,name=b,proto3" json:"b,omitempty"`
+	// The sum of the features' weights: 4 or more merges, 2 or more proposes.
+	Score float64 `protobuf:"fixed64,3,opt,name=score,proto3" json:"score,omitempty"`
+	// What the score decides.
+	Decision MatchDecision `protobuf:"varint,4,opt,name=decision,proto3,enum=polgraph.v1.MatchDecision" json:"decision,omitempty"`
+	// Each feature of the score, with its weight and why.
+	Features []*MatchFeature `protobuf:"bytes,5,rep,name=features,proto3" json:"features,omitempty"`
+	// The score in words: "propose at 2.5: name +2.5 (the same surname, and given names one a form of the other)".
+	Explanation string `protobuf:"bytes,6,opt,name=explanation,proto3" json:"explanation,omitempty"`
+	// With `judged`: the judgement that keeps the pair apart.
+	Judgement     *MatchJudgement `protobuf:"bytes,7,opt,name=judgement,proto3" json:"judgement,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchCandidate) Reset() {
+	*x = MatchCandidate{}
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchCandidate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchCandidate) ProtoMessage() {}
+
+func (x *MatchCandidate) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchCandidate.ProtoReflect.Descriptor instead.
+func (*MatchCandidate) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *MatchCandidate) GetA() *Entity {
+	if x != nil {
+		return x.A
+	}
+	return nil
+}
+
+func (x *MatchCandidate) GetB() *Entity {
+	if x != nil {
+		return x.B
+	}
+	return nil
+}
+
+func (x *MatchCandidate) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *MatchCandidate) GetDecision() MatchDecision {
+	if x != nil {
+		return x.Decision
+	}
+	return MatchDecision_MATCH_DECISION_UNSPECIFIED
+}
+
+func (x *MatchCandidate) GetFeatures() []*MatchFeature {
+	if x != nil {
+		return x.Features
+	}
+	return nil
+}
+
+func (x *MatchCandidate) GetExplanation() string {
+	if x != nil {
+		return x.Explanation
+	}
+	return ""
+}
+
+func (x *MatchCandidate) GetJudgement() *MatchJudgement {
+	if x != nil {
+		return x.Judgement
+	}
+	return nil
+}
+
+// MatchFeature is one reason for or against a pair being one.
+type MatchFeature struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The feature: "name", "ids", "born", "kind", ….
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Its weight in the score: positive for, negative against.
+	Weight float64 `protobuf:"fixed64,2,opt,name=weight,proto3" json:"weight,omitempty"`
+	// Why, in words: "both hold wikidata:Q123".
+	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchFeature) Reset() {
+	*x = MatchFeature{}
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchFeature) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchFeature) ProtoMessage() {}
+
+func (x *MatchFeature) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchFeature.ProtoReflect.Descriptor instead.
+func (*MatchFeature) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *MatchFeature) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MatchFeature) GetWeight() float64 {
+	if x != nil {
+		return x.Weight
+	}
+	return 0
+}
+
+func (x *MatchFeature) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+// MatchJudgement is a reviewer's word that two entities are not one.
+type MatchJudgement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Why.
+	Reason string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Who: the principal of the SeparateEntities call.
+	By string `protobuf:"bytes,2,opt,name=by,proto3" json:"by,omitempty"`
+	// When.
+	Time          *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchJudgement) Reset() {
+	*x = MatchJudgement{}
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchJudgement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchJudgement) ProtoMessage() {}
+
+func (x *MatchJudgement) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_review_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchJudgement.ProtoReflect.Descriptor instead.
+func (*MatchJudgement) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *MatchJudgement) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MatchJudgement) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
+func (x *MatchJudgement) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
 var File_polgraph_v1_review_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_review_service_proto_rawDesc = "" +
@@ -2115,13 +2541,47 @@ const file_polgraph_v1_review_service_proto_rawDesc = "" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x86\x01\n" +
 	"\x1cRejectProposedEntityResponse\x123\n" +
 	"\x06entity\x18\x01 \x01(\v2\x1b.polgraph.v1.ProposedEntityR\x06entity\x121\n" +
-	"\brejected\x18\x02 \x03(\v2\x15.polgraph.v1.ProposalR\brejected*\x94\x01\n" +
+	"\brejected\x18\x02 \x03(\v2\x15.polgraph.v1.ProposalR\brejected\"\xb5\x01\n" +
+	"\x1aListMatchCandidatesRequest\x12+\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12\x16\n" +
+	"\x06entity\x18\x02 \x01(\tR\x06entity\x12\x16\n" +
+	"\x06judged\x18\x03 \x01(\bR\x06judged\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"\xa1\x01\n" +
+	"\x1bListMatchCandidatesResponse\x12;\n" +
+	"\n" +
+	"candidates\x18\x01 \x03(\v2\x1b.polgraph.v1.MatchCandidateR\n" +
+	"candidates\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x1d\n" +
+	"\n" +
+	"total_size\x18\x03 \x01(\x05R\ttotalSize\"\xb8\x02\n" +
+	"\x0eMatchCandidate\x12!\n" +
+	"\x01a\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x01a\x12!\n" +
+	"\x01b\x18\x02 \x01(\v2\x13.polgraph.v1.EntityR\x01b\x12\x14\n" +
+	"\x05score\x18\x03 \x01(\x01R\x05score\x126\n" +
+	"\bdecision\x18\x04 \x01(\x0e2\x1a.polgraph.v1.MatchDecisionR\bdecision\x125\n" +
+	"\bfeatures\x18\x05 \x03(\v2\x19.polgraph.v1.MatchFeatureR\bfeatures\x12 \n" +
+	"\vexplanation\x18\x06 \x01(\tR\vexplanation\x129\n" +
+	"\tjudgement\x18\a \x01(\v2\x1b.polgraph.v1.MatchJudgementR\tjudgement\"R\n" +
+	"\fMatchFeature\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06weight\x18\x02 \x01(\x01R\x06weight\x12\x16\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\"h\n" +
+	"\x0eMatchJudgement\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\x12\x0e\n" +
+	"\x02by\x18\x02 \x01(\tR\x02by\x12.\n" +
+	"\x04time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x04time*\x94\x01\n" +
 	"\vReviewState\x12\x1c\n" +
 	"\x18REVIEW_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14REVIEW_STATE_PENDING\x10\x01\x12\x19\n" +
 	"\x15REVIEW_STATE_APPROVED\x10\x02\x12\x19\n" +
 	"\x15REVIEW_STATE_REJECTED\x10\x03\x12\x17\n" +
-	"\x13REVIEW_STATE_MERGED\x10\x042\xcd\a\n" +
+	"\x13REVIEW_STATE_MERGED\x10\x04*e\n" +
+	"\rMatchDecision\x12\x1e\n" +
+	"\x1aMATCH_DECISION_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16MATCH_DECISION_PROPOSE\x10\x01\x12\x18\n" +
+	"\x14MATCH_DECISION_MERGE\x10\x022\xb7\b\n" +
 	"\rReviewService\x12\\\n" +
 	"\x0fIngestDocuments\x12#.polgraph.v1.IngestDocumentsRequest\x1a$.polgraph.v1.IngestDocumentsResponse\x12V\n" +
 	"\rListDocuments\x12!.polgraph.v1.ListDocumentsRequest\x1a\".polgraph.v1.ListDocumentsResponse\x12P\n" +
@@ -2132,7 +2592,8 @@ const file_polgraph_v1_review_service_proto_rawDesc = "" +
 	"\x0fRejectProposals\x12#.polgraph.v1.RejectProposalsRequest\x1a$.polgraph.v1.RejectProposalsResponse\x12Y\n" +
 	"\x0eUpdateProposal\x12\".polgraph.v1.UpdateProposalRequest\x1a#.polgraph.v1.UpdateProposalResponse\x12h\n" +
 	"\x13MergeProposedEntity\x12'.polgraph.v1.MergeProposedEntityRequest\x1a(.polgraph.v1.MergeProposedEntityResponse\x12k\n" +
-	"\x14RejectProposedEntity\x12(.polgraph.v1.RejectProposedEntityRequest\x1a).polgraph.v1.RejectProposedEntityResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
+	"\x14RejectProposedEntity\x12(.polgraph.v1.RejectProposedEntityRequest\x1a).polgraph.v1.RejectProposedEntityResponse\x12h\n" +
+	"\x13ListMatchCandidates\x12'.polgraph.v1.ListMatchCandidatesRequest\x1a(.polgraph.v1.ListMatchCandidatesResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
 
 var (
 	file_polgraph_v1_review_service_proto_rawDescOnce sync.Once
@@ -2146,103 +2607,120 @@ func file_polgraph_v1_review_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_review_service_proto_rawDescData
 }
 
-var file_polgraph_v1_review_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_polgraph_v1_review_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_polgraph_v1_review_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_polgraph_v1_review_service_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_polgraph_v1_review_service_proto_goTypes = []any{
 	(ReviewState)(0),                     // 0: polgraph.v1.ReviewState
-	(*DocumentInput)(nil),                // 1: polgraph.v1.DocumentInput
-	(*IngestDocumentsRequest)(nil),       // 2: polgraph.v1.IngestDocumentsRequest
-	(*IngestDocumentsResponse)(nil),      // 3: polgraph.v1.IngestDocumentsResponse
-	(*IngestedDocument)(nil),             // 4: polgraph.v1.IngestedDocument
-	(*ReviewDocument)(nil),               // 5: polgraph.v1.ReviewDocument
-	(*Proposal)(nil),                     // 6: polgraph.v1.Proposal
-	(*ProposedEntity)(nil),               // 7: polgraph.v1.ProposedEntity
-	(*ListDocumentsRequest)(nil),         // 8: polgraph.v1.ListDocumentsRequest
-	(*ListDocumentsResponse)(nil),        // 9: polgraph.v1.ListDocumentsResponse
-	(*GetDocumentRequest)(nil),           // 10: polgraph.v1.GetDocumentRequest
-	(*GetDocumentResponse)(nil),          // 11: polgraph.v1.GetDocumentResponse
-	(*ListProposalsRequest)(nil),         // 12: polgraph.v1.ListProposalsRequest
-	(*ListProposalsResponse)(nil),        // 13: polgraph.v1.ListProposalsResponse
-	(*ListProposedEntitiesRequest)(nil),  // 14: polgraph.v1.ListProposedEntitiesRequest
-	(*ListProposedEntitiesResponse)(nil), // 15: polgraph.v1.ListProposedEntitiesResponse
-	(*ApproveProposalsRequest)(nil),      // 16: polgraph.v1.ApproveProposalsRequest
-	(*ApproveProposalsResponse)(nil),     // 17: polgraph.v1.ApproveProposalsResponse
-	(*RejectProposalsRequest)(nil),       // 18: polgraph.v1.RejectProposalsRequest
-	(*RejectProposalsResponse)(nil),      // 19: polgraph.v1.RejectProposalsResponse
-	(*UpdateProposalRequest)(nil),        // 20: polgraph.v1.UpdateProposalRequest
-	(*UpdateProposalResponse)(nil),       // 21: polgraph.v1.UpdateProposalResponse
-	(*MergeProposedEntityRequest)(nil),   // 22: polgraph.v1.MergeProposedEntityRequest
-	(*MergeProposedEntityResponse)(nil),  // 23: polgraph.v1.MergeProposedEntityResponse
-	(*RejectProposedEntityRequest)(nil),  // 24: polgraph.v1.RejectProposedEntityRequest
-	(*RejectProposedEntityResponse)(nil), // 25: polgraph.v1.RejectProposedEntityResponse
-	(*Source)(nil),                       // 26: polgraph.v1.Source
-	(*timestamppb.Timestamp)(nil),        // 27: google.protobuf.Timestamp
-	(RelationType)(0),                    // 28: polgraph.v1.RelationType
-	(ClaimStatus)(0),                     // 29: polgraph.v1.ClaimStatus
-	(EntityKind)(0),                      // 30: polgraph.v1.EntityKind
-	(*WriteResult)(nil),                  // 31: polgraph.v1.WriteResult
-	(*fieldmaskpb.FieldMask)(nil),        // 32: google.protobuf.FieldMask
+	(MatchDecision)(0),                   // 1: polgraph.v1.MatchDecision
+	(*DocumentInput)(nil),                // 2: polgraph.v1.DocumentInput
+	(*IngestDocumentsRequest)(nil),       // 3: polgraph.v1.IngestDocumentsRequest
+	(*IngestDocumentsResponse)(nil),      // 4: polgraph.v1.IngestDocumentsResponse
+	(*IngestedDocument)(nil),             // 5: polgraph.v1.IngestedDocument
+	(*ReviewDocument)(nil),               // 6: polgraph.v1.ReviewDocument
+	(*Proposal)(nil),                     // 7: polgraph.v1.Proposal
+	(*ProposedEntity)(nil),               // 8: polgraph.v1.ProposedEntity
+	(*ListDocumentsRequest)(nil),         // 9: polgraph.v1.ListDocumentsRequest
+	(*ListDocumentsResponse)(nil),        // 10: polgraph.v1.ListDocumentsResponse
+	(*GetDocumentRequest)(nil),           // 11: polgraph.v1.GetDocumentRequest
+	(*GetDocumentResponse)(nil),          // 12: polgraph.v1.GetDocumentResponse
+	(*ListProposalsRequest)(nil),         // 13: polgraph.v1.ListProposalsRequest
+	(*ListProposalsResponse)(nil),        // 14: polgraph.v1.ListProposalsResponse
+	(*ListProposedEntitiesRequest)(nil),  // 15: polgraph.v1.ListProposedEntitiesRequest
+	(*ListProposedEntitiesResponse)(nil), // 16: polgraph.v1.ListProposedEntitiesResponse
+	(*ApproveProposalsRequest)(nil),      // 17: polgraph.v1.ApproveProposalsRequest
+	(*ApproveProposalsResponse)(nil),     // 18: polgraph.v1.ApproveProposalsResponse
+	(*RejectProposalsRequest)(nil),       // 19: polgraph.v1.RejectProposalsRequest
+	(*RejectProposalsResponse)(nil),      // 20: polgraph.v1.RejectProposalsResponse
+	(*UpdateProposalRequest)(nil),        // 21: polgraph.v1.UpdateProposalRequest
+	(*UpdateProposalResponse)(nil),       // 22: polgraph.v1.UpdateProposalResponse
+	(*MergeProposedEntityRequest)(nil),   // 23: polgraph.v1.MergeProposedEntityRequest
+	(*MergeProposedEntityResponse)(nil),  // 24: polgraph.v1.MergeProposedEntityResponse
+	(*RejectProposedEntityRequest)(nil),  // 25: polgraph.v1.RejectProposedEntityRequest
+	(*RejectProposedEntityResponse)(nil), // 26: polgraph.v1.RejectProposedEntityResponse
+	(*ListMatchCandidatesRequest)(nil),   // 27: polgraph.v1.ListMatchCandidatesRequest
+	(*ListMatchCandidatesResponse)(nil),  // 28: polgraph.v1.ListMatchCandidatesResponse
+	(*MatchCandidate)(nil),               // 29: polgraph.v1.MatchCandidate
+	(*MatchFeature)(nil),                 // 30: polgraph.v1.MatchFeature
+	(*MatchJudgement)(nil),               // 31: polgraph.v1.MatchJudgement
+	(*Source)(nil),                       // 32: polgraph.v1.Source
+	(*timestamppb.Timestamp)(nil),        // 33: google.protobuf.Timestamp
+	(RelationType)(0),                    // 34: polgraph.v1.RelationType
+	(ClaimStatus)(0),                     // 35: polgraph.v1.ClaimStatus
+	(EntityKind)(0),                      // 36: polgraph.v1.EntityKind
+	(*WriteResult)(nil),                  // 37: polgraph.v1.WriteResult
+	(*fieldmaskpb.FieldMask)(nil),        // 38: google.protobuf.FieldMask
+	(*Entity)(nil),                       // 39: polgraph.v1.Entity
 }
 var file_polgraph_v1_review_service_proto_depIdxs = []int32{
-	1,  // 0: polgraph.v1.IngestDocumentsRequest.documents:type_name -> polgraph.v1.DocumentInput
-	4,  // 1: polgraph.v1.IngestDocumentsResponse.documents:type_name -> polgraph.v1.IngestedDocument
-	5,  // 2: polgraph.v1.IngestedDocument.document:type_name -> polgraph.v1.ReviewDocument
-	6,  // 3: polgraph.v1.IngestedDocument.proposals:type_name -> polgraph.v1.Proposal
-	7,  // 4: polgraph.v1.IngestedDocument.entities:type_name -> polgraph.v1.ProposedEntity
-	26, // 5: polgraph.v1.ReviewDocument.source:type_name -> polgraph.v1.Source
-	27, // 6: polgraph.v1.ReviewDocument.ingested:type_name -> google.protobuf.Timestamp
-	28, // 7: polgraph.v1.Proposal.type:type_name -> polgraph.v1.RelationType
-	29, // 8: polgraph.v1.Proposal.status:type_name -> polgraph.v1.ClaimStatus
+	2,  // 0: polgraph.v1.IngestDocumentsRequest.documents:type_name -> polgraph.v1.DocumentInput
+	5,  // 1: polgraph.v1.IngestDocumentsResponse.documents:type_name -> polgraph.v1.IngestedDocument
+	6,  // 2: polgraph.v1.IngestedDocument.document:type_name -> polgraph.v1.ReviewDocument
+	7,  // 3: polgraph.v1.IngestedDocument.proposals:type_name -> polgraph.v1.Proposal
+	8,  // 4: polgraph.v1.IngestedDocument.entities:type_name -> polgraph.v1.ProposedEntity
+	32, // 5: polgraph.v1.ReviewDocument.source:type_name -> polgraph.v1.Source
+	33, // 6: polgraph.v1.ReviewDocument.ingested:type_name -> google.protobuf.Timestamp
+	34, // 7: polgraph.v1.Proposal.type:type_name -> polgraph.v1.RelationType
+	35, // 8: polgraph.v1.Proposal.status:type_name -> polgraph.v1.ClaimStatus
 	0,  // 9: polgraph.v1.Proposal.state:type_name -> polgraph.v1.ReviewState
-	27, // 10: polgraph.v1.Proposal.reviewed:type_name -> google.protobuf.Timestamp
-	30, // 11: polgraph.v1.ProposedEntity.kind:type_name -> polgraph.v1.EntityKind
+	33, // 10: polgraph.v1.Proposal.reviewed:type_name -> google.protobuf.Timestamp
+	36, // 11: polgraph.v1.ProposedEntity.kind:type_name -> polgraph.v1.EntityKind
 	0,  // 12: polgraph.v1.ProposedEntity.state:type_name -> polgraph.v1.ReviewState
-	27, // 13: polgraph.v1.ProposedEntity.reviewed:type_name -> google.protobuf.Timestamp
-	5,  // 14: polgraph.v1.ListDocumentsResponse.documents:type_name -> polgraph.v1.ReviewDocument
-	5,  // 15: polgraph.v1.GetDocumentResponse.document:type_name -> polgraph.v1.ReviewDocument
-	6,  // 16: polgraph.v1.GetDocumentResponse.proposals:type_name -> polgraph.v1.Proposal
-	7,  // 17: polgraph.v1.GetDocumentResponse.entities:type_name -> polgraph.v1.ProposedEntity
+	33, // 13: polgraph.v1.ProposedEntity.reviewed:type_name -> google.protobuf.Timestamp
+	6,  // 14: polgraph.v1.ListDocumentsResponse.documents:type_name -> polgraph.v1.ReviewDocument
+	6,  // 15: polgraph.v1.GetDocumentResponse.document:type_name -> polgraph.v1.ReviewDocument
+	7,  // 16: polgraph.v1.GetDocumentResponse.proposals:type_name -> polgraph.v1.Proposal
+	8,  // 17: polgraph.v1.GetDocumentResponse.entities:type_name -> polgraph.v1.ProposedEntity
 	0,  // 18: polgraph.v1.ListProposalsRequest.state:type_name -> polgraph.v1.ReviewState
-	28, // 19: polgraph.v1.ListProposalsRequest.type:type_name -> polgraph.v1.RelationType
-	6,  // 20: polgraph.v1.ListProposalsResponse.proposals:type_name -> polgraph.v1.Proposal
+	34, // 19: polgraph.v1.ListProposalsRequest.type:type_name -> polgraph.v1.RelationType
+	7,  // 20: polgraph.v1.ListProposalsResponse.proposals:type_name -> polgraph.v1.Proposal
 	0,  // 21: polgraph.v1.ListProposedEntitiesRequest.state:type_name -> polgraph.v1.ReviewState
-	7,  // 22: polgraph.v1.ListProposedEntitiesResponse.entities:type_name -> polgraph.v1.ProposedEntity
-	6,  // 23: polgraph.v1.ApproveProposalsResponse.approved:type_name -> polgraph.v1.Proposal
-	31, // 24: polgraph.v1.ApproveProposalsResponse.result:type_name -> polgraph.v1.WriteResult
-	6,  // 25: polgraph.v1.RejectProposalsResponse.rejected:type_name -> polgraph.v1.Proposal
-	6,  // 26: polgraph.v1.UpdateProposalRequest.proposal:type_name -> polgraph.v1.Proposal
-	32, // 27: polgraph.v1.UpdateProposalRequest.update_mask:type_name -> google.protobuf.FieldMask
-	6,  // 28: polgraph.v1.UpdateProposalResponse.proposal:type_name -> polgraph.v1.Proposal
-	7,  // 29: polgraph.v1.MergeProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
-	6,  // 30: polgraph.v1.MergeProposedEntityResponse.repointed:type_name -> polgraph.v1.Proposal
-	6,  // 31: polgraph.v1.MergeProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
-	7,  // 32: polgraph.v1.RejectProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
-	6,  // 33: polgraph.v1.RejectProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
-	2,  // 34: polgraph.v1.ReviewService.IngestDocuments:input_type -> polgraph.v1.IngestDocumentsRequest
-	8,  // 35: polgraph.v1.ReviewService.ListDocuments:input_type -> polgraph.v1.ListDocumentsRequest
-	10, // 36: polgraph.v1.ReviewService.GetDocument:input_type -> polgraph.v1.GetDocumentRequest
-	12, // 37: polgraph.v1.ReviewService.ListProposals:input_type -> polgraph.v1.ListProposalsRequest
-	14, // 38: polgraph.v1.ReviewService.ListProposedEntities:input_type -> polgraph.v1.ListProposedEntitiesRequest
-	16, // 39: polgraph.v1.ReviewService.ApproveProposals:input_type -> polgraph.v1.ApproveProposalsRequest
-	18, // 40: polgraph.v1.ReviewService.RejectProposals:input_type -> polgraph.v1.RejectProposalsRequest
-	20, // 41: polgraph.v1.ReviewService.UpdateProposal:input_type -> polgraph.v1.UpdateProposalRequest
-	22, // 42: polgraph.v1.ReviewService.MergeProposedEntity:input_type -> polgraph.v1.MergeProposedEntityRequest
-	24, // 43: polgraph.v1.ReviewService.RejectProposedEntity:input_type -> polgraph.v1.RejectProposedEntityRequest
-	3,  // 44: polgraph.v1.ReviewService.IngestDocuments:output_type -> polgraph.v1.IngestDocumentsResponse
-	9,  // 45: polgraph.v1.ReviewService.ListDocuments:output_type -> polgraph.v1.ListDocumentsResponse
-	11, // 46: polgraph.v1.ReviewService.GetDocument:output_type -> polgraph.v1.GetDocumentResponse
-	13, // 47: polgraph.v1.ReviewService.ListProposals:output_type -> polgraph.v1.ListProposalsResponse
-	15, // 48: polgraph.v1.ReviewService.ListProposedEntities:output_type -> polgraph.v1.ListProposedEntitiesResponse
-	17, // 49: polgraph.v1.ReviewService.ApproveProposals:output_type -> polgraph.v1.ApproveProposalsResponse
-	19, // 50: polgraph.v1.ReviewService.RejectProposals:output_type -> polgraph.v1.RejectProposalsResponse
-	21, // 51: polgraph.v1.ReviewService.UpdateProposal:output_type -> polgraph.v1.UpdateProposalResponse
-	23, // 52: polgraph.v1.ReviewService.MergeProposedEntity:output_type -> polgraph.v1.MergeProposedEntityResponse
-	25, // 53: polgraph.v1.ReviewService.RejectProposedEntity:output_type -> polgraph.v1.RejectProposedEntityResponse
-	44, // [44:54] is the sub-list for method output_type
-	34, // [34:44] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	8,  // 22: polgraph.v1.ListProposedEntitiesResponse.entities:type_name -> polgraph.v1.ProposedEntity
+	7,  // 23: polgraph.v1.ApproveProposalsResponse.approved:type_name -> polgraph.v1.Proposal
+	37, // 24: polgraph.v1.ApproveProposalsResponse.result:type_name -> polgraph.v1.WriteResult
+	7,  // 25: polgraph.v1.RejectProposalsResponse.rejected:type_name -> polgraph.v1.Proposal
+	7,  // 26: polgraph.v1.UpdateProposalRequest.proposal:type_name -> polgraph.v1.Proposal
+	38, // 27: polgraph.v1.UpdateProposalRequest.update_mask:type_name -> google.protobuf.FieldMask
+	7,  // 28: polgraph.v1.UpdateProposalResponse.proposal:type_name -> polgraph.v1.Proposal
+	8,  // 29: polgraph.v1.MergeProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
+	7,  // 30: polgraph.v1.MergeProposedEntityResponse.repointed:type_name -> polgraph.v1.Proposal
+	7,  // 31: polgraph.v1.MergeProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
+	8,  // 32: polgraph.v1.RejectProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
+	7,  // 33: polgraph.v1.RejectProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
+	36, // 34: polgraph.v1.ListMatchCandidatesRequest.kind:type_name -> polgraph.v1.EntityKind
+	29, // 35: polgraph.v1.ListMatchCandidatesResponse.candidates:type_name -> polgraph.v1.MatchCandidate
+	39, // 36: polgraph.v1.MatchCandidate.a:type_name -> polgraph.v1.Entity
+	39, // 37: polgraph.v1.MatchCandidate.b:type_name -> polgraph.v1.Entity
+	1,  // 38: polgraph.v1.MatchCandidate.decision:type_name -> polgraph.v1.MatchDecision
+	30, // 39: polgraph.v1.MatchCandidate.features:type_name -> polgraph.v1.MatchFeature
+	31, // 40: polgraph.v1.MatchCandidate.judgement:type_name -> polgraph.v1.MatchJudgement
+	33, // 41: polgraph.v1.MatchJudgement.time:type_name -> google.protobuf.Timestamp
+	3,  // 42: polgraph.v1.ReviewService.IngestDocuments:input_type -> polgraph.v1.IngestDocumentsRequest
+	9,  // 43: polgraph.v1.ReviewService.ListDocuments:input_type -> polgraph.v1.ListDocumentsRequest
+	11, // 44: polgraph.v1.ReviewService.GetDocument:input_type -> polgraph.v1.GetDocumentRequest
+	13, // 45: polgraph.v1.ReviewService.ListProposals:input_type -> polgraph.v1.ListProposalsRequest
+	15, // 46: polgraph.v1.ReviewService.ListProposedEntities:input_type -> polgraph.v1.ListProposedEntitiesRequest
+	17, // 47: polgraph.v1.ReviewService.ApproveProposals:input_type -> polgraph.v1.ApproveProposalsRequest
+	19, // 48: polgraph.v1.ReviewService.RejectProposals:input_type -> polgraph.v1.RejectProposalsRequest
+	21, // 49: polgraph.v1.ReviewService.UpdateProposal:input_type -> polgraph.v1.UpdateProposalRequest
+	23, // 50: polgraph.v1.ReviewService.MergeProposedEntity:input_type -> polgraph.v1.MergeProposedEntityRequest
+	25, // 51: polgraph.v1.ReviewService.RejectProposedEntity:input_type -> polgraph.v1.RejectProposedEntityRequest
+	27, // 52: polgraph.v1.ReviewService.ListMatchCandidates:input_type -> polgraph.v1.ListMatchCandidatesRequest
+	4,  // 53: polgraph.v1.ReviewService.IngestDocuments:output_type -> polgraph.v1.IngestDocumentsResponse
+	10, // 54: polgraph.v1.ReviewService.ListDocuments:output_type -> polgraph.v1.ListDocumentsResponse
+	12, // 55: polgraph.v1.ReviewService.GetDocument:output_type -> polgraph.v1.GetDocumentResponse
+	14, // 56: polgraph.v1.ReviewService.ListProposals:output_type -> polgraph.v1.ListProposalsResponse
+	16, // 57: polgraph.v1.ReviewService.ListProposedEntities:output_type -> polgraph.v1.ListProposedEntitiesResponse
+	18, // 58: polgraph.v1.ReviewService.ApproveProposals:output_type -> polgraph.v1.ApproveProposalsResponse
+	20, // 59: polgraph.v1.ReviewService.RejectProposals:output_type -> polgraph.v1.RejectProposalsResponse
+	22, // 60: polgraph.v1.ReviewService.UpdateProposal:output_type -> polgraph.v1.UpdateProposalResponse
+	24, // 61: polgraph.v1.ReviewService.MergeProposedEntity:output_type -> polgraph.v1.MergeProposedEntityResponse
+	26, // 62: polgraph.v1.ReviewService.RejectProposedEntity:output_type -> polgraph.v1.RejectProposedEntityResponse
+	28, // 63: polgraph.v1.ReviewService.ListMatchCandidates:output_type -> polgraph.v1.ListMatchCandidatesResponse
+	53, // [53:64] is the sub-list for method output_type
+	42, // [42:53] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_review_service_proto_init() }
@@ -2257,8 +2735,8 @@ func file_polgraph_v1_review_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_review_service_proto_rawDesc), len(file_polgraph_v1_review_service_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   25,
+			NumEnums:      2,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

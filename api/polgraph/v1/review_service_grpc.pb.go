@@ -29,6 +29,7 @@ const (
 	ReviewService_UpdateProposal_FullMethodName       = "/polgraph.v1.ReviewService/UpdateProposal"
 	ReviewService_MergeProposedEntity_FullMethodName  = "/polgraph.v1.ReviewService/MergeProposedEntity"
 	ReviewService_RejectProposedEntity_FullMethodName = "/polgraph.v1.ReviewService/RejectProposedEntity"
+	ReviewService_ListMatchCandidates_FullMethodName  = "/polgraph.v1.ReviewService/ListMatchCandidates"
 )
 
 // ReviewServiceClient is the client API for ReviewService service.
@@ -96,6 +97,12 @@ type ReviewServiceClient interface {
 	// RejectProposedEntity rejects a proposed entity with a reason: it is never created, and the pending
 	// proposals that have it as an end are rejected with it.
 	RejectProposedEntity(ctx context.Context, in *RejectProposedEntityRequest, opts ...grpc.CallOption) (*RejectProposedEntityResponse, error)
+	// ListMatchCandidates lists the pairs of entities of the graph that may be one, best first, each with
+	// the features that made its score: people of one surname scored on their names, given-name forms, ids
+	// and birth years; parties and organisations of one name form (graph/resolve). Pairs judged not the
+	// same are left out, unless `judged` asks for those alone. Approve a pair with MergeEntities; reject it
+	// with SeparateEntities, which keeps it apart in every later list, import and merge.
+	ListMatchCandidates(ctx context.Context, in *ListMatchCandidatesRequest, opts ...grpc.CallOption) (*ListMatchCandidatesResponse, error)
 }
 
 type reviewServiceClient struct {
@@ -206,6 +213,16 @@ func (c *reviewServiceClient) RejectProposedEntity(ctx context.Context, in *Reje
 	return out, nil
 }
 
+func (c *reviewServiceClient) ListMatchCandidates(ctx context.Context, in *ListMatchCandidatesRequest, opts ...grpc.CallOption) (*ListMatchCandidatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMatchCandidatesResponse)
+	err := c.cc.Invoke(ctx, ReviewService_ListMatchCandidates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReviewServiceServer is the server API for ReviewService service.
 // All implementations must embed UnimplementedReviewServiceServer
 // for forward compatibility.
@@ -271,6 +288,12 @@ type ReviewServiceServer interface {
 	// RejectProposedEntity rejects a proposed entity with a reason: it is never created, and the pending
 	// proposals that have it as an end are rejected with it.
 	RejectProposedEntity(context.Context, *RejectProposedEntityRequest) (*RejectProposedEntityResponse, error)
+	// ListMatchCandidates lists the pairs of entities of the graph that may be one, best first, each with
+	// the features that made its score: people of one surname scored on their names, given-name forms, ids
+	// and birth years; parties and organisations of one name form (graph/resolve). Pairs judged not the
+	// same are left out, unless `judged` asks for those alone. Approve a pair with MergeEntities; reject it
+	// with SeparateEntities, which keeps it apart in every later list, import and merge.
+	ListMatchCandidates(context.Context, *ListMatchCandidatesRequest) (*ListMatchCandidatesResponse, error)
 	mustEmbedUnimplementedReviewServiceServer()
 }
 
@@ -310,6 +333,9 @@ func (UnimplementedReviewServiceServer) MergeProposedEntity(context.Context, *Me
 }
 func (UnimplementedReviewServiceServer) RejectProposedEntity(context.Context, *RejectProposedEntityRequest) (*RejectProposedEntityResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RejectProposedEntity not implemented")
+}
+func (UnimplementedReviewServiceServer) ListMatchCandidates(context.Context, *ListMatchCandidatesRequest) (*ListMatchCandidatesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListMatchCandidates not implemented")
 }
 func (UnimplementedReviewServiceServer) mustEmbedUnimplementedReviewServiceServer() {}
 func (UnimplementedReviewServiceServer) testEmbeddedByValue()                       {}
@@ -512,6 +538,24 @@ func _ReviewService_RejectProposedEntity_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReviewService_ListMatchCandidates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMatchCandidatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReviewServiceServer).ListMatchCandidates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReviewService_ListMatchCandidates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReviewServiceServer).ListMatchCandidates(ctx, req.(*ListMatchCandidatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ReviewService_ServiceDesc is the grpc.ServiceDesc for ReviewService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -558,6 +602,10 @@ var ReviewService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RejectProposedEntity",
 			Handler:    _ReviewService_RejectProposedEntity_Handler,
+		},
+		{
+			MethodName: "ListMatchCandidates",
+			Handler:    _ReviewService_ListMatchCandidates_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

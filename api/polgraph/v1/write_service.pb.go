@@ -1862,6 +1862,133 @@ func (x *ListChangesResponse) GetTotalSize() int32 {
 	return 0
 }
 
+// SeparateEntitiesRequest judges two entities not the same.
+type SeparateEntitiesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The two entities' resource names, in either order.
+	A string `protobuf:"bytes,1,opt,name=a,proto3" json:"a,omitempty"`
+	B string `protobuf:"bytes,2,opt,name=b,proto3" json:"b,omitempty"`
+	// Why (required, at most 1,000 characters): "two people: born 1940 and 1962".
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Withdraw the judgement instead: the pair may be proposed and merged again.
+	Withdraw bool `protobuf:"varint,4,opt,name=withdraw,proto3" json:"withdraw,omitempty"`
+	// As UpsertSourcesRequest.request_id.
+	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeparateEntitiesRequest) Reset() {
+	*x = SeparateEntitiesRequest{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeparateEntitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeparateEntitiesRequest) ProtoMessage() {}
+
+func (x *SeparateEntitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeparateEntitiesRequest.ProtoReflect.Descriptor instead.
+func (*SeparateEntitiesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SeparateEntitiesRequest) GetA() string {
+	if x != nil {
+		return x.A
+	}
+	return ""
+}
+
+func (x *SeparateEntitiesRequest) GetB() string {
+	if x != nil {
+		return x.B
+	}
+	return ""
+}
+
+func (x *SeparateEntitiesRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SeparateEntitiesRequest) GetWithdraw() bool {
+	if x != nil {
+		return x.Withdraw
+	}
+	return false
+}
+
+func (x *SeparateEntitiesRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// SeparateEntitiesResponse says what the judgement changed.
+type SeparateEntitiesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The judgement's resource (`judgements/<a>~<b>`), created, updated or unchanged.
+	Result        *WriteResult `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeparateEntitiesResponse) Reset() {
+	*x = SeparateEntitiesResponse{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeparateEntitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeparateEntitiesResponse) ProtoMessage() {}
+
+func (x *SeparateEntitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeparateEntitiesResponse.ProtoReflect.Descriptor instead.
+func (*SeparateEntitiesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SeparateEntitiesResponse) GetResult() *WriteResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 var File_polgraph_v1_write_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_write_service_proto_rawDesc = "" +
@@ -2012,7 +2139,16 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\achanges\x18\x01 \x03(\v2\x13.polgraph.v1.ChangeR\achanges\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x1d\n" +
 	"\n" +
-	"total_size\x18\x03 \x01(\x05R\ttotalSize2\xeb\x06\n" +
+	"total_size\x18\x03 \x01(\x05R\ttotalSize\"\x88\x01\n" +
+	"\x17SeparateEntitiesRequest\x12\f\n" +
+	"\x01a\x18\x01 \x01(\tR\x01a\x12\f\n" +
+	"\x01b\x18\x02 \x01(\tR\x01b\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x1a\n" +
+	"\bwithdraw\x18\x04 \x01(\bR\bwithdraw\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\"L\n" +
+	"\x18SeparateEntitiesResponse\x120\n" +
+	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result2\xcc\a\n" +
 	"\fWriteService\x12V\n" +
 	"\rUpsertSources\x12!.polgraph.v1.UpsertSourcesRequest\x1a\".polgraph.v1.UpsertSourcesResponse\x12Y\n" +
 	"\x0eUpsertEntities\x12\".polgraph.v1.UpsertEntitiesRequest\x1a#.polgraph.v1.UpsertEntitiesResponse\x12\\\n" +
@@ -2022,7 +2158,8 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\x0eDeleteRelation\x12\".polgraph.v1.DeleteRelationRequest\x1a#.polgraph.v1.DeleteRelationResponse\x12S\n" +
 	"\fDeleteEntity\x12 .polgraph.v1.DeleteEntityRequest\x1a!.polgraph.v1.DeleteEntityResponse\x12V\n" +
 	"\rMergeEntities\x12!.polgraph.v1.MergeEntitiesRequest\x1a\".polgraph.v1.MergeEntitiesResponse\x12\\\n" +
-	"\x0fUnmergeEntities\x12#.polgraph.v1.UnmergeEntitiesRequest\x1a$.polgraph.v1.UnmergeEntitiesResponse\x12P\n" +
+	"\x0fUnmergeEntities\x12#.polgraph.v1.UnmergeEntitiesRequest\x1a$.polgraph.v1.UnmergeEntitiesResponse\x12_\n" +
+	"\x10SeparateEntities\x12$.polgraph.v1.SeparateEntitiesRequest\x1a%.polgraph.v1.SeparateEntitiesResponse\x12P\n" +
 	"\vListChanges\x12\x1f.polgraph.v1.ListChangesRequest\x1a .polgraph.v1.ListChangesResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
 
 var (
@@ -2037,45 +2174,47 @@ func file_polgraph_v1_write_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_write_service_proto_rawDescData
 }
 
-var file_polgraph_v1_write_service_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_polgraph_v1_write_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_polgraph_v1_write_service_proto_goTypes = []any{
-	(*SourceRecord)(nil),            // 0: polgraph.v1.SourceRecord
-	(*EntityRecord)(nil),            // 1: polgraph.v1.EntityRecord
-	(*ClaimRecord)(nil),             // 2: polgraph.v1.ClaimRecord
-	(*RelationRecord)(nil),          // 3: polgraph.v1.RelationRecord
-	(*UpsertSourcesRequest)(nil),    // 4: polgraph.v1.UpsertSourcesRequest
-	(*UpsertEntitiesRequest)(nil),   // 5: polgraph.v1.UpsertEntitiesRequest
-	(*UpsertRelationsRequest)(nil),  // 6: polgraph.v1.UpsertRelationsRequest
-	(*UpsertSourcesResponse)(nil),   // 7: polgraph.v1.UpsertSourcesResponse
-	(*UpsertEntitiesResponse)(nil),  // 8: polgraph.v1.UpsertEntitiesResponse
-	(*UpsertRelationsResponse)(nil), // 9: polgraph.v1.UpsertRelationsResponse
-	(*RetractClaimResponse)(nil),    // 10: polgraph.v1.RetractClaimResponse
-	(*DeleteRelationResponse)(nil),  // 11: polgraph.v1.DeleteRelationResponse
-	(*DeleteEntityResponse)(nil),    // 12: polgraph.v1.DeleteEntityResponse
-	(*WriteResult)(nil),             // 13: polgraph.v1.WriteResult
-	(*LoadRequest)(nil),             // 14: polgraph.v1.LoadRequest
-	(*LoadResponse)(nil),            // 15: polgraph.v1.LoadResponse
-	(*GraphCounts)(nil),             // 16: polgraph.v1.GraphCounts
-	(*RetractClaimRequest)(nil),     // 17: polgraph.v1.RetractClaimRequest
-	(*DeleteRelationRequest)(nil),   // 18: polgraph.v1.DeleteRelationRequest
-	(*DeleteEntityRequest)(nil),     // 19: polgraph.v1.DeleteEntityRequest
-	(*MergeEntitiesRequest)(nil),    // 20: polgraph.v1.MergeEntitiesRequest
-	(*MergeEntitiesResponse)(nil),   // 21: polgraph.v1.MergeEntitiesResponse
-	(*UnmergeEntitiesRequest)(nil),  // 22: polgraph.v1.UnmergeEntitiesRequest
-	(*UnmergeEntitiesResponse)(nil), // 23: polgraph.v1.UnmergeEntitiesResponse
-	(*ListChangesRequest)(nil),      // 24: polgraph.v1.ListChangesRequest
-	(*ListChangesResponse)(nil),     // 25: polgraph.v1.ListChangesResponse
-	nil,                             // 26: polgraph.v1.EntityRecord.IdentifiersEntry
-	(*WebLink)(nil),                 // 27: polgraph.v1.WebLink
-	(*ContactDetail)(nil),           // 28: polgraph.v1.ContactDetail
-	(*timestamppb.Timestamp)(nil),   // 29: google.protobuf.Timestamp
-	(*Change)(nil),                  // 30: polgraph.v1.Change
+	(*SourceRecord)(nil),             // 0: polgraph.v1.SourceRecord
+	(*EntityRecord)(nil),             // 1: polgraph.v1.EntityRecord
+	(*ClaimRecord)(nil),              // 2: polgraph.v1.ClaimRecord
+	(*RelationRecord)(nil),           // 3: polgraph.v1.RelationRecord
+	(*UpsertSourcesRequest)(nil),     // 4: polgraph.v1.UpsertSourcesRequest
+	(*UpsertEntitiesRequest)(nil),    // 5: polgraph.v1.UpsertEntitiesRequest
+	(*UpsertRelationsRequest)(nil),   // 6: polgraph.v1.UpsertRelationsRequest
+	(*UpsertSourcesResponse)(nil),    // 7: polgraph.v1.UpsertSourcesResponse
+	(*UpsertEntitiesResponse)(nil),   // 8: polgraph.v1.UpsertEntitiesResponse
+	(*UpsertRelationsResponse)(nil),  // 9: polgraph.v1.UpsertRelationsResponse
+	(*RetractClaimResponse)(nil),     // 10: polgraph.v1.RetractClaimResponse
+	(*DeleteRelationResponse)(nil),   // 11: polgraph.v1.DeleteRelationResponse
+	(*DeleteEntityResponse)(nil),     // 12: polgraph.v1.DeleteEntityResponse
+	(*WriteResult)(nil),              // 13: polgraph.v1.WriteResult
+	(*LoadRequest)(nil),              // 14: polgraph.v1.LoadRequest
+	(*LoadResponse)(nil),             // 15: polgraph.v1.LoadResponse
+	(*GraphCounts)(nil),              // 16: polgraph.v1.GraphCounts
+	(*RetractClaimRequest)(nil),      // 17: polgraph.v1.RetractClaimRequest
+	(*DeleteRelationRequest)(nil),    // 18: polgraph.v1.DeleteRelationRequest
+	(*DeleteEntityRequest)(nil),      // 19: polgraph.v1.DeleteEntityRequest
+	(*MergeEntitiesRequest)(nil),     // 20: polgraph.v1.MergeEntitiesRequest
+	(*MergeEntitiesResponse)(nil),    // 21: polgraph.v1.MergeEntitiesResponse
+	(*UnmergeEntitiesRequest)(nil),   // 22: polgraph.v1.UnmergeEntitiesRequest
+	(*UnmergeEntitiesResponse)(nil),  // 23: polgraph.v1.UnmergeEntitiesResponse
+	(*ListChangesRequest)(nil),       // 24: polgraph.v1.ListChangesRequest
+	(*ListChangesResponse)(nil),      // 25: polgraph.v1.ListChangesResponse
+	(*SeparateEntitiesRequest)(nil),  // 26: polgraph.v1.SeparateEntitiesRequest
+	(*SeparateEntitiesResponse)(nil), // 27: polgraph.v1.SeparateEntitiesResponse
+	nil,                              // 28: polgraph.v1.EntityRecord.IdentifiersEntry
+	(*WebLink)(nil),                  // 29: polgraph.v1.WebLink
+	(*ContactDetail)(nil),            // 30: polgraph.v1.ContactDetail
+	(*timestamppb.Timestamp)(nil),    // 31: google.protobuf.Timestamp
+	(*Change)(nil),                   // 32: polgraph.v1.Change
 }
 var file_polgraph_v1_write_service_proto_depIdxs = []int32{
-	26, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
-	27, // 1: polgraph.v1.EntityRecord.links:type_name -> polgraph.v1.WebLink
-	27, // 2: polgraph.v1.EntityRecord.images:type_name -> polgraph.v1.WebLink
-	28, // 3: polgraph.v1.EntityRecord.contact_details:type_name -> polgraph.v1.ContactDetail
+	28, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
+	29, // 1: polgraph.v1.EntityRecord.links:type_name -> polgraph.v1.WebLink
+	29, // 2: polgraph.v1.EntityRecord.images:type_name -> polgraph.v1.WebLink
+	30, // 3: polgraph.v1.EntityRecord.contact_details:type_name -> polgraph.v1.ContactDetail
 	2,  // 4: polgraph.v1.RelationRecord.claims:type_name -> polgraph.v1.ClaimRecord
 	0,  // 5: polgraph.v1.UpsertSourcesRequest.sources:type_name -> polgraph.v1.SourceRecord
 	1,  // 6: polgraph.v1.UpsertEntitiesRequest.entities:type_name -> polgraph.v1.EntityRecord
@@ -2089,34 +2228,37 @@ var file_polgraph_v1_write_service_proto_depIdxs = []int32{
 	16, // 14: polgraph.v1.LoadResponse.graph:type_name -> polgraph.v1.GraphCounts
 	13, // 15: polgraph.v1.MergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
 	13, // 16: polgraph.v1.UnmergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	29, // 17: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
-	29, // 18: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
-	30, // 19: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
-	4,  // 20: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
-	5,  // 21: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
-	6,  // 22: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
-	14, // 23: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
-	17, // 24: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
-	18, // 25: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
-	19, // 26: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
-	20, // 27: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
-	22, // 28: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
-	24, // 29: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
-	7,  // 30: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
-	8,  // 31: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
-	9,  // 32: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
-	15, // 33: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
-	10, // 34: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
-	11, // 35: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
-	12, // 36: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
-	21, // 37: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
-	23, // 38: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
-	25, // 39: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
-	30, // [30:40] is the sub-list for method output_type
-	20, // [20:30] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	31, // 17: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
+	31, // 18: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
+	32, // 19: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
+	13, // 20: polgraph.v1.SeparateEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	4,  // 21: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
+	5,  // 22: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
+	6,  // 23: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
+	14, // 24: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
+	17, // 25: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
+	18, // 26: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
+	19, // 27: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
+	20, // 28: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
+	22, // 29: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
+	26, // 30: polgraph.v1.WriteService.SeparateEntities:input_type -> polgraph.v1.SeparateEntitiesRequest
+	24, // 31: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
+	7,  // 32: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
+	8,  // 33: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
+	9,  // 34: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
+	15, // 35: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
+	10, // 36: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
+	11, // 37: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
+	12, // 38: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
+	21, // 39: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
+	23, // 40: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
+	27, // 41: polgraph.v1.WriteService.SeparateEntities:output_type -> polgraph.v1.SeparateEntitiesResponse
+	25, // 42: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
+	32, // [32:43] is the sub-list for method output_type
+	21, // [21:32] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_write_service_proto_init() }
@@ -2132,7 +2274,7 @@ func file_polgraph_v1_write_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_write_service_proto_rawDesc), len(file_polgraph_v1_write_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,16 +19,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WriteService_UpsertSources_FullMethodName   = "/polgraph.v1.WriteService/UpsertSources"
-	WriteService_UpsertEntities_FullMethodName  = "/polgraph.v1.WriteService/UpsertEntities"
-	WriteService_UpsertRelations_FullMethodName = "/polgraph.v1.WriteService/UpsertRelations"
-	WriteService_Load_FullMethodName            = "/polgraph.v1.WriteService/Load"
-	WriteService_RetractClaim_FullMethodName    = "/polgraph.v1.WriteService/RetractClaim"
-	WriteService_DeleteRelation_FullMethodName  = "/polgraph.v1.WriteService/DeleteRelation"
-	WriteService_DeleteEntity_FullMethodName    = "/polgraph.v1.WriteService/DeleteEntity"
-	WriteService_MergeEntities_FullMethodName   = "/polgraph.v1.WriteService/MergeEntities"
-	WriteService_UnmergeEntities_FullMethodName = "/polgraph.v1.WriteService/UnmergeEntities"
-	WriteService_ListChanges_FullMethodName     = "/polgraph.v1.WriteService/ListChanges"
+	WriteService_UpsertSources_FullMethodName    = "/polgraph.v1.WriteService/UpsertSources"
+	WriteService_UpsertEntities_FullMethodName   = "/polgraph.v1.WriteService/UpsertEntities"
+	WriteService_UpsertRelations_FullMethodName  = "/polgraph.v1.WriteService/UpsertRelations"
+	WriteService_Load_FullMethodName             = "/polgraph.v1.WriteService/Load"
+	WriteService_RetractClaim_FullMethodName     = "/polgraph.v1.WriteService/RetractClaim"
+	WriteService_DeleteRelation_FullMethodName   = "/polgraph.v1.WriteService/DeleteRelation"
+	WriteService_DeleteEntity_FullMethodName     = "/polgraph.v1.WriteService/DeleteEntity"
+	WriteService_MergeEntities_FullMethodName    = "/polgraph.v1.WriteService/MergeEntities"
+	WriteService_UnmergeEntities_FullMethodName  = "/polgraph.v1.WriteService/UnmergeEntities"
+	WriteService_SeparateEntities_FullMethodName = "/polgraph.v1.WriteService/SeparateEntities"
+	WriteService_ListChanges_FullMethodName      = "/polgraph.v1.WriteService/ListChanges"
 )
 
 // WriteServiceClient is the client API for WriteService service.
@@ -78,6 +79,11 @@ type WriteServiceClient interface {
 	// restored. Claims written to `into` since the merge stay with it. FAILED_PRECONDITION when the entity
 	// is not merged, or `into` has since been merged or deleted (undo that first).
 	UnmergeEntities(ctx context.Context, in *UnmergeEntitiesRequest, opts ...grpc.CallOption) (*UnmergeEntitiesResponse, error)
+	// SeparateEntities records that two entities are not one (or, with `withdraw`, withdraws that
+	// judgement), with why and who: the pair is left out of ListMatchCandidates, no import merges a record
+	// of one into the other, and MergeEntities refuses it (FAILED_PRECONDITION, JUDGED_NOT_THE_SAME) until
+	// the judgement is withdrawn. Both must be live entities. Admin's work, as merges are.
+	SeparateEntities(ctx context.Context, in *SeparateEntitiesRequest, opts ...grpc.CallOption) (*SeparateEntitiesResponse, error)
 	// ListChanges lists the audit trail, newest first: every change of every write, with who made it, when,
 	// through which method, and the resource before and after.
 	ListChanges(ctx context.Context, in *ListChangesRequest, opts ...grpc.CallOption) (*ListChangesResponse, error)
@@ -184,6 +190,16 @@ func (c *writeServiceClient) UnmergeEntities(ctx context.Context, in *UnmergeEnt
 	return out, nil
 }
 
+func (c *writeServiceClient) SeparateEntities(ctx context.Context, in *SeparateEntitiesRequest, opts ...grpc.CallOption) (*SeparateEntitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SeparateEntitiesResponse)
+	err := c.cc.Invoke(ctx, WriteService_SeparateEntities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *writeServiceClient) ListChanges(ctx context.Context, in *ListChangesRequest, opts ...grpc.CallOption) (*ListChangesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListChangesResponse)
@@ -241,6 +257,11 @@ type WriteServiceServer interface {
 	// restored. Claims written to `into` since the merge stay with it. FAILED_PRECONDITION when the entity
 	// is not merged, or `into` has since been merged or deleted (undo that first).
 	UnmergeEntities(context.Context, *UnmergeEntitiesRequest) (*UnmergeEntitiesResponse, error)
+	// SeparateEntities records that two entities are not one (or, with `withdraw`, withdraws that
+	// judgement), with why and who: the pair is left out of ListMatchCandidates, no import merges a record
+	// of one into the other, and MergeEntities refuses it (FAILED_PRECONDITION, JUDGED_NOT_THE_SAME) until
+	// the judgement is withdrawn. Both must be live entities. Admin's work, as merges are.
+	SeparateEntities(context.Context, *SeparateEntitiesRequest) (*SeparateEntitiesResponse, error)
 	// ListChanges lists the audit trail, newest first: every change of every write, with who made it, when,
 	// through which method, and the resource before and after.
 	ListChanges(context.Context, *ListChangesRequest) (*ListChangesResponse, error)
@@ -280,6 +301,9 @@ func (UnimplementedWriteServiceServer) MergeEntities(context.Context, *MergeEnti
 }
 func (UnimplementedWriteServiceServer) UnmergeEntities(context.Context, *UnmergeEntitiesRequest) (*UnmergeEntitiesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UnmergeEntities not implemented")
+}
+func (UnimplementedWriteServiceServer) SeparateEntities(context.Context, *SeparateEntitiesRequest) (*SeparateEntitiesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SeparateEntities not implemented")
 }
 func (UnimplementedWriteServiceServer) ListChanges(context.Context, *ListChangesRequest) (*ListChangesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListChanges not implemented")
@@ -456,6 +480,24 @@ func _WriteService_UnmergeEntities_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WriteService_SeparateEntities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SeparateEntitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WriteServiceServer).SeparateEntities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WriteService_SeparateEntities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WriteServiceServer).SeparateEntities(ctx, req.(*SeparateEntitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WriteService_ListChanges_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListChangesRequest)
 	if err := dec(in); err != nil {
@@ -512,6 +554,10 @@ var WriteService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UnmergeEntities",
 			Handler:    _WriteService_UnmergeEntities_Handler,
+		},
+		{
+			MethodName: "SeparateEntities",
+			Handler:    _WriteService_SeparateEntities_Handler,
 		},
 		{
 			MethodName: "ListChanges",

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_field_mask, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ClaimStatus, EntityKind, RelationType, Source } from "./resources_pb";
+import type { ClaimStatus, Entity, EntityKind, RelationType, Source } from "./resources_pb";
 import { file_polgraph_v1_resources } from "./resources_pb";
 import type { WriteResult } from "./write_service_pb";
 import { file_polgraph_v1_write_service } from "./write_service_pb";
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/review_service.proto.
  */
 export const file_polgraph_v1_review_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBwb2xncmFwaC92MS9yZXZpZXdfc2VydmljZS5wcm90bxILcG9sZ3JhcGgudjEijQEKDURvY3VtZW50SW5wdXQSDwoHY29udGVudBgBIAEoCRIOCgZmb3JtYXQYAiABKAkSDAoEcGF0aBgDIAEoCRINCgV0aXRsZRgEIAEoCRIOCgZvdXRsZXQYBSABKAkSDgoGYXV0aG9yGAYgASgJEhEKCXB1Ymxpc2hlZBgHIAEoCRILCgN1cmwYCCABKAkiWAoWSW5nZXN0RG9jdW1lbnRzUmVxdWVzdBItCglkb2N1bWVudHMYASADKAsyGi5wb2xncmFwaC52MS5Eb2N1bWVudElucHV0Eg8KB2RyeV9ydW4YAiABKAgiSwoXSW5nZXN0RG9jdW1lbnRzUmVzcG9uc2USMAoJZG9jdW1lbnRzGAEgAygLMh0ucG9sZ3JhcGgudjEuSW5nZXN0ZWREb2N1bWVudCL/AQoQSW5nZXN0ZWREb2N1bWVudBItCghkb2N1bWVudBgBIAEoCzIbLnBvbGdyYXBoLnYxLlJldmlld0RvY3VtZW50EhQKDGFscmVhZHlfcmVhZBgCIAEoCBIoCglwcm9wb3NhbHMYAyADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbBItCghlbnRpdGllcxgEIAMoCzIbLnBvbGdyYXBoLnYxLlByb3Bvc2VkRW50aXR5EhgKEHF1ZXVlZF9wcm9wb3NhbHMYBSABKAUSFwoPcXVldWVkX2VudGl0aWVzGAYgASgFEhoKEnJlcGVhdGVkX3Byb3Bvc2FscxgHIAEoBSLgAQoOUmV2aWV3RG9jdW1lbnQSDAoEbmFtZRgBIAEoCRIMCgRoYXNoGAIgASgJEiMKBnNvdXJjZRgDIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIOCgZmb3JtYXQYBCABKAkSDAoEcGF0aBgFIAEoCRIsCghpbmdlc3RlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdGV4dBgHIAEoCRIPCgdwZW5kaW5nGAggASgFEhAKCGFwcHJvdmVkGAkgASgFEhAKCHJlamVjdGVkGAogASgFIs4DCghQcm9wb3NhbBIMCgRuYW1lGAEgASgJEhAKCGRvY3VtZW50GAIgASgJEicKBHR5cGUYAyABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgEIAEoCRIKCgJ0bxgFIAEoCRIMCgRyb2xlGAYgASgJEgwKBGRhdGUYByABKAkSEgoKdmFsaWRfZnJvbRgIIAEoCRIQCgh2YWxpZF90bxgJIAEoCRIoCgZzdGF0dXMYCiABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAsgASgBEg8KB2V4Y2VycHQYDCABKAkSEgoKc3Bhbl9zdGFydBgNIAEoBRIQCghzcGFuX2VuZBgOIAEoBRIPCgdzYWlkX2J5GA8gASgJEgwKBHJ1bGUYECABKAkSJwoFc3RhdGUYESABKA4yGC5wb2xncmFwaC52MS5SZXZpZXdTdGF0ZRIOCgZyZWFzb24YEiABKAkSEAoIcmVsYXRpb24YEyABKAkSEAoIcmV2aWV3ZXIYFCABKAkSLAoIcmV2aWV3ZWQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowCCg5Qcm9wb3NlZEVudGl0eRIMCgRuYW1lGAEgASgJEiUKBGtpbmQYAiABKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIPCgdhbGlhc2VzGAQgAygJEhAKCGRvY3VtZW50GAUgASgJEicKBXN0YXRlGAYgASgOMhgucG9sZ3JhcGgudjEuUmV2aWV3U3RhdGUSEwoLbWVyZ2VkX2ludG8YByABKAkSDgoGcmVhc29uGAggASgJEhAKCHJldmlld2VyGAkgASgJEiwKCHJldmlld2VkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI9ChRMaXN0RG9jdW1lbnRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJ0ChVMaXN0RG9jdW1lbnRzUmVzcG9uc2USLgoJZG9jdW1lbnRzGAEgAygLMhsucG9sZ3JhcGgudjEuUmV2aWV3RG9jdW1lbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiIgoSR2V0RG9jdW1lbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkinQEKE0dldERvY3VtZW50UmVzcG9uc2USLQoIZG9jdW1lbnQYASABKAsyGy5wb2xncmFwaC52MS5SZXZpZXdEb2N1bWVudBIoCglwcm9wb3NhbHMYAiADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbBItCghlbnRpdGllcxgDIAMoCzIbLnBvbGdyYXBoLnYxLlByb3Bvc2VkRW50aXR5IrEBChRMaXN0UHJvcG9zYWxzUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIOCgZlbnRpdHkYAiABKAkSJwoFc3RhdGUYAyABKA4yGC5wb2xncmFwaC52MS5SZXZpZXdTdGF0ZRInCgR0eXBlGAQgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEhEKCXBhZ2Vfc2l6ZRgFIAEoBRISCgpwYWdlX3Rva2VuGAYgASgJIm4KFUxpc3RQcm9wb3NhbHNSZXNwb25zZRIoCglwcm9wb3NhbHMYASADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJ/ChtMaXN0UHJvcG9zZWRFbnRpdGllc1JlcXVlc3QSEAoIZG9jdW1lbnQYASABKAkSJwoFc3RhdGUYAiABKA4yGC5wb2xncmFwaC52MS5SZXZpZXdTdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJ6ChxMaXN0UHJvcG9zZWRFbnRpdGllc1Jlc3BvbnNlEi0KCGVudGl0aWVzGAEgAygLMhsucG9sZ3JhcGgudjEuUHJvcG9zZWRFbnRpdHkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiKAoXQXBwcm92ZVByb3Bvc2Fsc1JlcXVlc3QSDQoFbmFtZXMYASADKAkimgEKGEFwcHJvdmVQcm9wb3NhbHNSZXNwb25zZRInCghhcHByb3ZlZBgBIAMoCzIVLnBvbGdyYXBoLnYxLlByb3Bvc2FsEhEKCXVuY2hhbmdlZBgCIAMoCRIYChBjcmVhdGVkX2VudGl0aWVzGAMgAygJEigKBnJlc3VsdBgEIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IjcKFlJlamVjdFByb3Bvc2Fsc1JlcXVlc3QSDQoFbmFtZXMYASADKAkSDgoGcmVhc29uGAIgASgJIlUKF1JlamVjdFByb3Bvc2Fsc1Jlc3BvbnNlEicKCHJlamVjdGVkGAEgAygLMhUucG9sZ3JhcGgudjEuUHJvcG9zYWwSEQoJdW5jaGFuZ2VkGAIgAygJInEKFVVwZGF0ZVByb3Bvc2FsUmVxdWVzdBInCghwcm9wb3NhbBgBIAEoCzIVLnBvbGdyYXBoLnYxLlByb3Bvc2FsEi8KC3VwZGF0ZV9tYXNrGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLkZpZWxkTWFzayJBChZVcGRhdGVQcm9wb3NhbFJlc3BvbnNlEicKCHByb3Bvc2FsGAEgASgLMhUucG9sZ3JhcGgudjEuUHJvcG9zYWwiOAoaTWVyZ2VQcm9wb3NlZEVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRpbnRvGAIgASgJIp0BChtNZXJnZVByb3Bvc2VkRW50aXR5UmVzcG9uc2USKwoGZW50aXR5GAEgASgLMhsucG9sZ3JhcGgudjEuUHJvcG9zZWRFbnRpdHkSKAoJcmVwb2ludGVkGAIgAygLMhUucG9sZ3JhcGgudjEuUHJvcG9zYWwSJwoIcmVqZWN0ZWQYAyADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbCI7ChtSZWplY3RQcm9wb3NlZEVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkidAocUmVqZWN0UHJvcG9zZWRFbnRpdHlSZXNwb25zZRIrCgZlbnRpdHkYASABKAsyGy5wb2xncmFwaC52MS5Qcm9wb3NlZEVudGl0eRInCghyZWplY3RlZBgCIAMoCzIVLnBvbGdyYXBoLnYxLlByb3Bvc2FsKpQBCgtSZXZpZXdTdGF0ZRIcChhSRVZJRVdfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRSRVZJRVdfU1RBVEVfUEVORElORxABEhkKFVJFVklFV19TVEFURV9BUFBST1ZFRBACEhkKFVJFVklFV19TVEFURV9SRUpFQ1RFRBADEhcKE1JFVklFV19TVEFURV9NRVJHRUQQBDLNBwoNUmV2aWV3U2VydmljZRJcCg9Jbmdlc3REb2N1bWVudHMSIy5wb2xncmFwaC52MS5Jbmdlc3REb2N1bWVudHNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuSW5nZXN0RG9jdW1lbnRzUmVzcG9uc2USVgoNTGlzdERvY3VtZW50cxIhLnBvbGdyYXBoLnYxLkxpc3REb2N1bWVudHNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuTGlzdERvY3VtZW50c1Jlc3BvbnNlElAKC0dldERvY3VtZW50Eh8ucG9sZ3JhcGgudjEuR2V0RG9jdW1lbnRSZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0RG9jdW1lbnRSZXNwb25zZRJWCg1MaXN0UHJvcG9zYWxzEiEucG9sZ3JhcGgudjEuTGlzdFByb3Bvc2Fsc1JlcXVlc3QaIi5wb2xncmFwaC52MS5MaXN0UHJvcG9zYWxzUmVzcG9uc2USawoUTGlzdFByb3Bvc2VkRW50aXRpZXMSKC5wb2xncmFwaC52MS5MaXN0UHJvcG9zZWRFbnRpdGllc1JlcXVlc3QaKS5wb2xncmFwaC52MS5MaXN0UHJvcG9zZWRFbnRpdGllc1Jlc3BvbnNlEl8KEEFwcHJvdmVQcm9wb3NhbHMSJC5wb2xncmFwaC52MS5BcHByb3ZlUHJvcG9zYWxzUmVxdWVzdBolLnBvbGdyYXBoLnYxLkFwcHJvdmVQcm9wb3NhbHNSZXNwb25zZRJcCg9SZWplY3RQcm9wb3NhbHMSIy5wb2xncmFwaC52MS5SZWplY3RQcm9wb3NhbHNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuUmVqZWN0UHJvcG9zYWxzUmVzcG9uc2USWQoOVXBkYXRlUHJvcG9zYWwSIi5wb2xncmFwaC52MS5VcGRhdGVQcm9wb3NhbFJlcXVlc3QaIy5wb2xncmFwaC52MS5VcGRhdGVQcm9wb3NhbFJlc3BvbnNlEmgKE01lcmdlUHJvcG9zZWRFbnRpdHkSJy5wb2xncmFwaC52MS5NZXJnZVByb3Bvc2VkRW50aXR5UmVxdWVzdBooLnBvbGdyYXBoLnYxLk1lcmdlUHJvcG9zZWRFbnRpdHlSZXNwb25zZRJrChRSZWplY3RQcm9wb3NlZEVudGl0eRIoLnBvbGdyYXBoLnYxLlJlamVjdFByb3Bvc2VkRW50aXR5UmVxdWVzdBopLnBvbGdyYXBoLnYxLlJlamVjdFByb3Bvc2VkRW50aXR5UmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_polgraph_v1_resources, file_polgraph_v1_write_service]);
+  fileDesc("CiBwb2xncmFwaC92MS9yZXZpZXdfc2VydmljZS5wcm90bxILcG9sZ3JhcGgudjEijQEKDURvY3VtZW50SW5wdXQSDwoHY29udGVudBgBIAEoCRIOCgZmb3JtYXQYAiABKAkSDAoEcGF0aBgDIAEoCRINCgV0aXRsZRgEIAEoCRIOCgZvdXRsZXQYBSABKAkSDgoGYXV0aG9yGAYgASgJEhEKCXB1Ymxpc2hlZBgHIAEoCRILCgN1cmwYCCABKAkiWAoWSW5nZXN0RG9jdW1lbnRzUmVxdWVzdBItCglkb2N1bWVudHMYASADKAsyGi5wb2xncmFwaC52MS5Eb2N1bWVudElucHV0Eg8KB2RyeV9ydW4YAiABKAgiSwoXSW5nZXN0RG9jdW1lbnRzUmVzcG9uc2USMAoJZG9jdW1lbnRzGAEgAygLMh0ucG9sZ3JhcGgudjEuSW5nZXN0ZWREb2N1bWVudCL/AQoQSW5nZXN0ZWREb2N1bWVudBItCghkb2N1bWVudBgBIAEoCzIbLnBvbGdyYXBoLnYxLlJldmlld0RvY3VtZW50EhQKDGFscmVhZHlfcmVhZBgCIAEoCBIoCglwcm9wb3NhbHMYAyADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbBItCghlbnRpdGllcxgEIAMoCzIbLnBvbGdyYXBoLnYxLlByb3Bvc2VkRW50aXR5EhgKEHF1ZXVlZF9wcm9wb3NhbHMYBSABKAUSFwoPcXVldWVkX2VudGl0aWVzGAYgASgFEhoKEnJlcGVhdGVkX3Byb3Bvc2FscxgHIAEoBSLgAQoOUmV2aWV3RG9jdW1lbnQSDAoEbmFtZRgBIAEoCRIMCgRoYXNoGAIgASgJEiMKBnNvdXJjZRgDIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIOCgZmb3JtYXQYBCABKAkSDAoEcGF0aBgFIAEoCRIsCghpbmdlc3RlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdGV4dBgHIAEoCRIPCgdwZW5kaW5nGAggASgFEhAKCGFwcHJvdmVkGAkgASgFEhAKCHJlamVjdGVkGAogASgFIs4DCghQcm9wb3NhbBIMCgRuYW1lGAEgASgJEhAKCGRvY3VtZW50GAIgASgJEicKBHR5cGUYAyABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgEIAEoCRIKCgJ0bxgFIAEoCRIMCgRyb2xlGAYgASgJEgwKBGRhdGUYByABKAkSEgoKdmFsaWRfZnJvbRgIIAEoCRIQCgh2YWxpZF90bxgJIAEoCRIoCgZzdGF0dXMYCiABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAsgASgBEg8KB2V4Y2VycHQYDCABKAkSEgoKc3Bhbl9zdGFydBgNIAEoBRIQCghzcGFuX2VuZBgOIAEoBRIPCgdzYWlkX2J5GA8gASgJEgwKBHJ1bGUYECABKAkSJwoFc3RhdGUYESABKA4yGC5wb2xncmFwaC52MS5SZXZpZXdTdGF0ZRIOCgZyZWFzb24YEiABKAkSEAoIcmVsYXRpb24YEyABKAkSEAoIcmV2aWV3ZXIYFCABKAkSLAoIcmV2aWV3ZWQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowCCg5Qcm9wb3NlZEVudGl0eRIMCgRuYW1lGAEgASgJEiUKBGtpbmQYAiABKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIPCgdhbGlhc2VzGAQgAygJEhAKCGRvY3VtZW50GAUgASgJEicKBXN0YXRlGAYgASgOMhgucG9sZ3JhcGgudjEuUmV2aWV3U3RhdGUSEwoLbWVyZ2VkX2ludG8YByABKAkSDgoGcmVhc29uGAggASgJEhAKCHJldmlld2VyGAkgASgJEiwKCHJldmlld2VkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI9ChRMaXN0RG9jdW1lbnRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJ0ChVMaXN0RG9jdW1lbnRzUmVzcG9uc2USLgoJZG9jdW1lbnRzGAEgAygLMhsucG9sZ3JhcGgudjEuUmV2aWV3RG9jdW1lbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiIgoSR2V0RG9jdW1lbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkinQEKE0dldERvY3VtZW50UmVzcG9uc2USLQoIZG9jdW1lbnQYASABKAsyGy5wb2xncmFwaC52MS5SZXZpZXdEb2N1bWVudBIoCglwcm9wb3NhbHMYAiADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbBItCghlbnRpdGllcxgDIAMoCzIbLnBvbGdyYXBoLnYxLlByb3Bvc2VkRW50aXR5IrEBChRMaXN0UHJvcG9zYWxzUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIOCgZlbnRpdHkYAiABKAkSJwoFc3RhdGUYAyABKA4yGC5wb2xncmFwaC52MS5SZXZpZXdTdGF0ZRInCgR0eXBlGAQgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEhEKCXBhZ2Vfc2l6ZRgFIAEoBRISCgpwYWdlX3Rva2VuGAYgASgJIm4KFUxpc3RQcm9wb3NhbHNSZXNwb25zZRIoCglwcm9wb3NhbHMYASADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJ/ChtMaXN0UHJvcG9zZWRFbnRpdGllc1JlcXVlc3QSEAoIZG9jdW1lbnQYASABKAkSJwoFc3RhdGUYAiABKA4yGC5wb2xncmFwaC52MS5SZXZpZXdTdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJ6ChxMaXN0UHJvcG9zZWRFbnRpdGllc1Jlc3BvbnNlEi0KCGVudGl0aWVzGAEgAygLMhsucG9sZ3JhcGgudjEuUHJvcG9zZWRFbnRpdHkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiKAoXQXBwcm92ZVByb3Bvc2Fsc1JlcXVlc3QSDQoFbmFtZXMYASADKAkimgEKGEFwcHJvdmVQcm9wb3NhbHNSZXNwb25zZRInCghhcHByb3ZlZBgBIAMoCzIVLnBvbGdyYXBoLnYxLlByb3Bvc2FsEhEKCXVuY2hhbmdlZBgCIAMoCRIYChBjcmVhdGVkX2VudGl0aWVzGAMgAygJEigKBnJlc3VsdBgEIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IjcKFlJlamVjdFByb3Bvc2Fsc1JlcXVlc3QSDQoFbmFtZXMYASADKAkSDgoGcmVhc29uGAIgASgJIlUKF1JlamVjdFByb3Bvc2Fsc1Jlc3BvbnNlEicKCHJlamVjdGVkGAEgAygLMhUucG9sZ3JhcGgudjEuUHJvcG9zYWwSEQoJdW5jaGFuZ2VkGAIgAygJInEKFVVwZGF0ZVByb3Bvc2FsUmVxdWVzdBInCghwcm9wb3NhbBgBIAEoCzIVLnBvbGdyYXBoLnYxLlByb3Bvc2FsEi8KC3VwZGF0ZV9tYXNrGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLkZpZWxkTWFzayJBChZVcGRhdGVQcm9wb3NhbFJlc3BvbnNlEicKCHByb3Bvc2FsGAEgASgLMhUucG9sZ3JhcGgudjEuUHJvcG9zYWwiOAoaTWVyZ2VQcm9wb3NlZEVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRpbnRvGAIgASgJIp0BChtNZXJnZVByb3Bvc2VkRW50aXR5UmVzcG9uc2USKwoGZW50aXR5GAEgASgLMhsucG9sZ3JhcGgudjEuUHJvcG9zZWRFbnRpdHkSKAoJcmVwb2ludGVkGAIgAygLMhUucG9sZ3JhcGgudjEuUHJvcG9zYWwSJwoIcmVqZWN0ZWQYAyADKAsyFS5wb2xncmFwaC52MS5Qcm9wb3NhbCI7ChtSZWplY3RQcm9wb3NlZEVudGl0eVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkidAocUmVqZWN0UHJvcG9zZWRFbnRpdHlSZXNwb25zZRIrCgZlbnRpdHkYASABKAsyGy5wb2xncmFwaC52MS5Qcm9wb3NlZEVudGl0eRInCghyZWplY3RlZBgCIAMoCzIVLnBvbGdyYXBoLnYxLlByb3Bvc2FsIooBChpMaXN0TWF0Y2hDYW5kaWRhdGVzUmVxdWVzdBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIOCgZlbnRpdHkYAiABKAkSDgoGanVkZ2VkGAMgASgIEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJInsKG0xpc3RNYXRjaENhbmRpZGF0ZXNSZXNwb25zZRIvCgpjYW5kaWRhdGVzGAEgAygLMhsucG9sZ3JhcGgudjEuTWF0Y2hDYW5kaWRhdGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUi/wEKDk1hdGNoQ2FuZGlkYXRlEh4KAWEYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSHgoBYhgCIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRINCgVzY29yZRgDIAEoARIsCghkZWNpc2lvbhgEIAEoDjIaLnBvbGdyYXBoLnYxLk1hdGNoRGVjaXNpb24SKwoIZmVhdHVyZXMYBSADKAsyGS5wb2xncmFwaC52MS5NYXRjaEZlYXR1cmUSEwoLZXhwbGFuYXRpb24YBiABKAkSLgoJanVkZ2VtZW50GAcgASgLMhsucG9sZ3JhcGgudjEuTWF0Y2hKdWRnZW1lbnQiPAoMTWF0Y2hGZWF0dXJlEgwKBG5hbWUYASABKAkSDgoGd2VpZ2h0GAIgASgBEg4KBmRldGFpbBgDIAEoCSJWCg5NYXRjaEp1ZGdlbWVudBIOCgZyZWFzb24YASABKAkSCgoCYnkYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqlAEKC1Jldmlld1N0YXRlEhwKGFJFVklFV19TVEFURV9VTlNQRUNJRklFRBAAEhgKFFJFVklFV19TVEFURV9QRU5ESU5HEAESGQoVUkVWSUVXX1NUQVRFX0FQUFJPVkVEEAISGQoVUkVWSUVXX1NUQVRFX1JFSkVDVEVEEAMSFwoTUkVWSUVXX1NUQVRFX01FUkdFRBAEKmUKDU1hdGNoRGVjaXNpb24SHgoaTUFUQ0hfREVDSVNJT05fVU5TUEVDSUZJRUQQABIaChZNQVRDSF9ERUNJU0lPTl9QUk9QT1NFEAESGAoUTUFUQ0hfREVDSVNJT05fTUVSR0UQAjK3CAoNUmV2aWV3U2VydmljZRJcCg9Jbmdlc3REb2N1bWVudHMSIy5wb2xncmFwaC52MS5Jbmdlc3REb2N1bWVudHNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuSW5nZXN0RG9jdW1lbnRzUmVzcG9uc2USVgoNTGlzdERvY3VtZW50cxIhLnBvbGdyYXBoLnYxLkxpc3REb2N1bWVudHNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuTGlzdERvY3VtZW50c1Jlc3BvbnNlElAKC0dldERvY3VtZW50Eh8ucG9sZ3JhcGgudjEuR2V0RG9jdW1lbnRSZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0RG9jdW1lbnRSZXNwb25zZRJWCg1MaXN0UHJvcG9zYWxzEiEucG9sZ3JhcGgudjEuTGlzdFByb3Bvc2Fsc1JlcXVlc3QaIi5wb2xncmFwaC52MS5MaXN0UHJvcG9zYWxzUmVzcG9uc2USawoUTGlzdFByb3Bvc2VkRW50aXRpZXMSKC5wb2xncmFwaC52MS5MaXN0UHJvcG9zZWRFbnRpdGllc1JlcXVlc3QaKS5wb2xncmFwaC52MS5MaXN0UHJvcG9zZWRFbnRpdGllc1Jlc3BvbnNlEl8KEEFwcHJvdmVQcm9wb3NhbHMSJC5wb2xncmFwaC52MS5BcHByb3ZlUHJvcG9zYWxzUmVxdWVzdBolLnBvbGdyYXBoLnYxLkFwcHJvdmVQcm9wb3NhbHNSZXNwb25zZRJcCg9SZWplY3RQcm9wb3NhbHMSIy5wb2xncmFwaC52MS5SZWplY3RQcm9wb3NhbHNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuUmVqZWN0UHJvcG9zYWxzUmVzcG9uc2USWQoOVXBkYXRlUHJvcG9zYWwSIi5wb2xncmFwaC52MS5VcGRhdGVQcm9wb3NhbFJlcXVlc3QaIy5wb2xncmFwaC52MS5VcGRhdGVQcm9wb3NhbFJlc3BvbnNlEmgKE01lcmdlUHJvcG9zZWRFbnRpdHkSJy5wb2xncmFwaC52MS5NZXJnZVByb3Bvc2VkRW50aXR5UmVxdWVzdBooLnBvbGdyYXBoLnYxLk1lcmdlUHJvcG9zZWRFbnRpdHlSZXNwb25zZRJrChRSZWplY3RQcm9wb3NlZEVudGl0eRIoLnBvbGdyYXBoLnYxLlJlamVjdFByb3Bvc2VkRW50aXR5UmVxdWVzdBopLnBvbGdyYXBoLnYxLlJlamVjdFByb3Bvc2VkRW50aXR5UmVzcG9uc2USaAoTTGlzdE1hdGNoQ2FuZGlkYXRlcxInLnBvbGdyYXBoLnYxLkxpc3RNYXRjaENhbmRpZGF0ZXNSZXF1ZXN0GigucG9sZ3JhcGgudjEuTGlzdE1hdGNoQ2FuZGlkYXRlc1Jlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_polgraph_v1_resources, file_polgraph_v1_write_service]);
 
 /**
  * DocumentInput is one document to read.
@@ -1116,6 +1116,221 @@ export const RejectProposedEntityResponseSchema: GenMessage<RejectProposedEntity
   messageDesc(file_polgraph_v1_review_service, 24);
 
 /**
+ * ListMatchCandidatesRequest asks for a page of the pairs of entities that may be one.
+ *
+ * @generated from message polgraph.v1.ListMatchCandidatesRequest
+ */
+export type ListMatchCandidatesRequest = Message<"polgraph.v1.ListMatchCandidatesRequest"> & {
+  /**
+   * Only entities of this kind.
+   *
+   * @generated from field: polgraph.v1.EntityKind kind = 1;
+   */
+  kind: EntityKind;
+
+  /**
+   * Only pairs with this entity (a resource name).
+   *
+   * @generated from field: string entity = 2;
+   */
+  entity: string;
+
+  /**
+   * The pairs judged not the same (SeparateEntities) instead, each with its judgement, in name order.
+   *
+   * @generated from field: bool judged = 3;
+   */
+  judged: boolean;
+
+  /**
+   * At most this many (default 50, at most 1,000).
+   *
+   * @generated from field: int32 page_size = 4;
+   */
+  pageSize: number;
+
+  /**
+   * A `next_page_token` from an earlier response to the same request.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message polgraph.v1.ListMatchCandidatesRequest.
+ * Use `create(ListMatchCandidatesRequestSchema)` to create a new message.
+ */
+export const ListMatchCandidatesRequestSchema: GenMessage<ListMatchCandidatesRequest> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_review_service, 25);
+
+/**
+ * ListMatchCandidatesResponse is a page of candidate pairs.
+ *
+ * @generated from message polgraph.v1.ListMatchCandidatesResponse
+ */
+export type ListMatchCandidatesResponse = Message<"polgraph.v1.ListMatchCandidatesResponse"> & {
+  /**
+   * The pairs, best first (or, with `judged`, in name order).
+   *
+   * @generated from field: repeated polgraph.v1.MatchCandidate candidates = 1;
+   */
+  candidates: MatchCandidate[];
+
+  /**
+   * Pass as `page_token` for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * How many pairs match, in all pages.
+   *
+   * @generated from field: int32 total_size = 3;
+   */
+  totalSize: number;
+};
+
+/**
+ * Describes the message polgraph.v1.ListMatchCandidatesResponse.
+ * Use `create(ListMatchCandidatesResponseSchema)` to create a new message.
+ */
+export const ListMatchCandidatesResponseSchema: GenMessage<ListMatchCandidatesResponse> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_review_service, 26);
+
+/**
+ * MatchCandidate is two entities that may be one, with the score that says so.
+ *
+ * @generated from message polgraph.v1.MatchCandidate
+ */
+export type MatchCandidate = Message<"polgraph.v1.MatchCandidate"> & {
+  /**
+   * The two entities, in name order.
+   *
+   * @generated from field: polgraph.v1.Entity a = 1;
+   */
+  a?: Entity | undefined;
+
+  /**
+   * @generated from field: polgraph.v1.Entity b = 2;
+   */
+  b?: Entity | undefined;
+
+  /**
+   * The sum of the features' weights: 4 or more merges, 2 or more proposes.
+   *
+   * @generated from field: double score = 3;
+   */
+  score: number;
+
+  /**
+   * What the score decides.
+   *
+   * @generated from field: polgraph.v1.MatchDecision decision = 4;
+   */
+  decision: MatchDecision;
+
+  /**
+   * Each feature of the score, with its weight and why.
+   *
+   * @generated from field: repeated polgraph.v1.MatchFeature features = 5;
+   */
+  features: MatchFeature[];
+
+  /**
+   * The score in words: "propose at 2.5: name +2.5 (the same surname, and given names one a form of the other)".
+   *
+   * @generated from field: string explanation = 6;
+   */
+  explanation: string;
+
+  /**
+   * With `judged`: the judgement that keeps the pair apart.
+   *
+   * @generated from field: polgraph.v1.MatchJudgement judgement = 7;
+   */
+  judgement?: MatchJudgement | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.MatchCandidate.
+ * Use `create(MatchCandidateSchema)` to create a new message.
+ */
+export const MatchCandidateSchema: GenMessage<MatchCandidate> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_review_service, 27);
+
+/**
+ * MatchFeature is one reason for or against a pair being one.
+ *
+ * @generated from message polgraph.v1.MatchFeature
+ */
+export type MatchFeature = Message<"polgraph.v1.MatchFeature"> & {
+  /**
+   * The feature: "name", "ids", "born", "kind", ….
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its weight in the score: positive for, negative against.
+   *
+   * @generated from field: double weight = 2;
+   */
+  weight: number;
+
+  /**
+   * Why, in words: "both hold wikidata:Q123".
+   *
+   * @generated from field: string detail = 3;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message polgraph.v1.MatchFeature.
+ * Use `create(MatchFeatureSchema)` to create a new message.
+ */
+export const MatchFeatureSchema: GenMessage<MatchFeature> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_review_service, 28);
+
+/**
+ * MatchJudgement is a reviewer's word that two entities are not one.
+ *
+ * @generated from message polgraph.v1.MatchJudgement
+ */
+export type MatchJudgement = Message<"polgraph.v1.MatchJudgement"> & {
+  /**
+   * Why.
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+
+  /**
+   * Who: the principal of the SeparateEntities call.
+   *
+   * @generated from field: string by = 2;
+   */
+  by: string;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message polgraph.v1.MatchJudgement.
+ * Use `create(MatchJudgementSchema)` to create a new message.
+ */
+export const MatchJudgementSchema: GenMessage<MatchJudgement> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_review_service, 29);
+
+/**
  * ReviewState is where a proposal or a proposed entity stands in review.
  *
  * @generated from enum polgraph.v1.ReviewState
@@ -1162,6 +1377,40 @@ export enum ReviewState {
  */
 export const ReviewStateSchema: GenEnum<ReviewState> = /*@__PURE__*/
   enumDesc(file_polgraph_v1_review_service, 0);
+
+/**
+ * MatchDecision is what a candidate pair's score decides.
+ *
+ * @generated from enum polgraph.v1.MatchDecision
+ */
+export enum MatchDecision {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: MATCH_DECISION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Perhaps one entity: a reviewer decides.
+   *
+   * @generated from enum value: MATCH_DECISION_PROPOSE = 1;
+   */
+  PROPOSE = 1,
+
+  /**
+   * One entity by the score: imports merge such records; pairs already in the graph await a reviewer.
+   *
+   * @generated from enum value: MATCH_DECISION_MERGE = 2;
+   */
+  MERGE = 2,
+}
+
+/**
+ * Describes the enum polgraph.v1.MatchDecision.
+ */
+export const MatchDecisionSchema: GenEnum<MatchDecision> = /*@__PURE__*/
+  enumDesc(file_polgraph_v1_review_service, 1);
 
 /**
  * ReviewService reads articles and social posts into a review queue and carries out reviewers' decisions
@@ -1307,6 +1556,20 @@ export const ReviewService: GenService<{
     methodKind: "unary";
     input: typeof RejectProposedEntityRequestSchema;
     output: typeof RejectProposedEntityResponseSchema;
+  },
+  /**
+   * ListMatchCandidates lists the pairs of entities of the graph that may be one, best first, each with
+   * the features that made its score: people of one surname scored on their names, given-name forms, ids
+   * and birth years; parties and organisations of one name form (graph/resolve). Pairs judged not the
+   * same are left out, unless `judged` asks for those alone. Approve a pair with MergeEntities; reject it
+   * with SeparateEntities, which keeps it apart in every later list, import and merge.
+   *
+   * @generated from rpc polgraph.v1.ReviewService.ListMatchCandidates
+   */
+  listMatchCandidates: {
+    methodKind: "unary";
+    input: typeof ListMatchCandidatesRequestSchema;
+    output: typeof ListMatchCandidatesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_polgraph_v1_review_service, 0);
