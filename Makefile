@@ -142,8 +142,8 @@ bench-load: dgraph
 	$(GO) run ./cmd/polgraph-bench --sizes 1m --load-only --load-budget $(LOAD_BUDGET) --out docs/bench-load.md --svg docs/bench-load.svg
 
 ## bench-resolve: how well imports tell one entity from two, on copies of the shipped Popolo files with
-## their ids stripped and their names perturbed (precision, recall, F1), written to docs/bench-resolution.md;
-## no Dgraph, seconds
+## their ids stripped and their names perturbed (precision, recall, F1), and how the article reader links
+## the annotated BBC articles' mentions; written to docs/bench-resolution.md; no Dgraph, seconds
 bench-resolve:
 	POLGRAPH_RESOLUTION_OUT=$(CURDIR)/docs/bench-resolution.md $(GO) test -count=1 -run '^TestResolutionBenchmark$$' ./graph/popolo
 

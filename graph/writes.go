@@ -79,6 +79,16 @@ type WriteResult struct {
 	Unchanged        int
 	Replayed         bool // the recorded result of an earlier call with the same request id
 	Version          int64
+	// MayBe are the entities the write created that may be ones the graph held (UpsertEntities).
+	MayBe []MayBe
+}
+
+// MayBe is an entity a write created that may be one the graph already held, with the score that says so.
+type MayBe struct {
+	Created, Existing EntityName
+	Score             float64
+	Merge             bool   // the score merges (else it proposes)
+	Explanation       string // the score in words
 }
 
 // Add counts what another write changed too.
@@ -88,6 +98,7 @@ func (r *WriteResult) Add(o WriteResult) {
 	r.Unchanged += o.Unchanged
 	r.Replayed = r.Replayed || o.Replayed
 	r.Version = max(r.Version, o.Version)
+	r.MayBe = append(r.MayBe, o.MayBe...)
 }
 
 // Trail is where a Store keeps the audit trail. Methods return Unavailable, DeadlineExceeded or Internal

@@ -879,3 +879,32 @@ func TestBatchGetAndLookupEntities(t *testing.T) {
 		t.Errorf("BatchGetEntities by a display name: %v", err)
 	}
 }
+
+// TestUpsertEntitiesNamesPossibleDuplicates: an entity a write creates that may be one the graph holds (a
+// form of the given name, the same birth year) comes back with the entity it may be and why; one of
+// another family name, or one written again, does not.
+func TestUpsertEntitiesNamesPossibleDuplicates(t *testing.T) {
+	w := newWriter(t, "editor")
+	surname := "Dupcheck" + strings.ReplaceAll(w.slugTag, "-", "")
+	kenneth, ken, other := "actors/"+w.slug("kenneth"), "actors/"+w.slug("ken"), "actors/"+w.slug("other")
+	if _, err := w.w.UpsertEntities(w.ctx, &pb.UpsertEntitiesRequest{Entities: []*pb.EntityRecord{
+		{Name: kenneth, DisplayName: "Kenneth " + surname, BirthDate: "1940"}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.w.UpsertEntities(w.ctx, &pb.UpsertEntitiesRequest{Entities: []*pb.EntityRecord{
+		{Name: ken, DisplayName: "Ken " + surname, BirthDate: "1940-05"},
+		{Name: other, DisplayName: "Ken Other" + surname}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dups := res.GetResult().GetPossibleDuplicates()
+	if len(dups) != 1 || dups[0].GetCreated() != ken || dups[0].GetExisting() != kenneth ||
+		dups[0].GetDecision() != pb.MatchDecision_MATCH_DECISION_MERGE || !strings.Contains(dups[0].GetExplanation(), "born +2.0") {
+		t.Errorf("possible duplicates: %v", dups)
+	}
+	again, err := w.w.UpsertEntities(w.ctx, &pb.UpsertEntitiesRequest{Entities: []*pb.EntityRecord{
+		{Name: ken, DisplayName: "Ken " + surname, BirthDate: "1940-05", Description: "again"}}})
+	if err != nil || len(again.GetResult().GetPossibleDuplicates()) != 0 {
+		t.Errorf("an entity written again is named a possible duplicate again: %v %v", again, err)
+	}
+}

@@ -222,7 +222,8 @@ func skeleton(w string) string {
 }
 
 // similarName says whether two normalised names of several words are the same name: as many words, each
-// similar, and the last (the family name) or the first the same or alike.
+// similar, and the last (the family name) or the first the same or alike. A given name may also be a form
+// of the other's ("Ken Clarke", "Kenneth Clarke": graph.SameGivenName) when the family names are the same.
 func similarName(a, b string) bool {
 	wa, wb := strings.Fields(a), strings.Fields(b)
 	if len(wa) != len(wb) || len(wa) == 0 {
@@ -230,6 +231,9 @@ func similarName(a, b string) bool {
 	}
 	exact := 0
 	for i := range wa {
+		if i == 0 && len(wa) > 1 && wa[len(wa)-1] == wb[len(wb)-1] && graph.SameGivenName(wa[0], wb[0]) {
+			continue
+		}
 		if !similarWord(wa[i], wb[i]) {
 			return false
 		}

@@ -110,6 +110,11 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 		props[i].ID = review.ProposalID(props[i].Signature())
 	}
 	out.Proposals = props
+	for _, ms := range rd.mentions {
+		for _, m := range ms {
+			out.Mentions = append(out.Mentions, review.Mention{Text: m.text, Span: m.span, Entity: m.ent.name, Proposed: m.ent.proposed || m.ent.shipped})
+		}
+	}
 	return out, nil
 }
 

@@ -240,6 +240,23 @@ func TestLinksToTheGraph(t *testing.T) {
 	}
 }
 
+// A given name's other form links to the graph's person of that family name (graph/resolve's name forms);
+// another family name does not.
+func TestGivenNameFormsLinkToTheGraph(t *testing.T) {
+	t.Parallel()
+	known := []graph.Entity{
+		{Name: "actors/kenneth-clarke", Kind: graph.KindActor, DisplayName: "Kenneth Clarke"},
+		{Name: "actors/nicholas-soames", Kind: graph.KindActor, DisplayName: "Nicholas Soames"},
+		{Name: "parties/conservatives", Kind: graph.KindParty, DisplayName: "Conservatives"},
+	}
+	rd := read(t, ingest.NewReader(known), ingest.Input{Path: "t", Content: []byte(
+		"Ken Clarke criticised Nick Brown over the budget.")})
+	want := []reading{{graph.Criticised, "actors/kenneth-clarke", "actors/nick-brown", graph.StatusReported}}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Errorf("proposals (-want +got):\n%s", diff)
+	}
+}
+
 func TestSentences(t *testing.T) {
 	t.Parallel()
 	text := "Mr. Galloway met Dr. Smith at St. Paul's. Lt. Col. Tim Collins agreed. " +

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/resolve"
 )
 
 // Store is what intake writes to: the dataset writer, the audit trail, tombstones, and what tells which
@@ -27,6 +29,7 @@ type Store interface {
 	graph.Judgements
 	GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error)
 	Known(ctx context.Context, entities []graph.EntityName, sources []graph.SourceName) (map[graph.EntityName]graph.Kind, map[graph.SourceName]bool, error)
+	FindByName(ctx context.Context, text string) ([]graph.Entity, error)
 	Version(ctx context.Context) (int64, error)
 	Counts(ctx context.Context) (graph.GraphCounts, error)
 }
@@ -95,7 +98,9 @@ func (s *Service) Upsert(ctx context.Context, meta graph.WriteMeta, b Batch) (gr
 	case "sources":
 		err = s.Store.UpsertSources(wctx, ds.Sources)
 	case "entities":
-		err = s.Store.UpsertEntities(wctx, ds.Entities)
+		if err = s.Store.UpsertEntities(wctx, ds.Entities); err == nil && !res.Replayed {
+			res.MayBe, err = s.mayBe(ctx, ds.Entities, res.Created)
+		}
 	case "relations":
 		// Relations that name a merged entity are written to the entity it was merged into (again, when
 		// a merge commits while they are written).
@@ -232,6 +237,45 @@ func checkReason(v *graph.Violations, reason string) {
 			v.Add("reason", "contains the control character %U at byte %d", r, i+1)
 		}
 	}
+}
+
+// maxMayBe bounds how many entities of one write are looked up for the ones they may be.
+const maxMayBe = 100
+
+// mayBe finds, for each entity a write created (created names it), the entities of the graph it may be
+// (resolve.Near), leaving out pairs judged apart; a write of more than maxMayBe new entities is a load,
+// which `polgraph resolve` reviews after.
+func (s *Service) mayBe(ctx context.Context, written []graph.Entity, created []string) ([]graph.MayBe, error) {
+	var fresh []graph.Entity
+	for _, e := range written {
+		if slices.Contains(created, string(e.Name)) {
+			fresh = append(fresh, e)
+		}
+	}
+	if len(fresh) == 0 || len(fresh) > maxMayBe {
+		return nil, nil
+	}
+	names := make([]graph.EntityName, len(fresh))
+	for i, e := range fresh {
+		names[i] = e.Name
+	}
+	js, err := s.Store.Separated(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	apart := graph.NewApart(js)
+	var out []graph.MayBe
+	for _, e := range fresh {
+		pairs, err := resolve.Near(ctx, s.Store, e, apart)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pairs {
+			out = append(out, graph.MayBe{Created: e.Name, Existing: p.B.Name, Score: p.Score.Total,
+				Merge: p.Score.Decision == resolve.Merge, Explanation: p.Score.String()})
+		}
+	}
+	return out, nil
 }
 
 // tombstone runs a retraction or deletion once per request id.

@@ -599,7 +599,7 @@ func (im *importer) resolve(ctx context.Context, cands []candidate, targets []*m
 	if nb, ok := im.g.(NameBatcher); ok {
 		var names []string
 		for _, c := range cands {
-			for _, n := range lookups(c.entity) {
+			for _, n := range resolve.Lookups(c.entity) {
 				if k := graph.NormalizeName(n); k != "" {
 					if _, done := im.names[k]; !done && !slices.Contains(names, n) {
 						names = append(names, n)
@@ -716,24 +716,6 @@ func (im *importer) match(ctx context.Context, c candidate, holders map[graph.Id
 	return "", ""
 }
 
-// lookups are the names an import looks a candidate up by: its name, and for an organisation the forms of
-// its name (resolve.OrgVariants), for a person the forms of its given name.
-func lookups(e graph.Entity) []string {
-	switch e.Kind {
-	case graph.KindParty, graph.KindOrganisation:
-		return resolve.OrgVariants(e.DisplayName)
-	case graph.KindActor:
-		out := []string{e.DisplayName}
-		if words := strings.Fields(graph.NormalizeName(e.DisplayName)); len(words) > 1 {
-			for _, h := range graph.SearchHypocorisms(words[0]) {
-				out = append(out, h+" "+strings.Join(words[1:], " "))
-			}
-		}
-		return out
-	}
-	return []string{e.DisplayName}
-}
-
 // findByName returns the live entities of the graph called name (FindByName), from the batch when it
 // asked for the name.
 func (im *importer) findByName(ctx context.Context, name string) ([]graph.Entity, error) {
@@ -827,7 +809,7 @@ func (im *importer) byName(ctx context.Context, c candidate) (graph.EntityName, 
 // reports those it may be but does not merge with, and returns why when it merges with one.
 func (im *importer) nearPeople(ctx context.Context, c candidate, seen map[graph.EntityName]bool) ([]graph.Entity, string, error) {
 	var near []graph.Entity
-	for _, v := range lookups(c.entity)[1:] {
+	for _, v := range resolve.Lookups(c.entity)[1:] {
 		found, err := im.findByName(ctx, v)
 		if err != nil {
 			return nil, "", err

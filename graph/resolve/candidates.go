@@ -132,6 +132,58 @@ func Live(ctx context.Context, g Reader, kind graph.Kind) ([]graph.Entity, graph
 	return out, graph.NewApart(js), nil
 }
 
+// Finder finds the entities of the graph called by a name (graph.Store's FindByName).
+type Finder interface {
+	FindByName(ctx context.Context, text string) ([]graph.Entity, error)
+}
+
+// Lookups are the names a record is looked up by: its name, and for an organisation the forms of its name
+// (OrgVariants), for a person the forms of its given name.
+func Lookups(e graph.Entity) []string {
+	switch e.Kind {
+	case graph.KindParty, graph.KindOrganisation:
+		return OrgVariants(e.DisplayName)
+	case graph.KindActor:
+		out := []string{e.DisplayName}
+		if words := strings.Fields(graph.NormalizeName(e.DisplayName)); len(words) > 1 {
+			for _, h := range graph.SearchHypocorisms(words[0]) {
+				out = append(out, h+" "+strings.Join(words[1:], " "))
+			}
+		}
+		return out
+	}
+	return []string{e.DisplayName}
+}
+
+// Near returns the live entities of the graph, other than e, that e may be: found by e's names and their
+// forms (Lookups), of e's kind, scored by Compare, best first; pairs judged apart are left out.
+func Near(ctx context.Context, f Finder, e graph.Entity, apart graph.Apart) ([]Pair, error) {
+	seen := map[graph.EntityName]bool{e.Name: true}
+	var out []Pair
+	for _, n := range append(Lookups(e), e.Aliases...) {
+		found, err := f.FindByName(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range found {
+			if seen[c.Name] || c.Kind != e.Kind || !c.Deleted.IsZero() || c.MergedInto != "" {
+				continue
+			}
+			seen[c.Name] = true
+			if apart.Has(e.Name, c.Name) {
+				continue
+			}
+			if s := Compare(e, c); s.Decision != Apart {
+				out = append(out, Pair{A: e, B: c, Score: s})
+			}
+		}
+	}
+	slices.SortFunc(out, func(p, q Pair) int {
+		return cmp.Or(-cmp.Compare(p.Score.Total, q.Score.Total), strings.Compare(string(p.B.Name), string(q.B.Name)))
+	})
+	return out, nil
+}
+
 // CompareOrgs scores whether two records of parties or organisations name one: a name of one form
 // (OrgKey) merges, unless their kinds or ids say otherwise.
 func CompareOrgs(a, b graph.Entity) Score {

@@ -137,4 +137,16 @@ type Reading struct {
 	Document  Document
 	Entities  []Entity   // proposed entities, in order of first mention
 	Proposals []Proposal // in order of the text
+	// Mentions are the names the document uses, each with the entity it was linked to, in order of the
+	// text: for measuring the linking (the queue keeps the proposals and entities, not these).
+	Mentions []Mention
+}
+
+// Mention is a name a document uses, and the entity it means.
+type Mention struct {
+	Text   string
+	Span   Span
+	Entity graph.EntityName
+	// Proposed is set when the entity is not one the graph held: proposed by this document or another.
+	Proposed bool
 }

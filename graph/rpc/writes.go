@@ -82,7 +82,16 @@ func recordLines[M proto.Message](record string, recs []M) []string {
 }
 
 func writeResultPB(r graph.WriteResult) *pb.WriteResult {
-	return &pb.WriteResult{Created: r.Created, Updated: r.Updated, Unchanged: int32(r.Unchanged), Replayed: r.Replayed, Version: r.Version}
+	out := &pb.WriteResult{Created: r.Created, Updated: r.Updated, Unchanged: int32(r.Unchanged), Replayed: r.Replayed, Version: r.Version}
+	for _, m := range r.MayBe {
+		d := pb.MatchDecision_MATCH_DECISION_PROPOSE
+		if m.Merge {
+			d = pb.MatchDecision_MATCH_DECISION_MERGE
+		}
+		out.PossibleDuplicates = append(out.PossibleDuplicates, &pb.PossibleDuplicate{Created: string(m.Created), Existing: string(m.Existing),
+			Score: m.Score, Decision: d, Explanation: m.Explanation})
+	}
+	return out
 }
 
 // upsert writes one request's records, as the dataset format's record kind, from the request field

@@ -84,59 +84,6 @@ func (ReviewState) EnumDescriptor() ([]byte, []int) {
 	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{0}
 }
 
-// MatchDecision is what a candidate pair's score decides.
-type MatchDecision int32
-
-const (
-	// Not set.
-	MatchDecision_MATCH_DECISION_UNSPECIFIED MatchDecision = 0
-	// Perhaps one entity: a reviewer decides.
-	MatchDecision_MATCH_DECISION_PROPOSE MatchDecision = 1
-	// One entity by the score: imports merge such records; pairs already in the graph await a reviewer.
-	MatchDecision_MATCH_DECISION_MERGE MatchDecision = 2
-)
-
-// Enum value maps for MatchDecision.
-var (
-	MatchDecision_name = map[int32]string{
-		0: "MATCH_DECISION_UNSPECIFIED",
-		1: "MATCH_DECISION_PROPOSE",
-		2: "MATCH_DECISION_MERGE",
-	}
-	MatchDecision_value = map[string]int32{
-		"MATCH_DECISION_UNSPECIFIED": 0,
-		"MATCH_DECISION_PROPOSE":     1,
-		"MATCH_DECISION_MERGE":       2,
-	}
-)
-
-func (x MatchDecision) Enum() *MatchDecision {
-	p := new(MatchDecision)
-	*p = x
-	return p
-}
-
-func (x MatchDecision) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (MatchDecision) Descriptor() protoreflect.EnumDescriptor {
-	return file_polgraph_v1_review_service_proto_enumTypes[1].Descriptor()
-}
-
-func (MatchDecision) Type() protoreflect.EnumType {
-	return &file_polgraph_v1_review_service_proto_enumTypes[1]
-}
-
-func (x MatchDecision) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use MatchDecision.Descriptor instead.
-func (MatchDecision) EnumDescriptor() ([]byte, []int) {
-	return file_polgraph_v1_review_service_proto_rawDescGZIP(), []int{1}
-}
-
 // DocumentInput is one document to read.
 type DocumentInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2577,11 +2524,7 @@ const file_polgraph_v1_review_service_proto_rawDesc = "" +
 	"\x14REVIEW_STATE_PENDING\x10\x01\x12\x19\n" +
 	"\x15REVIEW_STATE_APPROVED\x10\x02\x12\x19\n" +
 	"\x15REVIEW_STATE_REJECTED\x10\x03\x12\x17\n" +
-	"\x13REVIEW_STATE_MERGED\x10\x04*e\n" +
-	"\rMatchDecision\x12\x1e\n" +
-	"\x1aMATCH_DECISION_UNSPECIFIED\x10\x00\x12\x1a\n" +
-	"\x16MATCH_DECISION_PROPOSE\x10\x01\x12\x18\n" +
-	"\x14MATCH_DECISION_MERGE\x10\x022\xb7\b\n" +
+	"\x13REVIEW_STATE_MERGED\x10\x042\xb7\b\n" +
 	"\rReviewService\x12\\\n" +
 	"\x0fIngestDocuments\x12#.polgraph.v1.IngestDocumentsRequest\x1a$.polgraph.v1.IngestDocumentsResponse\x12V\n" +
 	"\rListDocuments\x12!.polgraph.v1.ListDocumentsRequest\x1a\".polgraph.v1.ListDocumentsResponse\x12P\n" +
@@ -2607,115 +2550,115 @@ func file_polgraph_v1_review_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_review_service_proto_rawDescData
 }
 
-var file_polgraph_v1_review_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_polgraph_v1_review_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_polgraph_v1_review_service_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_polgraph_v1_review_service_proto_goTypes = []any{
 	(ReviewState)(0),                     // 0: polgraph.v1.ReviewState
-	(MatchDecision)(0),                   // 1: polgraph.v1.MatchDecision
-	(*DocumentInput)(nil),                // 2: polgraph.v1.DocumentInput
-	(*IngestDocumentsRequest)(nil),       // 3: polgraph.v1.IngestDocumentsRequest
-	(*IngestDocumentsResponse)(nil),      // 4: polgraph.v1.IngestDocumentsResponse
-	(*IngestedDocument)(nil),             // 5: polgraph.v1.IngestedDocument
-	(*ReviewDocument)(nil),               // 6: polgraph.v1.ReviewDocument
-	(*Proposal)(nil),                     // 7: polgraph.v1.Proposal
-	(*ProposedEntity)(nil),               // 8: polgraph.v1.ProposedEntity
-	(*ListDocumentsRequest)(nil),         // 9: polgraph.v1.ListDocumentsRequest
-	(*ListDocumentsResponse)(nil),        // 10: polgraph.v1.ListDocumentsResponse
-	(*GetDocumentRequest)(nil),           // 11: polgraph.v1.GetDocumentRequest
-	(*GetDocumentResponse)(nil),          // 12: polgraph.v1.GetDocumentResponse
-	(*ListProposalsRequest)(nil),         // 13: polgraph.v1.ListProposalsRequest
-	(*ListProposalsResponse)(nil),        // 14: polgraph.v1.ListProposalsResponse
-	(*ListProposedEntitiesRequest)(nil),  // 15: polgraph.v1.ListProposedEntitiesRequest
-	(*ListProposedEntitiesResponse)(nil), // 16: polgraph.v1.ListProposedEntitiesResponse
-	(*ApproveProposalsRequest)(nil),      // 17: polgraph.v1.ApproveProposalsRequest
-	(*ApproveProposalsResponse)(nil),     // 18: polgraph.v1.ApproveProposalsResponse
-	(*RejectProposalsRequest)(nil),       // 19: polgraph.v1.RejectProposalsRequest
-	(*RejectProposalsResponse)(nil),      // 20: polgraph.v1.RejectProposalsResponse
-	(*UpdateProposalRequest)(nil),        // 21: polgraph.v1.UpdateProposalRequest
-	(*UpdateProposalResponse)(nil),       // 22: polgraph.v1.UpdateProposalResponse
-	(*MergeProposedEntityRequest)(nil),   // 23: polgraph.v1.MergeProposedEntityRequest
-	(*MergeProposedEntityResponse)(nil),  // 24: polgraph.v1.MergeProposedEntityResponse
-	(*RejectProposedEntityRequest)(nil),  // 25: polgraph.v1.RejectProposedEntityRequest
-	(*RejectProposedEntityResponse)(nil), // 26: polgraph.v1.RejectProposedEntityResponse
-	(*ListMatchCandidatesRequest)(nil),   // 27: polgraph.v1.ListMatchCandidatesRequest
-	(*ListMatchCandidatesResponse)(nil),  // 28: polgraph.v1.ListMatchCandidatesResponse
-	(*MatchCandidate)(nil),               // 29: polgraph.v1.MatchCandidate
-	(*MatchFeature)(nil),                 // 30: polgraph.v1.MatchFeature
-	(*MatchJudgement)(nil),               // 31: polgraph.v1.MatchJudgement
-	(*Source)(nil),                       // 32: polgraph.v1.Source
-	(*timestamppb.Timestamp)(nil),        // 33: google.protobuf.Timestamp
-	(RelationType)(0),                    // 34: polgraph.v1.RelationType
-	(ClaimStatus)(0),                     // 35: polgraph.v1.ClaimStatus
-	(EntityKind)(0),                      // 36: polgraph.v1.EntityKind
-	(*WriteResult)(nil),                  // 37: polgraph.v1.WriteResult
-	(*fieldmaskpb.FieldMask)(nil),        // 38: google.protobuf.FieldMask
-	(*Entity)(nil),                       // 39: polgraph.v1.Entity
+	(*DocumentInput)(nil),                // 1: polgraph.v1.DocumentInput
+	(*IngestDocumentsRequest)(nil),       // 2: polgraph.v1.IngestDocumentsRequest
+	(*IngestDocumentsResponse)(nil),      // 3: polgraph.v1.IngestDocumentsResponse
+	(*IngestedDocument)(nil),             // 4: polgraph.v1.IngestedDocument
+	(*ReviewDocument)(nil),               // 5: polgraph.v1.ReviewDocument
+	(*Proposal)(nil),                     // 6: polgraph.v1.Proposal
+	(*ProposedEntity)(nil),               // 7: polgraph.v1.ProposedEntity
+	(*ListDocumentsRequest)(nil),         // 8: polgraph.v1.ListDocumentsRequest
+	(*ListDocumentsResponse)(nil),        // 9: polgraph.v1.ListDocumentsResponse
+	(*GetDocumentRequest)(nil),           // 10: polgraph.v1.GetDocumentRequest
+	(*GetDocumentResponse)(nil),          // 11: polgraph.v1.GetDocumentResponse
+	(*ListProposalsRequest)(nil),         // 12: polgraph.v1.ListProposalsRequest
+	(*ListProposalsResponse)(nil),        // 13: polgraph.v1.ListProposalsResponse
+	(*ListProposedEntitiesRequest)(nil),  // 14: polgraph.v1.ListProposedEntitiesRequest
+	(*ListProposedEntitiesResponse)(nil), // 15: polgraph.v1.ListProposedEntitiesResponse
+	(*ApproveProposalsRequest)(nil),      // 16: polgraph.v1.ApproveProposalsRequest
+	(*ApproveProposalsResponse)(nil),     // 17: polgraph.v1.ApproveProposalsResponse
+	(*RejectProposalsRequest)(nil),       // 18: polgraph.v1.RejectProposalsRequest
+	(*RejectProposalsResponse)(nil),      // 19: polgraph.v1.RejectProposalsResponse
+	(*UpdateProposalRequest)(nil),        // 20: polgraph.v1.UpdateProposalRequest
+	(*UpdateProposalResponse)(nil),       // 21: polgraph.v1.UpdateProposalResponse
+	(*MergeProposedEntityRequest)(nil),   // 22: polgraph.v1.MergeProposedEntityRequest
+	(*MergeProposedEntityResponse)(nil),  // 23: polgraph.v1.MergeProposedEntityResponse
+	(*RejectProposedEntityRequest)(nil),  // 24: polgraph.v1.RejectProposedEntityRequest
+	(*RejectProposedEntityResponse)(nil), // 25: polgraph.v1.RejectProposedEntityResponse
+	(*ListMatchCandidatesRequest)(nil),   // 26: polgraph.v1.ListMatchCandidatesRequest
+	(*ListMatchCandidatesResponse)(nil),  // 27: polgraph.v1.ListMatchCandidatesResponse
+	(*MatchCandidate)(nil),               // 28: polgraph.v1.MatchCandidate
+	(*MatchFeature)(nil),                 // 29: polgraph.v1.MatchFeature
+	(*MatchJudgement)(nil),               // 30: polgraph.v1.MatchJudgement
+	(*Source)(nil),                       // 31: polgraph.v1.Source
+	(*timestamppb.Timestamp)(nil),        // 32: google.protobuf.Timestamp
+	(RelationType)(0),                    // 33: polgraph.v1.RelationType
+	(ClaimStatus)(0),                     // 34: polgraph.v1.ClaimStatus
+	(EntityKind)(0),                      // 35: polgraph.v1.EntityKind
+	(*WriteResult)(nil),                  // 36: polgraph.v1.WriteResult
+	(*fieldmaskpb.FieldMask)(nil),        // 37: google.protobuf.FieldMask
+	(*Entity)(nil),                       // 38: polgraph.v1.Entity
+	(MatchDecision)(0),                   // 39: polgraph.v1.MatchDecision
 }
 var file_polgraph_v1_review_service_proto_depIdxs = []int32{
-	2,  // 0: polgraph.v1.IngestDocumentsRequest.documents:type_name -> polgraph.v1.DocumentInput
-	5,  // 1: polgraph.v1.IngestDocumentsResponse.documents:type_name -> polgraph.v1.IngestedDocument
-	6,  // 2: polgraph.v1.IngestedDocument.document:type_name -> polgraph.v1.ReviewDocument
-	7,  // 3: polgraph.v1.IngestedDocument.proposals:type_name -> polgraph.v1.Proposal
-	8,  // 4: polgraph.v1.IngestedDocument.entities:type_name -> polgraph.v1.ProposedEntity
-	32, // 5: polgraph.v1.ReviewDocument.source:type_name -> polgraph.v1.Source
-	33, // 6: polgraph.v1.ReviewDocument.ingested:type_name -> google.protobuf.Timestamp
-	34, // 7: polgraph.v1.Proposal.type:type_name -> polgraph.v1.RelationType
-	35, // 8: polgraph.v1.Proposal.status:type_name -> polgraph.v1.ClaimStatus
+	1,  // 0: polgraph.v1.IngestDocumentsRequest.documents:type_name -> polgraph.v1.DocumentInput
+	4,  // 1: polgraph.v1.IngestDocumentsResponse.documents:type_name -> polgraph.v1.IngestedDocument
+	5,  // 2: polgraph.v1.IngestedDocument.document:type_name -> polgraph.v1.ReviewDocument
+	6,  // 3: polgraph.v1.IngestedDocument.proposals:type_name -> polgraph.v1.Proposal
+	7,  // 4: polgraph.v1.IngestedDocument.entities:type_name -> polgraph.v1.ProposedEntity
+	31, // 5: polgraph.v1.ReviewDocument.source:type_name -> polgraph.v1.Source
+	32, // 6: polgraph.v1.ReviewDocument.ingested:type_name -> google.protobuf.Timestamp
+	33, // 7: polgraph.v1.Proposal.type:type_name -> polgraph.v1.RelationType
+	34, // 8: polgraph.v1.Proposal.status:type_name -> polgraph.v1.ClaimStatus
 	0,  // 9: polgraph.v1.Proposal.state:type_name -> polgraph.v1.ReviewState
-	33, // 10: polgraph.v1.Proposal.reviewed:type_name -> google.protobuf.Timestamp
-	36, // 11: polgraph.v1.ProposedEntity.kind:type_name -> polgraph.v1.EntityKind
+	32, // 10: polgraph.v1.Proposal.reviewed:type_name -> google.protobuf.Timestamp
+	35, // 11: polgraph.v1.ProposedEntity.kind:type_name -> polgraph.v1.EntityKind
 	0,  // 12: polgraph.v1.ProposedEntity.state:type_name -> polgraph.v1.ReviewState
-	33, // 13: polgraph.v1.ProposedEntity.reviewed:type_name -> google.protobuf.Timestamp
-	6,  // 14: polgraph.v1.ListDocumentsResponse.documents:type_name -> polgraph.v1.ReviewDocument
-	6,  // 15: polgraph.v1.GetDocumentResponse.document:type_name -> polgraph.v1.ReviewDocument
-	7,  // 16: polgraph.v1.GetDocumentResponse.proposals:type_name -> polgraph.v1.Proposal
-	8,  // 17: polgraph.v1.GetDocumentResponse.entities:type_name -> polgraph.v1.ProposedEntity
+	32, // 13: polgraph.v1.ProposedEntity.reviewed:type_name -> google.protobuf.Timestamp
+	5,  // 14: polgraph.v1.ListDocumentsResponse.documents:type_name -> polgraph.v1.ReviewDocument
+	5,  // 15: polgraph.v1.GetDocumentResponse.document:type_name -> polgraph.v1.ReviewDocument
+	6,  // 16: polgraph.v1.GetDocumentResponse.proposals:type_name -> polgraph.v1.Proposal
+	7,  // 17: polgraph.v1.GetDocumentResponse.entities:type_name -> polgraph.v1.ProposedEntity
 	0,  // 18: polgraph.v1.ListProposalsRequest.state:type_name -> polgraph.v1.ReviewState
-	34, // 19: polgraph.v1.ListProposalsRequest.type:type_name -> polgraph.v1.RelationType
-	7,  // 20: polgraph.v1.ListProposalsResponse.proposals:type_name -> polgraph.v1.Proposal
+	33, // 19: polgraph.v1.ListProposalsRequest.type:type_name -> polgraph.v1.RelationType
+	6,  // 20: polgraph.v1.ListProposalsResponse.proposals:type_name -> polgraph.v1.Proposal
 	0,  // 21: polgraph.v1.ListProposedEntitiesRequest.state:type_name -> polgraph.v1.ReviewState
-	8,  // 22: polgraph.v1.ListProposedEntitiesResponse.entities:type_name -> polgraph.v1.ProposedEntity
-	7,  // 23: polgraph.v1.ApproveProposalsResponse.approved:type_name -> polgraph.v1.Proposal
-	37, // 24: polgraph.v1.ApproveProposalsResponse.result:type_name -> polgraph.v1.WriteResult
-	7,  // 25: polgraph.v1.RejectProposalsResponse.rejected:type_name -> polgraph.v1.Proposal
-	7,  // 26: polgraph.v1.UpdateProposalRequest.proposal:type_name -> polgraph.v1.Proposal
-	38, // 27: polgraph.v1.UpdateProposalRequest.update_mask:type_name -> google.protobuf.FieldMask
-	7,  // 28: polgraph.v1.UpdateProposalResponse.proposal:type_name -> polgraph.v1.Proposal
-	8,  // 29: polgraph.v1.MergeProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
-	7,  // 30: polgraph.v1.MergeProposedEntityResponse.repointed:type_name -> polgraph.v1.Proposal
-	7,  // 31: polgraph.v1.MergeProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
-	8,  // 32: polgraph.v1.RejectProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
-	7,  // 33: polgraph.v1.RejectProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
-	36, // 34: polgraph.v1.ListMatchCandidatesRequest.kind:type_name -> polgraph.v1.EntityKind
-	29, // 35: polgraph.v1.ListMatchCandidatesResponse.candidates:type_name -> polgraph.v1.MatchCandidate
-	39, // 36: polgraph.v1.MatchCandidate.a:type_name -> polgraph.v1.Entity
-	39, // 37: polgraph.v1.MatchCandidate.b:type_name -> polgraph.v1.Entity
-	1,  // 38: polgraph.v1.MatchCandidate.decision:type_name -> polgraph.v1.MatchDecision
-	30, // 39: polgraph.v1.MatchCandidate.features:type_name -> polgraph.v1.MatchFeature
-	31, // 40: polgraph.v1.MatchCandidate.judgement:type_name -> polgraph.v1.MatchJudgement
-	33, // 41: polgraph.v1.MatchJudgement.time:type_name -> google.protobuf.Timestamp
-	3,  // 42: polgraph.v1.ReviewService.IngestDocuments:input_type -> polgraph.v1.IngestDocumentsRequest
-	9,  // 43: polgraph.v1.ReviewService.ListDocuments:input_type -> polgraph.v1.ListDocumentsRequest
-	11, // 44: polgraph.v1.ReviewService.GetDocument:input_type -> polgraph.v1.GetDocumentRequest
-	13, // 45: polgraph.v1.ReviewService.ListProposals:input_type -> polgraph.v1.ListProposalsRequest
-	15, // 46: polgraph.v1.ReviewService.ListProposedEntities:input_type -> polgraph.v1.ListProposedEntitiesRequest
-	17, // 47: polgraph.v1.ReviewService.ApproveProposals:input_type -> polgraph.v1.ApproveProposalsRequest
-	19, // 48: polgraph.v1.ReviewService.RejectProposals:input_type -> polgraph.v1.RejectProposalsRequest
-	21, // 49: polgraph.v1.ReviewService.UpdateProposal:input_type -> polgraph.v1.UpdateProposalRequest
-	23, // 50: polgraph.v1.ReviewService.MergeProposedEntity:input_type -> polgraph.v1.MergeProposedEntityRequest
-	25, // 51: polgraph.v1.ReviewService.RejectProposedEntity:input_type -> polgraph.v1.RejectProposedEntityRequest
-	27, // 52: polgraph.v1.ReviewService.ListMatchCandidates:input_type -> polgraph.v1.ListMatchCandidatesRequest
-	4,  // 53: polgraph.v1.ReviewService.IngestDocuments:output_type -> polgraph.v1.IngestDocumentsResponse
-	10, // 54: polgraph.v1.ReviewService.ListDocuments:output_type -> polgraph.v1.ListDocumentsResponse
-	12, // 55: polgraph.v1.ReviewService.GetDocument:output_type -> polgraph.v1.GetDocumentResponse
-	14, // 56: polgraph.v1.ReviewService.ListProposals:output_type -> polgraph.v1.ListProposalsResponse
-	16, // 57: polgraph.v1.ReviewService.ListProposedEntities:output_type -> polgraph.v1.ListProposedEntitiesResponse
-	18, // 58: polgraph.v1.ReviewService.ApproveProposals:output_type -> polgraph.v1.ApproveProposalsResponse
-	20, // 59: polgraph.v1.ReviewService.RejectProposals:output_type -> polgraph.v1.RejectProposalsResponse
-	22, // 60: polgraph.v1.ReviewService.UpdateProposal:output_type -> polgraph.v1.UpdateProposalResponse
-	24, // 61: polgraph.v1.ReviewService.MergeProposedEntity:output_type -> polgraph.v1.MergeProposedEntityResponse
-	26, // 62: polgraph.v1.ReviewService.RejectProposedEntity:output_type -> polgraph.v1.RejectProposedEntityResponse
-	28, // 63: polgraph.v1.ReviewService.ListMatchCandidates:output_type -> polgraph.v1.ListMatchCandidatesResponse
+	7,  // 22: polgraph.v1.ListProposedEntitiesResponse.entities:type_name -> polgraph.v1.ProposedEntity
+	6,  // 23: polgraph.v1.ApproveProposalsResponse.approved:type_name -> polgraph.v1.Proposal
+	36, // 24: polgraph.v1.ApproveProposalsResponse.result:type_name -> polgraph.v1.WriteResult
+	6,  // 25: polgraph.v1.RejectProposalsResponse.rejected:type_name -> polgraph.v1.Proposal
+	6,  // 26: polgraph.v1.UpdateProposalRequest.proposal:type_name -> polgraph.v1.Proposal
+	37, // 27: polgraph.v1.UpdateProposalRequest.update_mask:type_name -> google.protobuf.FieldMask
+	6,  // 28: polgraph.v1.UpdateProposalResponse.proposal:type_name -> polgraph.v1.Proposal
+	7,  // 29: polgraph.v1.MergeProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
+	6,  // 30: polgraph.v1.MergeProposedEntityResponse.repointed:type_name -> polgraph.v1.Proposal
+	6,  // 31: polgraph.v1.MergeProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
+	7,  // 32: polgraph.v1.RejectProposedEntityResponse.entity:type_name -> polgraph.v1.ProposedEntity
+	6,  // 33: polgraph.v1.RejectProposedEntityResponse.rejected:type_name -> polgraph.v1.Proposal
+	35, // 34: polgraph.v1.ListMatchCandidatesRequest.kind:type_name -> polgraph.v1.EntityKind
+	28, // 35: polgraph.v1.ListMatchCandidatesResponse.candidates:type_name -> polgraph.v1.MatchCandidate
+	38, // 36: polgraph.v1.MatchCandidate.a:type_name -> polgraph.v1.Entity
+	38, // 37: polgraph.v1.MatchCandidate.b:type_name -> polgraph.v1.Entity
+	39, // 38: polgraph.v1.MatchCandidate.decision:type_name -> polgraph.v1.MatchDecision
+	29, // 39: polgraph.v1.MatchCandidate.features:type_name -> polgraph.v1.MatchFeature
+	30, // 40: polgraph.v1.MatchCandidate.judgement:type_name -> polgraph.v1.MatchJudgement
+	32, // 41: polgraph.v1.MatchJudgement.time:type_name -> google.protobuf.Timestamp
+	2,  // 42: polgraph.v1.ReviewService.IngestDocuments:input_type -> polgraph.v1.IngestDocumentsRequest
+	8,  // 43: polgraph.v1.ReviewService.ListDocuments:input_type -> polgraph.v1.ListDocumentsRequest
+	10, // 44: polgraph.v1.ReviewService.GetDocument:input_type -> polgraph.v1.GetDocumentRequest
+	12, // 45: polgraph.v1.ReviewService.ListProposals:input_type -> polgraph.v1.ListProposalsRequest
+	14, // 46: polgraph.v1.ReviewService.ListProposedEntities:input_type -> polgraph.v1.ListProposedEntitiesRequest
+	16, // 47: polgraph.v1.ReviewService.ApproveProposals:input_type -> polgraph.v1.ApproveProposalsRequest
+	18, // 48: polgraph.v1.ReviewService.RejectProposals:input_type -> polgraph.v1.RejectProposalsRequest
+	20, // 49: polgraph.v1.ReviewService.UpdateProposal:input_type -> polgraph.v1.UpdateProposalRequest
+	22, // 50: polgraph.v1.ReviewService.MergeProposedEntity:input_type -> polgraph.v1.MergeProposedEntityRequest
+	24, // 51: polgraph.v1.ReviewService.RejectProposedEntity:input_type -> polgraph.v1.RejectProposedEntityRequest
+	26, // 52: polgraph.v1.ReviewService.ListMatchCandidates:input_type -> polgraph.v1.ListMatchCandidatesRequest
+	3,  // 53: polgraph.v1.ReviewService.IngestDocuments:output_type -> polgraph.v1.IngestDocumentsResponse
+	9,  // 54: polgraph.v1.ReviewService.ListDocuments:output_type -> polgraph.v1.ListDocumentsResponse
+	11, // 55: polgraph.v1.ReviewService.GetDocument:output_type -> polgraph.v1.GetDocumentResponse
+	13, // 56: polgraph.v1.ReviewService.ListProposals:output_type -> polgraph.v1.ListProposalsResponse
+	15, // 57: polgraph.v1.ReviewService.ListProposedEntities:output_type -> polgraph.v1.ListProposedEntitiesResponse
+	17, // 58: polgraph.v1.ReviewService.ApproveProposals:output_type -> polgraph.v1.ApproveProposalsResponse
+	19, // 59: polgraph.v1.ReviewService.RejectProposals:output_type -> polgraph.v1.RejectProposalsResponse
+	21, // 60: polgraph.v1.ReviewService.UpdateProposal:output_type -> polgraph.v1.UpdateProposalResponse
+	23, // 61: polgraph.v1.ReviewService.MergeProposedEntity:output_type -> polgraph.v1.MergeProposedEntityResponse
+	25, // 62: polgraph.v1.ReviewService.RejectProposedEntity:output_type -> polgraph.v1.RejectProposedEntityResponse
+	27, // 63: polgraph.v1.ReviewService.ListMatchCandidates:output_type -> polgraph.v1.ListMatchCandidatesResponse
 	53, // [53:64] is the sub-list for method output_type
 	42, // [42:53] is the sub-list for method input_type
 	42, // [42:42] is the sub-list for extension type_name
@@ -2735,7 +2678,7 @@ func file_polgraph_v1_review_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_review_service_proto_rawDesc), len(file_polgraph_v1_review_service_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      1,
 			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -22,6 +22,59 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// MatchDecision is what a candidate pair's score decides.
+type MatchDecision int32
+
+const (
+	// Not set.
+	MatchDecision_MATCH_DECISION_UNSPECIFIED MatchDecision = 0
+	// Perhaps one entity: a reviewer decides.
+	MatchDecision_MATCH_DECISION_PROPOSE MatchDecision = 1
+	// One entity by the score: imports merge such records; pairs already in the graph await a reviewer.
+	MatchDecision_MATCH_DECISION_MERGE MatchDecision = 2
+)
+
+// Enum value maps for MatchDecision.
+var (
+	MatchDecision_name = map[int32]string{
+		0: "MATCH_DECISION_UNSPECIFIED",
+		1: "MATCH_DECISION_PROPOSE",
+		2: "MATCH_DECISION_MERGE",
+	}
+	MatchDecision_value = map[string]int32{
+		"MATCH_DECISION_UNSPECIFIED": 0,
+		"MATCH_DECISION_PROPOSE":     1,
+		"MATCH_DECISION_MERGE":       2,
+	}
+)
+
+func (x MatchDecision) Enum() *MatchDecision {
+	p := new(MatchDecision)
+	*p = x
+	return p
+}
+
+func (x MatchDecision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MatchDecision) Descriptor() protoreflect.EnumDescriptor {
+	return file_polgraph_v1_write_service_proto_enumTypes[0].Descriptor()
+}
+
+func (MatchDecision) Type() protoreflect.EnumType {
+	return &file_polgraph_v1_write_service_proto_enumTypes[0]
+}
+
+func (x MatchDecision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MatchDecision.Descriptor instead.
+func (MatchDecision) EnumDescriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{0}
+}
+
 // SourceRecord is a source in the dataset format's fields (data/FORMAT.md, `source`).
 type SourceRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -987,9 +1040,13 @@ type WriteResult struct {
 	// True when this is the recorded answer of an earlier call with the same request id.
 	Replayed bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	// The graph's version after the write.
-	Version       int64 `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Version int64 `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
+	// UpsertEntities: the entities it created that may be ones the graph already held (graph/resolve:
+	// names and their forms, ids, birth years; pairs judged not the same left out). Merge one with
+	// MergeEntities, or keep it apart with SeparateEntities.
+	PossibleDuplicates []*PossibleDuplicate `protobuf:"bytes,6,rep,name=possible_duplicates,json=possibleDuplicates,proto3" json:"possible_duplicates,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *WriteResult) Reset() {
@@ -1057,6 +1114,95 @@ func (x *WriteResult) GetVersion() int64 {
 	return 0
 }
 
+func (x *WriteResult) GetPossibleDuplicates() []*PossibleDuplicate {
+	if x != nil {
+		return x.PossibleDuplicates
+	}
+	return nil
+}
+
+// PossibleDuplicate is an entity a write created that may be one the graph already held.
+type PossibleDuplicate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity the write created.
+	Created string `protobuf:"bytes,1,opt,name=created,proto3" json:"created,omitempty"`
+	// The entity of the graph it may be.
+	Existing string `protobuf:"bytes,2,opt,name=existing,proto3" json:"existing,omitempty"`
+	// The sum of the features' weights: 4 or more merges, 2 or more proposes.
+	Score float64 `protobuf:"fixed64,3,opt,name=score,proto3" json:"score,omitempty"`
+	// What the score decides.
+	Decision MatchDecision `protobuf:"varint,4,opt,name=decision,proto3,enum=polgraph.v1.MatchDecision" json:"decision,omitempty"`
+	// The score in words: "merge at 4.5: name +2.5 (…); born +2.0 (both born in 1940)".
+	Explanation   string `protobuf:"bytes,5,opt,name=explanation,proto3" json:"explanation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PossibleDuplicate) Reset() {
+	*x = PossibleDuplicate{}
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PossibleDuplicate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PossibleDuplicate) ProtoMessage() {}
+
+func (x *PossibleDuplicate) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PossibleDuplicate.ProtoReflect.Descriptor instead.
+func (*PossibleDuplicate) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PossibleDuplicate) GetCreated() string {
+	if x != nil {
+		return x.Created
+	}
+	return ""
+}
+
+func (x *PossibleDuplicate) GetExisting() string {
+	if x != nil {
+		return x.Existing
+	}
+	return ""
+}
+
+func (x *PossibleDuplicate) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *PossibleDuplicate) GetDecision() MatchDecision {
+	if x != nil {
+		return x.Decision
+	}
+	return MatchDecision_MATCH_DECISION_UNSPECIFIED
+}
+
+func (x *PossibleDuplicate) GetExplanation() string {
+	if x != nil {
+		return x.Explanation
+	}
+	return ""
+}
+
 // LoadRequest is one chunk of a dataset: lines of one file, in order.
 type LoadRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1072,7 +1218,7 @@ type LoadRequest struct {
 
 func (x *LoadRequest) Reset() {
 	*x = LoadRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1230,7 @@ func (x *LoadRequest) String() string {
 func (*LoadRequest) ProtoMessage() {}
 
 func (x *LoadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1243,7 @@ func (x *LoadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadRequest.ProtoReflect.Descriptor instead.
 func (*LoadRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LoadRequest) GetFile() string {
@@ -1142,7 +1288,7 @@ type LoadResponse struct {
 
 func (x *LoadResponse) Reset() {
 	*x = LoadResponse{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1154,7 +1300,7 @@ func (x *LoadResponse) String() string {
 func (*LoadResponse) ProtoMessage() {}
 
 func (x *LoadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1167,7 +1313,7 @@ func (x *LoadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadResponse.ProtoReflect.Descriptor instead.
 func (*LoadResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *LoadResponse) GetSources() int32 {
@@ -1229,7 +1375,7 @@ type GraphCounts struct {
 
 func (x *GraphCounts) Reset() {
 	*x = GraphCounts{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1387,7 @@ func (x *GraphCounts) String() string {
 func (*GraphCounts) ProtoMessage() {}
 
 func (x *GraphCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1400,7 @@ func (x *GraphCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphCounts.ProtoReflect.Descriptor instead.
 func (*GraphCounts) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GraphCounts) GetEntities() int32 {
@@ -1300,7 +1446,7 @@ type RetractClaimRequest struct {
 
 func (x *RetractClaimRequest) Reset() {
 	*x = RetractClaimRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1312,7 +1458,7 @@ func (x *RetractClaimRequest) String() string {
 func (*RetractClaimRequest) ProtoMessage() {}
 
 func (x *RetractClaimRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1325,7 +1471,7 @@ func (x *RetractClaimRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetractClaimRequest.ProtoReflect.Descriptor instead.
 func (*RetractClaimRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RetractClaimRequest) GetName() string {
@@ -1364,7 +1510,7 @@ type DeleteRelationRequest struct {
 
 func (x *DeleteRelationRequest) Reset() {
 	*x = DeleteRelationRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1522,7 @@ func (x *DeleteRelationRequest) String() string {
 func (*DeleteRelationRequest) ProtoMessage() {}
 
 func (x *DeleteRelationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1535,7 @@ func (x *DeleteRelationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRelationRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRelationRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{18}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteRelationRequest) GetName() string {
@@ -1428,7 +1574,7 @@ type DeleteEntityRequest struct {
 
 func (x *DeleteEntityRequest) Reset() {
 	*x = DeleteEntityRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1440,7 +1586,7 @@ func (x *DeleteEntityRequest) String() string {
 func (*DeleteEntityRequest) ProtoMessage() {}
 
 func (x *DeleteEntityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1453,7 +1599,7 @@ func (x *DeleteEntityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteEntityRequest.ProtoReflect.Descriptor instead.
 func (*DeleteEntityRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{19}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeleteEntityRequest) GetName() string {
@@ -1494,7 +1640,7 @@ type MergeEntitiesRequest struct {
 
 func (x *MergeEntitiesRequest) Reset() {
 	*x = MergeEntitiesRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1506,7 +1652,7 @@ func (x *MergeEntitiesRequest) String() string {
 func (*MergeEntitiesRequest) ProtoMessage() {}
 
 func (x *MergeEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1519,7 +1665,7 @@ func (x *MergeEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*MergeEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MergeEntitiesRequest) GetFrom() string {
@@ -1561,7 +1707,7 @@ type MergeEntitiesResponse struct {
 
 func (x *MergeEntitiesResponse) Reset() {
 	*x = MergeEntitiesResponse{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1573,7 +1719,7 @@ func (x *MergeEntitiesResponse) String() string {
 func (*MergeEntitiesResponse) ProtoMessage() {}
 
 func (x *MergeEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1586,7 +1732,7 @@ func (x *MergeEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*MergeEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MergeEntitiesResponse) GetResult() *WriteResult {
@@ -1611,7 +1757,7 @@ type UnmergeEntitiesRequest struct {
 
 func (x *UnmergeEntitiesRequest) Reset() {
 	*x = UnmergeEntitiesRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +1769,7 @@ func (x *UnmergeEntitiesRequest) String() string {
 func (*UnmergeEntitiesRequest) ProtoMessage() {}
 
 func (x *UnmergeEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +1782,7 @@ func (x *UnmergeEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmergeEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*UnmergeEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{22}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UnmergeEntitiesRequest) GetName() string {
@@ -1671,7 +1817,7 @@ type UnmergeEntitiesResponse struct {
 
 func (x *UnmergeEntitiesResponse) Reset() {
 	*x = UnmergeEntitiesResponse{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1683,7 +1829,7 @@ func (x *UnmergeEntitiesResponse) String() string {
 func (*UnmergeEntitiesResponse) ProtoMessage() {}
 
 func (x *UnmergeEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1696,7 +1842,7 @@ func (x *UnmergeEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmergeEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*UnmergeEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{23}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UnmergeEntitiesResponse) GetResult() *WriteResult {
@@ -1728,7 +1874,7 @@ type ListChangesRequest struct {
 
 func (x *ListChangesRequest) Reset() {
 	*x = ListChangesRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1740,7 +1886,7 @@ func (x *ListChangesRequest) String() string {
 func (*ListChangesRequest) ProtoMessage() {}
 
 func (x *ListChangesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1753,7 +1899,7 @@ func (x *ListChangesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChangesRequest.ProtoReflect.Descriptor instead.
 func (*ListChangesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{24}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListChangesRequest) GetResource() string {
@@ -1813,7 +1959,7 @@ type ListChangesResponse struct {
 
 func (x *ListChangesResponse) Reset() {
 	*x = ListChangesResponse{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +1971,7 @@ func (x *ListChangesResponse) String() string {
 func (*ListChangesResponse) ProtoMessage() {}
 
 func (x *ListChangesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +1984,7 @@ func (x *ListChangesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChangesResponse.ProtoReflect.Descriptor instead.
 func (*ListChangesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{25}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListChangesResponse) GetChanges() []*Change {
@@ -1880,7 +2026,7 @@ type SeparateEntitiesRequest struct {
 
 func (x *SeparateEntitiesRequest) Reset() {
 	*x = SeparateEntitiesRequest{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1892,7 +2038,7 @@ func (x *SeparateEntitiesRequest) String() string {
 func (*SeparateEntitiesRequest) ProtoMessage() {}
 
 func (x *SeparateEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1905,7 +2051,7 @@ func (x *SeparateEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeparateEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*SeparateEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{26}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SeparateEntitiesRequest) GetA() string {
@@ -1954,7 +2100,7 @@ type SeparateEntitiesResponse struct {
 
 func (x *SeparateEntitiesResponse) Reset() {
 	*x = SeparateEntitiesResponse{}
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1966,7 +2112,7 @@ func (x *SeparateEntitiesResponse) String() string {
 func (*SeparateEntitiesResponse) ProtoMessage() {}
 
 func (x *SeparateEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_write_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_write_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1979,7 +2125,7 @@ func (x *SeparateEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeparateEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*SeparateEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{27}
+	return file_polgraph_v1_write_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SeparateEntitiesResponse) GetResult() *WriteResult {
@@ -2073,13 +2219,20 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\x16DeleteRelationResponse\x120\n" +
 	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result\"H\n" +
 	"\x14DeleteEntityResponse\x120\n" +
-	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result\"\x95\x01\n" +
+	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result\"\xe6\x01\n" +
 	"\vWriteResult\x12\x18\n" +
 	"\acreated\x18\x01 \x03(\tR\acreated\x12\x18\n" +
 	"\aupdated\x18\x02 \x03(\tR\aupdated\x12\x1c\n" +
 	"\tunchanged\x18\x03 \x01(\x05R\tunchanged\x12\x1a\n" +
 	"\breplayed\x18\x04 \x01(\bR\breplayed\x12\x18\n" +
-	"\aversion\x18\x05 \x01(\x03R\aversion\"V\n" +
+	"\aversion\x18\x05 \x01(\x03R\aversion\x12O\n" +
+	"\x13possible_duplicates\x18\x06 \x03(\v2\x1e.polgraph.v1.PossibleDuplicateR\x12possibleDuplicates\"\xb9\x01\n" +
+	"\x11PossibleDuplicate\x12\x18\n" +
+	"\acreated\x18\x01 \x01(\tR\acreated\x12\x1a\n" +
+	"\bexisting\x18\x02 \x01(\tR\bexisting\x12\x14\n" +
+	"\x05score\x18\x03 \x01(\x01R\x05score\x126\n" +
+	"\bdecision\x18\x04 \x01(\x0e2\x1a.polgraph.v1.MatchDecisionR\bdecision\x12 \n" +
+	"\vexplanation\x18\x05 \x01(\tR\vexplanation\"V\n" +
 	"\vLoadRequest\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x14\n" +
 	"\x05lines\x18\x02 \x03(\tR\x05lines\x12\x1d\n" +
@@ -2148,7 +2301,11 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x05 \x01(\tR\trequestId\"L\n" +
 	"\x18SeparateEntitiesResponse\x120\n" +
-	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result2\xcc\a\n" +
+	"\x06result\x18\x01 \x01(\v2\x18.polgraph.v1.WriteResultR\x06result*e\n" +
+	"\rMatchDecision\x12\x1e\n" +
+	"\x1aMATCH_DECISION_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16MATCH_DECISION_PROPOSE\x10\x01\x12\x18\n" +
+	"\x14MATCH_DECISION_MERGE\x10\x022\xcc\a\n" +
 	"\fWriteService\x12V\n" +
 	"\rUpsertSources\x12!.polgraph.v1.UpsertSourcesRequest\x1a\".polgraph.v1.UpsertSourcesResponse\x12Y\n" +
 	"\x0eUpsertEntities\x12\".polgraph.v1.UpsertEntitiesRequest\x1a#.polgraph.v1.UpsertEntitiesResponse\x12\\\n" +
@@ -2174,91 +2331,96 @@ func file_polgraph_v1_write_service_proto_rawDescGZIP() []byte {
 	return file_polgraph_v1_write_service_proto_rawDescData
 }
 
-var file_polgraph_v1_write_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_polgraph_v1_write_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_polgraph_v1_write_service_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_polgraph_v1_write_service_proto_goTypes = []any{
-	(*SourceRecord)(nil),             // 0: polgraph.v1.SourceRecord
-	(*EntityRecord)(nil),             // 1: polgraph.v1.EntityRecord
-	(*ClaimRecord)(nil),              // 2: polgraph.v1.ClaimRecord
-	(*RelationRecord)(nil),           // 3: polgraph.v1.RelationRecord
-	(*UpsertSourcesRequest)(nil),     // 4: polgraph.v1.UpsertSourcesRequest
-	(*UpsertEntitiesRequest)(nil),    // 5: polgraph.v1.UpsertEntitiesRequest
-	(*UpsertRelationsRequest)(nil),   // 6: polgraph.v1.UpsertRelationsRequest
-	(*UpsertSourcesResponse)(nil),    // 7: polgraph.v1.UpsertSourcesResponse
-	(*UpsertEntitiesResponse)(nil),   // 8: polgraph.v1.UpsertEntitiesResponse
-	(*UpsertRelationsResponse)(nil),  // 9: polgraph.v1.UpsertRelationsResponse
-	(*RetractClaimResponse)(nil),     // 10: polgraph.v1.RetractClaimResponse
-	(*DeleteRelationResponse)(nil),   // 11: polgraph.v1.DeleteRelationResponse
-	(*DeleteEntityResponse)(nil),     // 12: polgraph.v1.DeleteEntityResponse
-	(*WriteResult)(nil),              // 13: polgraph.v1.WriteResult
-	(*LoadRequest)(nil),              // 14: polgraph.v1.LoadRequest
-	(*LoadResponse)(nil),             // 15: polgraph.v1.LoadResponse
-	(*GraphCounts)(nil),              // 16: polgraph.v1.GraphCounts
-	(*RetractClaimRequest)(nil),      // 17: polgraph.v1.RetractClaimRequest
-	(*DeleteRelationRequest)(nil),    // 18: polgraph.v1.DeleteRelationRequest
-	(*DeleteEntityRequest)(nil),      // 19: polgraph.v1.DeleteEntityRequest
-	(*MergeEntitiesRequest)(nil),     // 20: polgraph.v1.MergeEntitiesRequest
-	(*MergeEntitiesResponse)(nil),    // 21: polgraph.v1.MergeEntitiesResponse
-	(*UnmergeEntitiesRequest)(nil),   // 22: polgraph.v1.UnmergeEntitiesRequest
-	(*UnmergeEntitiesResponse)(nil),  // 23: polgraph.v1.UnmergeEntitiesResponse
-	(*ListChangesRequest)(nil),       // 24: polgraph.v1.ListChangesRequest
-	(*ListChangesResponse)(nil),      // 25: polgraph.v1.ListChangesResponse
-	(*SeparateEntitiesRequest)(nil),  // 26: polgraph.v1.SeparateEntitiesRequest
-	(*SeparateEntitiesResponse)(nil), // 27: polgraph.v1.SeparateEntitiesResponse
-	nil,                              // 28: polgraph.v1.EntityRecord.IdentifiersEntry
-	(*WebLink)(nil),                  // 29: polgraph.v1.WebLink
-	(*ContactDetail)(nil),            // 30: polgraph.v1.ContactDetail
-	(*timestamppb.Timestamp)(nil),    // 31: google.protobuf.Timestamp
-	(*Change)(nil),                   // 32: polgraph.v1.Change
+	(MatchDecision)(0),               // 0: polgraph.v1.MatchDecision
+	(*SourceRecord)(nil),             // 1: polgraph.v1.SourceRecord
+	(*EntityRecord)(nil),             // 2: polgraph.v1.EntityRecord
+	(*ClaimRecord)(nil),              // 3: polgraph.v1.ClaimRecord
+	(*RelationRecord)(nil),           // 4: polgraph.v1.RelationRecord
+	(*UpsertSourcesRequest)(nil),     // 5: polgraph.v1.UpsertSourcesRequest
+	(*UpsertEntitiesRequest)(nil),    // 6: polgraph.v1.UpsertEntitiesRequest
+	(*UpsertRelationsRequest)(nil),   // 7: polgraph.v1.UpsertRelationsRequest
+	(*UpsertSourcesResponse)(nil),    // 8: polgraph.v1.UpsertSourcesResponse
+	(*UpsertEntitiesResponse)(nil),   // 9: polgraph.v1.UpsertEntitiesResponse
+	(*UpsertRelationsResponse)(nil),  // 10: polgraph.v1.UpsertRelationsResponse
+	(*RetractClaimResponse)(nil),     // 11: polgraph.v1.RetractClaimResponse
+	(*DeleteRelationResponse)(nil),   // 12: polgraph.v1.DeleteRelationResponse
+	(*DeleteEntityResponse)(nil),     // 13: polgraph.v1.DeleteEntityResponse
+	(*WriteResult)(nil),              // 14: polgraph.v1.WriteResult
+	(*PossibleDuplicate)(nil),        // 15: polgraph.v1.PossibleDuplicate
+	(*LoadRequest)(nil),              // 16: polgraph.v1.LoadRequest
+	(*LoadResponse)(nil),             // 17: polgraph.v1.LoadResponse
+	(*GraphCounts)(nil),              // 18: polgraph.v1.GraphCounts
+	(*RetractClaimRequest)(nil),      // 19: polgraph.v1.RetractClaimRequest
+	(*DeleteRelationRequest)(nil),    // 20: polgraph.v1.DeleteRelationRequest
+	(*DeleteEntityRequest)(nil),      // 21: polgraph.v1.DeleteEntityRequest
+	(*MergeEntitiesRequest)(nil),     // 22: polgraph.v1.MergeEntitiesRequest
+	(*MergeEntitiesResponse)(nil),    // 23: polgraph.v1.MergeEntitiesResponse
+	(*UnmergeEntitiesRequest)(nil),   // 24: polgraph.v1.UnmergeEntitiesRequest
+	(*UnmergeEntitiesResponse)(nil),  // 25: polgraph.v1.UnmergeEntitiesResponse
+	(*ListChangesRequest)(nil),       // 26: polgraph.v1.ListChangesRequest
+	(*ListChangesResponse)(nil),      // 27: polgraph.v1.ListChangesResponse
+	(*SeparateEntitiesRequest)(nil),  // 28: polgraph.v1.SeparateEntitiesRequest
+	(*SeparateEntitiesResponse)(nil), // 29: polgraph.v1.SeparateEntitiesResponse
+	nil,                              // 30: polgraph.v1.EntityRecord.IdentifiersEntry
+	(*WebLink)(nil),                  // 31: polgraph.v1.WebLink
+	(*ContactDetail)(nil),            // 32: polgraph.v1.ContactDetail
+	(*timestamppb.Timestamp)(nil),    // 33: google.protobuf.Timestamp
+	(*Change)(nil),                   // 34: polgraph.v1.Change
 }
 var file_polgraph_v1_write_service_proto_depIdxs = []int32{
-	28, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
-	29, // 1: polgraph.v1.EntityRecord.links:type_name -> polgraph.v1.WebLink
-	29, // 2: polgraph.v1.EntityRecord.images:type_name -> polgraph.v1.WebLink
-	30, // 3: polgraph.v1.EntityRecord.contact_details:type_name -> polgraph.v1.ContactDetail
-	2,  // 4: polgraph.v1.RelationRecord.claims:type_name -> polgraph.v1.ClaimRecord
-	0,  // 5: polgraph.v1.UpsertSourcesRequest.sources:type_name -> polgraph.v1.SourceRecord
-	1,  // 6: polgraph.v1.UpsertEntitiesRequest.entities:type_name -> polgraph.v1.EntityRecord
-	3,  // 7: polgraph.v1.UpsertRelationsRequest.relations:type_name -> polgraph.v1.RelationRecord
-	13, // 8: polgraph.v1.UpsertSourcesResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 9: polgraph.v1.UpsertEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 10: polgraph.v1.UpsertRelationsResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 11: polgraph.v1.RetractClaimResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 12: polgraph.v1.DeleteRelationResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 13: polgraph.v1.DeleteEntityResponse.result:type_name -> polgraph.v1.WriteResult
-	16, // 14: polgraph.v1.LoadResponse.graph:type_name -> polgraph.v1.GraphCounts
-	13, // 15: polgraph.v1.MergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	13, // 16: polgraph.v1.UnmergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	31, // 17: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
-	31, // 18: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
-	32, // 19: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
-	13, // 20: polgraph.v1.SeparateEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
-	4,  // 21: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
-	5,  // 22: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
-	6,  // 23: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
-	14, // 24: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
-	17, // 25: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
-	18, // 26: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
-	19, // 27: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
-	20, // 28: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
-	22, // 29: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
-	26, // 30: polgraph.v1.WriteService.SeparateEntities:input_type -> polgraph.v1.SeparateEntitiesRequest
-	24, // 31: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
-	7,  // 32: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
-	8,  // 33: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
-	9,  // 34: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
-	15, // 35: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
-	10, // 36: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
-	11, // 37: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
-	12, // 38: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
-	21, // 39: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
-	23, // 40: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
-	27, // 41: polgraph.v1.WriteService.SeparateEntities:output_type -> polgraph.v1.SeparateEntitiesResponse
-	25, // 42: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
-	32, // [32:43] is the sub-list for method output_type
-	21, // [21:32] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	30, // 0: polgraph.v1.EntityRecord.identifiers:type_name -> polgraph.v1.EntityRecord.IdentifiersEntry
+	31, // 1: polgraph.v1.EntityRecord.links:type_name -> polgraph.v1.WebLink
+	31, // 2: polgraph.v1.EntityRecord.images:type_name -> polgraph.v1.WebLink
+	32, // 3: polgraph.v1.EntityRecord.contact_details:type_name -> polgraph.v1.ContactDetail
+	3,  // 4: polgraph.v1.RelationRecord.claims:type_name -> polgraph.v1.ClaimRecord
+	1,  // 5: polgraph.v1.UpsertSourcesRequest.sources:type_name -> polgraph.v1.SourceRecord
+	2,  // 6: polgraph.v1.UpsertEntitiesRequest.entities:type_name -> polgraph.v1.EntityRecord
+	4,  // 7: polgraph.v1.UpsertRelationsRequest.relations:type_name -> polgraph.v1.RelationRecord
+	14, // 8: polgraph.v1.UpsertSourcesResponse.result:type_name -> polgraph.v1.WriteResult
+	14, // 9: polgraph.v1.UpsertEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	14, // 10: polgraph.v1.UpsertRelationsResponse.result:type_name -> polgraph.v1.WriteResult
+	14, // 11: polgraph.v1.RetractClaimResponse.result:type_name -> polgraph.v1.WriteResult
+	14, // 12: polgraph.v1.DeleteRelationResponse.result:type_name -> polgraph.v1.WriteResult
+	14, // 13: polgraph.v1.DeleteEntityResponse.result:type_name -> polgraph.v1.WriteResult
+	15, // 14: polgraph.v1.WriteResult.possible_duplicates:type_name -> polgraph.v1.PossibleDuplicate
+	0,  // 15: polgraph.v1.PossibleDuplicate.decision:type_name -> polgraph.v1.MatchDecision
+	18, // 16: polgraph.v1.LoadResponse.graph:type_name -> polgraph.v1.GraphCounts
+	14, // 17: polgraph.v1.MergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	14, // 18: polgraph.v1.UnmergeEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	33, // 19: polgraph.v1.ListChangesRequest.since:type_name -> google.protobuf.Timestamp
+	33, // 20: polgraph.v1.ListChangesRequest.until:type_name -> google.protobuf.Timestamp
+	34, // 21: polgraph.v1.ListChangesResponse.changes:type_name -> polgraph.v1.Change
+	14, // 22: polgraph.v1.SeparateEntitiesResponse.result:type_name -> polgraph.v1.WriteResult
+	5,  // 23: polgraph.v1.WriteService.UpsertSources:input_type -> polgraph.v1.UpsertSourcesRequest
+	6,  // 24: polgraph.v1.WriteService.UpsertEntities:input_type -> polgraph.v1.UpsertEntitiesRequest
+	7,  // 25: polgraph.v1.WriteService.UpsertRelations:input_type -> polgraph.v1.UpsertRelationsRequest
+	16, // 26: polgraph.v1.WriteService.Load:input_type -> polgraph.v1.LoadRequest
+	19, // 27: polgraph.v1.WriteService.RetractClaim:input_type -> polgraph.v1.RetractClaimRequest
+	20, // 28: polgraph.v1.WriteService.DeleteRelation:input_type -> polgraph.v1.DeleteRelationRequest
+	21, // 29: polgraph.v1.WriteService.DeleteEntity:input_type -> polgraph.v1.DeleteEntityRequest
+	22, // 30: polgraph.v1.WriteService.MergeEntities:input_type -> polgraph.v1.MergeEntitiesRequest
+	24, // 31: polgraph.v1.WriteService.UnmergeEntities:input_type -> polgraph.v1.UnmergeEntitiesRequest
+	28, // 32: polgraph.v1.WriteService.SeparateEntities:input_type -> polgraph.v1.SeparateEntitiesRequest
+	26, // 33: polgraph.v1.WriteService.ListChanges:input_type -> polgraph.v1.ListChangesRequest
+	8,  // 34: polgraph.v1.WriteService.UpsertSources:output_type -> polgraph.v1.UpsertSourcesResponse
+	9,  // 35: polgraph.v1.WriteService.UpsertEntities:output_type -> polgraph.v1.UpsertEntitiesResponse
+	10, // 36: polgraph.v1.WriteService.UpsertRelations:output_type -> polgraph.v1.UpsertRelationsResponse
+	17, // 37: polgraph.v1.WriteService.Load:output_type -> polgraph.v1.LoadResponse
+	11, // 38: polgraph.v1.WriteService.RetractClaim:output_type -> polgraph.v1.RetractClaimResponse
+	12, // 39: polgraph.v1.WriteService.DeleteRelation:output_type -> polgraph.v1.DeleteRelationResponse
+	13, // 40: polgraph.v1.WriteService.DeleteEntity:output_type -> polgraph.v1.DeleteEntityResponse
+	23, // 41: polgraph.v1.WriteService.MergeEntities:output_type -> polgraph.v1.MergeEntitiesResponse
+	25, // 42: polgraph.v1.WriteService.UnmergeEntities:output_type -> polgraph.v1.UnmergeEntitiesResponse
+	29, // 43: polgraph.v1.WriteService.SeparateEntities:output_type -> polgraph.v1.SeparateEntitiesResponse
+	27, // 44: polgraph.v1.WriteService.ListChanges:output_type -> polgraph.v1.ListChangesResponse
+	34, // [34:45] is the sub-list for method output_type
+	23, // [23:34] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_write_service_proto_init() }
@@ -2273,13 +2435,14 @@ func file_polgraph_v1_write_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_write_service_proto_rawDesc), len(file_polgraph_v1_write_service_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   29,
+			NumEnums:      1,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_polgraph_v1_write_service_proto_goTypes,
 		DependencyIndexes: file_polgraph_v1_write_service_proto_depIdxs,
+		EnumInfos:         file_polgraph_v1_write_service_proto_enumTypes,
 		MessageInfos:      file_polgraph_v1_write_service_proto_msgTypes,
 	}.Build()
 	File_polgraph_v1_write_service_proto = out.File

@@ -2,8 +2,8 @@
 // @generated from file polgraph/v1/write_service.proto (package polgraph.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Change, ContactDetail, WebLink } from "./resources_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/write_service.proto.
  */
 export const file_polgraph_v1_write_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS93cml0ZV9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSKdAQoMU291cmNlUmVjb3JkEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEa2luZBgDIAEoCRIOCgZvdXRsZXQYBCABKAkSDgoGYXV0aG9yGAUgASgJEhEKCXB1Ymxpc2hlZBgGIAEoCRILCgN1cmwYByABKAkSEQoJcmV0cmlldmVkGAggASgJEg8KB2xpY2VuY2UYCSABKAkiqwMKDEVudGl0eVJlY29yZBIMCgRuYW1lGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIPCgdhbGlhc2VzGAMgAygJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEj8KC2lkZW50aWZpZXJzGAUgAygLMioucG9sZ3JhcGgudjEuRW50aXR5UmVjb3JkLklkZW50aWZpZXJzRW50cnkSEgoKdmFsaWRfZnJvbRgGIAEoCRIQCgh2YWxpZF90bxgHIAEoCRISCgpiaXJ0aF9kYXRlGAggASgJEhIKCmRlYXRoX2RhdGUYCSABKAkSDgoGZ2VuZGVyGAogASgJEiMKBWxpbmtzGAsgAygLMhQucG9sZ3JhcGgudjEuV2ViTGluaxIkCgZpbWFnZXMYDCADKAsyFC5wb2xncmFwaC52MS5XZWJMaW5rEjMKD2NvbnRhY3RfZGV0YWlscxgNIAMoCzIaLnBvbGdyYXBoLnYxLkNvbnRhY3REZXRhaWwaMgoQSWRlbnRpZmllcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpcBCgtDbGFpbVJlY29yZBIOCgZzb3VyY2UYASABKAkSDwoHZXhjZXJwdBgCIAEoCRIXCgpjb25maWRlbmNlGAMgASgBSACIAQESDgoGc3RhdHVzGAQgASgJEg8KB3NhaWRfYnkYBSABKAkSCwoDa2V5GAYgASgJEhEKCXJlY29yZF9pZBgHIAEoCUINCgtfY29uZmlkZW5jZSLMAQoOUmVsYXRpb25SZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgsKA2tleRgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSKAoGY2xhaW1zGAogAygLMhgucG9sZ3JhcGgudjEuQ2xhaW1SZWNvcmQSDAoEdGVybRgLIAEoCSJWChRVcHNlcnRTb3VyY2VzUmVxdWVzdBIqCgdzb3VyY2VzGAEgAygLMhkucG9sZ3JhcGgudjEuU291cmNlUmVjb3JkEhIKCnJlcXVlc3RfaWQYAiABKAkiWAoVVXBzZXJ0RW50aXRpZXNSZXF1ZXN0EisKCGVudGl0aWVzGAEgAygLMhkucG9sZ3JhcGgudjEuRW50aXR5UmVjb3JkEhIKCnJlcXVlc3RfaWQYAiABKAkiXAoWVXBzZXJ0UmVsYXRpb25zUmVxdWVzdBIuCglyZWxhdGlvbnMYASADKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvblJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIkEKFVVwc2VydFNvdXJjZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJCChZVcHNlcnRFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkMKF1Vwc2VydFJlbGF0aW9uc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkAKFFJldHJhY3RDbGFpbVJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkIKFkRlbGV0ZVJlbGF0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiQAoURGVsZXRlRW50aXR5UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiZQoLV3JpdGVSZXN1bHQSDwoHY3JlYXRlZBgBIAMoCRIPCgd1cGRhdGVkGAIgAygJEhEKCXVuY2hhbmdlZBgDIAEoBRIQCghyZXBsYXllZBgEIAEoCBIPCgd2ZXJzaW9uGAUgASgDIj4KC0xvYWRSZXF1ZXN0EgwKBGZpbGUYASABKAkSDQoFbGluZXMYAiADKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSKPAQoMTG9hZFJlc3BvbnNlEg8KB3NvdXJjZXMYASABKAUSEAoIZW50aXRpZXMYAiABKAUSEQoJcmVsYXRpb25zGAMgASgFEg4KBmNsYWltcxgEIAEoBRInCgVncmFwaBgFIAEoCzIYLnBvbGdyYXBoLnYxLkdyYXBoQ291bnRzEhAKCHJlcGxheWVkGAYgASgIIlMKC0dyYXBoQ291bnRzEhAKCGVudGl0aWVzGAEgASgFEhEKCXJlbGF0aW9ucxgCIAEoBRIOCgZjbGFpbXMYAyABKAUSDwoHc291cmNlcxgEIAEoBSJHChNSZXRyYWN0Q2xhaW1SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiSQoVRGVsZXRlUmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiRwoTRGVsZXRlRW50aXR5UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIlYKFE1lcmdlRW50aXRpZXNSZXF1ZXN0EgwKBGZyb20YASABKAkSDAoEaW50bxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCSJBChVNZXJnZUVudGl0aWVzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiSgoWVW5tZXJnZUVudGl0aWVzUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkMKF1VubWVyZ2VFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IrYBChJMaXN0Q2hhbmdlc1JlcXVlc3QSEAoIcmVzb3VyY2UYASABKAkSEQoJcHJpbmNpcGFsGAIgASgJEikKBXNpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkiaAoTTGlzdENoYW5nZXNSZXNwb25zZRIkCgdjaGFuZ2VzGAEgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFImUKF1NlcGFyYXRlRW50aXRpZXNSZXF1ZXN0EgkKAWEYASABKAkSCQoBYhgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoId2l0aGRyYXcYBCABKAgSEgoKcmVxdWVzdF9pZBgFIAEoCSJEChhTZXBhcmF0ZUVudGl0aWVzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQyzAcKDFdyaXRlU2VydmljZRJWCg1VcHNlcnRTb3VyY2VzEiEucG9sZ3JhcGgudjEuVXBzZXJ0U291cmNlc1JlcXVlc3QaIi5wb2xncmFwaC52MS5VcHNlcnRTb3VyY2VzUmVzcG9uc2USWQoOVXBzZXJ0RW50aXRpZXMSIi5wb2xncmFwaC52MS5VcHNlcnRFbnRpdGllc1JlcXVlc3QaIy5wb2xncmFwaC52MS5VcHNlcnRFbnRpdGllc1Jlc3BvbnNlElwKD1Vwc2VydFJlbGF0aW9ucxIjLnBvbGdyYXBoLnYxLlVwc2VydFJlbGF0aW9uc1JlcXVlc3QaJC5wb2xncmFwaC52MS5VcHNlcnRSZWxhdGlvbnNSZXNwb25zZRI9CgRMb2FkEhgucG9sZ3JhcGgudjEuTG9hZFJlcXVlc3QaGS5wb2xncmFwaC52MS5Mb2FkUmVzcG9uc2UoARJTCgxSZXRyYWN0Q2xhaW0SIC5wb2xncmFwaC52MS5SZXRyYWN0Q2xhaW1SZXF1ZXN0GiEucG9sZ3JhcGgudjEuUmV0cmFjdENsYWltUmVzcG9uc2USWQoORGVsZXRlUmVsYXRpb24SIi5wb2xncmFwaC52MS5EZWxldGVSZWxhdGlvblJlcXVlc3QaIy5wb2xncmFwaC52MS5EZWxldGVSZWxhdGlvblJlc3BvbnNlElMKDERlbGV0ZUVudGl0eRIgLnBvbGdyYXBoLnYxLkRlbGV0ZUVudGl0eVJlcXVlc3QaIS5wb2xncmFwaC52MS5EZWxldGVFbnRpdHlSZXNwb25zZRJWCg1NZXJnZUVudGl0aWVzEiEucG9sZ3JhcGgudjEuTWVyZ2VFbnRpdGllc1JlcXVlc3QaIi5wb2xncmFwaC52MS5NZXJnZUVudGl0aWVzUmVzcG9uc2USXAoPVW5tZXJnZUVudGl0aWVzEiMucG9sZ3JhcGgudjEuVW5tZXJnZUVudGl0aWVzUmVxdWVzdBokLnBvbGdyYXBoLnYxLlVubWVyZ2VFbnRpdGllc1Jlc3BvbnNlEl8KEFNlcGFyYXRlRW50aXRpZXMSJC5wb2xncmFwaC52MS5TZXBhcmF0ZUVudGl0aWVzUmVxdWVzdBolLnBvbGdyYXBoLnYxLlNlcGFyYXRlRW50aXRpZXNSZXNwb25zZRJQCgtMaXN0Q2hhbmdlcxIfLnBvbGdyYXBoLnYxLkxpc3RDaGFuZ2VzUmVxdWVzdBogLnBvbGdyYXBoLnYxLkxpc3RDaGFuZ2VzUmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS93cml0ZV9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSKdAQoMU291cmNlUmVjb3JkEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEa2luZBgDIAEoCRIOCgZvdXRsZXQYBCABKAkSDgoGYXV0aG9yGAUgASgJEhEKCXB1Ymxpc2hlZBgGIAEoCRILCgN1cmwYByABKAkSEQoJcmV0cmlldmVkGAggASgJEg8KB2xpY2VuY2UYCSABKAkiqwMKDEVudGl0eVJlY29yZBIMCgRuYW1lGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIPCgdhbGlhc2VzGAMgAygJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEj8KC2lkZW50aWZpZXJzGAUgAygLMioucG9sZ3JhcGgudjEuRW50aXR5UmVjb3JkLklkZW50aWZpZXJzRW50cnkSEgoKdmFsaWRfZnJvbRgGIAEoCRIQCgh2YWxpZF90bxgHIAEoCRISCgpiaXJ0aF9kYXRlGAggASgJEhIKCmRlYXRoX2RhdGUYCSABKAkSDgoGZ2VuZGVyGAogASgJEiMKBWxpbmtzGAsgAygLMhQucG9sZ3JhcGgudjEuV2ViTGluaxIkCgZpbWFnZXMYDCADKAsyFC5wb2xncmFwaC52MS5XZWJMaW5rEjMKD2NvbnRhY3RfZGV0YWlscxgNIAMoCzIaLnBvbGdyYXBoLnYxLkNvbnRhY3REZXRhaWwaMgoQSWRlbnRpZmllcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpcBCgtDbGFpbVJlY29yZBIOCgZzb3VyY2UYASABKAkSDwoHZXhjZXJwdBgCIAEoCRIXCgpjb25maWRlbmNlGAMgASgBSACIAQESDgoGc3RhdHVzGAQgASgJEg8KB3NhaWRfYnkYBSABKAkSCwoDa2V5GAYgASgJEhEKCXJlY29yZF9pZBgHIAEoCUINCgtfY29uZmlkZW5jZSLMAQoOUmVsYXRpb25SZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgsKA2tleRgEIAEoCRIMCgRyb2xlGAUgASgJEgsKA3ZpYRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSKAoGY2xhaW1zGAogAygLMhgucG9sZ3JhcGgudjEuQ2xhaW1SZWNvcmQSDAoEdGVybRgLIAEoCSJWChRVcHNlcnRTb3VyY2VzUmVxdWVzdBIqCgdzb3VyY2VzGAEgAygLMhkucG9sZ3JhcGgudjEuU291cmNlUmVjb3JkEhIKCnJlcXVlc3RfaWQYAiABKAkiWAoVVXBzZXJ0RW50aXRpZXNSZXF1ZXN0EisKCGVudGl0aWVzGAEgAygLMhkucG9sZ3JhcGgudjEuRW50aXR5UmVjb3JkEhIKCnJlcXVlc3RfaWQYAiABKAkiXAoWVXBzZXJ0UmVsYXRpb25zUmVxdWVzdBIuCglyZWxhdGlvbnMYASADKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvblJlY29yZBISCgpyZXF1ZXN0X2lkGAIgASgJIkEKFVVwc2VydFNvdXJjZXNSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC5wb2xncmFwaC52MS5Xcml0ZVJlc3VsdCJCChZVcHNlcnRFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkMKF1Vwc2VydFJlbGF0aW9uc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkAKFFJldHJhY3RDbGFpbVJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IkIKFkRlbGV0ZVJlbGF0aW9uUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiQAoURGVsZXRlRW50aXR5UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiogEKC1dyaXRlUmVzdWx0Eg8KB2NyZWF0ZWQYASADKAkSDwoHdXBkYXRlZBgCIAMoCRIRCgl1bmNoYW5nZWQYAyABKAUSEAoIcmVwbGF5ZWQYBCABKAgSDwoHdmVyc2lvbhgFIAEoAxI7ChNwb3NzaWJsZV9kdXBsaWNhdGVzGAYgAygLMh4ucG9sZ3JhcGgudjEuUG9zc2libGVEdXBsaWNhdGUiiAEKEVBvc3NpYmxlRHVwbGljYXRlEg8KB2NyZWF0ZWQYASABKAkSEAoIZXhpc3RpbmcYAiABKAkSDQoFc2NvcmUYAyABKAESLAoIZGVjaXNpb24YBCABKA4yGi5wb2xncmFwaC52MS5NYXRjaERlY2lzaW9uEhMKC2V4cGxhbmF0aW9uGAUgASgJIj4KC0xvYWRSZXF1ZXN0EgwKBGZpbGUYASABKAkSDQoFbGluZXMYAiADKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSKPAQoMTG9hZFJlc3BvbnNlEg8KB3NvdXJjZXMYASABKAUSEAoIZW50aXRpZXMYAiABKAUSEQoJcmVsYXRpb25zGAMgASgFEg4KBmNsYWltcxgEIAEoBRInCgVncmFwaBgFIAEoCzIYLnBvbGdyYXBoLnYxLkdyYXBoQ291bnRzEhAKCHJlcGxheWVkGAYgASgIIlMKC0dyYXBoQ291bnRzEhAKCGVudGl0aWVzGAEgASgFEhEKCXJlbGF0aW9ucxgCIAEoBRIOCgZjbGFpbXMYAyABKAUSDwoHc291cmNlcxgEIAEoBSJHChNSZXRyYWN0Q2xhaW1SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiSQoVRGVsZXRlUmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiRwoTRGVsZXRlRW50aXR5UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIlYKFE1lcmdlRW50aXRpZXNSZXF1ZXN0EgwKBGZyb20YASABKAkSDAoEaW50bxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCSJBChVNZXJnZUVudGl0aWVzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQiSgoWVW5tZXJnZUVudGl0aWVzUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkMKF1VubWVyZ2VFbnRpdGllc1Jlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnBvbGdyYXBoLnYxLldyaXRlUmVzdWx0IrYBChJMaXN0Q2hhbmdlc1JlcXVlc3QSEAoIcmVzb3VyY2UYASABKAkSEQoJcHJpbmNpcGFsGAIgASgJEikKBXNpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkiaAoTTGlzdENoYW5nZXNSZXNwb25zZRIkCgdjaGFuZ2VzGAEgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFImUKF1NlcGFyYXRlRW50aXRpZXNSZXF1ZXN0EgkKAWEYASABKAkSCQoBYhgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoId2l0aGRyYXcYBCABKAgSEgoKcmVxdWVzdF9pZBgFIAEoCSJEChhTZXBhcmF0ZUVudGl0aWVzUmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgucG9sZ3JhcGgudjEuV3JpdGVSZXN1bHQqZQoNTWF0Y2hEZWNpc2lvbhIeChpNQVRDSF9ERUNJU0lPTl9VTlNQRUNJRklFRBAAEhoKFk1BVENIX0RFQ0lTSU9OX1BST1BPU0UQARIYChRNQVRDSF9ERUNJU0lPTl9NRVJHRRACMswHCgxXcml0ZVNlcnZpY2USVgoNVXBzZXJ0U291cmNlcxIhLnBvbGdyYXBoLnYxLlVwc2VydFNvdXJjZXNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuVXBzZXJ0U291cmNlc1Jlc3BvbnNlElkKDlVwc2VydEVudGl0aWVzEiIucG9sZ3JhcGgudjEuVXBzZXJ0RW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuVXBzZXJ0RW50aXRpZXNSZXNwb25zZRJcCg9VcHNlcnRSZWxhdGlvbnMSIy5wb2xncmFwaC52MS5VcHNlcnRSZWxhdGlvbnNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuVXBzZXJ0UmVsYXRpb25zUmVzcG9uc2USPQoETG9hZBIYLnBvbGdyYXBoLnYxLkxvYWRSZXF1ZXN0GhkucG9sZ3JhcGgudjEuTG9hZFJlc3BvbnNlKAESUwoMUmV0cmFjdENsYWltEiAucG9sZ3JhcGgudjEuUmV0cmFjdENsYWltUmVxdWVzdBohLnBvbGdyYXBoLnYxLlJldHJhY3RDbGFpbVJlc3BvbnNlElkKDkRlbGV0ZVJlbGF0aW9uEiIucG9sZ3JhcGgudjEuRGVsZXRlUmVsYXRpb25SZXF1ZXN0GiMucG9sZ3JhcGgudjEuRGVsZXRlUmVsYXRpb25SZXNwb25zZRJTCgxEZWxldGVFbnRpdHkSIC5wb2xncmFwaC52MS5EZWxldGVFbnRpdHlSZXF1ZXN0GiEucG9sZ3JhcGgudjEuRGVsZXRlRW50aXR5UmVzcG9uc2USVgoNTWVyZ2VFbnRpdGllcxIhLnBvbGdyYXBoLnYxLk1lcmdlRW50aXRpZXNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuTWVyZ2VFbnRpdGllc1Jlc3BvbnNlElwKD1VubWVyZ2VFbnRpdGllcxIjLnBvbGdyYXBoLnYxLlVubWVyZ2VFbnRpdGllc1JlcXVlc3QaJC5wb2xncmFwaC52MS5Vbm1lcmdlRW50aXRpZXNSZXNwb25zZRJfChBTZXBhcmF0ZUVudGl0aWVzEiQucG9sZ3JhcGgudjEuU2VwYXJhdGVFbnRpdGllc1JlcXVlc3QaJS5wb2xncmFwaC52MS5TZXBhcmF0ZUVudGl0aWVzUmVzcG9uc2USUAoLTGlzdENoYW5nZXMSHy5wb2xncmFwaC52MS5MaXN0Q2hhbmdlc1JlcXVlc3QaIC5wb2xncmFwaC52MS5MaXN0Q2hhbmdlc1Jlc3BvbnNlQjlaN2dpdGh1Yi5jb20vcG9sZ3JhcGgvcG9sZ3JhcGgvYXBpL3BvbGdyYXBoL3YxO3BvbGdyYXBodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * SourceRecord is a source in the dataset format's fields (data/FORMAT.md, `source`).
@@ -606,6 +606,15 @@ export type WriteResult = Message<"polgraph.v1.WriteResult"> & {
    * @generated from field: int64 version = 5;
    */
   version: bigint;
+
+  /**
+   * UpsertEntities: the entities it created that may be ones the graph already held (graph/resolve:
+   * names and their forms, ids, birth years; pairs judged not the same left out). Merge one with
+   * MergeEntities, or keep it apart with SeparateEntities.
+   *
+   * @generated from field: repeated polgraph.v1.PossibleDuplicate possible_duplicates = 6;
+   */
+  possibleDuplicates: PossibleDuplicate[];
 };
 
 /**
@@ -614,6 +623,55 @@ export type WriteResult = Message<"polgraph.v1.WriteResult"> & {
  */
 export const WriteResultSchema: GenMessage<WriteResult> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_write_service, 13);
+
+/**
+ * PossibleDuplicate is an entity a write created that may be one the graph already held.
+ *
+ * @generated from message polgraph.v1.PossibleDuplicate
+ */
+export type PossibleDuplicate = Message<"polgraph.v1.PossibleDuplicate"> & {
+  /**
+   * The entity the write created.
+   *
+   * @generated from field: string created = 1;
+   */
+  created: string;
+
+  /**
+   * The entity of the graph it may be.
+   *
+   * @generated from field: string existing = 2;
+   */
+  existing: string;
+
+  /**
+   * The sum of the features' weights: 4 or more merges, 2 or more proposes.
+   *
+   * @generated from field: double score = 3;
+   */
+  score: number;
+
+  /**
+   * What the score decides.
+   *
+   * @generated from field: polgraph.v1.MatchDecision decision = 4;
+   */
+  decision: MatchDecision;
+
+  /**
+   * The score in words: "merge at 4.5: name +2.5 (…); born +2.0 (both born in 1940)".
+   *
+   * @generated from field: string explanation = 5;
+   */
+  explanation: string;
+};
+
+/**
+ * Describes the message polgraph.v1.PossibleDuplicate.
+ * Use `create(PossibleDuplicateSchema)` to create a new message.
+ */
+export const PossibleDuplicateSchema: GenMessage<PossibleDuplicate> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_write_service, 14);
 
 /**
  * LoadRequest is one chunk of a dataset: lines of one file, in order.
@@ -648,7 +706,7 @@ export type LoadRequest = Message<"polgraph.v1.LoadRequest"> & {
  * Use `create(LoadRequestSchema)` to create a new message.
  */
 export const LoadRequestSchema: GenMessage<LoadRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 14);
+  messageDesc(file_polgraph_v1_write_service, 15);
 
 /**
  * LoadResponse says what the load wrote.
@@ -704,7 +762,7 @@ export type LoadResponse = Message<"polgraph.v1.LoadResponse"> & {
  * Use `create(LoadResponseSchema)` to create a new message.
  */
 export const LoadResponseSchema: GenMessage<LoadResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 15);
+  messageDesc(file_polgraph_v1_write_service, 16);
 
 /**
  * GraphCounts is the size of the graph.
@@ -746,7 +804,7 @@ export type GraphCounts = Message<"polgraph.v1.GraphCounts"> & {
  * Use `create(GraphCountsSchema)` to create a new message.
  */
 export const GraphCountsSchema: GenMessage<GraphCounts> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 16);
+  messageDesc(file_polgraph_v1_write_service, 17);
 
 /**
  * RetractClaimRequest retracts a claim.
@@ -781,7 +839,7 @@ export type RetractClaimRequest = Message<"polgraph.v1.RetractClaimRequest"> & {
  * Use `create(RetractClaimRequestSchema)` to create a new message.
  */
 export const RetractClaimRequestSchema: GenMessage<RetractClaimRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 17);
+  messageDesc(file_polgraph_v1_write_service, 18);
 
 /**
  * DeleteRelationRequest deletes a relation.
@@ -816,7 +874,7 @@ export type DeleteRelationRequest = Message<"polgraph.v1.DeleteRelationRequest">
  * Use `create(DeleteRelationRequestSchema)` to create a new message.
  */
 export const DeleteRelationRequestSchema: GenMessage<DeleteRelationRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 18);
+  messageDesc(file_polgraph_v1_write_service, 19);
 
 /**
  * DeleteEntityRequest deletes an entity and its relations.
@@ -851,7 +909,7 @@ export type DeleteEntityRequest = Message<"polgraph.v1.DeleteEntityRequest"> & {
  * Use `create(DeleteEntityRequestSchema)` to create a new message.
  */
 export const DeleteEntityRequestSchema: GenMessage<DeleteEntityRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 19);
+  messageDesc(file_polgraph_v1_write_service, 20);
 
 /**
  * MergeEntitiesRequest merges one entity into another.
@@ -893,7 +951,7 @@ export type MergeEntitiesRequest = Message<"polgraph.v1.MergeEntitiesRequest"> &
  * Use `create(MergeEntitiesRequestSchema)` to create a new message.
  */
 export const MergeEntitiesRequestSchema: GenMessage<MergeEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 20);
+  messageDesc(file_polgraph_v1_write_service, 21);
 
 /**
  * MergeEntitiesResponse says what the merge changed.
@@ -914,7 +972,7 @@ export type MergeEntitiesResponse = Message<"polgraph.v1.MergeEntitiesResponse">
  * Use `create(MergeEntitiesResponseSchema)` to create a new message.
  */
 export const MergeEntitiesResponseSchema: GenMessage<MergeEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 21);
+  messageDesc(file_polgraph_v1_write_service, 22);
 
 /**
  * UnmergeEntitiesRequest undoes a merge.
@@ -949,7 +1007,7 @@ export type UnmergeEntitiesRequest = Message<"polgraph.v1.UnmergeEntitiesRequest
  * Use `create(UnmergeEntitiesRequestSchema)` to create a new message.
  */
 export const UnmergeEntitiesRequestSchema: GenMessage<UnmergeEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 22);
+  messageDesc(file_polgraph_v1_write_service, 23);
 
 /**
  * UnmergeEntitiesResponse says what undoing the merge changed.
@@ -970,7 +1028,7 @@ export type UnmergeEntitiesResponse = Message<"polgraph.v1.UnmergeEntitiesRespon
  * Use `create(UnmergeEntitiesResponseSchema)` to create a new message.
  */
 export const UnmergeEntitiesResponseSchema: GenMessage<UnmergeEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 23);
+  messageDesc(file_polgraph_v1_write_service, 24);
 
 /**
  * ListChangesRequest asks for a page of the audit trail.
@@ -1027,7 +1085,7 @@ export type ListChangesRequest = Message<"polgraph.v1.ListChangesRequest"> & {
  * Use `create(ListChangesRequestSchema)` to create a new message.
  */
 export const ListChangesRequestSchema: GenMessage<ListChangesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 24);
+  messageDesc(file_polgraph_v1_write_service, 25);
 
 /**
  * ListChangesResponse is a page of the audit trail, newest first.
@@ -1062,7 +1120,7 @@ export type ListChangesResponse = Message<"polgraph.v1.ListChangesResponse"> & {
  * Use `create(ListChangesResponseSchema)` to create a new message.
  */
 export const ListChangesResponseSchema: GenMessage<ListChangesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 25);
+  messageDesc(file_polgraph_v1_write_service, 26);
 
 /**
  * SeparateEntitiesRequest judges two entities not the same.
@@ -1109,7 +1167,7 @@ export type SeparateEntitiesRequest = Message<"polgraph.v1.SeparateEntitiesReque
  * Use `create(SeparateEntitiesRequestSchema)` to create a new message.
  */
 export const SeparateEntitiesRequestSchema: GenMessage<SeparateEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 26);
+  messageDesc(file_polgraph_v1_write_service, 27);
 
 /**
  * SeparateEntitiesResponse says what the judgement changed.
@@ -1130,7 +1188,41 @@ export type SeparateEntitiesResponse = Message<"polgraph.v1.SeparateEntitiesResp
  * Use `create(SeparateEntitiesResponseSchema)` to create a new message.
  */
 export const SeparateEntitiesResponseSchema: GenMessage<SeparateEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_write_service, 27);
+  messageDesc(file_polgraph_v1_write_service, 28);
+
+/**
+ * MatchDecision is what a candidate pair's score decides.
+ *
+ * @generated from enum polgraph.v1.MatchDecision
+ */
+export enum MatchDecision {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: MATCH_DECISION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Perhaps one entity: a reviewer decides.
+   *
+   * @generated from enum value: MATCH_DECISION_PROPOSE = 1;
+   */
+  PROPOSE = 1,
+
+  /**
+   * One entity by the score: imports merge such records; pairs already in the graph await a reviewer.
+   *
+   * @generated from enum value: MATCH_DECISION_MERGE = 2;
+   */
+  MERGE = 2,
+}
+
+/**
+ * Describes the enum polgraph.v1.MatchDecision.
+ */
+export const MatchDecisionSchema: GenEnum<MatchDecision> = /*@__PURE__*/
+  enumDesc(file_polgraph_v1_write_service, 0);
 
 /**
  * WriteService changes the graph: records in the dataset format (data/FORMAT.md), checked exactly as
