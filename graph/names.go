@@ -152,6 +152,19 @@ func NewRanker(key string) *Ranker {
 // ("ken" and "kenneth"): as much as a spelling one letter in ten away.
 const hypocorismScore = 0.9
 
+// MinPrefix is the fewest letters of a word being typed (a query's last word) that match the words they
+// begin ("Starm" → "Starmer").
+const MinPrefix = 2
+
+// PrefixScore is what the last word of a query scores against a name's word it begins, from 0.6 for a
+// start of it to 0.9 for all but nothing; 0 when it does not begin it or is shorter than MinPrefix.
+func PrefixScore(q, word []rune) float64 {
+	if len(q) < MinPrefix || len(word) <= len(q) || !slices.Equal(word[:len(q)], q) {
+		return 0
+	}
+	return 0.6 + 0.3*float64(len(q))/float64(len(word))
+}
+
 // splitWords appends to dst the runs of rs between white space, as strings.Fields cuts a string.
 func splitWords(dst [][]rune, rs []rune) [][]rune {
 	start := -1
@@ -174,7 +187,8 @@ func splitWords(dst [][]rune, rs []rune) [][]rune {
 // score says how well m.query matches a normalised name, from 0 to 1: 1 for the whole name; for a
 // close spelling of the whole name, 1 less the share of letters edited; and for a query matching some
 // of the name's words, up to 0.9, less for each edit, for a given name matched by its short or long form
-// ("Ken" for "Kenneth"), and for each word of the name left unmatched.
+// ("Ken" for "Kenneth"), for a last word that only begins a word of the name (PrefixScore: "Tower Ham"),
+// and for each word of the name left unmatched.
 func (m *Ranker) score(name string) float64 {
 	m.nr = m.nr[:0]
 	for _, r := range name {
@@ -207,6 +221,9 @@ func (m *Ranker) scoreRunes() float64 {
 				s = 1 - float64(d)/float64(max(len(wr), len(n)))
 			} else if slices.ContainsFunc(m.alts[i], func(a []rune) bool { return slices.Equal(a, n) }) {
 				s = hypocorismScore
+			}
+			if i == len(m.words)-1 {
+				s = max(s, PrefixScore(wr, n))
 			}
 			if s > bestS {
 				bestJ, bestS = j, s

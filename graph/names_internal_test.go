@@ -67,17 +67,21 @@ func matchScoreReference(query, name string) float64 {
 	qw, nw := strings.Fields(query), strings.Fields(name)
 	matched, sum := 0, 0.0
 	used := make([]bool, len(nw))
-	for _, w := range qw {
+	for i, w := range qw {
 		bestJ, bestS := -1, 0.0
 		for j, n := range nw {
 			if used[j] {
 				continue
 			}
-			d := levenshtein([]rune(w), []rune(n))
-			if d > EditBudget(len([]rune(w))) {
-				continue
+			s := 0.0
+			if d := levenshtein([]rune(w), []rune(n)); d <= EditBudget(len([]rune(w))) {
+				s = 1 - float64(d)/float64(max(len([]rune(w)), len([]rune(n))))
 			}
-			if s := 1 - float64(d)/float64(max(len([]rune(w)), len([]rune(n)))); s > bestS {
+			// The last word may be one being typed: the start of a longer word.
+			if i == len(qw)-1 && len([]rune(w)) >= MinPrefix && len([]rune(n)) > len([]rune(w)) && strings.HasPrefix(n, w) {
+				s = max(s, 0.6+0.3*float64(len([]rune(w)))/float64(len([]rune(n))))
+			}
+			if s > bestS {
 				bestJ, bestS = j, s
 			}
 		}

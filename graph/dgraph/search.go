@@ -16,7 +16,8 @@ const maxQueryWords = 5
 // Search implements graph.Store. It asks Dgraph for entities whose normalised display name or alias is
 // the query or within a few edits of it, and for those with a word within a few edits of each query word
 // (so "Lutfor" finds "Lutfur Rahman" and "Rusnara" finds "Rushanara Ali"), or that is a short or long
-// form of a query word (graph.SearchHypocorisms: "Ken" finds "Kenneth Clarke"); then it ranks them here.
+// form of a query word (graph.SearchHypocorisms: "Ken" finds "Kenneth Clarke"), or that the query's last
+// word begins (a word being typed: "Starm" finds "Keir Starmer"); then it ranks them here.
 func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.SearchResult, error) {
 	key := graph.NormalizeName(q.Text)
 	if key == "" {
@@ -49,6 +50,14 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 			decl.WriteString(", " + hv + ": string")
 			fmt.Fprintf(&body, "h%d_%d(func: eq(pg.search_tokens, %s), first: 100) { %s }\n", i, j, hv, entityFields)
 		}
+	}
+	// The word being typed: the tokens it begins, read off the exact index in order (between its start
+	// and the start's successor).
+	if all := strings.Fields(key); len([]rune(all[len(all)-1])) >= graph.MinPrefix {
+		last := all[len(all)-1]
+		vars["$p"], vars["$pn"] = last, successor(last)
+		decl.WriteString(", $p: string, $pn: string")
+		fmt.Fprintf(&body, "prefix(func: between(pg.search_tokens, $p, $pn), first: 100) { %s }\n", entityFields)
 	}
 	var res map[string][]entityJSON
 	dq := "query q(" + decl.String() + ") {\n" + body.String() + "}"
@@ -83,4 +92,11 @@ func (s *Store) Search(ctx context.Context, q graph.SearchQuery) ([]graph.Search
 		return cmp.Or(-cmp.Compare(a.Score, b.Score), strings.Compare(string(a.Entity.Name), string(b.Entity.Name)))
 	})
 	return out, nil
+}
+
+// successor is the least string greater than every string s begins: s with its last rune raised by one.
+func successor(s string) string {
+	rs := []rune(s)
+	rs[len(rs)-1]++
+	return string(rs)
 }

@@ -182,6 +182,34 @@ func (p *postings) near(q string, d int) []int32 {
 	return out
 }
 
+// prefixed returns the entities of the terms that q begins and is shorter than (graph.PrefixScore),
+// shortest terms first, at most maxCandidates.
+func (p *postings) prefixed(q string) []int32 {
+	qr := []rune(q)
+	var hits []string
+	for k := len(qr) + 1; k <= maxBucket; k++ {
+		bucket := &p.byLen[k]
+		for c := range bucket.chunks {
+			for i := range bucket.chunks[c] {
+				if t := &bucket.chunks[c][i]; strings.HasPrefix(t.text, q) {
+					hits = append(hits, t.text)
+				}
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	var out []int32
+	for _, h := range hits {
+		for _, u := range p.of(h) {
+			if len(out) == maxCandidates {
+				return out
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // search answers a SearchQuery from the snapshot's entities, as the store's Search does.
 func (s *topoSnapshot) search(q graph.SearchQuery) []graph.SearchResult {
 	key := graph.NormalizeName(q.Text)
@@ -219,6 +247,10 @@ func (s *topoSnapshot) search(q graph.SearchQuery) []graph.SearchResult {
 		for _, h := range graph.SearchHypocorisms(w) {
 			consider(s.words.near(h, 0))
 		}
+	}
+	if all := strings.Fields(key); len([]rune(all[len(all)-1])) >= graph.MinPrefix {
+		last := all[len(all)-1]
+		consider(s.words.prefixed(last)) // the word being typed
 	}
 	graph.SortSearchResults(out)
 	return out

@@ -390,6 +390,10 @@ func TestSearchInMemoryFindsWhatMatches(t *testing.T) {
 		snap := topo.snap.Load()
 		for range 60 {
 			q := graph.SearchQuery{Text: typo(r, name())}
+			if r.IntN(3) == 0 { // a name being typed: cut in its last word
+				n := []rune(name())
+				q.Text = string(n[:1+r.IntN(len(n))])
+			}
 			if r.IntN(4) == 0 {
 				q.Kinds = []graph.Kind{kinds[r.IntN(len(kinds))]}
 			}

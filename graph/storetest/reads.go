@@ -242,6 +242,12 @@ func testSearch(t *testing.T, s Subject) {
 		{graph.SearchQuery{Text: "Aspire"}, []graph.SearchResult{{Entity: other, Matched: "Aspire", Score: 1}, {Entity: aspire, Matched: "Aspire", Score: 1}}},
 		{graph.SearchQuery{Text: "Aspire", Kinds: []graph.Kind{graph.KindParty}}, []graph.SearchResult{{Entity: aspire, Matched: "Aspire", Score: 1}}},
 		{graph.SearchQuery{Text: "Aspire", Kinds: []graph.Kind{graph.KindActor, graph.KindSeat}}, nil},
+		// A last word being typed matches the words it begins, below whole words.
+		{graph.SearchQuery{Text: "Lab"}, []graph.SearchResult{{Entity: labour, Matched: "Labour", Score: 0.9 * 0.75}}},
+		{graph.SearchQuery{Text: "Rushan"}, []graph.SearchResult{{Entity: rushanara, Matched: "Rushanara Ali", Score: 0.9 * 0.8 * 0.85}}},
+		{graph.SearchQuery{Text: "lutfur rah"}, []graph.SearchResult{{Entity: lutfur, Matched: "Lutfur Rahman", Score: 0.9 * 0.875}}},
+		{graph.SearchQuery{Text: "rah lutfur"}, nil}, // only the last word is being typed
+		{graph.SearchQuery{Text: "L"}, nil},
 		{graph.SearchQuery{Text: "zzzz qqqq"}, nil},
 		{graph.SearchQuery{Text: ""}, nil},
 	} {

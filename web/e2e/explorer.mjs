@@ -289,10 +289,24 @@ try {
   assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other after expanding");
   await screenshot(page, "expanded");
 
+  step = "find names in the view";
+  console.log(step);
+  await page.fill("#find", "rahm");
+  const found = await page.evaluate(() => window.explorer.cy.nodes(".found").map((n) => n.id()));
+  const labels = await page.evaluate(() => window.explorer.cy.nodes(".found").map((n) => String(n.data("label"))));
+  assert.ok(found.includes("actors/lutfur-rahman"), `"rahm" marks Lutfur Rahman: ${found}`);
+  assert.ok(labels.every((l) => /rahm/i.test(l)), `only names with "rahm": ${labels}`);
+  assert.equal(await page.locator("#find-out").innerText(), `${found.length} found`);
+  await page.locator("#find").press("Enter");
+  assert.equal(await page.locator("#find-out").innerText(), `1 of ${found.length}`);
+  await page.fill("#find", "");
+  assert.equal(await page.evaluate(() => window.explorer.cy.nodes(".found").length), 0, "an empty text marks nothing");
+
   step = "find paths from Ajmal Masroor to Keir Starmer";
   console.log(step);
   await (await pick(page, "#path-from", "Ajmal", "actors/ajmal-masroor")).click();
-  await (await pick(page, "#path-to", "Starmer", "actors/keir-starmer")).click();
+  // A word still being typed finds the words it begins.
+  await (await pick(page, "#path-to", "Starm", "actors/keir-starmer")).click();
   await page.click("#path-go");
   await idle(page);
   const paths = page.locator('[data-panel="paths"]');

@@ -1218,6 +1218,39 @@ function legend(): void {
 // Tools: fit, clear, export, link.
 
 byId("fit").addEventListener("click", () => cy.animate({ fit: { eles: cy.elements(), padding: 40 }, duration: 250 }));
+
+// Find in the view: the entities whose name contains the text, case and accents aside, are marked; Enter
+// centres the next of them.
+const findInput = byId<HTMLInputElement>("find");
+const findOut = byId<HTMLOutputElement>("find-out");
+const fold = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+let findAt = -1;
+function findInView(): cytoscape.NodeCollection {
+  cy.nodes().removeClass("found");
+  const q = fold(findInput.value.trim());
+  if (!q) {
+    findOut.textContent = "";
+    return cy.collection();
+  }
+  const found = cy.nodes().not(".more").filter((n) => fold(String(n.data("label"))).includes(q));
+  found.addClass("found");
+  findOut.textContent = found.length === 1 ? "1 found" : `${found.length} found`;
+  return found;
+}
+findInput.addEventListener("input", () => {
+  findAt = -1;
+  findInView();
+});
+findInput.addEventListener("keydown", (ev) => {
+  if (ev.key !== "Enter") return;
+  ev.preventDefault();
+  const found = findInView().sort((a, b) => String(a.data("label")).localeCompare(String(b.data("label"))));
+  if (!found.length) return;
+  findAt = (findAt + 1) % found.length;
+  const n = found[findAt];
+  cy.animate({ center: { eles: n }, duration: 250 });
+  findOut.textContent = `${findAt + 1} of ${found.length}`;
+});
 byId("clear").addEventListener("click", () => {
   const keep = {
     asOf: view.asOf,
