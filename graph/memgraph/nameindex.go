@@ -91,6 +91,7 @@ const maxBucket = 63
 // the budget of the query's.
 type postings struct {
 	lists   layered[string, []int32]
+	starts  layered[string, []string] // the terms of graph.MinPrefix runes or more, by their first two
 	byLen   [maxBucket + 1]chunked[term]
 	filters [maxBucket + 1]chunked[termFilter] // each term's filter, beside it
 }
@@ -103,13 +104,15 @@ func (p *postings) of(t string) []int32 {
 // postingsBuilder builds the next version of published postings.
 type postingsBuilder struct {
 	lists     layeredBuilder[string, []int32]
+	starts    layeredBuilder[string, []string]
 	published *postings
 	byLen     [maxBucket + 1]*chunkedBuilder[term] // made on the first term of each length
 	filters   [maxBucket + 1]*chunkedBuilder[termFilter]
 }
 
 func newPostingsBuilder(published postings) *postingsBuilder {
-	return &postingsBuilder{lists: layeredBuilder[string, []int32]{m: published.lists}, published: &published}
+	return &postingsBuilder{lists: layeredBuilder[string, []int32]{m: published.lists},
+		starts: layeredBuilder[string, []string]{m: published.starts}, published: &published}
 }
 
 // add records that entity u has term t. Appending to a term's list writes past the length every
@@ -124,12 +127,17 @@ func (b *postingsBuilder) add(t string, u int32) {
 		}
 		b.byLen[k].append(term{text: t, runes: rs})
 		b.filters[k].append(termFilter{mask: letterMask(rs), hist: countLetters(rs)})
+		if len(rs) > graph.MinPrefix {
+			start := string(rs[:2])
+			ts, _ := b.starts.m.get(start)
+			b.starts.set(start, append(ts, t))
+		}
 	}
 	b.lists.set(t, append(old, u))
 }
 
 func (b *postingsBuilder) finish() postings {
-	p := postings{lists: b.lists.finish(), byLen: b.published.byLen, filters: b.published.filters}
+	p := postings{lists: b.lists.finish(), starts: b.starts.finish(), byLen: b.published.byLen, filters: b.published.filters}
 	for k, lb := range b.byLen {
 		if lb != nil {
 			p.byLen[k], p.filters[k] = lb.c, b.filters[k].c
@@ -186,15 +194,14 @@ func (p *postings) near(q string, d int) []int32 {
 // shortest terms first, at most maxCandidates.
 func (p *postings) prefixed(q string) []int32 {
 	qr := []rune(q)
+	if len(qr) < graph.MinPrefix {
+		return nil
+	}
+	ts, _ := p.starts.get(string(qr[:2]))
 	var hits []string
-	for k := len(qr) + 1; k <= maxBucket; k++ {
-		bucket := &p.byLen[k]
-		for c := range bucket.chunks {
-			for i := range bucket.chunks[c] {
-				if t := &bucket.chunks[c][i]; strings.HasPrefix(t.text, q) {
-					hits = append(hits, t.text)
-				}
-			}
+	for _, t := range ts {
+		if len(t) > len(q) && strings.HasPrefix(t, q) {
+			hits = append(hits, t)
 		}
 	}
 	slices.SortFunc(hits, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
