@@ -75,11 +75,11 @@ func (rep *report) markdown() string {
 	p("- Graphs from `internal/synth` with seed %d. Each workload ran for %s at each concurrency (%s clients), asking its %d inputs in turn, each with a %s deadline.\n",
 		cfg.Seed, cfg.Duration, joinInts(cfg.Conc, " and "), cfg.Pairs, cfg.Timeout)
 	if cfg.Topology && cfg.Slices > 1 && len(cfg.Conc) > 1 {
-		p("- polgraph's rows with the graph in memory, whose ratios the targets judge, were measured side by side: their %s clients took turns, %d slices of %s each, in turn and back (%s), the inputs going on where the slice before stopped, so that a change in the machine's pace falls on every concurrency alike (docs/bench-changes.md, item 72). The other rows ran whole, one after another: slices of Dgraph's or PostgreSQL's 64 clients would each end waiting out their slowest queries.\n",
+		p("- polgraph's in-memory rows, whose ratios the targets judge, ran side by side: their %s clients took turns, %d slices of %s, in turn and back (%s; docs/bench-changes.md, item 72). The other rows ran whole.\n",
 			joinInts(cfg.Conc, " and "), cfg.Slices, ms(cfg.Duration/time.Duration(cfg.Slices))+" ms", sliceOrderText(cfg.Conc, cfg.Slices))
 	}
-	p("- Before its first measurement each workload asks its inputs once, one at a time and untimed (for at most %s), so that caches are warm alike for every system. A workload whose queries mostly timed out at one concurrency is not measured at higher ones (its row says so): more clients would only wait out the deadline again.\n", min(cfg.Duration, time.Second))
-	p("- p50 and p99 are over every query, failed ones included; per second counts answered queries. Errors: `timeout` is the deadline, `budget` is polgraph's work budget (RESOURCE_EXHAUSTED), `refused` a call that got no turn in time. *Cores* is the CPU a row took, in CPU seconds a second: the harness's process (polgraph's services in-process and every system's clients), the alpha, and the whole machine (PostgreSQL and anything else running included); with %d CPUs, a row whose machine figure is near %d was bound by the CPU, and more clients could only share it. *GCs* counts the harness's garbage collections during the row: polgraph's services run in its process, so each one marks the graph they hold in memory, and answers that overlap it wait longer.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
+	p("- Each workload first asks its inputs once, untimed (at most %s). One mostly timing out at a concurrency is not measured at higher ones.\n", min(cfg.Duration, time.Second))
+	p("- p50 and p99 cover every query, failed ones included; per second counts answers. Errors: `timeout` the deadline, `budget` polgraph's work budget, `refused` no turn in time. *Cores*: CPU seconds a second of the harness, the alpha and the machine (of %d CPUs: near %d, CPU-bound). *GCs*: the harness's collections during the row.\n\n", rep.Machine.CPUs, rep.Machine.CPUs)
 
 	rep.targetsSection(p)
 
@@ -202,16 +202,16 @@ func (rep *report) markdown() string {
 	}
 
 	p("\n## What is compared\n\n")
-	p("- **%s**: polgraph's API over gRPC on loopback, served in-process by `graph/rpc` on `service.Service` and `graph/dgraph.Store`: names resolved, paths found by the engine (bidirectional level-batched expansion, one `Store.Links` round trip per level, then Yen), every hop's relation and claims fetched. Default filter (DENIED claims do not count).%s\n", sysPolgraph, turnsNote(rep.Config.Turns))
-	p("- **%s**: the same service with `memgraph.Topology` (the graph's entities, with an index of their names, and its relations' links held in memory, in step with Dgraph through its version), as `polgraph serve` runs by default: names resolve, searches answer and the answers' entities and relation headers are read from memory; claims still come from Dgraph.\n", sysPolgraphMem)
-	p("- **%s**: DQL `shortest(from, to, numpaths: k, depth: 2×hops)` over `~pg.from ~pg.to pg.from pg.to` (a hop is two Dgraph edges through the relation node). It returns bare uids and cannot read claims, so DENIED-only relations count as links: its lengths are judged against the floor over every relation. Uids are looked up before timing.\n", sysShortest)
-	p("- **%s**: the plain way from a client: breadth first from one end, one DQL query per level for the whole frontier, the default filter applied to `pg.support`; distance only (k=1).\n", sysBFS)
-	p("- **%s**: DQL `@recurse(depth: 2×hops+1)` from the centre with `first: 25` on each reverse edge, uids and names only.\n", sysRecurse)
-	p("- **%s**: bidirectional BFS and Yen's algorithm (k=5) on the same links, in compressed sparse rows in this process; for neighbourhoods, the same caps without polgraph's ordering by evidence. Its path lengths under the default filter judge polgraph's and the client BFS's answers (*exact*: the lengths of the k paths are the floor's).\n", sysFloor)
+	p("- **%s**: the gRPC API on loopback over `graph/dgraph.Store`: names resolved, paths by the engine (one `Store.Links` round trip a level, then Yen), every hop's relation and claims fetched; default filter.%s\n", sysPolgraph, turnsNote(rep.Config.Turns))
+	p("- **%s**: the same with `memgraph.Topology`, as `polgraph serve` runs: names, searches, entities and relation headers from memory; claims from Dgraph.\n", sysPolgraphMem)
+	p("- **%s**: DQL `shortest(numpaths: k, depth: 2×hops)` over the relation nodes; bare uids, no claims, so judged against the floor over every relation.\n", sysShortest)
+	p("- **%s**: breadth first from one end, one DQL query a level, default filter; distance only.\n", sysBFS)
+	p("- **%s**: DQL `@recurse` from the centre, `first: 25` a reverse edge, uids and names.\n", sysRecurse)
+	p("- **%s**: BFS and Yen (k=5) on the same links in compressed sparse rows; its path lengths judge the others (*exact*: the k lengths are the floor's).\n", sysFloor)
 	if cfg.Postgres {
-		p("- **%s**: the usual alternative, started on loopback by the harness: the graph as an edge table `arc(src, dst, rel, type, alleged, reported, confirmed, denied)`, each relation stored both ways, indexed on `src` with the other columns included (index-only scans), and the default filter applied in every query. Paths: bidirectional breadth-first search with one query per level (`src = ANY($1)`, the smaller side's whole frontier), Yen's algorithm over it for k paths, routes told apart by their entities as polgraph's are; neighbourhoods: one query, lateral joins capped at 25 per entity, with names; search: pg_trgm's `%%` and `similarity()` over a GIN trigram index of display names. Path lengths only, no evidence; its answers are judged by the floor like polgraph's. Durability is off (fsync, synchronous commit), as for a throwaway bulk load.\n", sysPostgres)
+		p("- **%s**: an edge table stored both ways with index-only scans and the default filter; paths by bidirectional BFS, one query a level, and Yen; neighbourhoods by lateral joins capped at 25; search by pg_trgm over a GIN index; lengths only, judged by the floor; fsync off.\n", sysPostgres)
 	}
-	p("- Search: SearchEntities with one typo in the longest word of a random entity's name; *found*: the entity is on the first page of 10.\n")
+	p("- Search: one typo in the longest word of a random entity's name; *found*: on the first page of 10.\n")
 	p("\n![latency by graph size](%s)\n", svgRef(cfg))
 	p("\nWhat earlier runs taught, and what was changed because of them, is in [%s](%s).\n", changesFile, relativeTo(cfg.Out, changesFile))
 	return b.String()

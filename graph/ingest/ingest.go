@@ -57,6 +57,8 @@ type reading struct {
 	// posts is set for a stream of posts, where names stand side by side as tags, not as "Labour Keir
 	// Starmer" would in prose.
 	posts bool
+	// published is the document's date (zero when unknown): a state described as past ended by then.
+	published graph.FuzzyDate
 }
 
 // Read reads one document. It fails (Invalid) only when the input is not text that can be read.
@@ -78,7 +80,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts}
+	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published}
 	// Twice: names the first pass proposes are known to the second, which then finds them where they run
 	// into other words ("Lutfur Rahman Maium Miah").
 	rd.findAll()

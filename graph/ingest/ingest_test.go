@@ -397,3 +397,50 @@ func TestProposedSlugsAreFree(t *testing.T) {
 		t.Errorf("only %d proposed entities: %+v", len(rd.Entities), rd.Entities)
 	}
 }
+
+// TestWrongReadingsStayFixed: each wrong reading a blind evaluation found, read again.
+func TestWrongReadingsStayFixed(t *testing.T) {
+	t.Parallel()
+	known := []graph.Entity{
+		{Name: "actors/howard-flight", Kind: graph.KindActor, DisplayName: "Howard Flight"},
+		{Name: "parties/conservatives", Kind: graph.KindParty, DisplayName: "Conservatives", Aliases: []string{"Tory", "Tories"}},
+	}
+	for _, tt := range []struct {
+		name, text string
+		want       []reading
+	}{
+		{"the subject of a relative clause is not the main clause's",
+			"George Galloway, the Glasgow Kelvin MP, who was expelled from Labour last year, accused Ms King of betraying voters.",
+			[]reading{{graph.HoldsOffice, "actors/george-galloway", "seats/glasgow-kelvin", graph.StatusReported},
+				{graph.Accused, "actors/george-galloway", "actors/king", graph.StatusReported}}},
+		{"a description is the outlet's, a past office is no current one, and a defence is no criticism",
+			"Tony Blair said former home secretary David Blunkett had done nothing wrong.",
+			[]reading{{graph.HoldsOffice, "actors/david-blunkett", "seats/home-secretary", graph.StatusReported}}},
+		{"a leader in the Lords does not lead the party",
+			"Lord Strathclyde, the Tory leader in the Lords, criticised the bill.",
+			[]reading{{graph.MemberOf, "actors/lord-strathclyde", "parties/conservatives", graph.StatusReported}}},
+		{"kin are not the subject",
+			"Douglas Hogg said his father and grandfather were Lord Chancellor.", nil},
+		{"a title and a surname never link through a given name",
+			"Mr Howard attacked Labour over its record.",
+			[]reading{{graph.Criticised, "actors/howard", "parties/labour", graph.StatusReported}}},
+		{"criticising another party is not criticising one's own",
+			"Tory leader Michael Howard criticised Labour over immigration.",
+			[]reading{{graph.Leads, "actors/michael-howard", "parties/conservatives", graph.StatusReported},
+				{graph.Criticised, "actors/michael-howard", "parties/labour", graph.StatusReported}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rd := read(t, ingest.NewReader(known), ingest.Input{Path: "t", Content: []byte(tt.text), Published: graph.FuzzyDate{Year: 2005, Month: 3, Day: 4}})
+			if diff := cmp.Diff(tt.want, readings(rd)); diff != "" {
+				t.Errorf("proposals (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A past office ends by the document's date, and says it was a past one.
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte("Tony Blair said ex-Labour MP Jane Doeton would stand."),
+		Published: graph.FuzzyDate{Year: 2005, Month: 3, Day: 4}})
+	if len(rd.Proposals) != 1 || rd.Proposals[0].Type != graph.MemberOf || rd.Proposals[0].Role != "former Labour mp" ||
+		rd.Proposals[0].ValidTo != (graph.FuzzyDate{Year: 2005, Month: 3, Day: 4}) || rd.Proposals[0].SaidBy != "" {
+		t.Errorf("an ex-MP's membership: %+v", rd.Proposals)
+	}
+}

@@ -84,6 +84,7 @@ var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray
 
 // Wording that changes a claim's status or rules the reading out.
 var (
+	defence      = regexp.MustCompile(`\b(?:nothing|no one|nobody|none)\s+(?:\w+\s+){0,2}$`)
 	negation     = regexp.MustCompile(`\b(?:not|never|no longer|denied|denies|deny|denying|refused to|refuses to|declined to|rejected (?:claims|reports|suggestions|allegations)|dismissed (?:claims|reports|suggestions|allegations)|refuted|no truth|false (?:claims|reports)|untrue|nothing to do with|no links?)\b|n't\b|n’t\b`)
 	nonCommittal = regexp.MustCompile(`\b(?:disclose|confirm|say|reveal|declare|comment|agree to speak|speak|answer|rule out|ruled out)\b`)
 	hypothetical = regexp.MustCompile(`\b(?:would|could|can|might|may|if|whether|plans? to|pledged? to|promised? to|vowed? to|planning to|considering|consider|expected to|likely to|hopes? to|hoping to|intends? to|intending to|threat(?:ens|ened)? to|talk (?:of|that)|should|wants? to|ready to|poised to|set to|aims? to|bid to|tipped to|urged to|called on|calls on|asked to|challenged .{1,40} to|try(?:ing)? to|tried to|will)\b`)
@@ -146,6 +147,11 @@ type candidate struct {
 	at       int // byte offset in the sentence of the wording, for status and date
 	wording  review.Span
 	factual  bool // see verbRule.factual
+	// described marks a relation read from how a name is described ("former home secretary David
+	// Blunkett"): the outlet's own words, so reported, whoever speaks in the sentence.
+	described bool
+	// ended marks a state described as past ("former", "ex-"): it never stands as a current one.
+	ended bool
 }
 
 // officeTypes are the types whose ends may be an office itself; elsewhere an office stands for its
@@ -218,6 +224,10 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 		}
 		p.Confidence = float64(int(conf*100+0.5)) / 100
 		datesOf(s.text, c, &p)
+		if c.ended && p.ValidTo.IsZero() {
+			// A past state ("former home secretary") had ended by the document's date: its end is no later.
+			p.ValidTo = rd.published
+		}
 		out = append(out, p)
 		if c.typ == graph.Founded && c.to.ent.kind == graph.KindParty && status != graph.StatusDenied {
 			// A party's founder is its member.
@@ -316,6 +326,12 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		}
 		if m.possessive && r.typ != graph.Founded && !decisionTo.MatchString(s.text[m.span.End-s.span.Start:]) {
 			continue
+		}
+		if inRelativeClause(s, m, at) {
+			continue // "X, who was expelled from Labour, accused Z": X accused Z
+		}
+		if m.ent.kind == graph.KindSeat && appositiveRole.MatchString(strings.ToLower(s.text[m.span.End-s.span.Start:])) {
+			continue // "X, the Glasgow Kelvin MP, accused Z": X, whom the seat describes
 		}
 		if modifierNoun.MatchString(s.text[m.span.End-s.span.Start:]) {
 			break // "Labour MPs have criticised": the MPs, not the party
@@ -467,6 +483,24 @@ func clauseBreak(s *sentence, from, to int) bool {
 		strings.Contains(gap, " but ") || strings.Contains(gap, " while ") || strings.Contains(gap, " whereas ")
 }
 
+// inRelativeClause reports whether mention m stands in a relative clause that closes just before the
+// wording at byte at: ", who was expelled from Labour last year, accused".
+func inRelativeClause(s *sentence, m mention, at int) bool {
+	lead := strings.TrimSpace(s.text[m.span.End-s.span.Start : at-s.span.Start])
+	if !strings.HasSuffix(lead, ",") {
+		return false
+	}
+	head := strings.ToLower(s.text[:m.span.Start-s.span.Start])
+	i := strings.LastIndex(head, ",")
+	return i >= 0 && relativeStart.MatchString(head[i+1:])
+}
+
+var (
+	relativeStart = regexp.MustCompile(`^\s*(?:who|which|whose|whom)\b`)
+	// appositiveRole follows a seat that describes a person named before it: "X, the Glasgow Kelvin MP,".
+	appositiveRole = regexp.MustCompile(`^\s+(?:mp|msp|mep|am|member|candidate|councillor)\s*,`)
+)
+
 // Role words between a group and a person: "Labour MP X", "UKIP leader X".
 var (
 	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director)$`)
@@ -483,8 +517,15 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 	var out []candidate
 	add := func(t graph.RelationType, from, to mention, rule string, conf float64, role string) {
 		lo, hi := min(from.span.Start, to.span.Start), max(from.span.End, to.span.End)
+		ended := pastRole.MatchString(strings.ToLower(s.text[clampIndex(lo-s.span.Start-8, len(s.text)):clampIndex(hi-s.span.Start, len(s.text))])) ||
+			pastRole.MatchString(strings.ToLower(role))
+		if ended && stateTypes[t] {
+			// One "former", first: "former Labour mp", not "Labour former mp".
+			role = strings.TrimSpace("former " + strings.TrimSpace(pastWord.ReplaceAllString(role, " ")))
+		}
 		out = append(out, candidate{typ: t, from: from, to: to, rule: rule, conf: conf, role: role,
-			at: lo - s.span.Start, wording: review.Span{Start: lo - s.span.Start, End: hi - s.span.Start}})
+			at: lo - s.span.Start, wording: review.Span{Start: lo - s.span.Start, End: hi - s.span.Start},
+			described: true, ended: ended && stateTypes[t]})
 	}
 	for i := 0; i+1 < len(ms); i++ {
 		a, b := ms[i], ms[i+1]
@@ -558,7 +599,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				}
 			}
 			if nameToGroup.MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
-				if leaderRoles.MatchString(role) {
+				if leaderRoles.MatchString(role) && !partLeader.MatchString(rest[strings.Index(rest, role)+len(role):]) {
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				} else {
 					add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
@@ -675,8 +716,8 @@ func saidCriticism(s *sentence, ms []mention) []candidate {
 	}
 	said := strings.ToLower(s.text[loc[1]:])
 	neg := negativeWords.FindStringIndex(said)
-	if neg == nil || negation.MatchString(said[:neg[0]]) {
-		return nil // no criticism, or one denied ("would not allow a row to damage Labour")
+	if neg == nil || negation.MatchString(said[:neg[0]]) || defence.MatchString(said[:neg[0]]) {
+		return nil // no criticism, one denied ("would not allow a row to damage Labour"), or a defence ("had done nothing wrong")
 	}
 	at := s.span.Start + loc[0]
 	var speaker *mention
@@ -752,6 +793,10 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 		return graph.StatusDenied, "", true
 	}
 	prefix := strings.ToLower(s.text[:max(0, min(c.at, len(s.text)))])
+	if c.described && !s.quoted[clampIndex(c.at, len(s.quoted))] {
+		// "Mr Blair said the former home secretary David Blunkett would …": the description is the outlet's.
+		return graph.StatusReported, "", true
+	}
 	if hearsay.MatchString(prefix) || hearsay.MatchString(wording) {
 		// Who said it: a person named before a speech verb that precedes the subject.
 		if loc := speechVerb.FindStringIndex(prefix); loc != nil {
@@ -806,6 +851,12 @@ func datesOf(text string, c candidate, p *review.Proposal) {
 var (
 	// formerBefore ends the words before a group that make its role a past one.
 	formerBefore = regexp.MustCompile(`(?i)(?:\bex-|\bformer )$`)
+	// pastRole is a description that makes a state a past one: "former home secretary", "ex-Tory MP".
+	pastRole = regexp.MustCompile(`(?:^|[^a-z])(?:former|ex)(?:\s|-)`)
+	// pastWord is the word of a role that makes it past.
+	pastWord = regexp.MustCompile(`(?:^|\s)(?:former|ex-|ex)(?:\s|$)`)
+	// partLeader follows a leader's role that leads a part of the group only: "Tory leader in the Lords".
+	partLeader = regexp.MustCompile(`^\s*(?:in|at|on)\s+(?:the\s+)?(?:lords|commons|house|assembly|senedd|holyrood|parliament|european parliament|scottish parliament|welsh assembly|london assembly|scotland|wales|northern ireland|london|westminster|brussels|strasbourg|council|senate|group|city)\b`)
 	// titleAtEnd is a title ending the words between a role and a name.
 	titleAtEnd = regexp.MustCompile(`(?:\s|^)(?:dr|mr|mrs|ms|miss|sir|dame|lord|lady|baroness|professor|prof|cllr|councillor|rev)\.?$`)
 	// thisSeat ends a role "for this seat".
