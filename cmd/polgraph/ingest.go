@@ -17,8 +17,10 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/ingest"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/memstore"
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 )
@@ -109,8 +111,10 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 
-	// The reader links mentions to the graph's entities, or to those of --known files.
+	// The reader links mentions to the graph's entities, or to those of --known files, and resolves
+	// descriptions ("the Tory leader") through who held the posts.
 	var known []graph.Entity
+	var holdings []ingest.Holding
 	var queue *review.Service
 	if len(knownFiles) > 0 {
 		ds, err := readDatasetFiles(knownFiles)
@@ -118,6 +122,13 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		known = ds.Entities
+		mem := memstore.New()
+		if err := dataset.Load(ctx, mem, ds, 1000, nil); err != nil {
+			return err
+		}
+		if holdings, err = ingest.Holdings(ctx, mem, known); err != nil {
+			return err
+		}
 	} else {
 		store, err := cfg.openDgraph(ctx, log)
 		if err != nil {
@@ -127,9 +138,12 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if known, err = store.Queue().LiveEntities(ctx); err != nil {
 			return err
 		}
+		if holdings, err = ingest.Holdings(ctx, store, known); err != nil {
+			return err
+		}
 		queue = &review.Service{Queue: store.Queue(), Intake: &intake.Service{Store: store}}
 	}
-	reader := ingest.NewReader(known)
+	reader := ingest.NewGraphReader(known, holdings)
 	var sum ingestSummary
 	var readings []review.Reading
 	for _, path := range paths {

@@ -125,7 +125,8 @@ func TestReviewInBrowser(t *testing.T) {
 		"excerpt":     approve.GetExcerpt(), "reason": reason,
 		"merge": map[string]string{"entity": rabena, "into": "actors/rabina-khan", "intoName": "Rabina Khan"},
 		"ingest": map[string]string{"title": "A hustings in Shadwell",
-			"content": "Councillor Ottoline Brackwater criticised Councillor Zorba Quillfeather at the Shadwell hustings (ref " + hex.EncodeToString(b) + ")."},
+			"content": "Councillor Ottoline Brackwater criticised Councillor Zorba Quillfeather at the Shadwell hustings (ref " + hex.EncodeToString(b) + "). " +
+				"The Labour leader criticised Councillor Ottoline Brackwater."},
 	})
 	if err != nil {
 		t.Fatal(err)

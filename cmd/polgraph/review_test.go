@@ -474,3 +474,21 @@ func TestIngestStraightToDgraph(t *testing.T) {
 		t.Errorf("a missing file was taken")
 	}
 }
+
+// TestIngestResolvesDescriptionsThroughTheGraph: a dated article's "the Labour leader" and "the Mayor of
+// Tower Hamlets" are whoever the default graph says held the posts then, and the proposal says how.
+func TestIngestResolvesDescriptionsThroughTheGraph(t *testing.T) {
+	editor, _ := makeKey(t, uniqueName("describer"), "editor")
+	rc := pb.NewReviewServiceClient(conn)
+	resp, err := rc.IngestDocuments(withKey(context.Background(), editor), &pb.IngestDocumentsRequest{DryRun: true, Documents: []*pb.DocumentInput{{
+		Content: "The Labour leader criticised the Mayor of Tower Hamlets over the budget.", Format: "text", Published: "2024-03-01"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := resp.GetDocuments()[0].GetProposals()
+	p := reviewProposal(t, ps, pb.RelationType_RELATION_TYPE_CRITICISED, "actors/keir-starmer", "actors/lutfur-rahman")
+	if want := []string{"The Labour leader → Keir Starmer, LEADS Labour 2020–",
+		"the Mayor of Tower Hamlets → Lutfur Rahman, HOLDS_OFFICE Mayor of Tower Hamlets 2022–"}; !slices.Equal(p.GetResolved(), want) {
+		t.Errorf("resolved: %q, want %q", p.GetResolved(), want)
+	}
+}

@@ -162,7 +162,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 			// The review queue approves through the same writes, so it is served with them.
 			if q := st.review; q != nil {
 				reviews := &review.Service{Queue: q, Intake: writes, Graph: st.matches, Timeout: cfg.WriteTimeout}
-				readers := &rpc.ReaderCache{Entities: q.LiveEntities, Version: st.feed.Version}
+				readers := &rpc.ReaderCache{Entities: q.LiveEntities, Version: st.feed.Version, Links: st.graph}
 				pb.RegisterReviewServiceServer(srv, rpc.NewReviewServer(reviews, readers.Reader, principalName, log))
 			}
 		}

@@ -32,27 +32,28 @@ type docBody struct {
 }
 
 type proposalBody struct {
-	ID         string  `json:"id"`
-	Document   string  `json:"document"`
-	Type       string  `json:"type"`
-	From       string  `json:"from"`
-	To         string  `json:"to"`
-	Role       string  `json:"role,omitempty"`
-	Date       string  `json:"date,omitempty"`
-	ValidFrom  string  `json:"valid_from,omitempty"`
-	ValidTo    string  `json:"valid_to,omitempty"`
-	Status     string  `json:"status"`
-	Confidence float64 `json:"confidence"`
-	Excerpt    string  `json:"excerpt"`
-	Start      int     `json:"start"`
-	End        int     `json:"end"`
-	SaidBy     string  `json:"said_by,omitempty"`
-	Rule       string  `json:"rule,omitempty"`
-	State      string  `json:"state"`
-	Reason     string  `json:"reason,omitempty"`
-	Relation   string  `json:"relation,omitempty"`
-	Reviewer   string  `json:"reviewer,omitempty"`
-	Reviewed   int64   `json:"reviewed,omitempty"` // unix milliseconds
+	ID         string   `json:"id"`
+	Document   string   `json:"document"`
+	Type       string   `json:"type"`
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+	Role       string   `json:"role,omitempty"`
+	Date       string   `json:"date,omitempty"`
+	ValidFrom  string   `json:"valid_from,omitempty"`
+	ValidTo    string   `json:"valid_to,omitempty"`
+	Status     string   `json:"status"`
+	Confidence float64  `json:"confidence"`
+	Excerpt    string   `json:"excerpt"`
+	Start      int      `json:"start"`
+	End        int      `json:"end"`
+	SaidBy     string   `json:"said_by,omitempty"`
+	Rule       string   `json:"rule,omitempty"`
+	Resolved   []string `json:"resolved,omitempty"`
+	State      string   `json:"state"`
+	Reason     string   `json:"reason,omitempty"`
+	Relation   string   `json:"relation,omitempty"`
+	Reviewer   string   `json:"reviewer,omitempty"`
+	Reviewed   int64    `json:"reviewed,omitempty"` // unix milliseconds
 }
 
 type entityBody struct {
@@ -110,14 +111,14 @@ func bodyOfProposal(p review.Proposal) proposalBody {
 	return proposalBody{ID: p.ID, Document: p.Document, Type: string(p.Type), From: string(p.From), To: string(p.To), Role: p.Role,
 		Date: p.Date.String(), ValidFrom: p.ValidFrom.String(), ValidTo: p.ValidTo.String(), Status: string(p.Status),
 		Confidence: p.Confidence, Excerpt: p.Excerpt, Start: p.Span.Start, End: p.Span.End, SaidBy: string(p.SaidBy), Rule: p.Rule,
-		State: string(p.State), Reason: p.Reason, Relation: string(p.Relation), Reviewer: p.Reviewer, Reviewed: millis(p.Reviewed)}
+		Resolved: p.Resolved, State: string(p.State), Reason: p.Reason, Relation: string(p.Relation), Reviewer: p.Reviewer, Reviewed: millis(p.Reviewed)}
 }
 
 func (b proposalBody) proposal() review.Proposal {
 	return review.Proposal{ID: b.ID, Document: b.Document, Type: graph.RelationType(b.Type), From: graph.EntityName(b.From),
 		To: graph.EntityName(b.To), Role: b.Role, Date: date(b.Date), ValidFrom: date(b.ValidFrom), ValidTo: date(b.ValidTo),
 		Status: graph.ClaimStatus(b.Status), Confidence: b.Confidence, Excerpt: b.Excerpt, Span: review.Span{Start: b.Start, End: b.End},
-		SaidBy: graph.EntityName(b.SaidBy), Rule: b.Rule, State: review.State(b.State), Reason: b.Reason,
+		SaidBy: graph.EntityName(b.SaidBy), Rule: b.Rule, Resolved: b.Resolved, State: review.State(b.State), Reason: b.Reason,
 		Relation: graph.RelationName(b.Relation), Reviewer: b.Reviewer, Reviewed: fromMillis(b.Reviewed)}
 }
 

@@ -36,9 +36,10 @@ const MaxInputBytes = 4 << 20
 // linked to in the next, so a batch of documents proposes each new person once. It is safe for
 // concurrent use.
 type Reader struct {
-	mu  sync.Mutex
-	lx  *lexicon
-	Now func() time.Time
+	mu       sync.Mutex
+	lx       *lexicon
+	holdings map[graph.EntityName][]Holding // by post (NewGraphReader)
+	Now      func() time.Time
 }
 
 // NewReader returns a Reader that links mentions to the given entities (the graph's; deleted ones are
@@ -89,6 +90,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.findAll()
 	rd.resolve()
 	rd.nameProposed()
+	rd.describe(r.holdings)
 	props := rd.relations()
 
 	doc := review.Document{Hash: review.HashText(c.text), Format: c.format, Path: in.Path, Text: c.text, Ingested: r.Now().UTC()}

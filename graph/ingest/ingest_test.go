@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/ingest"
+	"github.com/polgraph/polgraph/graph/memstore"
 	"github.com/polgraph/polgraph/graph/review"
 )
 
@@ -442,5 +444,113 @@ func TestWrongReadingsStayFixed(t *testing.T) {
 	if len(rd.Proposals) != 1 || rd.Proposals[0].Type != graph.MemberOf || rd.Proposals[0].Role != "former Labour mp" ||
 		rd.Proposals[0].ValidTo != (graph.FuzzyDate{Year: 2005, Month: 3, Day: 4}) || rd.Proposals[0].SaidBy != "" {
 		t.Errorf("an ex-MP's membership: %+v", rd.Proposals)
+	}
+}
+
+// TestDescriptionsResolveThroughTheGraph: "the Tory leader" and "the home secretary" in a dated document
+// mean whoever the graph says held the post on its date, said with the relation that resolved them; a
+// post two people held then, an undated document, or a description naming its holder resolves nothing.
+func TestDescriptionsResolveThroughTheGraph(t *testing.T) {
+	t.Parallel()
+	day := func(y, m, d int) graph.FuzzyDate { return graph.FuzzyDate{Year: y, Month: m, Day: d} }
+	known := []graph.Entity{
+		{Name: "actors/michael-howard", Kind: graph.KindActor, DisplayName: "Michael Howard"},
+		{Name: "actors/iain-duncan-smith", Kind: graph.KindActor, DisplayName: "Iain Duncan Smith"},
+		{Name: "actors/charles-clarke", Kind: graph.KindActor, DisplayName: "Charles Clarke"},
+		{Name: "actors/david-blunkett", Kind: graph.KindActor, DisplayName: "David Blunkett"},
+		{Name: "parties/conservatives", Kind: graph.KindParty, DisplayName: "Conservatives", Aliases: []string{"Tory", "Tories"}},
+		{Name: "seats/home-secretary", Kind: graph.KindSeat, DisplayName: "Home Secretary"},
+	}
+	period := func(from, to graph.FuzzyDate) graph.Period {
+		return graph.Period{Start: from.FirstDay(), End: to.LastDay()}
+	}
+	holdings := []ingest.Holding{
+		{Holder: "actors/iain-duncan-smith", Post: "parties/conservatives", Type: graph.Leads, Period: period(day(2001, 9, 13), day(2003, 11, 6))},
+		{Holder: "actors/michael-howard", Post: "parties/conservatives", Type: graph.Leads, Period: period(day(2003, 11, 6), day(2005, 12, 6))},
+		{Holder: "actors/david-blunkett", Post: "seats/home-secretary", Type: graph.HoldsOffice, Period: period(day(2001, 6, 8), day(2004, 12, 15))},
+		{Holder: "actors/charles-clarke", Post: "seats/home-secretary", Type: graph.HoldsOffice, Period: period(day(2004, 12, 15), day(2006, 5, 5))},
+	}
+	r := ingest.NewGraphReader(known, holdings)
+	read := func(text string, published graph.FuzzyDate) review.Reading {
+		t.Helper()
+		return read(t, r, ingest.Input{Path: "t", Content: []byte(text), Published: published})
+	}
+	rd := read("The Tory leader criticised the home secretary over the budget.", day(2005, 3, 4))
+	want := []reading{{graph.Criticised, "actors/michael-howard", "actors/charles-clarke", graph.StatusReported}}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Fatalf("proposals (-want +got):\n%s", diff)
+	}
+	if got := rd.Proposals[0].Resolved; !slices.Equal(got, []string{
+		"The Tory leader → Michael Howard, LEADS Conservatives 2003–2005",
+		"the home secretary → Charles Clarke, HOLDS_OFFICE Home Secretary 2004–2006"}) {
+		t.Errorf("how the descriptions were resolved: %q", got)
+	}
+	// On another day, another leader.
+	if got := readings(read("The Tory leader criticised Labour.", day(2002, 5, 1))); !slices.Equal(got,
+		[]reading{{graph.Criticised, "actors/iain-duncan-smith", "parties/labour", graph.StatusReported}}) {
+		t.Errorf("the Tory leader in 2002: %v", got)
+	}
+	for _, tt := range []struct {
+		name, text string
+		published  graph.FuzzyDate
+	}{
+		{"two leaders in that year", "The Tory leader criticised Labour.", graph.FuzzyDate{Year: 2003}},
+		{"an undated document", "The Tory leader criticised Labour.", graph.FuzzyDate{}},
+		{"a leader of part of the party", "The Tory leader in the Lords criticised Labour.", day(2005, 3, 4)},
+	} {
+		for _, p := range read(tt.text, tt.published).Proposals {
+			if p.From == "actors/michael-howard" || p.From == "actors/iain-duncan-smith" || len(p.Resolved) > 0 {
+				t.Errorf("%s: resolved to %s (%q)", tt.name, p.From, p.Resolved)
+			}
+		}
+	}
+}
+
+// TestHoldingsReadTheGraph: who led a party and held an office, from a store's links: dated relations that
+// count (a leadership only denied is none; an undated one says nothing of a day).
+func TestHoldingsReadTheGraph(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store := memstore.New()
+	src := graph.Source{Name: "sources/s", Title: "S", Kind: graph.SourceArticle}
+	ents := []graph.Entity{
+		{Name: "actors/a", Kind: graph.KindActor, DisplayName: "A"}, {Name: "actors/b", Kind: graph.KindActor, DisplayName: "B"},
+		{Name: "actors/c", Kind: graph.KindActor, DisplayName: "C"},
+		{Name: "parties/p", Kind: graph.KindParty, DisplayName: "P"}, {Name: "seats/o", Kind: graph.KindSeat, DisplayName: "O"},
+	}
+	claim := func(rel graph.RelationName, st graph.ClaimStatus) []graph.Claim {
+		return []graph.Claim{{Name: string(rel) + "/claims/s", Source: src, Status: st, Confidence: 0.9}}
+	}
+	rel := func(from graph.EntityName, typ graph.RelationType, to graph.EntityName, start, end int, st graph.ClaimStatus) graph.Relation {
+		n := graph.RelationNameFor(from, typ, to, "")
+		return graph.Relation{Name: n, Type: typ, From: from, To: to, ValidFrom: graph.FuzzyDate{Year: start}, ValidTo: graph.FuzzyDate{Year: end}, Claims: claim(n, st)}
+	}
+	rels := []graph.Relation{
+		rel("actors/a", graph.Leads, "parties/p", 2001, 2003, graph.StatusReported),
+		rel("actors/b", graph.Leads, "parties/p", 2003, 2005, graph.StatusDenied),    // denied: none
+		rel("actors/c", graph.Leads, "parties/p", 0, 0, graph.StatusReported),        // undated: none
+		rel("actors/c", graph.HoldsOffice, "seats/o", 2004, 0, graph.StatusReported), // from 2004 on
+		rel("actors/a", graph.MemberOf, "parties/p", 1990, 0, graph.StatusReported),  // not a post
+	}
+	if err := store.UpsertSources(ctx, []graph.Source{src}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.UpsertEntities(ctx, ents); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.UpsertRelations(ctx, rels); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := ingest.Holdings(ctx, store, ents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hs {
+		got = append(got, fmt.Sprintf("%s %s %s from %s", h.Holder, h.Type, h.Post, graph.DayString(h.Period.Start)))
+	}
+	slices.Sort(got)
+	if want := []string{"actors/a LEADS parties/p from 2001-01-01", "actors/c HOLDS_OFFICE seats/o from 2004-01-01"}; !slices.Equal(got, want) {
+		t.Errorf("holdings %q, want %q", got, want)
 	}
 }

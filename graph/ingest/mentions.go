@@ -18,6 +18,9 @@ type mention struct {
 	title       string // "Mr", "Cllr", … before a person's name
 	possessive  bool
 	ent         *entry // nil until resolved
+	// note says how a description was resolved through the graph: "the Tory leader → Michael Howard,
+	// LEADS Conservatives 2003–2005".
+	note string
 }
 
 // titles mark the name after them as a person's.

@@ -223,6 +223,11 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 			conf *= 0.8
 		}
 		p.Confidence = float64(int(conf*100+0.5)) / 100
+		for _, m := range []mention{c.from, c.to} {
+			if m.note != "" && !slices.Contains(p.Resolved, m.note) {
+				p.Resolved = append(p.Resolved, m.note)
+			}
+		}
 		datesOf(s.text, c, &p)
 		if c.ended && p.ValidTo.IsZero() {
 			// A past state ("former home secretary") had ended by the document's date: its end is no later.

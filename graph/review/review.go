@@ -93,6 +93,9 @@ type Proposal struct {
 	SaidBy             graph.EntityName
 	// Rule names the wording that proposed it, e.g. "accused-of", so a reviewer sees why.
 	Rule string
+	// Resolved says how descriptions of its ends were resolved through the graph, as of the document's
+	// date: "the Tory leader → Michael Howard, LEADS Conservatives 2003–2005".
+	Resolved []string
 
 	State    State
 	Reason   string             // why it was rejected

@@ -54,6 +54,8 @@ type ReaderCache struct {
 	// Entities lists the graph's live entities; Version is the graph's version.
 	Entities func(context.Context) ([]graph.Entity, error)
 	Version  func(context.Context) (int64, error)
+	// Links, when set, gives the links of the parties and offices, for who held them (ingest.Holdings).
+	Links graph.LinkSource
 	// MaxAge is how long a reader is kept at most (DefaultReaderAge when 0).
 	MaxAge time.Duration
 
@@ -85,7 +87,13 @@ func (c *ReaderCache) Reader(ctx context.Context) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.reader, c.version, c.built = ingest.NewReader(ents), v, time.Now()
+	var holdings []ingest.Holding
+	if c.Links != nil {
+		if holdings, err = ingest.Holdings(ctx, c.Links, ents); err != nil {
+			return nil, err
+		}
+	}
+	c.reader, c.version, c.built = ingest.NewGraphReader(ents, holdings), v, time.Now()
 	return c.reader, nil
 }
 
@@ -505,7 +513,7 @@ func proposalPB(p review.Proposal) *pb.Proposal {
 	return &pb.Proposal{Name: p.ID, Document: p.Document, Type: relationTypePB(p.Type), From: string(p.From), To: string(p.To),
 		Role: p.Role, Date: p.Date.String(), ValidFrom: p.ValidFrom.String(), ValidTo: p.ValidTo.String(), Status: statusPB(p.Status),
 		Confidence: p.Confidence, Excerpt: p.Excerpt, SpanStart: int32(p.Span.Start), SpanEnd: int32(p.Span.End), SaidBy: string(p.SaidBy),
-		Rule: p.Rule, State: statePB(p.State), Reason: p.Reason, Relation: string(p.Relation), Reviewer: p.Reviewer,
+		Rule: p.Rule, Resolved: p.Resolved, State: statePB(p.State), Reason: p.Reason, Relation: string(p.Relation), Reviewer: p.Reviewer,
 		Reviewed: timestampPB(p.Reviewed)}
 }
 

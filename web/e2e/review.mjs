@@ -261,6 +261,8 @@ try {
   assert.match(await page.locator('[data-testid="review-status"]').innerText(), /^Read “.*”: \d+ proposals? and \d+ proposed entit(y|ies) queued\.$/);
   assert.equal(await page.locator("button.doc-item").first().locator(".doc-title").innerText(), t.ingest.title, "the newest document comes first");
   assert.ok((await page.locator('[data-testid="review-text"] mark.span.pending').count()) >= 1, "what it proposes is highlighted");
+  // "The Labour leader", on the document's date, is whoever the graph says led Labour then.
+  assert.equal(await page.locator('[data-testid="proposal-resolved"]').first().innerText(), "The Labour leader → Keir Starmer, LEADS Labour 2020–");
   assert.ok(!page.url().includes(t.document), "the address follows the new document");
   step = "an admin keeps two entities that may be one apart: the pair leaves the list";
   console.log(step);

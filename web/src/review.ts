@@ -558,6 +558,7 @@ export class ReviewView {
       ),
       h("div", { class: "p-ends" }, this.endLabel(p.from), " → ", this.endLabel(p.to)),
       h("div", { class: "p-meta" }, meta),
+      ...p.resolved.map((r) => h("div", { class: "p-resolved", "data-testid": "proposal-resolved", title: "resolved through the graph, as of the document's date" }, r)),
       pending && !rejecting
         ? h("div", { class: "p-actions" },
             h("button", { type: "button", class: "primary", "data-action": "approve", onclick: () => void this.approve([p.name]) }, "Approve"),

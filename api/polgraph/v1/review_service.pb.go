@@ -574,7 +574,10 @@ type Proposal struct {
 	// Who approved or rejected it, as the audit trail names them.
 	Reviewer string `protobuf:"bytes,20,opt,name=reviewer,proto3" json:"reviewer,omitempty"`
 	// When.
-	Reviewed      *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=reviewed,proto3" json:"reviewed,omitempty"`
+	Reviewed *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=reviewed,proto3" json:"reviewed,omitempty"`
+	// How descriptions of its ends were resolved through the graph as of the document's date: "the Tory
+	// leader → Michael Howard, LEADS Conservatives 2003–2005".
+	Resolved      []string `protobuf:"bytes,22,rep,name=resolved,proto3" json:"resolved,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -752,6 +755,13 @@ func (x *Proposal) GetReviewer() string {
 func (x *Proposal) GetReviewed() *timestamppb.Timestamp {
 	if x != nil {
 		return x.Reviewed
+	}
+	return nil
+}
+
+func (x *Proposal) GetResolved() []string {
+	if x != nil {
+		return x.Resolved
 	}
 	return nil
 }
@@ -2377,7 +2387,7 @@ const file_polgraph_v1_review_service_proto_rawDesc = "" +
 	"\apending\x18\b \x01(\x05R\apending\x12\x1a\n" +
 	"\bapproved\x18\t \x01(\x05R\bapproved\x12\x1a\n" +
 	"\brejected\x18\n" +
-	" \x01(\x05R\brejected\"\xfa\x04\n" +
+	" \x01(\x05R\brejected\"\x96\x05\n" +
 	"\bProposal\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bdocument\x18\x02 \x01(\tR\bdocument\x12-\n" +
@@ -2404,7 +2414,8 @@ const file_polgraph_v1_review_service_proto_rawDesc = "" +
 	"\x06reason\x18\x12 \x01(\tR\x06reason\x12\x1a\n" +
 	"\brelation\x18\x13 \x01(\tR\brelation\x12\x1a\n" +
 	"\breviewer\x18\x14 \x01(\tR\breviewer\x126\n" +
-	"\breviewed\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\breviewed\"\xe7\x02\n" +
+	"\breviewed\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\breviewed\x12\x1a\n" +
+	"\bresolved\x18\x16 \x03(\tR\bresolved\"\xe7\x02\n" +
 	"\x0eProposedEntity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12!\n" +

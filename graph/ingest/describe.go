@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
+)
+
+// Holding is a post the graph says a person held: a party's leadership (LEADS) or an office
+// (HOLDS_OFFICE), over the period its relation holds.
+type Holding struct {
+	Holder, Post graph.EntityName
+	Type         graph.RelationType
+	Period       graph.Period
+	Relation     graph.RelationName
+}
+
+// Holdings reads, from the links of the parties and offices among ents, who led each party and held
+// each office, and when: relations that count under the default filter (a denied leadership is none) and
+// that have a date (an undated one says nothing of a document's day).
+func Holdings(ctx context.Context, links graph.LinkSource, ents []graph.Entity) ([]Holding, error) {
+	var posts []graph.EntityName
+	for _, e := range ents {
+		if e.Deleted.IsZero() && (e.Kind == graph.KindParty || e.Kind == graph.KindSeat) {
+			posts = append(posts, e.Name)
+		}
+	}
+	var out []Holding
+	for start := 0; start < len(posts); start += 500 {
+		got, err := links.Links(ctx, posts[start:min(start+500, len(posts))])
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range posts[start:min(start+500, len(posts))] {
+			for _, l := range got[p] {
+				if l.To != p || (l.Type != graph.Leads && l.Type != graph.HoldsOffice) || !l.Dated || !(graph.RelationFilter{}).Counts(l) {
+					continue
+				}
+				out = append(out, Holding{Holder: l.From, Post: p, Type: l.Type, Period: l.Effective(), Relation: l.Name})
+			}
+		}
+	}
+	return out, nil
+}
+
+// NewGraphReader is NewReader that also knows who held the graph's parties' leaderships and its offices
+// (Holdings): "the Tory leader" and "the home secretary" in a dated document mean whoever held the post
+// on its date, when one person did.
+func NewGraphReader(known []graph.Entity, holdings []Holding) *Reader {
+	r := NewReader(known)
+	r.holdings = map[graph.EntityName][]Holding{}
+	for _, h := range holdings {
+		r.holdings[h.Post] = append(r.holdings[h.Post], h)
+	}
+	return r
+}
+
+var (
+	// descriptionBefore ends the words before a post described without its holder's name: "the".
+	descriptionBefore = regexp.MustCompile(`(?i)\bthe\s+$`)
+	// leaderAfter follows a party named as its leader's description: "the Tory leader".
+	leaderAfter = regexp.MustCompile(`^(?:'s|’s)?\s+leader\b`)
+)
+
+// describe resolves descriptions of a post without its holder's name ("the Tory leader", "the home
+// secretary") to the one person the graph says held it on the document's date; the mention then names
+// that person, with the relation that resolved it.
+func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
+	if len(holdings) == 0 || rd.published.IsZero() {
+		return
+	}
+	on := graph.PeriodOf(rd.published)
+	for si := range rd.mentions {
+		s := &rd.sentences[si]
+		ms := rd.mentions[si]
+		for mi := range ms {
+			m := &ms[mi]
+			start, end := m.span.Start-s.span.Start, m.span.End-s.span.Start
+			the := descriptionBefore.FindStringIndex(s.text[:start])
+			if the == nil {
+				continue
+			}
+			var typ graph.RelationType
+			switch {
+			case m.ent.kind == graph.KindParty:
+				loc := leaderAfter.FindStringIndex(s.text[end:])
+				if loc == nil || partLeader.MatchString(s.text[end+loc[1]:]) {
+					continue // "the Tory leader in the Lords" leads part of the party
+				}
+				typ, end = graph.Leads, end+loc[1]
+			case m.ent.kind == graph.KindSeat && !m.ent.constituency:
+				typ = graph.HoldsOffice
+			default:
+				continue
+			}
+			// "the home secretary, Charles Clarke" and "the Tory leader Michael Howard" name the holder.
+			if mi+1 < len(ms) && ms[mi+1].ent.kind == graph.KindActor &&
+				strings.Trim(s.text[end:ms[mi+1].span.Start-s.span.Start], " ,") == "" {
+				continue
+			}
+			h, ok := heldOn(holdings[m.ent.name], typ, on)
+			if !ok {
+				continue // no one, or several: left as it is, not guessed
+			}
+			holder := rd.lx.byName[h.Holder]
+			if holder == nil {
+				continue
+			}
+			text := s.text[the[0]:end]
+			m.note = fmt.Sprintf("%s → %s, %s %s %s", text, holder.display, h.Type, m.ent.display, periodText(h.Period))
+			m.ent, m.kind, m.text = holder, graph.KindActor, text
+			m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
+		}
+	}
+}
+
+// heldOn returns the one holding of type typ whose period covers all of the day span on; ok is false when
+// none does, or several people's do.
+func heldOn(hs []Holding, typ graph.RelationType, on graph.Period) (Holding, bool) {
+	var found []Holding
+	for _, h := range hs {
+		if h.Type == typ && h.Period.Start <= on.Start && on.End <= h.Period.End &&
+			!slices.ContainsFunc(found, func(f Holding) bool { return f.Holder == h.Holder }) {
+			found = append(found, h)
+		}
+	}
+	if len(found) != 1 {
+		return Holding{}, false
+	}
+	return found[0], true
+}
+
+// periodText writes a period as its years: "2003–2005", "2003–" when it has no end.
+func periodText(p graph.Period) string {
+	year := func(day int) string { return graph.DayString(day)[:4] }
+	switch {
+	case p.Start == math.MinInt32 && p.End == math.MaxInt32:
+		return "always"
+	case p.Start == math.MinInt32:
+		return "until " + year(p.End)
+	case p.End == math.MaxInt32:
+		return year(p.Start) + "–"
+	}
+	return year(p.Start) + "–" + year(p.End)
+}
