@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -645,4 +646,44 @@ func TestNormalizeText(t *testing.T) {
 			t.Errorf("normalizeText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// TestProseStaysShort: the Markdown outside data/ stays under 35,000 words (as wc -w counts them) and the
+// README under 300 lines: the README is a front door, and reference pages say what they must, briefly.
+func TestProseStaysShort(t *testing.T) {
+	const maxWords, maxReadmeLines = 35_000, 300
+	words := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "data", "node_modules", "test-output", "bin", ".data":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		words += len(strings.Fields(string(b)))
+		if filepath.Clean(path) == filepath.Join("..", "README.md") {
+			if n := strings.Count(string(b), "\n"); n > maxReadmeLines {
+				t.Errorf("README.md has %d lines; at most %d", n, maxReadmeLines)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words > maxWords {
+		t.Errorf("the Markdown outside data/ is %d words; at most %d: say it shorter", words, maxWords)
+	}
+	t.Logf("%d words of Markdown", words)
 }

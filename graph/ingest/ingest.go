@@ -91,6 +91,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.resolve()
 	rd.nameProposed()
 	rd.describe(r.holdings)
+	rd.refer(c.paragraphs)
 	props := rd.relations()
 
 	doc := review.Document{Hash: review.HashText(c.text), Format: c.format, Path: in.Path, Text: c.text, Ingested: r.Now().UTC()}

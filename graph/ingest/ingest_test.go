@@ -271,7 +271,7 @@ func TestSentences(t *testing.T) {
 			t.Errorf("span %v is %q, not the excerpt %q", p.Span, rd.Document.Text[p.Span.Start:p.Span.End], p.Excerpt)
 		}
 	}
-	if want := []string{"Mr Sayeed has been MP for Mid-Bedfordshire since 1997."}; !cmp.Equal(want, got) {
+	if want := []string{"Mr Sayeed has been MP for Mid-Bedfordshire since 1997.", "He represented Bristol East from 1983 to 1992."}; !cmp.Equal(want, got) {
 		t.Errorf("excerpts (-want +got):\n%s", cmp.Diff(want, got))
 	}
 	if p := rd.Proposals[0]; p.ValidFrom != (graph.FuzzyDate{Year: 1997}) {
@@ -552,5 +552,28 @@ func TestHoldingsReadTheGraph(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"actors/a LEADS parties/p from 2001-01-01", "actors/c HOLDS_OFFICE seats/o from 2004-01-01"}; !slices.Equal(got, want) {
 		t.Errorf("holdings %q, want %q", got, want)
+	}
+}
+
+// TestPronounsStandForTheLastPersonNamed: "he" and "she" are the last person the paragraph named whose
+// title allows it, never across paragraphs nor inside quotations, and the proposal says so.
+func TestPronounsStandForTheLastPersonNamed(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"Ms Oona King criticised Mr George Galloway. She said Respect had misled voters.\n\n" +
+			"She accused Labour of betraying the East End.\n\n" +
+			"Mr Galloway attacked Ms King. \"She has failed,\" he said.")})
+	want := []reading{
+		{graph.Criticised, "actors/oona-king", "actors/george-galloway", graph.StatusReported},
+		{graph.Criticised, "actors/oona-king", "parties/respect", graph.StatusReported},
+		{graph.Criticised, "actors/george-galloway", "actors/oona-king", graph.StatusReported},
+	}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Errorf("proposals (-want +got):\n%s", diff)
+	}
+	for _, p := range rd.Proposals {
+		if p.To == "parties/respect" && !slices.Equal(p.Resolved, []string{"She → Oona King (the last person named before)"}) {
+			t.Errorf("the pronoun's note: %q", p.Resolved)
+		}
 	}
 }

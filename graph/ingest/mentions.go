@@ -21,6 +21,8 @@ type mention struct {
 	// note says how a description was resolved through the graph: "the Tory leader → Michael Howard,
 	// LEADS Conservatives 2003–2005".
 	note string
+	// pronoun marks a "he" or "she" standing for a person named before (refer).
+	pronoun bool
 }
 
 // titles mark the name after them as a person's.

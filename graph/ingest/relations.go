@@ -772,7 +772,8 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 		wEnd = len(s.text)
 	}
 	subjStart := first - s.span.Start
-	if subjStart < clauseStart {
+	if subjStart < clauseStart || c.from.pronoun || c.to.pronoun {
+		// A pronoun stands in a clause about its person: "X dismissed reports he supports Y" is X's denial.
 		subjStart = clauseStart
 	}
 	lead := strings.ToLower(s.text[subjStart:max(subjStart, min(c.at, len(s.text)))])

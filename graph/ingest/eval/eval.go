@@ -176,6 +176,9 @@ type Report struct {
 	// Relations, overall and by type.
 	Relation Counts
 	ByType   map[graph.RelationType]*Counts
+	// Referred counts the proposals an end of which a pronoun or a description stood for (their
+	// Resolved notes), and those right: the references measured on their own.
+	Referred Counts
 	// DenialsKept counts gold denials proposed as DENIED; DenialsGold all gold denials.
 	DenialsKept, DenialsGold int
 	// DenialsAsSupport are proposals that support what a gold annotation says is denied.
@@ -237,6 +240,7 @@ func (r *Report) Add(o Report) {
 	r.EntityCorrect += o.EntityCorrect
 	r.EntityPredicted += o.EntityPredicted
 	r.Relation.add(o.Relation)
+	r.Referred.add(o.Referred)
 	for t, c := range o.ByType {
 		r.countsOf(t).add(*c)
 	}
@@ -394,6 +398,10 @@ func Score(gold []Annotation, pred Prediction) Report {
 		c := rep.countsOf(p.Type)
 		c.Predicted++
 		rep.Relation.Predicted++
+		referred := len(p.Resolved) > 0
+		if referred {
+			rep.Referred.Predicted++
+		}
 		g := reading{t, denied(p.Status)}
 		_, ok := goldRel[g]
 		if gf == nil || gt == nil {
@@ -402,6 +410,9 @@ func Score(gold []Annotation, pred Prediction) Report {
 		if ok {
 			c.Correct++
 			rep.Relation.Correct++
+			if referred {
+				rep.Referred.Correct++
+			}
 			hit[g] = true
 			continue
 		}
@@ -448,6 +459,7 @@ func (r Report) Write(w io.Writer, verbose bool) error {
 		r.EntityPrecision(), r.EntityCorrect, r.EntityPredicted)
 	fmt.Fprintf(&b, "relations: recall %.2f (%d/%d)  precision %.2f (%d/%d)\n", r.Relation.Recall(), r.Relation.Found, r.Relation.Gold,
 		r.Relation.Precision(), r.Relation.Correct, r.Relation.Predicted)
+	fmt.Fprintf(&b, "ends a pronoun or a description stood for: %d proposals, %d right\n", r.Referred.Predicted, r.Referred.Correct)
 	fmt.Fprintf(&b, "denials kept as denials: %d/%d; denials proposed as support: %d; must-not readings proposed: %d\n",
 		r.DenialsKept, r.DenialsGold, len(r.DenialsAsSupport), len(r.MustNot))
 	types := make([]graph.RelationType, 0, len(r.ByType))

@@ -1,0 +1,78 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/review"
+)
+
+// Genders a title tells; a person named without one may be either.
+var (
+	maleTitles   = map[string]bool{"mr": true, "sir": true, "lord": true}
+	femaleTitles = map[string]bool{"mrs": true, "ms": true, "miss": true, "lady": true, "baroness": true, "dame": true}
+)
+
+// refer links the pronouns "he" and "she", outside quotations, to the last person the paragraph named
+// before them whose title does not say otherwise ("Mr Kilroy-Silk … He said he was ashamed": Robert
+// Kilroy-Silk). Each becomes a mention of that person, noted as such for the proposals it takes part in.
+func (rd *reading) refer(paragraphs []review.Span) {
+	gender := map[*entry]string{}
+	for _, ms := range rd.mentions {
+		for _, m := range ms {
+			t := strings.ToLower(strings.TrimSuffix(m.title, "."))
+			switch {
+			case maleTitles[t]:
+				gender[m.ent] = "he"
+			case femaleTitles[t]:
+				gender[m.ent] = "she"
+			}
+		}
+	}
+	para := -1
+	var last []*entry // the paragraph's people so far, the last named last
+	for si := range rd.sentences {
+		s := &rd.sentences[si]
+		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
+			para, last = p, nil
+		}
+		ms := rd.mentions[si]
+		var added []mention
+		next := 0 // the sentence's mentions before the pronoun join last as it is reached
+		for ti, tok := range s.tokens {
+			for next < len(ms) && ms[next].span.Start < tok.start {
+				if ms[next].ent.kind == graph.KindActor {
+					last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+				}
+				next++
+			}
+			w := strings.ToLower(tok.text)
+			if w != "he" && w != "she" || s.quoted[clampIndex(tok.start-s.span.Start, len(s.quoted))] {
+				continue
+			}
+			var who *entry
+			for i := len(last) - 1; i >= 0; i-- {
+				if g := gender[last[i]]; g == "" || g == w {
+					who = last[i]
+					break
+				}
+			}
+			if who == nil {
+				continue
+			}
+			added = append(added, mention{first: ti, last: ti, span: review.Span{Start: tok.start, End: tok.end}, text: tok.text,
+				kind: graph.KindActor, ent: who, pronoun: true, note: tok.text + " → " + who.display + " (the last person named before)"})
+		}
+		for ; next < len(ms); next++ {
+			if ms[next].ent.kind == graph.KindActor {
+				last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+			}
+		}
+		if len(added) > 0 {
+			all := append(slices.Clone(ms), added...)
+			slices.SortStableFunc(all, func(a, b mention) int { return a.span.Start - b.span.Start })
+			rd.mentions[si] = all
+		}
+	}
+}
