@@ -43,6 +43,10 @@ function watch(page) {
     if (outage && /Failed to load resource|ERR_CONNECTION|Failed to fetch/i.test(msg.text())) return;
     problems.push(`console error during "${step}": ${msg.text()}`);
   });
+  // The health watch's requests end, never aborted (it once left their bodies to its timeout).
+  page.on("requestfailed", (req) => {
+    if (!outage && new URL(req.url()).pathname === "/healthz") problems.push(`/healthz failed during "${step}": ${req.failure()?.errorText}`);
+  });
 }
 
 async function screenshot(page, name) {
@@ -386,6 +390,7 @@ try {
   await page.locator("#tip").waitFor({ state: "visible", timeout: wait });
   assert.match(await page.locator("#tip").innerText(), /no date/, "the edge's tooltip says it has no date");
   assert.ok(await page.locator("#legend").getByText("no date: not known when it held").isVisible(), "the legend explains dotted edges");
+  assert.equal(await page.locator("#legend").getByText(/^through a via/).count(), 1, "the legend explains edges through a via");
   await screenshot(page, "undated-tooltip");
   await page.mouse.move(5, 5);
 
@@ -681,6 +686,16 @@ try {
   } else {
     console.log("(no POLGRAPH_EXPLORER_CONTROL: the outage checks are skipped)");
   }
+
+  step = "no route names its ends by their names";
+  console.log(step);
+  const none = await context.newPage();
+  watch(none);
+  await none.goto(new URL("?path=actors/ajmal-masroor,actors/keir-starmer&sel=paths&asof=1995", base).href);
+  await idle(none);
+  const noRoute = await none.locator('[data-panel="paths"] .sub').innerText();
+  assert.match(noRoute, /^Ajmal Masroor → Keir Starmer: no route of at most \d+ hops as of 1995\.$/, `the ends by their names: ${noRoute}`);
+  await none.close();
 
   step = "the README's screenshot";
   console.log(step);

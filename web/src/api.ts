@@ -156,6 +156,8 @@ export class Health {
     let resp: Response;
     try {
       resp = await fetch("/healthz", { cache: "no-store", signal: AbortSignal.timeout(5_000) });
+      // Read the answer whole: a body left unread is cut off by the timeout, an aborted request.
+      await resp.text();
     } catch (e) {
       return { kind: "unreachable", message: e instanceof Error ? e.message : String(e) };
     }

@@ -417,6 +417,12 @@ async function findPaths(from: string, to: string): Promise<void> {
     for (const e of pathEdges(resp.paths)) addEdge(e);
   });
   paths = { from, to, resp, coTemporal, active: -1 };
+  if (!resp.paths.length) {
+    // No route: its ends by their names, not their resource names.
+    const ends = [from, to].filter((n) => n.includes("/"));
+    const got = ends.length ? await client.batchGetEntities({ names: ends }).catch(() => undefined) : undefined;
+    paths.names = new Map(got?.entities.map((e) => [e.name, e.displayName]) ?? []);
+  }
 }
 
 /** Marks the paths shown (or the one picked) and fades the rest while the paths panel is open. */
@@ -842,7 +848,7 @@ function renderPaths(p: PathsShown): void {
   const header = h("div", { "data-panel": "paths", "data-cotemporal": p.coTemporal ? "1" : "0" },
     h("h3", null, "Paths"),
     h("p", { class: "sub" },
-      `${names.get(p.resp.paths[0]?.entities[0] ?? "") ?? p.from} → ${names.get(p.resp.paths[0]?.entities.at(-1) ?? "") ?? p.to}: `,
+      `${names.get(p.resp.paths[0]?.entities[0] ?? p.from) ?? p.from} → ${names.get(p.resp.paths[0]?.entities.at(-1) ?? p.to) ?? p.to}: `,
       n ? `${n} shortest route${n > 1 ? "s" : ""} of at most ${maxDepth} hops` : `no route of at most ${maxDepth} hops`,
       p.coTemporal ? " that held as a whole at one moment" : "",
       view.asOf ? ` as of ${view.asOf}` : "",
@@ -1207,6 +1213,7 @@ function legend(): void {
     [line("#64748b", "6 3"), "alleged only"],
     [svg(`<line x1="2" y1="9" x2="34" y2="9" stroke="#64748b" stroke-width="2.5" stroke-linecap="round" stroke-dasharray="0.1 4.5"/>`), "no date: not known when it held"],
     [line(disputedColor, "4 3"), "disputed: a claim denies it"],
+    [line("#64748b", "2 5"), "through a via: a member to the party they sat or stood for"],
     [svg(`<line x1="2" y1="5" x2="34" y2="5" stroke="#64748b" stroke-width="1"/><line x1="2" y1="13" x2="34" y2="13" stroke="#64748b" stroke-width="4.5"/>`), "thicker: higher confidence"],
     [svg(`<line x1="2" y1="9" x2="26" y2="9" stroke="#64748b" stroke-width="2"/><polygon points="26,5 34,9 26,13" fill="#64748b"/>`), "arrow: from → to (none if mutual)"],
     [line(highlightColor, "", 8), "on a path found"],
