@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/resolve"
@@ -67,16 +68,55 @@ func (s *Service) ListMatchCandidates(ctx context.Context, q MatchQuery, pageSiz
 			all = append(all, Candidate{Pair: resolve.Pair{A: a, B: b, Score: resolve.Compare(a, b)}, Judgement: &j})
 		}
 	} else {
-		ents, apart, err := resolve.Live(ctx, s.Graph, q.Kind)
+		pairs, err := s.pairs(ctx, q.Kind)
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		for _, p := range resolve.Candidates(ents, apart) {
-			if q.Entity == "" || p.A.Name == q.Entity || p.B.Name == q.Entity {
+		// Judgements change no version: those in force now are left out of the pairs kept.
+		js, err := s.Graph.Separated(ctx, nil)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		apart := graph.NewApart(js)
+		for _, p := range pairs {
+			if !apart.Has(p.A.Name, p.B.Name) && (q.Entity == "" || p.A.Name == q.Entity || p.B.Name == q.Entity) {
 				all = append(all, Candidate{Pair: p})
 			}
 		}
 	}
 	page := all[min(offset, len(all)):min(offset+limit, len(all))]
 	return slices.Clip(page), nextOffset(offset, len(page), len(all)), len(all), nil
+}
+
+// matchCache keeps the candidate pairs of one graph version, by kind, so that the pages of a list, and
+// lists asked again before the graph changes, read and score the whole graph once.
+type matchCache struct {
+	mu      sync.Mutex
+	version int64
+	pairs   map[graph.Kind][]resolve.Pair
+}
+
+// pairs returns the candidate pairs of the graph's entities of kind ("" for any), judgements aside, from
+// the cache when the graph's version has not moved.
+func (s *Service) pairs(ctx context.Context, kind graph.Kind) ([]resolve.Pair, error) {
+	v, err := s.Intake.Store.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &s.matches
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != v || c.pairs == nil {
+		c.version, c.pairs = v, map[graph.Kind][]resolve.Pair{}
+	}
+	if ps, ok := c.pairs[kind]; ok {
+		return ps, nil
+	}
+	ents, _, err := resolve.Live(ctx, s.Graph, kind)
+	if err != nil {
+		return nil, err
+	}
+	ps := resolve.Candidates(ents, nil)
+	c.pairs[kind] = ps
+	return ps, nil
 }

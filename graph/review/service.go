@@ -110,6 +110,8 @@ type Service struct {
 	Timeout time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+
+	matches matchCache
 }
 
 func (s *Service) now() time.Time {
