@@ -26,6 +26,7 @@ for t in "${tools[@]}"; do
     (cd "$here/$dir" && go build -o "$cache/$name.partial" "$pkg")
     mv "$cache/$name.partial" "$cache/$name"
   fi
-  cp "$cache/$name" "$dest/$name"
+  # A copy renamed into place: copying over a binary another make is running fails ("text file busy").
+  cp "$cache/$name" "$dest/.$name.$$" && mv -f "$dest/.$name.$$" "$dest/$name"
   echo "$name $version: installed in $dest"
 done
