@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/internal/backup"
 	"github.com/polgraph/polgraph/internal/dgraphlocal"
@@ -19,10 +21,11 @@ const backupUsage = `usage: polgraph backup [--full] [--keep N] [--key-file FILE
        polgraph backup verify [--backup N] [--key-file FILE] DIR
        polgraph restore [--backup N] [--key-file FILE] --data-dir NEW DIR
 
-backup takes a backup of the local Dgraph in --data-dir (as polgraph run starts it) into the folder DIR:
+backup takes a backup of the Dgraph of --dgraph, whose secrets are in --data-dir (as polgraph run starts
+it), into the folder DIR:
 Dgraph's binary backup, full the first time and with --full, else of what changed since the last,
-with a manifest of the graph's version, the counts of every type, a digest of a whole-graph dump and
-each file's SHA-256; encrypted (AES-256-GCM) with --key-file, a file of 32 random bytes. --keep N
+restored at once in a scratch Dgraph, with a manifest of what it restores to (the graph's version, the
+counts of every type, a digest of a whole-graph dump) and each file's SHA-256; encrypted (AES-256-GCM) with --key-file, a file of 32 random bytes. --keep N
 deletes all but the newest N full backups and their incrementals.
 list shows the backups in DIR. verify restores one (default the latest) into a scratch Dgraph and
 compares the restored graph with the manifest. restore does the same into the empty data folder NEW,
@@ -94,22 +97,65 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// takeBackup backs up the local Dgraph of cfg.DataDir into dir.
+// backupSchedule is the schedule of backups the configuration asks for, or nil. admin reaches the alpha;
+// nil: the alpha of --dgraph, its HTTP port 1000 below its gRPC port (as Dgraph places them), with the
+// secrets in --data-dir.
+func (c Config) backupSchedule(admin *dgraphlocal.Admin, log *slog.Logger) (*backup.Schedule, error) {
+	if c.BackupDir == "" {
+		return nil, nil
+	}
+	if c.BackupEvery < time.Second || c.BackupKeep < 0 {
+		return nil, &graph.Error{Op: "config", Kind: graph.Invalid, Message: fmt.Sprintf("--backup-every must be a second or more (got %v) and --backup-keep 0 or more (got %d)", c.BackupEvery, c.BackupKeep)}
+	}
+	key, err := readBackupKey(c.BackupKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	if admin == nil {
+		addrs, err := dgraph.Alphas(c.Dgraph)
+		if err != nil {
+			return nil, err
+		}
+		a, err := dgraphlocal.AdministratorAt(c.DataDir, addrs[0])
+		if err != nil {
+			return nil, err
+		}
+		admin = &a
+	}
+	// Checked now, so that a wrong key or a folder of other backups stops the start, not the first tick.
+	if _, err := backup.Open(c.BackupDir, key, true); err != nil {
+		return nil, err
+	}
+	secrets := dgraphlocal.SecretsDir(c.DataDir)
+	return &backup.Schedule{Dir: c.BackupDir, Every: c.BackupEvery, FullEvery: c.BackupFullEvery, Keep: c.BackupKeep,
+		Options: backup.Options{Key: key, SecretsDir: secrets, Log: log}, Dgraph: *admin,
+		Checker: &backup.Scratch{Binary: c.DgraphBin, SecretsDir: secrets, PortFrom: scratchPorts, Log: log}}, nil
+}
+
+// withBackups has serve take the scheduled backups s, reporting them in its metrics and /healthz.
+func withBackups(s *backup.Schedule) serveOption {
+	return func(sv *served) { sv.backups = s }
+}
+
+// scratchPorts is where the scratch Dgraphs that check backups look for free ports: clear of `make run`'s
+// (100), the tests' (200 to 3700) and the benchmark's (from 10000).
+const scratchPorts = 4000
+
+// takeBackup backs up the Dgraph of --dgraph, whose secrets are in --data-dir, into dir, and restores it
+// in a scratch Dgraph to check it.
 func takeBackup(ctx context.Context, cfg Config, dir string, key []byte, full bool, log *slog.Logger) (backup.Point, error) {
-	admin, err := dgraphlocal.AdministratorOf(cfg.DataDir, cfg.PortOffset)
+	addrs, err := dgraph.Alphas(cfg.Dgraph)
 	if err != nil {
 		return backup.Point{}, err
 	}
-	dc, err := cfg.dgraphConfig()
+	admin, err := dgraphlocal.AdministratorAt(cfg.DataDir, addrs[0])
 	if err != nil {
 		return backup.Point{}, err
 	}
-	store, err := dgraph.Open(ctx, dc, log)
-	if err != nil {
-		return backup.Point{}, err
-	}
-	defer store.Close()
-	return backup.Take(ctx, dir, backup.Options{Key: key, Full: full, SecretsDir: dgraphlocal.SecretsDir(cfg.DataDir), Log: log}, admin, store)
+	secrets := dgraphlocal.SecretsDir(cfg.DataDir)
+	scratch := &backup.Scratch{Binary: cfg.DgraphBin, SecretsDir: secrets, PortFrom: scratchPorts, Log: log}
+	defer scratch.Close()
+	return backup.Take(ctx, dir, backup.Options{Key: key, Full: full, SecretsDir: secrets, Log: log}, admin, scratch)
 }
 
 func readBackupKey(path string) ([]byte, error) {
@@ -135,7 +181,7 @@ func verifyBackup(ctx context.Context, f *backup.Folder, num int, cfg Config, lo
 	}
 	defer os.RemoveAll(scratch)
 	r, err := backup.Restore(ctx, f, backup.RestoreOptions{Num: num, Binary: cfg.DgraphBin, DataDir: filepath.Join(scratch, "dgraph"),
-		PortOffset: 3000, Scratch: true, Log: log})
+		PortOffset: scratchPorts, Scratch: true, Log: log})
 	if err != nil {
 		return err
 	}

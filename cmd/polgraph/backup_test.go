@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,7 +59,7 @@ func dgraphOnly(flags []string) []string { return slices.Clone(flags[:4]) }
 func dumpOf(t *testing.T, s *dgraph.Store) string {
 	t.Helper()
 	var b bytes.Buffer
-	if _, err := s.Dump(context.Background(), dgraph.ReadAt{}, &b); err != nil {
+	if _, err := s.Dump(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -294,5 +297,87 @@ func copyTree(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScheduledBackupsAppearInMetrics runs `polgraph run` with backups every second, a full one every
+// four, two series kept: the metrics and /healthz report them, old series are deleted, and the latest
+// backup verifies.
+func TestScheduledBackupsAppearInMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Dgraph")
+	}
+	freePort := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().String()
+	}
+	metricsAddr, httpAddr := freePort(), freePort()
+	dir := filepath.Join(t.TempDir(), "backups")
+	startRun(t, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "4s", "--backup-keep", "2",
+		"--metrics", metricsAddr, "--http", httpAddr)
+	get := func(url string) string {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	var f *backup.Folder
+	series := map[string]bool{}
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 90 s the folder holds %d series: %v", len(series), series)
+		}
+		var err error
+		if f, err = backup.Open(dir, nil, false); err != nil {
+			continue
+		}
+		for _, p := range f.Manifest.Points {
+			series[p.Series] = true
+		}
+		if len(series) >= 3 {
+			break
+		}
+	}
+	kept := map[string]bool{}
+	for _, p := range f.Manifest.Points {
+		kept[p.Series] = true
+	}
+	if len(kept) > 2 {
+		t.Errorf("the folder keeps %d series, want at most 2", len(kept))
+	}
+	metrics := get("http://" + metricsAddr + "/metrics")
+	for _, name := range []string{"polgraph_backup_last_success_timestamp_seconds", "polgraph_backup_last_size_bytes", "polgraph_backup_last_duration_seconds"} {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindStringSubmatch(metrics)
+		if m == nil {
+			t.Errorf("the metrics lack %s", name)
+			continue
+		}
+		if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 {
+			t.Errorf("%s = %v, want more than 0", name, m[1])
+		}
+	}
+	if !strings.Contains(metrics, "polgraph_backup_failures_total 0") {
+		t.Errorf("scheduled backups failed:\n%s", regexp.MustCompile(`(?m)^polgraph_backup.*$`).FindAllString(metrics, -1))
+	}
+	var health struct {
+		Status  string
+		Backups backup.Status
+	}
+	if err := json.Unmarshal([]byte(get("http://"+httpAddr+"/healthz")), &health); err != nil {
+		t.Fatal(err)
+	}
+	if health.Status != "SERVING" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir {
+		t.Errorf("/healthz: %+v", health)
+	}
+	var out bytes.Buffer
+	if err := realMain(context.Background(), []string{"backup", "verify", dir}, &out, &out); err != nil || !strings.Contains(out.String(), "verified") {
+		t.Errorf("verify: %v\n%s", err, out.String())
 	}
 }

@@ -10,9 +10,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dgraph-io/dgo/v230/protos/api"
-	"google.golang.org/grpc/metadata"
-
 	"github.com/polgraph/polgraph/graph"
 )
 
@@ -28,14 +25,6 @@ var dumpTypes = []struct {
 	{"Snapshot", 100}, {"SnapshotPart", 4},
 }
 
-// ReadAt is a past read timestamp to read at, with the hash Dgraph asks for when its ACL is on (it
-// signs start timestamps it hands out; see dgraphlocal.Secrets.StartTsHash). The zero ReadAt reads the
-// latest.
-type ReadAt struct {
-	Ts   uint64
-	Hash string
-}
-
 // DumpSummary is what Dump wrote: how many nodes of each type, and the graph's version then.
 type DumpSummary struct {
 	Counts  map[string]int `json:"counts"`
@@ -43,12 +32,11 @@ type DumpSummary struct {
 }
 
 // Dump writes every node polgraph keeps (the graph, its tombstones and packs, the audit trail, request
-// ids, API keys, the review queue, the shared snapshot copy) as Dgraph shows it at the read timestamp at
-// (the zero ReadAt: the latest), one JSON object a line: {"type":…,"uid":…,"p":{predicate: value}}, types in a fixed
+// ids, API keys, the review queue, the shared snapshot copy) as Dgraph shows it now, one JSON object a line: {"type":…,"uid":…,"p":{predicate: value}}, types in a fixed
 // order, nodes by uid, keys sorted, list values sorted. Two Dgraphs holding the same data give the same
-// bytes, since a binary backup keeps uids. It fails with an Unavailable error when Dgraph does not answer
-// and an Invalid one when at is older than Dgraph keeps.
-func (s *Store) Dump(ctx context.Context, at ReadAt, w io.Writer) (DumpSummary, error) {
+// bytes, since a binary backup keeps uids. It fails with an Unavailable error when Dgraph does not answer.
+// Each type is read in pages of its own transaction: dump a Dgraph nothing writes to.
+func (s *Store) Dump(ctx context.Context, w io.Writer) (DumpSummary, error) {
 	const op = "dgraph.Store.Dump"
 	out := bufio.NewWriterSize(w, 1<<20)
 	sum := DumpSummary{Counts: map[string]int{}}
@@ -59,7 +47,7 @@ func (s *Store) Dump(ctx context.Context, at ReadAt, w io.Writer) (DumpSummary, 
 			var res struct {
 				Q []map[string]json.RawMessage `json:"q"`
 			}
-			if err := s.queryAt(ctx, op, q, at, &res); err != nil {
+			if err := s.query(ctx, op, q, nil, &res); err != nil {
 				return sum, err
 			}
 			for _, n := range res.Q {
@@ -178,22 +166,4 @@ func trimUID(s string) string {
 		return s[3 : len(s)-1]
 	}
 	return "not a uid"
-}
-
-// queryAt runs a read-only query at a read timestamp (zero: the latest) and decodes its answer.
-func (s *Store) queryAt(ctx context.Context, op, q string, at ReadAt, out any) error {
-	if at.Ts == 0 {
-		return s.query(ctx, op, q, nil, out)
-	}
-	if jwt := s.dg.GetJwt(); jwt.AccessJwt != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, "accessJwt", jwt.AccessJwt)
-	}
-	resp, err := s.pool.Query(ctx, &api.Request{Query: q, StartTs: at.Ts, Hash: at.Hash, ReadOnly: true})
-	if err != nil {
-		return s.wrap(op, err)
-	}
-	if err := json.Unmarshal(resp.Json, out); err != nil {
-		return &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
-	}
-	return nil
 }

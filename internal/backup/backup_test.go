@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/polgraph/polgraph/graph/dgraph"
 )
 
 // fakeDgraph writes backups as Dgraph does: a folder per backup with one file, and an entry appended to
@@ -45,14 +43,42 @@ func (d *fakeDgraph) Backup(_ context.Context, dest string, full bool) error {
 	return os.WriteFile(filepath.Join(dest, "manifest.json"), b, 0o600)
 }
 
-type fakeDumper struct{ fail bool }
+// fakeChecker "restores" a staged chain by reading it: it fails unless every backup of the chain is
+// there in plaintext, and reports the last one's read timestamp as its counts.
+type fakeChecker struct{ fail bool }
 
-func (f fakeDumper) Dump(_ context.Context, at dgraph.ReadAt, w io.Writer) (dgraph.DumpSummary, error) {
-	if f.fail {
-		return dgraph.DumpSummary{}, errors.New("Dgraph went away")
+func (c fakeChecker) Check(_ context.Context, location, series string, num int) (Restored, error) {
+	if c.fail {
+		return Restored{}, errors.New("Dgraph went away")
 	}
-	fmt.Fprintf(w, "graph at %d\n", at.Ts)
-	return dgraph.DumpSummary{Counts: map[string]int{"Entity": int(at.Ts)}, Version: int64(at.Ts)}, nil
+	var m struct {
+		Manifests []struct {
+			ReadTs   uint64 `json:"read_ts"`
+			BackupID string `json:"backup_id"`
+			Path     string
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(location, "manifest.json"))
+	if err != nil {
+		return Restored{}, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Restored{}, err
+	}
+	if len(m.Manifests) != num {
+		return Restored{}, fmt.Errorf("staged %d backups of series %s, want %d", len(m.Manifests), series, num)
+	}
+	for _, e := range m.Manifests {
+		files, _ := filepath.Glob(filepath.Join(location, e.Path, "*.backup"))
+		if len(files) != 1 {
+			return Restored{}, fmt.Errorf("staged %s: %v", e.Path, files)
+		}
+		if b, err := os.ReadFile(files[0]); err != nil || !strings.HasPrefix(string(b), "backup ") || e.BackupID != series {
+			return Restored{}, fmt.Errorf("staged %s: %v %q %v", e.Path, files, b, err)
+		}
+	}
+	ts := m.Manifests[len(m.Manifests)-1].ReadTs
+	return Restored{Counts: map[string]int{"Entity": int(ts)}, Version: int64(ts), DumpSHA: fmt.Sprint(ts)}, nil
 }
 
 func TestTakeChainsAndPrunes(t *testing.T) {
@@ -61,17 +87,17 @@ func TestTakeChainsAndPrunes(t *testing.T) {
 	dir := t.TempDir()
 	key := make([]byte, keySize)
 	d := &fakeDgraph{}
-	take := func(full bool, dumper fakeDumper) (Point, error) {
-		return Take(ctx, dir, Options{Key: key, Full: full}, d, dumper)
+	take := func(full bool, checker fakeChecker) (Point, error) {
+		return Take(ctx, dir, Options{Key: key, Full: full}, d, checker)
 	}
 	for _, full := range []bool{false, false, false, true} {
-		if _, err := take(full, fakeDumper{}); err != nil {
+		if _, err := take(full, fakeChecker{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A backup whose dump fails leaves the folder as it was, in both manifests.
+	// A backup whose check fails leaves the folder as it was, in both manifests.
 	before, _ := os.ReadFile(filepath.Join(dir, "dgraph", "manifest.json"))
-	if _, err := take(false, fakeDumper{fail: true}); err == nil {
+	if _, err := take(false, fakeChecker{fail: true}); err == nil {
 		t.Fatal("a backup whose dump failed succeeded")
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "dgraph", "manifest.json"))
@@ -84,7 +110,7 @@ func TestTakeChainsAndPrunes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "dgraph", "dgraph.005")); err == nil {
 		t.Error("the failed backup's folder is still there")
 	}
-	p, err := take(false, fakeDumper{})
+	p, err := take(false, fakeChecker{})
 	if err != nil {
 		t.Fatal(err)
 	}

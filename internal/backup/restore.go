@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -38,6 +39,9 @@ type Restored struct {
 	Point   Point
 	Counts  map[string]int
 	Version int64
+	// DumpSHA and DumpBytes are the SHA-256 and size of the restored graph's whole-graph dump.
+	DumpSHA   string
+	DumpBytes int64
 	// GraphID is the graph's new id: snapshot files and shared copies of before the restore name
 	// another, so replicas set them aside by themselves.
 	GraphID string
@@ -59,7 +63,6 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	if err != nil {
 		return r, err
 	}
-	r.Point = p
 	if err := emptyDir(o.DataDir); err != nil {
 		return r, err
 	}
@@ -84,17 +87,8 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 			}
 		}
 	}()
-	sdir := dgraphlocal.SecretsDir(dataDir)
-	if err := os.MkdirAll(sdir, 0o700); err != nil {
+	if err := writeSecrets(dataDir, secrets); err != nil {
 		return r, err
-	}
-	for name, b := range secrets {
-		if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-			return r, invalid("BACKUP_FILE_MISMATCH", "the backup's credentials name a file %q", name)
-		}
-		if err := os.WriteFile(filepath.Join(sdir, name), b, 0o600); err != nil {
-			return r, err
-		}
 	}
 	location := filepath.Join(dataDir, "restoring")
 	if err := os.MkdirAll(location, 0o700); err != nil {
@@ -117,24 +111,16 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	}
 	defer cluster.Stop()
 	log.Info("restoring", "backup", p.Num, "series", series, "series_num", num, "data", dataDir)
-	if err := cluster.Administrator().Restore(ctx, location, series, num); err != nil {
-		return r, &graph.Error{Op: "backup.Restore", Kind: graph.Unavailable, Message: "Dgraph's restore failed", Err: err}
-	}
-	store, err := openRestored(ctx, cluster.Service(), log)
+	r, store, err := restoreInto(ctx, cluster, location, series, num, log)
 	if err != nil {
 		return r, err
 	}
 	defer store.Close()
-	h := sha256.New()
-	sum, err := store.Dump(ctx, dgraph.ReadAt{}, h)
-	if err != nil {
-		return r, err
-	}
-	r.Counts, r.Version = sum.Counts, sum.Version
-	if got := hex.EncodeToString(h.Sum(nil)); got != p.DumpSHA || !maps.Equal(sum.Counts, p.Counts) {
+	r.Point = p
+	if r.DumpSHA != p.DumpSHA || !maps.Equal(r.Counts, p.Counts) {
 		return r, &graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
 			Message: fmt.Sprintf("the restored graph differs from backup %d's manifest: counts %v, want %v; dump SHA-256 %s, want %s",
-				p.Num, countsText(sum.Counts), countsText(p.Counts), got, p.DumpSHA)}
+				p.Num, countsText(r.Counts), countsText(p.Counts), r.DumpSHA, p.DumpSHA)}
 	}
 	if !o.Scratch {
 		if r.GraphID, err = store.RenewGraphID(ctx); err != nil {
@@ -143,6 +129,120 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// restoreInto has the running cluster restore a staged series up to num, then dumps what it holds. The
+// store returned is logged in to the restored Dgraph; the caller closes it.
+func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, num int, log *slog.Logger) (Restored, *dgraph.Store, error) {
+	var r Restored
+	if err := cluster.Administrator().Restore(ctx, location, series, num); err != nil {
+		return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Unavailable, Message: "Dgraph's restore failed", Err: err}
+	}
+	store, err := openRestored(ctx, cluster.Service(), log)
+	if err != nil {
+		return r, nil, err
+	}
+	h := sha256.New()
+	cw := &countWriter{w: h}
+	sum, err := store.Dump(ctx, cw)
+	if err != nil {
+		store.Close()
+		return r, nil, err
+	}
+	r.Counts, r.Version, r.DumpSHA, r.DumpBytes = sum.Counts, sum.Version, hex.EncodeToString(h.Sum(nil)), cw.n
+	return r, store, nil
+}
+
+// Scratch is a Dgraph of its own, in a temporary folder and on free ports, started at its first use, that
+// restores each new backup to check it and tell what it holds (a Checker).
+type Scratch struct {
+	Binary string
+	// SecretsDir holds the backed-up Dgraph's credentials, which its restored users keep.
+	SecretsDir string
+	PortFrom   int
+	Log        *slog.Logger
+
+	dir     string
+	cluster *dgraphlocal.Cluster
+}
+
+// Check implements Checker.
+func (s *Scratch) Check(ctx context.Context, location, series string, num int) (Restored, error) {
+	log := s.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if s.cluster == nil {
+		secrets, err := readSecretsDir(s.SecretsDir)
+		if err != nil {
+			return Restored{}, err
+		}
+		if s.dir, err = os.MkdirTemp("", "polgraph-backup-check-"); err != nil {
+			return Restored{}, err
+		}
+		if err := writeSecrets(s.dir, secrets); err != nil {
+			s.Close()
+			return Restored{}, err
+		}
+		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		if s.cluster, _, err = dgraphlocal.StartOnFreePorts(ctx, dgraphlocal.Config{Binary: s.Binary, DataDir: s.dir, Logger: quiet}, s.PortFrom); err != nil {
+			s.Close()
+			return Restored{}, fmt.Errorf("start a scratch Dgraph: %w", err)
+		}
+	}
+	r, store, err := restoreInto(ctx, s.cluster, location, series, num, log)
+	if err != nil {
+		return r, err
+	}
+	store.Close()
+	return r, nil
+}
+
+// Close stops the scratch Dgraph and deletes its folder.
+func (s *Scratch) Close() {
+	if s.cluster != nil {
+		s.cluster.Stop()
+		s.cluster = nil
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+func readSecretsDir(dir string) (map[string][]byte, error) {
+	s := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("Dgraph's credentials: %w", err)
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			s[e.Name()] = b
+		}
+	}
+	return s, nil
+}
+
+// writeSecrets writes credentials as dgraphlocal keeps them in a data folder.
+func writeSecrets(dataDir string, secrets map[string][]byte) error {
+	sdir := dgraphlocal.SecretsDir(dataDir)
+	if err := os.MkdirAll(sdir, 0o700); err != nil {
+		return err
+	}
+	for name, b := range secrets {
+		if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			return invalid("BACKUP_FILE_MISMATCH", "the backup's credentials name a file %q", name)
+		}
+		if err := os.WriteFile(filepath.Join(sdir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openRestored logs in to a Dgraph just restored: its access rules come back with the data, a moment

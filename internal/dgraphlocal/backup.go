@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -23,15 +25,23 @@ func (c *Cluster) Administrator() Admin {
 	return Admin{c: aclClient{base: c.cfg.alphaHTTP(), token: c.secrets.AuthToken, http: c.cfg.httpClient()}, grootPassword: c.secrets.GrootPassword}
 }
 
-// AdministratorOf is an Admin of the local Dgraph whose secrets are in dataDir and whose ports are moved by
-// portOffset (as `polgraph run` starts it).
-func AdministratorOf(dataDir string, portOffset int) (Admin, error) {
+// AdministratorAt is an Admin of the alpha whose gRPC address is grpcAddr (its HTTP port 1000 below, as
+// Dgraph places them), with the secrets of the local Dgraph in dataDir.
+func AdministratorAt(dataDir, grpcAddr string) (Admin, error) {
 	s, err := ReadSecrets(dataDir)
 	if err != nil {
 		return Admin{}, fmt.Errorf("the local Dgraph's secrets in %s: %w", SecretsDir(dataDir), err)
 	}
-	cfg := Config{PortOffset: portOffset}
-	return Admin{c: aclClient{base: cfg.alphaHTTP(), token: s.AuthToken, http: http.DefaultClient}, grootPassword: s.GrootPassword}, nil
+	host, port, err := net.SplitHostPort(grpcAddr)
+	if err != nil {
+		return Admin{}, err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return Admin{}, fmt.Errorf("the alpha's port %q: %w", port, err)
+	}
+	base := "http://" + net.JoinHostPort(host, strconv.Itoa(p-1000))
+	return Admin{c: aclClient{base: base, token: s.AuthToken, http: http.DefaultClient}, grootPassword: s.GrootPassword}, nil
 }
 
 func (a Admin) run(ctx context.Context, query string, vars map[string]any, out any) error {

@@ -2,7 +2,6 @@ package dgraphlocal
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -36,18 +35,6 @@ type Secrets struct {
 
 // HMACFile is the path of the key Dgraph signs its tokens with.
 func (s Secrets) HMACFile() string { return filepath.Join(s.Dir, "hmac-secret") }
-
-// StartTsHash is the hash a Dgraph with ACL on asks of a query at the read timestamp ts (of namespace 0),
-// which it gives only with the timestamps it hands out: SHA-256 of the namespace, the timestamp and the
-// HMAC key file's bytes (Dgraph v25's edgraph.getHash). Backups read the graph at their own timestamp.
-func (s Secrets) StartTsHash(ts uint64) (string, error) {
-	key, err := os.ReadFile(s.HMACFile())
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(fmt.Appendf(nil, "%#x%#x%#x", uint64(0), ts, key))
-	return hex.EncodeToString(h[:]), nil
-}
 
 // SecretsDir is where a local Dgraph keeps its credentials, under its data folder.
 func SecretsDir(dataDir string) string { return filepath.Join(dataDir, "secrets") }
