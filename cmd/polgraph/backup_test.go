@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -214,6 +216,10 @@ func TestRestoreRefusesWhatDoesNotMatch(t *testing.T) {
 	full, incr := f.Manifest.Points[0].Files[0].Path, f.Manifest.Points[1].Files[0].Path
 	key := filepath.Join(root, "key")
 	os.WriteFile(key, bytes.Repeat([]byte{1}, 32), 0o600)
+	offset, err := dgraphlocal.FreeOffset(2200 + os.Getpid()%50*7)
+	if err != nil {
+		t.Fatal(err)
+	}
 	short := filepath.Join(root, "short.key")
 	os.WriteFile(short, []byte("0123"), 0o600)
 
@@ -233,6 +239,9 @@ func TestRestoreRefusesWhatDoesNotMatch(t *testing.T) {
 		{"a key too short", func(string) {}, []string{"--key-file", short}, "BACKUP_KEY_INVALID"},
 		{"no such backup", func(string) {}, []string{"--backup", "9"}, "BACKUP_NOT_FOUND backups 1 to 2"},
 		{"the first file damaged, the second restored", func(d string) { flip(filepath.Join(d, full)) }, []string{"--backup", "2"}, "BACKUP_FILE_MISMATCH " + full},
+		// A manifest sealed again by hand with another digest gets past every check but the restored graph's.
+		{"the manifest resealed with another digest", func(d string) { reseal(t, d, func(p *backup.Point) { p.DumpSHA = strings.Repeat("0", 64) }) },
+			[]string{"--dgraph-port-offset", strconv.Itoa(offset)}, "BACKUP_RESTORE_MISMATCH differs from backup 2's manifest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "b")
@@ -259,6 +268,23 @@ func TestRestoreRefusesWhatDoesNotMatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reseal changes the last backup of the unencrypted folder dir's manifest and seals it again, as
+// polgraph seals it (a SHA-256 of the manifest without its seal).
+func reseal(t *testing.T, dir string, change func(*backup.Point)) {
+	path := filepath.Join(dir, backup.ManifestName)
+	b, _ := os.ReadFile(path)
+	var m backup.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	change(&m.Points[len(m.Points)-1])
+	m.Sum = ""
+	body, _ := json.Marshal(m)
+	m.Sum = fmt.Sprintf("sha256:%x", sha256.Sum256(body))
+	b, _ = json.Marshal(m)
+	os.WriteFile(path, b, 0o600)
 }
 
 func flip(path string) {
