@@ -167,7 +167,8 @@ func TestBackupDrill(t *testing.T) {
 	if lostBefore > 0 {
 		t.Errorf("%d writes acknowledged before the last backup began are lost", lostBefore)
 	}
-	if window > every+5*time.Second {
-		t.Errorf("the last backup began %v before the wipe, more than the interval %v and 5 s", window, every)
+	// Backups start every interval; one under way when the disk dies adds its duration.
+	if window > every+15*time.Second {
+		t.Errorf("the last backup began %v before the wipe, more than the interval %v and 15 s", window, every)
 	}
 }

@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// Schedule takes backups on a timer, for `polgraph run` and `serve`: a full backup first and whenever
-// the last full one is FullEvery old, an incremental one every Every otherwise, then keeps the newest
-// Keep series.
+// Schedule takes backups on a timer, for `polgraph run` and `serve`: one starts every Every (at once
+// when the last took longer), full first and whenever the last full one is FullEvery old, incremental
+// otherwise; then the newest Keep series are kept. The recovery point is at most Every plus one backup's
+// duration.
 type Schedule struct {
 	Dir       string
 	Every     time.Duration
@@ -23,9 +24,9 @@ type Schedule struct {
 	Taken  func(Point)
 	Failed func(error)
 
-	mu      sync.Mutex
-	status  Status
-	lastFul time.Time
+	mu       sync.Mutex
+	status   Status
+	lastFull time.Time
 }
 
 // Status is what the schedule has done, for health reports.
@@ -68,7 +69,7 @@ func (s *Schedule) Run(ctx context.Context) {
 	if f, err := Open(s.Dir, s.Options.Key, true); err == nil {
 		for _, p := range f.Manifest.Points {
 			if p.Type == "full" {
-				s.lastFul = p.Time
+				s.lastFull = p.Time
 			}
 		}
 	}
@@ -80,17 +81,19 @@ func (s *Schedule) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		started := time.Now()
 		s.once(ctx, log)
+		next := started.Add(s.Every)
 		s.mu.Lock()
-		s.status.NextAt = time.Now().Add(s.Every).UTC()
+		s.status.NextAt = next.UTC()
 		s.mu.Unlock()
-		t.Reset(s.Every)
+		t.Reset(max(time.Until(next), 0))
 	}
 }
 
 func (s *Schedule) once(ctx context.Context, log *slog.Logger) {
 	o := s.Options
-	o.Full = s.lastFul.IsZero() || (s.FullEvery > 0 && time.Since(s.lastFul) >= s.FullEvery)
+	o.Full = s.lastFull.IsZero() || (s.FullEvery > 0 && time.Since(s.lastFull) >= s.FullEvery)
 	p, err := Take(ctx, s.Dir, o, s.Dgraph, s.Checker)
 	if err == nil && s.Keep > 0 {
 		_, err = Prune(s.Dir, o.Key, s.Keep, log)
@@ -110,7 +113,7 @@ func (s *Schedule) once(ctx context.Context, log *slog.Logger) {
 		return
 	}
 	if p.Type == "full" {
-		s.lastFul = p.Time
+		s.lastFull = p.Time
 	}
 	s.status.LastSuccess, s.status.LastBackup, s.status.LastType = p.Time.Add(time.Duration(p.Seconds*float64(time.Second))), p.Num, p.Type
 	s.status.LastBytes, s.status.LastSeconds, s.status.FailedInARow = p.Bytes(), p.Seconds, 0
