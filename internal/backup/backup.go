@@ -3,9 +3,10 @@
 // restores them.
 //
 // A backup is Dgraph's own binary backup (full, or incremental on the last), which Dgraph v25 takes
-// through /admin, beside a manifest of polgraph's: for each backup, when it was taken and how long it
-// took, the graph's version, how many nodes of each type Dgraph held and the SHA-256 of a whole-graph
-// dump (graph/dgraph Dump) at the backup's read timestamp, and the size and SHA-256 of every file. The
+// through /admin, restored at once in a scratch Dgraph (Scratch), beside a manifest of polgraph's: for
+// each backup, when it was taken and how long it took, and what it restores to (the graph's version, how
+// many nodes of each type, the SHA-256 of a whole-graph dump by graph/dgraph's Dump), and the size and
+// SHA-256 of every file. The
 // manifest is sealed (a SHA-256, or with a key an HMAC), and with a key every file is encrypted with
 // AES-256-GCM. A restore refuses a folder whose manifest, files or restored graph differ from what the
 // manifest says.
