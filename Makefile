@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill drill-backup corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -23,6 +23,14 @@ cluster: dgraph build
 SOAK ?= 3m
 drill: dgraph
 	POLGRAPH_DRILL_SOAK=$(SOAK) POLGRAPH_DRILL_AFTER=20s $(GO) test -count=1 -timeout 30m -v -run 'TestClusterSurvivesLosingItsLeader|TestShardedClusterAnswersAsOneAlpha' ./cmd/polgraph
+
+## drill-backup: the backup drill: `polgraph run` on the default graph backing up every BACKUP_EVERY (default
+## 10s) under a steady write load for BACKUP_LOAD (default 35s), its data folder wiped, the latest backup
+## restored and served again; prints what was lost and how long nothing answered (docs/operations.md)
+BACKUP_EVERY ?= 10s
+BACKUP_LOAD ?= 35s
+drill-backup: dgraph
+	POLGRAPH_DRILL_BACKUP_EVERY=$(BACKUP_EVERY) POLGRAPH_DRILL_BACKUP_LOAD=$(BACKUP_LOAD) $(GO) test -count=1 -timeout 20m -v -run '^TestBackupDrill$$' ./cmd/polgraph
 
 ## corpus: read the BBC politics development corpus (CORPUS=folder) into an empty graph with `polgraph ingest`,
 ## approve the surest proposals by script (MIN_CONFIDENCE, default 0.75), and serve the explorer on

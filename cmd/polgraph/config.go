@@ -60,27 +60,38 @@ type Config struct {
 	MetricsAllowedHosts []string
 	OTLPEndpoint        string // where to send traces over OTLP/gRPC; empty: $OTEL_EXPORTER_OTLP_ENDPOINT, or nowhere
 
+	// Scheduled backups (run, serve; see backup.go): where, how often, a full one how often, how many
+	// series to keep, and the key that encrypts them.
+	BackupDir       string
+	BackupEvery     time.Duration
+	BackupFullEvery time.Duration
+	BackupKeep      int
+	BackupKeyFile   string
+
 	envErrs []error // values in the environment that do not parse, reported by checkWatching
 }
 
 func defaultConfig() Config {
 	return Config{
-		Addr:         "127.0.0.1:50051",
-		HTTP:         "127.0.0.1:8080",
-		Dgraph:       "127.0.0.1:9180",
-		Timeout:      10 * time.Second,
-		LogLevel:     "info",
-		DataDir:      ".data/dgraph",
-		PortOffset:   dgraphlocal.DefaultPortOffset,
-		DgraphBin:    dgraphlocal.DefaultBinary(),
-		Batch:        2000,
-		WorkBudget:   graph.DefaultWorkBudget,
-		InMemory:     true,
-		Writes:       true,
-		WriteTimeout: 10 * time.Minute,
-		Limits:       rpc.DefaultLimits(),
-		ConnLimits:   netcap.DefaultLimits,
-		Auth:         defaultAuthConfig(),
+		Addr:            "127.0.0.1:50051",
+		HTTP:            "127.0.0.1:8080",
+		Dgraph:          "127.0.0.1:9180",
+		Timeout:         10 * time.Second,
+		LogLevel:        "info",
+		DataDir:         ".data/dgraph",
+		PortOffset:      dgraphlocal.DefaultPortOffset,
+		DgraphBin:       dgraphlocal.DefaultBinary(),
+		Batch:           2000,
+		WorkBudget:      graph.DefaultWorkBudget,
+		InMemory:        true,
+		Writes:          true,
+		WriteTimeout:    10 * time.Minute,
+		BackupEvery:     time.Hour,
+		BackupFullEvery: 24 * time.Hour,
+		BackupKeep:      7,
+		Limits:          rpc.DefaultLimits(),
+		ConnLimits:      netcap.DefaultLimits,
+		Auth:            defaultAuthConfig(),
 	}
 }
 
@@ -147,6 +158,25 @@ func (c *Config) flags(name string, stderr io.Writer, which ...string) *flag.Fla
 			}
 			fs.IntVar(&c.PortOffset, "dgraph-port-offset", c.PortOffset, "added to Dgraph's standard ports: 100 puts the alpha's gRPC on 9180 ($POLGRAPH_DGRAPH_PORT_OFFSET)")
 			fs.StringVar(&c.DgraphBin, "dgraph-bin", c.DgraphBin, "the dgraph binary ($POLGRAPH_DGRAPH_BIN)")
+		case "backup":
+			fs.StringVar(&c.BackupDir, "backup-dir", env("POLGRAPH_BACKUP_DIR", ""), "take backups of the local Dgraph (its secrets in --data-dir) into this folder on a schedule, as `polgraph backup` does (default: none) ($POLGRAPH_BACKUP_DIR)")
+			for _, d := range []struct {
+				to        *time.Duration
+				name, env string
+				usage     string
+			}{{&c.BackupEvery, "backup-every", "POLGRAPH_BACKUP_EVERY", "how often to back up: the most writes a lost disk can lose ($POLGRAPH_BACKUP_EVERY)"},
+				{&c.BackupFullEvery, "backup-full-every", "POLGRAPH_BACKUP_FULL_EVERY", "how often a backup is full rather than incremental ($POLGRAPH_BACKUP_FULL_EVERY)"}} {
+				if v, ok := os.LookupEnv(d.env); ok {
+					if v, err := time.ParseDuration(v); err == nil {
+						*d.to = v
+					} else {
+						c.envErrs = append(c.envErrs, fmt.Errorf("$%s: %w", d.env, err))
+					}
+				}
+				fs.DurationVar(d.to, d.name, *d.to, d.usage)
+			}
+			fs.IntVar(&c.BackupKeep, "backup-keep", c.BackupKeep, "full backups to keep, each with its incrementals; older ones are deleted (0: keep all)")
+			fs.StringVar(&c.BackupKeyFile, "backup-key-file", env("POLGRAPH_BACKUP_KEY_FILE", ""), "encrypt the scheduled backups with the 32-byte key in this file ($POLGRAPH_BACKUP_KEY_FILE)")
 		case "batch":
 			fs.IntVar(&c.Batch, "batch", c.Batch, "records per transaction")
 		case "watch":

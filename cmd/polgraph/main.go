@@ -14,6 +14,7 @@
 //	polgraph ingest PATH...       read articles and posts into the review queue
 //	polgraph review COMMAND       the review queue: list, show, approve, reject, edit, merge
 //	polgraph keys create|list|revoke  API keys for the service
+//	polgraph backup, restore      backups of the local Dgraph, verified restores
 //
 // Run `polgraph help` for flags and environment variables.
 package main
@@ -106,6 +107,11 @@ Commands:
   keys revoke NAME|keys/ID
                       API keys for the service, kept hashed in Dgraph (talks to Dgraph directly,
                       like load); a key is shown once, when it is created
+  backup [list|verify] DIR
+                      back up the local Dgraph (graph, audit trail, review queue, keys) into DIR, full
+                      or incremental, optionally encrypted; list them; verify one in a scratch Dgraph
+  restore --data-dir NEW DIR
+                      restore a backup into an empty data folder, checked against its manifest
   gen                 write a synthetic political graph in the dataset format (and as N-Quads), for
                       benchmarks: --relations N --seed S --out FILE [--rdf FILE]
   evaluate --annotations DIR | --against DATASET [--verbose]
@@ -174,6 +180,10 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return ingestCmd(ctx, rest, stdout, stderr)
 	case "review":
 		return reviewCmd(ctx, rest, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, rest, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

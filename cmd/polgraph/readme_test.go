@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
 )
 
 // documented are the pages whose examples TestREADMEExamplesRun runs, in the order they run: the README,
@@ -24,6 +27,7 @@ var documented = []string{"README.md", "docs/api.md", "docs/writing.md", "docs/a
 // pages against the service under test, as written but for the addresses, and compares what it prints
 // with the output the page shows after it (see matchOutput).
 func TestREADMEExamplesRun(t *testing.T) {
+	readmeData = t.TempDir()
 	var examples []example
 	for _, page := range documented {
 		examples = append(examples, readmeExamples(t, "../../"+page)...)
@@ -64,6 +68,9 @@ func TestREADMEExamplesRun(t *testing.T) {
 		t.Errorf("only %d examples show their output; the README's outputs are not being checked", shown)
 	}
 }
+
+// readmeData stands for .data/ in the examples of backups and restores.
+var readmeData string
 
 // exportKey is a README line that keeps a new key in the environment.
 var exportKey = regexp.MustCompile(`^export (\w+)=\$\((\./bin/polgraph keys create [^|]+) \| awk '/\^key:/ \{print \$2\}'\)$`)
@@ -119,6 +126,22 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 			args = append(args[:3], append(dgraphFlags(), args[3:]...)...)
 		case args[1] == "keys", args[1] == "ingest" && !slices.Contains(args, "--dry-run"):
 			args = append(args, dgraphFlags()...)
+		case args[1] == "backup", args[1] == "restore":
+			// Their folders go to a temporary one; a restore starts its Dgraph on free ports.
+			for i, a := range args {
+				if rest, ok := strings.CutPrefix(a, ".data/"); ok {
+					args[i] = filepath.Join(readmeData, rest)
+				}
+			}
+			if args[1] == "backup" {
+				args = append(args, dgraphFlags()...)
+			} else {
+				offset, ferr := dgraphlocal.FreeOffset(3300 + os.Getpid()%50*7)
+				if ferr != nil {
+					t.Fatal(ferr)
+				}
+				args = append(args, "--dgraph-port-offset", strconv.Itoa(offset))
+			}
 		case args[1] == "evaluate":
 		default:
 			args = append(args, "--server", serverAddr)
@@ -130,7 +153,7 @@ func runReadmeCommand(t *testing.T, grpcurl, command string) (string, error) {
 	// Paths into data/ were given from the package's folder, and the test Dgraph is `make run`'s: they are
 	// shown as the README gives them.
 	return strings.NewReplacer(serverAddr, "127.0.0.1:50051", explorerAddr, "127.0.0.1:8080", alphaAddr, "127.0.0.1:9180",
-		"../../data/", "data/").Replace(out.String()), err
+		"../../data/", "data/", readmeData+"/", ".data/").Replace(out.String()), err
 }
 
 // example is a command of a README and the output it shows after it (nil when it shows none).

@@ -22,7 +22,7 @@ import (
 // explorer, in the foreground until Ctrl-C.
 func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "data-dir", "batch", "watch")
+	fs := cfg.flags("run", stderr, "addr", "http", "timeout", "log", "local", "data-dir", "batch", "watch", "backup")
 	datasetFile := fs.String("dataset", "", "the dataset to load at start instead of the default Tower Hamlets graph; "+
 		"\"none\" loads nothing (an empty graph, or the graph the data directory already holds)")
 	if err := fs.Parse(args); err != nil {
@@ -89,7 +89,12 @@ func runAll(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return failed(err)
 		}
 	}
-	return failed(serve(ctx, lis, webLis, onDgraph(store), cfg, log, stdout, watchedBy(watch), withDatabaseWatch(dbWatch.Store)))
+	admin := cluster.Administrator()
+	sched, err := cfg.backupSchedule(&admin, log)
+	if err != nil {
+		return err
+	}
+	return failed(serve(ctx, lis, webLis, onDgraph(store), cfg, log, stdout, watchedBy(watch), withDatabaseWatch(dbWatch.Store), withBackups(sched)))
 }
 
 // startDataset is the dataset run and cluster load at start: the default graph (""), nothing ("none"), or

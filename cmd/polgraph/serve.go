@@ -29,6 +29,7 @@ import (
 	"github.com/polgraph/polgraph/graph/review"
 	"github.com/polgraph/polgraph/graph/rpc"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/backup"
 	"github.com/polgraph/polgraph/internal/httpapi"
 	"github.com/polgraph/polgraph/internal/netcap"
 	"github.com/polgraph/polgraph/internal/observe"
@@ -37,7 +38,7 @@ import (
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log", "watch")
+	fs := cfg.flags("serve", stderr, "addr", "http", "dgraph", "data-dir", "timeout", "log", "watch", "backup")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -67,7 +68,15 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		lis.Close()
 		return err
 	}
-	return serve(ctx, lis, webLis, onDgraph(store), cfg, log, stdout, watchedBy(watch))
+	sched, err := cfg.backupSchedule(nil, log)
+	if err != nil {
+		lis.Close()
+		if webLis != nil {
+			webLis.Close()
+		}
+		return err
+	}
+	return serve(ctx, lis, webLis, onDgraph(store), cfg, log, stdout, watchedBy(watch), withBackups(sched))
 }
 
 // openDgraph opens the Dgraph the configuration names, with its credentials, and applies the schema;
@@ -122,6 +131,15 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 	metrics := s.metrics
 	if s.topo != nil {
 		go fillTopology(ctx, st.feed, s.topo, metrics, s.tracing, log)
+	}
+	var healthDetail func() map[string]any
+	if b := s.backups; b != nil {
+		b.Taken = func(p backup.Point) {
+			metrics.BackupTaken(p.Time.Add(time.Duration(p.Seconds*float64(time.Second))), p.Bytes(), time.Duration(p.Seconds*float64(time.Second)))
+		}
+		b.Failed = func(error) { metrics.BackupFailed() }
+		healthDetail = func() map[string]any { return map[string]any{"backups": b.Status()} }
+		go b.Run(ctx)
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
 	if cfg.Writes {
@@ -186,7 +204,7 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 	var webSrv *http.Server
 	if webLis != nil {
 		webLis = httpapi.CountHeaderRefusals(capConnections(webLis, "http", cfg.ConnLimits, metrics), metrics.HTTPRefused)
-		h, err := httpapi.Handler(srv, hs, httpapi.Options{AllowedHosts: cfg.HTTPAllowedHosts, OnRefused: metrics.HTTPRefused})
+		h, err := httpapi.Handler(srv, hs, httpapi.Options{AllowedHosts: cfg.HTTPAllowedHosts, OnRefused: metrics.HTTPRefused, HealthDetail: healthDetail})
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/rpc"
 	"github.com/polgraph/polgraph/graph/service"
+	"github.com/polgraph/polgraph/internal/backup"
 	"github.com/polgraph/polgraph/internal/httpapi"
 	"github.com/polgraph/polgraph/internal/observe"
 )
@@ -128,6 +129,7 @@ type served struct {
 	svc     *service.Service
 	topo    *memgraph.Topology // the graph held in memory, when the service keeps it
 	metrics *observe.Metrics   // a registry served nowhere unless an option gives one
+	backups *backup.Schedule   // scheduled backups, when configured
 	tracing *observe.Tracing   // none unless an option gives one
 }
 

@@ -51,3 +51,37 @@ func (s *Store) GraphID(ctx context.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// RenewGraphID gives the graph a new random id, as after a restore: snapshot files and shared copies
+// written before it name the old id, so every replica sets them aside and fills from Dgraph, whether they
+// are ahead of the restored graph or along another history. It returns the new id, or "" when Dgraph
+// holds no graph.
+func (s *Store) RenewGraphID(ctx context.Context) (string, error) {
+	var id string
+	err := s.keyTxn(ctx, "dgraph.RenewGraphID", func(txn writeTxn) error {
+		resp, err := txn.query(ctx, `query q($m: string) { q(func: eq(pg.name, $m)) { uid } }`, map[string]string{"$m": metaName})
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Q []struct {
+				UID string `json:"uid"`
+			}
+		}
+		if err := json.Unmarshal(resp.Json, &res); err != nil {
+			return err
+		}
+		if len(res.Q) == 0 {
+			id = ""
+			return nil
+		}
+		id = rand.Text()
+		_, err = txn.Mutate(ctx, &api.Mutation{Set: []*api.NQuad{{Subject: res.Q[0].UID, Predicate: "pg.graph_id",
+			ObjectValue: &api.Value{Val: &api.Value_StrVal{StrVal: id}}}}, CommitNow: true})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}

@@ -26,6 +26,8 @@ type Options struct {
 	// reason (HOST_NOT_ALLOWED, CROSS_ORIGIN, BODY_TOO_LARGE, BODY_UNREADABLE, INFLATES_TOO_LARGE; and
 	// HEADERS_TOO_LARGE through CountHeaderRefusals).
 	OnRefused func(status int, reason string)
+	// HealthDetail, when set, adds its fields to /healthz's answer (the scheduled backups' state).
+	HealthDetail func() map[string]any
 }
 
 // maxBody is MaxBody, or DefaultMaxBody when it is not set.

@@ -57,7 +57,12 @@ func Handler(srv *grpc.Server, hs *health.Server, opts Options) (http.Handler, e
 		if err == nil {
 			st = resp.GetStatus()
 		}
-		body := map[string]string{"status": st.String()}
+		body := map[string]any{"status": st.String()}
+		if opts.HealthDetail != nil {
+			for k, v := range opts.HealthDetail() {
+				body[k] = v
+			}
+		}
 		code := http.StatusOK
 		if st != healthpb.HealthCheckResponse_SERVING {
 			code = http.StatusServiceUnavailable

@@ -46,6 +46,10 @@ import (
 //	                                                    (cap: address or total; action: evicted, a
 //	                                                    silent one making room, or refused)
 //	polgraph_database_up                                1 when Dgraph answered the last health check
+//	polgraph_backup_last_success_timestamp_seconds      when the last scheduled backup ended (Unix time)
+//	polgraph_backup_last_size_bytes                     the size of its files
+//	polgraph_backup_last_duration_seconds               how long it took, the dump that checks it included
+//	polgraph_backup_failures_total                      scheduled backups that failed
 type Metrics struct {
 	reg             *prometheus.Registry
 	rpcDuration     *prometheus.HistogramVec
@@ -59,6 +63,10 @@ type Metrics struct {
 	httpRefusals    *prometheus.CounterVec
 	connsCapped     *prometheus.CounterVec
 	databaseUp      prometheus.Gauge
+	backupLast      prometheus.Gauge
+	backupBytes     prometheus.Gauge
+	backupSeconds   prometheus.Gauge
+	backupFailures  prometheus.Counter
 }
 
 // durationBuckets suit both a lookup answered from memory (a millisecond) and a large write (tens of
@@ -96,10 +104,18 @@ func NewMetrics() *Metrics {
 			[]string{"listener", "cap", "action"}),
 		databaseUp: prometheus.NewGauge(prometheus.GaugeOpts{Name: "polgraph_database_up",
 			Help: "1 when Dgraph answered polgraph's last health check, else 0."}),
+		backupLast: prometheus.NewGauge(prometheus.GaugeOpts{Name: "polgraph_backup_last_success_timestamp_seconds",
+			Help: "When the last scheduled backup (--backup-dir) ended, in Unix seconds; 0 until one has. Alert on time() minus it."}),
+		backupBytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "polgraph_backup_last_size_bytes",
+			Help: "The size of the files of the last scheduled backup."}),
+		backupSeconds: prometheus.NewGauge(prometheus.GaugeOpts{Name: "polgraph_backup_last_duration_seconds",
+			Help: "How long the last scheduled backup took, the whole-graph dump that checks it included."}),
+		backupFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "polgraph_backup_failures_total",
+			Help: "Scheduled backups that failed (each is logged with its cause and tried again at the next tick)."}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.rpcDuration, m.dgraphDuration, m.graphVersion, m.graphVersionLag, m.fillSeconds, m.loadRelations, m.loadProgress,
-		m.refusals, m.httpRefusals, m.connsCapped, m.databaseUp)
+		m.refusals, m.httpRefusals, m.connsCapped, m.databaseUp, m.backupLast, m.backupBytes, m.backupSeconds, m.backupFailures)
 	return m
 }
 
@@ -202,6 +218,16 @@ func (m *Metrics) GraphVersion(read, inDgraph int64) {
 	m.graphVersion.Set(float64(read))
 	m.graphVersionLag.Set(float64(inDgraph - read))
 }
+
+// BackupTaken records a scheduled backup that ended at end, of so many bytes, taking d.
+func (m *Metrics) BackupTaken(end time.Time, bytes int64, d time.Duration) {
+	m.backupLast.Set(float64(end.UnixMilli()) / 1000)
+	m.backupBytes.Set(float64(bytes))
+	m.backupSeconds.Set(d.Seconds())
+}
+
+// BackupFailed counts a scheduled backup that failed.
+func (m *Metrics) BackupFailed() { m.backupFailures.Inc() }
 
 // FillTook records how long a full fill of the in-memory graph took.
 func (m *Metrics) FillTook(d time.Duration) { m.fillSeconds.Set(d.Seconds()) }

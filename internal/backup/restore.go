@@ -1,0 +1,292 @@
+package backup
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/internal/dgraphlocal"
+)
+
+// RestoreOptions say where and how to restore.
+type RestoreOptions struct {
+	Num     int    // the backup to restore to; 0: the latest
+	Binary  string // the dgraph binary
+	DataDir string // the local Dgraph's data folder to restore into: absent or empty
+	// PortOffset moves the restoring Dgraph's ports, as `polgraph run` will (a Dgraph's zero keeps its
+	// alpha's address). Scratch restores any free ports at or above it.
+	PortOffset int
+	// Scratch is a restore only to check the backup (verify): on free ports, the graph's id kept.
+	Scratch bool
+	Log     *slog.Logger
+}
+
+// Restored says what a restore restored.
+type Restored struct {
+	Point   Point
+	Counts  map[string]int
+	Version int64
+	// DumpSHA and DumpBytes are the SHA-256 and size of the restored graph's whole-graph dump.
+	DumpSHA   string
+	DumpBytes int64
+	// GraphID is the graph's new id: snapshot files and shared copies of before the restore name
+	// another, so replicas set them aside by themselves.
+	GraphID string
+	Seconds float64
+}
+
+// Restore restores backup o.Num of the folder f into a new local Dgraph in o.DataDir: it checks every file
+// against the manifest, starts Dgraph there with the backup's credentials, has it restore the chain, then
+// compares a whole-graph dump and its counts with the manifest, gives the graph a new id (unless
+// Scratch) and stops Dgraph. It fails with an Invalid error, and removes what it wrote, when anything
+// differs.
+func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err error) {
+	start := time.Now()
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p, err := f.Point(o.Num)
+	if err != nil {
+		return r, err
+	}
+	if err := emptyDir(o.DataDir); err != nil {
+		return r, err
+	}
+	if err := f.Check(p.Num); err != nil {
+		return r, err
+	}
+	secrets, err := f.Secrets()
+	if err != nil {
+		return r, err
+	}
+	dataDir, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return r, err
+	}
+	// Nothing half written: a restore that fails leaves the data folder empty.
+	defer func() {
+		if err != nil {
+			if entries, _ := os.ReadDir(dataDir); entries != nil {
+				for _, e := range entries {
+					os.RemoveAll(filepath.Join(dataDir, e.Name()))
+				}
+			}
+		}
+	}()
+	if err := writeSecrets(dataDir, secrets); err != nil {
+		return r, err
+	}
+	location := filepath.Join(dataDir, "restoring")
+	if err := os.MkdirAll(location, 0o700); err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(location)
+	series, num, err := f.Stage(p.Num, location)
+	if err != nil {
+		return r, err
+	}
+	cfg := dgraphlocal.Config{Binary: o.Binary, DataDir: dataDir, PortOffset: o.PortOffset, Logger: log}
+	var cluster *dgraphlocal.Cluster
+	if o.Scratch {
+		cluster, _, err = dgraphlocal.StartOnFreePorts(ctx, cfg, o.PortOffset)
+	} else {
+		cluster, err = dgraphlocal.Start(ctx, cfg)
+	}
+	if err != nil {
+		return r, fmt.Errorf("start a Dgraph to restore into: %w", err)
+	}
+	defer cluster.Stop()
+	log.Info("restoring", "backup", p.Num, "series", series, "series_num", num, "data", dataDir)
+	r, store, err := restoreInto(ctx, cluster, location, series, num, log)
+	if err != nil {
+		return r, err
+	}
+	defer store.Close()
+	r.Point = p
+	if r.DumpSHA != p.DumpSHA || !maps.Equal(r.Counts, p.Counts) {
+		return r, &graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
+			Message: fmt.Sprintf("the restored graph differs from backup %d's manifest: counts %v, want %v; dump SHA-256 %s, want %s",
+				p.Num, countsText(r.Counts), countsText(p.Counts), r.DumpSHA, p.DumpSHA)}
+	}
+	if !o.Scratch {
+		if r.GraphID, err = store.RenewGraphID(ctx); err != nil {
+			return r, fmt.Errorf("give the restored graph a new id: %w", err)
+		}
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r, nil
+}
+
+// restoreInto has the running cluster restore a staged series up to num, then dumps what it holds. The
+// store returned is logged in to the restored Dgraph; the caller closes it.
+func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, num int, log *slog.Logger) (Restored, *dgraph.Store, error) {
+	var r Restored
+	if err := cluster.Administrator().Restore(ctx, location, series, num); err != nil {
+		return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Unavailable, Message: "Dgraph's restore failed", Err: err}
+	}
+	store, err := openRestored(ctx, cluster.Service(), log)
+	if err != nil {
+		return r, nil, err
+	}
+	h := sha256.New()
+	cw := &countWriter{w: h}
+	sum, err := store.Dump(ctx, cw)
+	if err != nil {
+		store.Close()
+		return r, nil, err
+	}
+	r.Counts, r.Version, r.DumpSHA, r.DumpBytes = sum.Counts, sum.Version, hex.EncodeToString(h.Sum(nil)), cw.n
+	return r, store, nil
+}
+
+// Scratch is a Dgraph of its own, in a temporary folder and on free ports, started at its first use, that
+// restores each new backup to check it and tell what it holds (a Checker).
+type Scratch struct {
+	Binary string
+	// SecretsDir holds the backed-up Dgraph's credentials, which its restored users keep.
+	SecretsDir string
+	PortFrom   int
+	Log        *slog.Logger
+
+	dir     string
+	cluster *dgraphlocal.Cluster
+}
+
+// Check implements Checker.
+func (s *Scratch) Check(ctx context.Context, location, series string, num int) (Restored, error) {
+	log := s.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if s.cluster == nil {
+		secrets, err := readSecretsDir(s.SecretsDir)
+		if err != nil {
+			return Restored{}, err
+		}
+		if s.dir, err = os.MkdirTemp("", "polgraph-backup-check-"); err != nil {
+			return Restored{}, err
+		}
+		if err := writeSecrets(s.dir, secrets); err != nil {
+			s.Close()
+			return Restored{}, err
+		}
+		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		if s.cluster, _, err = dgraphlocal.StartOnFreePorts(ctx, dgraphlocal.Config{Binary: s.Binary, DataDir: s.dir, Logger: quiet}, s.PortFrom); err != nil {
+			s.Close()
+			return Restored{}, fmt.Errorf("start a scratch Dgraph: %w", err)
+		}
+	}
+	r, store, err := restoreInto(ctx, s.cluster, location, series, num, log)
+	if err != nil {
+		return r, err
+	}
+	store.Close()
+	return r, nil
+}
+
+// Close stops the scratch Dgraph and deletes its folder.
+func (s *Scratch) Close() {
+	if s.cluster != nil {
+		s.cluster.Stop()
+		s.cluster = nil
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+func readSecretsDir(dir string) (map[string][]byte, error) {
+	s := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("Dgraph's credentials: %w", err)
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			s[e.Name()] = b
+		}
+	}
+	return s, nil
+}
+
+// writeSecrets writes credentials as dgraphlocal keeps them in a data folder.
+func writeSecrets(dataDir string, secrets map[string][]byte) error {
+	sdir := dgraphlocal.SecretsDir(dataDir)
+	if err := os.MkdirAll(sdir, 0o700); err != nil {
+		return err
+	}
+	for name, b := range secrets {
+		if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			return invalid("BACKUP_FILE_MISMATCH", "the backup's credentials name a file %q", name)
+		}
+		if err := os.WriteFile(filepath.Join(sdir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openRestored logs in to a Dgraph just restored: its access rules come back with the data, a moment
+// after the restore ends.
+func openRestored(ctx context.Context, cfg dgraph.Config, log *slog.Logger) (*dgraph.Store, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := dgraph.Open(ctx, cfg, log)
+		if err == nil {
+			return s, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("log in to the restored Dgraph: %w", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// emptyDir checks that dir is absent or empty.
+func emptyDir(dir string) error {
+	if dir == "" {
+		return invalid("RESTORE_TARGET_MISSING", "name the data folder to restore into (--data-dir)")
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return invalid("RESTORE_TARGET_UNREADABLE", "the data folder %s: %v", dir, err)
+	}
+	if len(entries) > 0 {
+		return invalid("RESTORE_TARGET_NOT_EMPTY", "the data folder %s is not empty: restore into an empty or new folder (move the old one aside first)", dir)
+	}
+	return nil
+}
+
+func countsText(c map[string]int) string {
+	keys := slices.Sorted(maps.Keys(c))
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%s=%d", k, c[k])
+	}
+	return b.String()
+}

@@ -1,0 +1,124 @@
+package backup
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Schedule takes backups on a timer, for `polgraph run` and `serve`: one starts every Every (at once
+// when the last took longer), full first and whenever the last full one is FullEvery old, incremental
+// otherwise; then the newest Keep series are kept. The recovery point is at most Every plus one backup's
+// duration.
+type Schedule struct {
+	Dir       string
+	Every     time.Duration
+	FullEvery time.Duration
+	Keep      int // 0: keep all
+	Options   Options
+	Dgraph    Dgraph
+	// Checker restores each backup; a Scratch is started once and kept until Run ends.
+	Checker Checker
+	// Taken and Failed, when set, hear of each backup (for metrics).
+	Taken  func(Point)
+	Failed func(error)
+
+	mu       sync.Mutex
+	status   Status
+	lastFull time.Time
+}
+
+// Status is what the schedule has done, for health reports.
+type Status struct {
+	Dir           string    `json:"dir"`
+	LastSuccess   time.Time `json:"last_success,omitzero"`
+	LastBackup    int       `json:"last_backup,omitempty"`
+	LastType      string    `json:"last_type,omitempty"`
+	LastBytes     int64     `json:"last_bytes,omitempty"`
+	LastSeconds   float64   `json:"last_seconds,omitempty"`
+	LastError     string    `json:"last_error,omitempty"`
+	LastErrorAt   time.Time `json:"last_error_at,omitzero"`
+	NextAt        time.Time `json:"next_at,omitzero"`
+	FailedInARow  int       `json:"failed_in_a_row,omitempty"`
+	EverySeconds  float64   `json:"every_seconds"`
+	RecoveryPoint float64   `json:"seconds_since_last_success,omitempty"`
+}
+
+// Status reports the schedule's state now.
+func (s *Schedule) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.status
+	st.Dir, st.EverySeconds = s.Dir, s.Every.Seconds()
+	if !st.LastSuccess.IsZero() {
+		st.RecoveryPoint = time.Since(st.LastSuccess).Seconds()
+	}
+	return st
+}
+
+// Run takes backups until ctx ends. A failed backup is logged, reported and tried again at the next tick.
+func (s *Schedule) Run(ctx context.Context) {
+	if c, ok := s.Checker.(*Scratch); ok {
+		defer c.Close()
+	}
+	log := s.Options.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if f, err := Open(s.Dir, s.Options.Key, true); err == nil {
+		for _, p := range f.Manifest.Points {
+			if p.Type == "full" {
+				s.lastFull = p.Time
+			}
+		}
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		started := time.Now()
+		s.once(ctx, log)
+		next := started.Add(s.Every)
+		s.mu.Lock()
+		s.status.NextAt = next.UTC()
+		s.mu.Unlock()
+		t.Reset(max(time.Until(next), 0))
+	}
+}
+
+func (s *Schedule) once(ctx context.Context, log *slog.Logger) {
+	o := s.Options
+	o.Full = s.lastFull.IsZero() || (s.FullEvery > 0 && time.Since(s.lastFull) >= s.FullEvery)
+	p, err := Take(ctx, s.Dir, o, s.Dgraph, s.Checker)
+	if err == nil && s.Keep > 0 {
+		_, err = Prune(s.Dir, o.Key, s.Keep, log)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		s.status.LastError, s.status.LastErrorAt = err.Error(), time.Now().UTC()
+		s.status.FailedInARow++
+		log.Error("scheduled backup failed", "dir", s.Dir, "err", err, "failed_in_a_row", s.status.FailedInARow)
+		if s.Failed != nil {
+			s.Failed(err)
+		}
+		return
+	}
+	if p.Type == "full" {
+		s.lastFull = p.Time
+	}
+	s.status.LastSuccess, s.status.LastBackup, s.status.LastType = p.Time.Add(time.Duration(p.Seconds*float64(time.Second))), p.Num, p.Type
+	s.status.LastBytes, s.status.LastSeconds, s.status.FailedInARow = p.Bytes(), p.Seconds, 0
+	log.Info("backup taken", "dir", s.Dir, "backup", p.Num, "type", p.Type, "graph_version", p.Version, "bytes", p.Bytes(), "seconds", p.Seconds)
+	if s.Taken != nil {
+		s.Taken(p)
+	}
+}

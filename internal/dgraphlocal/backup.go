@@ -1,0 +1,139 @@
+package dgraphlocal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Admin runs Dgraph's binary backups and restores on one alpha's HTTP port, logged in as groot with the
+// admin token. Dgraph v25 (open source) takes them through /admin: full and incremental backups to a
+// folder on the alpha's machine, and restores of a series to a chosen backup into a running Dgraph.
+type Admin struct {
+	c             aclClient
+	grootPassword string
+}
+
+// Administrator is an Admin of the cluster's first alpha.
+func (c *Cluster) Administrator() Admin {
+	return Admin{c: aclClient{base: c.cfg.alphaHTTP(), token: c.secrets.AuthToken, http: c.cfg.httpClient()}, grootPassword: c.secrets.GrootPassword}
+}
+
+// AdministratorAt is an Admin of the alpha whose gRPC address is grpcAddr (its HTTP port 1000 below, as
+// Dgraph places them), with the secrets of the local Dgraph in dataDir.
+func AdministratorAt(dataDir, grpcAddr string) (Admin, error) {
+	s, err := ReadSecrets(dataDir)
+	if err != nil {
+		return Admin{}, fmt.Errorf("the local Dgraph's secrets in %s: %w", SecretsDir(dataDir), err)
+	}
+	host, port, err := net.SplitHostPort(grpcAddr)
+	if err != nil {
+		return Admin{}, err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return Admin{}, fmt.Errorf("the alpha's port %q: %w", port, err)
+	}
+	base := "http://" + net.JoinHostPort(host, strconv.Itoa(p-1000))
+	return Admin{c: aclClient{base: base, token: s.AuthToken, http: http.DefaultClient}, grootPassword: s.GrootPassword}, nil
+}
+
+func (a Admin) run(ctx context.Context, query string, vars map[string]any, out any) error {
+	jwt, err := a.c.login(ctx, "groot", a.grootPassword)
+	if err != nil {
+		return fmt.Errorf("log in to Dgraph at %s as groot: %w", a.c.base, err)
+	}
+	return a.c.admin(ctx, jwt, query, vars, out)
+}
+
+// Backup has the alpha write a backup to the folder dest on its machine (an absolute path): a full one
+// when full or when dest holds none, else one of what changed since the last backup there. It returns
+// when Dgraph reports the backup done, and fails when Dgraph reports it failed.
+func (a Admin) Backup(ctx context.Context, dest string, full bool) error {
+	var got struct {
+		Backup struct {
+			TaskID string `json:"taskId"`
+		} `json:"backup"`
+	}
+	if err := a.run(ctx, `mutation($d: String!, $f: Boolean) { backup(input: {destination: $d, forceFull: $f}) { taskId } }`,
+		map[string]any{"d": dest, "f": full}, &got); err != nil {
+		return fmt.Errorf("start Dgraph's backup: %w", err)
+	}
+	for {
+		var t struct {
+			Task struct{ Status string } `json:"task"`
+		}
+		if err := a.run(ctx, `query($id: String!) { task(input: {id: $id}) { status } }`, map[string]any{"id": got.Backup.TaskID}, &t); err != nil {
+			return fmt.Errorf("ask Dgraph how its backup %s went: %w", got.Backup.TaskID, err)
+		}
+		switch t.Task.Status {
+		case "Success":
+			return nil
+		case "Failed", "Unknown":
+			return fmt.Errorf("Dgraph's backup %s to %s %s: see the alpha's log", got.Backup.TaskID, dest, t.Task.Status)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Restore has the alpha replace everything it holds with the backup series backupID in the folder
+// location on its machine, up to its backup number num, and waits until the alpha reports the restore
+// over. The alpha refuses other calls meanwhile.
+func (a Admin) Restore(ctx context.Context, location, backupID string, num int) error {
+	var got struct {
+		Restore struct{ Code, Message string } `json:"restore"`
+	}
+	if err := a.run(ctx, `mutation($l: String!, $id: String, $n: Int) { restore(input: {location: $l, backupId: $id, backupNum: $n}) { code message } }`,
+		map[string]any{"l": location, "id": backupID, "n": num}, &got); err != nil {
+		return fmt.Errorf("start Dgraph's restore: %w", err)
+	}
+	if got.Restore.Code != "Success" {
+		return fmt.Errorf("Dgraph refused the restore: %s", got.Restore.Message)
+	}
+	// The restore runs in the background; /health lists it among the alpha's ongoing operations.
+	time.Sleep(200 * time.Millisecond)
+	for {
+		ongoing, err := a.ongoing(ctx)
+		if err == nil && !slices.Contains(ongoing, "opRestore") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// ongoing lists the operations /health says the alpha is running (opRestore, opRollup, …).
+func (a Admin) ongoing(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, a.c.base+"/health", nil)
+	resp, err := a.c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var h []struct {
+		Ongoing []string `json:"ongoing"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil || len(h) == 0 {
+		return nil, fmt.Errorf("Dgraph /health answered %d: %.200s", resp.StatusCode, b)
+	}
+	return h[0].Ongoing, nil
+}
