@@ -315,16 +315,13 @@ func duplicateParties(t *testing.T, store *memstore.Store) map[string][]graph.En
 func resolutionPage(table string) string {
 	return `# Resolution benchmark
 
-How well imports tell one entity from two (graph/resolve, through graph/popolo's import), measured by
-` + "`make bench-resolve`" + ` (graph/popolo/resolution_test.go) on the shipped Popolo files: each is imported onto the
-default graph, then a copy of it with every id stripped (its people renamed, no identifiers, links or
-other names; birth dates and genders kept), and a second copy with names perturbed, a fixed seed choosing
-for six people in ten another form of the given name, an honorific, a typo or a transliteration. A copy's
-person merged with the entity holding its Wikidata id is right, with another wrong, created anew missed.
-The second table reads the hand-annotated BBC articles (data/annotations) against a graph that holds every
-annotated entity under its fullest name, and beside each person a namesake of another given name
-(graph/ingest/eval.Links): a mention of an annotated name is right when linked to its entity, wrong when
-linked to another, and proposed anew when the reader made a new entity of it.
+How well imports tell one entity from two, by ` + "`make bench-resolve`" + ` (graph/popolo/resolution_test.go): each
+shipped Popolo file is imported onto the default graph, then a copy with every id stripped (people
+renamed; birth dates and genders kept), and a copy with six names in ten perturbed (a fixed seed: another
+form of the given name, an honorific, a typo, a transliteration). A person merged with the holder of its
+Wikidata id is right, with another wrong, created anew missed. The second table reads the annotated BBC
+articles against a graph of every annotated entity plus a namesake of each person (eval.Links): a mention
+linked to its entity is right, to another wrong, to a new one proposed anew.
 
 ` + table + `
 Targets: merge precision at least 0.99 (a wrong merge is worse than a missed one), recall at least 0.95 on
