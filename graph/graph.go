@@ -396,12 +396,16 @@ func (e Entity) Lifetime() Period {
 	return p
 }
 
-// RelationCount counts an entity's relations of one type in one direction.
+// RelationCount counts an entity's relations of one type in one direction. A symmetric type has no
+// direction: its relations are counted once, with Outgoing true, and Undirected says so.
 type RelationCount struct {
 	Type     RelationType
 	Outgoing bool
 	Count    int
 }
+
+// Undirected reports whether the count is of a symmetric type, whose relations have no direction.
+func (c RelationCount) Undirected() bool { return c.Type.Symmetric() }
 
 // RelationHeader is a relation without its claims, with what a drawing of it needs from them.
 type RelationHeader struct {

@@ -435,7 +435,22 @@ func chain(ents []string, hops []*pb.Hop, show func(string) string) string {
 }
 
 func typeWords(t pb.RelationType) string {
+	if t == pb.RelationType_RELATION_TYPE_DESELECTED {
+		return "deselected as candidate for"
+	}
 	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(t.String(), "RELATION_TYPE_")), "_", " ")
+}
+
+// countWords is a relation count in words: "2 member of out", "1 founded in", and for a symmetric type,
+// which has no direction, "2 appeared with".
+func countWords(c *pb.RelationCount) string {
+	switch {
+	case c.GetUndirected():
+		return fmt.Sprintf("%d %s", c.GetCount(), typeWords(c.GetType()))
+	case c.GetOutgoing():
+		return fmt.Sprintf("%d %s out", c.GetCount(), typeWords(c.GetType()))
+	}
+	return fmt.Sprintf("%d %s in", c.GetCount(), typeWords(c.GetType()))
 }
 
 // when writes a relation's dates, or says it has none.
@@ -542,11 +557,7 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 	for _, t := range resp.GetTruncated() {
 		var parts []string
 		for _, c := range t.GetByType() {
-			dir := "in"
-			if c.GetOutgoing() {
-				dir = "out"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s %s", c.GetCount(), typeWords(c.GetType()), dir))
+			parts = append(parts, countWords(c))
 		}
 		fmt.Fprintf(w, "%s: %d more %s not shown (%d %s: %s)\n", show(t.GetEntity()), t.GetLeftOut(), plural(int(t.GetLeftOut()), "entity", "entities"),
 			t.GetRelationsLeftOut(), plural(int(t.GetRelationsLeftOut()), "relation", "relations"), strings.Join(parts, ", "))

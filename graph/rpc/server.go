@@ -140,7 +140,7 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	}
 	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity), RedirectedFrom: string(info.RedirectedFrom)}
 	for _, c := range info.Counts {
-		resp.RelationCounts = append(resp.RelationCounts, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
+		resp.RelationCounts = append(resp.RelationCounts, relationCountPB(c))
 	}
 	if resp.History, err = s.history(ctx, string(info.Entity.Name), req.GetHistorySize()); err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
@@ -377,7 +377,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 	for _, t := range n.Truncated {
 		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut)}
 		for _, c := range t.ByType {
-			tr.ByType = append(tr.ByType, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
+			tr.ByType = append(tr.ByType, relationCountPB(c))
 		}
 		resp.Truncated = append(resp.Truncated, tr)
 	}
@@ -434,4 +434,10 @@ func decodeToken(s string) (pageToken, bool) {
 		err = json.Unmarshal(b, &tok)
 	}
 	return tok, err == nil && tok.Offset > 0
+}
+
+// relationCountPB is a count as the API gives it: a symmetric type's neither outgoing nor incoming.
+func relationCountPB(c graph.RelationCount) *pb.RelationCount {
+	return &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing && !c.Undirected(), Count: int32(c.Count),
+		Undirected: c.Undirected()}
 }

@@ -150,6 +150,7 @@ type generator struct {
 	orgs         []int32   // campaigns, unions, associations
 	outlets      []int32
 	court        int32
+	removals     int // early ends of terms by removal or deselection, so far
 	seats        []seat
 
 	prominent *zipf // over actors by prominence
@@ -958,6 +959,13 @@ func (g *generator) term(s seat, holder int32, from, to graph.FuzzyDate, role, k
 	y := from.Year + g.r.IntN(last-from.Year)
 	switch u := g.r.Float64(); {
 	case u < 0.01:
+		// Every other early end of this kind is a party's deselection, the rest removals by the court:
+		// drawn as the removals alone were before deselections had a type, so the graph is otherwise
+		// what it was.
+		if g.removals++; g.removals%2 == 0 {
+			return g.emit(rel{t: graph.Deselected, from: holder, to: s.id, via: -1, saidBy: -1, year: y, date: g.day(y), role: role,
+				excerpt: g.ents[holder].display + " was deselected as their party's candidate for " + g.ents[s.id].display + "."})
+		}
 		return g.emit(rel{t: graph.RemovedFromOffice, from: holder, to: s.id, via: g.court, saidBy: -1, year: y, date: g.day(y), role: role,
 			excerpt: g.ents[holder].display + " was removed as " + role + " for " + g.ents[s.id].display + " by the Election Court."})
 	case u < 0.03:

@@ -693,7 +693,7 @@ function renderEntity(resp: GetEntityResponse): void {
       h("ul", { class: "counts" },
         resp.relationCounts.map((c) =>
           h("li", null,
-            h("span", null, `${c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`),
+            h("span", null, `${c.undirected ? "—" : c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`),
             h("span", { class: "conf" }, String(c.count)),
           ),
         ),

@@ -335,10 +335,13 @@ type RelationCount struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relation type.
 	Type RelationType `protobuf:"varint,1,opt,name=type,proto3,enum=polgraph.v1.RelationType" json:"type,omitempty"`
-	// True when the entity is the relation's `from` end (or either end, for a symmetric type).
+	// True when the entity is the relation's `from` end; false for a symmetric type (see `undirected`).
 	Outgoing bool `protobuf:"varint,2,opt,name=outgoing,proto3" json:"outgoing,omitempty"`
 	// How many such relations there are.
-	Count         int32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	Count int32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	// True for a symmetric type (FAMILY, APPEARED_WITH, …): its relations have no direction, so the count
+	// is neither outgoing nor incoming.
+	Undirected    bool `protobuf:"varint,4,opt,name=undirected,proto3" json:"undirected,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -392,6 +395,13 @@ func (x *RelationCount) GetCount() int32 {
 		return x.Count
 	}
 	return 0
+}
+
+func (x *RelationCount) GetUndirected() bool {
+	if x != nil {
+		return x.Undirected
+	}
+	return false
 }
 
 // SearchEntitiesRequest is a search by name or alias.
@@ -4091,11 +4101,14 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12C\n" +
 	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\x12-\n" +
 	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\x12'\n" +
-	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"p\n" +
+	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"\x90\x01\n" +
 	"\rRelationCount\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x1a\n" +
 	"\boutgoing\x18\x02 \x01(\bR\boutgoing\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\x05R\x05count\"\x98\x01\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count\x12\x1e\n" +
+	"\n" +
+	"undirected\x18\x04 \x01(\bR\n" +
+	"undirected\"\x98\x01\n" +
 	"\x15SearchEntitiesRequest\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x12-\n" +
 	"\x05kinds\x18\x02 \x03(\x0e2\x17.polgraph.v1.EntityKindR\x05kinds\x12\x1b\n" +

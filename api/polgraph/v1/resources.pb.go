@@ -107,7 +107,8 @@ const (
 	RelationType_RELATION_TYPE_ENDORSES RelationType = 6
 	// any → any: accuses of wrongdoing (CAMEO 112).
 	RelationType_RELATION_TYPE_ACCUSED RelationType = 7
-	// actor → seat: removed from the office, or as a party's candidate for it; `via` names who removed them.
+	// actor → seat: removed from the office (by a court, a council, a vote); `via` names who removed them.
+	// A party withdrawing its candidate is DESELECTED.
 	RelationType_RELATION_TYPE_REMOVED_FROM_OFFICE RelationType = 8
 	// actor → party or organisation: suspended by it.
 	RelationType_RELATION_TYPE_SUSPENDED_FROM RelationType = 9
@@ -129,6 +130,8 @@ const (
 	RelationType_RELATION_TYPE_SUCCEEDED_BY RelationType = 17
 	// actor — actor, symmetric: campaigned together.
 	RelationType_RELATION_TYPE_CAMPAIGNED_WITH RelationType = 18
+	// actor → seat: withdrawn as a party's candidate for the seat or office; `via` names the party.
+	RelationType_RELATION_TYPE_DESELECTED RelationType = 19
 )
 
 // Enum value maps for RelationType.
@@ -153,6 +156,7 @@ var (
 		16: "RELATION_TYPE_PART_OF",
 		17: "RELATION_TYPE_SUCCEEDED_BY",
 		18: "RELATION_TYPE_CAMPAIGNED_WITH",
+		19: "RELATION_TYPE_DESELECTED",
 	}
 	RelationType_value = map[string]int32{
 		"RELATION_TYPE_UNSPECIFIED":          0,
@@ -174,6 +178,7 @@ var (
 		"RELATION_TYPE_PART_OF":              16,
 		"RELATION_TYPE_SUCCEEDED_BY":         17,
 		"RELATION_TYPE_CAMPAIGNED_WITH":      18,
+		"RELATION_TYPE_DESELECTED":           19,
 	}
 )
 
@@ -1611,7 +1616,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x11ENTITY_KIND_ACTOR\x10\x01\x12\x15\n" +
 	"\x11ENTITY_KIND_PARTY\x10\x02\x12\x14\n" +
 	"\x10ENTITY_KIND_SEAT\x10\x03\x12\x1c\n" +
-	"\x18ENTITY_KIND_ORGANISATION\x10\x04*\xdb\x04\n" +
+	"\x18ENTITY_KIND_ORGANISATION\x10\x04*\xf9\x04\n" +
 	"\fRelationType\x12\x1d\n" +
 	"\x19RELATION_TYPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17RELATION_TYPE_MEMBER_OF\x10\x01\x12\x17\n" +
@@ -1632,7 +1637,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x1bRELATION_TYPE_APPEARED_WITH\x10\x0f\x12\x19\n" +
 	"\x15RELATION_TYPE_PART_OF\x10\x10\x12\x1e\n" +
 	"\x1aRELATION_TYPE_SUCCEEDED_BY\x10\x11\x12!\n" +
-	"\x1dRELATION_TYPE_CAMPAIGNED_WITH\x10\x12*\x95\x01\n" +
+	"\x1dRELATION_TYPE_CAMPAIGNED_WITH\x10\x12\x12\x1c\n" +
+	"\x18RELATION_TYPE_DESELECTED\x10\x13*\x95\x01\n" +
 	"\vClaimStatus\x12\x1c\n" +
 	"\x18CLAIM_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14CLAIM_STATUS_ALLEGED\x10\x01\x12\x19\n" +
