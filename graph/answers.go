@@ -23,6 +23,9 @@ type PathsAnswer struct {
 	Entities  []Entity
 	// IfRelaxed says, of an answer its filter emptied, what would change it.
 	IfRelaxed []Relaxation
+	// NoPath says, when there is no path, why, in words: an end without relations, or without any that
+	// counts under the filter, or no route within the depth.
+	NoPath string
 }
 
 // Relaxation is what an answer that its filter emptied would hold without one part of the filter.

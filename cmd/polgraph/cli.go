@@ -344,7 +344,11 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 		return n
 	}
 	if len(resp.GetPaths()) == 0 {
-		fmt.Fprintf(w, "No path from %s to %s within the depth and filters asked%s.\n", from, to, ifRelaxed(resp.GetIfRelaxed(), "path"))
+		why := "within the depth and filters asked"
+		if resp.GetNoPath() != "" {
+			why = "(" + resp.GetNoPath() + ")"
+		}
+		fmt.Fprintf(w, "No path from %s to %s %s%s.\n", from, to, why, ifRelaxed(resp.GetIfRelaxed(), "path"))
 		return
 	}
 	for i, p := range resp.GetPaths() {
@@ -765,7 +769,7 @@ func writeTimeline(w io.Writer, resp *pb.GetTimelineResponse) {
 // sourceCmd is `polgraph source NAME`.
 func sourceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var page pagingFlags
-	c, fs, err := parseClientCommand("source", "usage: polgraph source [flags] NAME\n\nA source (sources/...) and every claim that cites it, with the relation it backs.",
+	c, fs, err := parseClientCommand("source", "usage: polgraph source [flags] NAME\n\nA source (sources/..., or its title) and every claim that cites it, with the relation it backs.",
 		1, 1, false, args, stderr, func(fs *flag.FlagSet) { page.register(fs, graph.MaxSourcePageSize, "claims") })
 	if err != nil {
 		return err
@@ -939,7 +943,7 @@ func writeConnections(w io.Writer, resp *pb.FindConnectionsResponse, maxDepth in
 			about = append(about, show(in))
 		}
 		n := len(s.GetClaims())
-		fmt.Fprintf(w, "  %s (%s): speaks of %s in %d %s\n", src.GetName(), sourceWords(src), strings.Join(about, ", "), n, plural(n, "claim", "claims"))
+		fmt.Fprintf(w, "  %s (%s): joins %s in %d %s\n", src.GetName(), sourceWords(src), strings.Join(about, ", "), n, plural(n, "claim", "claims"))
 		for _, c := range s.GetClaims() {
 			r := c.GetRelation()
 			fmt.Fprintf(w, "    %s %.2f  %s %s %s  %q\n", statusWord(c.GetStatus()), c.GetConfidence(), show(r.GetFrom()), typeWords(r.GetType()),

@@ -176,7 +176,7 @@ func TestCLIConnections(t *testing.T) {
 	wantLines(t, out, "What Ajmal Masroor and Rabina Khan have in common\n", "Shared neighbours: 2\n",
 		"  Lutfur Rahman (actor): joined to 2 of 2, strength 0.90\n",
 		"    Ajmal Masroor formerly worked with — Lutfur Rahman (undated)\n",
-		"  sources/tower-hamlets-general-election-2024 (article, 2024): speaks of Ajmal Masroor, Rabina Khan in ",
+		"  sources/tower-hamlets-general-election-2024 (article, 2024): joins Ajmal Masroor, Rabina Khan in 8 claims\n",
 		"Routes:\n  Ajmal Masroor – Rabina Khan (2 hops): Ajmal Masroor —FORMERLY_WORKED_WITH— Lutfur Rahman —ENDORSES +2→ Rabina Khan\n")
 	out, err = runCLIAt(t, server, "connections", "Ajmal Masroor", "Rabina Khan", "--max-shared", "1", "--max-depth", "1")
 	if err != nil {

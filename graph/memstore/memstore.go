@@ -528,7 +528,7 @@ func (s *Store) ListSources(ctx context.Context, q graph.SourceQuery) ([]graph.S
 	defer s.mu.RUnlock()
 	var match []graph.Source
 	for _, rec := range s.sources {
-		if (q.Kind == "" || rec.src.Kind == q.Kind) && (q.Outlet == "" || rec.src.Outlet == q.Outlet) {
+		if (q.Kind == "" || rec.src.Kind == q.Kind) && (q.Outlet == "" || graph.SameOutlet(rec.src.Outlet, q.Outlet)) {
 			match = append(match, rec.src)
 		}
 	}

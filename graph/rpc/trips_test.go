@@ -2,7 +2,11 @@ package rpc_test
 
 import (
 	"context"
+	"maps"
+	"strings"
 	"testing"
+
+	"google.golang.org/grpc/codes"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
@@ -66,5 +70,200 @@ func TestRelationCountsOfSymmetricTypesHaveNoDirection(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no symmetric relation left out around Lutfur Rahman with 5 per node; the test checks nothing")
+	}
+}
+
+// TestSharedSourcesJoinTheInputs: a shared source's claims each join two of the inputs, directly or
+// through one entity its other claims tie to another input; a source that speaks of the inputs apart is
+// not shared.
+func TestSharedSourcesJoinTheInputs(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		inputs []string
+		want   map[string]int // shared source → joining claims
+	}{
+		// The election article ties both to Lutfur Rahman (worked with; Rabina Khan endorsed twice; the
+		// disputed endorsement of Ajmal Masroor does not count) and to the seat both stood for (two
+		// claims each).
+		{"two candidates", []string{"actors/ajmal-masroor", "actors/rabina-khan"},
+			map[string]int{"sources/tower-hamlets-general-election-2024": 8}},
+		// The Daily Mail joins Lutfur Rahman and Keir Starmer through Labour (his membership, his defeat
+		// of it, Starmer's leadership), not the 20-odd other claims it makes of them; the election
+		// article joins Keir Starmer and Rushanara Ali through Labour.
+		{"three people", []string{"actors/lutfur-rahman", "actors/keir-starmer", "actors/rushanara-ali"},
+			map[string]int{"sources/daily-mail-2023-11-03-lutfur-rahman": 4, "sources/tower-hamlets-general-election-2024": 2}},
+	}
+	for _, tc := range tests {
+		resp, err := client.FindConnections(ctx, &pb.FindConnectionsRequest{Entities: tc.inputs, MaxShared: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, ss := range resp.GetSharedSources() {
+			got[ss.GetSource().GetName()] = len(ss.GetClaims())
+			isInput := map[string]bool{}
+			for _, in := range ss.GetInputs() {
+				isInput[in] = true
+			}
+			// Each claim's relation has an input at one end; the other end is an input, or an entity
+			// another claim of the source ties to a different input.
+			tied := map[string]map[string]bool{} // other end → inputs
+			for _, c := range ss.GetClaims() {
+				r := c.GetRelation()
+				for _, e := range [][2]string{{r.GetFrom(), r.GetTo()}, {r.GetTo(), r.GetFrom()}} {
+					if isInput[e[0]] {
+						if tied[e[1]] == nil {
+							tied[e[1]] = map[string]bool{}
+						}
+						tied[e[1]][e[0]] = true
+					}
+				}
+			}
+			for _, c := range ss.GetClaims() {
+				r := c.GetRelation()
+				ok := isInput[r.GetFrom()] && isInput[r.GetTo()] || !isInput[r.GetFrom()] && len(tied[r.GetFrom()]) >= 2 ||
+					!isInput[r.GetTo()] && len(tied[r.GetTo()]) >= 2
+				if !ok {
+					t.Errorf("%s: %s's claim %s on %s joins no two inputs", tc.name, ss.GetSource().GetName(), c.GetName(), r.GetName())
+				}
+			}
+		}
+		if !maps.Equal(tc.want, got) {
+			t.Errorf("%s: shared sources %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestGetRelationNamedLoosely: a symmetric relation answers to its ends in either order; a name without
+// the key its relations have is refused with their names.
+func TestGetRelationNamedLoosely(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	tests := []struct {
+		name, asked string
+		want        string   // the relation answered; "" for NotFound
+		suggested   []string // names the NotFound message must hold
+	}{
+		{"as stored", "relations/ajmal-masroor.formerly-worked-with.lutfur-rahman", "relations/ajmal-masroor.formerly-worked-with.lutfur-rahman", nil},
+		{"symmetric, ends reversed", "relations/lutfur-rahman.formerly-worked-with.ajmal-masroor", "relations/ajmal-masroor.formerly-worked-with.lutfur-rahman", nil},
+		{"symmetric, reversed, appeared with", "relations/lutfur-rahman.appeared-with.george-galloway", "relations/george-galloway.appeared-with.lutfur-rahman", nil},
+		{"directed, ends reversed", "relations/aspire.founded.lutfur-rahman", "", nil},
+		{"key missing", "relations/lutfur-rahman.endorses.rabina-khan", "",
+			[]string{"relations/lutfur-rahman.endorses.rabina-khan.2015", "relations/lutfur-rahman.endorses.rabina-khan.2024"}},
+		{"wrong key", "relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2018", "",
+			[]string{"relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2010", "relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2022"}},
+		{"no such ends", "relations/nobody.endorses.rabina-khan", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := client.GetRelation(ctx, &pb.GetRelationRequest{Name: tc.asked})
+			if tc.want != "" {
+				if err != nil || resp.GetRelation().GetName() != tc.want {
+					t.Fatalf("got %v, %v; want %s", resp.GetRelation().GetName(), err, tc.want)
+				}
+				return
+			}
+			st := wantCode(t, err, codes.NotFound)
+			if reason(err) != "RELATION_NOT_FOUND" {
+				t.Errorf("reason %q", reason(err))
+			}
+			for _, s := range tc.suggested {
+				if !strings.Contains(st.Message(), s) {
+					t.Errorf("message %q does not suggest %s", st.Message(), s)
+				}
+			}
+			if len(tc.suggested) == 0 && strings.Contains(st.Message(), "between these ends") {
+				t.Errorf("message %q suggests relations", st.Message())
+			}
+		})
+	}
+}
+
+// TestGetSourceByTitle: a source answers to its title, whole or in part, whatever the case; a title
+// several sources share is refused with their names.
+func TestGetSourceByTitle(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	tests := []struct {
+		name, asked, want string
+		code              codes.Code
+		reason            string
+	}{
+		{"resource name", dailyMail, dailyMail, codes.OK, ""},
+		{"whole title, lower case", "amid the sea of flag-waving pro-palestinian protesters marching past parliament last week was an obscure local mayor", dailyMail, codes.OK, ""},
+		{"words of a title", "Obscure Local Mayor", dailyMail, codes.OK, ""},
+		{"words of a title, punctuation aside", "open civic data division ids", "sources/ocd-gb-constituencies", codes.OK, ""},
+		{"words of two titles", "mayor", "", codes.InvalidArgument, "AMBIGUOUS_NAME"},
+		{"no such title", "Guardian leader column", "", codes.NotFound, "SOURCE_NOT_FOUND"},
+		{"part of a word only", "obscu", "", codes.NotFound, "SOURCE_NOT_FOUND"},
+		{"no letters", "!!!", "", codes.InvalidArgument, "INVALID_ARGUMENT"},
+		{"unknown resource name", "sources/nothing-like-it", "", codes.NotFound, "SOURCE_NOT_FOUND"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := client.GetSource(ctx, &pb.GetSourceRequest{Name: tc.asked, PageSize: 1})
+			if tc.code == codes.OK {
+				if err != nil || resp.GetSource().GetName() != tc.want || resp.GetClaimCount() == 0 {
+					t.Fatalf("got %v (%d claims), %v; want %s", resp.GetSource().GetName(), resp.GetClaimCount(), err, tc.want)
+				}
+				return
+			}
+			wantCode(t, err, tc.code)
+			if reason(err) != tc.reason {
+				t.Errorf("reason %q, want %q (%v)", reason(err), tc.reason, err)
+			}
+		})
+	}
+}
+
+// TestNoPathSaysWhy: an empty FindPaths answer says why: an end without relations, an end whose
+// relations the filter leaves out, or no route within the depth.
+func TestNoPathSaysWhy(t *testing.T) {
+	t.Parallel()
+	client, store := serveDefaultGraph(t)
+	ctx := context.Background()
+	if err := store.UpsertEntities(ctx, []graph.Entity{{Name: "actors/path-loner", Kind: graph.KindActor, DisplayName: "Path Loner"}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		req      *pb.FindPathsRequest
+		want     string
+		relaxing bool // whether a looser filter would find a path
+	}{
+		{"isolated start", &pb.FindPathsRequest{From: "actors/path-loner", To: "Keir Starmer"},
+			"Path Loner (actors/path-loner) takes part in no relation", false},
+		{"isolated end", &pb.FindPathsRequest{From: "Keir Starmer", To: "actors/path-loner"},
+			"Path Loner (actors/path-loner) takes part in no relation", false},
+		{"the filter leaves out every relation of an end", &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer",
+			Filter: &pb.RelationFilter{IncludeTypes: []pb.RelationType{pb.RelationType_RELATION_TYPE_FOUNDED}}},
+			"none of the 5 relations of Ajmal Masroor (actors/ajmal-masroor) counts under the filter; none of the 9 relations of Keir Starmer (actors/keir-starmer) counts under the filter", true},
+		{"too deep", &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer", MaxDepth: 2},
+			"no route of at most 2 hops joins them under the filter", false},
+		{"directed", &pb.FindPathsRequest{From: "Keir Starmer", To: "Ajmal Masroor", Directed: true},
+			"no route of at most 4 hops joins them under the filter, following each relation's direction", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := client.FindPaths(ctx, tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.GetPaths()) != 0 || resp.GetNoPath() != tc.want {
+				t.Errorf("%d paths, no_path %q; want none and %q", len(resp.GetPaths()), resp.GetNoPath(), tc.want)
+			}
+			if (len(resp.GetIfRelaxed()) > 0) != tc.relaxing {
+				t.Errorf("if_relaxed %v", resp.GetIfRelaxed())
+			}
+		})
+	}
+	found, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer"})
+	if err != nil || len(found.GetPaths()) == 0 || found.GetNoPath() != "" {
+		t.Errorf("with paths: %d paths, no_path %q, %v", len(found.GetPaths()), found.GetNoPath(), err)
 	}
 }

@@ -102,8 +102,9 @@ type Shared struct {
 }
 
 // OracleShared finds the shared neighbours and shared sources of inputs by brute force: every entity
-// tried against every input through every relation; every source against every input through every
-// claim. Neighbours are ranked by the inputs they join, then their strength (the weakest join, each as
+// tried against every input through every relation; every source's relations tried in pairs for a
+// chain between two inputs (a source joins inputs by a relation between them, or by two relations
+// through one entity). Neighbours are ranked by the inputs they join, then their strength (the weakest join, each as
 // strong as its strongest relation), then name; sources by the inputs they speak of, then their claims,
 // then name.
 func OracleShared(ents []graph.Entity, rels []graph.Relation, inputs []graph.EntityName, f graph.RelationFilter) Shared {
@@ -170,28 +171,62 @@ func OracleShared(ents []graph.Entity, rels []graph.Relation, inputs []graph.Ent
 	}
 	var ss []source
 	for s := range all {
-		var spoken []graph.EntityName
-		var claims []string
-		for _, in := range inputs {
-			for i, r := range rels {
-				if (r.From != in && r.To != in) || !f.Counts(links[i]) {
+		// The relations counted with a claim of s counted, and those claims.
+		var told []int
+		said := map[int][]string{}
+		for i, r := range rels {
+			if !f.Counts(links[i]) {
+				continue
+			}
+			for _, c := range r.Claims {
+				if c.Source.Name == s && slices.Contains(statuses, c.Status) && c.Confidence >= f.MinConfidence {
+					said[i] = append(said[i], c.Name)
+				}
+			}
+			if len(said[i]) > 0 {
+				told = append(told, i)
+			}
+		}
+		// A relation joins when it is between two inputs, or when it and another relation s tells share an
+		// end and their other ends are two inputs.
+		joins := map[int]bool{}
+		for _, i := range told {
+			r := rels[i]
+			if isInput(r.From) && isInput(r.To) && r.From != r.To {
+				joins[i] = true
+			}
+			for _, j := range told {
+				if i == j {
 					continue
 				}
-				for _, c := range r.Claims {
-					if c.Source.Name != s || !slices.Contains(statuses, c.Status) || c.Confidence < f.MinConfidence {
+				q := rels[j]
+				for _, x := range []graph.EntityName{r.From, r.To} {
+					if x != q.From && x != q.To {
 						continue
 					}
-					if !slices.Contains(spoken, in) {
-						spoken = append(spoken, in)
-					}
-					if !slices.Contains(claims, c.Name) {
-						claims = append(claims, c.Name)
+					a, b := otherEnd(r, x), otherEnd(q, x)
+					if isInput(a) && isInput(b) && a != b {
+						joins[i], joins[j] = true, true
 					}
 				}
 			}
 		}
+		var spoken []graph.EntityName
+		var claims []string
+		for _, in := range inputs {
+			for i := range joins {
+				if rels[i].From == in || rels[i].To == in {
+					spoken = append(spoken, in)
+					break
+				}
+			}
+		}
+		for i := range joins {
+			claims = append(claims, said[i]...)
+		}
 		if len(spoken) >= 2 {
 			slices.Sort(claims)
+			claims = slices.Compact(claims)
 			ss = append(ss, source{fmt.Sprintf("%s inputs=%v claims=%v", s, spoken, claims), len(spoken), len(claims), s})
 		}
 	}
@@ -209,4 +244,12 @@ func (s Shared) Cap(n int) (capped Shared, neighboursLeftOut, sourcesLeftOut int
 	neighboursLeftOut, sourcesLeftOut = max(0, len(s.Neighbours)-n), max(0, len(s.Sources)-n)
 	return Shared{Neighbours: s.Neighbours[:min(n, len(s.Neighbours))], Sources: s.Sources[:min(n, len(s.Sources))]},
 		neighboursLeftOut, sourcesLeftOut
+}
+
+// otherEnd is the end of r that is not x (x when both are).
+func otherEnd(r graph.Relation, x graph.EntityName) graph.EntityName {
+	if r.From == x {
+		return r.To
+	}
+	return r.From
 }

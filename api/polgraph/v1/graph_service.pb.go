@@ -610,7 +610,9 @@ func (x *SearchResult) GetSummary() string {
 // GetRelationRequest names the relation to return.
 type GetRelationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`.
+	// The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`. A symmetric relation
+	// may be named with its ends in either order; a name that names no relation is answered NOT_FOUND
+	// with the relations of its type between its ends, whatever their key, in the message.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// When set (1 to 50), the response holds the relation's last changes, newest first (retractions of its
 	// claims included).
@@ -961,7 +963,11 @@ type FindPathsResponse struct {
 	Entities []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
 	// When the filter left no path: each filter one step looser that would find some, and how many
 	// ("no path as of 2005; 1 path if undated relations are included"). Empty otherwise.
-	IfRelaxed     []*Relaxation `protobuf:"bytes,3,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	IfRelaxed []*Relaxation `protobuf:"bytes,3,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	// When there is no path, why, in words: "Connections Loner (actors/connections-loner) takes part in no
+	// relation", "none of the 3 relations of … counts under the filter", or "no route of at most 4 hops
+	// joins them under the filter". Empty when there are paths.
+	NoPath        string `protobuf:"bytes,4,opt,name=no_path,json=noPath,proto3" json:"no_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1015,6 +1021,13 @@ func (x *FindPathsResponse) GetIfRelaxed() []*Relaxation {
 		return x.IfRelaxed
 	}
 	return nil
+}
+
+func (x *FindPathsResponse) GetNoPath() string {
+	if x != nil {
+		return x.NoPath
+	}
+	return ""
 }
 
 // Relaxation is what an answer its filter emptied would hold without one part of the filter.
@@ -2298,7 +2311,9 @@ func (x *TimelineEntry) GetRelation() *Relation {
 // GetSourceRequest names the source to return.
 type GetSourceRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`. Required.
+	// The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`, or its title, whole
+	// or in words that name one source, ignoring case, accents and punctuation ("Tower Hamlets Labour").
+	// Required; a title several sources answer to is refused with their names (AMBIGUOUS_NAME).
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// At most this many claims per page (default 100, at most 500).
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -3281,9 +3296,11 @@ type FindConnectionsResponse struct {
 	SharedNeighbors []*SharedNeighbor `protobuf:"bytes,2,rep,name=shared_neighbors,json=sharedNeighbors,proto3" json:"shared_neighbors,omitempty"`
 	// How many more shared neighbours `max_shared` left out.
 	SharedNeighborsLeftOut int32 `protobuf:"varint,3,opt,name=shared_neighbors_left_out,json=sharedNeighborsLeftOut,proto3" json:"shared_neighbors_left_out,omitempty"`
-	// Sources whose claims back relations of at least two of the entities asked about (relations that
-	// count under the filter, claims with a status it counts and at least its min_confidence). Ranked by
-	// how many of the entities each speaks of, then by how many claims, then by resource name.
+	// Sources whose claims join at least two of the entities asked about: by a relation between two of
+	// them, or by two relations through one entity (A member of Labour, Labour led by B), the source telling
+	// both; a source that speaks of them apart does not join them. Only relations that count under the
+	// filter and claims with a status it counts and at least its min_confidence are read. Ranked by how
+	// many of the entities each joins, then by how many claims, then by resource name.
 	SharedSources []*SharedSource `protobuf:"bytes,4,rep,name=shared_sources,json=sharedSources,proto3" json:"shared_sources,omitempty"`
 	// How many more shared sources `max_shared` left out.
 	SharedSourcesLeftOut int32 `protobuf:"varint,5,opt,name=shared_sources_left_out,json=sharedSourcesLeftOut,proto3" json:"shared_sources_left_out,omitempty"`
@@ -3517,15 +3534,15 @@ func (x *NeighborJoin) GetRelations() []*Edge {
 	return nil
 }
 
-// SharedSource is a source that speaks of several of the entities asked about.
+// SharedSource is a source whose claims join several of the entities asked about.
 type SharedSource struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The source.
 	Source *Source `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
-	// The entities asked about whose relations its claims back, in the order they were asked.
+	// The entities asked about that its claims join, in the order they were asked.
 	Inputs []string `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty"`
-	// Its claims that back those relations, by resource name; each relation has one of `inputs` at an
-	// end.
+	// Its claims that join them, by resource name: each relation is between two of `inputs`, or between
+	// one of them and an entity that another of these claims joins to another.
 	Claims        []*SourceClaim `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4148,12 +4165,13 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\vco_temporal\x18\a \x01(\bR\n" +
 	"coTemporal\x12\x1d\n" +
 	"\n" +
-	"follow_via\x18\b \x01(\bR\tfollowVia\"\xa5\x01\n" +
+	"follow_via\x18\b \x01(\bR\tfollowVia\"\xbe\x01\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x126\n" +
 	"\n" +
-	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\">\n" +
+	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\x12\x17\n" +
+	"\ano_path\x18\x04 \x01(\tR\x06noPath\">\n" +
 	"\n" +
 	"Relaxation\x12\x16\n" +
 	"\x06change\x18\x01 \x01(\tR\x06change\x12\x18\n" +
