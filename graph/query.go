@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // RelationFilter decides which relations count as links.
@@ -133,6 +134,54 @@ func (f *RelationFilter) CountsParts(deleted bool, typ RelationType, effective P
 		return false
 	}
 	return f.CountsBrief(false, dated, support)
+}
+
+// Words says the filter in words, as an export's header records it: "as of 2014; undated relations
+// excluded; types MEMBER_OF, LEADS; statuses ALLEGED, REPORTED, CONFIRMED (DENIED only when named;
+// disputed relations through CONFIRMED claims alone); confidence at least 0.5". Parts it leaves at their
+// default (every type, any time, any confidence) are not said.
+func (f RelationFilter) Words() string {
+	var parts []string
+	if !f.AsOf.IsZero() {
+		parts = append(parts, "as of "+f.AsOf.String())
+	}
+	switch {
+	case f.Undated == UndatedInclude && !f.AsOf.IsZero():
+		parts = append(parts, "undated relations included")
+	case f.Undated == UndatedExclude:
+		parts = append(parts, "undated relations excluded")
+	case !f.AsOf.IsZero():
+		parts = append(parts, "undated relations excluded")
+	}
+	list := func(label string, ts []RelationType) {
+		if len(ts) == 0 {
+			return
+		}
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = string(t)
+		}
+		parts = append(parts, label+" "+strings.Join(names, ", "))
+	}
+	list("types", f.IncludeTypes)
+	list("not types", f.ExcludeTypes)
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = DefaultStatuses
+	}
+	names := make([]string, len(statuses))
+	for i, st := range statuses {
+		names[i] = string(st)
+	}
+	s := "statuses " + strings.Join(names, ", ")
+	if !slices.Contains(statuses, StatusDenied) {
+		s += " (a relation some claim denies counts only through a CONFIRMED one)"
+	}
+	parts = append(parts, s)
+	if f.MinConfidence > 0 {
+		parts = append(parts, "confidence at least "+strconv.FormatFloat(f.MinConfidence, 'g', -1, 64))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Plain reports whether the filter asks nothing of a relation's type or time: whether it counts or not

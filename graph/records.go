@@ -73,7 +73,7 @@ type (
 		MergedInto string        `json:"merged_into,omitempty"`
 	}
 	// TombstoneOut says when, by whom and why a resource was retracted or deleted (the trail shows it;
-	// dataset files never hold one).
+	// a dataset file holds a claim's retraction, never a deletion).
 	TombstoneOut struct {
 		Time   string `json:"time"`
 		By     string `json:"by"`

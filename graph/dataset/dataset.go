@@ -42,6 +42,7 @@ type header struct {
 	Format      string `json:"format"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	Filter      string `json:"filter,omitempty"`
 }
 
 type sourceRecord struct {
@@ -129,6 +130,15 @@ type claimRecord struct {
 	Status     string   `json:"status"`
 	SaidBy     string   `json:"said_by"`
 	Key        string   `json:"key"`
+	// Retracted marks a retracted claim, as an export of the graph writes it.
+	Retracted *retractedRecord `json:"retracted"`
+}
+
+// retractedRecord is a claim's retraction: when, by whom and why.
+type retractedRecord struct {
+	Time   string `json:"time"`
+	By     string `json:"by"`
+	Reason string `json:"reason"`
 }
 
 type relationRecord struct {
@@ -613,6 +623,8 @@ func (r *reader) header(at where, h header) {
 	}
 	r.text(at, "name", h.Name, MaxDatasetName, false)
 	r.text(at, "description", h.Description, graph.MaxDescription, true)
+	r.needsV2(at, "filter", h.Filter != "")
+	r.text(at, "filter", h.Filter, graph.MaxDescription, false)
 }
 
 // longestDate is the length of the longest date, YYYY-MM-DD.
@@ -981,7 +993,8 @@ func (r *reader) relation(at where, rec relationRecord) {
 			conf = *c.Confidence
 		}
 		rel.Claims = append(rel.Claims, graph.Claim{Name: name, Source: graph.Source{Name: graph.SourceName(c.Source)},
-			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy)})
+			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy),
+			Retracted: r.retraction(at, field("retracted"), c.Retracted)})
 	}
 	r.stage(stageRelations)
 	switch {
@@ -994,6 +1007,24 @@ func (r *reader) relation(at where, rec relationRecord) {
 	default:
 		r.ds.Relations = append(r.ds.Relations, rel)
 	}
+}
+
+// retraction checks a claim's retraction and returns it (none for nil).
+func (r *reader) retraction(at where, field string, t *retractedRecord) graph.Tombstone {
+	if t == nil {
+		return graph.Tombstone{}
+	}
+	r.needsV2(at, field, true)
+	when, err := time.Parse(time.RFC3339, t.Time)
+	if err != nil || t.Time != when.UTC().Format("2006-01-02T15:04:05Z") {
+		r.add(at, field+".time", "%s is not a time in UTC to the second (2024-05-01T09:30:00Z)", quote(t.Time))
+	}
+	if strings.TrimSpace(t.By) == "" {
+		r.add(at, field+".by", "required: who retracted it")
+	}
+	r.text(at, field+".by", t.By, graph.MaxDisplayName, false)
+	r.text(at, field+".reason", t.Reason, graph.MaxReason, true)
+	return graph.Tombstone{Time: when.UTC(), By: t.By, Reason: t.Reason}
 }
 
 // fillFromTerm dates an undated relation with a term by its term: it holds during the term.
@@ -1359,14 +1390,44 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 	batch := opts.Batch
 	// Relations name their ends as they were when the relation was written: those merged since are
 	// redirected to the entity they were merged into, batch by batch.
+	// Claims the records mark retracted are written as they are, and retracted once every relation is.
+	var mu sync.Mutex
+	var retracted []graph.Claim
 	redirected := func(upsert func(context.Context, []graph.Relation) error) func(context.Context, []graph.Relation) error {
 		return func(ctx context.Context, rels []graph.Relation) error {
 			rels, err := Redirected(ctx, w, rels)
 			if err != nil {
 				return err
 			}
-			return upsert(ctx, rels)
+			if err := upsert(ctx, rels); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range rels {
+				for _, c := range r.Claims {
+					if !c.Retracted.IsZero() {
+						retracted = append(retracted, c)
+					}
+				}
+			}
+			return nil
 		}
+	}
+	retract := func() error {
+		if len(retracted) == 0 {
+			return nil
+		}
+		t, ok := w.(graph.Tombstones)
+		if !ok {
+			return &graph.Error{Op: "dataset.Load", Kind: graph.Invalid, Message: "the dataset marks claims retracted, and this store cannot record retractions"}
+		}
+		for _, c := range retracted {
+			if _, err := t.RetractClaim(graph.WithRecordedTombstone(ctx, c.Retracted), c.Name, c.Retracted.Reason); err != nil {
+				return fmt.Errorf("load retractions: %w", err)
+			}
+		}
+		return nil
 	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
@@ -1378,6 +1439,9 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 			return l.failed(err, true)
 		}
 		err := inStages(ctx, l.stage("relations", rs.counts[2]), rs.counts[2], rs.relations, max(batch/4, 1), 1, retrying(l, "relations", redirected(w.UpsertRelations)), l.progress)
+		if err == nil {
+			err = retract()
+		}
 		return l.failed(err, true)
 	}
 	// Batches of sources, then of entities, then of relations, in parallel, all under one version that
@@ -1400,6 +1464,9 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 	endErr := b.End(endCtx)
 	if endErr != nil && err == nil {
 		err = fmt.Errorf("load relations: %w", endErr)
+	}
+	if err == nil {
+		err = retract() // a retraction is a write of its own, after the load's version is published
 	}
 	return l.failed(err, endErr == nil)
 }

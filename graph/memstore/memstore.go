@@ -882,6 +882,9 @@ func (s *Store) indexAs(r graph.Relation, in bool) {
 // tombstone is a retraction or deletion made now by whoever ctx says writes (or "local"), to the
 // millisecond, as the Dgraph store keeps it.
 func tombstone(ctx context.Context, reason string) graph.Tombstone {
+	if t, ok := graph.RecordedTombstone(ctx); ok {
+		return graph.Tombstone{Time: t.Time, By: t.By, Reason: reason}
+	}
 	by := "local"
 	if m, ok := graph.WriteMetaFrom(ctx); ok && m.Principal != "" {
 		by = m.Principal

@@ -3949,7 +3949,11 @@ type ExportGraphRequest struct {
 	MaxPaths int32 `protobuf:"varint,6,opt,name=max_paths,json=maxPaths,proto3" json:"max_paths,omitempty"`
 	// See `max_paths`.
 	MaxDepth int32 `protobuf:"varint,7,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
-	// Which relations count.
+	// Which relations count. A whole-graph export (no center, no from) without a filter, or with an empty
+	// one, holds everything the graph holds but what was deleted: every source, entity, relation and claim,
+	// denied and retracted ones too (in the polgraph format each retraction marked), so that loading it
+	// into an empty graph gives the same graph. With a filter, the relations it counts; the polgraph
+	// format's header then says the filter.
 	Filter *RelationFilter `protobuf:"bytes,8,opt,name=filter,proto3" json:"filter,omitempty"`
 	// As FindPathsRequest.follow_via.
 	FollowVia     bool `protobuf:"varint,9,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`

@@ -2283,7 +2283,11 @@ export type ExportGraphRequest = Message<"polgraph.v1.ExportGraphRequest"> & {
   maxDepth: number;
 
   /**
-   * Which relations count.
+   * Which relations count. A whole-graph export (no center, no from) without a filter, or with an empty
+   * one, holds everything the graph holds but what was deleted: every source, entity, relation and claim,
+   * denied and retracted ones too (in the polgraph format each retraction marked), so that loading it
+   * into an empty graph gives the same graph. With a filter, the relations it counts; the polgraph
+   * format's header then says the filter.
    *
    * @generated from field: polgraph.v1.RelationFilter filter = 8;
    */
