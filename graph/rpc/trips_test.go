@@ -267,3 +267,36 @@ func TestNoPathSaysWhy(t *testing.T) {
 		t.Errorf("with paths: %d paths, no_path %q, %v", len(found.GetPaths()), found.GetNoPath(), err)
 	}
 }
+
+// TestCoTemporalRouteOmitsRelationsOutsideItsWindow: Lutfur Rahman → Keir Starmer at one time goes
+// through Labour during 2022, by his defeat of it that year; his Labour membership, which ended in 2010,
+// is not on the hop.
+func TestCoTemporalRouteOmitsRelationsOutsideItsWindow(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	resp, err := client.FindPaths(context.Background(), &pb.FindPathsRequest{From: "Lutfur Rahman", To: "Keir Starmer",
+		CoTemporal: true, MaxPaths: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaLabour := 0
+	for _, p := range resp.GetPaths() {
+		for i, h := range p.GetHops() {
+			rels := []*pb.Relation{h.GetRelation()}
+			for _, x := range h.GetParallel() {
+				rels = append(rels, x.GetRelation())
+			}
+			for _, r := range rels {
+				if r.GetName() == "relations/lutfur-rahman.member-of.labour" {
+					t.Errorf("route %v lists the membership that ended in 2010", p.GetEntities())
+				}
+				if p.GetEntities()[i+1] == "parties/labour" && r.GetName() == "relations/lutfur-rahman.defeated.labour" {
+					viaLabour++
+				}
+			}
+		}
+	}
+	if viaLabour == 0 {
+		t.Errorf("no route through his 2022 defeat of Labour: %v", resp.GetPaths())
+	}
+}

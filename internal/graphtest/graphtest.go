@@ -194,7 +194,7 @@ func (f MemoryFeed) Changes(_ context.Context, since int64, each func(graph.Chan
 // OraclePaths enumerates every route (a path of distinct entities) the query allows, depth first; gives
 // each hop every counted relation between its two entities that may be walked that way (in
 // graph.HopOrder); keeps, for a co-temporal query, the routes that held as a whole on some day (checked
-// day segment by day segment); sorts them with graph.ComparePaths and keeps the first q.MaxPaths. It
+// day segment by day segment), each hop with only the relations that held on one of those days; sorts them with graph.ComparePaths and keeps the first q.MaxPaths. It
 // shares no code with walk.FindPaths but the filter and the two orders.
 func OraclePaths(ents []graph.Entity, rels []graph.Relation, q graph.PathQuery) []graph.Path {
 	type step struct {
@@ -243,6 +243,16 @@ func OraclePaths(ents []graph.Entity, rels []graph.Relation, q graph.PathQuery) 
 			if q.CoTemporal {
 				if p.During = commonDays(periods, window); len(p.During) == 0 {
 					return
+				}
+				// A hop shows only the relations that held on some day the route held.
+				for i := range p.Hops {
+					var kept []graph.PathStep
+					for j, st := range p.Hops[i].Relations {
+						if slices.ContainsFunc(p.During, func(d graph.Period) bool { return d.Overlaps(periods[i][j]) }) {
+							kept = append(kept, st)
+						}
+					}
+					p.Hops[i].Relations = kept
 				}
 			}
 			all = append(all, p)

@@ -1095,7 +1095,8 @@ type Path struct {
 	Entities []string `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty"`
 	// The hops: hops[i] joins entities[i] and entities[i+1].
 	Hops []*Hop `protobuf:"bytes,2,rep,name=hops,proto3" json:"hops,omitempty"`
-	// For a co-temporal request: the days on which the whole route held (within `as_of`). Empty otherwise.
+	// For a co-temporal request: the days on which the whole route held (within `as_of`); each hop then
+	// holds only the relations that held on one of those days. Empty otherwise.
 	During        []*DateRange `protobuf:"bytes,3,rep,name=during,proto3" json:"during,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

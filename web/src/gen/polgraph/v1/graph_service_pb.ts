@@ -568,7 +568,8 @@ export type Path = Message<"polgraph.v1.Path"> & {
   hops: Hop[];
 
   /**
-   * For a co-temporal request: the days on which the whole route held (within `as_of`). Empty otherwise.
+   * For a co-temporal request: the days on which the whole route held (within `as_of`); each hop then
+   * holds only the relations that held on one of those days. Empty otherwise.
    *
    * @generated from field: repeated polgraph.v1.DateRange during = 3;
    */
