@@ -166,7 +166,7 @@ func (n *Neighborhood) Release() {
 	n.Edges, n.Nodes = nil, nil
 }
 
-// Truncation counts what the caps left out around one expanded entity.
+// Truncation counts what an answer leaves out around one of its entities.
 type Truncation struct {
 	Entity EntityName
 	// LeftOut counts the entities joined to it under the filter that the answer does not hold.
@@ -174,6 +174,9 @@ type Truncation struct {
 	// RelationsLeftOut counts the relations to those entities; ByType breaks them down.
 	RelationsLeftOut int
 	ByType           []RelationCount
+	// Unexpanded is set when the walk did not expand the entity (it was reached at the last depth, or the
+	// caps were spent): what it counts lies beyond the depth asked as well as beyond the caps.
+	Unexpanded bool
 }
 
 // Neighborhood is one page of the answer to a NeighborhoodQuery.

@@ -563,8 +563,12 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 		for _, c := range t.GetByType() {
 			parts = append(parts, countWords(c))
 		}
-		fmt.Fprintf(w, "%s: %d more %s not shown (%d %s: %s)\n", show(t.GetEntity()), t.GetLeftOut(), plural(int(t.GetLeftOut()), "entity", "entities"),
-			t.GetRelationsLeftOut(), plural(int(t.GetRelationsLeftOut()), "relation", "relations"), strings.Join(parts, ", "))
+		beyond := ""
+		if t.GetUnexpanded() {
+			beyond = ", not expanded"
+		}
+		fmt.Fprintf(w, "%s: %d more %s not shown%s (%d %s: %s)\n", show(t.GetEntity()), t.GetLeftOut(), plural(int(t.GetLeftOut()), "entity", "entities"),
+			beyond, t.GetRelationsLeftOut(), plural(int(t.GetRelationsLeftOut()), "relation", "relations"), strings.Join(parts, ", "))
 	}
 	if n := resp.GetEdgesLeftOut(); n > 0 {
 		fmt.Fprintf(w, "%d more %s among these entities not shown (raise --max-edges)\n", n, plural(int(n), "relation", "relations"))

@@ -375,7 +375,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		resp.Nodes[i] = &nodes[i]
 	}
 	for _, t := range n.Truncated {
-		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut)}
+		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut), Unexpanded: t.Unexpanded}
 		for _, c := range t.ByType {
 			tr.ByType = append(tr.ByType, relationCountPB(c))
 		}

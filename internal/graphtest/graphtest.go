@@ -333,8 +333,8 @@ type Neighborhood struct {
 // OracleNeighborhood is the neighbourhood done plainly: the walk with every expanded entity's counted
 // links sorted in full (strongest first, then the other end's name, then the relation's) and taken in
 // turn; true distances by a breadth-first search of the whole counted graph; every counted relation
-// among the answer's entities (and to excluded ones), sorted and cut at MaxEdges; and, per expanded
-// entity, the distinct entities and the relations the answer leaves out.
+// among the answer's entities (and to excluded ones), sorted and cut at MaxEdges; and, per entity of
+// the answer (expanded ones first), the distinct entities and the relations the answer leaves out.
 // It also returns the distance at which the walk reached each entity.
 func OracleNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.NeighborhoodQuery, center graph.EntityName) (Neighborhood, map[graph.EntityName]int) {
 	q.Normalize()
@@ -437,7 +437,15 @@ func OracleNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.Neig
 	for _, e := range edges {
 		out.Edges = append(out.Edges, e.name)
 	}
-	for _, u := range expanded {
+	// Every entity of the answer is accounted for: those expanded in the order expanded, then the others in
+	// answer order.
+	accounted := slices.Clone(expanded)
+	for _, n := range out.Nodes {
+		if !slices.Contains(expanded, n) {
+			accounted = append(accounted, n)
+		}
+	}
+	for _, u := range accounted {
 		left := map[graph.EntityName]bool{}
 		var counts []graph.RelationCount
 		for _, l := range adj[u] {
@@ -449,7 +457,8 @@ func OracleNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.Neig
 			counts = append(counts, graph.RelationCount{Type: l.Type, Outgoing: l.From == u || l.Symmetric, Count: 1})
 		}
 		if len(left) > 0 {
-			out.Cut = append(out.Cut, graph.Truncation{Entity: u, LeftOut: len(left), RelationsLeftOut: len(counts), ByType: graph.SumRelationCounts(counts)})
+			out.Cut = append(out.Cut, graph.Truncation{Entity: u, LeftOut: len(left), RelationsLeftOut: len(counts), ByType: graph.SumRelationCounts(counts),
+				Unexpanded: !slices.Contains(expanded, u)})
 		}
 	}
 	return out, walkedAt

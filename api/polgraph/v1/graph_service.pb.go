@@ -1451,7 +1451,8 @@ type ExploreNeighborhoodResponse struct {
 	// answer is the subgraph the entities induce, not only the relations walked. This page holds those whose
 	// later end is in it, ordered by the position of that end in the node list, then by resource name.
 	Edges []*Edge `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
-	// For each expanded entity of this page whose links the caps cut, what was left out.
+	// For each entity of this page with neighbours the answer does not hold, what was left out: the
+	// entities expanded first (in the order expanded), then the others (`unexpanded`), in node order.
 	Truncated []*Truncation `protobuf:"bytes,4,rep,name=truncated,proto3" json:"truncated,omitempty"`
 	// Pass as `page_token` to get the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,5,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
@@ -1811,7 +1812,8 @@ func (x *Edge) GetRelation() string {
 	return ""
 }
 
-// Truncation says what the caps left out around one expanded entity.
+// Truncation says what an answer leaves out around one of its entities: every entity it shows, expanded
+// or not, has one when some neighbour of it (under the filter) is not in the answer.
 type Truncation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entity whose neighbours were cut.
@@ -1822,8 +1824,11 @@ type Truncation struct {
 	ByType []*RelationCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
 	// How many relations to those entities there are (several may join it to one entity).
 	RelationsLeftOut int32 `protobuf:"varint,4,opt,name=relations_left_out,json=relationsLeftOut,proto3" json:"relations_left_out,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// True when the walk did not expand the entity (it was reached at the last depth, or the caps were
+	// spent first): its neighbours left out lie beyond the depth asked as well as beyond the caps.
+	Unexpanded    bool `protobuf:"varint,5,opt,name=unexpanded,proto3" json:"unexpanded,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Truncation) Reset() {
@@ -1882,6 +1887,13 @@ func (x *Truncation) GetRelationsLeftOut() int32 {
 		return x.RelationsLeftOut
 	}
 	return 0
+}
+
+func (x *Truncation) GetUnexpanded() bool {
+	if x != nil {
+		return x.Unexpanded
+	}
+	return false
 }
 
 // ListRelationsRequest asks for an entity's relations.
@@ -4251,13 +4263,16 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\averdict\x18\x0e \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x12\x1f\n" +
 	"\vthrough_via\x18\x0f \x01(\bR\n" +
 	"throughVia\x12\x1a\n" +
-	"\brelation\x18\x10 \x01(\tR\brelation\"\xa2\x01\n" +
+	"\brelation\x18\x10 \x01(\tR\brelation\"\xc2\x01\n" +
 	"\n" +
 	"Truncation\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x12\x19\n" +
 	"\bleft_out\x18\x02 \x01(\x05R\aleftOut\x123\n" +
 	"\aby_type\x18\x03 \x03(\v2\x1a.polgraph.v1.RelationCountR\x06byType\x12,\n" +
-	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut\"\xdd\x01\n" +
+	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut\x12\x1e\n" +
+	"\n" +
+	"unexpanded\x18\x05 \x01(\bR\n" +
+	"unexpanded\"\xdd\x01\n" +
 	"\x14ListRelationsRequest\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12<\n" +
