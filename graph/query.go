@@ -298,6 +298,10 @@ type Path struct {
 	// During is, for a co-temporal query, when the route held as a whole: the days of the as-of period
 	// (or of all time) on which every hop held; empty otherwise.
 	During []Period
+	// Evidence is how well the route is evidenced (FindPaths weighs it; zero from graph/walk alone).
+	Evidence RouteEvidence
+	// Reason says, in words, the route's evidence and where it comes from (Evidence.Reason).
+	Reason string
 }
 
 // Len is the path's length in hops.

@@ -354,6 +354,9 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 	for i, p := range resp.GetPaths() {
 		ents := p.GetEntities()
 		fmt.Fprintf(w, "Path %d (%d hops): %s\n", i+1, len(p.GetHops()), chain(ents, p.GetHops(), show))
+		if p.GetReason() != "" {
+			fmt.Fprintf(w, "  %s\n", p.GetReason())
+		}
 		if len(p.GetDuring()) > 0 {
 			var spans []string
 			for _, d := range p.GetDuring() {

@@ -231,6 +231,7 @@ func pathPB(p graph.Path, rels map[graph.RelationName]graph.Relation) *pb.Path {
 	for _, d := range p.During {
 		out.During = append(out.During, dateRangePB(d))
 	}
+	out.Score, out.Reason, out.WeakestHop = p.Evidence.Score, p.Reason, int32(p.Evidence.Weakest)
 	return out
 }
 

@@ -284,7 +284,7 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 	if err != nil {
 		return nil, s.toStatus(ctx, "FindPaths", err)
 	}
-	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed), NoPath: ans.NoPath}
+	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed), NoPath: ans.NoPath, RankingCapped: ans.RankingCapped}
 	for _, p := range ans.Paths {
 		resp.Paths = append(resp.Paths, pathPB(p, ans.Relations))
 	}

@@ -546,7 +546,16 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 			return graph.PathsAnswer{}, err
 		}
 	}
-	paths, err := walk.FindPaths(ctx, src, q, budget)
+	// Candidates to rank: more routes than asked for, so that the last length's best evidenced can be
+	// chosen among its routes, not its first by name; a search that more routes would put over its budget
+	// ranks those asked for.
+	wide := q
+	wide.MaxPaths = min(q.MaxPaths+graph.RankingExtra, graph.MaxRanked)
+	paths, err := walk.FindPaths(ctx, src, wide, budget)
+	if graph.KindOf(err) == graph.ResourceExhausted {
+		wide = q
+		paths, err = walk.FindPaths(ctx, src, q, budget)
+	}
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
@@ -564,27 +573,60 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 		})
 	}
 	splitViaSteps(paths)
-	var relNames []graph.RelationName
-	var entNames []graph.EntityName
-	for _, p := range paths {
-		for _, h := range p.Hops {
-			for _, st := range h.Relations {
-				relNames = append(relNames, st.Relation)
+	relNames := func(paths []graph.Path) []graph.RelationName {
+		var names []graph.RelationName
+		for _, p := range paths {
+			for _, h := range p.Hops {
+				for _, st := range h.Relations {
+					names = append(names, st.Relation)
+				}
 			}
 		}
-		entNames = append(entNames, p.Entities...)
+		return distinct(names)
 	}
-	slices.Sort(relNames)
-	var rels map[graph.RelationName]graph.Relation
-	var ents []graph.Entity
-	err = parallel(
-		func() (err error) { rels, err = view.GetRelations(ctx, slices.Compact(relNames)); return err },
-		func() (err error) { ents, err = s.entities(ctx, view, entNames); return err },
-	)
+	// Every candidate's evidence, from its relations' claims; then the best evidenced first among equal
+	// lengths, and the first asked for.
+	rels, err := view.GetRelations(ctx, relNames(paths))
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
-	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents, IfRelaxed: ifRelaxed, NoPath: noPath}, nil
+	for i := range paths {
+		paths[i].Evidence = graph.EvidenceOfRoute(q.Filter, paths[i], rels)
+	}
+	// When the walk gave as many routes as it was asked for, the last length may have more: the order
+	// among those is of the first by name only.
+	capped := len(paths) == wide.MaxPaths && len(paths) > q.MaxPaths && paths[len(paths)-1].Len() == paths[q.MaxPaths-1].Len()
+	slices.SortStableFunc(paths, graph.ByEvidence)
+	paths = paths[:min(len(paths), q.MaxPaths)]
+	var entNames []graph.EntityName
+	for _, p := range paths {
+		entNames = append(entNames, p.Entities...)
+	}
+	ents, err := s.entities(ctx, view, entNames)
+	if err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	names := map[graph.EntityName]string{}
+	for _, e := range ents {
+		names[e.Name] = e.DisplayName
+	}
+	name := func(n graph.EntityName) string {
+		if d := names[n]; d != "" {
+			return d
+		}
+		return string(n)
+	}
+	kept := map[graph.RelationName]graph.Relation{}
+	for _, n := range relNames(paths) {
+		if r, ok := rels[n]; ok {
+			kept[n] = r
+		}
+	}
+	for i := range paths {
+		paths[i].Reason = paths[i].Evidence.Reason(paths[i], name)
+	}
+	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: kept, Entities: ents, IfRelaxed: ifRelaxed, NoPath: noPath,
+		RankingCapped: capped}, nil
 }
 
 // whyNoPath says why no path joins from and to: an end that takes part in no relation, or in none that

@@ -3,6 +3,8 @@ package graphtest
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -252,4 +254,95 @@ func otherEnd(r graph.Relation, x graph.EntityName) graph.EntityName {
 		return r.To
 	}
 	return r.From
+}
+
+// RankedPath is a route as the evidence oracle weighs it.
+type RankedPath struct {
+	Path    graph.Path
+	Score   float64
+	Weakest int
+}
+
+// OracleRankedPaths enumerates every route q allows (OraclePaths, with no cap), weighs each by its own
+// reading of the claims (every claim of every relation on a hop: a counted status, at least the
+// filter's confidence and not retracted for support; DENIED and not retracted against; one best
+// confidence per outlet, a source without an outlet its own; support 1 − ∏(1 − c), the hop's score
+// support × (1 − against), to 6 decimals; the route as strong as its weakest hop), sorts them by length,
+// then score, then the weakest hop's outlets, sources and claims (most first), then by names, and keeps
+// the first q.MaxPaths. sources gives each source's outlet.
+func OracleRankedPaths(ents []graph.Entity, rels []graph.Relation, sources []graph.Source, q graph.PathQuery) []RankedPath {
+	all := q
+	all.MaxPaths = 1 << 30
+	byName := map[graph.RelationName]graph.Relation{}
+	for _, r := range rels {
+		byName[r.Name] = r
+	}
+	outlet := map[graph.SourceName]string{}
+	for _, s := range sources {
+		if o := strings.ToLower(strings.TrimSpace(s.Outlet)); o != "" {
+			outlet[s.Name] = "o/" + o
+		}
+	}
+	statuses := q.Filter.Statuses
+	if len(statuses) == 0 {
+		statuses = graph.DefaultStatuses
+	}
+	type weighed struct {
+		RankedPath
+		outlets, sources, claims int
+	}
+	var ws []weighed
+	for _, p := range OraclePaths(ents, rels, all) {
+		w := weighed{RankedPath: RankedPath{Path: p}}
+		for i, h := range p.Hops {
+			pro, con := map[string]float64{}, map[string]float64{}
+			srcs := map[graph.SourceName]bool{}
+			claims := 0
+			for _, st := range h.Relations {
+				for _, c := range byName[st.Relation].Claims {
+					if !c.Retracted.IsZero() {
+						continue
+					}
+					o, ok := outlet[c.Source.Name]
+					if !ok {
+						o = "s/" + string(c.Source.Name)
+					}
+					switch {
+					case c.Status == graph.StatusDenied:
+						if c.Confidence > con[o] {
+							con[o] = c.Confidence
+						}
+					case slices.Contains(statuses, c.Status) && c.Confidence >= q.Filter.MinConfidence:
+						claims++
+						srcs[c.Source.Name] = true
+						if c.Confidence > pro[o] {
+							pro[o] = c.Confidence
+						}
+					}
+				}
+			}
+			either := func(m map[string]float64) float64 {
+				keys := slices.Sorted(maps.Keys(m))
+				none := 1.0
+				for _, k := range keys {
+					none *= 1 - m[k]
+				}
+				return 1 - none
+			}
+			score := math.Round(either(pro)*(1-either(con))*1e6) / 1e6
+			if i == 0 || score < w.Score {
+				w.Score, w.Weakest, w.outlets, w.sources, w.claims = score, i, len(pro), len(srcs), claims
+			}
+		}
+		ws = append(ws, w)
+	}
+	slices.SortStableFunc(ws, func(a, b weighed) int {
+		return cmp.Or(cmp.Compare(a.Path.Len(), b.Path.Len()), -cmp.Compare(a.Score, b.Score), -cmp.Compare(a.outlets, b.outlets),
+			-cmp.Compare(a.sources, b.sources), -cmp.Compare(a.claims, b.claims), graph.ComparePaths(a.Path, b.Path))
+	})
+	var out []RankedPath
+	for _, w := range ws[:min(len(ws), q.MaxPaths)] {
+		out = append(out, w.RankedPath)
+	}
+	return out
 }

@@ -956,8 +956,9 @@ func (x *FindPathsRequest) GetFollowVia() bool {
 // FindPathsResponse holds the paths found, shortest first, and every entity on them.
 type FindPathsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The routes found, by length, then by the names of their entities in order. No two have the same
-	// entities; empty when the entities are not connected within `max_depth`.
+	// The routes found, shortest first; among equal lengths the best evidenced first (`score`, then the
+	// weakest hop's outlets, sources and claims, most first), then by the names of their entities in order.
+	// No two have the same entities; empty when the entities are not connected within `max_depth`.
 	Paths []*Path `protobuf:"bytes,1,rep,name=paths,proto3" json:"paths,omitempty"`
 	// Every entity on some path, once, in name order: the nodes a visualizer draws.
 	Entities []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
@@ -967,7 +968,10 @@ type FindPathsResponse struct {
 	// When there is no path, why, in words: "Connections Loner (actors/connections-loner) takes part in no
 	// relation", "none of the 3 relations of … counts under the filter", or "no route of at most 4 hops
 	// joins them under the filter". Empty when there are paths.
-	NoPath        string `protobuf:"bytes,4,opt,name=no_path,json=noPath,proto3" json:"no_path,omitempty"`
+	NoPath string `protobuf:"bytes,4,opt,name=no_path,json=noPath,proto3" json:"no_path,omitempty"`
+	// True when the last length had more routes than were weighed (the routes asked for and 30 more, at
+	// most 50): the order among them is the best evidenced of the first by name.
+	RankingCapped bool `protobuf:"varint,5,opt,name=ranking_capped,json=rankingCapped,proto3" json:"ranking_capped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1028,6 +1032,13 @@ func (x *FindPathsResponse) GetNoPath() string {
 		return x.NoPath
 	}
 	return ""
+}
+
+func (x *FindPathsResponse) GetRankingCapped() bool {
+	if x != nil {
+		return x.RankingCapped
+	}
+	return false
 }
 
 // Relaxation is what an answer its filter emptied would hold without one part of the filter.
@@ -1097,7 +1108,17 @@ type Path struct {
 	Hops []*Hop `protobuf:"bytes,2,rep,name=hops,proto3" json:"hops,omitempty"`
 	// For a co-temporal request: the days on which the whole route held (within `as_of`); each hop then
 	// holds only the relations that held on one of those days. Empty otherwise.
-	During        []*DateRange `protobuf:"bytes,3,rep,name=during,proto3" json:"during,omitempty"`
+	During []*DateRange `protobuf:"bytes,3,rep,name=during,proto3" json:"during,omitempty"`
+	// How well the route is evidenced, 0 to 1: as well as its weakest hop. A hop's score is
+	// support × (1 − against): support is 1 − ∏(1 − c) over the outlets of its supporting claims (c the
+	// best confidence of one outlet's claims with a status the filter counts; sources of one outlet are not
+	// independent, a source without an outlet is its own), against the same over its denying claims.
+	// Among routes of one length, the best evidenced come first.
+	Score float64 `protobuf:"fixed64,4,opt,name=score,proto3" json:"score,omitempty"`
+	// The score in words: the weakest hop, its claims, sources, outlets, best confidence and denials.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The index in `hops` of the weakest hop (the first, among equals).
+	WeakestHop    int32 `protobuf:"varint,6,opt,name=weakest_hop,json=weakestHop,proto3" json:"weakest_hop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1151,6 +1172,27 @@ func (x *Path) GetDuring() []*DateRange {
 		return x.During
 	}
 	return nil
+}
+
+func (x *Path) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *Path) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Path) GetWeakestHop() int32 {
+	if x != nil {
+		return x.WeakestHop
+	}
+	return 0
 }
 
 // Hop joins two consecutive entities of a path, through every relation between them that counts under
@@ -4182,21 +4224,26 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\vco_temporal\x18\a \x01(\bR\n" +
 	"coTemporal\x12\x1d\n" +
 	"\n" +
-	"follow_via\x18\b \x01(\bR\tfollowVia\"\xbe\x01\n" +
+	"follow_via\x18\b \x01(\bR\tfollowVia\"\xe5\x01\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x126\n" +
 	"\n" +
 	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\x12\x17\n" +
-	"\ano_path\x18\x04 \x01(\tR\x06noPath\">\n" +
+	"\ano_path\x18\x04 \x01(\tR\x06noPath\x12%\n" +
+	"\x0eranking_capped\x18\x05 \x01(\bR\rrankingCapped\">\n" +
 	"\n" +
 	"Relaxation\x12\x16\n" +
 	"\x06change\x18\x01 \x01(\tR\x06change\x12\x18\n" +
-	"\aresults\x18\x02 \x01(\x05R\aresults\"x\n" +
+	"\aresults\x18\x02 \x01(\x05R\aresults\"\xc7\x01\n" +
 	"\x04Path\x12\x1a\n" +
 	"\bentities\x18\x01 \x03(\tR\bentities\x12$\n" +
 	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\x12.\n" +
-	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\"\xd9\x01\n" +
+	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\x12\x14\n" +
+	"\x05score\x18\x04 \x01(\x01R\x05score\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x1f\n" +
+	"\vweakest_hop\x18\x06 \x01(\x05R\n" +
+	"weakestHop\"\xd9\x01\n" +
 	"\x03Hop\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
 	"\aforward\x18\x02 \x01(\bR\aforward\x124\n" +
