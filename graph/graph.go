@@ -372,7 +372,18 @@ func (r Relation) Link() Link {
 // toLife.
 func (r Relation) LinkBetween(fromLife, toLife Period) Link {
 	return Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: r.Period(), Dated: r.Dated(),
-		Life: fromLife.Intersect(toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric(), Deleted: !r.Deleted.IsZero()}
+		Life: LifeOf(r.Type, fromLife, toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric(), Deleted: !r.Deleted.IsZero()}
+}
+
+// LifeOf is when a relation of type t can hold between ends that existed during fromLife and toLife: while
+// both existed, except that a candidacy (CANDIDATE_FOR) is not bounded by its seat's creation. A candidate
+// is nominated for a seat the election itself brings into being (Bethnal Green and Stepney exists from
+// polling day, 2024-07-04, and its candidates stood from May); the seat's abolition still bounds it.
+func LifeOf(t RelationType, fromLife, toLife Period) Period {
+	if t == CandidateFor {
+		toLife.Start = OpenPeriod.Start
+	}
+	return fromLife.Intersect(toLife)
 }
 
 // Lifetime is when the entity existed: from its valid_from (a seat's creation, a party's founding) to its

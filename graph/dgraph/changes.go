@@ -287,7 +287,7 @@ func (r packedRow) unpack(ends map[string]*endJSON, audited bool) (rel graph.Rel
 func packedLink(r *graph.Relation, from, to *endJSON) graph.Link {
 	period := r.Period()
 	l := graph.Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: period, Dated: period != graph.OpenPeriod,
-		Life: from.life().Intersect(to.life()), Support: graph.SupportOf(r.Claims), Deleted: !r.Deleted.IsZero()}
+		Life: graph.LifeOf(r.Type, from.life(), to.life()), Support: graph.SupportOf(r.Claims), Deleted: !r.Deleted.IsZero()}
 	l.Symmetric = l.Type.Symmetric()
 	return l
 }

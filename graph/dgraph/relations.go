@@ -121,7 +121,7 @@ func (l linkJSON) link(self *endJSON) graph.Link {
 	}
 	out := graph.Link{Name: graph.RelationName(l.Name), Type: graph.RelationType(l.Type),
 		From: graph.EntityName(from.Name), To: graph.EntityName(to.Name), Period: period(l.StartDay, l.EndDay),
-		Dated: l.StartDay != nil || l.EndDay != nil, Life: from.life().Intersect(to.life()), Support: DecodeSupport(l.Support),
+		Dated: l.StartDay != nil || l.EndDay != nil, Life: graph.LifeOf(graph.RelationType(l.Type), from.life(), to.life()), Support: DecodeSupport(l.Support),
 		Deleted: l.Deleted != nil}
 	out.Symmetric = out.Type.Symmetric()
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,24 @@ func TestExportLoadExportOnDgraph(t *testing.T) {
 	}
 	s := freshStore(t)
 	loadInto(s, "tower-hamlets.jsonl", bytes.NewReader(data))
+	// While the default graph is loaded: a candidacy counts before its seat exists (graph.LifeOf), on
+	// Dgraph's links and on those its change feed gives the graph in memory.
+	asOf := graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2024, Month: 6}}
+	candidacy := graph.RelationName("relations/ajmal-masroor.candidate-for.bethnal-green-and-stepney")
+	links, err := s.Links(ctx, []graph.EntityName{"actors/ajmal-masroor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fed []graph.Link
+	if _, err := s.Changes(ctx, 0, func(c graph.Changed) { fed = append(fed, c.Links...) }); err != nil {
+		t.Fatal(err)
+	}
+	for what, ls := range map[string][]graph.Link{"Links": links["actors/ajmal-masroor"], "Changes": fed} {
+		i := slices.IndexFunc(ls, func(l graph.Link) bool { return l.Name == candidacy })
+		if i < 0 || !asOf.Counts(ls[i]) {
+			t.Errorf("%s: Ajmal Masroor's candidacy does not count as of 2024-06 (%v)", what, i >= 0 && asOf.Counts(ls[i]))
+		}
+	}
 	claim := "relations/lutfur-rahman.founded.aspire/claims/daily-mail-2023-11-03-lutfur-rahman"
 	if _, err := s.RetractClaim(graph.WithWriteMeta(ctx, graph.WriteMeta{Principal: "key ed"}), claim, "misquoted"); err != nil {
 		t.Fatal(err)

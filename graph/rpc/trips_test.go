@@ -300,3 +300,34 @@ func TestCoTemporalRouteOmitsRelationsOutsideItsWindow(t *testing.T) {
 		t.Errorf("no route through his 2022 defeat of Labour: %v", resp.GetPaths())
 	}
 }
+
+// TestCandidacyCountsBeforeItsSeatExists: Bethnal Green and Stepney exists from polling day, 2024-07-04;
+// Ajmal Masroor stood for it before, so as of 2024-06 he is its candidate (graph.LifeOf), and the seat's
+// own relations of that time (none) are not made to count.
+func TestCandidacyCountsBeforeItsSeatExists(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	tests := []struct {
+		asOf string
+		want bool
+	}{{"2024-06", true}, {"2024-07", true}, {"2024", true}, {"2023", false}}
+	for _, tc := range tests {
+		resp, err := client.ListRelations(ctx, &pb.ListRelationsRequest{Entity: "Ajmal Masroor", PageSize: 100,
+			Filter: &pb.RelationFilter{AsOf: tc.asOf, IncludeTypes: []pb.RelationType{pb.RelationType_RELATION_TYPE_CANDIDATE_FOR}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, r := range resp.GetRelations() {
+			got = got || r.GetName() == "relations/ajmal-masroor.candidate-for.bethnal-green-and-stepney"
+		}
+		if got != tc.want {
+			t.Errorf("as of %s: a candidate for Bethnal Green and Stepney %v, want %v", tc.asOf, got, tc.want)
+		}
+	}
+	// The seat itself did not exist in 2024-06: a membership of it then would not count.
+	if life := graph.LifeOf(graph.HoldsOffice, graph.OpenPeriod, graph.Period{Start: graph.FuzzyDate{Year: 2024, Month: 7, Day: 4}.FirstDay(), End: graph.OpenPeriod.End}); life.Start == graph.OpenPeriod.Start {
+		t.Error("an office held is not bounded by its seat's creation")
+	}
+}
