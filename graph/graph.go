@@ -379,9 +379,15 @@ func (r Relation) LinkBetween(fromLife, toLife Period) Link {
 // both existed, except that a candidacy (CANDIDATE_FOR) is not bounded by its seat's creation. A candidate
 // is nominated for a seat the election itself brings into being (Bethnal Green and Stepney exists from
 // polling day, 2024-07-04, and its candidates stood from May); the seat's abolition still bounds it.
+//
+// A succession (SUCCEEDED_BY) happens as one seat gives way to the other: it can hold from the first's
+// creation to the second's abolition, its date the day the second begins.
 func LifeOf(t RelationType, fromLife, toLife Period) Period {
-	if t == CandidateFor {
+	switch t {
+	case CandidateFor:
 		toLife.Start = OpenPeriod.Start
+	case SucceededBy:
+		return Period{Start: fromLife.Start, End: toLife.End}
 	}
 	return fromLife.Intersect(toLife)
 }

@@ -204,8 +204,15 @@ type reader struct {
 	lastKind  int                                     // the stage of the last record read (stageSources, stageEntities, stageRelations)
 	unordered bool                                    // a record came after one of a later stage
 	termDates map[graph.EntityName][2]graph.FuzzyDate // the dates of the organisations, which a term is
-	sink      Sink
-	sinkErr   error
+	// lives and ownStart hold, while checking, each entity's lifetime and whether it gives its own start
+	// (checkLifetimes).
+	lives    map[graph.EntityName]graph.Period
+	ownStart map[graph.EntityName]bool
+	// founded is, for each party or organisation without a valid_from of its own, the date of its earliest
+	// dated FOUNDED relation: it exists from then (checkLifetimes finds it; Each applies it).
+	founded map[graph.EntityName]graph.FuzzyDate
+	sink    Sink
+	sinkErr error
 }
 
 // relationBrief is what checkReferences needs of a relation.
@@ -213,6 +220,19 @@ type relationBrief struct {
 	name           graph.RelationName
 	typ            graph.RelationType
 	from, to, term graph.EntityName
+	period         graph.Period    // Relation.Period
+	since          graph.FuzzyDate // its date, or its valid_from
+	dated, event   bool
+}
+
+// briefOf is what the checks after reading need of a relation.
+func briefOf(rel *graph.Relation) relationBrief {
+	since := rel.Date
+	if since.IsZero() {
+		since = rel.ValidFrom
+	}
+	return relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term, period: rel.Period(),
+		since: since, dated: rel.Dated(), event: graph.IsEvent(*rel)}
 }
 
 type reference struct {
@@ -240,6 +260,9 @@ func ReadWith(files []File, known Known) (*Dataset, error) {
 	if err := r.check(files, known); err != nil {
 		return nil, err
 	}
+	for k := range r.ds.Entities {
+		r.foundedFrom(&r.ds.Entities[k])
+	}
 	return &r.ds, nil
 }
 
@@ -247,7 +270,8 @@ func newReader() *reader {
 	return &reader{ds: Dataset{TextFiles: map[graph.SourceName]string{}},
 		entityAt: map[graph.EntityName]where{}, kinds: map[graph.EntityName]graph.Kind{},
 		sourceAt: map[graph.SourceName]where{}, relationAt: map[graph.RelationName]where{}, slugAt: map[string]where{},
-		termDates: map[graph.EntityName][2]graph.FuzzyDate{}}
+		termDates: map[graph.EntityName][2]graph.FuzzyDate{}, lives: map[graph.EntityName]graph.Period{},
+		ownStart: map[graph.EntityName]bool{}, founded: map[graph.EntityName]graph.FuzzyDate{}}
 }
 
 // Sink takes the records of a dataset one at a time (graph/dgraph.NQuadWriter is one).
@@ -265,6 +289,7 @@ type Checked struct {
 	// before any relation (as polgraph writes them): Load then reads them once, not once per stage.
 	InStageOrder bool
 	termDates    map[graph.EntityName][2]graph.FuzzyDate
+	founded      map[graph.EntityName]graph.FuzzyDate
 }
 
 // CheckFiles checks files exactly as Read does (the same problems, in the same error) but holds none of their
@@ -277,7 +302,7 @@ func CheckFiles(files []File) (*Checked, error) {
 		return nil, err
 	}
 	return &Checked{Sources: len(r.sourceAt), Entities: len(r.entityAt), Relations: len(r.relationAt), Claims: r.claims,
-		InStageOrder: !r.unordered, termDates: r.termDates}, nil
+		InStageOrder: !r.unordered, termDates: r.termDates, founded: r.founded}, nil
 }
 
 // Each reads the files CheckFiles found valid again and gives each record to sink, in file order, as Read
@@ -285,7 +310,7 @@ func CheckFiles(files []File) (*Checked, error) {
 // sink; it returns Read's error should the files have changed since and no longer be valid.
 func (c *Checked) Each(files []File, sink Sink) error {
 	r := newReader()
-	r.stream, r.sink, r.termDates = true, sink, c.termDates
+	r.stream, r.sink, r.termDates, r.founded = true, sink, c.termDates, c.founded
 	for _, f := range files {
 		r.readFile(f)
 		if r.sinkErr != nil {
@@ -823,9 +848,16 @@ func (r *reader) entity(at where, e entityRecord) {
 	if kind == graph.KindOrganisation && (!ent.ValidFrom.IsZero() || !ent.ValidTo.IsZero()) && r.sink == nil {
 		r.termDates[name] = [2]graph.FuzzyDate{ent.ValidFrom, ent.ValidTo}
 	}
+	if r.sink == nil {
+		r.lives[name] = ent.Lifetime()
+		if !ent.ValidFrom.IsZero() || kind == graph.KindActor && !ent.Attributes.BirthDate.IsZero() || kind == graph.KindSeat {
+			r.ownStart[name] = true // a seat is not founded
+		}
+	}
 	r.stage(stageEntities)
 	switch {
 	case r.sink != nil:
+		r.foundedFrom(&ent)
 		r.emit(func() error { return r.sink.WriteEntity(ent) })
 	case !r.stream:
 		r.ds.Entities = append(r.ds.Entities, ent)
@@ -1003,7 +1035,7 @@ func (r *reader) relation(at where, rec relationRecord) {
 		r.emit(func() error { return r.sink.WriteRelation(rel) })
 	case r.stream:
 		r.claims += len(rel.Claims)
-		r.briefs = append(r.briefs, relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term})
+		r.briefs = append(r.briefs, briefOf(&rel))
 	default:
 		r.ds.Relations = append(r.ds.Relations, rel)
 	}
@@ -1085,7 +1117,7 @@ func (r *reader) checkReferences() {
 		briefs = make([]relationBrief, len(r.ds.Relations))
 		for i := range r.ds.Relations {
 			rel := &r.ds.Relations[i]
-			briefs[i] = relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term}
+			briefs[i] = briefOf(rel)
 			r.fillFromTerm(rel)
 		}
 	}
@@ -1104,6 +1136,63 @@ func (r *reader) checkReferences() {
 			r.add(r.relationAt[rel.name], "type", "%s cannot join a %s (%s) to a %s (%s)", rel.typ, strings.ToLower(string(fk)), rel.from, strings.ToLower(string(tk)), rel.to)
 		}
 	}
+	r.checkLifetimes(briefs)
+}
+
+// checkLifetimes refuses a dated relation that cannot have held: one outside the lifetime of an end the
+// input defines (graph.LifeOf: a candidacy may come before its seat). A party or organisation with no
+// valid_from of its own exists from the earliest FOUNDED relation the input dates, as the graph reads it.
+func (r *reader) checkLifetimes(briefs []relationBrief) {
+	lives := maps.Clone(r.lives)
+	for _, rel := range briefs {
+		life, ok := lives[rel.to]
+		if rel.typ != graph.Founded || !rel.dated || !ok || r.ownStart[rel.to] {
+			continue
+		}
+		if _, seen := r.founded[rel.to]; !seen || rel.period.Start < life.Start {
+			life.Start = rel.period.Start
+			lives[rel.to] = life
+			r.founded[rel.to] = rel.since
+		}
+	}
+	for _, rel := range briefs {
+		fromLife, ok1 := lives[rel.from]
+		toLife, ok2 := lives[rel.to]
+		if !rel.dated || !ok1 || !ok2 || rel.period.Overlaps(graph.LifeOf(rel.typ, fromLife, toLife)) {
+			continue
+		}
+		end, life := rel.to, graph.LifeOf(rel.typ, graph.OpenPeriod, toLife)
+		if !rel.period.Overlaps(fromLife) {
+			end, life = rel.from, fromLife
+		}
+		field := "valid_from"
+		if rel.event {
+			field = "date"
+		}
+		r.add(r.relationAt[rel.name], field, "%s holds %s, outside the lifetime of %s (%s)", show(string(rel.name)), periodWords(rel.period),
+			show(string(end)), periodWords(life))
+	}
+}
+
+// foundedFrom gives a party or organisation without a valid_from of its own the date of its founding,
+// when the input dates one (a FOUNDED relation).
+func (r *reader) foundedFrom(e *graph.Entity) {
+	if d, ok := r.founded[e.Name]; ok && e.ValidFrom.IsZero() {
+		e.ValidFrom = d
+	}
+}
+
+// periodWords is a period in words: "2010-01-01 to 2015-12-31", "from 2018-01-01", "until 1999-12-31".
+func periodWords(p graph.Period) string {
+	switch {
+	case p.Start == graph.OpenPeriod.Start && p.End == graph.OpenPeriod.End:
+		return "at all times"
+	case p.Start == graph.OpenPeriod.Start:
+		return "until " + graph.DayString(p.End)
+	case p.End == graph.OpenPeriod.End:
+		return "from " + graph.DayString(p.Start)
+	}
+	return graph.DayString(p.Start) + " to " + graph.DayString(p.End)
 }
 
 // Redirect returns relations as a merge of entities left them, for relations that name an entity merged

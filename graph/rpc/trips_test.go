@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -329,5 +330,47 @@ func TestCandidacyCountsBeforeItsSeatExists(t *testing.T) {
 	// The seat itself did not exist in 2024-06: a membership of it then would not count.
 	if life := graph.LifeOf(graph.HoldsOffice, graph.OpenPeriod, graph.Period{Start: graph.FuzzyDate{Year: 2024, Month: 7, Day: 4}.FirstDay(), End: graph.OpenPeriod.End}); life.Start == graph.OpenPeriod.Start {
 		t.Error("an office held is not bounded by its seat's creation")
+	}
+}
+
+// TestLifetimesOfTheDefaultGraph: Aspire exists from its founding in 2018 (its FOUNDED relation; it has
+// no dates of its own), so as of 2010 nobody leads it, even counting undated relations; Tower Hamlets
+// First ends in 2015, so as of 2023 Lutfur Rahman is a member of one party, Aspire.
+func TestLifetimesOfTheDefaultGraph(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	aspire, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: "parties/aspire"})
+	if err != nil || aspire.GetEntity().GetValidFrom() != "2018" {
+		t.Fatalf("Aspire: valid_from %q, %v; want 2018, from its founding", aspire.GetEntity().GetValidFrom(), err)
+	}
+	tests := []struct {
+		name   string
+		entity string
+		typ    pb.RelationType
+		asOf   string
+		want   []string
+	}{
+		{"Aspire's leaders as of 2010", "parties/aspire", pb.RelationType_RELATION_TYPE_LEADS, "2010", nil},
+		{"Aspire's leaders as of 2024", "parties/aspire", pb.RelationType_RELATION_TYPE_LEADS, "2024",
+			[]string{"relations/k-m-abu-taher-chowdhury.leads.aspire"}},
+		{"Lutfur Rahman's parties as of 2023", "actors/lutfur-rahman", pb.RelationType_RELATION_TYPE_MEMBER_OF, "2023",
+			[]string{"relations/lutfur-rahman.member-of.aspire"}},
+		{"Lutfur Rahman's parties as of 2014", "actors/lutfur-rahman", pb.RelationType_RELATION_TYPE_MEMBER_OF, "2014",
+			[]string{"relations/lutfur-rahman.member-of.tower-hamlets-first"}},
+	}
+	for _, tc := range tests {
+		resp, err := client.ListRelations(ctx, &pb.ListRelationsRequest{Entity: tc.entity, PageSize: 100, Filter: &pb.RelationFilter{
+			AsOf: tc.asOf, Undated: pb.UndatedPolicy_UNDATED_POLICY_INCLUDE, IncludeTypes: []pb.RelationType{tc.typ}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range resp.GetRelations() {
+			got = append(got, r.GetName())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -473,7 +473,9 @@ func (g *generator) writeEntities() error {
 			}
 			out.Aliases = []string{initials.String()}
 			out.Description = "Political party."
-			out.ValidFrom = graph.FuzzyDate{Year: FirstYear - 40 + g.r.IntN(50)}
+			// Founded before the records start, so that none of its relations comes before it (the draw is
+			// kept so that the rest of the graph stays as it was).
+			out.ValidFrom = graph.FuzzyDate{Year: min(FirstYear-40+g.r.IntN(50), FirstYear)}
 		case graph.KindSeat:
 			s := g.seats[seatAt[int32(id)]]
 			if s.from > FirstYear {
@@ -780,7 +782,9 @@ func (g *generator) structure() error {
 	}
 	for _, o := range g.orgs {
 		f := g.actors[g.r.IntN(len(g.actors))].id
-		y := g.year()
+		// An organisation without dates of its own exists from its founding: founded as the records start,
+		// before any relation of it (the year is drawn as before, so the rest of the graph stays as it was).
+		y := min(g.year(), FirstYear)
 		if err := g.emit(rel{t: graph.Founded, from: f, to: o, via: -1, saidBy: -1, year: y, date: graph.FuzzyDate{Year: y},
 			excerpt: g.ents[f].display + " set up " + g.ents[o].display + " in " + strconv.Itoa(y) + "."}); err != nil {
 			return err
