@@ -33,6 +33,8 @@ type NeighborhoodQuery struct {
 	// FollowVia also joins a relation's `from` to its via (the party a member sat for), as an edge of that
 	// relation (Edge.ThroughVia).
 	FollowVia bool
+	// Sources keeps the claims of some sources only: relations count, and are ranked, by them.
+	Sources SourceFilter
 }
 
 // Normalize fills in defaults.
@@ -80,6 +82,7 @@ func (q NeighborhoodQuery) Validate() error {
 		}
 	}
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("ExploreNeighborhood", "invalid neighbourhood query")
 }
 

@@ -243,6 +243,8 @@ type PathQuery struct {
 	// FollowVia also walks from a relation's `from` end to its via (the party a member sat for), as a hop
 	// of that relation (see ViaLinkName).
 	FollowVia bool
+	// Sources keeps the claims of some sources only: relations count, and routes are weighed, by them.
+	Sources SourceFilter
 }
 
 // Normalize fills in defaults.
@@ -274,6 +276,7 @@ func (q PathQuery) Validate() error {
 		v.Add("max_depth", "must be between 1 and %d, got %d", MaxMaxDepth, q.MaxDepth)
 	}
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("FindPaths", "invalid path query")
 }
 

@@ -263,6 +263,7 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		FollowVia: req.GetFollowVia()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	if len(v) > 0 {
 		// Report the other fields' problems too, in one answer.
 		probe := q
@@ -292,6 +293,27 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		resp.Entities = append(resp.Entities, entityPB(e))
 	}
 	return resp, nil
+}
+
+// sourceFilterOf converts a source filter, recording unconvertible kinds as violations (the rest is
+// checked with the query).
+func sourceFilterOf(f *pb.SourceFilter, v *graph.Violations) graph.SourceFilter {
+	out := graph.SourceFilter{Outlets: f.GetOutlets(), MinOutlets: int(f.GetMinOutlets())}
+	if graph.CheckCount(v, "sources.kinds", len(f.GetKinds()), 2*len(graph.SourceKinds)) {
+		for i, k := range f.GetKinds() {
+			sk, ok := sourceKindOf(k)
+			if !ok {
+				v.Add(graph.Indexed("sources.kinds", i), "%v is not a source kind", k)
+			}
+			out.Kinds = append(out.Kinds, sk)
+		}
+	}
+	if graph.CheckCount(v, "sources.names", len(f.GetNames()), graph.MaxSourceFilterNames) {
+		for _, n := range f.GetNames() {
+			out.Sources = append(out.Sources, graph.SourceName(n))
+		}
+	}
+	return out
 }
 
 // filterOf converts a filter, recording unconvertible values as violations. A list over its cap is
@@ -351,6 +373,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		MaxNodes: int(req.GetMaxNodes()), MaxEdges: int(req.GetMaxEdges()), PageSize: int(req.GetPageSize()), FollowVia: req.GetFollowVia()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	if graph.CheckCount(&v, "exclude", len(req.GetExclude()), graph.MaxExclude) {
 		for _, n := range req.GetExclude() {
 			q.Exclude = append(q.Exclude, graph.EntityName(n))

@@ -374,3 +374,52 @@ func TestLifetimesOfTheDefaultGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceFiltersOverGRPC: FindPaths and ExploreNeighborhood keep only the claims of the sources asked
+// for: around Lutfur Rahman by the Daily Mail's claims alone (its outlet in capitals), every relation
+// shown has one; no route from Ajmal Masroor to Keir Starmer rests on datasets alone; a bad kind is
+// refused with its field.
+func TestSourceFiltersOverGRPC(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	around, err := client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: "Lutfur Rahman", MaxPerNode: 50,
+		Sources: &pb.SourceFilter{Outlets: []string{"DAILY MAIL"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := client.ExploreNeighborhood(ctx, &pb.ExploreNeighborhoodRequest{Name: "Lutfur Rahman", MaxPerNode: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(around.GetNodes()) < 5 || len(around.GetNodes()) >= len(all.GetNodes()) {
+		t.Errorf("%d entities by the Daily Mail's claims, %d by all: want fewer, but some", len(around.GetNodes()), len(all.GetNodes()))
+	}
+	for _, e := range around.GetEdges() {
+		rel, err := client.GetRelation(ctx, &pb.GetRelationRequest{Name: e.GetName()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rel.GetRelation().GetClaims(), func(c *pb.Claim) bool { return c.GetSource().GetOutlet() == "Daily Mail" }) {
+			t.Errorf("%s is shown, but no Daily Mail claim backs it", e.GetName())
+		}
+	}
+	paths, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer",
+		Sources: &pb.SourceFilter{Kinds: []pb.SourceKind{pb.SourceKind_SOURCE_KIND_DATASET}}})
+	if err != nil || len(paths.GetPaths()) != 0 || !strings.HasPrefix(paths.GetNoPath(), "none of the 5 relations of Ajmal Masroor") {
+		t.Errorf("by datasets alone: %d paths, %q, %v", len(paths.GetPaths()), paths.GetNoPath(), err)
+	}
+	twoOutlets, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer", MaxDepth: 6,
+		Sources: &pb.SourceFilter{MinOutlets: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range twoOutlets.GetPaths() {
+		if p.GetScore() <= 0 || !strings.Contains(p.GetReason(), "in 2 outlets") && !strings.Contains(p.GetReason(), "in 3 outlets") {
+			t.Errorf("a route with a hop from fewer than two outlets: %s", p.GetReason())
+		}
+	}
+	_, err = client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer",
+		Sources: &pb.SourceFilter{Kinds: []pb.SourceKind{pb.SourceKind(99)}, MinOutlets: 11}})
+	wantCode(t, err, codes.InvalidArgument, "sources.kinds[0]", "sources.min_outlets")
+}

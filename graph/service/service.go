@@ -546,6 +546,9 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 			return graph.PathsAnswer{}, err
 		}
 	}
+	if !q.Sources.IsZero() {
+		src = bySources{src: src, view: view, f: q.Sources}
+	}
 	// Candidates to rank: more routes than asked for, so that the last length's best evidenced can be
 	// chosen among its routes, not its first by name; a search that more routes would put over its budget
 	// ranks those asked for.
@@ -562,7 +565,7 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 	var ifRelaxed []graph.Relaxation
 	noPath := ""
 	if len(paths) == 0 {
-		if noPath, err = whyNoPath(ctx, view, q, from, to); err != nil {
+		if noPath, err = whyNoPath(ctx, src, q, from, to); err != nil {
 			return graph.PathsAnswer{}, err
 		}
 		ifRelaxed = relaxed(q.Filter, func(f graph.RelationFilter) (int, error) {
@@ -590,8 +593,9 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
+	weighed := keptClaims(q.Sources, rels)
 	for i := range paths {
-		paths[i].Evidence = graph.EvidenceOfRoute(q.Filter, paths[i], rels)
+		paths[i].Evidence = graph.EvidenceOfRoute(q.Filter, paths[i], weighed)
 	}
 	// When the walk gave as many routes as it was asked for, the last length may have more: the order
 	// among those is of the first by name only.
@@ -632,7 +636,7 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 // whyNoPath says why no path joins from and to: an end that takes part in no relation, or in none that
 // counts under the filter; else that no route within the depth does (under the filter, following the
 // relations' directions, at one time, as the query asks).
-func whyNoPath(ctx context.Context, view graph.View, q graph.PathQuery, from, to graph.Entity) (string, error) {
+func whyNoPath(ctx context.Context, view graph.LinkSource, q graph.PathQuery, from, to graph.Entity) (string, error) {
 	links, err := view.Links(ctx, []graph.EntityName{from.Name, to.Name})
 	if err != nil {
 		return "", err

@@ -862,7 +862,9 @@ type FindPathsRequest struct {
 	// Also walk from a relation's `from` to its `via`: an MSP who sat for Scottish Labour is then one hop
 	// from the party through that membership (with its role and term), and two members of one party are
 	// joined through it. Such hops say `through_via`.
-	FollowVia     bool `protobuf:"varint,8,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	FollowVia bool `protobuf:"varint,8,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	// Only the claims of these sources count: relations count, and routes are weighed, by them.
+	Sources       *SourceFilter `protobuf:"bytes,9,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -953,6 +955,88 @@ func (x *FindPathsRequest) GetFollowVia() bool {
 	return false
 }
 
+func (x *FindPathsRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+// SourceFilter keeps the claims of some sources only: a relation counts through the claims it keeps.
+type SourceFilter struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only sources of these kinds ("datasets only": SOURCE_KIND_DATASET). Empty: any kind.
+	Kinds []SourceKind `protobuf:"varint,1,rep,packed,name=kinds,proto3,enum=polgraph.v1.SourceKind" json:"kinds,omitempty"`
+	// Only sources of these outlets, whatever their case (at most 100). Empty: any outlet.
+	Outlets []string `protobuf:"bytes,2,rep,name=outlets,proto3" json:"outlets,omitempty"`
+	// Only these sources, by resource name (at most 100). Empty: any source.
+	Names []string `protobuf:"bytes,3,rep,name=names,proto3" json:"names,omitempty"`
+	// When above 1, a relation counts only when the claims kept that support it come from at least this
+	// many outlets, a source without an outlet being its own ("at least two independent outlets": 2; at
+	// most 10).
+	MinOutlets    int32 `protobuf:"varint,4,opt,name=min_outlets,json=minOutlets,proto3" json:"min_outlets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceFilter) Reset() {
+	*x = SourceFilter{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceFilter) ProtoMessage() {}
+
+func (x *SourceFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceFilter.ProtoReflect.Descriptor instead.
+func (*SourceFilter) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SourceFilter) GetKinds() []SourceKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *SourceFilter) GetOutlets() []string {
+	if x != nil {
+		return x.Outlets
+	}
+	return nil
+}
+
+func (x *SourceFilter) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *SourceFilter) GetMinOutlets() int32 {
+	if x != nil {
+		return x.MinOutlets
+	}
+	return 0
+}
+
 // FindPathsResponse holds the paths found, shortest first, and every entity on them.
 type FindPathsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -978,7 +1062,7 @@ type FindPathsResponse struct {
 
 func (x *FindPathsResponse) Reset() {
 	*x = FindPathsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1074,7 @@ func (x *FindPathsResponse) String() string {
 func (*FindPathsResponse) ProtoMessage() {}
 
 func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1087,7 @@ func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindPathsResponse.ProtoReflect.Descriptor instead.
 func (*FindPathsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FindPathsResponse) GetPaths() []*Path {
@@ -1057,7 +1141,7 @@ type Relaxation struct {
 
 func (x *Relaxation) Reset() {
 	*x = Relaxation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1069,7 +1153,7 @@ func (x *Relaxation) String() string {
 func (*Relaxation) ProtoMessage() {}
 
 func (x *Relaxation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1082,7 +1166,7 @@ func (x *Relaxation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relaxation.ProtoReflect.Descriptor instead.
 func (*Relaxation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Relaxation) GetChange() string {
@@ -1125,7 +1209,7 @@ type Path struct {
 
 func (x *Path) Reset() {
 	*x = Path{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1221,7 @@ func (x *Path) String() string {
 func (*Path) ProtoMessage() {}
 
 func (x *Path) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1234,7 @@ func (x *Path) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Path.ProtoReflect.Descriptor instead.
 func (*Path) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Path) GetEntities() []string {
@@ -1219,7 +1303,7 @@ type Hop struct {
 
 func (x *Hop) Reset() {
 	*x = Hop{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1315,7 @@ func (x *Hop) String() string {
 func (*Hop) ProtoMessage() {}
 
 func (x *Hop) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1328,7 @@ func (x *Hop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hop.ProtoReflect.Descriptor instead.
 func (*Hop) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Hop) GetRelation() *Relation {
@@ -1298,7 +1382,7 @@ type HopRelation struct {
 
 func (x *HopRelation) Reset() {
 	*x = HopRelation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1394,7 @@ func (x *HopRelation) String() string {
 func (*HopRelation) ProtoMessage() {}
 
 func (x *HopRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1407,7 @@ func (x *HopRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HopRelation.ProtoReflect.Descriptor instead.
 func (*HopRelation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *HopRelation) GetRelation() *Relation {
@@ -1375,14 +1459,16 @@ type ExploreNeighborhoodRequest struct {
 	PageToken string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	// Also join a relation's `from` to its `via` (a member to the party they sat for), as edges that say
 	// `through_via`; see FindPathsRequest.follow_via.
-	FollowVia     bool `protobuf:"varint,10,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	FollowVia bool `protobuf:"varint,10,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	// Only the claims of these sources count: relations count, and are ranked, by them.
+	Sources       *SourceFilter `protobuf:"bytes,11,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExploreNeighborhoodRequest) Reset() {
 	*x = ExploreNeighborhoodRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1394,7 +1480,7 @@ func (x *ExploreNeighborhoodRequest) String() string {
 func (*ExploreNeighborhoodRequest) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1407,7 +1493,7 @@ func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExploreNeighborhoodRequest) GetName() string {
@@ -1480,6 +1566,13 @@ func (x *ExploreNeighborhoodRequest) GetFollowVia() bool {
 	return false
 }
 
+func (x *ExploreNeighborhoodRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
 // ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
 type ExploreNeighborhoodResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1513,7 +1606,7 @@ type ExploreNeighborhoodResponse struct {
 
 func (x *ExploreNeighborhoodResponse) Reset() {
 	*x = ExploreNeighborhoodResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1618,7 @@ func (x *ExploreNeighborhoodResponse) String() string {
 func (*ExploreNeighborhoodResponse) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1631,7 @@ func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
@@ -1620,7 +1713,7 @@ type NeighborhoodNode struct {
 
 func (x *NeighborhoodNode) Reset() {
 	*x = NeighborhoodNode{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +1725,7 @@ func (x *NeighborhoodNode) String() string {
 func (*NeighborhoodNode) ProtoMessage() {}
 
 func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +1738,7 @@ func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
 func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NeighborhoodNode) GetEntity() *Entity {
@@ -1714,7 +1807,7 @@ type Edge struct {
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1726,7 +1819,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1739,7 +1832,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Edge) GetName() string {
@@ -1875,7 +1968,7 @@ type Truncation struct {
 
 func (x *Truncation) Reset() {
 	*x = Truncation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1887,7 +1980,7 @@ func (x *Truncation) String() string {
 func (*Truncation) ProtoMessage() {}
 
 func (x *Truncation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1900,7 +1993,7 @@ func (x *Truncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
 func (*Truncation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Truncation) GetEntity() string {
@@ -1960,7 +2053,7 @@ type ListRelationsRequest struct {
 
 func (x *ListRelationsRequest) Reset() {
 	*x = ListRelationsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1972,7 +2065,7 @@ func (x *ListRelationsRequest) String() string {
 func (*ListRelationsRequest) ProtoMessage() {}
 
 func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1985,7 +2078,7 @@ func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsRequest.ProtoReflect.Descriptor instead.
 func (*ListRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListRelationsRequest) GetEntity() string {
@@ -2045,7 +2138,7 @@ type ListRelationsResponse struct {
 
 func (x *ListRelationsResponse) Reset() {
 	*x = ListRelationsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2150,7 @@ func (x *ListRelationsResponse) String() string {
 func (*ListRelationsResponse) ProtoMessage() {}
 
 func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2163,7 @@ func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsResponse.ProtoReflect.Descriptor instead.
 func (*ListRelationsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListRelationsResponse) GetEntity() *Entity {
@@ -2127,7 +2220,7 @@ type GetTimelineRequest struct {
 
 func (x *GetTimelineRequest) Reset() {
 	*x = GetTimelineRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2139,7 +2232,7 @@ func (x *GetTimelineRequest) String() string {
 func (*GetTimelineRequest) ProtoMessage() {}
 
 func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2152,7 +2245,7 @@ func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineRequest.ProtoReflect.Descriptor instead.
 func (*GetTimelineRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetTimelineRequest) GetEntity() string {
@@ -2214,7 +2307,7 @@ type GetTimelineResponse struct {
 
 func (x *GetTimelineResponse) Reset() {
 	*x = GetTimelineResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2226,7 +2319,7 @@ func (x *GetTimelineResponse) String() string {
 func (*GetTimelineResponse) ProtoMessage() {}
 
 func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2239,7 +2332,7 @@ func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineResponse.ProtoReflect.Descriptor instead.
 func (*GetTimelineResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetTimelineResponse) GetEntity() *Entity {
@@ -2314,7 +2407,7 @@ type TimelineEntry struct {
 
 func (x *TimelineEntry) Reset() {
 	*x = TimelineEntry{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2326,7 +2419,7 @@ func (x *TimelineEntry) String() string {
 func (*TimelineEntry) ProtoMessage() {}
 
 func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2339,7 +2432,7 @@ func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
 func (*TimelineEntry) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TimelineEntry) GetKind() TimelineEntryKind {
@@ -2380,7 +2473,7 @@ type GetSourceRequest struct {
 
 func (x *GetSourceRequest) Reset() {
 	*x = GetSourceRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2392,7 +2485,7 @@ func (x *GetSourceRequest) String() string {
 func (*GetSourceRequest) ProtoMessage() {}
 
 func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2405,7 +2498,7 @@ func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceRequest.ProtoReflect.Descriptor instead.
 func (*GetSourceRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetSourceRequest) GetName() string {
@@ -2450,7 +2543,7 @@ type GetSourceResponse struct {
 
 func (x *GetSourceResponse) Reset() {
 	*x = GetSourceResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2462,7 +2555,7 @@ func (x *GetSourceResponse) String() string {
 func (*GetSourceResponse) ProtoMessage() {}
 
 func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2475,7 +2568,7 @@ func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceResponse.ProtoReflect.Descriptor instead.
 func (*GetSourceResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetSourceResponse) GetSource() *Source {
@@ -2534,7 +2627,7 @@ type SourceClaim struct {
 
 func (x *SourceClaim) Reset() {
 	*x = SourceClaim{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2639,7 @@ func (x *SourceClaim) String() string {
 func (*SourceClaim) ProtoMessage() {}
 
 func (x *SourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2652,7 @@ func (x *SourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceClaim.ProtoReflect.Descriptor instead.
 func (*SourceClaim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SourceClaim) GetName() string {
@@ -2623,7 +2716,7 @@ type RelationRef struct {
 
 func (x *RelationRef) Reset() {
 	*x = RelationRef{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2635,7 +2728,7 @@ func (x *RelationRef) String() string {
 func (*RelationRef) ProtoMessage() {}
 
 func (x *RelationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2648,7 +2741,7 @@ func (x *RelationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationRef.ProtoReflect.Descriptor instead.
 func (*RelationRef) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RelationRef) GetName() string {
@@ -2704,7 +2797,7 @@ type ListSourcesRequest struct {
 
 func (x *ListSourcesRequest) Reset() {
 	*x = ListSourcesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2716,7 +2809,7 @@ func (x *ListSourcesRequest) String() string {
 func (*ListSourcesRequest) ProtoMessage() {}
 
 func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2729,7 +2822,7 @@ func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListSourcesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListSourcesRequest) GetKind() SourceKind {
@@ -2775,7 +2868,7 @@ type ListSourcesResponse struct {
 
 func (x *ListSourcesResponse) Reset() {
 	*x = ListSourcesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2787,7 +2880,7 @@ func (x *ListSourcesResponse) String() string {
 func (*ListSourcesResponse) ProtoMessage() {}
 
 func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2800,7 +2893,7 @@ func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListSourcesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListSourcesResponse) GetSources() []*SourceSummary {
@@ -2837,7 +2930,7 @@ type SourceSummary struct {
 
 func (x *SourceSummary) Reset() {
 	*x = SourceSummary{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +2942,7 @@ func (x *SourceSummary) String() string {
 func (*SourceSummary) ProtoMessage() {}
 
 func (x *SourceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +2955,7 @@ func (x *SourceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSummary.ProtoReflect.Descriptor instead.
 func (*SourceSummary) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SourceSummary) GetSource() *Source {
@@ -2888,7 +2981,7 @@ type GetGraphStatsRequest struct {
 
 func (x *GetGraphStatsRequest) Reset() {
 	*x = GetGraphStatsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2900,7 +2993,7 @@ func (x *GetGraphStatsRequest) String() string {
 func (*GetGraphStatsRequest) ProtoMessage() {}
 
 func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2913,7 +3006,7 @@ func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
 }
 
 // GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -2947,7 +3040,7 @@ type GetGraphStatsResponse struct {
 
 func (x *GetGraphStatsResponse) Reset() {
 	*x = GetGraphStatsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2959,7 +3052,7 @@ func (x *GetGraphStatsResponse) String() string {
 func (*GetGraphStatsResponse) ProtoMessage() {}
 
 func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2972,7 +3065,7 @@ func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetGraphStatsResponse) GetEntities() int32 {
@@ -3058,7 +3151,7 @@ type EntityKindCount struct {
 
 func (x *EntityKindCount) Reset() {
 	*x = EntityKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3070,7 +3163,7 @@ func (x *EntityKindCount) String() string {
 func (*EntityKindCount) ProtoMessage() {}
 
 func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3083,7 +3176,7 @@ func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityKindCount.ProtoReflect.Descriptor instead.
 func (*EntityKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *EntityKindCount) GetKind() EntityKind {
@@ -3113,7 +3206,7 @@ type RelationTypeCount struct {
 
 func (x *RelationTypeCount) Reset() {
 	*x = RelationTypeCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3125,7 +3218,7 @@ func (x *RelationTypeCount) String() string {
 func (*RelationTypeCount) ProtoMessage() {}
 
 func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3138,7 +3231,7 @@ func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationTypeCount.ProtoReflect.Descriptor instead.
 func (*RelationTypeCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RelationTypeCount) GetType() RelationType {
@@ -3168,7 +3261,7 @@ type ClaimStatusCount struct {
 
 func (x *ClaimStatusCount) Reset() {
 	*x = ClaimStatusCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3180,7 +3273,7 @@ func (x *ClaimStatusCount) String() string {
 func (*ClaimStatusCount) ProtoMessage() {}
 
 func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3193,7 +3286,7 @@ func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimStatusCount.ProtoReflect.Descriptor instead.
 func (*ClaimStatusCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ClaimStatusCount) GetStatus() ClaimStatus {
@@ -3223,7 +3316,7 @@ type SourceKindCount struct {
 
 func (x *SourceKindCount) Reset() {
 	*x = SourceKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3235,7 +3328,7 @@ func (x *SourceKindCount) String() string {
 func (*SourceKindCount) ProtoMessage() {}
 
 func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3248,7 +3341,7 @@ func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceKindCount.ProtoReflect.Descriptor instead.
 func (*SourceKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SourceKindCount) GetKind() SourceKind {
@@ -3284,7 +3377,7 @@ type FindConnectionsRequest struct {
 
 func (x *FindConnectionsRequest) Reset() {
 	*x = FindConnectionsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3296,7 +3389,7 @@ func (x *FindConnectionsRequest) String() string {
 func (*FindConnectionsRequest) ProtoMessage() {}
 
 func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3309,7 +3402,7 @@ func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsRequest.ProtoReflect.Descriptor instead.
 func (*FindConnectionsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *FindConnectionsRequest) GetEntities() []string {
@@ -3375,7 +3468,7 @@ type FindConnectionsResponse struct {
 
 func (x *FindConnectionsResponse) Reset() {
 	*x = FindConnectionsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3387,7 +3480,7 @@ func (x *FindConnectionsResponse) String() string {
 func (*FindConnectionsResponse) ProtoMessage() {}
 
 func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3400,7 +3493,7 @@ func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsResponse.ProtoReflect.Descriptor instead.
 func (*FindConnectionsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *FindConnectionsResponse) GetEntities() []*Entity {
@@ -3477,7 +3570,7 @@ type SharedNeighbor struct {
 
 func (x *SharedNeighbor) Reset() {
 	*x = SharedNeighbor{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3489,7 +3582,7 @@ func (x *SharedNeighbor) String() string {
 func (*SharedNeighbor) ProtoMessage() {}
 
 func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3502,7 +3595,7 @@ func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedNeighbor.ProtoReflect.Descriptor instead.
 func (*SharedNeighbor) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SharedNeighbor) GetEntity() *Entity {
@@ -3547,7 +3640,7 @@ type NeighborJoin struct {
 
 func (x *NeighborJoin) Reset() {
 	*x = NeighborJoin{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3559,7 +3652,7 @@ func (x *NeighborJoin) String() string {
 func (*NeighborJoin) ProtoMessage() {}
 
 func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3572,7 +3665,7 @@ func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborJoin.ProtoReflect.Descriptor instead.
 func (*NeighborJoin) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *NeighborJoin) GetInput() string {
@@ -3605,7 +3698,7 @@ type SharedSource struct {
 
 func (x *SharedSource) Reset() {
 	*x = SharedSource{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3617,7 +3710,7 @@ func (x *SharedSource) String() string {
 func (*SharedSource) ProtoMessage() {}
 
 func (x *SharedSource) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3630,7 +3723,7 @@ func (x *SharedSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedSource.ProtoReflect.Descriptor instead.
 func (*SharedSource) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SharedSource) GetSource() *Source {
@@ -3671,7 +3764,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3683,7 +3776,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3696,7 +3789,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Route) GetFrom() string {
@@ -3738,7 +3831,7 @@ type BatchGetEntitiesRequest struct {
 
 func (x *BatchGetEntitiesRequest) Reset() {
 	*x = BatchGetEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3750,7 +3843,7 @@ func (x *BatchGetEntitiesRequest) String() string {
 func (*BatchGetEntitiesRequest) ProtoMessage() {}
 
 func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3763,7 +3856,7 @@ func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BatchGetEntitiesRequest) GetNames() []string {
@@ -3786,7 +3879,7 @@ type BatchGetEntitiesResponse struct {
 
 func (x *BatchGetEntitiesResponse) Reset() {
 	*x = BatchGetEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3798,7 +3891,7 @@ func (x *BatchGetEntitiesResponse) String() string {
 func (*BatchGetEntitiesResponse) ProtoMessage() {}
 
 func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3811,7 +3904,7 @@ func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *BatchGetEntitiesResponse) GetEntities() []*Entity {
@@ -3841,7 +3934,7 @@ type LookupEntitiesRequest struct {
 
 func (x *LookupEntitiesRequest) Reset() {
 	*x = LookupEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3853,7 +3946,7 @@ func (x *LookupEntitiesRequest) String() string {
 func (*LookupEntitiesRequest) ProtoMessage() {}
 
 func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3866,7 +3959,7 @@ func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *LookupEntitiesRequest) GetScheme() string {
@@ -3894,7 +3987,7 @@ type LookupEntitiesResponse struct {
 
 func (x *LookupEntitiesResponse) Reset() {
 	*x = LookupEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3906,7 +3999,7 @@ func (x *LookupEntitiesResponse) String() string {
 func (*LookupEntitiesResponse) ProtoMessage() {}
 
 func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3919,7 +4012,7 @@ func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *LookupEntitiesResponse) GetMatches() []*IdentifierMatch {
@@ -3942,7 +4035,7 @@ type IdentifierMatch struct {
 
 func (x *IdentifierMatch) Reset() {
 	*x = IdentifierMatch{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3954,7 +4047,7 @@ func (x *IdentifierMatch) String() string {
 func (*IdentifierMatch) ProtoMessage() {}
 
 func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3967,7 +4060,7 @@ func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifierMatch.ProtoReflect.Descriptor instead.
 func (*IdentifierMatch) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *IdentifierMatch) GetValue() string {
@@ -4018,7 +4111,7 @@ type ExportGraphRequest struct {
 
 func (x *ExportGraphRequest) Reset() {
 	*x = ExportGraphRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4030,7 +4123,7 @@ func (x *ExportGraphRequest) String() string {
 func (*ExportGraphRequest) ProtoMessage() {}
 
 func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4043,7 +4136,7 @@ func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphRequest.ProtoReflect.Descriptor instead.
 func (*ExportGraphRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ExportGraphRequest) GetFormat() string {
@@ -4122,7 +4215,7 @@ type ExportGraphResponse struct {
 
 func (x *ExportGraphResponse) Reset() {
 	*x = ExportGraphResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4134,7 +4227,7 @@ func (x *ExportGraphResponse) String() string {
 func (*ExportGraphResponse) ProtoMessage() {}
 
 func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4147,7 +4240,7 @@ func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphResponse.ProtoReflect.Descriptor instead.
 func (*ExportGraphResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ExportGraphResponse) GetData() []byte {
@@ -4213,7 +4306,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x05as_of\x18\x03 \x01(\tR\x04asOf\x12%\n" +
 	"\x0emin_confidence\x18\x04 \x01(\x01R\rminConfidence\x124\n" +
 	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x124\n" +
-	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\x81\x02\n" +
+	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xb6\x02\n" +
 	"\x10FindPathsRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1b\n" +
@@ -4224,7 +4317,14 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\vco_temporal\x18\a \x01(\bR\n" +
 	"coTemporal\x12\x1d\n" +
 	"\n" +
-	"follow_via\x18\b \x01(\bR\tfollowVia\"\xe5\x01\n" +
+	"follow_via\x18\b \x01(\bR\tfollowVia\x123\n" +
+	"\asources\x18\t \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\x8e\x01\n" +
+	"\fSourceFilter\x12-\n" +
+	"\x05kinds\x18\x01 \x03(\x0e2\x17.polgraph.v1.SourceKindR\x05kinds\x12\x18\n" +
+	"\aoutlets\x18\x02 \x03(\tR\aoutlets\x12\x14\n" +
+	"\x05names\x18\x03 \x03(\tR\x05names\x12\x1f\n" +
+	"\vmin_outlets\x18\x04 \x01(\x05R\n" +
+	"minOutlets\"\xe5\x01\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x126\n" +
@@ -4255,7 +4355,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
 	"\aforward\x18\x02 \x01(\bR\aforward\x12\x1f\n" +
 	"\vthrough_via\x18\x03 \x01(\bR\n" +
-	"throughVia\"\xcc\x02\n" +
+	"throughVia\"\x81\x03\n" +
 	"\x1aExploreNeighborhoodRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\x05R\x05depth\x123\n" +
@@ -4270,7 +4370,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"page_token\x18\b \x01(\tR\tpageToken\x12\x1d\n" +
 	"\n" +
 	"follow_via\x18\n" +
-	" \x01(\bR\tfollowVia\"\xa7\x03\n" +
+	" \x01(\bR\tfollowVia\x123\n" +
+	"\asources\x18\v \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xa7\x03\n" +
 	"\x1bExploreNeighborhoodResponse\x12+\n" +
 	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
@@ -4526,7 +4627,7 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
@@ -4541,177 +4642,181 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*GetRelationResponse)(nil),         // 10: polgraph.v1.GetRelationResponse
 	(*RelationFilter)(nil),              // 11: polgraph.v1.RelationFilter
 	(*FindPathsRequest)(nil),            // 12: polgraph.v1.FindPathsRequest
-	(*FindPathsResponse)(nil),           // 13: polgraph.v1.FindPathsResponse
-	(*Relaxation)(nil),                  // 14: polgraph.v1.Relaxation
-	(*Path)(nil),                        // 15: polgraph.v1.Path
-	(*Hop)(nil),                         // 16: polgraph.v1.Hop
-	(*HopRelation)(nil),                 // 17: polgraph.v1.HopRelation
-	(*ExploreNeighborhoodRequest)(nil),  // 18: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 19: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 20: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 21: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 22: polgraph.v1.Truncation
-	(*ListRelationsRequest)(nil),        // 23: polgraph.v1.ListRelationsRequest
-	(*ListRelationsResponse)(nil),       // 24: polgraph.v1.ListRelationsResponse
-	(*GetTimelineRequest)(nil),          // 25: polgraph.v1.GetTimelineRequest
-	(*GetTimelineResponse)(nil),         // 26: polgraph.v1.GetTimelineResponse
-	(*TimelineEntry)(nil),               // 27: polgraph.v1.TimelineEntry
-	(*GetSourceRequest)(nil),            // 28: polgraph.v1.GetSourceRequest
-	(*GetSourceResponse)(nil),           // 29: polgraph.v1.GetSourceResponse
-	(*SourceClaim)(nil),                 // 30: polgraph.v1.SourceClaim
-	(*RelationRef)(nil),                 // 31: polgraph.v1.RelationRef
-	(*ListSourcesRequest)(nil),          // 32: polgraph.v1.ListSourcesRequest
-	(*ListSourcesResponse)(nil),         // 33: polgraph.v1.ListSourcesResponse
-	(*SourceSummary)(nil),               // 34: polgraph.v1.SourceSummary
-	(*GetGraphStatsRequest)(nil),        // 35: polgraph.v1.GetGraphStatsRequest
-	(*GetGraphStatsResponse)(nil),       // 36: polgraph.v1.GetGraphStatsResponse
-	(*EntityKindCount)(nil),             // 37: polgraph.v1.EntityKindCount
-	(*RelationTypeCount)(nil),           // 38: polgraph.v1.RelationTypeCount
-	(*ClaimStatusCount)(nil),            // 39: polgraph.v1.ClaimStatusCount
-	(*SourceKindCount)(nil),             // 40: polgraph.v1.SourceKindCount
-	(*FindConnectionsRequest)(nil),      // 41: polgraph.v1.FindConnectionsRequest
-	(*FindConnectionsResponse)(nil),     // 42: polgraph.v1.FindConnectionsResponse
-	(*SharedNeighbor)(nil),              // 43: polgraph.v1.SharedNeighbor
-	(*NeighborJoin)(nil),                // 44: polgraph.v1.NeighborJoin
-	(*SharedSource)(nil),                // 45: polgraph.v1.SharedSource
-	(*Route)(nil),                       // 46: polgraph.v1.Route
-	(*BatchGetEntitiesRequest)(nil),     // 47: polgraph.v1.BatchGetEntitiesRequest
-	(*BatchGetEntitiesResponse)(nil),    // 48: polgraph.v1.BatchGetEntitiesResponse
-	(*LookupEntitiesRequest)(nil),       // 49: polgraph.v1.LookupEntitiesRequest
-	(*LookupEntitiesResponse)(nil),      // 50: polgraph.v1.LookupEntitiesResponse
-	(*IdentifierMatch)(nil),             // 51: polgraph.v1.IdentifierMatch
-	(*ExportGraphRequest)(nil),          // 52: polgraph.v1.ExportGraphRequest
-	(*ExportGraphResponse)(nil),         // 53: polgraph.v1.ExportGraphResponse
-	(*Entity)(nil),                      // 54: polgraph.v1.Entity
-	(*Change)(nil),                      // 55: polgraph.v1.Change
-	(RelationType)(0),                   // 56: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 57: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 58: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 59: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 60: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 61: polgraph.v1.Verdict
-	(*Source)(nil),                      // 62: polgraph.v1.Source
-	(SourceKind)(0),                     // 63: polgraph.v1.SourceKind
-	(*timestamppb.Timestamp)(nil),       // 64: google.protobuf.Timestamp
+	(*SourceFilter)(nil),                // 13: polgraph.v1.SourceFilter
+	(*FindPathsResponse)(nil),           // 14: polgraph.v1.FindPathsResponse
+	(*Relaxation)(nil),                  // 15: polgraph.v1.Relaxation
+	(*Path)(nil),                        // 16: polgraph.v1.Path
+	(*Hop)(nil),                         // 17: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 18: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 19: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 20: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 21: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 22: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 23: polgraph.v1.Truncation
+	(*ListRelationsRequest)(nil),        // 24: polgraph.v1.ListRelationsRequest
+	(*ListRelationsResponse)(nil),       // 25: polgraph.v1.ListRelationsResponse
+	(*GetTimelineRequest)(nil),          // 26: polgraph.v1.GetTimelineRequest
+	(*GetTimelineResponse)(nil),         // 27: polgraph.v1.GetTimelineResponse
+	(*TimelineEntry)(nil),               // 28: polgraph.v1.TimelineEntry
+	(*GetSourceRequest)(nil),            // 29: polgraph.v1.GetSourceRequest
+	(*GetSourceResponse)(nil),           // 30: polgraph.v1.GetSourceResponse
+	(*SourceClaim)(nil),                 // 31: polgraph.v1.SourceClaim
+	(*RelationRef)(nil),                 // 32: polgraph.v1.RelationRef
+	(*ListSourcesRequest)(nil),          // 33: polgraph.v1.ListSourcesRequest
+	(*ListSourcesResponse)(nil),         // 34: polgraph.v1.ListSourcesResponse
+	(*SourceSummary)(nil),               // 35: polgraph.v1.SourceSummary
+	(*GetGraphStatsRequest)(nil),        // 36: polgraph.v1.GetGraphStatsRequest
+	(*GetGraphStatsResponse)(nil),       // 37: polgraph.v1.GetGraphStatsResponse
+	(*EntityKindCount)(nil),             // 38: polgraph.v1.EntityKindCount
+	(*RelationTypeCount)(nil),           // 39: polgraph.v1.RelationTypeCount
+	(*ClaimStatusCount)(nil),            // 40: polgraph.v1.ClaimStatusCount
+	(*SourceKindCount)(nil),             // 41: polgraph.v1.SourceKindCount
+	(*FindConnectionsRequest)(nil),      // 42: polgraph.v1.FindConnectionsRequest
+	(*FindConnectionsResponse)(nil),     // 43: polgraph.v1.FindConnectionsResponse
+	(*SharedNeighbor)(nil),              // 44: polgraph.v1.SharedNeighbor
+	(*NeighborJoin)(nil),                // 45: polgraph.v1.NeighborJoin
+	(*SharedSource)(nil),                // 46: polgraph.v1.SharedSource
+	(*Route)(nil),                       // 47: polgraph.v1.Route
+	(*BatchGetEntitiesRequest)(nil),     // 48: polgraph.v1.BatchGetEntitiesRequest
+	(*BatchGetEntitiesResponse)(nil),    // 49: polgraph.v1.BatchGetEntitiesResponse
+	(*LookupEntitiesRequest)(nil),       // 50: polgraph.v1.LookupEntitiesRequest
+	(*LookupEntitiesResponse)(nil),      // 51: polgraph.v1.LookupEntitiesResponse
+	(*IdentifierMatch)(nil),             // 52: polgraph.v1.IdentifierMatch
+	(*ExportGraphRequest)(nil),          // 53: polgraph.v1.ExportGraphRequest
+	(*ExportGraphResponse)(nil),         // 54: polgraph.v1.ExportGraphResponse
+	(*Entity)(nil),                      // 55: polgraph.v1.Entity
+	(*Change)(nil),                      // 56: polgraph.v1.Change
+	(RelationType)(0),                   // 57: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 58: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 59: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 60: polgraph.v1.ClaimStatus
+	(SourceKind)(0),                     // 61: polgraph.v1.SourceKind
+	(*DateRange)(nil),                   // 62: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 63: polgraph.v1.Verdict
+	(*Source)(nil),                      // 64: polgraph.v1.Source
+	(*timestamppb.Timestamp)(nil),       // 65: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
-	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
-	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	55, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	56, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	57, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	8,  // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	54, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	58, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	54, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	55, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	56, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	56, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	59, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	0,  // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
-	11, // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	15, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	54, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	14, // 18: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	16, // 19: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	60, // 20: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	58, // 21: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	17, // 22: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	61, // 23: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	58, // 24: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	11, // 25: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 26: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	22, // 29: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	14, // 30: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	54, // 31: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	56, // 32: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	59, // 33: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	61, // 34: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	5,  // 35: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	11, // 36: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	1,  // 37: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	54, // 38: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	58, // 39: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	54, // 40: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	11, // 41: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 42: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	27, // 43: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	58, // 44: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	54, // 45: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	2,  // 46: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	60, // 47: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	58, // 48: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	62, // 49: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	30, // 50: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	54, // 51: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	59, // 52: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	31, // 53: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	56, // 54: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	63, // 55: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	34, // 56: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	62, // 57: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	37, // 58: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	38, // 59: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	39, // 60: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	40, // 61: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	64, // 62: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	57, // 63: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	56, // 64: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	59, // 65: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	63, // 66: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11, // 67: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 68: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	43, // 69: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	45, // 70: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	46, // 71: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	54, // 72: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	14, // 73: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	54, // 74: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	44, // 75: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	21, // 76: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	62, // 77: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	30, // 78: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	15, // 79: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	54, // 80: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	51, // 81: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	54, // 82: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11, // 83: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,  // 84: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,  // 85: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	47, // 86: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	49, // 87: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,  // 88: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12, // 89: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	52, // 90: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	18, // 91: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	23, // 92: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	25, // 93: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	28, // 94: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	32, // 95: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	35, // 96: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	41, // 97: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,  // 98: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,  // 99: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	48, // 100: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	50, // 101: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10, // 102: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	13, // 103: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	53, // 104: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	19, // 105: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	24, // 106: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	26, // 107: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	29, // 108: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	33, // 109: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	36, // 110: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	42, // 111: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	98, // [98:112] is the sub-list for method output_type
-	84, // [84:98] is the sub-list for method input_type
-	84, // [84:84] is the sub-list for extension type_name
-	84, // [84:84] is the sub-list for extension extendee
-	0,  // [0:84] is the sub-list for field type_name
+	11,  // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
+	55,  // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	5,   // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
+	56,  // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	57,  // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	58,  // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	8,   // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	55,  // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	59,  // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	55,  // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	56,  // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	57,  // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	57,  // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	60,  // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,   // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	11,  // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	13,  // 16: polgraph.v1.FindPathsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	61,  // 17: polgraph.v1.SourceFilter.kinds:type_name -> polgraph.v1.SourceKind
+	16,  // 18: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	55,  // 19: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	15,  // 20: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	17,  // 21: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	62,  // 22: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	59,  // 23: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	18,  // 24: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	63,  // 25: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	59,  // 26: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	11,  // 27: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	13,  // 28: polgraph.v1.ExploreNeighborhoodRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 29: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	21,  // 30: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	22,  // 31: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	23,  // 32: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	15,  // 33: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	55,  // 34: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	57,  // 35: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	60,  // 36: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	63,  // 37: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	5,   // 38: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	11,  // 39: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,   // 40: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	55,  // 41: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	59,  // 42: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	55,  // 43: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	11,  // 44: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	55,  // 45: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	28,  // 46: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	59,  // 47: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	55,  // 48: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	2,   // 49: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	62,  // 50: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	59,  // 51: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	64,  // 52: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	31,  // 53: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	55,  // 54: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	60,  // 55: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	32,  // 56: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	57,  // 57: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	61,  // 58: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	35,  // 59: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	64,  // 60: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	38,  // 61: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	39,  // 62: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	40,  // 63: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	41,  // 64: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	65,  // 65: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	58,  // 66: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	57,  // 67: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	60,  // 68: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	61,  // 69: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11,  // 70: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	55,  // 71: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	44,  // 72: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	46,  // 73: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	47,  // 74: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	55,  // 75: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	15,  // 76: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	55,  // 77: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	45,  // 78: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	22,  // 79: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	64,  // 80: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	31,  // 81: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	16,  // 82: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	55,  // 83: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	52,  // 84: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	55,  // 85: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11,  // 86: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,   // 87: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,   // 88: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	48,  // 89: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	50,  // 90: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,   // 91: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12,  // 92: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	53,  // 93: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	19,  // 94: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	24,  // 95: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	26,  // 96: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	29,  // 97: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	33,  // 98: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	36,  // 99: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	42,  // 100: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,   // 101: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,   // 102: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	49,  // 103: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	51,  // 104: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10,  // 105: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	14,  // 106: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	54,  // 107: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	20,  // 108: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	25,  // 109: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	27,  // 110: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	30,  // 111: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	34,  // 112: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	37,  // 113: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	43,  // 114: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	101, // [101:115] is the sub-list for method output_type
+	87,  // [87:101] is the sub-list for method input_type
+	87,  // [87:87] is the sub-list for extension type_name
+	87,  // [87:87] is the sub-list for extension extendee
+	0,   // [0:87] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -4726,7 +4831,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   51,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
