@@ -150,3 +150,31 @@ func (e RouteEvidence) Reason(p Path, name func(EntityName) string) string {
 		name(p.Entities[e.Weakest]), name(p.Entities[e.Weakest+1]), plural(w.Claims, "claim", "claims"),
 		plural(w.Sources, "source", "sources"), plural(w.Outlets, "outlet", "outlets"), w.Confidence, denials)
 }
+
+// RankRoutes orders weighed routes (each Evidence set), shortest first, as FindPaths answers them.
+// Without longerBy, by ByEvidence. With it, the routes at most longerBy hops longer than the shortest come
+// first, ranked together by their score less LongerHopCost for each hop beyond the shortest (a longer
+// route goes ahead of a shorter one only when it is that much better evidenced), then by length and as
+// ByEvidence; the longer routes follow, by ByEvidence.
+func RankRoutes(paths []Path, longerBy int) {
+	if longerBy <= 0 || len(paths) == 0 {
+		slices.SortStableFunc(paths, ByEvidence)
+		return
+	}
+	shortest := slices.MinFunc(paths, func(p, q Path) int { return cmp.Compare(p.Len(), q.Len()) }).Len()
+	within := func(p Path) bool { return p.Len() <= shortest+longerBy }
+	adjusted := func(p Path) float64 { return round6(p.Evidence.Score - LongerHopCost*float64(p.Len()-shortest)) }
+	slices.SortStableFunc(paths, func(p, q Path) int {
+		if wp, wq := within(p), within(q); wp != wq {
+			if wp {
+				return -1
+			}
+			return 1
+		} else if wp {
+			if c := -cmp.Compare(adjusted(p), adjusted(q)); c != 0 {
+				return c
+			}
+		}
+		return ByEvidence(p, q)
+	})
+}

@@ -245,7 +245,16 @@ type PathQuery struct {
 	FollowVia bool
 	// Sources keeps the claims of some sources only: relations count, and routes are weighed, by them.
 	Sources SourceFilter
+	// LongerBy admits routes up to this many hops longer than the shortest found ahead of shorter ones
+	// when they are much better evidenced (RankRoutes).
+	LongerBy int
 }
+
+// MaxLongerBy bounds PathQuery.LongerBy; LongerHopCost is the score an extra hop must be paid for with.
+const (
+	MaxLongerBy   = 3
+	LongerHopCost = 0.25
+)
 
 // Normalize fills in defaults.
 func (q *PathQuery) Normalize() {
@@ -277,6 +286,9 @@ func (q PathQuery) Validate() error {
 	}
 	q.Filter.Validate("filter.", &v)
 	q.Sources.Validate("sources.", &v)
+	if q.LongerBy < 0 || q.LongerBy > MaxLongerBy {
+		v.Add("longer_by", "must be between 0 and %d, got %d", MaxLongerBy, q.LongerBy)
+	}
 	return v.Err("FindPaths", "invalid path query")
 }
 

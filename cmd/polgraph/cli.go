@@ -281,7 +281,8 @@ func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer
 
 // pathCmd is `polgraph path FROM TO`.
 func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var maxDepth, maxPaths *int
+	var maxDepth, maxPaths, longerBy, minOutlets *int
+	var outlets *string
 	var coTemporal *bool
 	var directed, followVia *bool
 	c, fs, err := clientCommand("path", "usage: polgraph path [flags] FROM TO\n\nFROM and TO are resource names (actors/keir-starmer) or names (\"Keir Starmer\").",
@@ -291,14 +292,27 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			directed = fs.Bool("directed", false, "follow relations only in their direction")
 			coTemporal = fs.Bool("co-temporal", false, "only routes whose hops all held at one moment (of --as-of, or of all time)")
 			followVia = fs.Bool("follow-via", false, "also walk from a relation's from to its via (an MP to the party they sat for)")
+			longerBy = fs.Int("longer-by", 0, "admit routes up to this many hops longer when much better evidenced (0 to 3)")
+			outlets = fs.String("outlets", "", "only claims of these outlets count, comma-separated (\"Daily Mail,BBC\")")
+			minOutlets = fs.Int("min-outlets", 0, "a relation counts only with claims from at least this many outlets")
 		})
 	if err != nil {
 		return err
 	}
 	from, to := fs.Arg(0), fs.Arg(1)
+	var sources *pb.SourceFilter
+	if *outlets != "" || *minOutlets > 0 {
+		sources = &pb.SourceFilter{MinOutlets: int32(*minOutlets)}
+		for _, o := range strings.Split(*outlets, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				sources.Outlets = append(sources.Outlets, o)
+			}
+		}
+	}
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
 		resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
-			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia})
+			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia,
+			LongerBy: int32(*longerBy), Sources: sources})
 		if err != nil || c.json {
 			return resp, err
 		}

@@ -260,7 +260,7 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.FindPathsResponse, error) {
 	q := graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()),
 		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected(), CoTemporal: req.GetCoTemporal(),
-		FollowVia: req.GetFollowVia()}
+		FollowVia: req.GetFollowVia(), LongerBy: int(req.GetLongerBy())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
 	q.Sources = sourceFilterOf(req.GetSources(), &v)

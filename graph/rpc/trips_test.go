@@ -422,4 +422,12 @@ func TestSourceFiltersOverGRPC(t *testing.T) {
 	_, err = client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer",
 		Sources: &pb.SourceFilter{Kinds: []pb.SourceKind{pb.SourceKind(99)}, MinOutlets: 11}})
 	wantCode(t, err, codes.InvalidArgument, "sources.kinds[0]", "sources.min_outlets")
+	_, err = client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer", LongerBy: 4})
+	wantCode(t, err, codes.InvalidArgument, "longer_by")
+	// One hop more must be paid for with 0.25 of score: the 4-hop route at 0.925 stays behind the 3-hop
+	// one at 0.90.
+	longer, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "Ajmal Masroor", To: "Keir Starmer", MaxPaths: 2, LongerBy: 1})
+	if err != nil || len(longer.GetPaths()) != 2 || len(longer.GetPaths()[0].GetHops()) != 3 || longer.GetPaths()[1].GetScore() != 0.925 {
+		t.Errorf("longer_by 1: %d paths, %v", len(longer.GetPaths()), err)
+	}
 }

@@ -46,7 +46,7 @@ func sourcesWithOutlets(seed uint64, rels []graph.Relation, n int) []graph.Sourc
 func TestPathsRankedByEvidenceAgreeWithOracle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	compared, reordered, capped := 0, 0, 0
+	compared, reordered, capped, longerFirst := 0, 0, 0, 0
 	for g := uint64(1); g <= 40; g++ {
 		n := 8 + int(g%10)
 		ents, rels := graphtest.RandomGraph(5200+g, n, 3*n+int(g%7))
@@ -55,6 +55,9 @@ func TestPathsRankedByEvidenceAgreeWithOracle(t *testing.T) {
 			r := rand.New(rand.NewPCG(g, 31))
 			for i := 0; i < 15; i++ {
 				q := graphtest.RandomQuery(r, ents)
+				if i%2 == 0 {
+					q.LongerBy = 1 + i%3 // routes up to three hops longer, when much better evidenced
+				}
 				ans, err := svc.FindPaths(ctx, q)
 				if err != nil {
 					t.Fatalf("%s graph %d %+v: %v", name, g, q, err)
@@ -81,6 +84,12 @@ func TestPathsRankedByEvidenceAgreeWithOracle(t *testing.T) {
 						break
 					}
 				}
+				for k := 1; k < len(ans.Paths); k++ {
+					if ans.Paths[k].Len() < ans.Paths[k-1].Len() {
+						longerFirst++
+						break
+					}
+				}
 				for _, p := range ans.Paths {
 					if p.Reason == "" {
 						t.Errorf("%s: a route without its reason", name)
@@ -89,8 +98,8 @@ func TestPathsRankedByEvidenceAgreeWithOracle(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("compared %d answers, %d reordered by evidence, %d with their ranking capped", compared, reordered, capped)
-	if compared < 800 || reordered < 50 {
+	t.Logf("compared %d answers, %d reordered by evidence, %d with a longer route first, %d with their ranking capped", compared, reordered, longerFirst, capped)
+	if compared < 800 || reordered < 50 || longerFirst < 10 {
 		t.Errorf("compared %d answers, %d reordered by evidence: the test is too weak", compared, reordered)
 	}
 }

@@ -599,8 +599,9 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 	}
 	// When the walk gave as many routes as it was asked for, the last length may have more: the order
 	// among those is of the first by name only.
-	capped := len(paths) == wide.MaxPaths && len(paths) > q.MaxPaths && paths[len(paths)-1].Len() == paths[q.MaxPaths-1].Len()
-	slices.SortStableFunc(paths, graph.ByEvidence)
+	capped := len(paths) == wide.MaxPaths && len(paths) > q.MaxPaths &&
+		(paths[len(paths)-1].Len() == paths[q.MaxPaths-1].Len() || paths[len(paths)-1].Len() <= paths[0].Len()+q.LongerBy)
+	graph.RankRoutes(paths, q.LongerBy)
 	paths = paths[:min(len(paths), q.MaxPaths)]
 	var entNames []graph.EntityName
 	for _, p := range paths {

@@ -268,8 +268,9 @@ type RankedPath struct {
 // filter's confidence and not retracted for support; DENIED and not retracted against; one best
 // confidence per outlet, a source without an outlet its own; support 1 − ∏(1 − c), the hop's score
 // support × (1 − against), to 6 decimals; the route as strong as its weakest hop), sorts them by length,
-// then score, then the weakest hop's outlets, sources and claims (most first), then by names, and keeps
-// the first q.MaxPaths. sources gives each source's outlet.
+// then score, then the weakest hop's outlets, sources and claims (most first), then by names (with
+// q.LongerBy, the routes that many hops longer than the shortest first, by score less 0.25 an extra hop),
+// and keeps the first q.MaxPaths. sources gives each source's outlet.
 func OracleRankedPaths(ents []graph.Entity, rels []graph.Relation, sources []graph.Source, q graph.PathQuery) []RankedPath {
 	all := q
 	all.MaxPaths = 1 << 30
@@ -336,10 +337,29 @@ func OracleRankedPaths(ents []graph.Entity, rels []graph.Relation, sources []gra
 		}
 		ws = append(ws, w)
 	}
-	slices.SortStableFunc(ws, func(a, b weighed) int {
+	byEvidence := func(a, b weighed) int {
 		return cmp.Or(cmp.Compare(a.Path.Len(), b.Path.Len()), -cmp.Compare(a.Score, b.Score), -cmp.Compare(a.outlets, b.outlets),
 			-cmp.Compare(a.sources, b.sources), -cmp.Compare(a.claims, b.claims), graph.ComparePaths(a.Path, b.Path))
-	})
+	}
+	slices.SortStableFunc(ws, byEvidence)
+	if q.LongerBy > 0 && len(ws) > 0 {
+		// Routes up to LongerBy hops longer than the shortest, each extra hop costing 0.25 of score, ranked
+		// together ahead of the rest.
+		shortest := ws[0].Path.Len()
+		var near, far []weighed
+		for _, w := range ws {
+			if w.Path.Len() <= shortest+q.LongerBy {
+				near = append(near, w)
+			} else {
+				far = append(far, w)
+			}
+		}
+		cost := func(w weighed) float64 {
+			return math.Round((w.Score-0.25*float64(w.Path.Len()-shortest))*1e6) / 1e6
+		}
+		slices.SortStableFunc(near, func(a, b weighed) int { return cmp.Or(-cmp.Compare(cost(a), cost(b)), byEvidence(a, b)) })
+		ws = append(near, far...)
+	}
 	var out []RankedPath
 	for _, w := range ws[:min(len(ws), q.MaxPaths)] {
 		out = append(out, w.RankedPath)

@@ -864,7 +864,11 @@ type FindPathsRequest struct {
 	// joined through it. Such hops say `through_via`.
 	FollowVia bool `protobuf:"varint,8,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
 	// Only the claims of these sources count: relations count, and routes are weighed, by them.
-	Sources       *SourceFilter `protobuf:"bytes,9,opt,name=sources,proto3" json:"sources,omitempty"`
+	Sources *SourceFilter `protobuf:"bytes,9,opt,name=sources,proto3" json:"sources,omitempty"`
+	// Also admit routes up to this many hops longer than the shortest (0 to 3) ahead of shorter ones when
+	// they are much better evidenced: those routes are ranked together by their score less 0.25 for each
+	// hop beyond the shortest, then by length. 0: shortest first, always.
+	LongerBy      int32 `protobuf:"varint,10,opt,name=longer_by,json=longerBy,proto3" json:"longer_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -960,6 +964,13 @@ func (x *FindPathsRequest) GetSources() *SourceFilter {
 		return x.Sources
 	}
 	return nil
+}
+
+func (x *FindPathsRequest) GetLongerBy() int32 {
+	if x != nil {
+		return x.LongerBy
+	}
+	return 0
 }
 
 // SourceFilter keeps the claims of some sources only: a relation counts through the claims it keeps.
@@ -4306,7 +4317,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x05as_of\x18\x03 \x01(\tR\x04asOf\x12%\n" +
 	"\x0emin_confidence\x18\x04 \x01(\x01R\rminConfidence\x124\n" +
 	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x124\n" +
-	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xb6\x02\n" +
+	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xd3\x02\n" +
 	"\x10FindPathsRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1b\n" +
@@ -4318,7 +4329,9 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"coTemporal\x12\x1d\n" +
 	"\n" +
 	"follow_via\x18\b \x01(\bR\tfollowVia\x123\n" +
-	"\asources\x18\t \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\x8e\x01\n" +
+	"\asources\x18\t \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\x12\x1b\n" +
+	"\tlonger_by\x18\n" +
+	" \x01(\x05R\blongerBy\"\x8e\x01\n" +
 	"\fSourceFilter\x12-\n" +
 	"\x05kinds\x18\x01 \x03(\x0e2\x17.polgraph.v1.SourceKindR\x05kinds\x12\x18\n" +
 	"\aoutlets\x18\x02 \x03(\tR\aoutlets\x12\x14\n" +
