@@ -43,6 +43,9 @@ type header struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Filter      string `json:"filter,omitempty"`
+	// Exported marks a file polgraph wrote from a graph: it holds what the graph held, and loads back as
+	// it is, without the check of relations against lifetimes (the graph's writes were checked).
+	Exported bool `json:"exported,omitempty"`
 }
 
 type sourceRecord struct {
@@ -210,9 +213,10 @@ type reader struct {
 	ownStart map[graph.EntityName]bool
 	// founded is, for each party or organisation without a valid_from of its own, the date of its earliest
 	// dated FOUNDED relation: it exists from then (checkLifetimes finds it; Each applies it).
-	founded map[graph.EntityName]graph.FuzzyDate
-	sink    Sink
-	sinkErr error
+	founded  map[graph.EntityName]graph.FuzzyDate
+	exported bool // some file is an export of a graph: checkLifetimes refuses nothing
+	sink     Sink
+	sinkErr  error
 }
 
 // relationBrief is what checkReferences needs of a relation.
@@ -649,6 +653,10 @@ func (r *reader) header(at where, h header) {
 	r.text(at, "name", h.Name, MaxDatasetName, false)
 	r.text(at, "description", h.Description, graph.MaxDescription, true)
 	r.needsV2(at, "filter", h.Filter != "")
+	r.needsV2(at, "exported", h.Exported)
+	if h.Exported {
+		r.exported = true
+	}
 	r.text(at, "filter", h.Filter, graph.MaxDescription, false)
 }
 
@@ -1143,6 +1151,9 @@ func (r *reader) checkReferences() {
 // input defines (graph.LifeOf: a candidacy may come before its seat). A party or organisation with no
 // valid_from of its own exists from the earliest FOUNDED relation the input dates, as the graph reads it.
 func (r *reader) checkLifetimes(briefs []relationBrief) {
+	if r.exported {
+		return
+	}
 	lives := maps.Clone(r.lives)
 	for _, rel := range briefs {
 		life, ok := lives[rel.to]

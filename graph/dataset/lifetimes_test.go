@@ -70,3 +70,28 @@ func TestRelationsOutsideLifetimesAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestAnExportLoadsBackAsItIs: a file polgraph exported from a graph (its header says exported) loads
+// back whatever its relations' dates, since the graph held them; the same file without the mark is
+// refused.
+func TestAnExportLoadsBackAsItIs(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"record":"source","name":"sources/s","title":"S","kind":"ARTICLE"}`,
+		`{"record":"entity","name":"actors/dead","display_name":"Dead Man","death_date":"1999"}`,
+		`{"record":"entity","name":"parties/new","display_name":"New Party","valid_from":"2010"}`,
+		`{"record":"relation","type":"LEADS","from":"actors/dead","to":"parties/new","valid_from":"2010","claims":[{"source":"sources/s","excerpt":"So.","confidence":0.9,"status":"REPORTED"}]}`,
+	}
+	for _, tc := range []struct {
+		header string
+		ok     bool
+	}{
+		{`{"record":"dataset","format":"polgraph/v2","name":"export","exported":true}`, true},
+		{`{"record":"dataset","format":"polgraph/v2","name":"export"}`, false},
+	} {
+		in := strings.Join(append([]string{tc.header}, lines...), "\n") + "\n"
+		if _, err := dataset.Read([]dataset.File{{Name: "x.jsonl", R: strings.NewReader(in)}}); (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want ok=%v", tc.header, err, tc.ok)
+		}
+	}
+}

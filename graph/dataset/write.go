@@ -24,6 +24,8 @@ type Header struct {
 	// Filter is, for an export, the filter that chose its relations in words (graph.RelationFilter.Words);
 	// empty when none did.
 	Filter string
+	// Exported marks an export of a graph: it loads back as it is (see the format's header).
+	Exported bool
 }
 
 // NewWriter starts a dataset on w with its header record.
@@ -34,7 +36,7 @@ func NewWriter(w io.Writer, name, description string) *Writer {
 // NewWriterHeaded starts a dataset on w with the header h.
 func NewWriterHeaded(w io.Writer, h Header) *Writer {
 	dw := &Writer{w: bufio.NewWriterSize(w, 256<<10)}
-	dw.record(header{Record: "dataset", Format: Format, Name: h.Name, Description: h.Description, Filter: h.Filter})
+	dw.record(header{Record: "dataset", Format: Format, Name: h.Name, Description: h.Description, Filter: h.Filter, Exported: h.Exported})
 	return dw
 }
 

@@ -47,7 +47,7 @@ func Write(w io.Writer, format string, g graph.Subgraph) error {
 				live.Relations = append(live.Relations, r)
 			}
 		}
-		return dataset.WriteSubgraphHeaded(w, dataset.Header{Name: "export", Description: exportDescription(g), Filter: g.Filter}, live)
+		return dataset.WriteSubgraphHeaded(w, dataset.Header{Name: "export", Description: exportDescription(g), Filter: g.Filter, Exported: true}, live)
 	case "popolo":
 		return popolo.Write(w, g)
 	case "ftm":

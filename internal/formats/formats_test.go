@@ -76,7 +76,7 @@ func TestEveryFormatWrites(t *testing.T) {
 		if err := formats.Write(&filtered, f, g2); err != nil {
 			t.Fatal(err)
 		}
-		want := `{"record":"dataset","format":"polgraph/v2","name":"export","description":"exported from polgraph: the whole graph, the relations that count under the filter (as of 2014; undated relations excluded; statuses ALLEGED, REPORTED, CONFIRMED (a relation some claim denies counts only through a CONFIRMED one))","filter":"as of 2014; undated relations excluded; statuses ALLEGED, REPORTED, CONFIRMED (a relation some claim denies counts only through a CONFIRMED one)"}`
+		want := `{"record":"dataset","format":"polgraph/v2","name":"export","description":"exported from polgraph: the whole graph, the relations that count under the filter (as of 2014; undated relations excluded; statuses ALLEGED, REPORTED, CONFIRMED (a relation some claim denies counts only through a CONFIRMED one))","filter":"as of 2014; undated relations excluded; statuses ALLEGED, REPORTED, CONFIRMED (a relation some claim denies counts only through a CONFIRMED one)","exported":true}`
 		if first, _, _ := strings.Cut(filtered.String(), "\n"); first != want {
 			t.Errorf("filtered header\n got %s\nwant %s", first, want)
 		}

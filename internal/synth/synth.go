@@ -445,6 +445,10 @@ func (g *generator) writeEntities() error {
 	for i, s := range g.seats {
 		seatAt[s.id] = i
 	}
+	founded := map[int32]bool{} // the organisations a FOUNDED relation dates (relations())
+	for _, o := range g.orgs {
+		founded[o] = true
+	}
 	g.stats.Degrees = make([]int32, len(g.ents))
 	for id, e := range g.ents {
 		out := graph.Entity{Name: e.name, Kind: e.kind, DisplayName: e.display}
@@ -495,6 +499,11 @@ func (g *generator) writeEntities() error {
 			}
 		case graph.KindOrganisation:
 			out.Description = "Organisation."
+			if founded[int32(id)] {
+				// Its founding, as its FOUNDED relation dates it: written here, so that the file says it
+				// as the graph reads it (dataset.Read would take it from that relation).
+				out.ValidFrom = graph.FuzzyDate{Year: FirstYear}
+			}
 		}
 		if err := g.sink.WriteEntity(out); err != nil {
 			return err
