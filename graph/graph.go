@@ -306,6 +306,9 @@ type Relation struct {
 	ValidFrom FuzzyDate
 	ValidTo   FuzzyDate
 	Date      FuzzyDate
+	// DatesFrom says where the relation's dates come from when not from its claims' excerpts: "public
+	// record: elected Labour leader on 4 April 2020". Empty: the cited excerpts give them.
+	DatesFrom string
 	Claims    []Claim
 	Deleted   Tombstone // set when the relation was deleted: kept, but in no search
 	// MergedInto is set (with Deleted) when a merge of entities moved the relation's claims to another

@@ -156,6 +156,7 @@ type relationRecord struct {
 	ValidFrom string        `json:"valid_from"`
 	ValidTo   string        `json:"valid_to"`
 	Date      string        `json:"date"`
+	DatesFrom string        `json:"dates_from"`
 	Claims    []claimRecord `json:"claims"`
 }
 
@@ -973,6 +974,12 @@ func (r *reader) relation(at where, rec relationRecord) {
 	if !rel.Date.IsZero() && (!rel.ValidFrom.IsZero() || !rel.ValidTo.IsZero()) {
 		r.add(at, "date", "a relation is an event (date) or a state (valid_from, valid_to), not both")
 	}
+	r.needsV2(at, "dates_from", rec.DatesFrom != "")
+	r.text(at, "dates_from", rec.DatesFrom, graph.MaxDatesFrom, true)
+	if rec.DatesFrom != "" && !rel.Dated() {
+		r.add(at, "dates_from", "says where the relation's dates come from, and it has none")
+	}
+	rel.DatesFrom = rec.DatesFrom
 	key := rec.Key
 	if key == "" && rec.Term != "" && graph.ValidSlug(graph.Slug(rec.Term)) {
 		key = graph.Slug(rec.Term) // parallel memberships of one pair are told apart by their terms

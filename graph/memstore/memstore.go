@@ -845,7 +845,7 @@ func (s *Store) writeRelation(r graph.Relation, v int64) {
 		s.claimOf[c.Name] = r.Name
 	}
 	next := graph.Relation{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Role: r.Role, Via: r.Via, Term: r.Term,
-		ValidFrom: date(r.ValidFrom), ValidTo: date(r.ValidTo), Date: date(r.Date),
+		ValidFrom: date(r.ValidFrom), ValidTo: date(r.ValidTo), Date: date(r.Date), DatesFrom: r.DatesFrom,
 		Claims: graph.MergeClaims(rec.r.Claims, claims), Deleted: rec.r.Deleted, MergedInto: rec.r.MergedInto}
 	if len(next.Claims) == 0 {
 		next.Claims = nil

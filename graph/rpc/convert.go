@@ -107,7 +107,7 @@ func relationPB(r graph.Relation) *pb.Relation {
 	out := &pb.Relation{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
 		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Undated: !r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims)),
-		Deleted: tombstonePB(r.Deleted)}
+		Deleted: tombstonePB(r.Deleted), DatesFrom: r.DatesFrom}
 	for _, c := range r.Claims {
 		src := c.Source
 		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, RecordId: c.Record, Confidence: c.Confidence,

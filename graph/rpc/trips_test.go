@@ -431,3 +431,36 @@ func TestSourceFiltersOverGRPC(t *testing.T) {
 		t.Errorf("longer_by 1: %d paths, %v", len(longer.GetPaths()), err)
 	}
 }
+
+// TestDatesFromThePublicRecordSaySo: a relation dated from the public record, not from its excerpts, says
+// so with a citation in every answer that shows it; one dated by its excerpt says nothing.
+func TestDatesFromThePublicRecordSaySo(t *testing.T) {
+	t.Parallel()
+	client, _ := serveDefaultGraph(t)
+	ctx := context.Background()
+	tests := []struct {
+		relation, want string
+	}{
+		{"relations/keir-starmer.leads.labour", "public record: elected Labour leader on 4 April 2020 (Labour Party)"},
+		{"relations/tony-blair.leads.labour", "public record: Labour leader from 21 July 1994 to 24 June 2007 (Labour Party)"},
+		{"relations/lutfur-rahman.leads.tower-hamlets-council", ""}, // "from 2008 to 2010", the Daily Mail says
+	}
+	for _, tc := range tests {
+		resp, err := client.GetRelation(ctx, &pb.GetRelationRequest{Name: tc.relation})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.GetRelation().GetDatesFrom(); got != tc.want {
+			t.Errorf("%s: dates_from %q, want %q", tc.relation, got, tc.want)
+		}
+	}
+	// Paths show it too.
+	paths, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: "Lutfur Rahman", To: "Keir Starmer", MaxPaths: 1})
+	if err != nil || len(paths.GetPaths()) == 0 {
+		t.Fatal(err)
+	}
+	last := paths.GetPaths()[0].GetHops()[len(paths.GetPaths()[0].GetHops())-1].GetRelation()
+	if last.GetName() != "relations/keir-starmer.leads.labour" || !strings.HasPrefix(last.GetDatesFrom(), "public record:") {
+		t.Errorf("the path's last hop %s says its dates come from %q", last.GetName(), last.GetDatesFrom())
+	}
+}

@@ -1102,7 +1102,10 @@ type Relation struct {
 	Deleted *Tombstone `protobuf:"bytes,14,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// The legislative period (an organisation, e.g. `organisations/scottish-parliament-term-4`) a
 	// membership or office belongs to.
-	Term          string `protobuf:"bytes,15,opt,name=term,proto3" json:"term,omitempty"`
+	Term string `protobuf:"bytes,15,opt,name=term,proto3" json:"term,omitempty"`
+	// Where the relation's dates come from when the claims' excerpts do not give them, with a citation
+	// ("public record: elected Labour leader on 4 April 2020"). Empty: the cited excerpts give them.
+	DatesFrom     string `protobuf:"bytes,16,opt,name=dates_from,json=datesFrom,proto3" json:"dates_from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1238,6 +1241,13 @@ func (x *Relation) GetDeleted() *Tombstone {
 func (x *Relation) GetTerm() string {
 	if x != nil {
 		return x.Term
+	}
+	return ""
+}
+
+func (x *Relation) GetDatesFrom() string {
+	if x != nil {
+		return x.DatesFrom
 	}
 	return ""
 }
@@ -1571,7 +1581,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x06status\x18\x05 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x17\n" +
 	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\x124\n" +
 	"\tretracted\x18\a \x01(\v2\x16.polgraph.v1.TombstoneR\tretracted\x12\x1b\n" +
-	"\trecord_id\x18\b \x01(\tR\brecordId\"\xbf\x03\n" +
+	"\trecord_id\x18\b \x01(\tR\brecordId\"\xde\x03\n" +
 	"\bRelation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -1589,7 +1599,9 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\aundated\x18\f \x01(\bR\aundated\x12.\n" +
 	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x120\n" +
 	"\adeleted\x18\x0e \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x12\x12\n" +
-	"\x04term\x18\x0f \x01(\tR\x04term\"\xcf\x01\n" +
+	"\x04term\x18\x0f \x01(\tR\x04term\x12\x1d\n" +
+	"\n" +
+	"dates_from\x18\x10 \x01(\tR\tdatesFrom\"\xcf\x01\n" +
 	"\aVerdict\x12+\n" +
 	"\x11supporting_claims\x18\x01 \x01(\x05R\x10supportingClaims\x12%\n" +
 	"\x0edenying_claims\x18\x02 \x01(\x05R\rdenyingClaims\x12-\n" +
