@@ -132,6 +132,7 @@ func PageBounds(n, offset, size int) (start, end, next int) {
 type RelationsQuery struct {
 	Entity    string // a resource name, or a name or alias naming one entity
 	Filter    RelationFilter
+	Sources   SourceFilter // only the claims of these sources count
 	Direction Direction
 	PageSize  int // 0: DefaultRelationsPageSize
 	Offset    int
@@ -174,6 +175,7 @@ func (q RelationsQuery) Validate() error {
 		v.Add("direction", "%q is not a direction (want OUTGOING or INCOMING)", Truncate(string(q.Direction), 40))
 	}
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("ListRelations", "invalid relations query")
 }
 
@@ -181,8 +183,9 @@ func (q RelationsQuery) Validate() error {
 type TimelineQuery struct {
 	Entity   string // a resource name, or a name or alias naming one entity
 	Filter   RelationFilter
-	PageSize int // 0: DefaultTimelinePageSize
-	Offset   int // in the dated relations, then the undated ones
+	Sources  SourceFilter // only the claims of these sources count
+	PageSize int          // 0: DefaultTimelinePageSize
+	Offset   int          // in the dated relations, then the undated ones
 }
 
 // TimelineEntry is a dated relation on a timeline.
@@ -228,6 +231,7 @@ func (q TimelineQuery) Validate() error {
 	checkEntityText(&v, "entity", q.Entity)
 	checkPageSize(&v, q.PageSize, DefaultTimelinePageSize, MaxTimelinePageSize)
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("GetTimeline", "invalid timeline query")
 }
 

@@ -227,3 +227,53 @@ func TestSourceFiltersOnPathsAndNeighbourhoods(t *testing.T) {
 		t.Errorf("%d path answers, %d neighbourhoods, %d changed by the filter: the test is too weak", paths, hoods, differ)
 	}
 }
+
+// TestSourceFiltersOnRelationsAndTimelines: ListRelations and GetTimeline under random source filters
+// list what the oracle lists on the graph with only the claims the filter keeps.
+func TestSourceFiltersOnRelationsAndTimelines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	compared, changed := 0, 0
+	for g := uint64(1); g <= 15; g++ {
+		n := 6 + int(g%8)
+		ents, rels := graphtest.RandomGraph(5800+g, n, 4*n)
+		sources := sourcesWithOutlets(g, rels, 5)
+		filters := []graph.SourceFilter{{Outlets: []string{"EVENING STAR"}}, {MinOutlets: 2}, {Sources: []graph.SourceName{sources[1].Name}}}
+		for name, svc := range newServices(t, ents, rels, sources) {
+			r := rand.New(rand.NewPCG(g, 43))
+			for i := 0; i < 10; i++ {
+				e := ents[r.IntN(len(ents))].Name
+				f := randomFilter(r)
+				sf := filters[r.IntN(len(filters))]
+				kept := keptBySources(rels, sf)
+				var want []graph.RelationName
+				want = append(want, graphtest.OracleRelations(ents, kept, e, f, graph.DirectionAny)...)
+				page, err := svc.ListRelations(ctx, graph.RelationsQuery{Entity: string(e), Filter: f, Sources: sf, PageSize: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []graph.RelationName
+				for _, rel := range page.Relations {
+					got = append(got, rel.Name)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%s graph %d: relations of %s under %+v, %+v:\n got %v\nwant %v", name, g, e, f, sf, got, want)
+				}
+				tl, err := svc.GetTimeline(ctx, graph.TimelineQuery{Entity: string(e), Filter: f, Sources: sf, PageSize: 200})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tl.TotalDated+tl.TotalUndated != len(want) {
+					t.Errorf("%s graph %d: the timeline of %s holds %d relations, the list %d", name, g, e, tl.TotalDated+tl.TotalUndated, len(want))
+				}
+				if len(graphtest.OracleRelations(ents, rels, e, f, graph.DirectionAny)) != len(want) {
+					changed++
+				}
+				compared++
+			}
+		}
+	}
+	if compared < 250 || changed < 30 {
+		t.Errorf("%d answers compared, %d changed by the source filter: the test is too weak", compared, changed)
+	}
+}

@@ -11,13 +11,17 @@ import (
 
 // countedLinks resolves the entity a user means (field names the request field) and returns each of its
 // relations that counts under f and goes the way d asks, once, and the source it read them from.
-func (s *Service) countedLinks(ctx context.Context, field, text string, f graph.RelationFilter, d graph.Direction) (graph.Entity, []graph.Link, graph.View, error) {
+func (s *Service) countedLinks(ctx context.Context, field, text string, f graph.RelationFilter, d graph.Direction, sources graph.SourceFilter) (graph.Entity, []graph.Link, graph.View, error) {
 	r, err := s.sourceAndEntities(ctx, []string{field}, []string{text})
 	if err != nil {
 		return graph.Entity{}, nil, nil, err
 	}
 	src, e := r.src, r.ents[0]
-	got, err := src.Links(ctx, []graph.EntityName{e.Name})
+	var links graph.LinkSource = src
+	if !sources.IsZero() {
+		links = bySources{src: src, view: src, f: sources}
+	}
+	got, err := links.Links(ctx, []graph.EntityName{e.Name})
 	if err != nil {
 		return graph.Entity{}, nil, nil, err
 	}
@@ -62,7 +66,7 @@ func (s *Service) ListRelations(ctx context.Context, q graph.RelationsQuery) (gr
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, q.Direction)
+	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, q.Direction, q.Sources)
 	if err != nil {
 		return graph.RelationsPage{}, err
 	}
@@ -103,7 +107,7 @@ func (s *Service) GetTimeline(ctx context.Context, q graph.TimelineQuery) (graph
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, graph.DirectionAny)
+	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, graph.DirectionAny, q.Sources)
 	if err != nil {
 		return graph.Timeline{}, err
 	}

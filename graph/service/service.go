@@ -200,7 +200,7 @@ func (s *Service) GetEntity(ctx context.Context, name string, filter *graph.Rela
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	if filter != nil {
-		e, links, _, err := s.countedLinks(ctx, "name", name, *filter, graph.DirectionAny)
+		e, links, _, err := s.countedLinks(ctx, "name", name, *filter, graph.DirectionAny, graph.SourceFilter{})
 		if err != nil {
 			return graph.EntityInfo{}, err
 		}

@@ -2057,7 +2057,9 @@ type ListRelationsRequest struct {
 	// At most this many relations per page (default 20, at most 100).
 	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// A `next_page_token` from an earlier response to the same request, to continue from there.
-	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only the claims of these sources count.
+	Sources       *SourceFilter `protobuf:"bytes,6,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2125,6 +2127,13 @@ func (x *ListRelationsRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *ListRelationsRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
 }
 
 // ListRelationsResponse is one page of an entity's relations.
@@ -2224,7 +2233,9 @@ type GetTimelineRequest struct {
 	// At most this many relations per page, dated and undated together (default 50, at most 200).
 	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// A `next_page_token` from an earlier response to the same request, to continue from there.
-	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only the claims of these sources count.
+	Sources       *SourceFilter `protobuf:"bytes,5,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2285,6 +2296,13 @@ func (x *GetTimelineRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *GetTimelineRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
 }
 
 // GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
@@ -4433,27 +4451,29 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut\x12\x1e\n" +
 	"\n" +
 	"unexpanded\x18\x05 \x01(\bR\n" +
-	"unexpanded\"\xdd\x01\n" +
+	"unexpanded\"\x92\x02\n" +
 	"\x14ListRelationsRequest\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12<\n" +
 	"\tdirection\x18\x03 \x01(\x0e2\x1e.polgraph.v1.RelationDirectionR\tdirection\x12\x1b\n" +
 	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\"\x80\x02\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\x123\n" +
+	"\asources\x18\x06 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\x80\x02\n" +
 	"\x15ListRelationsResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x123\n" +
 	"\trelations\x18\x02 \x03(\v2\x15.polgraph.v1.RelationR\trelations\x12&\n" +
 	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x1d\n" +
 	"\n" +
 	"total_size\x18\x04 \x01(\x05R\ttotalSize\x12>\n" +
-	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\x9d\x01\n" +
+	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xd2\x01\n" +
 	"\x12GetTimelineRequest\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x04 \x01(\tR\tpageToken\"\xf6\x02\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\x123\n" +
+	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xf6\x02\n" +
 	"\x13GetTimelineResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x124\n" +
 	"\aentries\x18\x02 \x03(\v2\x1a.polgraph.v1.TimelineEntryR\aentries\x12/\n" +
@@ -4751,85 +4771,87 @@ var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	5,   // 38: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
 	11,  // 39: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
 	1,   // 40: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	55,  // 41: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	59,  // 42: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	55,  // 43: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	11,  // 44: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	55,  // 45: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	28,  // 46: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	59,  // 47: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	55,  // 48: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	2,   // 49: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	62,  // 50: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	59,  // 51: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	64,  // 52: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	31,  // 53: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	55,  // 54: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	60,  // 55: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	32,  // 56: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	57,  // 57: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	61,  // 58: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	35,  // 59: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	64,  // 60: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	38,  // 61: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	39,  // 62: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	40,  // 63: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	41,  // 64: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	65,  // 65: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	58,  // 66: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	57,  // 67: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	60,  // 68: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	61,  // 69: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11,  // 70: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	55,  // 71: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	44,  // 72: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	46,  // 73: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	47,  // 74: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	55,  // 75: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	15,  // 76: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	55,  // 77: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	45,  // 78: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	22,  // 79: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	64,  // 80: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	31,  // 81: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	16,  // 82: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	55,  // 83: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	52,  // 84: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	55,  // 85: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11,  // 86: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,   // 87: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,   // 88: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	48,  // 89: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	50,  // 90: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,   // 91: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12,  // 92: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	53,  // 93: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	19,  // 94: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	24,  // 95: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	26,  // 96: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	29,  // 97: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	33,  // 98: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	36,  // 99: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	42,  // 100: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,   // 101: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,   // 102: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	49,  // 103: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	51,  // 104: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10,  // 105: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	14,  // 106: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	54,  // 107: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	20,  // 108: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	25,  // 109: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	27,  // 110: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	30,  // 111: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	34,  // 112: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	37,  // 113: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	43,  // 114: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	101, // [101:115] is the sub-list for method output_type
-	87,  // [87:101] is the sub-list for method input_type
-	87,  // [87:87] is the sub-list for extension type_name
-	87,  // [87:87] is the sub-list for extension extendee
-	0,   // [0:87] is the sub-list for field type_name
+	13,  // 41: polgraph.v1.ListRelationsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 42: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	59,  // 43: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	55,  // 44: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	11,  // 45: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	13,  // 46: polgraph.v1.GetTimelineRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 47: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	28,  // 48: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	59,  // 49: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	55,  // 50: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	2,   // 51: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	62,  // 52: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	59,  // 53: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	64,  // 54: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	31,  // 55: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	55,  // 56: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	60,  // 57: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	32,  // 58: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	57,  // 59: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	61,  // 60: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	35,  // 61: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	64,  // 62: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	38,  // 63: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	39,  // 64: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	40,  // 65: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	41,  // 66: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	65,  // 67: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	58,  // 68: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	57,  // 69: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	60,  // 70: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	61,  // 71: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11,  // 72: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	55,  // 73: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	44,  // 74: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	46,  // 75: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	47,  // 76: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	55,  // 77: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	15,  // 78: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	55,  // 79: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	45,  // 80: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	22,  // 81: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	64,  // 82: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	31,  // 83: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	16,  // 84: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	55,  // 85: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	52,  // 86: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	55,  // 87: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11,  // 88: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,   // 89: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,   // 90: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	48,  // 91: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	50,  // 92: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,   // 93: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12,  // 94: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	53,  // 95: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	19,  // 96: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	24,  // 97: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	26,  // 98: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	29,  // 99: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	33,  // 100: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	36,  // 101: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	42,  // 102: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,   // 103: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,   // 104: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	49,  // 105: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	51,  // 106: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10,  // 107: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	14,  // 108: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	54,  // 109: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	20,  // 110: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	25,  // 111: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	27,  // 112: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	30,  // 113: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	34,  // 114: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	37,  // 115: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	43,  // 116: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	103, // [103:117] is the sub-list for method output_type
+	89,  // [89:103] is the sub-list for method input_type
+	89,  // [89:89] is the sub-list for extension type_name
+	89,  // [89:89] is the sub-list for extension extendee
+	0,   // [0:89] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
