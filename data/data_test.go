@@ -148,7 +148,7 @@ func checkClaims(recs []record) []string {
 // the graph dates each of them, so that an as_of query never shows an event from after its date.
 var eventTypes = map[string]bool{"ACCUSED": true, "CRITICISED": true, "ENDORSES": true, "DEFEATED": true,
 	"APPEARED_WITH": true, "CAMPAIGNED_WITH": true, "SUSPENDED_FROM": true, "RESIGNED_FROM": true,
-	"REMOVED_FROM_OFFICE": true, "FOUNDED": true, "CANDIDATE_FOR": true, "SUCCEEDED_BY": true}
+	"REMOVED_FROM_OFFICE": true, "DESELECTED": true, "FOUNDED": true, "CANDIDATE_FOR": true, "SUCCEEDED_BY": true}
 
 // formerWords find a role that says a state has ended ("former Mayor of London", "ex-leader"). FAMILY is
 // not checked: an ex-husband is a family tie of its own.

@@ -23,7 +23,20 @@ type PathsAnswer struct {
 	Entities  []Entity
 	// IfRelaxed says, of an answer its filter emptied, what would change it.
 	IfRelaxed []Relaxation
+	// NoPath says, when there is no path, why, in words: an end without relations, or without any that
+	// counts under the filter, or no route within the depth.
+	NoPath string
+	// RankingCapped is set when the last length had more routes than were weighed (MaxRanked): the order
+	// among them is the best evidenced of the first by name.
+	RankingCapped bool
 }
+
+// Ranking routes by evidence: FindPaths weighs the routes asked for and RankingExtra more, at most
+// MaxRanked, and orders them by graph.ByEvidence.
+const (
+	RankingExtra = 30
+	MaxRanked    = 50
+)
 
 // Relaxation is what an answer that its filter emptied would hold without one part of the filter.
 type Relaxation struct {

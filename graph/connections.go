@@ -71,7 +71,7 @@ type SharedNeighbor struct {
 	Strength float64
 }
 
-// SharedSource is a source whose claims back relations of at least two of the entities asked about.
+// SharedSource is a source whose claims join at least two of the entities asked about (walk.CommonSources).
 type SharedSource struct {
 	Source Source
 	Inputs []EntityName  // in the order asked

@@ -11,9 +11,12 @@ type ExportQuery struct {
 	Neighborhood NeighborhoodQuery
 	// Paths, when From is set, exports the routes FindPaths answers.
 	Paths PathQuery
-	// Filter chooses the relations of a whole-graph export; zero counts every live relation that some
-	// undenied claim supports (the default filter).
+	// Filter chooses the relations of a whole-graph export, unless Unfiltered.
 	Filter RelationFilter
+	// Unfiltered asks a whole-graph export for everything the graph holds: every source, every live entity
+	// and every live relation, whatever its claims (denied, retracted, disputed), each claim with its
+	// retraction. Loading the export into an empty graph gives the same graph.
+	Unfiltered bool
 }
 
 // EntityLister lists the live entities by name, a page at a time; a whole-graph export writes every one,

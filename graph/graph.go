@@ -306,6 +306,9 @@ type Relation struct {
 	ValidFrom FuzzyDate
 	ValidTo   FuzzyDate
 	Date      FuzzyDate
+	// DatesFrom says where the relation's dates come from when not from its claims' excerpts: "public
+	// record: elected Labour leader on 4 April 2020". Empty: the cited excerpts give them.
+	DatesFrom string
 	Claims    []Claim
 	Deleted   Tombstone // set when the relation was deleted: kept, but in no search
 	// MergedInto is set (with Deleted) when a merge of entities moved the relation's claims to another
@@ -372,7 +375,24 @@ func (r Relation) Link() Link {
 // toLife.
 func (r Relation) LinkBetween(fromLife, toLife Period) Link {
 	return Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: r.Period(), Dated: r.Dated(),
-		Life: fromLife.Intersect(toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric(), Deleted: !r.Deleted.IsZero()}
+		Life: LifeOf(r.Type, fromLife, toLife), Support: SupportOf(r.Claims), Symmetric: r.Type.Symmetric(), Deleted: !r.Deleted.IsZero()}
+}
+
+// LifeOf is when a relation of type t can hold between ends that existed during fromLife and toLife: while
+// both existed, except that a candidacy (CANDIDATE_FOR) is not bounded by its seat's creation. A candidate
+// is nominated for a seat the election itself brings into being (Bethnal Green and Stepney exists from
+// polling day, 2024-07-04, and its candidates stood from May); the seat's abolition still bounds it.
+//
+// A succession (SUCCEEDED_BY) happens as one seat gives way to the other: it can hold from the first's
+// creation to the second's abolition, its date the day the second begins.
+func LifeOf(t RelationType, fromLife, toLife Period) Period {
+	switch t {
+	case CandidateFor:
+		toLife.Start = OpenPeriod.Start
+	case SucceededBy:
+		return Period{Start: fromLife.Start, End: toLife.End}
+	}
+	return fromLife.Intersect(toLife)
 }
 
 // Lifetime is when the entity existed: from its valid_from (a seat's creation, a party's founding) to its
@@ -396,12 +416,16 @@ func (e Entity) Lifetime() Period {
 	return p
 }
 
-// RelationCount counts an entity's relations of one type in one direction.
+// RelationCount counts an entity's relations of one type in one direction. A symmetric type has no
+// direction: its relations are counted once, with Outgoing true, and Undirected says so.
 type RelationCount struct {
 	Type     RelationType
 	Outgoing bool
 	Count    int
 }
+
+// Undirected reports whether the count is of a symmetric type, whose relations have no direction.
+func (c RelationCount) Undirected() bool { return c.Type.Symmetric() }
 
 // RelationHeader is a relation without its claims, with what a drawing of it needs from them.
 type RelationHeader struct {

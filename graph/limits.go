@@ -18,6 +18,8 @@ const (
 	// over-long one be refused without quoting it.
 	MaxName = 128
 
+	// MaxDatesFrom bounds where a relation's dates come from (Relation.DatesFrom).
+	MaxDatesFrom = 500
 	// MaxDisplayName bounds how an entity is shown; it is indexed (as a search key).
 	MaxDisplayName = 500
 	// MaxAlias bounds each alias; each is indexed (as a search key).

@@ -33,6 +33,8 @@ type NeighborhoodQuery struct {
 	// FollowVia also joins a relation's `from` to its via (the party a member sat for), as an edge of that
 	// relation (Edge.ThroughVia).
 	FollowVia bool
+	// Sources keeps the claims of some sources only: relations count, and are ranked, by them.
+	Sources SourceFilter
 }
 
 // Normalize fills in defaults.
@@ -80,6 +82,7 @@ func (q NeighborhoodQuery) Validate() error {
 		}
 	}
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("ExploreNeighborhood", "invalid neighbourhood query")
 }
 
@@ -166,7 +169,7 @@ func (n *Neighborhood) Release() {
 	n.Edges, n.Nodes = nil, nil
 }
 
-// Truncation counts what the caps left out around one expanded entity.
+// Truncation counts what an answer leaves out around one of its entities.
 type Truncation struct {
 	Entity EntityName
 	// LeftOut counts the entities joined to it under the filter that the answer does not hold.
@@ -174,6 +177,9 @@ type Truncation struct {
 	// RelationsLeftOut counts the relations to those entities; ByType breaks them down.
 	RelationsLeftOut int
 	ByType           []RelationCount
+	// Unexpanded is set when the walk did not expand the entity (it was reached at the last depth, or the
+	// caps were spent): what it counts lies beyond the depth asked as well as beyond the caps.
+	Unexpanded bool
 }
 
 // Neighborhood is one page of the answer to a NeighborhoodQuery.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // RelationFilter decides which relations count as links.
@@ -135,6 +136,54 @@ func (f *RelationFilter) CountsParts(deleted bool, typ RelationType, effective P
 	return f.CountsBrief(false, dated, support)
 }
 
+// Words says the filter in words, as an export's header records it: "as of 2014; undated relations
+// excluded; types MEMBER_OF, LEADS; statuses ALLEGED, REPORTED, CONFIRMED (DENIED only when named;
+// disputed relations through CONFIRMED claims alone); confidence at least 0.5". Parts it leaves at their
+// default (every type, any time, any confidence) are not said.
+func (f RelationFilter) Words() string {
+	var parts []string
+	if !f.AsOf.IsZero() {
+		parts = append(parts, "as of "+f.AsOf.String())
+	}
+	switch {
+	case f.Undated == UndatedInclude && !f.AsOf.IsZero():
+		parts = append(parts, "undated relations included")
+	case f.Undated == UndatedExclude:
+		parts = append(parts, "undated relations excluded")
+	case !f.AsOf.IsZero():
+		parts = append(parts, "undated relations excluded")
+	}
+	list := func(label string, ts []RelationType) {
+		if len(ts) == 0 {
+			return
+		}
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = string(t)
+		}
+		parts = append(parts, label+" "+strings.Join(names, ", "))
+	}
+	list("types", f.IncludeTypes)
+	list("not types", f.ExcludeTypes)
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = DefaultStatuses
+	}
+	names := make([]string, len(statuses))
+	for i, st := range statuses {
+		names[i] = string(st)
+	}
+	s := "statuses " + strings.Join(names, ", ")
+	if !slices.Contains(statuses, StatusDenied) {
+		s += " (a relation some claim denies counts only through a CONFIRMED one)"
+	}
+	parts = append(parts, s)
+	if f.MinConfidence > 0 {
+		parts = append(parts, "confidence at least "+strconv.FormatFloat(f.MinConfidence, 'g', -1, 64))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Plain reports whether the filter asks nothing of a relation's type or time: whether it counts or not
 // is then told by countsBrief alone.
 func (f *RelationFilter) Plain() bool {
@@ -194,7 +243,18 @@ type PathQuery struct {
 	// FollowVia also walks from a relation's `from` end to its via (the party a member sat for), as a hop
 	// of that relation (see ViaLinkName).
 	FollowVia bool
+	// Sources keeps the claims of some sources only: relations count, and routes are weighed, by them.
+	Sources SourceFilter
+	// LongerBy admits routes up to this many hops longer than the shortest found ahead of shorter ones
+	// when they are much better evidenced (RankRoutes).
+	LongerBy int
 }
+
+// MaxLongerBy bounds PathQuery.LongerBy; LongerHopCost is the score an extra hop must be paid for with.
+const (
+	MaxLongerBy   = 3
+	LongerHopCost = 0.25
+)
 
 // Normalize fills in defaults.
 func (q *PathQuery) Normalize() {
@@ -225,6 +285,10 @@ func (q PathQuery) Validate() error {
 		v.Add("max_depth", "must be between 1 and %d, got %d", MaxMaxDepth, q.MaxDepth)
 	}
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
+	if q.LongerBy < 0 || q.LongerBy > MaxLongerBy {
+		v.Add("longer_by", "must be between 0 and %d, got %d", MaxLongerBy, q.LongerBy)
+	}
 	return v.Err("FindPaths", "invalid path query")
 }
 
@@ -249,6 +313,10 @@ type Path struct {
 	// During is, for a co-temporal query, when the route held as a whole: the days of the as-of period
 	// (or of all time) on which every hop held; empty otherwise.
 	During []Period
+	// Evidence is how well the route is evidenced (FindPaths weighs it; zero from graph/walk alone).
+	Evidence RouteEvidence
+	// Reason says, in words, the route's evidence and where it comes from (Evidence.Reason).
+	Reason string
 }
 
 // Len is the path's length in hops.

@@ -30,8 +30,14 @@ type SourceInfo struct {
 // SourceQuery asks for one page of sources.
 type SourceQuery struct {
 	Kind          SourceKind // empty: every kind
-	Outlet        string     // empty: every outlet; else exactly this one
+	Outlet        string     // empty: every outlet; else this one, whatever its case (SameOutlet)
 	Offset, Limit int
+}
+
+// SameOutlet reports whether two outlets' names are one, ignoring case and surrounding spaces: "daily
+// mail" asks for the Daily Mail.
+func SameOutlet(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
 // SourceSummary is a source and how many claims cite it.
@@ -126,6 +132,7 @@ func PageBounds(n, offset, size int) (start, end, next int) {
 type RelationsQuery struct {
 	Entity    string // a resource name, or a name or alias naming one entity
 	Filter    RelationFilter
+	Sources   SourceFilter // only the claims of these sources count
 	Direction Direction
 	PageSize  int // 0: DefaultRelationsPageSize
 	Offset    int
@@ -168,6 +175,7 @@ func (q RelationsQuery) Validate() error {
 		v.Add("direction", "%q is not a direction (want OUTGOING or INCOMING)", Truncate(string(q.Direction), 40))
 	}
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("ListRelations", "invalid relations query")
 }
 
@@ -175,8 +183,9 @@ func (q RelationsQuery) Validate() error {
 type TimelineQuery struct {
 	Entity   string // a resource name, or a name or alias naming one entity
 	Filter   RelationFilter
-	PageSize int // 0: DefaultTimelinePageSize
-	Offset   int // in the dated relations, then the undated ones
+	Sources  SourceFilter // only the claims of these sources count
+	PageSize int          // 0: DefaultTimelinePageSize
+	Offset   int          // in the dated relations, then the undated ones
 }
 
 // TimelineEntry is a dated relation on a timeline.
@@ -222,6 +231,7 @@ func (q TimelineQuery) Validate() error {
 	checkEntityText(&v, "entity", q.Entity)
 	checkPageSize(&v, q.PageSize, DefaultTimelinePageSize, MaxTimelinePageSize)
 	q.Filter.Validate("filter.", &v)
+	q.Sources.Validate("sources.", &v)
 	return v.Err("GetTimeline", "invalid timeline query")
 }
 
@@ -241,17 +251,41 @@ func checkSourceName(v *Violations, field string, name SourceName) {
 	}
 }
 
+// checkTitle reports a missing or over-long title of a source, or one without letters or digits.
+func checkTitle(v *Violations, field, text string) {
+	switch {
+	case strings.TrimSpace(text) == "":
+		v.Add(field, "required: a source's resource name such as sources/daily-mail-2023-11-03-lutfur-rahman, or its title")
+	case len(text) > MaxQueryLength:
+		v.Add(field, "%d bytes; at most %d", len(text), MaxQueryLength)
+	case NormalizeName(text) == "":
+		v.Add(field, "has no letters or digits to look for")
+	}
+}
+
 // SourceRequest asks for a source and one page of the claims that cite it.
 type SourceRequest struct {
+	// Name is the source's resource name, or its title (or a part of it naming one source), whatever its
+	// case and punctuation.
 	Name     SourceName
 	PageSize int // claims per page; 0: DefaultSourcePageSize
 	Offset   int
 }
 
+// ByName reports whether the request names its source by resource name (or by something shaped like
+// one, such as an entity's name), not by title.
+func (q SourceRequest) ByName() bool {
+	return strings.HasPrefix(string(q.Name), "sources/") || LooksLikeResourceName(string(q.Name))
+}
+
 // Validate reports every problem with the request as an Invalid error with field violations.
 func (q SourceRequest) Validate() error {
 	var v Violations
-	checkSourceName(&v, "name", q.Name)
+	if q.ByName() {
+		checkSourceName(&v, "name", q.Name)
+	} else {
+		checkTitle(&v, "name", string(q.Name))
+	}
 	checkPageSize(&v, q.PageSize, DefaultSourcePageSize, MaxSourcePageSize)
 	return v.Err("GetSource", "invalid source request")
 }

@@ -68,12 +68,13 @@ type (
 		ValidFrom  string        `json:"valid_from,omitempty"`
 		ValidTo    string        `json:"valid_to,omitempty"`
 		Date       string        `json:"date,omitempty"`
+		DatesFrom  string        `json:"dates_from,omitempty"`
 		Claims     []ClaimOut    `json:"claims"`
 		Deleted    *TombstoneOut `json:"deleted,omitempty"`
 		MergedInto string        `json:"merged_into,omitempty"`
 	}
 	// TombstoneOut says when, by whom and why a resource was retracted or deleted (the trail shows it;
-	// dataset files never hold one).
+	// a dataset file holds a claim's retraction, never a deletion).
 	TombstoneOut struct {
 		Time   string `json:"time"`
 		By     string `json:"by"`
@@ -148,7 +149,7 @@ func RelationRecord(r Relation) (RelationOut, error) {
 		return RelationOut{}, err
 	}
 	out := RelationOut{Record: "relation", Type: string(r.Type), From: string(r.From), To: string(r.To), Key: key,
-		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(),
+		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(), DatesFrom: r.DatesFrom,
 		Claims: make([]ClaimOut, len(r.Claims)), Deleted: tombstoneOut(r.Deleted), MergedInto: string(r.MergedInto)}
 	for i, c := range r.Claims {
 		ck, err := ClaimKey(r.Name, c)

@@ -8,4 +8,8 @@ type Subgraph struct {
 	Entities  []Entity
 	Relations []Relation
 	Sources   []Source
+	// Scope says, in words, what part of the graph this is ("the whole graph", "the neighbourhood of
+	// actors/x, depth 1"); Filter, the filter that chose its relations ("" when none did: every relation,
+	// whatever its claims). An export's header says both.
+	Scope, Filter string
 }

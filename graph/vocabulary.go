@@ -25,6 +25,9 @@ const (
 	PartOf             RelationType = "PART_OF"
 	SucceededBy        RelationType = "SUCCEEDED_BY"
 	CampaignedWith     RelationType = "CAMPAIGNED_WITH"
+	// Deselected is a party withdrawing an actor as its candidate for a seat or office: not a removal
+	// from the office itself (REMOVED_FROM_OFFICE), which only a court, a council or a vote does.
+	Deselected RelationType = "DESELECTED"
 )
 
 // typeInfo is what the vocabulary says of a type.
@@ -59,12 +62,13 @@ var vocabulary = map[RelationType]typeInfo{
 	PartOf:             {from: []Kind{KindParty, KindOrganisation, KindSeat}, to: []Kind{KindParty, KindOrganisation, KindSeat}},
 	SucceededBy:        {from: seat, to: seat},
 	CampaignedWith:     {symmetric: true, from: actor, to: actor},
+	Deselected:         {from: actor, to: seat},
 }
 
 // RelationTypes lists the vocabulary in a fixed order.
 var RelationTypes = []RelationType{MemberOf, Leads, HoldsOffice, CandidateFor, FormerlyWorkedWith, Endorses,
 	Accused, RemovedFromOffice, SuspendedFrom, ResignedFrom, Founded, Criticised, Defeated, Family,
-	AppearedWith, PartOf, SucceededBy, CampaignedWith}
+	AppearedWith, PartOf, SucceededBy, CampaignedWith, Deselected}
 
 // Valid reports whether t is in the vocabulary.
 func (t RelationType) Valid() bool { _, ok := vocabulary[t]; return ok }

@@ -141,10 +141,26 @@ const (
 	MaxRequestID = 100  // bytes of a request id
 )
 
+type recordedTombstoneKey struct{}
+
+// WithRecordedTombstone has the tombstones written under ctx dated and signed as t, not now by the
+// writer: a load restoring a retraction that a dataset file records (t's reason is ignored; each write
+// gives its own).
+func WithRecordedTombstone(ctx context.Context, t Tombstone) context.Context {
+	return context.WithValue(ctx, recordedTombstoneKey{}, t)
+}
+
+// RecordedTombstone is the tombstone WithRecordedTombstone put in ctx, if any.
+func RecordedTombstone(ctx context.Context) (Tombstone, bool) {
+	t, ok := ctx.Value(recordedTombstoneKey{}).(Tombstone)
+	return t, ok
+}
+
 // Tombstones keep what is retracted or deleted, marked, so that nothing is lost and the trail can show it.
 type Tombstones interface {
 	// RetractClaim marks a claim retracted (it is kept and shown, and never counts) and recomputes its
-	// relation's summary. NotFound for an unknown claim.
+	// relation's summary, dated now and signed by the writer unless ctx says otherwise
+	// (WithRecordedTombstone). NotFound for an unknown claim.
 	RetractClaim(ctx context.Context, claim, reason string) (WriteResult, error)
 	// DeleteRelation marks a relation deleted: no search finds it any more. NotFound for an unknown one.
 	DeleteRelation(ctx context.Context, name RelationName, reason string) (WriteResult, error)

@@ -93,11 +93,9 @@ func (rep *report) markdown() string {
 	}
 
 	p("\n## Loading\n\n")
-	p("polgraph's loader is `dataset.CheckFiles` (parse and check everything, holding only names) then `Checked.Load` over `graph/dgraph.Store` (the file read again as it is written, stage by stage) with batches of %d records, as `polgraph load` does. "+
-		"`dgraph live` loads the same graph as N-Quads (`graph/dgraph.NQuadWriter`) into a second fresh Dgraph. "+
-		"Rates are per second of writing; *end to end* adds polgraph's check; live's relations/s counts each relation's share of the quads. "+
-		"polgraph's quads/s counts what it wrote as the N-Quads that stand for it in live's file, so the two loaders compare on the same measure even when a load is partial: *live ÷ polgraph* is live's quads/s over polgraph's. "+
-		"Peaks are resident memory (VmHWM): the alpha's over its life, polgraph's over the check and the load, the loaders' over their runs.", cfg.Batch)
+	p("polgraph loads as `polgraph load` does (check, then batches of %d records); `dgraph live` loads the same graph as N-Quads into a second fresh Dgraph. "+
+		"Rates are per second of writing (*end to end* adds the check); both loaders' quads/s count the N-Quads that stand for what they wrote, so *live ÷ polgraph* compares them even on a partial load. "+
+		"Peaks are resident memory (VmHWM).", cfg.Batch)
 	if cfg.LoadBudget > 0 {
 		p(" Each loader had %s per size; a load that ran out of time is marked *partial* and its rate is over what it wrote; the queries then ran on a Dgraph filled by polgraph's bulk path (`polgraph load --nquads`, then `dgraph bulk`).", cfg.LoadBudget)
 	}

@@ -281,7 +281,8 @@ func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer
 
 // pathCmd is `polgraph path FROM TO`.
 func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var maxDepth, maxPaths *int
+	var maxDepth, maxPaths, longerBy, minOutlets *int
+	var outlets *string
 	var coTemporal *bool
 	var directed, followVia *bool
 	c, fs, err := clientCommand("path", "usage: polgraph path [flags] FROM TO\n\nFROM and TO are resource names (actors/keir-starmer) or names (\"Keir Starmer\").",
@@ -291,14 +292,27 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			directed = fs.Bool("directed", false, "follow relations only in their direction")
 			coTemporal = fs.Bool("co-temporal", false, "only routes whose hops all held at one moment (of --as-of, or of all time)")
 			followVia = fs.Bool("follow-via", false, "also walk from a relation's from to its via (an MP to the party they sat for)")
+			longerBy = fs.Int("longer-by", 0, "admit routes up to this many hops longer when much better evidenced (0 to 3)")
+			outlets = fs.String("outlets", "", "only claims of these outlets count, comma-separated (\"Daily Mail,BBC\")")
+			minOutlets = fs.Int("min-outlets", 0, "a relation counts only with claims from at least this many outlets")
 		})
 	if err != nil {
 		return err
 	}
 	from, to := fs.Arg(0), fs.Arg(1)
+	var sources *pb.SourceFilter
+	if *outlets != "" || *minOutlets > 0 {
+		sources = &pb.SourceFilter{MinOutlets: int32(*minOutlets)}
+		for _, o := range strings.Split(*outlets, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				sources.Outlets = append(sources.Outlets, o)
+			}
+		}
+	}
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
 		resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
-			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia})
+			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia,
+			LongerBy: int32(*longerBy), Sources: sources})
 		if err != nil || c.json {
 			return resp, err
 		}
@@ -344,12 +358,19 @@ func writePaths(w io.Writer, from, to string, resp *pb.FindPathsResponse) {
 		return n
 	}
 	if len(resp.GetPaths()) == 0 {
-		fmt.Fprintf(w, "No path from %s to %s within the depth and filters asked%s.\n", from, to, ifRelaxed(resp.GetIfRelaxed(), "path"))
+		why := "within the depth and filters asked"
+		if resp.GetNoPath() != "" {
+			why = "(" + resp.GetNoPath() + ")"
+		}
+		fmt.Fprintf(w, "No path from %s to %s %s%s.\n", from, to, why, ifRelaxed(resp.GetIfRelaxed(), "path"))
 		return
 	}
 	for i, p := range resp.GetPaths() {
 		ents := p.GetEntities()
 		fmt.Fprintf(w, "Path %d (%d hops): %s\n", i+1, len(p.GetHops()), chain(ents, p.GetHops(), show))
+		if p.GetReason() != "" {
+			fmt.Fprintf(w, "  %s\n", p.GetReason())
+		}
 		if len(p.GetDuring()) > 0 {
 			var spans []string
 			for _, d := range p.GetDuring() {
@@ -435,7 +456,22 @@ func chain(ents []string, hops []*pb.Hop, show func(string) string) string {
 }
 
 func typeWords(t pb.RelationType) string {
+	if t == pb.RelationType_RELATION_TYPE_DESELECTED {
+		return "deselected as candidate for"
+	}
 	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(t.String(), "RELATION_TYPE_")), "_", " ")
+}
+
+// countWords is a relation count in words: "2 member of out", "1 founded in", and for a symmetric type,
+// which has no direction, "2 appeared with".
+func countWords(c *pb.RelationCount) string {
+	switch {
+	case c.GetUndirected():
+		return fmt.Sprintf("%d %s", c.GetCount(), typeWords(c.GetType()))
+	case c.GetOutgoing():
+		return fmt.Sprintf("%d %s out", c.GetCount(), typeWords(c.GetType()))
+	}
+	return fmt.Sprintf("%d %s in", c.GetCount(), typeWords(c.GetType()))
 }
 
 // when writes a relation's dates, or says it has none.
@@ -542,14 +578,14 @@ func writeNeighborhood(w io.Writer, resp *pb.ExploreNeighborhoodResponse) {
 	for _, t := range resp.GetTruncated() {
 		var parts []string
 		for _, c := range t.GetByType() {
-			dir := "in"
-			if c.GetOutgoing() {
-				dir = "out"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s %s", c.GetCount(), typeWords(c.GetType()), dir))
+			parts = append(parts, countWords(c))
 		}
-		fmt.Fprintf(w, "%s: %d more %s not shown (%d %s: %s)\n", show(t.GetEntity()), t.GetLeftOut(), plural(int(t.GetLeftOut()), "entity", "entities"),
-			t.GetRelationsLeftOut(), plural(int(t.GetRelationsLeftOut()), "relation", "relations"), strings.Join(parts, ", "))
+		beyond := ""
+		if t.GetUnexpanded() {
+			beyond = ", not expanded"
+		}
+		fmt.Fprintf(w, "%s: %d more %s not shown%s (%d %s: %s)\n", show(t.GetEntity()), t.GetLeftOut(), plural(int(t.GetLeftOut()), "entity", "entities"),
+			beyond, t.GetRelationsLeftOut(), plural(int(t.GetRelationsLeftOut()), "relation", "relations"), strings.Join(parts, ", "))
 	}
 	if n := resp.GetEdgesLeftOut(); n > 0 {
 		fmt.Fprintf(w, "%d more %s among these entities not shown (raise --max-edges)\n", n, plural(int(n), "relation", "relations"))
@@ -754,7 +790,7 @@ func writeTimeline(w io.Writer, resp *pb.GetTimelineResponse) {
 // sourceCmd is `polgraph source NAME`.
 func sourceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var page pagingFlags
-	c, fs, err := parseClientCommand("source", "usage: polgraph source [flags] NAME\n\nA source (sources/...) and every claim that cites it, with the relation it backs.",
+	c, fs, err := parseClientCommand("source", "usage: polgraph source [flags] NAME\n\nA source (sources/..., or its title) and every claim that cites it, with the relation it backs.",
 		1, 1, false, args, stderr, func(fs *flag.FlagSet) { page.register(fs, graph.MaxSourcePageSize, "claims") })
 	if err != nil {
 		return err
@@ -928,7 +964,7 @@ func writeConnections(w io.Writer, resp *pb.FindConnectionsResponse, maxDepth in
 			about = append(about, show(in))
 		}
 		n := len(s.GetClaims())
-		fmt.Fprintf(w, "  %s (%s): speaks of %s in %d %s\n", src.GetName(), sourceWords(src), strings.Join(about, ", "), n, plural(n, "claim", "claims"))
+		fmt.Fprintf(w, "  %s (%s): joins %s in %d %s\n", src.GetName(), sourceWords(src), strings.Join(about, ", "), n, plural(n, "claim", "claims"))
 		for _, c := range s.GetClaims() {
 			r := c.GetRelation()
 			fmt.Fprintf(w, "    %s %.2f  %s %s %s  %q\n", statusWord(c.GetStatus()), c.GetConfidence(), show(r.GetFrom()), typeWords(r.GetType()),

@@ -95,6 +95,11 @@ func TestEmptyAnswersSayWhatWouldFillThem(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
+	b.Reset()
+	writePaths(&b, "A", "B", &pb.FindPathsResponse{NoPath: "A (actors/a) takes part in no relation"})
+	if want := "No path from A to B (A (actors/a) takes part in no relation).\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
 	if got := ifRelaxed([]*pb.Relaxation{{Change: "every relation type counts", Results: 2}}, "entity"); got != "; 2 entities if every relation type counts" {
 		t.Errorf("ifRelaxed: %q", got)
 	}

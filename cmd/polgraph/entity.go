@@ -78,11 +78,7 @@ func writeEntity(w io.Writer, resp *pb.GetEntityResponse) {
 	}
 	var counts []string
 	for _, rc := range resp.GetRelationCounts() {
-		dir := "in"
-		if rc.GetOutgoing() {
-			dir = "out"
-		}
-		counts = append(counts, fmt.Sprintf("%d %s %s", rc.GetCount(), typeWords(rc.GetType()), dir))
+		counts = append(counts, countWords(rc))
 	}
 	line("relations", strings.Join(counts, ", "))
 }

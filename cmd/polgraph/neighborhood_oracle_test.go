@@ -61,10 +61,11 @@ func TestExploreNeighborhoodAgreesWithOracleOnRandomGraphs(t *testing.T) {
 				got.Edges = append(got.Edges, graph.RelationName(e.GetName()))
 			}
 			for _, tr := range resp.GetTruncated() {
-				gt := graph.Truncation{Entity: graph.EntityName(tr.GetEntity()), LeftOut: int(tr.GetLeftOut()), RelationsLeftOut: int(tr.GetRelationsLeftOut())}
+				gt := graph.Truncation{Entity: graph.EntityName(tr.GetEntity()), LeftOut: int(tr.GetLeftOut()), RelationsLeftOut: int(tr.GetRelationsLeftOut()),
+					Unexpanded: tr.GetUnexpanded()}
 				for _, c := range tr.GetByType() {
 					gt.ByType = append(gt.ByType, graph.RelationCount{Type: graph.RelationType(c.GetType().String()[len("RELATION_TYPE_"):]),
-						Outgoing: c.GetOutgoing(), Count: int(c.GetCount())})
+						Outgoing: c.GetOutgoing() || c.GetUndirected(), Count: int(c.GetCount())}) // the domain counts a symmetric type as outgoing
 				}
 				got.Cut = append(got.Cut, gt)
 			}

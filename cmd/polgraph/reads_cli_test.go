@@ -94,7 +94,12 @@ func TestCLITimeline(t *testing.T) {
 	wantLines(t, out, "Lutfur Rahman (actor): ", " dated relations, 2 undated\n",
 		"  2010–2015  state  Lutfur Rahman holds office Mayor of Tower Hamlets: Mayor — 2 claims support it\n",
 		"  2015       event  Election court accused Lutfur Rahman: found guilty of corrupt and illegal practices — 1 claim supports it\n",
-		"Undated:\n  Ajmal Masroor formerly worked with Lutfur Rahman — 1 claim supports it\n")
+		"Undated:\n  Ajmal Masroor formerly worked with Lutfur Rahman — 1 claim supports it\n",
+		// A party's withdrawing its candidate is a deselection, not a removal from office (issue 52).
+		"  2010       event  Lutfur Rahman deselected as candidate for Mayor of Tower Hamlets via Labour: removed as Labour's candidate — 1 claim supports it\n")
+	if strings.Contains(out, "removed from office Mayor of Tower Hamlets via Labour") {
+		t.Errorf("the 2010 deselection is still a removal from office:\n%s", out)
+	}
 	if i, j := strings.Index(out, "2010–2015  state"), strings.Index(out, "2022–      state"); i < 0 || j < i {
 		t.Errorf("the 2010 mayoralty should come before the 2022 one:\n%s", out)
 	}
@@ -105,6 +110,15 @@ func TestCLITimeline(t *testing.T) {
 	}
 	if err != nil || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Entries) < 10 || len(doc.Undated) != 2 {
 		t.Errorf("--json: %v\n%s", err, out)
+	}
+	// Symmetric types are counted without a direction.
+	out, err = runCLIAt(t, server, "entity", "Lutfur Rahman")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, out, ", 2 appeared with,", ", 2 formerly worked with")
+	if strings.Contains(out, "with out") || strings.Contains(out, "with in") {
+		t.Errorf("a symmetric type counted with a direction:\n%s", out)
 	}
 }
 
@@ -162,7 +176,7 @@ func TestCLIConnections(t *testing.T) {
 	wantLines(t, out, "What Ajmal Masroor and Rabina Khan have in common\n", "Shared neighbours: 2\n",
 		"  Lutfur Rahman (actor): joined to 2 of 2, strength 0.90\n",
 		"    Ajmal Masroor formerly worked with — Lutfur Rahman (undated)\n",
-		"  sources/tower-hamlets-general-election-2024 (article, 2024): speaks of Ajmal Masroor, Rabina Khan in ",
+		"  sources/tower-hamlets-general-election-2024 (article, 2024): joins Ajmal Masroor, Rabina Khan in 8 claims\n",
 		"Routes:\n  Ajmal Masroor – Rabina Khan (2 hops): Ajmal Masroor —FORMERLY_WORKED_WITH— Lutfur Rahman —ENDORSES +2→ Rabina Khan\n")
 	out, err = runCLIAt(t, server, "connections", "Ajmal Masroor", "Rabina Khan", "--max-shared", "1", "--max-depth", "1")
 	if err != nil {

@@ -42,6 +42,10 @@ type header struct {
 	Format      string `json:"format"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	Filter      string `json:"filter,omitempty"`
+	// Exported marks a file polgraph wrote from a graph: it holds what the graph held, and loads back as
+	// it is, without the check of relations against lifetimes (the graph's writes were checked).
+	Exported bool `json:"exported,omitempty"`
 }
 
 type sourceRecord struct {
@@ -129,6 +133,15 @@ type claimRecord struct {
 	Status     string   `json:"status"`
 	SaidBy     string   `json:"said_by"`
 	Key        string   `json:"key"`
+	// Retracted marks a retracted claim, as an export of the graph writes it.
+	Retracted *retractedRecord `json:"retracted"`
+}
+
+// retractedRecord is a claim's retraction: when, by whom and why.
+type retractedRecord struct {
+	Time   string `json:"time"`
+	By     string `json:"by"`
+	Reason string `json:"reason"`
 }
 
 type relationRecord struct {
@@ -143,6 +156,7 @@ type relationRecord struct {
 	ValidFrom string        `json:"valid_from"`
 	ValidTo   string        `json:"valid_to"`
 	Date      string        `json:"date"`
+	DatesFrom string        `json:"dates_from"`
 	Claims    []claimRecord `json:"claims"`
 }
 
@@ -194,8 +208,16 @@ type reader struct {
 	lastKind  int                                     // the stage of the last record read (stageSources, stageEntities, stageRelations)
 	unordered bool                                    // a record came after one of a later stage
 	termDates map[graph.EntityName][2]graph.FuzzyDate // the dates of the organisations, which a term is
-	sink      Sink
-	sinkErr   error
+	// lives and ownStart hold, while checking, each entity's lifetime and whether it gives its own start
+	// (checkLifetimes).
+	lives    map[graph.EntityName]graph.Period
+	ownStart map[graph.EntityName]bool
+	// founded is, for each party or organisation without a valid_from of its own, the date of its earliest
+	// dated FOUNDED relation: it exists from then (checkLifetimes finds it; Each applies it).
+	founded  map[graph.EntityName]graph.FuzzyDate
+	exported bool // some file is an export of a graph: checkLifetimes refuses nothing
+	sink     Sink
+	sinkErr  error
 }
 
 // relationBrief is what checkReferences needs of a relation.
@@ -203,6 +225,19 @@ type relationBrief struct {
 	name           graph.RelationName
 	typ            graph.RelationType
 	from, to, term graph.EntityName
+	period         graph.Period    // Relation.Period
+	since          graph.FuzzyDate // its date, or its valid_from
+	dated, event   bool
+}
+
+// briefOf is what the checks after reading need of a relation.
+func briefOf(rel *graph.Relation) relationBrief {
+	since := rel.Date
+	if since.IsZero() {
+		since = rel.ValidFrom
+	}
+	return relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term, period: rel.Period(),
+		since: since, dated: rel.Dated(), event: graph.IsEvent(*rel)}
 }
 
 type reference struct {
@@ -230,6 +265,9 @@ func ReadWith(files []File, known Known) (*Dataset, error) {
 	if err := r.check(files, known); err != nil {
 		return nil, err
 	}
+	for k := range r.ds.Entities {
+		r.foundedFrom(&r.ds.Entities[k])
+	}
 	return &r.ds, nil
 }
 
@@ -237,7 +275,8 @@ func newReader() *reader {
 	return &reader{ds: Dataset{TextFiles: map[graph.SourceName]string{}},
 		entityAt: map[graph.EntityName]where{}, kinds: map[graph.EntityName]graph.Kind{},
 		sourceAt: map[graph.SourceName]where{}, relationAt: map[graph.RelationName]where{}, slugAt: map[string]where{},
-		termDates: map[graph.EntityName][2]graph.FuzzyDate{}}
+		termDates: map[graph.EntityName][2]graph.FuzzyDate{}, lives: map[graph.EntityName]graph.Period{},
+		ownStart: map[graph.EntityName]bool{}, founded: map[graph.EntityName]graph.FuzzyDate{}}
 }
 
 // Sink takes the records of a dataset one at a time (graph/dgraph.NQuadWriter is one).
@@ -255,6 +294,7 @@ type Checked struct {
 	// before any relation (as polgraph writes them): Load then reads them once, not once per stage.
 	InStageOrder bool
 	termDates    map[graph.EntityName][2]graph.FuzzyDate
+	founded      map[graph.EntityName]graph.FuzzyDate
 }
 
 // CheckFiles checks files exactly as Read does (the same problems, in the same error) but holds none of their
@@ -267,7 +307,7 @@ func CheckFiles(files []File) (*Checked, error) {
 		return nil, err
 	}
 	return &Checked{Sources: len(r.sourceAt), Entities: len(r.entityAt), Relations: len(r.relationAt), Claims: r.claims,
-		InStageOrder: !r.unordered, termDates: r.termDates}, nil
+		InStageOrder: !r.unordered, termDates: r.termDates, founded: r.founded}, nil
 }
 
 // Each reads the files CheckFiles found valid again and gives each record to sink, in file order, as Read
@@ -275,7 +315,7 @@ func CheckFiles(files []File) (*Checked, error) {
 // sink; it returns Read's error should the files have changed since and no longer be valid.
 func (c *Checked) Each(files []File, sink Sink) error {
 	r := newReader()
-	r.stream, r.sink, r.termDates = true, sink, c.termDates
+	r.stream, r.sink, r.termDates, r.founded = true, sink, c.termDates, c.founded
 	for _, f := range files {
 		r.readFile(f)
 		if r.sinkErr != nil {
@@ -613,6 +653,12 @@ func (r *reader) header(at where, h header) {
 	}
 	r.text(at, "name", h.Name, MaxDatasetName, false)
 	r.text(at, "description", h.Description, graph.MaxDescription, true)
+	r.needsV2(at, "filter", h.Filter != "")
+	r.needsV2(at, "exported", h.Exported)
+	if h.Exported {
+		r.exported = true
+	}
+	r.text(at, "filter", h.Filter, graph.MaxDescription, false)
 }
 
 // longestDate is the length of the longest date, YYYY-MM-DD.
@@ -811,9 +857,16 @@ func (r *reader) entity(at where, e entityRecord) {
 	if kind == graph.KindOrganisation && (!ent.ValidFrom.IsZero() || !ent.ValidTo.IsZero()) && r.sink == nil {
 		r.termDates[name] = [2]graph.FuzzyDate{ent.ValidFrom, ent.ValidTo}
 	}
+	if r.sink == nil {
+		r.lives[name] = ent.Lifetime()
+		if !ent.ValidFrom.IsZero() || kind == graph.KindActor && !ent.Attributes.BirthDate.IsZero() || kind == graph.KindSeat {
+			r.ownStart[name] = true // a seat is not founded
+		}
+	}
 	r.stage(stageEntities)
 	switch {
 	case r.sink != nil:
+		r.foundedFrom(&ent)
 		r.emit(func() error { return r.sink.WriteEntity(ent) })
 	case !r.stream:
 		r.ds.Entities = append(r.ds.Entities, ent)
@@ -921,6 +974,12 @@ func (r *reader) relation(at where, rec relationRecord) {
 	if !rel.Date.IsZero() && (!rel.ValidFrom.IsZero() || !rel.ValidTo.IsZero()) {
 		r.add(at, "date", "a relation is an event (date) or a state (valid_from, valid_to), not both")
 	}
+	r.needsV2(at, "dates_from", rec.DatesFrom != "")
+	r.text(at, "dates_from", rec.DatesFrom, graph.MaxDatesFrom, true)
+	if rec.DatesFrom != "" && !rel.Dated() {
+		r.add(at, "dates_from", "says where the relation's dates come from, and it has none")
+	}
+	rel.DatesFrom = rec.DatesFrom
 	key := rec.Key
 	if key == "" && rec.Term != "" && graph.ValidSlug(graph.Slug(rec.Term)) {
 		key = graph.Slug(rec.Term) // parallel memberships of one pair are told apart by their terms
@@ -981,7 +1040,8 @@ func (r *reader) relation(at where, rec relationRecord) {
 			conf = *c.Confidence
 		}
 		rel.Claims = append(rel.Claims, graph.Claim{Name: name, Source: graph.Source{Name: graph.SourceName(c.Source)},
-			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy)})
+			Excerpt: c.Excerpt, Record: c.RecordID, Confidence: conf, Status: status, SaidBy: graph.EntityName(c.SaidBy),
+			Retracted: r.retraction(at, field("retracted"), c.Retracted)})
 	}
 	r.stage(stageRelations)
 	switch {
@@ -990,10 +1050,28 @@ func (r *reader) relation(at where, rec relationRecord) {
 		r.emit(func() error { return r.sink.WriteRelation(rel) })
 	case r.stream:
 		r.claims += len(rel.Claims)
-		r.briefs = append(r.briefs, relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term})
+		r.briefs = append(r.briefs, briefOf(&rel))
 	default:
 		r.ds.Relations = append(r.ds.Relations, rel)
 	}
+}
+
+// retraction checks a claim's retraction and returns it (none for nil).
+func (r *reader) retraction(at where, field string, t *retractedRecord) graph.Tombstone {
+	if t == nil {
+		return graph.Tombstone{}
+	}
+	r.needsV2(at, field, true)
+	when, err := time.Parse(time.RFC3339, t.Time)
+	if err != nil || t.Time != when.UTC().Format("2006-01-02T15:04:05Z") {
+		r.add(at, field+".time", "%s is not a time in UTC to the second (2024-05-01T09:30:00Z)", quote(t.Time))
+	}
+	if strings.TrimSpace(t.By) == "" {
+		r.add(at, field+".by", "required: who retracted it")
+	}
+	r.text(at, field+".by", t.By, graph.MaxDisplayName, false)
+	r.text(at, field+".reason", t.Reason, graph.MaxReason, true)
+	return graph.Tombstone{Time: when.UTC(), By: t.By, Reason: t.Reason}
 }
 
 // fillFromTerm dates an undated relation with a term by its term: it holds during the term.
@@ -1054,7 +1132,7 @@ func (r *reader) checkReferences() {
 		briefs = make([]relationBrief, len(r.ds.Relations))
 		for i := range r.ds.Relations {
 			rel := &r.ds.Relations[i]
-			briefs[i] = relationBrief{name: rel.Name, typ: rel.Type, from: rel.From, to: rel.To, term: rel.Term}
+			briefs[i] = briefOf(rel)
 			r.fillFromTerm(rel)
 		}
 	}
@@ -1073,6 +1151,66 @@ func (r *reader) checkReferences() {
 			r.add(r.relationAt[rel.name], "type", "%s cannot join a %s (%s) to a %s (%s)", rel.typ, strings.ToLower(string(fk)), rel.from, strings.ToLower(string(tk)), rel.to)
 		}
 	}
+	r.checkLifetimes(briefs)
+}
+
+// checkLifetimes refuses a dated relation that cannot have held: one outside the lifetime of an end the
+// input defines (graph.LifeOf: a candidacy may come before its seat). A party or organisation with no
+// valid_from of its own exists from the earliest FOUNDED relation the input dates, as the graph reads it.
+func (r *reader) checkLifetimes(briefs []relationBrief) {
+	if r.exported {
+		return
+	}
+	lives := maps.Clone(r.lives)
+	for _, rel := range briefs {
+		life, ok := lives[rel.to]
+		if rel.typ != graph.Founded || !rel.dated || !ok || r.ownStart[rel.to] {
+			continue
+		}
+		if _, seen := r.founded[rel.to]; !seen || rel.period.Start < life.Start {
+			life.Start = rel.period.Start
+			lives[rel.to] = life
+			r.founded[rel.to] = rel.since
+		}
+	}
+	for _, rel := range briefs {
+		fromLife, ok1 := lives[rel.from]
+		toLife, ok2 := lives[rel.to]
+		if !rel.dated || !ok1 || !ok2 || rel.period.Overlaps(graph.LifeOf(rel.typ, fromLife, toLife)) {
+			continue
+		}
+		end, life := rel.to, graph.LifeOf(rel.typ, graph.OpenPeriod, toLife)
+		if !rel.period.Overlaps(fromLife) {
+			end, life = rel.from, fromLife
+		}
+		field := "valid_from"
+		if rel.event {
+			field = "date"
+		}
+		r.add(r.relationAt[rel.name], field, "%s holds %s, outside the lifetime of %s (%s)", show(string(rel.name)), periodWords(rel.period),
+			show(string(end)), periodWords(life))
+	}
+}
+
+// foundedFrom gives a party or organisation without a valid_from of its own the date of its founding,
+// when the input dates one (a FOUNDED relation).
+func (r *reader) foundedFrom(e *graph.Entity) {
+	if d, ok := r.founded[e.Name]; ok && e.ValidFrom.IsZero() {
+		e.ValidFrom = d
+	}
+}
+
+// periodWords is a period in words: "2010-01-01 to 2015-12-31", "from 2018-01-01", "until 1999-12-31".
+func periodWords(p graph.Period) string {
+	switch {
+	case p.Start == graph.OpenPeriod.Start && p.End == graph.OpenPeriod.End:
+		return "at all times"
+	case p.Start == graph.OpenPeriod.Start:
+		return "until " + graph.DayString(p.End)
+	case p.End == graph.OpenPeriod.End:
+		return "from " + graph.DayString(p.Start)
+	}
+	return graph.DayString(p.Start) + " to " + graph.DayString(p.End)
 }
 
 // Redirect returns relations as a merge of entities left them, for relations that name an entity merged
@@ -1359,14 +1497,44 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 	batch := opts.Batch
 	// Relations name their ends as they were when the relation was written: those merged since are
 	// redirected to the entity they were merged into, batch by batch.
+	// Claims the records mark retracted are written as they are, and retracted once every relation is.
+	var mu sync.Mutex
+	var retracted []graph.Claim
 	redirected := func(upsert func(context.Context, []graph.Relation) error) func(context.Context, []graph.Relation) error {
 		return func(ctx context.Context, rels []graph.Relation) error {
 			rels, err := Redirected(ctx, w, rels)
 			if err != nil {
 				return err
 			}
-			return upsert(ctx, rels)
+			if err := upsert(ctx, rels); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range rels {
+				for _, c := range r.Claims {
+					if !c.Retracted.IsZero() {
+						retracted = append(retracted, c)
+					}
+				}
+			}
+			return nil
 		}
+	}
+	retract := func() error {
+		if len(retracted) == 0 {
+			return nil
+		}
+		t, ok := w.(graph.Tombstones)
+		if !ok {
+			return &graph.Error{Op: "dataset.Load", Kind: graph.Invalid, Message: "the dataset marks claims retracted, and this store cannot record retractions"}
+		}
+		for _, c := range retracted {
+			if _, err := t.RetractClaim(graph.WithRecordedTombstone(ctx, c.Retracted), c.Name, c.Retracted.Reason); err != nil {
+				return fmt.Errorf("load retractions: %w", err)
+			}
+		}
+		return nil
 	}
 	bw, ok := w.(graph.BulkWriter)
 	if !ok {
@@ -1378,6 +1546,9 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 			return l.failed(err, true)
 		}
 		err := inStages(ctx, l.stage("relations", rs.counts[2]), rs.counts[2], rs.relations, max(batch/4, 1), 1, retrying(l, "relations", redirected(w.UpsertRelations)), l.progress)
+		if err == nil {
+			err = retract()
+		}
 		return l.failed(err, true)
 	}
 	// Batches of sources, then of entities, then of relations, in parallel, all under one version that
@@ -1400,6 +1571,9 @@ func load(ctx context.Context, w graph.Writer, rs records, opts LoadOptions) err
 	endErr := b.End(endCtx)
 	if endErr != nil && err == nil {
 		err = fmt.Errorf("load relations: %w", endErr)
+	}
+	if err == nil {
+		err = retract() // a retraction is a write of its own, after the load's version is published
 	}
 	return l.failed(err, endErr == nil)
 }

@@ -18,10 +18,25 @@ type Writer struct {
 	err error
 }
 
+// Header is what a dataset's header record says of it.
+type Header struct {
+	Name, Description string
+	// Filter is, for an export, the filter that chose its relations in words (graph.RelationFilter.Words);
+	// empty when none did.
+	Filter string
+	// Exported marks an export of a graph: it loads back as it is (see the format's header).
+	Exported bool
+}
+
 // NewWriter starts a dataset on w with its header record.
 func NewWriter(w io.Writer, name, description string) *Writer {
+	return NewWriterHeaded(w, Header{Name: name, Description: description})
+}
+
+// NewWriterHeaded starts a dataset on w with the header h.
+func NewWriterHeaded(w io.Writer, h Header) *Writer {
 	dw := &Writer{w: bufio.NewWriterSize(w, 256<<10)}
-	dw.record(header{Record: "dataset", Format: Format, Name: name, Description: description})
+	dw.record(header{Record: "dataset", Format: Format, Name: h.Name, Description: h.Description, Filter: h.Filter, Exported: h.Exported})
 	return dw
 }
 
@@ -64,7 +79,12 @@ func (w *Writer) Flush() error {
 
 // WriteSubgraph writes a whole subgraph as one dataset file: sources, entities, then relations.
 func WriteSubgraph(w io.Writer, name, description string, g graph.Subgraph) error {
-	dw := NewWriter(w, name, description)
+	return WriteSubgraphHeaded(w, Header{Name: name, Description: description}, g)
+}
+
+// WriteSubgraphHeaded is WriteSubgraph with the header h.
+func WriteSubgraphHeaded(w io.Writer, h Header, g graph.Subgraph) error {
+	dw := NewWriterHeaded(w, h)
 	for _, s := range g.Sources {
 		dw.WriteSource(s)
 	}

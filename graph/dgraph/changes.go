@@ -287,7 +287,7 @@ func (r packedRow) unpack(ends map[string]*endJSON, audited bool) (rel graph.Rel
 func packedLink(r *graph.Relation, from, to *endJSON) graph.Link {
 	period := r.Period()
 	l := graph.Link{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Period: period, Dated: period != graph.OpenPeriod,
-		Life: from.life().Intersect(to.life()), Support: graph.SupportOf(r.Claims), Deleted: !r.Deleted.IsZero()}
+		Life: graph.LifeOf(r.Type, from.life(), to.life()), Support: graph.SupportOf(r.Claims), Deleted: !r.Deleted.IsZero()}
 	l.Symmetric = l.Type.Symmetric()
 	return l
 }
@@ -349,6 +349,7 @@ type changedRelation struct {
 	ValidFrom    string      `json:"pg.valid_from"`
 	ValidTo      string      `json:"pg.valid_to"`
 	Date         string      `json:"pg.date"`
+	DatesFrom    string      `json:"pg.dates_from"`
 	Via          *nameRef    `json:"pg.via"`
 	Term         *nameRef    `json:"pg.term"`
 	MergedInto   *nameRef    `json:"pg.merged_into"`
@@ -495,7 +496,7 @@ func packedRead[T any](ctx context.Context, s *Store, txn *dgo.Txn, since int64,
 }
 
 // headerExtraFields are what a relation's header holds beyond its link (see relationHeaderFields).
-const headerExtraFields = `pg.deleted_by pg.delete_reason pg.role pg.valid_from pg.valid_to pg.date pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }`
+const headerExtraFields = `pg.deleted_by pg.delete_reason pg.role pg.valid_from pg.valid_to pg.date pg.dates_from pg.via { pg.name } pg.term { pg.name } pg.merged_into { pg.name }`
 
 // header is the relation's header, as RelationHeaders reads it, with its claims, given its link (whose
 // support it shares), or none when its summary predates the count of its claims.
@@ -505,7 +506,7 @@ func (r changedRelation) header(link graph.Link) graph.RelationHeader {
 		return graph.RelationHeader{}
 	}
 	j := relationJSON{tombstoneJSON: tombstoneJSON{DeletedAt: r.Deleted, DeletedBy: r.DeletedBy, DeleteReason: r.DeleteReason},
-		Name: r.Name, Type: r.Type, Via: r.Via, Term: r.Term, Role: r.Role, ValidFrom: r.ValidFrom, ValidTo: r.ValidTo, Date: r.Date,
+		Name: r.Name, Type: r.Type, Via: r.Via, Term: r.Term, Role: r.Role, ValidFrom: r.ValidFrom, ValidTo: r.ValidTo, Date: r.Date, DatesFrom: r.DatesFrom,
 		MergedInto: r.MergedInto, Claims: r.Claims}
 	if r.From != nil {
 		j.From = &nameRef{Name: r.From.Name}

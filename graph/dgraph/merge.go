@@ -47,7 +47,7 @@ type relationMove struct {
 // Fields read by a merge: of relations (with the uids of everything a merge repoints), and of the two
 // entities, with their live relations and what refers to them.
 const (
-	mergeRelationFields = `uid pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.start_day pg.end_day ` + deletedFields + `
+	mergeRelationFields = `uid pg.name pg.rel_type pg.role pg.valid_from pg.valid_to pg.date pg.dates_from pg.start_day pg.end_day ` + deletedFields + `
   pg.merged_into { uid pg.name } pg.from { uid pg.name } pg.to { uid pg.name } pg.via { uid pg.name } pg.term { uid pg.name }
   claims: ~pg.claim_of { uid pg.name pg.excerpt pg.record pg.confidence pg.status pg.said_by { uid pg.name } ` + retractedFields + `
     pg.source { pg.name pg.title pg.source_kind pg.outlet pg.author pg.published pg.url pg.retrieved pg.licence } }`
@@ -527,7 +527,8 @@ func (m *mergeWork) merge(s *Store, ctx context.Context, from, into graph.Entity
 				tgt.after.Term = into
 			}
 			tgt.node = map[string]any{"uid": "_:" + blank(to), "dgraph.type": "Relation", "pg.name": to, "pg.rel_type": string(old.before.Type),
-				"pg.role": old.before.Role, "pg.valid_from": old.before.ValidFrom.String(), "pg.valid_to": old.before.ValidTo.String(), "pg.date": old.before.Date.String()}
+				"pg.role": old.before.Role, "pg.valid_from": old.before.ValidFrom.String(), "pg.valid_to": old.before.ValidTo.String(), "pg.date": old.before.Date.String(),
+				"pg.dates_from": old.before.DatesFrom}
 			r := old.read
 			end := func(n graph.EntityName, was *nameRef) map[string]any {
 				if n == into {

@@ -37,6 +37,7 @@ type relationPack struct {
 	ValidFrom  string      `json:"vf,omitempty"`
 	ValidTo    string      `json:"vt,omitempty"`
 	Date       string      `json:"d,omitempty"`
+	DatesFrom  string      `json:"df,omitempty"`
 	Deleted    *packedMark `json:"del,omitempty"`
 	MergedInto string      `json:"m,omitempty"`
 	Claims     []claimPack `json:"c,omitempty"`
@@ -79,7 +80,7 @@ func (m *packedMark) tombstone() graph.Tombstone {
 func packRelation(r graph.Relation, version int64) string {
 	p := relationPack{Format: packFormat, Changed: version, Name: string(r.Name), Type: string(r.Type), From: string(r.From), To: string(r.To),
 		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(), Date: r.Date.String(),
-		Deleted: packMark(r.Deleted), MergedInto: string(r.MergedInto)}
+		DatesFrom: r.DatesFrom, Deleted: packMark(r.Deleted), MergedInto: string(r.MergedInto)}
 	for _, c := range r.Claims {
 		cp := claimPack{Source: string(c.Source.Name), Excerpt: c.Excerpt, Record: c.Record, Confidence: c.Confidence, Status: string(c.Status),
 			SaidBy: string(c.SaidBy), Retracted: packMark(c.Retracted)}
@@ -100,7 +101,7 @@ func (p *relationPack) relation() graph.Relation {
 		}
 		return &nameRef{Name: name}
 	}
-	j := relationJSON{Name: p.Name, Type: p.Type, Role: p.Role, ValidFrom: p.ValidFrom, ValidTo: p.ValidTo, Date: p.Date,
+	j := relationJSON{Name: p.Name, Type: p.Type, Role: p.Role, ValidFrom: p.ValidFrom, ValidTo: p.ValidTo, Date: p.Date, DatesFrom: p.DatesFrom,
 		From: ref(p.From), To: ref(p.To), Via: ref(p.Via), Term: ref(p.Term), MergedInto: ref(p.MergedInto)}
 	r := j.relation()
 	r.Deleted = p.Deleted.tombstone()

@@ -131,6 +131,8 @@ func scanRelationPack(sc *jsonscan.Scanner, p *relationPack) {
 			p.To = sc.String()
 		case "r":
 			p.Role = sc.String()
+		case "df":
+			p.DatesFrom = sc.String()
 		case "via":
 			p.Via = sc.String()
 		case "term":

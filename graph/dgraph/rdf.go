@@ -229,6 +229,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 	q.edge(n, "pg.from", label(string(r.From)))
 	q.edge(n, "pg.to", label(string(r.To)))
 	q.str(n, "pg.role", r.Role)
+	q.str(n, "pg.dates_from", r.DatesFrom)
 	if r.Via != "" {
 		q.edge(n, "pg.via", label(string(r.Via)))
 	}

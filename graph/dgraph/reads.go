@@ -90,7 +90,21 @@ func (s *Store) ListSources(ctx context.Context, q graph.SourceQuery) ([]graph.S
 		decls, conds, vars["$kind"] = append(decls, "$kind: string"), append(conds, "eq(pg.source_kind, $kind)"), string(q.Kind)
 	}
 	if q.Outlet != "" {
-		decls, conds, vars["$outlet"] = append(decls, "$outlet: string"), append(conds, "eq(pg.outlet, $outlet)"), q.Outlet
+		// Outlets match whatever their case: the outlets held that are the one asked for, each a variable.
+		outlets, err := s.outletsLike(ctx, q.Outlet)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(outlets) == 0 {
+			return nil, 0, nil
+		}
+		var either []string
+		for i, o := range outlets {
+			v := "$outlet" + strconv.Itoa(i)
+			decls, vars[v] = append(decls, v+": string"), o
+			either = append(either, "eq(pg.outlet, "+v+")")
+		}
+		conds = append(conds, "("+strings.Join(either, " OR ")+")")
 	}
 	filter := ""
 	if len(conds) > 0 {
@@ -123,6 +137,29 @@ func (s *Store) ListSources(ctx context.Context, q graph.SourceQuery) ([]graph.S
 		out = append(out, graph.SourceSummary{Source: r.source(), ClaimCount: r.Claims})
 	}
 	return out, total, nil
+}
+
+// outletsLike returns the outlets the sources name that are outlet, whatever their case (SameOutlet).
+func (s *Store) outletsLike(ctx context.Context, outlet string) ([]string, error) {
+	var res struct {
+		O []struct {
+			Groups []struct {
+				Outlet string `json:"pg.outlet"`
+			} `json:"@groupby"`
+		}
+	}
+	if err := s.query(ctx, "dgraph.ListSources", `{ o(func: type(Source)) @filter(has(pg.outlet)) @groupby(pg.outlet) { count(uid) } }`, nil, &res); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range res.O {
+		for _, g := range o.Groups {
+			if graph.SameOutlet(g.Outlet, outlet) {
+				out = append(out, g.Outlet)
+			}
+		}
+	}
+	return out, nil
 }
 
 // ClaimSources implements graph.Store.

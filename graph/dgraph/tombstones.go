@@ -36,6 +36,9 @@ func (s *Store) RetractClaim(ctx context.Context, claim, reason string) (graph.W
 	}
 	var res graph.WriteResult
 	by, now := principal(ctx), time.Now().UTC()
+	if t, ok := graph.RecordedTombstone(ctx); ok {
+		by, now = t.By, t.Time.UTC()
+	}
 	fields := `uid pg.name pg.version pg.lease_until ` + retractedFields + ` claims: ~pg.claim_of { pg.name pg.status pg.confidence pg.source { pg.name } ` + retractedFields + ` }`
 	err := s.upsert(ctx, write{op: op, lookup: []string{claim, rel, metaName}, fields: fields,
 		auditFields: relationFields,

@@ -635,6 +635,7 @@ func (s *Store) upsertRelations(ctx context.Context, relations []graph.Relation,
 				n := node(got, rn, "Relation")
 				n["pg.rel_type"], n["pg.from"], n["pg.to"], n["pg.role"] = string(r.Type), uidRef(refs[string(r.From)]), uidRef(refs[string(r.To)]), r.Role
 				n["pg.valid_from"], n["pg.valid_to"], n["pg.date"] = r.ValidFrom.String(), r.ValidTo.String(), r.Date.String()
+				n["pg.dates_from"] = r.DatesFrom
 				if r.Via != "" {
 					n["pg.via"] = uidRef(refs[string(r.Via)])
 				}

@@ -149,7 +149,7 @@ func TestReadRelations(t *testing.T) {
 		{"relations/alex-associate.formerly-worked-with.jane-doe", "assoc-1", graph.Relation{Type: graph.FormerlyWorkedWith,
 			From: "actors/alex-associate", To: "actors/jane-doe", Role: "former colleague", ValidTo: date("2015")}},
 		{"relations/john-roe.endorses.green-alliance", "ul-1", graph.Relation{Type: graph.Endorses,
-			From: "actors/john-roe", To: "parties/green-alliance", Role: "endorsement", Date: date("2024-06")}},
+			From: "actors/john-roe", To: "parties/green-alliance", Role: "endorsement", Date: date("2019-06")}},
 		// The Position's organization, with the Position as the record.
 		{"relations/mayor-of-example-borough.part-of.example-borough-council", "pos-mayor", graph.Relation{Type: graph.PartOf,
 			From: "seats/mayor-of-example-borough", To: "organisations/example-borough-council"}},

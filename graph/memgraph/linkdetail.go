@@ -20,6 +20,7 @@ type linkDetail struct {
 
 type linkRest struct {
 	role       string
+	datesFrom  string
 	via, term  graph.EntityName
 	deleted    graph.Tombstone
 	mergedInto graph.RelationName
@@ -71,8 +72,8 @@ func detailOf(h graph.RelationHeader, l *graph.Link, intern func(string) string)
 	if !ok {
 		return linkDetail{}, nil
 	}
-	if r.Role != "" || r.Via != "" || r.Term != "" || !r.Deleted.IsZero() || r.MergedInto != "" {
-		return d, &linkRest{role: intern(r.Role), via: r.Via, term: r.Term, deleted: r.Deleted, mergedInto: r.MergedInto}
+	if r.Role != "" || r.Via != "" || r.Term != "" || !r.Deleted.IsZero() || r.MergedInto != "" || r.DatesFrom != "" {
+		return d, &linkRest{role: intern(r.Role), datesFrom: intern(r.DatesFrom), via: r.Via, term: r.Term, deleted: r.Deleted, mergedInto: r.MergedInto}
 	}
 	return d, nil
 }
@@ -89,6 +90,7 @@ func (d *linkDetail) header(l *graph.Link, x *linkRest) graph.RelationHeader {
 	}
 	if x != nil {
 		h.Relation.Role, h.Relation.Via, h.Relation.Term, h.Relation.Deleted, h.Relation.MergedInto = x.role, x.via, x.term, x.deleted, x.mergedInto
+		h.Relation.DatesFrom = x.datesFrom
 	}
 	return h
 }

@@ -531,7 +531,7 @@ func (s *Store) ListSources(ctx context.Context, q graph.SourceQuery) ([]graph.S
 	defer s.mu.RUnlock()
 	var match []graph.Source
 	for _, rec := range s.sources {
-		if (q.Kind == "" || rec.src.Kind == q.Kind) && (q.Outlet == "" || rec.src.Outlet == q.Outlet) {
+		if (q.Kind == "" || rec.src.Kind == q.Kind) && (q.Outlet == "" || graph.SameOutlet(rec.src.Outlet, q.Outlet)) {
 			match = append(match, rec.src)
 		}
 	}
@@ -848,7 +848,7 @@ func (s *Store) writeRelation(r graph.Relation, v int64) {
 		s.claimOf[c.Name] = r.Name
 	}
 	next := graph.Relation{Name: r.Name, Type: r.Type, From: r.From, To: r.To, Role: r.Role, Via: r.Via, Term: r.Term,
-		ValidFrom: date(r.ValidFrom), ValidTo: date(r.ValidTo), Date: date(r.Date),
+		ValidFrom: date(r.ValidFrom), ValidTo: date(r.ValidTo), Date: date(r.Date), DatesFrom: r.DatesFrom,
 		Claims: graph.MergeClaims(rec.r.Claims, claims), Deleted: rec.r.Deleted, MergedInto: rec.r.MergedInto}
 	if len(next.Claims) == 0 {
 		next.Claims = nil
@@ -885,6 +885,9 @@ func (s *Store) indexAs(r graph.Relation, in bool) {
 // tombstone is a retraction or deletion made now by whoever ctx says writes (or "local"), to the
 // millisecond, as the Dgraph store keeps it.
 func tombstone(ctx context.Context, reason string) graph.Tombstone {
+	if t, ok := graph.RecordedTombstone(ctx); ok {
+		return graph.Tombstone{Time: t.Time, By: t.By, Reason: reason}
+	}
 	by := "local"
 	if m, ok := graph.WriteMetaFrom(ctx); ok && m.Principal != "" {
 		by = m.Principal

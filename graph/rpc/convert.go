@@ -107,7 +107,7 @@ func relationPB(r graph.Relation) *pb.Relation {
 	out := &pb.Relation{Name: string(r.Name), Type: relationTypePB(r.Type), From: string(r.From), To: string(r.To),
 		Role: r.Role, Via: string(r.Via), Term: string(r.Term), ValidFrom: r.ValidFrom.String(), ValidTo: r.ValidTo.String(),
 		Date: r.Date.String(), Symmetric: r.Type.Symmetric(), Undated: !r.Dated(), Verdict: verdictPB(graph.VerdictOf(r.Claims)),
-		Deleted: tombstonePB(r.Deleted)}
+		Deleted: tombstonePB(r.Deleted), DatesFrom: r.DatesFrom}
 	for _, c := range r.Claims {
 		src := c.Source
 		out.Claims = append(out.Claims, &pb.Claim{Name: c.Name, Excerpt: c.Excerpt, RecordId: c.Record, Confidence: c.Confidence,
@@ -231,6 +231,7 @@ func pathPB(p graph.Path, rels map[graph.RelationName]graph.Relation) *pb.Path {
 	for _, d := range p.During {
 		out.During = append(out.During, dateRangePB(d))
 	}
+	out.Score, out.Reason, out.WeakestHop = p.Evidence.Score, p.Reason, int32(p.Evidence.Weakest)
 	return out
 }
 

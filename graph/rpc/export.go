@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/internal/formats"
@@ -28,7 +30,8 @@ func (s *Server) ExportGraph(req *pb.ExportGraphRequest, stream pb.GraphService_
 	if err := v.Err(method, "invalid export request"); err != nil {
 		return s.toStatus(ctx, method, err)
 	}
-	q := graph.ExportQuery{Filter: filter}
+	// A whole-graph export asked for with no filter (or an empty one) holds everything the graph holds.
+	q := graph.ExportQuery{Filter: filter, Unfiltered: req.GetFilter() == nil || proto.Equal(req.GetFilter(), &pb.RelationFilter{})}
 	switch {
 	case req.GetCenter() != "":
 		q.Neighborhood = graph.NeighborhoodQuery{Center: req.GetCenter(), Depth: int(req.GetDepth()), Filter: filter, FollowVia: req.GetFollowVia()}

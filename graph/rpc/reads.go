@@ -42,6 +42,7 @@ func (s *Server) ListRelations(ctx context.Context, req *pb.ListRelationsRequest
 	q := graph.RelationsQuery{Entity: req.GetEntity(), PageSize: int(req.GetPageSize())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	q.Direction = directionOf(req.GetDirection(), &v)
 	fp := fingerprint(req, func(r *pb.ListRelationsRequest) { r.PageToken, r.PageSize = "", 0 })
 	q.Offset = pageOffset(req.GetPageToken(), fp, &v)
@@ -73,6 +74,7 @@ func (s *Server) GetTimeline(ctx context.Context, req *pb.GetTimelineRequest) (*
 	q := graph.TimelineQuery{Entity: req.GetEntity(), PageSize: int(req.GetPageSize())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	fp := fingerprint(req, func(r *pb.GetTimelineRequest) { r.PageToken, r.PageSize = "", 0 })
 	q.Offset = pageOffset(req.GetPageToken(), fp, &v)
 	if len(v) > 0 {

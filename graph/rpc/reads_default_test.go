@@ -453,7 +453,7 @@ func TestGetSourceDefaultGraph(t *testing.T) {
 	if reason(err) != "SOURCE_NOT_FOUND" {
 		t.Errorf("reason %q, want SOURCE_NOT_FOUND", reason(err))
 	}
-	_, err = client.GetSource(ctx, &pb.GetSourceRequest{Name: "Daily Mail", PageSize: 501})
+	_, err = client.GetSource(ctx, &pb.GetSourceRequest{Name: " ", PageSize: 501})
 	wantCode(t, err, codes.InvalidArgument, "name", "page_size")
 }
 

@@ -140,7 +140,7 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	}
 	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity), RedirectedFrom: string(info.RedirectedFrom)}
 	for _, c := range info.Counts {
-		resp.RelationCounts = append(resp.RelationCounts, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
+		resp.RelationCounts = append(resp.RelationCounts, relationCountPB(c))
 	}
 	if resp.History, err = s.history(ctx, string(info.Entity.Name), req.GetHistorySize()); err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
@@ -260,9 +260,10 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.FindPathsResponse, error) {
 	q := graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()),
 		MaxPaths: int(req.GetMaxPaths()), MaxDepth: int(req.GetMaxDepth()), Directed: req.GetDirected(), CoTemporal: req.GetCoTemporal(),
-		FollowVia: req.GetFollowVia()}
+		FollowVia: req.GetFollowVia(), LongerBy: int(req.GetLongerBy())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	if len(v) > 0 {
 		// Report the other fields' problems too, in one answer.
 		probe := q
@@ -284,7 +285,7 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 	if err != nil {
 		return nil, s.toStatus(ctx, "FindPaths", err)
 	}
-	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed)}
+	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed), NoPath: ans.NoPath, RankingCapped: ans.RankingCapped}
 	for _, p := range ans.Paths {
 		resp.Paths = append(resp.Paths, pathPB(p, ans.Relations))
 	}
@@ -292,6 +293,27 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		resp.Entities = append(resp.Entities, entityPB(e))
 	}
 	return resp, nil
+}
+
+// sourceFilterOf converts a source filter, recording unconvertible kinds as violations (the rest is
+// checked with the query).
+func sourceFilterOf(f *pb.SourceFilter, v *graph.Violations) graph.SourceFilter {
+	out := graph.SourceFilter{Outlets: f.GetOutlets(), MinOutlets: int(f.GetMinOutlets())}
+	if graph.CheckCount(v, "sources.kinds", len(f.GetKinds()), 2*len(graph.SourceKinds)) {
+		for i, k := range f.GetKinds() {
+			sk, ok := sourceKindOf(k)
+			if !ok {
+				v.Add(graph.Indexed("sources.kinds", i), "%v is not a source kind", k)
+			}
+			out.Kinds = append(out.Kinds, sk)
+		}
+	}
+	if graph.CheckCount(v, "sources.names", len(f.GetNames()), graph.MaxSourceFilterNames) {
+		for _, n := range f.GetNames() {
+			out.Sources = append(out.Sources, graph.SourceName(n))
+		}
+	}
+	return out
 }
 
 // filterOf converts a filter, recording unconvertible values as violations. A list over its cap is
@@ -351,6 +373,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		MaxNodes: int(req.GetMaxNodes()), MaxEdges: int(req.GetMaxEdges()), PageSize: int(req.GetPageSize()), FollowVia: req.GetFollowVia()}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	if graph.CheckCount(&v, "exclude", len(req.GetExclude()), graph.MaxExclude) {
 		for _, n := range req.GetExclude() {
 			q.Exclude = append(q.Exclude, graph.EntityName(n))
@@ -375,9 +398,9 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 		resp.Nodes[i] = &nodes[i]
 	}
 	for _, t := range n.Truncated {
-		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut)}
+		tr := &pb.Truncation{Entity: string(t.Entity), LeftOut: int32(t.LeftOut), RelationsLeftOut: int32(t.RelationsLeftOut), Unexpanded: t.Unexpanded}
 		for _, c := range t.ByType {
-			tr.ByType = append(tr.ByType, &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing, Count: int32(c.Count)})
+			tr.ByType = append(tr.ByType, relationCountPB(c))
 		}
 		resp.Truncated = append(resp.Truncated, tr)
 	}
@@ -434,4 +457,10 @@ func decodeToken(s string) (pageToken, bool) {
 		err = json.Unmarshal(b, &tok)
 	}
 	return tok, err == nil && tok.Offset > 0
+}
+
+// relationCountPB is a count as the API gives it: a symmetric type's neither outgoing nor incoming.
+func relationCountPB(c graph.RelationCount) *pb.RelationCount {
+	return &pb.RelationCount{Type: relationTypePB(c.Type), Outgoing: c.Outgoing && !c.Undirected(), Count: int32(c.Count),
+		Undirected: c.Undirected()}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // FindConnections says what the entities have in common: the entities joined to at least two of them
-// (CommonNeighbors), the sources that back relations of at least two of them (CommonSources), each
+// (CommonNeighbors), the sources whose claims join at least two of them (CommonSources), each
 // list capped at q.MaxShared with a count of the rest, and the shortest route between each pair (the
 // function FindPaths with one path, either direction, the same filter).
 func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery) (graph.Connections, error) {

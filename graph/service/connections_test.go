@@ -56,7 +56,7 @@ func TestFindConnectionsAgreesWithOracle(t *testing.T) {
 				for _, p := range r.Perm(len(ents))[:k] {
 					inputs = append(inputs, ents[p].Name)
 				}
-				q := graph.ConnectionsQuery{Filter: randomFilter(r), MaxShared: 1 + r.IntN(6), MaxDepth: 1 + r.IntN(4)}
+				q := graph.ConnectionsQuery{Filter: randomFilter(r), MaxShared: 1 + r.IntN(4), MaxDepth: 1 + r.IntN(4)}
 				for _, in := range inputs {
 					q.Entities = append(q.Entities, string(in))
 				}

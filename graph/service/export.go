@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -9,12 +10,14 @@ import (
 )
 
 // Export returns the part of the graph q names with everything writing it out needs: entities, relations
-// with all their claims, and the sources cited. It returns what the queries it makes return, and Invalid
-// for a store that cannot list its relations.
+// with all their claims, and the sources cited (every source, for an unfiltered whole-graph export), with
+// its scope and filter in words. It returns what the queries it makes return, and Invalid for a store that
+// cannot list its relations.
 func (s *Service) Export(ctx context.Context, q graph.ExportQuery) (graph.Subgraph, error) {
 	const op = "service.Export"
 	var names []graph.RelationName
 	var ents []graph.EntityName
+	var out graph.Subgraph
 	switch {
 	case q.Neighborhood.Center != "":
 		n, err := s.ExploreNeighborhood(ctx, q.Neighborhood)
@@ -27,6 +30,8 @@ func (s *Service) Export(ctx context.Context, q graph.ExportQuery) (graph.Subgra
 		for _, e := range n.Edges {
 			names = append(names, e.Relation.Name)
 		}
+		out.Scope = fmt.Sprintf("the neighbourhood of %s, depth %d", n.Center.Name, max(q.Neighborhood.Depth, 1))
+		out.Filter = q.Neighborhood.Filter.Words()
 		n.Release()
 	case q.Paths.From != "":
 		a, err := s.FindPaths(ctx, q.Paths)
@@ -39,6 +44,8 @@ func (s *Service) Export(ctx context.Context, q graph.ExportQuery) (graph.Subgra
 		for n := range a.Relations {
 			names = append(names, n)
 		}
+		out.Scope = fmt.Sprintf("the routes from %s to %s", a.From.Name, a.To.Name)
+		out.Filter = q.Paths.Filter.Words()
 	default:
 		feed, ok := s.Store.(graph.ChangeFeed)
 		if !ok {
@@ -51,9 +58,13 @@ func (s *Service) Export(ctx context.Context, q graph.ExportQuery) (graph.Subgra
 		}
 		ctx, cancel := s.bound(ctx)
 		defer cancel()
+		out.Scope = "the whole graph"
+		if !q.Unfiltered {
+			out.Filter = q.Filter.Words()
+		}
 		_, err := feed.Changes(ctx, 0, func(c graph.Changed) {
 			for _, l := range c.Links {
-				if !l.Deleted && q.Filter.Counts(l) && len(names) < graph.MaxExportRelations {
+				if !l.Deleted && (q.Unfiltered || q.Filter.Counts(l)) && len(names) < graph.MaxExportRelations {
 					names = append(names, l.Name)
 				}
 			}
@@ -74,11 +85,28 @@ func (s *Service) Export(ctx context.Context, q graph.ExportQuery) (graph.Subgra
 				after = page[len(page)-1]
 			}
 		}
+		if q.Unfiltered {
+			// Every source, cited or not.
+			for offset := 0; ; {
+				page, total, err := s.Store.ListSources(ctx, graph.SourceQuery{Offset: offset, Limit: 5000})
+				if err != nil {
+					return graph.Subgraph{}, err
+				}
+				for _, sum := range page {
+					out.Sources = append(out.Sources, sum.Source)
+				}
+				if offset += len(page); len(page) == 0 || offset >= total {
+					break
+				}
+			}
+		}
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	var out graph.Subgraph
 	seenSrc := map[graph.SourceName]bool{}
+	for _, src := range out.Sources {
+		seenSrc[src.Name] = true
+	}
 	for start := 0; start < len(names); start += 1000 {
 		rels, err := s.Store.GetRelations(ctx, names[start:min(start+1000, len(names))])
 		if err != nil {

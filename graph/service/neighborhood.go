@@ -35,6 +35,9 @@ func (s *Service) ExploreNeighborhood(ctx context.Context, q graph.NeighborhoodQ
 			return graph.Neighborhood{}, err
 		}
 	}
+	if !q.Sources.IsZero() {
+		src = bySources{src: src, view: base, f: q.Sources}
+	}
 	g, release, err := walk.OpenGraph(ctx, src)
 	if err != nil {
 		return graph.Neighborhood{}, err

@@ -11,13 +11,17 @@ import (
 
 // countedLinks resolves the entity a user means (field names the request field) and returns each of its
 // relations that counts under f and goes the way d asks, once, and the source it read them from.
-func (s *Service) countedLinks(ctx context.Context, field, text string, f graph.RelationFilter, d graph.Direction) (graph.Entity, []graph.Link, graph.View, error) {
+func (s *Service) countedLinks(ctx context.Context, field, text string, f graph.RelationFilter, d graph.Direction, sources graph.SourceFilter) (graph.Entity, []graph.Link, graph.View, error) {
 	r, err := s.sourceAndEntities(ctx, []string{field}, []string{text})
 	if err != nil {
 		return graph.Entity{}, nil, nil, err
 	}
 	src, e := r.src, r.ents[0]
-	got, err := src.Links(ctx, []graph.EntityName{e.Name})
+	var links graph.LinkSource = src
+	if !sources.IsZero() {
+		links = bySources{src: src, view: src, f: sources}
+	}
+	got, err := links.Links(ctx, []graph.EntityName{e.Name})
 	if err != nil {
 		return graph.Entity{}, nil, nil, err
 	}
@@ -62,7 +66,7 @@ func (s *Service) ListRelations(ctx context.Context, q graph.RelationsQuery) (gr
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, q.Direction)
+	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, q.Direction, q.Sources)
 	if err != nil {
 		return graph.RelationsPage{}, err
 	}
@@ -103,7 +107,7 @@ func (s *Service) GetTimeline(ctx context.Context, q graph.TimelineQuery) (graph
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, graph.DirectionAny)
+	e, links, src, err := s.countedLinks(ctx, "entity", q.Entity, q.Filter, graph.DirectionAny, q.Sources)
 	if err != nil {
 		return graph.Timeline{}, err
 	}
@@ -137,7 +141,9 @@ func (s *Service) GetTimeline(ctx context.Context, q graph.TimelineQuery) (graph
 }
 
 // GetSource returns the source asked for, how many claims cite it, and one page of them (by name), each
-// with the relation it backs. It returns NotFound (SOURCE_NOT_FOUND) for an unknown source.
+// with the relation it backs. A source may be asked for by its title (see sourceTitled). It returns
+// NotFound (SOURCE_NOT_FOUND) for an unknown source, and Invalid (AMBIGUOUS_NAME) for a title several
+// sources answer to.
 func (s *Service) GetSource(ctx context.Context, q graph.SourceRequest) (graph.SourcePage, error) {
 	if err := q.Validate(); err != nil {
 		return graph.SourcePage{}, err
@@ -148,6 +154,12 @@ func (s *Service) GetSource(ctx context.Context, q graph.SourceRequest) (graph.S
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	q.Offset = max(q.Offset, 0)
+	if !q.ByName() {
+		var err error
+		if q.Name, err = s.sourceTitled(ctx, string(q.Name)); err != nil {
+			return graph.SourcePage{}, err
+		}
+	}
 	info, err := s.Store.GetSource(ctx, q.Name, q.Offset, q.PageSize)
 	if err != nil {
 		return graph.SourcePage{}, err
@@ -162,6 +174,53 @@ func (s *Service) GetSource(ctx context.Context, q graph.SourceRequest) (graph.S
 	}
 	_, _, next := graph.PageBounds(info.ClaimCount, q.Offset, q.PageSize)
 	return graph.SourcePage{SourceInfo: info, Related: related, NextOffset: next}, nil
+}
+
+// sourceTitled finds the source a title names, ignoring case, accents and punctuation: the one whose
+// title is the text, else the one whose title holds it. It reads every source's title: a source asked for
+// by title is a person's question, rare beside the names programs ask for.
+func (s *Service) sourceTitled(ctx context.Context, text string) (graph.SourceName, error) {
+	const op = "service.GetSource"
+	key := graph.NormalizeName(text)
+	var exact, partial []graph.Source
+	for offset := 0; ; {
+		page, total, err := s.Store.ListSources(ctx, graph.SourceQuery{Offset: offset, Limit: 1000})
+		if err != nil {
+			return "", err
+		}
+		for _, sum := range page {
+			switch title := graph.NormalizeName(sum.Source.Title); {
+			case title == key:
+				exact = append(exact, sum.Source)
+			case strings.Contains(" "+title+" ", " "+key+" "):
+				partial = append(partial, sum.Source)
+			}
+		}
+		if offset += len(page); len(page) == 0 || offset >= total {
+			break
+		}
+	}
+	found := exact
+	if len(found) == 0 {
+		found = partial
+	}
+	switch len(found) {
+	case 0:
+		return "", &graph.Error{Op: op, Kind: graph.NotFound, Reason: "SOURCE_NOT_FOUND",
+			Message: "name: no source is titled " + quote(text) + " (ListSources lists them)"}
+	case 1:
+		return found[0].Name, nil
+	}
+	var names []string
+	for _, src := range found[:min(len(found), 10)] {
+		names = append(names, string(src.Name))
+	}
+	if len(found) > 10 {
+		names = append(names, fmt.Sprintf("and %d more", len(found)-10))
+	}
+	return "", &graph.Error{Op: op, Kind: graph.Invalid, Reason: "AMBIGUOUS_NAME", Message: "ambiguous source title",
+		Violations: []graph.FieldViolation{{Field: "name", Description: fmt.Sprintf("%s is in the titles of %d sources: %s; use a resource name",
+			quote(text), len(found), strings.Join(names, ", "))}}}
 }
 
 // ListSources returns one page of the sources of a kind and outlet (q.Offset and q.Limit are the page;

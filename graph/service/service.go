@@ -200,7 +200,7 @@ func (s *Service) GetEntity(ctx context.Context, name string, filter *graph.Rela
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	if filter != nil {
-		e, links, _, err := s.countedLinks(ctx, "name", name, *filter, graph.DirectionAny)
+		e, links, _, err := s.countedLinks(ctx, "name", name, *filter, graph.DirectionAny, graph.SourceFilter{})
 		if err != nil {
 			return graph.EntityInfo{}, err
 		}
@@ -374,7 +374,9 @@ func years(from, to graph.FuzzyDate) string {
 }
 
 // GetRelation returns a relation with all its claims and the entities it names. A relation a merge moved
-// resolves to the relation its claims went to (Relation.Name says which).
+// resolves to the relation its claims went to, and a symmetric relation named with its ends the other
+// way round to itself (Relation.Name says which). NotFound (RELATION_NOT_FOUND) lists in its message the
+// relations of the name's type between its ends, whatever their key.
 func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (graph.Relation, []graph.Entity, error) {
 	if !strings.HasPrefix(string(name), "relations/") || len(name) > 400 {
 		var v graph.Violations
@@ -393,7 +395,24 @@ func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (gra
 	}
 	r, ok := rels[name]
 	if !ok {
-		return graph.Relation{}, nil, &graph.Error{Op: "service.GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: "no relation named " + string(name)}
+		near, err := nearRelations(ctx, src, name)
+		if err != nil {
+			return graph.Relation{}, nil, err
+		}
+		if back := reversed(name); slices.Contains(near, back) {
+			// A symmetric relation named with its ends the other way round is the same relation.
+			if rels, err = src.GetRelations(ctx, []graph.RelationName{back}); err != nil {
+				return graph.Relation{}, nil, err
+			}
+			r, ok = rels[back]
+		}
+		if !ok {
+			msg := "no relation named " + string(name)
+			if len(near) > 0 {
+				msg += "; between these ends: " + strings.Join(strs(near), ", ")
+			}
+			return graph.Relation{}, nil, &graph.Error{Op: "service.GetRelation", Kind: graph.NotFound, Reason: "RELATION_NOT_FOUND", Message: msg}
+		}
 	}
 	for i := 0; r.MergedInto != "" && i < maxRedirects; i++ {
 		next := r.MergedInto
@@ -406,6 +425,76 @@ func (s *Service) GetRelation(ctx context.Context, name graph.RelationName) (gra
 	}
 	ents, err := s.entities(ctx, src, []graph.EntityName{r.From, r.To, r.Via})
 	return r, ents, err
+}
+
+// relationParts splits a relation's resource name, relations/<from>.<type>.<to>[.<key>], into its ends'
+// slugs, its type and its key; ok is false when the name does not have that shape.
+func relationParts(name graph.RelationName) (from string, t graph.RelationType, to, key string, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(string(name), "relations/"), ".")
+	if len(parts) < 3 || len(parts) > 4 {
+		return "", "", "", "", false
+	}
+	for _, rt := range graph.RelationTypes {
+		if rt.Kebab() == parts[1] {
+			t = rt
+		}
+	}
+	if len(parts) == 4 {
+		key = parts[3]
+	}
+	return parts[0], t, parts[2], key, t != ""
+}
+
+// reversed is a relation name with its ends swapped ("" when the name has no such shape).
+func reversed(name graph.RelationName) graph.RelationName {
+	from, t, to, key, ok := relationParts(name)
+	if !ok {
+		return ""
+	}
+	n := "relations/" + to + "." + t.Kebab() + "." + from
+	if key != "" {
+		n += "." + key
+	}
+	return graph.RelationName(n)
+}
+
+// nearRelations lists, by name, the relations a name that names none may mean: those of its type
+// between its ends (in either order, for a symmetric type) that are not deleted, whatever their key.
+func nearRelations(ctx context.Context, src graph.View, name graph.RelationName) ([]graph.RelationName, error) {
+	from, t, to, _, ok := relationParts(name)
+	if !ok || !graph.ValidSlug(from) || !graph.ValidSlug(to) {
+		return nil, nil
+	}
+	// The name holds its ends' slugs, not their collections: try each.
+	var ends []graph.EntityName
+	for _, c := range graph.Collections {
+		ends = append(ends, graph.EntityName(c+"/"+from))
+	}
+	links, err := src.Links(ctx, ends)
+	if err != nil {
+		return nil, err
+	}
+	var out []graph.RelationName
+	for _, ls := range links {
+		for _, l := range ls {
+			if l.Deleted || l.Type != t {
+				continue
+			}
+			if graph.Slug(l.From) == from && graph.Slug(l.To) == to || t.Symmetric() && graph.Slug(l.From) == to && graph.Slug(l.To) == from {
+				out = append(out, l.Name)
+			}
+		}
+	}
+	return distinct(out), nil
+}
+
+// strs converts names to strings.
+func strs[N ~string](names []N) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return out
 }
 
 func (s *Service) entities(ctx context.Context, src graph.View, names []graph.EntityName) ([]graph.Entity, error) {
@@ -457,12 +546,28 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 			return graph.PathsAnswer{}, err
 		}
 	}
-	paths, err := walk.FindPaths(ctx, src, q, budget)
+	if !q.Sources.IsZero() {
+		src = bySources{src: src, view: view, f: q.Sources}
+	}
+	// Candidates to rank: more routes than asked for, so that the last length's best evidenced can be
+	// chosen among its routes, not its first by name; a search that more routes would put over its budget
+	// ranks those asked for.
+	wide := q
+	wide.MaxPaths = min(q.MaxPaths+graph.RankingExtra, graph.MaxRanked)
+	paths, err := walk.FindPaths(ctx, src, wide, budget)
+	if graph.KindOf(err) == graph.ResourceExhausted {
+		wide = q
+		paths, err = walk.FindPaths(ctx, src, q, budget)
+	}
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
 	var ifRelaxed []graph.Relaxation
+	noPath := ""
 	if len(paths) == 0 {
+		if noPath, err = whyNoPath(ctx, src, q, from, to); err != nil {
+			return graph.PathsAnswer{}, err
+		}
 		ifRelaxed = relaxed(q.Filter, func(f graph.RelationFilter) (int, error) {
 			lq := q
 			lq.Filter = f
@@ -471,27 +576,112 @@ func (s *Service) FindPaths(ctx context.Context, q graph.PathQuery) (graph.Paths
 		})
 	}
 	splitViaSteps(paths)
-	var relNames []graph.RelationName
-	var entNames []graph.EntityName
-	for _, p := range paths {
-		for _, h := range p.Hops {
-			for _, st := range h.Relations {
-				relNames = append(relNames, st.Relation)
+	relNames := func(paths []graph.Path) []graph.RelationName {
+		var names []graph.RelationName
+		for _, p := range paths {
+			for _, h := range p.Hops {
+				for _, st := range h.Relations {
+					names = append(names, st.Relation)
+				}
 			}
 		}
-		entNames = append(entNames, p.Entities...)
+		return distinct(names)
 	}
-	slices.Sort(relNames)
-	var rels map[graph.RelationName]graph.Relation
-	var ents []graph.Entity
-	err = parallel(
-		func() (err error) { rels, err = view.GetRelations(ctx, slices.Compact(relNames)); return err },
-		func() (err error) { ents, err = s.entities(ctx, view, entNames); return err },
-	)
+	// Every candidate's evidence, from its relations' claims; then the best evidenced first among equal
+	// lengths, and the first asked for.
+	rels, err := view.GetRelations(ctx, relNames(paths))
 	if err != nil {
 		return graph.PathsAnswer{}, err
 	}
-	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: rels, Entities: ents, IfRelaxed: ifRelaxed}, nil
+	weighed := keptClaims(q.Sources, rels)
+	for i := range paths {
+		paths[i].Evidence = graph.EvidenceOfRoute(q.Filter, paths[i], weighed)
+	}
+	// When the walk gave as many routes as it was asked for, the last length may have more: the order
+	// among those is of the first by name only.
+	capped := len(paths) == wide.MaxPaths && len(paths) > q.MaxPaths &&
+		(paths[len(paths)-1].Len() == paths[q.MaxPaths-1].Len() || paths[len(paths)-1].Len() <= paths[0].Len()+q.LongerBy)
+	graph.RankRoutes(paths, q.LongerBy)
+	paths = paths[:min(len(paths), q.MaxPaths)]
+	var entNames []graph.EntityName
+	for _, p := range paths {
+		entNames = append(entNames, p.Entities...)
+	}
+	ents, err := s.entities(ctx, view, entNames)
+	if err != nil {
+		return graph.PathsAnswer{}, err
+	}
+	names := map[graph.EntityName]string{}
+	for _, e := range ents {
+		names[e.Name] = e.DisplayName
+	}
+	name := func(n graph.EntityName) string {
+		if d := names[n]; d != "" {
+			return d
+		}
+		return string(n)
+	}
+	kept := map[graph.RelationName]graph.Relation{}
+	for _, n := range relNames(paths) {
+		if r, ok := rels[n]; ok {
+			kept[n] = r
+		}
+	}
+	for i := range paths {
+		paths[i].Reason = paths[i].Evidence.Reason(paths[i], name)
+	}
+	return graph.PathsAnswer{From: from, To: to, Paths: paths, Relations: kept, Entities: ents, IfRelaxed: ifRelaxed, NoPath: noPath,
+		RankingCapped: capped}, nil
+}
+
+// whyNoPath says why no path joins from and to: an end that takes part in no relation, or in none that
+// counts under the filter; else that no route within the depth does (under the filter, following the
+// relations' directions, at one time, as the query asks).
+func whyNoPath(ctx context.Context, view graph.LinkSource, q graph.PathQuery, from, to graph.Entity) (string, error) {
+	links, err := view.Links(ctx, []graph.EntityName{from.Name, to.Name})
+	if err != nil {
+		return "", err
+	}
+	var why []string
+	for _, e := range []graph.Entity{from, to} {
+		live, counted := 0, 0
+		seen := map[graph.RelationName]bool{}
+		for _, l := range links[e.Name] {
+			if l.Deleted || seen[l.Name] {
+				continue
+			}
+			seen[l.Name] = true
+			live++
+			if q.Filter.Counts(l) {
+				counted++
+			}
+		}
+		who := e.DisplayName + " (" + string(e.Name) + ")"
+		switch {
+		case live == 0:
+			why = append(why, who+" takes part in no relation")
+		case counted == 0:
+			why = append(why, fmt.Sprintf("none of the %d %s of %s counts under the filter", live, plural(live, "relation", "relations"), who))
+		}
+	}
+	if len(why) > 0 {
+		return strings.Join(why, "; "), nil
+	}
+	how := "under the filter"
+	if q.Directed {
+		how += ", following each relation's direction"
+	}
+	if q.CoTemporal {
+		how += ", with every hop holding at one time"
+	}
+	return fmt.Sprintf("no route of at most %d %s joins them %s", q.MaxDepth, plural(q.MaxDepth, "hop", "hops"), how), nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // History returns a resource's last n changes, newest first, when the store keeps an audit trail.

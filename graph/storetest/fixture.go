@@ -64,6 +64,7 @@ var (
 			Record: "m-1", Confidence: 1, Status: graph.StatusConfirmed}}}
 	holds = graph.Relation{Name: holdsName, Type: graph.HoldsOffice, From: rushanara.Name, To: seat.Name, Via: labour.Name, Term: term.Name,
 		ValidFrom: graph.FuzzyDate{Year: 2010, Month: 5, Day: 6}, ValidTo: graph.FuzzyDate{Year: 2024, Month: 5, Day: 30},
+		DatesFrom: "public record: elected at the general election of 6 May 2010",
 		Claims: []graph.Claim{{Name: graph.ClaimNameFor(holdsName, srcRegister.Name, ""), Source: graph.Source{Name: srcRegister.Name},
 			Record: "h-1", Confidence: 0.95, Status: graph.StatusConfirmed}}}
 	worked = graph.Relation{Name: workedName, Type: graph.FormerlyWorkedWith, From: lutfur.Name, To: rushanara.Name,

@@ -365,7 +365,8 @@ func testGetSource(t *testing.T, s Subject) {
 	}
 }
 
-// testListSources: sources in name order with their claim counts, filtered by kind and outlet, paged,
+// testListSources: sources in name order with their claim counts, filtered by kind and outlet (whatever
+// its case), paged,
 // with how many match.
 func testListSources(t *testing.T, s Subject) {
 	writeFixture(t, s)
@@ -384,7 +385,9 @@ func testListSources(t *testing.T, s Subject) {
 		{"datasets", graph.SourceQuery{Kind: graph.SourceDataset, Limit: 10}, []graph.SourceSummary{register}, 1},
 		{"one outlet", graph.SourceQuery{Outlet: "Daily News", Limit: 10}, []graph.SourceSummary{article, register}, 2},
 		{"one outlet, second page", graph.SourceQuery{Outlet: "Daily News", Offset: 1, Limit: 1}, []graph.SourceSummary{register}, 2},
-		{"an outlet in another case", graph.SourceQuery{Outlet: "daily news", Limit: 10}, nil, 0},
+		{"an outlet in another case", graph.SourceQuery{Outlet: "daily news", Limit: 10}, []graph.SourceSummary{article, register}, 2},
+		{"an outlet in capitals, spaced", graph.SourceQuery{Outlet: " DAILY NEWS ", Limit: 10}, []graph.SourceSummary{article, register}, 2},
+		{"part of an outlet's name", graph.SourceQuery{Outlet: "daily", Limit: 10}, nil, 0},
 		{"a kind and an outlet matching nothing", graph.SourceQuery{Kind: graph.SourceSocialPost, Outlet: "Daily News", Limit: 10}, nil, 0},
 		{"no page", graph.SourceQuery{Limit: 0}, nil, 3},
 		{"past the end", graph.SourceQuery{Offset: 5, Limit: 10}, nil, 3},

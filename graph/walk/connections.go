@@ -2,6 +2,7 @@ package walk
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -80,10 +81,13 @@ type CommonSource struct {
 	Count  int
 }
 
-// CommonSources ranks the sources whose claims back relations of at least two of inputs: relations
-// that count under f, claims with a status f counts (DefaultStatuses when it names none) and at least its
-// MinConfidence. Ranked by how many inputs each backs relations of, then by how many claims, then by
-// name. claims holds each relation's claims (Store.ClaimSources).
+// CommonSources ranks the sources whose claims join at least two of inputs: a claim joins two inputs
+// when its relation is between them, or when it links one to an entity that another claim of the same
+// source links to another (a chain of two relations the source alone tells). A source that speaks of two
+// inputs in unrelated relations does not join them. Only relations that count under f and claims with a
+// status f counts (DefaultStatuses when it names none) and at least its MinConfidence are read. Each
+// source lists the inputs it joins and its joining claims; sources are ranked by how many inputs they
+// join, then by how many claims, then by name. claims holds each relation's claims (Store.ClaimSources).
 func CommonSources(inputs []graph.EntityName, links map[graph.EntityName][]graph.Link, claims map[graph.RelationName][]graph.Claim, f graph.RelationFilter) []CommonSource {
 	statuses := f.Statuses
 	if len(statuses) == 0 {
@@ -93,7 +97,30 @@ func CommonSources(inputs []graph.EntityName, links map[graph.EntityName][]graph
 	for i, n := range inputs {
 		isInput[n] = i
 	}
-	bySource := map[graph.SourceName]*CommonSource{}
+	// through[source][x] is what the source's claims tie to entity x: the inputs at their other ends, and
+	// the claims.
+	type tie struct {
+		inputs []bool
+		claims map[string]graph.RelationName
+	}
+	through := map[graph.SourceName]map[graph.EntityName]*tie{}
+	add := func(src graph.SourceName, x graph.EntityName, in int, claim string, rel graph.RelationName) {
+		m := through[src]
+		if m == nil {
+			m = map[graph.EntityName]*tie{}
+			through[src] = m
+		}
+		t := m[x]
+		if t == nil {
+			t = &tie{inputs: make([]bool, len(inputs)), claims: map[string]graph.RelationName{}}
+			if i, ok := isInput[x]; ok {
+				t.inputs[i] = true // an input is tied to itself
+			}
+			m[x] = t
+		}
+		t.inputs[in] = true
+		t.claims[claim] = rel
+	}
 	seen := map[graph.RelationName]bool{}
 	for _, in := range inputs {
 		for _, l := range links[in] {
@@ -105,18 +132,36 @@ func CommonSources(inputs []graph.EntityName, links map[graph.EntityName][]graph
 				if !slices.Contains(statuses, c.Status) || c.Confidence < f.MinConfidence || c.Source.Name == "" {
 					continue
 				}
-				s := bySource[c.Source.Name]
-				if s == nil {
-					s = &CommonSource{Name: c.Source.Name, Inputs: make([]bool, len(inputs)), Claims: map[string]graph.RelationName{}}
-					bySource[c.Source.Name] = s
+				if i, ok := isInput[l.From]; ok {
+					add(c.Source.Name, l.To, i, c.Name, l.Name)
 				}
-				s.Claims[c.Name] = l.Name
-				for _, end := range []graph.EntityName{l.From, l.To} {
-					if i, ok := isInput[end]; ok {
-						s.Inputs[i] = true
-					}
+				if i, ok := isInput[l.To]; ok {
+					add(c.Source.Name, l.From, i, c.Name, l.Name)
 				}
 			}
+		}
+	}
+	bySource := map[graph.SourceName]*CommonSource{}
+	for src, m := range through {
+		for _, t := range m {
+			n := 0
+			for _, b := range t.inputs {
+				if b {
+					n++
+				}
+			}
+			if n < 2 {
+				continue
+			}
+			s := bySource[src]
+			if s == nil {
+				s = &CommonSource{Name: src, Inputs: make([]bool, len(inputs)), Claims: map[string]graph.RelationName{}}
+				bySource[src] = s
+			}
+			for i, b := range t.inputs {
+				s.Inputs[i] = s.Inputs[i] || b
+			}
+			maps.Copy(s.Claims, t.claims)
 		}
 	}
 	var out []CommonSource
@@ -126,9 +171,7 @@ func CommonSources(inputs []graph.EntityName, links map[graph.EntityName][]graph
 				s.Count++
 			}
 		}
-		if s.Count >= 2 {
-			out = append(out, *s)
-		}
+		out = append(out, *s)
 	}
 	slices.SortFunc(out, func(a, b CommonSource) int {
 		return cmp.Or(-cmp.Compare(a.Count, b.Count), -cmp.Compare(len(a.Claims), len(b.Claims)), strings.Compare(string(a.Name), string(b.Name)))

@@ -48,8 +48,9 @@ func (w *Reached) Recycle() {
 //     (at most 3, the deepest walk);
 //  3. the induced subgraph: every counted relation between two entities of the answer, or between one of
 //     them and an excluded entity, the first q.MaxEdges of them by the position of their later end;
-//  4. for each expanded entity, the entities joined to it that the answer does not hold, and the
-//     relations to them by type.
+//  4. for each entity of the answer (those expanded first, in the order expanded, then the others in
+//     answer order), the entities joined to it that the answer does not hold, and the relations to them
+//     by type: every neighbour hidden is accounted for, beyond the depth asked or cut by a cap.
 //
 // A hub whose list the snapshot indexes (hubindex.go) is not read whole in any step: step 1 takes the
 // first neighbours of its list in rank order (under the default strengths), steps 2 and 3 look up its
@@ -288,8 +289,20 @@ func Around(ctx context.Context, g Graph, q graph.NeighborhoodQuery, center grap
 	}
 	w.Edges, w.EdgesLeftOut = firstEdges(w.Edges, q.MaxEdges, len(order), g.Name)
 
-	// 4. What the caps left out.
-	for i, u := range expanded {
+	// 4. What the caps left out: around each entity expanded, in the order expanded, then around each
+	// other entity of the answer (reached at the last depth, or held back by a cap), in answer order,
+	// whose neighbours outside the answer nothing else would account for.
+	isExpanded := make(map[int32]bool, len(expanded))
+	for _, u := range expanded {
+		isExpanded[u] = true
+	}
+	accounted := expanded
+	for _, u := range order {
+		if !isExpanded[u] {
+			accounted = append(accounted, u)
+		}
+	}
+	for i, u := range accounted {
 		mark := -int32(i) - 1
 		leftOut, relsLeftOut := 0, 0
 		var byType []graph.RelationCount
@@ -338,7 +351,8 @@ func Around(ctx context.Context, g Graph, q graph.NeighborhoodQuery, center grap
 		}
 		if leftOut > 0 {
 			graph.SortRelationCounts(byType)
-			w.Cut = append(w.Cut, graph.Truncation{Entity: g.Entity(u), LeftOut: leftOut, RelationsLeftOut: relsLeftOut, ByType: byType})
+			w.Cut = append(w.Cut, graph.Truncation{Entity: g.Entity(u), LeftOut: leftOut, RelationsLeftOut: relsLeftOut, ByType: byType,
+				Unexpanded: !isExpanded[u]})
 		}
 	}
 	return w, nil

@@ -884,7 +884,8 @@ func (sg *subgraph) kShortestCoTemporal(ctx context.Context, s, t int32, k, boun
 		}
 		if u == t {
 			if len(nodes)-1 == length {
-				p := sg.path(ipath{nodes: slices.Clone(nodes)})
+				// Each hop carries only the relations that held during the route's window (within the query's).
+				p := sg.pathWithin(ipath{nodes: slices.Clone(nodes)}, during)
 				p.During = during
 				found = append(found, p)
 			}
@@ -955,7 +956,11 @@ func intersectPeriods(a, b []graph.Period) []graph.Period {
 }
 
 // path turns a route into a Path: its entities, and each hop's relations in hop order.
-func (sg *subgraph) path(p ipath) graph.Path {
+func (sg *subgraph) path(p ipath) graph.Path { return sg.pathWithin(p, nil) }
+
+// pathWithin is path keeping, when during is not nil, only the relations that held (with both their ends
+// in existence) on some day of during: a co-temporal route's hops show what held while it did.
+func (sg *subgraph) pathWithin(p ipath, during []graph.Period) graph.Path {
 	out := graph.Path{Entities: make([]graph.EntityName, len(p.nodes)), Hops: make([]graph.Hop, p.len())}
 	for j, u := range p.nodes {
 		out.Entities[j] = sg.name(u)
@@ -968,6 +973,11 @@ func (sg *subgraph) path(p ipath) graph.Path {
 				ids = slices.Clone(a.ids)
 				break
 			}
+		}
+		if during != nil {
+			ids = slices.DeleteFunc(ids, func(r int32) bool {
+				return len(intersectPeriods(during, []graph.Period{sg.g.Link(r).Effective()})) == 0
+			})
 		}
 		slices.SortFunc(ids, sg.byEvidence)
 		from := sg.keys[u]

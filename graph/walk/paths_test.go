@@ -350,3 +350,66 @@ func TestFindPathsFromManyGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// TestCoTemporalHopsHeldDuringTheRoute: on hundreds of random co-temporal queries, every relation a hop
+// shows held (with its ends in existence) on some day of the route's window, and every relation left out
+// of a hop did not; a hop is never emptied.
+func TestCoTemporalHopsHeldDuringTheRoute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	routes, dropped := 0, 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		n := 6 + int(seed%20)
+		ents, rels := graphtest.RandomGraph(seed, n, 2*n+int(seed%(2*uint64(n))))
+		links := map[graph.RelationName]graph.Link{}
+		for _, l := range graphtest.Links(ents, rels) {
+			links[l.Name] = l
+		}
+		src := graphtest.NewMemoryLinks(ents, rels)
+		r := rand.New(rand.NewPCG(seed, 52))
+		for i := 0; i < 6; i++ {
+			q := graphtest.RandomQuery(r, ents)
+			q.CoTemporal = true
+			paths, err := walk.FindPaths(ctx, src, q, graph.DefaultWorkBudget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				routes++
+				held := func(name graph.RelationName) bool {
+					eff := links[name].Effective()
+					return slices.ContainsFunc(p.During, func(d graph.Period) bool { return d.Overlaps(eff) })
+				}
+				for j, h := range p.Hops {
+					if len(h.Relations) == 0 {
+						t.Fatalf("seed %d %+v: hop %d of %v is empty", seed, q, j, p.Entities)
+					}
+					shown := map[graph.RelationName]bool{}
+					for _, st := range h.Relations {
+						shown[st.Relation] = true
+						if !held(st.Relation) {
+							t.Errorf("seed %d %+v: %s did not hold during %v", seed, q, st.Relation, p.During)
+						}
+					}
+					// Every relation counted between the hop's ends that held then is shown.
+					for _, l := range links {
+						ends := l.From == p.Entities[j] && l.To == p.Entities[j+1] || l.To == p.Entities[j] && l.From == p.Entities[j+1]
+						if !ends || !q.Filter.Counts(l) || q.Directed && !l.Symmetric && l.From != p.Entities[j] {
+							continue
+						}
+						switch {
+						case held(l.Name) && !shown[l.Name]:
+							t.Errorf("seed %d %+v: %s held during %v but is not shown", seed, q, l.Name, p.During)
+						case !held(l.Name):
+							dropped++
+						}
+					}
+				}
+			}
+		}
+	}
+	if routes < 300 || dropped < 20 {
+		t.Errorf("%d co-temporal routes, %d relations left out of their hops: the test is too weak", routes, dropped)
+	}
+	t.Logf("%d co-temporal routes, %d relations left out of their hops", routes, dropped)
+}

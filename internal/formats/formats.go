@@ -33,8 +33,9 @@ func MediaType(format string) string {
 func Write(w io.Writer, format string, g graph.Subgraph) error {
 	switch format {
 	case "polgraph":
-		// A dataset file holds what counts: no tombstones, no retracted claims (the audit trail keeps
-		// them), so that polgraph load reads the export back.
+		// A dataset file holds what the graph holds but its deleted entities and relations (the audit trail
+		// keeps those): every claim, each retraction marked, so that polgraph load reads the export back
+		// into the same graph. Its header says what part of the graph it is and under which filter.
 		live := graph.Subgraph{Sources: g.Sources}
 		for _, e := range g.Entities {
 			if e.Deleted.IsZero() {
@@ -42,12 +43,11 @@ func Write(w io.Writer, format string, g graph.Subgraph) error {
 			}
 		}
 		for _, r := range g.Relations {
-			r.Claims = slices.DeleteFunc(slices.Clone(r.Claims), func(c graph.Claim) bool { return !c.Retracted.IsZero() })
 			if r.Deleted.IsZero() && len(r.Claims) > 0 {
 				live.Relations = append(live.Relations, r)
 			}
 		}
-		return dataset.WriteSubgraph(w, "export", "exported from polgraph", live)
+		return dataset.WriteSubgraphHeaded(w, dataset.Header{Name: "export", Description: exportDescription(g), Filter: g.Filter, Exported: true}, live)
 	case "popolo":
 		return popolo.Write(w, g)
 	case "ftm":
@@ -58,4 +58,16 @@ func Write(w io.Writer, format string, g graph.Subgraph) error {
 			Violations: []graph.FieldViolation{{Field: "format", Description: fmt.Sprintf("%q is not one of %s", format, strings.Join(Names, ", "))}}}
 	}
 	return export.Write(w, export.Format(format), g)
+}
+
+// exportDescription says in a header what part of the graph an export is, and under which filter.
+func exportDescription(g graph.Subgraph) string {
+	d := "exported from polgraph"
+	if g.Scope != "" {
+		d += ": " + g.Scope
+	}
+	if g.Filter == "" {
+		return d + ", every relation whatever its claims, retracted claims marked"
+	}
+	return d + ", the relations that count under the filter (" + g.Filter + ")"
 }

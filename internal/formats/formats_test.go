@@ -46,13 +46,39 @@ func TestEveryFormatWrites(t *testing.T) {
 		if f != "polgraph" {
 			continue
 		}
-		// polgraph's own format is read back: what counts, without tombstones or retracted claims.
+		// polgraph's own format is read back: everything but the deleted entity, retracted claims marked
+		// with their retractions, and the header says what the export is.
+		if first, _, _ := strings.Cut(buf.String(), "\n"); !strings.Contains(first, `"description":"exported from polgraph, every relation whatever its claims, retracted claims marked"`) ||
+			strings.Contains(first, `"filter"`) {
+			t.Errorf("header %s", first)
+		}
 		ds, err := dataset.Read([]dataset.File{{Name: "export.jsonl", R: &buf}})
 		if err != nil {
 			t.Fatalf("the polgraph export does not read back: %v", err)
 		}
-		if len(ds.Entities) != 2 || len(ds.Relations) != 1 || len(ds.Relations[0].Claims) != 1 {
-			t.Errorf("read back %d entities, %d relations (%v)", len(ds.Entities), len(ds.Relations), ds.Relations)
+		if len(ds.Entities) != 2 || len(ds.Relations) != 2 {
+			t.Fatalf("read back %d entities, %d relations (%v)", len(ds.Entities), len(ds.Relations), ds.Relations)
+		}
+		for _, r := range ds.Relations {
+			for _, c := range r.Claims {
+				want := graph.Tombstone{}
+				if c.Name != string(live)+"/claims/s" {
+					want = graph.Tombstone{Time: gone.Time.UTC(), By: gone.By, Reason: gone.Reason}
+				}
+				if c.Retracted != want {
+					t.Errorf("%s read back retracted %+v, want %+v", c.Name, c.Retracted, want)
+				}
+			}
+		}
+		var filtered bytes.Buffer
+		g2 := g
+		g2.Scope, g2.Filter = "the whole graph", graph.RelationFilter{AsOf: graph.FuzzyDate{Year: 2014}}.Words()
+		if err := formats.Write(&filtered, f, g2); err != nil {
+			t.Fatal(err)
+		}
+		want := `{"record":"dataset","format":"polgraph/v2","name":"export","description":"exported from polgraph: the whole graph, the relations that count under the filter (as of 2014; undated relations excluded; statuses ALLEGED, REPORTED, CONFIRMED (a relation some claim denies counts only through a CONFIRMED one))","filter":"as of 2014; undated relations excluded; statuses ALLEGED, REPORTED, CONFIRMED (a relation some claim denies counts only through a CONFIRMED one)","exported":true}`
+		if first, _, _ := strings.Cut(filtered.String(), "\n"); first != want {
+			t.Errorf("filtered header\n got %s\nwant %s", first, want)
 		}
 	}
 	err := formats.Write(&bytes.Buffer{}, "pdf", g)

@@ -194,7 +194,7 @@ func (f MemoryFeed) Changes(_ context.Context, since int64, each func(graph.Chan
 // OraclePaths enumerates every route (a path of distinct entities) the query allows, depth first; gives
 // each hop every counted relation between its two entities that may be walked that way (in
 // graph.HopOrder); keeps, for a co-temporal query, the routes that held as a whole on some day (checked
-// day segment by day segment); sorts them with graph.ComparePaths and keeps the first q.MaxPaths. It
+// day segment by day segment), each hop with only the relations that held on one of those days; sorts them with graph.ComparePaths and keeps the first q.MaxPaths. It
 // shares no code with walk.FindPaths but the filter and the two orders.
 func OraclePaths(ents []graph.Entity, rels []graph.Relation, q graph.PathQuery) []graph.Path {
 	type step struct {
@@ -243,6 +243,16 @@ func OraclePaths(ents []graph.Entity, rels []graph.Relation, q graph.PathQuery) 
 			if q.CoTemporal {
 				if p.During = commonDays(periods, window); len(p.During) == 0 {
 					return
+				}
+				// A hop shows only the relations that held on some day the route held.
+				for i := range p.Hops {
+					var kept []graph.PathStep
+					for j, st := range p.Hops[i].Relations {
+						if slices.ContainsFunc(p.During, func(d graph.Period) bool { return d.Overlaps(periods[i][j]) }) {
+							kept = append(kept, st)
+						}
+					}
+					p.Hops[i].Relations = kept
 				}
 			}
 			all = append(all, p)
@@ -323,8 +333,8 @@ type Neighborhood struct {
 // OracleNeighborhood is the neighbourhood done plainly: the walk with every expanded entity's counted
 // links sorted in full (strongest first, then the other end's name, then the relation's) and taken in
 // turn; true distances by a breadth-first search of the whole counted graph; every counted relation
-// among the answer's entities (and to excluded ones), sorted and cut at MaxEdges; and, per expanded
-// entity, the distinct entities and the relations the answer leaves out.
+// among the answer's entities (and to excluded ones), sorted and cut at MaxEdges; and, per entity of
+// the answer (expanded ones first), the distinct entities and the relations the answer leaves out.
 // It also returns the distance at which the walk reached each entity.
 func OracleNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.NeighborhoodQuery, center graph.EntityName) (Neighborhood, map[graph.EntityName]int) {
 	q.Normalize()
@@ -427,7 +437,15 @@ func OracleNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.Neig
 	for _, e := range edges {
 		out.Edges = append(out.Edges, e.name)
 	}
-	for _, u := range expanded {
+	// Every entity of the answer is accounted for: those expanded in the order expanded, then the others in
+	// answer order.
+	accounted := slices.Clone(expanded)
+	for _, n := range out.Nodes {
+		if !slices.Contains(expanded, n) {
+			accounted = append(accounted, n)
+		}
+	}
+	for _, u := range accounted {
 		left := map[graph.EntityName]bool{}
 		var counts []graph.RelationCount
 		for _, l := range adj[u] {
@@ -439,7 +457,8 @@ func OracleNeighborhood(ents []graph.Entity, rels []graph.Relation, q graph.Neig
 			counts = append(counts, graph.RelationCount{Type: l.Type, Outgoing: l.From == u || l.Symmetric, Count: 1})
 		}
 		if len(left) > 0 {
-			out.Cut = append(out.Cut, graph.Truncation{Entity: u, LeftOut: len(left), RelationsLeftOut: len(counts), ByType: graph.SumRelationCounts(counts)})
+			out.Cut = append(out.Cut, graph.Truncation{Entity: u, LeftOut: len(left), RelationsLeftOut: len(counts), ByType: graph.SumRelationCounts(counts),
+				Unexpanded: !slices.Contains(expanded, u)})
 		}
 	}
 	return out, walkedAt

@@ -3,6 +3,8 @@ package graphtest
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -102,8 +104,9 @@ type Shared struct {
 }
 
 // OracleShared finds the shared neighbours and shared sources of inputs by brute force: every entity
-// tried against every input through every relation; every source against every input through every
-// claim. Neighbours are ranked by the inputs they join, then their strength (the weakest join, each as
+// tried against every input through every relation; every source's relations tried in pairs for a
+// chain between two inputs (a source joins inputs by a relation between them, or by two relations
+// through one entity). Neighbours are ranked by the inputs they join, then their strength (the weakest join, each as
 // strong as its strongest relation), then name; sources by the inputs they speak of, then their claims,
 // then name.
 func OracleShared(ents []graph.Entity, rels []graph.Relation, inputs []graph.EntityName, f graph.RelationFilter) Shared {
@@ -170,28 +173,62 @@ func OracleShared(ents []graph.Entity, rels []graph.Relation, inputs []graph.Ent
 	}
 	var ss []source
 	for s := range all {
-		var spoken []graph.EntityName
-		var claims []string
-		for _, in := range inputs {
-			for i, r := range rels {
-				if (r.From != in && r.To != in) || !f.Counts(links[i]) {
+		// The relations counted with a claim of s counted, and those claims.
+		var told []int
+		said := map[int][]string{}
+		for i, r := range rels {
+			if !f.Counts(links[i]) {
+				continue
+			}
+			for _, c := range r.Claims {
+				if c.Source.Name == s && slices.Contains(statuses, c.Status) && c.Confidence >= f.MinConfidence {
+					said[i] = append(said[i], c.Name)
+				}
+			}
+			if len(said[i]) > 0 {
+				told = append(told, i)
+			}
+		}
+		// A relation joins when it is between two inputs, or when it and another relation s tells share an
+		// end and their other ends are two inputs.
+		joins := map[int]bool{}
+		for _, i := range told {
+			r := rels[i]
+			if isInput(r.From) && isInput(r.To) && r.From != r.To {
+				joins[i] = true
+			}
+			for _, j := range told {
+				if i == j {
 					continue
 				}
-				for _, c := range r.Claims {
-					if c.Source.Name != s || !slices.Contains(statuses, c.Status) || c.Confidence < f.MinConfidence {
+				q := rels[j]
+				for _, x := range []graph.EntityName{r.From, r.To} {
+					if x != q.From && x != q.To {
 						continue
 					}
-					if !slices.Contains(spoken, in) {
-						spoken = append(spoken, in)
-					}
-					if !slices.Contains(claims, c.Name) {
-						claims = append(claims, c.Name)
+					a, b := otherEnd(r, x), otherEnd(q, x)
+					if isInput(a) && isInput(b) && a != b {
+						joins[i], joins[j] = true, true
 					}
 				}
 			}
 		}
+		var spoken []graph.EntityName
+		var claims []string
+		for _, in := range inputs {
+			for i := range joins {
+				if rels[i].From == in || rels[i].To == in {
+					spoken = append(spoken, in)
+					break
+				}
+			}
+		}
+		for i := range joins {
+			claims = append(claims, said[i]...)
+		}
 		if len(spoken) >= 2 {
 			slices.Sort(claims)
+			claims = slices.Compact(claims)
 			ss = append(ss, source{fmt.Sprintf("%s inputs=%v claims=%v", s, spoken, claims), len(spoken), len(claims), s})
 		}
 	}
@@ -209,4 +246,123 @@ func (s Shared) Cap(n int) (capped Shared, neighboursLeftOut, sourcesLeftOut int
 	neighboursLeftOut, sourcesLeftOut = max(0, len(s.Neighbours)-n), max(0, len(s.Sources)-n)
 	return Shared{Neighbours: s.Neighbours[:min(n, len(s.Neighbours))], Sources: s.Sources[:min(n, len(s.Sources))]},
 		neighboursLeftOut, sourcesLeftOut
+}
+
+// otherEnd is the end of r that is not x (x when both are).
+func otherEnd(r graph.Relation, x graph.EntityName) graph.EntityName {
+	if r.From == x {
+		return r.To
+	}
+	return r.From
+}
+
+// RankedPath is a route as the evidence oracle weighs it.
+type RankedPath struct {
+	Path    graph.Path
+	Score   float64
+	Weakest int
+}
+
+// OracleRankedPaths enumerates every route q allows (OraclePaths, with no cap), weighs each by its own
+// reading of the claims (every claim of every relation on a hop: a counted status, at least the
+// filter's confidence and not retracted for support; DENIED and not retracted against; one best
+// confidence per outlet, a source without an outlet its own; support 1 − ∏(1 − c), the hop's score
+// support × (1 − against), to 6 decimals; the route as strong as its weakest hop), sorts them by length,
+// then score, then the weakest hop's outlets, sources and claims (most first), then by names (with
+// q.LongerBy, the routes that many hops longer than the shortest first, by score less 0.25 an extra hop),
+// and keeps the first q.MaxPaths. sources gives each source's outlet.
+func OracleRankedPaths(ents []graph.Entity, rels []graph.Relation, sources []graph.Source, q graph.PathQuery) []RankedPath {
+	all := q
+	all.MaxPaths = 1 << 30
+	byName := map[graph.RelationName]graph.Relation{}
+	for _, r := range rels {
+		byName[r.Name] = r
+	}
+	outlet := map[graph.SourceName]string{}
+	for _, s := range sources {
+		if o := strings.ToLower(strings.TrimSpace(s.Outlet)); o != "" {
+			outlet[s.Name] = "o/" + o
+		}
+	}
+	statuses := q.Filter.Statuses
+	if len(statuses) == 0 {
+		statuses = graph.DefaultStatuses
+	}
+	type weighed struct {
+		RankedPath
+		outlets, sources, claims int
+	}
+	var ws []weighed
+	for _, p := range OraclePaths(ents, rels, all) {
+		w := weighed{RankedPath: RankedPath{Path: p}}
+		for i, h := range p.Hops {
+			pro, con := map[string]float64{}, map[string]float64{}
+			srcs := map[graph.SourceName]bool{}
+			claims := 0
+			for _, st := range h.Relations {
+				for _, c := range byName[st.Relation].Claims {
+					if !c.Retracted.IsZero() {
+						continue
+					}
+					o, ok := outlet[c.Source.Name]
+					if !ok {
+						o = "s/" + string(c.Source.Name)
+					}
+					switch {
+					case c.Status == graph.StatusDenied:
+						if c.Confidence > con[o] {
+							con[o] = c.Confidence
+						}
+					case slices.Contains(statuses, c.Status) && c.Confidence >= q.Filter.MinConfidence:
+						claims++
+						srcs[c.Source.Name] = true
+						if c.Confidence > pro[o] {
+							pro[o] = c.Confidence
+						}
+					}
+				}
+			}
+			either := func(m map[string]float64) float64 {
+				keys := slices.Sorted(maps.Keys(m))
+				none := 1.0
+				for _, k := range keys {
+					none *= 1 - m[k]
+				}
+				return 1 - none
+			}
+			score := math.Round(either(pro)*(1-either(con))*1e6) / 1e6
+			if i == 0 || score < w.Score {
+				w.Score, w.Weakest, w.outlets, w.sources, w.claims = score, i, len(pro), len(srcs), claims
+			}
+		}
+		ws = append(ws, w)
+	}
+	byEvidence := func(a, b weighed) int {
+		return cmp.Or(cmp.Compare(a.Path.Len(), b.Path.Len()), -cmp.Compare(a.Score, b.Score), -cmp.Compare(a.outlets, b.outlets),
+			-cmp.Compare(a.sources, b.sources), -cmp.Compare(a.claims, b.claims), graph.ComparePaths(a.Path, b.Path))
+	}
+	slices.SortStableFunc(ws, byEvidence)
+	if q.LongerBy > 0 && len(ws) > 0 {
+		// Routes up to LongerBy hops longer than the shortest, each extra hop costing 0.25 of score, ranked
+		// together ahead of the rest.
+		shortest := ws[0].Path.Len()
+		var near, far []weighed
+		for _, w := range ws {
+			if w.Path.Len() <= shortest+q.LongerBy {
+				near = append(near, w)
+			} else {
+				far = append(far, w)
+			}
+		}
+		cost := func(w weighed) float64 {
+			return math.Round((w.Score-0.25*float64(w.Path.Len()-shortest))*1e6) / 1e6
+		}
+		slices.SortStableFunc(near, func(a, b weighed) int { return cmp.Or(-cmp.Compare(cost(a), cost(b)), byEvidence(a, b)) })
+		ws = append(near, far...)
+	}
+	var out []RankedPath
+	for _, w := range ws[:min(len(ws), q.MaxPaths)] {
+		out = append(out, w.RankedPath)
+	}
+	return out
 }

@@ -150,6 +150,7 @@ type generator struct {
 	orgs         []int32   // campaigns, unions, associations
 	outlets      []int32
 	court        int32
+	removals     int // early ends of terms by removal or deselection, so far
 	seats        []seat
 
 	prominent *zipf // over actors by prominence
@@ -444,6 +445,10 @@ func (g *generator) writeEntities() error {
 	for i, s := range g.seats {
 		seatAt[s.id] = i
 	}
+	founded := map[int32]bool{} // the organisations a FOUNDED relation dates (relations())
+	for _, o := range g.orgs {
+		founded[o] = true
+	}
 	g.stats.Degrees = make([]int32, len(g.ents))
 	for id, e := range g.ents {
 		out := graph.Entity{Name: e.name, Kind: e.kind, DisplayName: e.display}
@@ -472,7 +477,9 @@ func (g *generator) writeEntities() error {
 			}
 			out.Aliases = []string{initials.String()}
 			out.Description = "Political party."
-			out.ValidFrom = graph.FuzzyDate{Year: FirstYear - 40 + g.r.IntN(50)}
+			// Founded before the records start, so that none of its relations comes before it (the draw is
+			// kept so that the rest of the graph stays as it was).
+			out.ValidFrom = graph.FuzzyDate{Year: min(FirstYear-40+g.r.IntN(50), FirstYear)}
 		case graph.KindSeat:
 			s := g.seats[seatAt[int32(id)]]
 			if s.from > FirstYear {
@@ -492,6 +499,11 @@ func (g *generator) writeEntities() error {
 			}
 		case graph.KindOrganisation:
 			out.Description = "Organisation."
+			if founded[int32(id)] {
+				// Its founding, as its FOUNDED relation dates it: written here, so that the file says it
+				// as the graph reads it (dataset.Read would take it from that relation).
+				out.ValidFrom = graph.FuzzyDate{Year: FirstYear}
+			}
 		}
 		if err := g.sink.WriteEntity(out); err != nil {
 			return err
@@ -779,7 +791,9 @@ func (g *generator) structure() error {
 	}
 	for _, o := range g.orgs {
 		f := g.actors[g.r.IntN(len(g.actors))].id
-		y := g.year()
+		// An organisation without dates of its own exists from its founding: founded as the records start,
+		// before any relation of it (the year is drawn as before, so the rest of the graph stays as it was).
+		y := min(g.year(), FirstYear)
 		if err := g.emit(rel{t: graph.Founded, from: f, to: o, via: -1, saidBy: -1, year: y, date: graph.FuzzyDate{Year: y},
 			excerpt: g.ents[f].display + " set up " + g.ents[o].display + " in " + strconv.Itoa(y) + "."}); err != nil {
 			return err
@@ -958,6 +972,13 @@ func (g *generator) term(s seat, holder int32, from, to graph.FuzzyDate, role, k
 	y := from.Year + g.r.IntN(last-from.Year)
 	switch u := g.r.Float64(); {
 	case u < 0.01:
+		// Every other early end of this kind is a party's deselection, the rest removals by the court:
+		// drawn as the removals alone were before deselections had a type, so the graph is otherwise
+		// what it was.
+		if g.removals++; g.removals%2 == 0 {
+			return g.emit(rel{t: graph.Deselected, from: holder, to: s.id, via: -1, saidBy: -1, year: y, date: g.day(y), role: role,
+				excerpt: g.ents[holder].display + " was deselected as their party's candidate for " + g.ents[s.id].display + "."})
+		}
 		return g.emit(rel{t: graph.RemovedFromOffice, from: holder, to: s.id, via: g.court, saidBy: -1, year: y, date: g.day(y), role: role,
 			excerpt: g.ents[holder].display + " was removed as " + role + " for " + g.ents[s.id].display + " by the Election Court."})
 	case u < 0.03:

@@ -699,7 +699,7 @@ function renderEntity(resp: GetEntityResponse): void {
       h("ul", { class: "counts" },
         resp.relationCounts.map((c) =>
           h("li", null,
-            h("span", null, `${c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`),
+            h("span", null, `${c.undirected ? "—" : c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`),
             h("span", { class: "conf" }, String(c.count)),
           ),
         ),
@@ -876,6 +876,7 @@ function renderPaths(p: PathsShown): void {
         p.coTemporal && path.during.length
           ? h("p", { class: "during" }, `This route held as a whole during ${path.during.map(spanLabel).join(", ")}: each hop through at least one of its relations.`)
           : null,
+        path.reason ? h("p", { class: "evidence", title: "Among routes of one length, the best evidenced come first" }, path.reason) : null,
         h("ol", { class: "hops" },
           path.entities.flatMap((name, j) => {
             const items: HTMLElement[] = [h("li", { class: "hop-entity" }, entityButton(name, names.get(name) ?? name))];

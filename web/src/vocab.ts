@@ -59,6 +59,7 @@ export const relationTypes: { type: RelationType; key: string; family: Family }[
   [RelationType.ACCUSED, "conflict"],
   [RelationType.DEFEATED, "conflict"],
   [RelationType.REMOVED_FROM_OFFICE, "conflict"],
+  [RelationType.DESELECTED, "conflict"],
   [RelationType.SUSPENDED_FROM, "conflict"],
   [RelationType.RESIGNED_FROM, "conflict"],
 ].map(([type, family]) => ({ type: type as RelationType, key: RelationType[type as RelationType], family: family as Family }));

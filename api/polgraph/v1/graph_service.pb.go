@@ -335,10 +335,13 @@ type RelationCount struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relation type.
 	Type RelationType `protobuf:"varint,1,opt,name=type,proto3,enum=polgraph.v1.RelationType" json:"type,omitempty"`
-	// True when the entity is the relation's `from` end (or either end, for a symmetric type).
+	// True when the entity is the relation's `from` end; false for a symmetric type (see `undirected`).
 	Outgoing bool `protobuf:"varint,2,opt,name=outgoing,proto3" json:"outgoing,omitempty"`
 	// How many such relations there are.
-	Count         int32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	Count int32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	// True for a symmetric type (FAMILY, APPEARED_WITH, …): its relations have no direction, so the count
+	// is neither outgoing nor incoming.
+	Undirected    bool `protobuf:"varint,4,opt,name=undirected,proto3" json:"undirected,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -392,6 +395,13 @@ func (x *RelationCount) GetCount() int32 {
 		return x.Count
 	}
 	return 0
+}
+
+func (x *RelationCount) GetUndirected() bool {
+	if x != nil {
+		return x.Undirected
+	}
+	return false
 }
 
 // SearchEntitiesRequest is a search by name or alias.
@@ -600,7 +610,9 @@ func (x *SearchResult) GetSummary() string {
 // GetRelationRequest names the relation to return.
 type GetRelationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`.
+	// The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`. A symmetric relation
+	// may be named with its ends in either order; a name that names no relation is answered NOT_FOUND
+	// with the relations of its type between its ends, whatever their key, in the message.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// When set (1 to 50), the response holds the relation's last changes, newest first (retractions of its
 	// claims included).
@@ -850,7 +862,13 @@ type FindPathsRequest struct {
 	// Also walk from a relation's `from` to its `via`: an MSP who sat for Scottish Labour is then one hop
 	// from the party through that membership (with its role and term), and two members of one party are
 	// joined through it. Such hops say `through_via`.
-	FollowVia     bool `protobuf:"varint,8,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	FollowVia bool `protobuf:"varint,8,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	// Only the claims of these sources count: relations count, and routes are weighed, by them.
+	Sources *SourceFilter `protobuf:"bytes,9,opt,name=sources,proto3" json:"sources,omitempty"`
+	// Also admit routes up to this many hops longer than the shortest (0 to 3) ahead of shorter ones when
+	// they are much better evidenced: those routes are ranked together by their score less 0.25 for each
+	// hop beyond the shortest, then by length. 0: shortest first, always.
+	LongerBy      int32 `protobuf:"varint,10,opt,name=longer_by,json=longerBy,proto3" json:"longer_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -941,24 +959,121 @@ func (x *FindPathsRequest) GetFollowVia() bool {
 	return false
 }
 
+func (x *FindPathsRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *FindPathsRequest) GetLongerBy() int32 {
+	if x != nil {
+		return x.LongerBy
+	}
+	return 0
+}
+
+// SourceFilter keeps the claims of some sources only: a relation counts through the claims it keeps.
+type SourceFilter struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only sources of these kinds ("datasets only": SOURCE_KIND_DATASET). Empty: any kind.
+	Kinds []SourceKind `protobuf:"varint,1,rep,packed,name=kinds,proto3,enum=polgraph.v1.SourceKind" json:"kinds,omitempty"`
+	// Only sources of these outlets, whatever their case (at most 100). Empty: any outlet.
+	Outlets []string `protobuf:"bytes,2,rep,name=outlets,proto3" json:"outlets,omitempty"`
+	// Only these sources, by resource name (at most 100). Empty: any source.
+	Names []string `protobuf:"bytes,3,rep,name=names,proto3" json:"names,omitempty"`
+	// When above 1, a relation counts only when the claims kept that support it come from at least this
+	// many outlets, a source without an outlet being its own ("at least two independent outlets": 2; at
+	// most 10).
+	MinOutlets    int32 `protobuf:"varint,4,opt,name=min_outlets,json=minOutlets,proto3" json:"min_outlets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceFilter) Reset() {
+	*x = SourceFilter{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceFilter) ProtoMessage() {}
+
+func (x *SourceFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceFilter.ProtoReflect.Descriptor instead.
+func (*SourceFilter) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SourceFilter) GetKinds() []SourceKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *SourceFilter) GetOutlets() []string {
+	if x != nil {
+		return x.Outlets
+	}
+	return nil
+}
+
+func (x *SourceFilter) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *SourceFilter) GetMinOutlets() int32 {
+	if x != nil {
+		return x.MinOutlets
+	}
+	return 0
+}
+
 // FindPathsResponse holds the paths found, shortest first, and every entity on them.
 type FindPathsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The routes found, by length, then by the names of their entities in order. No two have the same
-	// entities; empty when the entities are not connected within `max_depth`.
+	// The routes found, shortest first; among equal lengths the best evidenced first (`score`, then the
+	// weakest hop's outlets, sources and claims, most first), then by the names of their entities in order.
+	// No two have the same entities; empty when the entities are not connected within `max_depth`.
 	Paths []*Path `protobuf:"bytes,1,rep,name=paths,proto3" json:"paths,omitempty"`
 	// Every entity on some path, once, in name order: the nodes a visualizer draws.
 	Entities []*Entity `protobuf:"bytes,2,rep,name=entities,proto3" json:"entities,omitempty"`
 	// When the filter left no path: each filter one step looser that would find some, and how many
 	// ("no path as of 2005; 1 path if undated relations are included"). Empty otherwise.
-	IfRelaxed     []*Relaxation `protobuf:"bytes,3,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	IfRelaxed []*Relaxation `protobuf:"bytes,3,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	// When there is no path, why, in words: "Connections Loner (actors/connections-loner) takes part in no
+	// relation", "none of the 3 relations of … counts under the filter", or "no route of at most 4 hops
+	// joins them under the filter". Empty when there are paths.
+	NoPath string `protobuf:"bytes,4,opt,name=no_path,json=noPath,proto3" json:"no_path,omitempty"`
+	// True when the last length had more routes than were weighed (the routes asked for and 30 more, at
+	// most 50): the order among them is the best evidenced of the first by name.
+	RankingCapped bool `protobuf:"varint,5,opt,name=ranking_capped,json=rankingCapped,proto3" json:"ranking_capped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FindPathsResponse) Reset() {
 	*x = FindPathsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -970,7 +1085,7 @@ func (x *FindPathsResponse) String() string {
 func (*FindPathsResponse) ProtoMessage() {}
 
 func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -983,7 +1098,7 @@ func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindPathsResponse.ProtoReflect.Descriptor instead.
 func (*FindPathsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FindPathsResponse) GetPaths() []*Path {
@@ -1007,6 +1122,20 @@ func (x *FindPathsResponse) GetIfRelaxed() []*Relaxation {
 	return nil
 }
 
+func (x *FindPathsResponse) GetNoPath() string {
+	if x != nil {
+		return x.NoPath
+	}
+	return ""
+}
+
+func (x *FindPathsResponse) GetRankingCapped() bool {
+	if x != nil {
+		return x.RankingCapped
+	}
+	return false
+}
+
 // Relaxation is what an answer its filter emptied would hold without one part of the filter.
 type Relaxation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1023,7 +1152,7 @@ type Relaxation struct {
 
 func (x *Relaxation) Reset() {
 	*x = Relaxation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1164,7 @@ func (x *Relaxation) String() string {
 func (*Relaxation) ProtoMessage() {}
 
 func (x *Relaxation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1177,7 @@ func (x *Relaxation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relaxation.ProtoReflect.Descriptor instead.
 func (*Relaxation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Relaxation) GetChange() string {
@@ -1072,15 +1201,26 @@ type Path struct {
 	Entities []string `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty"`
 	// The hops: hops[i] joins entities[i] and entities[i+1].
 	Hops []*Hop `protobuf:"bytes,2,rep,name=hops,proto3" json:"hops,omitempty"`
-	// For a co-temporal request: the days on which the whole route held (within `as_of`). Empty otherwise.
-	During        []*DateRange `protobuf:"bytes,3,rep,name=during,proto3" json:"during,omitempty"`
+	// For a co-temporal request: the days on which the whole route held (within `as_of`); each hop then
+	// holds only the relations that held on one of those days. Empty otherwise.
+	During []*DateRange `protobuf:"bytes,3,rep,name=during,proto3" json:"during,omitempty"`
+	// How well the route is evidenced, 0 to 1: as well as its weakest hop. A hop's score is
+	// support × (1 − against): support is 1 − ∏(1 − c) over the outlets of its supporting claims (c the
+	// best confidence of one outlet's claims with a status the filter counts; sources of one outlet are not
+	// independent, a source without an outlet is its own), against the same over its denying claims.
+	// Among routes of one length, the best evidenced come first.
+	Score float64 `protobuf:"fixed64,4,opt,name=score,proto3" json:"score,omitempty"`
+	// The score in words: the weakest hop, its claims, sources, outlets, best confidence and denials.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The index in `hops` of the weakest hop (the first, among equals).
+	WeakestHop    int32 `protobuf:"varint,6,opt,name=weakest_hop,json=weakestHop,proto3" json:"weakest_hop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Path) Reset() {
 	*x = Path{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1092,7 +1232,7 @@ func (x *Path) String() string {
 func (*Path) ProtoMessage() {}
 
 func (x *Path) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1105,7 +1245,7 @@ func (x *Path) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Path.ProtoReflect.Descriptor instead.
 func (*Path) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Path) GetEntities() []string {
@@ -1127,6 +1267,27 @@ func (x *Path) GetDuring() []*DateRange {
 		return x.During
 	}
 	return nil
+}
+
+func (x *Path) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *Path) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Path) GetWeakestHop() int32 {
+	if x != nil {
+		return x.WeakestHop
+	}
+	return 0
 }
 
 // Hop joins two consecutive entities of a path, through every relation between them that counts under
@@ -1153,7 +1314,7 @@ type Hop struct {
 
 func (x *Hop) Reset() {
 	*x = Hop{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1326,7 @@ func (x *Hop) String() string {
 func (*Hop) ProtoMessage() {}
 
 func (x *Hop) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1339,7 @@ func (x *Hop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hop.ProtoReflect.Descriptor instead.
 func (*Hop) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Hop) GetRelation() *Relation {
@@ -1232,7 +1393,7 @@ type HopRelation struct {
 
 func (x *HopRelation) Reset() {
 	*x = HopRelation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1405,7 @@ func (x *HopRelation) String() string {
 func (*HopRelation) ProtoMessage() {}
 
 func (x *HopRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1418,7 @@ func (x *HopRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HopRelation.ProtoReflect.Descriptor instead.
 func (*HopRelation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *HopRelation) GetRelation() *Relation {
@@ -1309,14 +1470,16 @@ type ExploreNeighborhoodRequest struct {
 	PageToken string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	// Also join a relation's `from` to its `via` (a member to the party they sat for), as edges that say
 	// `through_via`; see FindPathsRequest.follow_via.
-	FollowVia     bool `protobuf:"varint,10,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	FollowVia bool `protobuf:"varint,10,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
+	// Only the claims of these sources count: relations count, and are ranked, by them.
+	Sources       *SourceFilter `protobuf:"bytes,11,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExploreNeighborhoodRequest) Reset() {
 	*x = ExploreNeighborhoodRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1491,7 @@ func (x *ExploreNeighborhoodRequest) String() string {
 func (*ExploreNeighborhoodRequest) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1504,7 @@ func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExploreNeighborhoodRequest) GetName() string {
@@ -1414,6 +1577,13 @@ func (x *ExploreNeighborhoodRequest) GetFollowVia() bool {
 	return false
 }
 
+func (x *ExploreNeighborhoodRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
 // ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
 type ExploreNeighborhoodResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1427,7 +1597,8 @@ type ExploreNeighborhoodResponse struct {
 	// answer is the subgraph the entities induce, not only the relations walked. This page holds those whose
 	// later end is in it, ordered by the position of that end in the node list, then by resource name.
 	Edges []*Edge `protobuf:"bytes,3,rep,name=edges,proto3" json:"edges,omitempty"`
-	// For each expanded entity of this page whose links the caps cut, what was left out.
+	// For each entity of this page with neighbours the answer does not hold, what was left out: the
+	// entities expanded first (in the order expanded), then the others (`unexpanded`), in node order.
 	Truncated []*Truncation `protobuf:"bytes,4,rep,name=truncated,proto3" json:"truncated,omitempty"`
 	// Pass as `page_token` to get the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,5,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
@@ -1446,7 +1617,7 @@ type ExploreNeighborhoodResponse struct {
 
 func (x *ExploreNeighborhoodResponse) Reset() {
 	*x = ExploreNeighborhoodResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1458,7 +1629,7 @@ func (x *ExploreNeighborhoodResponse) String() string {
 func (*ExploreNeighborhoodResponse) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1471,7 +1642,7 @@ func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
@@ -1553,7 +1724,7 @@ type NeighborhoodNode struct {
 
 func (x *NeighborhoodNode) Reset() {
 	*x = NeighborhoodNode{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1565,7 +1736,7 @@ func (x *NeighborhoodNode) String() string {
 func (*NeighborhoodNode) ProtoMessage() {}
 
 func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1578,7 +1749,7 @@ func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
 func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NeighborhoodNode) GetEntity() *Entity {
@@ -1647,7 +1818,7 @@ type Edge struct {
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1659,7 +1830,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1672,7 +1843,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Edge) GetName() string {
@@ -1787,7 +1958,8 @@ func (x *Edge) GetRelation() string {
 	return ""
 }
 
-// Truncation says what the caps left out around one expanded entity.
+// Truncation says what an answer leaves out around one of its entities: every entity it shows, expanded
+// or not, has one when some neighbour of it (under the filter) is not in the answer.
 type Truncation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entity whose neighbours were cut.
@@ -1798,13 +1970,16 @@ type Truncation struct {
 	ByType []*RelationCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
 	// How many relations to those entities there are (several may join it to one entity).
 	RelationsLeftOut int32 `protobuf:"varint,4,opt,name=relations_left_out,json=relationsLeftOut,proto3" json:"relations_left_out,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// True when the walk did not expand the entity (it was reached at the last depth, or the caps were
+	// spent first): its neighbours left out lie beyond the depth asked as well as beyond the caps.
+	Unexpanded    bool `protobuf:"varint,5,opt,name=unexpanded,proto3" json:"unexpanded,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Truncation) Reset() {
 	*x = Truncation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1816,7 +1991,7 @@ func (x *Truncation) String() string {
 func (*Truncation) ProtoMessage() {}
 
 func (x *Truncation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1829,7 +2004,7 @@ func (x *Truncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
 func (*Truncation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Truncation) GetEntity() string {
@@ -1860,6 +2035,13 @@ func (x *Truncation) GetRelationsLeftOut() int32 {
 	return 0
 }
 
+func (x *Truncation) GetUnexpanded() bool {
+	if x != nil {
+		return x.Unexpanded
+	}
+	return false
+}
+
 // ListRelationsRequest asks for an entity's relations.
 type ListRelationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1875,14 +2057,16 @@ type ListRelationsRequest struct {
 	// At most this many relations per page (default 20, at most 100).
 	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// A `next_page_token` from an earlier response to the same request, to continue from there.
-	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only the claims of these sources count.
+	Sources       *SourceFilter `protobuf:"bytes,6,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListRelationsRequest) Reset() {
 	*x = ListRelationsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1894,7 +2078,7 @@ func (x *ListRelationsRequest) String() string {
 func (*ListRelationsRequest) ProtoMessage() {}
 
 func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1907,7 +2091,7 @@ func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsRequest.ProtoReflect.Descriptor instead.
 func (*ListRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListRelationsRequest) GetEntity() string {
@@ -1945,6 +2129,13 @@ func (x *ListRelationsRequest) GetPageToken() string {
 	return ""
 }
 
+func (x *ListRelationsRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
 // ListRelationsResponse is one page of an entity's relations.
 type ListRelationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1967,7 +2158,7 @@ type ListRelationsResponse struct {
 
 func (x *ListRelationsResponse) Reset() {
 	*x = ListRelationsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1979,7 +2170,7 @@ func (x *ListRelationsResponse) String() string {
 func (*ListRelationsResponse) ProtoMessage() {}
 
 func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1992,7 +2183,7 @@ func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsResponse.ProtoReflect.Descriptor instead.
 func (*ListRelationsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListRelationsResponse) GetEntity() *Entity {
@@ -2042,14 +2233,16 @@ type GetTimelineRequest struct {
 	// At most this many relations per page, dated and undated together (default 50, at most 200).
 	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// A `next_page_token` from an earlier response to the same request, to continue from there.
-	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only the claims of these sources count.
+	Sources       *SourceFilter `protobuf:"bytes,5,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetTimelineRequest) Reset() {
 	*x = GetTimelineRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2061,7 +2254,7 @@ func (x *GetTimelineRequest) String() string {
 func (*GetTimelineRequest) ProtoMessage() {}
 
 func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2074,7 +2267,7 @@ func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineRequest.ProtoReflect.Descriptor instead.
 func (*GetTimelineRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetTimelineRequest) GetEntity() string {
@@ -2103,6 +2296,13 @@ func (x *GetTimelineRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *GetTimelineRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
 }
 
 // GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
@@ -2136,7 +2336,7 @@ type GetTimelineResponse struct {
 
 func (x *GetTimelineResponse) Reset() {
 	*x = GetTimelineResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2148,7 +2348,7 @@ func (x *GetTimelineResponse) String() string {
 func (*GetTimelineResponse) ProtoMessage() {}
 
 func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2161,7 +2361,7 @@ func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineResponse.ProtoReflect.Descriptor instead.
 func (*GetTimelineResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetTimelineResponse) GetEntity() *Entity {
@@ -2236,7 +2436,7 @@ type TimelineEntry struct {
 
 func (x *TimelineEntry) Reset() {
 	*x = TimelineEntry{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2248,7 +2448,7 @@ func (x *TimelineEntry) String() string {
 func (*TimelineEntry) ProtoMessage() {}
 
 func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2261,7 +2461,7 @@ func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
 func (*TimelineEntry) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TimelineEntry) GetKind() TimelineEntryKind {
@@ -2288,7 +2488,9 @@ func (x *TimelineEntry) GetRelation() *Relation {
 // GetSourceRequest names the source to return.
 type GetSourceRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`. Required.
+	// The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`, or its title, whole
+	// or in words that name one source, ignoring case, accents and punctuation ("Tower Hamlets Labour").
+	// Required; a title several sources answer to is refused with their names (AMBIGUOUS_NAME).
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// At most this many claims per page (default 100, at most 500).
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -2300,7 +2502,7 @@ type GetSourceRequest struct {
 
 func (x *GetSourceRequest) Reset() {
 	*x = GetSourceRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2514,7 @@ func (x *GetSourceRequest) String() string {
 func (*GetSourceRequest) ProtoMessage() {}
 
 func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2527,7 @@ func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceRequest.ProtoReflect.Descriptor instead.
 func (*GetSourceRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetSourceRequest) GetName() string {
@@ -2370,7 +2572,7 @@ type GetSourceResponse struct {
 
 func (x *GetSourceResponse) Reset() {
 	*x = GetSourceResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2382,7 +2584,7 @@ func (x *GetSourceResponse) String() string {
 func (*GetSourceResponse) ProtoMessage() {}
 
 func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2395,7 +2597,7 @@ func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceResponse.ProtoReflect.Descriptor instead.
 func (*GetSourceResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetSourceResponse) GetSource() *Source {
@@ -2454,7 +2656,7 @@ type SourceClaim struct {
 
 func (x *SourceClaim) Reset() {
 	*x = SourceClaim{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2466,7 +2668,7 @@ func (x *SourceClaim) String() string {
 func (*SourceClaim) ProtoMessage() {}
 
 func (x *SourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2479,7 +2681,7 @@ func (x *SourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceClaim.ProtoReflect.Descriptor instead.
 func (*SourceClaim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SourceClaim) GetName() string {
@@ -2543,7 +2745,7 @@ type RelationRef struct {
 
 func (x *RelationRef) Reset() {
 	*x = RelationRef{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2757,7 @@ func (x *RelationRef) String() string {
 func (*RelationRef) ProtoMessage() {}
 
 func (x *RelationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2770,7 @@ func (x *RelationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationRef.ProtoReflect.Descriptor instead.
 func (*RelationRef) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RelationRef) GetName() string {
@@ -2624,7 +2826,7 @@ type ListSourcesRequest struct {
 
 func (x *ListSourcesRequest) Reset() {
 	*x = ListSourcesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2636,7 +2838,7 @@ func (x *ListSourcesRequest) String() string {
 func (*ListSourcesRequest) ProtoMessage() {}
 
 func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2649,7 +2851,7 @@ func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListSourcesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListSourcesRequest) GetKind() SourceKind {
@@ -2695,7 +2897,7 @@ type ListSourcesResponse struct {
 
 func (x *ListSourcesResponse) Reset() {
 	*x = ListSourcesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2707,7 +2909,7 @@ func (x *ListSourcesResponse) String() string {
 func (*ListSourcesResponse) ProtoMessage() {}
 
 func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2720,7 +2922,7 @@ func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListSourcesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListSourcesResponse) GetSources() []*SourceSummary {
@@ -2757,7 +2959,7 @@ type SourceSummary struct {
 
 func (x *SourceSummary) Reset() {
 	*x = SourceSummary{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2769,7 +2971,7 @@ func (x *SourceSummary) String() string {
 func (*SourceSummary) ProtoMessage() {}
 
 func (x *SourceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2782,7 +2984,7 @@ func (x *SourceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSummary.ProtoReflect.Descriptor instead.
 func (*SourceSummary) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SourceSummary) GetSource() *Source {
@@ -2808,7 +3010,7 @@ type GetGraphStatsRequest struct {
 
 func (x *GetGraphStatsRequest) Reset() {
 	*x = GetGraphStatsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2820,7 +3022,7 @@ func (x *GetGraphStatsRequest) String() string {
 func (*GetGraphStatsRequest) ProtoMessage() {}
 
 func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2833,7 +3035,7 @@ func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
 }
 
 // GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -2867,7 +3069,7 @@ type GetGraphStatsResponse struct {
 
 func (x *GetGraphStatsResponse) Reset() {
 	*x = GetGraphStatsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3081,7 @@ func (x *GetGraphStatsResponse) String() string {
 func (*GetGraphStatsResponse) ProtoMessage() {}
 
 func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3094,7 @@ func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetGraphStatsResponse) GetEntities() int32 {
@@ -2978,7 +3180,7 @@ type EntityKindCount struct {
 
 func (x *EntityKindCount) Reset() {
 	*x = EntityKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2990,7 +3192,7 @@ func (x *EntityKindCount) String() string {
 func (*EntityKindCount) ProtoMessage() {}
 
 func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3003,7 +3205,7 @@ func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityKindCount.ProtoReflect.Descriptor instead.
 func (*EntityKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *EntityKindCount) GetKind() EntityKind {
@@ -3033,7 +3235,7 @@ type RelationTypeCount struct {
 
 func (x *RelationTypeCount) Reset() {
 	*x = RelationTypeCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3045,7 +3247,7 @@ func (x *RelationTypeCount) String() string {
 func (*RelationTypeCount) ProtoMessage() {}
 
 func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3058,7 +3260,7 @@ func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationTypeCount.ProtoReflect.Descriptor instead.
 func (*RelationTypeCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RelationTypeCount) GetType() RelationType {
@@ -3088,7 +3290,7 @@ type ClaimStatusCount struct {
 
 func (x *ClaimStatusCount) Reset() {
 	*x = ClaimStatusCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3100,7 +3302,7 @@ func (x *ClaimStatusCount) String() string {
 func (*ClaimStatusCount) ProtoMessage() {}
 
 func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3113,7 +3315,7 @@ func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimStatusCount.ProtoReflect.Descriptor instead.
 func (*ClaimStatusCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ClaimStatusCount) GetStatus() ClaimStatus {
@@ -3143,7 +3345,7 @@ type SourceKindCount struct {
 
 func (x *SourceKindCount) Reset() {
 	*x = SourceKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3155,7 +3357,7 @@ func (x *SourceKindCount) String() string {
 func (*SourceKindCount) ProtoMessage() {}
 
 func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3168,7 +3370,7 @@ func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceKindCount.ProtoReflect.Descriptor instead.
 func (*SourceKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SourceKindCount) GetKind() SourceKind {
@@ -3204,7 +3406,7 @@ type FindConnectionsRequest struct {
 
 func (x *FindConnectionsRequest) Reset() {
 	*x = FindConnectionsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3216,7 +3418,7 @@ func (x *FindConnectionsRequest) String() string {
 func (*FindConnectionsRequest) ProtoMessage() {}
 
 func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3229,7 +3431,7 @@ func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsRequest.ProtoReflect.Descriptor instead.
 func (*FindConnectionsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *FindConnectionsRequest) GetEntities() []string {
@@ -3271,9 +3473,11 @@ type FindConnectionsResponse struct {
 	SharedNeighbors []*SharedNeighbor `protobuf:"bytes,2,rep,name=shared_neighbors,json=sharedNeighbors,proto3" json:"shared_neighbors,omitempty"`
 	// How many more shared neighbours `max_shared` left out.
 	SharedNeighborsLeftOut int32 `protobuf:"varint,3,opt,name=shared_neighbors_left_out,json=sharedNeighborsLeftOut,proto3" json:"shared_neighbors_left_out,omitempty"`
-	// Sources whose claims back relations of at least two of the entities asked about (relations that
-	// count under the filter, claims with a status it counts and at least its min_confidence). Ranked by
-	// how many of the entities each speaks of, then by how many claims, then by resource name.
+	// Sources whose claims join at least two of the entities asked about: by a relation between two of
+	// them, or by two relations through one entity (A member of Labour, Labour led by B), the source telling
+	// both; a source that speaks of them apart does not join them. Only relations that count under the
+	// filter and claims with a status it counts and at least its min_confidence are read. Ranked by how
+	// many of the entities each joins, then by how many claims, then by resource name.
 	SharedSources []*SharedSource `protobuf:"bytes,4,rep,name=shared_sources,json=sharedSources,proto3" json:"shared_sources,omitempty"`
 	// How many more shared sources `max_shared` left out.
 	SharedSourcesLeftOut int32 `protobuf:"varint,5,opt,name=shared_sources_left_out,json=sharedSourcesLeftOut,proto3" json:"shared_sources_left_out,omitempty"`
@@ -3293,7 +3497,7 @@ type FindConnectionsResponse struct {
 
 func (x *FindConnectionsResponse) Reset() {
 	*x = FindConnectionsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3305,7 +3509,7 @@ func (x *FindConnectionsResponse) String() string {
 func (*FindConnectionsResponse) ProtoMessage() {}
 
 func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3318,7 +3522,7 @@ func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsResponse.ProtoReflect.Descriptor instead.
 func (*FindConnectionsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *FindConnectionsResponse) GetEntities() []*Entity {
@@ -3395,7 +3599,7 @@ type SharedNeighbor struct {
 
 func (x *SharedNeighbor) Reset() {
 	*x = SharedNeighbor{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3407,7 +3611,7 @@ func (x *SharedNeighbor) String() string {
 func (*SharedNeighbor) ProtoMessage() {}
 
 func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3420,7 +3624,7 @@ func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedNeighbor.ProtoReflect.Descriptor instead.
 func (*SharedNeighbor) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SharedNeighbor) GetEntity() *Entity {
@@ -3465,7 +3669,7 @@ type NeighborJoin struct {
 
 func (x *NeighborJoin) Reset() {
 	*x = NeighborJoin{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3477,7 +3681,7 @@ func (x *NeighborJoin) String() string {
 func (*NeighborJoin) ProtoMessage() {}
 
 func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3490,7 +3694,7 @@ func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborJoin.ProtoReflect.Descriptor instead.
 func (*NeighborJoin) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *NeighborJoin) GetInput() string {
@@ -3507,15 +3711,15 @@ func (x *NeighborJoin) GetRelations() []*Edge {
 	return nil
 }
 
-// SharedSource is a source that speaks of several of the entities asked about.
+// SharedSource is a source whose claims join several of the entities asked about.
 type SharedSource struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The source.
 	Source *Source `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
-	// The entities asked about whose relations its claims back, in the order they were asked.
+	// The entities asked about that its claims join, in the order they were asked.
 	Inputs []string `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty"`
-	// Its claims that back those relations, by resource name; each relation has one of `inputs` at an
-	// end.
+	// Its claims that join them, by resource name: each relation is between two of `inputs`, or between
+	// one of them and an entity that another of these claims joins to another.
 	Claims        []*SourceClaim `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3523,7 +3727,7 @@ type SharedSource struct {
 
 func (x *SharedSource) Reset() {
 	*x = SharedSource{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3535,7 +3739,7 @@ func (x *SharedSource) String() string {
 func (*SharedSource) ProtoMessage() {}
 
 func (x *SharedSource) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3548,7 +3752,7 @@ func (x *SharedSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedSource.ProtoReflect.Descriptor instead.
 func (*SharedSource) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SharedSource) GetSource() *Source {
@@ -3589,7 +3793,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3601,7 +3805,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3614,7 +3818,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Route) GetFrom() string {
@@ -3656,7 +3860,7 @@ type BatchGetEntitiesRequest struct {
 
 func (x *BatchGetEntitiesRequest) Reset() {
 	*x = BatchGetEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3668,7 +3872,7 @@ func (x *BatchGetEntitiesRequest) String() string {
 func (*BatchGetEntitiesRequest) ProtoMessage() {}
 
 func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3681,7 +3885,7 @@ func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BatchGetEntitiesRequest) GetNames() []string {
@@ -3704,7 +3908,7 @@ type BatchGetEntitiesResponse struct {
 
 func (x *BatchGetEntitiesResponse) Reset() {
 	*x = BatchGetEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3716,7 +3920,7 @@ func (x *BatchGetEntitiesResponse) String() string {
 func (*BatchGetEntitiesResponse) ProtoMessage() {}
 
 func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3729,7 +3933,7 @@ func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *BatchGetEntitiesResponse) GetEntities() []*Entity {
@@ -3759,7 +3963,7 @@ type LookupEntitiesRequest struct {
 
 func (x *LookupEntitiesRequest) Reset() {
 	*x = LookupEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3771,7 +3975,7 @@ func (x *LookupEntitiesRequest) String() string {
 func (*LookupEntitiesRequest) ProtoMessage() {}
 
 func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3784,7 +3988,7 @@ func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *LookupEntitiesRequest) GetScheme() string {
@@ -3812,7 +4016,7 @@ type LookupEntitiesResponse struct {
 
 func (x *LookupEntitiesResponse) Reset() {
 	*x = LookupEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3824,7 +4028,7 @@ func (x *LookupEntitiesResponse) String() string {
 func (*LookupEntitiesResponse) ProtoMessage() {}
 
 func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3837,7 +4041,7 @@ func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *LookupEntitiesResponse) GetMatches() []*IdentifierMatch {
@@ -3860,7 +4064,7 @@ type IdentifierMatch struct {
 
 func (x *IdentifierMatch) Reset() {
 	*x = IdentifierMatch{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3872,7 +4076,7 @@ func (x *IdentifierMatch) String() string {
 func (*IdentifierMatch) ProtoMessage() {}
 
 func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3885,7 +4089,7 @@ func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifierMatch.ProtoReflect.Descriptor instead.
 func (*IdentifierMatch) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *IdentifierMatch) GetValue() string {
@@ -3922,7 +4126,11 @@ type ExportGraphRequest struct {
 	MaxPaths int32 `protobuf:"varint,6,opt,name=max_paths,json=maxPaths,proto3" json:"max_paths,omitempty"`
 	// See `max_paths`.
 	MaxDepth int32 `protobuf:"varint,7,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
-	// Which relations count.
+	// Which relations count. A whole-graph export (no center, no from) without a filter, or with an empty
+	// one, holds everything the graph holds but what was deleted: every source, entity, relation and claim,
+	// denied and retracted ones too (in the polgraph format each retraction marked), so that loading it
+	// into an empty graph gives the same graph. With a filter, the relations it counts; the polgraph
+	// format's header then says the filter.
 	Filter *RelationFilter `protobuf:"bytes,8,opt,name=filter,proto3" json:"filter,omitempty"`
 	// As FindPathsRequest.follow_via.
 	FollowVia     bool `protobuf:"varint,9,opt,name=follow_via,json=followVia,proto3" json:"follow_via,omitempty"`
@@ -3932,7 +4140,7 @@ type ExportGraphRequest struct {
 
 func (x *ExportGraphRequest) Reset() {
 	*x = ExportGraphRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3944,7 +4152,7 @@ func (x *ExportGraphRequest) String() string {
 func (*ExportGraphRequest) ProtoMessage() {}
 
 func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3957,7 +4165,7 @@ func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphRequest.ProtoReflect.Descriptor instead.
 func (*ExportGraphRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ExportGraphRequest) GetFormat() string {
@@ -4036,7 +4244,7 @@ type ExportGraphResponse struct {
 
 func (x *ExportGraphResponse) Reset() {
 	*x = ExportGraphResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4048,7 +4256,7 @@ func (x *ExportGraphResponse) String() string {
 func (*ExportGraphResponse) ProtoMessage() {}
 
 func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4061,7 +4269,7 @@ func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphResponse.ProtoReflect.Descriptor instead.
 func (*ExportGraphResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ExportGraphResponse) GetData() []byte {
@@ -4091,11 +4299,14 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12C\n" +
 	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\x12-\n" +
 	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\x12'\n" +
-	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"p\n" +
+	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"\x90\x01\n" +
 	"\rRelationCount\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x1a\n" +
 	"\boutgoing\x18\x02 \x01(\bR\boutgoing\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\x05R\x05count\"\x98\x01\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count\x12\x1e\n" +
+	"\n" +
+	"undirected\x18\x04 \x01(\bR\n" +
+	"undirected\"\x98\x01\n" +
 	"\x15SearchEntitiesRequest\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x12-\n" +
 	"\x05kinds\x18\x02 \x03(\x0e2\x17.polgraph.v1.EntityKindR\x05kinds\x12\x1b\n" +
@@ -4124,7 +4335,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x05as_of\x18\x03 \x01(\tR\x04asOf\x12%\n" +
 	"\x0emin_confidence\x18\x04 \x01(\x01R\rminConfidence\x124\n" +
 	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x124\n" +
-	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\x81\x02\n" +
+	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xd3\x02\n" +
 	"\x10FindPathsRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1b\n" +
@@ -4135,20 +4346,35 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\vco_temporal\x18\a \x01(\bR\n" +
 	"coTemporal\x12\x1d\n" +
 	"\n" +
-	"follow_via\x18\b \x01(\bR\tfollowVia\"\xa5\x01\n" +
+	"follow_via\x18\b \x01(\bR\tfollowVia\x123\n" +
+	"\asources\x18\t \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\x12\x1b\n" +
+	"\tlonger_by\x18\n" +
+	" \x01(\x05R\blongerBy\"\x8e\x01\n" +
+	"\fSourceFilter\x12-\n" +
+	"\x05kinds\x18\x01 \x03(\x0e2\x17.polgraph.v1.SourceKindR\x05kinds\x12\x18\n" +
+	"\aoutlets\x18\x02 \x03(\tR\aoutlets\x12\x14\n" +
+	"\x05names\x18\x03 \x03(\tR\x05names\x12\x1f\n" +
+	"\vmin_outlets\x18\x04 \x01(\x05R\n" +
+	"minOutlets\"\xe5\x01\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x126\n" +
 	"\n" +
-	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\">\n" +
+	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\x12\x17\n" +
+	"\ano_path\x18\x04 \x01(\tR\x06noPath\x12%\n" +
+	"\x0eranking_capped\x18\x05 \x01(\bR\rrankingCapped\">\n" +
 	"\n" +
 	"Relaxation\x12\x16\n" +
 	"\x06change\x18\x01 \x01(\tR\x06change\x12\x18\n" +
-	"\aresults\x18\x02 \x01(\x05R\aresults\"x\n" +
+	"\aresults\x18\x02 \x01(\x05R\aresults\"\xc7\x01\n" +
 	"\x04Path\x12\x1a\n" +
 	"\bentities\x18\x01 \x03(\tR\bentities\x12$\n" +
 	"\x04hops\x18\x02 \x03(\v2\x10.polgraph.v1.HopR\x04hops\x12.\n" +
-	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\"\xd9\x01\n" +
+	"\x06during\x18\x03 \x03(\v2\x16.polgraph.v1.DateRangeR\x06during\x12\x14\n" +
+	"\x05score\x18\x04 \x01(\x01R\x05score\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x1f\n" +
+	"\vweakest_hop\x18\x06 \x01(\x05R\n" +
+	"weakestHop\"\xd9\x01\n" +
 	"\x03Hop\x121\n" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
 	"\aforward\x18\x02 \x01(\bR\aforward\x124\n" +
@@ -4160,7 +4386,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12\x18\n" +
 	"\aforward\x18\x02 \x01(\bR\aforward\x12\x1f\n" +
 	"\vthrough_via\x18\x03 \x01(\bR\n" +
-	"throughVia\"\xcc\x02\n" +
+	"throughVia\"\x81\x03\n" +
 	"\x1aExploreNeighborhoodRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\x05R\x05depth\x123\n" +
@@ -4175,7 +4401,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"page_token\x18\b \x01(\tR\tpageToken\x12\x1d\n" +
 	"\n" +
 	"follow_via\x18\n" +
-	" \x01(\bR\tfollowVia\"\xa7\x03\n" +
+	" \x01(\bR\tfollowVia\x123\n" +
+	"\asources\x18\v \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xa7\x03\n" +
 	"\x1bExploreNeighborhoodResponse\x12+\n" +
 	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
@@ -4215,33 +4442,38 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\averdict\x18\x0e \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x12\x1f\n" +
 	"\vthrough_via\x18\x0f \x01(\bR\n" +
 	"throughVia\x12\x1a\n" +
-	"\brelation\x18\x10 \x01(\tR\brelation\"\xa2\x01\n" +
+	"\brelation\x18\x10 \x01(\tR\brelation\"\xc2\x01\n" +
 	"\n" +
 	"Truncation\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x12\x19\n" +
 	"\bleft_out\x18\x02 \x01(\x05R\aleftOut\x123\n" +
 	"\aby_type\x18\x03 \x03(\v2\x1a.polgraph.v1.RelationCountR\x06byType\x12,\n" +
-	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut\"\xdd\x01\n" +
+	"\x12relations_left_out\x18\x04 \x01(\x05R\x10relationsLeftOut\x12\x1e\n" +
+	"\n" +
+	"unexpanded\x18\x05 \x01(\bR\n" +
+	"unexpanded\"\x92\x02\n" +
 	"\x14ListRelationsRequest\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12<\n" +
 	"\tdirection\x18\x03 \x01(\x0e2\x1e.polgraph.v1.RelationDirectionR\tdirection\x12\x1b\n" +
 	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\"\x80\x02\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\x123\n" +
+	"\asources\x18\x06 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\x80\x02\n" +
 	"\x15ListRelationsResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x123\n" +
 	"\trelations\x18\x02 \x03(\v2\x15.polgraph.v1.RelationR\trelations\x12&\n" +
 	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x1d\n" +
 	"\n" +
 	"total_size\x18\x04 \x01(\x05R\ttotalSize\x12>\n" +
-	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\x9d\x01\n" +
+	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xd2\x01\n" +
 	"\x12GetTimelineRequest\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x04 \x01(\tR\tpageToken\"\xf6\x02\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\x123\n" +
+	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xf6\x02\n" +
 	"\x13GetTimelineResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x124\n" +
 	"\aentries\x18\x02 \x03(\v2\x1a.polgraph.v1.TimelineEntryR\aentries\x12/\n" +
@@ -4428,7 +4660,7 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
@@ -4443,177 +4675,183 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*GetRelationResponse)(nil),         // 10: polgraph.v1.GetRelationResponse
 	(*RelationFilter)(nil),              // 11: polgraph.v1.RelationFilter
 	(*FindPathsRequest)(nil),            // 12: polgraph.v1.FindPathsRequest
-	(*FindPathsResponse)(nil),           // 13: polgraph.v1.FindPathsResponse
-	(*Relaxation)(nil),                  // 14: polgraph.v1.Relaxation
-	(*Path)(nil),                        // 15: polgraph.v1.Path
-	(*Hop)(nil),                         // 16: polgraph.v1.Hop
-	(*HopRelation)(nil),                 // 17: polgraph.v1.HopRelation
-	(*ExploreNeighborhoodRequest)(nil),  // 18: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 19: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 20: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 21: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 22: polgraph.v1.Truncation
-	(*ListRelationsRequest)(nil),        // 23: polgraph.v1.ListRelationsRequest
-	(*ListRelationsResponse)(nil),       // 24: polgraph.v1.ListRelationsResponse
-	(*GetTimelineRequest)(nil),          // 25: polgraph.v1.GetTimelineRequest
-	(*GetTimelineResponse)(nil),         // 26: polgraph.v1.GetTimelineResponse
-	(*TimelineEntry)(nil),               // 27: polgraph.v1.TimelineEntry
-	(*GetSourceRequest)(nil),            // 28: polgraph.v1.GetSourceRequest
-	(*GetSourceResponse)(nil),           // 29: polgraph.v1.GetSourceResponse
-	(*SourceClaim)(nil),                 // 30: polgraph.v1.SourceClaim
-	(*RelationRef)(nil),                 // 31: polgraph.v1.RelationRef
-	(*ListSourcesRequest)(nil),          // 32: polgraph.v1.ListSourcesRequest
-	(*ListSourcesResponse)(nil),         // 33: polgraph.v1.ListSourcesResponse
-	(*SourceSummary)(nil),               // 34: polgraph.v1.SourceSummary
-	(*GetGraphStatsRequest)(nil),        // 35: polgraph.v1.GetGraphStatsRequest
-	(*GetGraphStatsResponse)(nil),       // 36: polgraph.v1.GetGraphStatsResponse
-	(*EntityKindCount)(nil),             // 37: polgraph.v1.EntityKindCount
-	(*RelationTypeCount)(nil),           // 38: polgraph.v1.RelationTypeCount
-	(*ClaimStatusCount)(nil),            // 39: polgraph.v1.ClaimStatusCount
-	(*SourceKindCount)(nil),             // 40: polgraph.v1.SourceKindCount
-	(*FindConnectionsRequest)(nil),      // 41: polgraph.v1.FindConnectionsRequest
-	(*FindConnectionsResponse)(nil),     // 42: polgraph.v1.FindConnectionsResponse
-	(*SharedNeighbor)(nil),              // 43: polgraph.v1.SharedNeighbor
-	(*NeighborJoin)(nil),                // 44: polgraph.v1.NeighborJoin
-	(*SharedSource)(nil),                // 45: polgraph.v1.SharedSource
-	(*Route)(nil),                       // 46: polgraph.v1.Route
-	(*BatchGetEntitiesRequest)(nil),     // 47: polgraph.v1.BatchGetEntitiesRequest
-	(*BatchGetEntitiesResponse)(nil),    // 48: polgraph.v1.BatchGetEntitiesResponse
-	(*LookupEntitiesRequest)(nil),       // 49: polgraph.v1.LookupEntitiesRequest
-	(*LookupEntitiesResponse)(nil),      // 50: polgraph.v1.LookupEntitiesResponse
-	(*IdentifierMatch)(nil),             // 51: polgraph.v1.IdentifierMatch
-	(*ExportGraphRequest)(nil),          // 52: polgraph.v1.ExportGraphRequest
-	(*ExportGraphResponse)(nil),         // 53: polgraph.v1.ExportGraphResponse
-	(*Entity)(nil),                      // 54: polgraph.v1.Entity
-	(*Change)(nil),                      // 55: polgraph.v1.Change
-	(RelationType)(0),                   // 56: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 57: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 58: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 59: polgraph.v1.ClaimStatus
-	(*DateRange)(nil),                   // 60: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 61: polgraph.v1.Verdict
-	(*Source)(nil),                      // 62: polgraph.v1.Source
-	(SourceKind)(0),                     // 63: polgraph.v1.SourceKind
-	(*timestamppb.Timestamp)(nil),       // 64: google.protobuf.Timestamp
+	(*SourceFilter)(nil),                // 13: polgraph.v1.SourceFilter
+	(*FindPathsResponse)(nil),           // 14: polgraph.v1.FindPathsResponse
+	(*Relaxation)(nil),                  // 15: polgraph.v1.Relaxation
+	(*Path)(nil),                        // 16: polgraph.v1.Path
+	(*Hop)(nil),                         // 17: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 18: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 19: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 20: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 21: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 22: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 23: polgraph.v1.Truncation
+	(*ListRelationsRequest)(nil),        // 24: polgraph.v1.ListRelationsRequest
+	(*ListRelationsResponse)(nil),       // 25: polgraph.v1.ListRelationsResponse
+	(*GetTimelineRequest)(nil),          // 26: polgraph.v1.GetTimelineRequest
+	(*GetTimelineResponse)(nil),         // 27: polgraph.v1.GetTimelineResponse
+	(*TimelineEntry)(nil),               // 28: polgraph.v1.TimelineEntry
+	(*GetSourceRequest)(nil),            // 29: polgraph.v1.GetSourceRequest
+	(*GetSourceResponse)(nil),           // 30: polgraph.v1.GetSourceResponse
+	(*SourceClaim)(nil),                 // 31: polgraph.v1.SourceClaim
+	(*RelationRef)(nil),                 // 32: polgraph.v1.RelationRef
+	(*ListSourcesRequest)(nil),          // 33: polgraph.v1.ListSourcesRequest
+	(*ListSourcesResponse)(nil),         // 34: polgraph.v1.ListSourcesResponse
+	(*SourceSummary)(nil),               // 35: polgraph.v1.SourceSummary
+	(*GetGraphStatsRequest)(nil),        // 36: polgraph.v1.GetGraphStatsRequest
+	(*GetGraphStatsResponse)(nil),       // 37: polgraph.v1.GetGraphStatsResponse
+	(*EntityKindCount)(nil),             // 38: polgraph.v1.EntityKindCount
+	(*RelationTypeCount)(nil),           // 39: polgraph.v1.RelationTypeCount
+	(*ClaimStatusCount)(nil),            // 40: polgraph.v1.ClaimStatusCount
+	(*SourceKindCount)(nil),             // 41: polgraph.v1.SourceKindCount
+	(*FindConnectionsRequest)(nil),      // 42: polgraph.v1.FindConnectionsRequest
+	(*FindConnectionsResponse)(nil),     // 43: polgraph.v1.FindConnectionsResponse
+	(*SharedNeighbor)(nil),              // 44: polgraph.v1.SharedNeighbor
+	(*NeighborJoin)(nil),                // 45: polgraph.v1.NeighborJoin
+	(*SharedSource)(nil),                // 46: polgraph.v1.SharedSource
+	(*Route)(nil),                       // 47: polgraph.v1.Route
+	(*BatchGetEntitiesRequest)(nil),     // 48: polgraph.v1.BatchGetEntitiesRequest
+	(*BatchGetEntitiesResponse)(nil),    // 49: polgraph.v1.BatchGetEntitiesResponse
+	(*LookupEntitiesRequest)(nil),       // 50: polgraph.v1.LookupEntitiesRequest
+	(*LookupEntitiesResponse)(nil),      // 51: polgraph.v1.LookupEntitiesResponse
+	(*IdentifierMatch)(nil),             // 52: polgraph.v1.IdentifierMatch
+	(*ExportGraphRequest)(nil),          // 53: polgraph.v1.ExportGraphRequest
+	(*ExportGraphResponse)(nil),         // 54: polgraph.v1.ExportGraphResponse
+	(*Entity)(nil),                      // 55: polgraph.v1.Entity
+	(*Change)(nil),                      // 56: polgraph.v1.Change
+	(RelationType)(0),                   // 57: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 58: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 59: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 60: polgraph.v1.ClaimStatus
+	(SourceKind)(0),                     // 61: polgraph.v1.SourceKind
+	(*DateRange)(nil),                   // 62: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 63: polgraph.v1.Verdict
+	(*Source)(nil),                      // 64: polgraph.v1.Source
+	(*timestamppb.Timestamp)(nil),       // 65: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
-	11, // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
-	5,  // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	55, // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	56, // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	57, // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	8,  // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	54, // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	58, // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	54, // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	55, // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	56, // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	56, // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	59, // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	0,  // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
-	11, // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	15, // 16: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	54, // 17: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	14, // 18: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	16, // 19: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	60, // 20: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	58, // 21: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	17, // 22: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	61, // 23: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	58, // 24: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	11, // 25: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 26: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	20, // 27: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	21, // 28: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	22, // 29: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	14, // 30: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	54, // 31: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	56, // 32: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	59, // 33: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	61, // 34: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	5,  // 35: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	11, // 36: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	1,  // 37: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	54, // 38: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	58, // 39: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	54, // 40: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	11, // 41: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 42: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	27, // 43: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	58, // 44: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	54, // 45: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	2,  // 46: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	60, // 47: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	58, // 48: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	62, // 49: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	30, // 50: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	54, // 51: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	59, // 52: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	31, // 53: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	56, // 54: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	63, // 55: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	34, // 56: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	62, // 57: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	37, // 58: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	38, // 59: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	39, // 60: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	40, // 61: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	64, // 62: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	57, // 63: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	56, // 64: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	59, // 65: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	63, // 66: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11, // 67: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	54, // 68: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	43, // 69: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	45, // 70: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	46, // 71: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	54, // 72: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	14, // 73: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	54, // 74: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	44, // 75: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	21, // 76: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	62, // 77: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	30, // 78: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	15, // 79: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	54, // 80: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	51, // 81: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	54, // 82: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11, // 83: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,  // 84: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,  // 85: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	47, // 86: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	49, // 87: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,  // 88: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12, // 89: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	52, // 90: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	18, // 91: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	23, // 92: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	25, // 93: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	28, // 94: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	32, // 95: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	35, // 96: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	41, // 97: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,  // 98: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,  // 99: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	48, // 100: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	50, // 101: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10, // 102: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	13, // 103: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	53, // 104: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	19, // 105: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	24, // 106: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	26, // 107: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	29, // 108: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	33, // 109: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	36, // 110: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	42, // 111: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	98, // [98:112] is the sub-list for method output_type
-	84, // [84:98] is the sub-list for method input_type
-	84, // [84:84] is the sub-list for extension type_name
-	84, // [84:84] is the sub-list for extension extendee
-	0,  // [0:84] is the sub-list for field type_name
+	11,  // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
+	55,  // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	5,   // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
+	56,  // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	57,  // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	58,  // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	8,   // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	55,  // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	59,  // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	55,  // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	56,  // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	57,  // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	57,  // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	60,  // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,   // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	11,  // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	13,  // 16: polgraph.v1.FindPathsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	61,  // 17: polgraph.v1.SourceFilter.kinds:type_name -> polgraph.v1.SourceKind
+	16,  // 18: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	55,  // 19: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	15,  // 20: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	17,  // 21: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	62,  // 22: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	59,  // 23: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	18,  // 24: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	63,  // 25: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	59,  // 26: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	11,  // 27: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	13,  // 28: polgraph.v1.ExploreNeighborhoodRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 29: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	21,  // 30: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	22,  // 31: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	23,  // 32: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	15,  // 33: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	55,  // 34: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	57,  // 35: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	60,  // 36: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	63,  // 37: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	5,   // 38: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	11,  // 39: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,   // 40: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	13,  // 41: polgraph.v1.ListRelationsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 42: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	59,  // 43: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	55,  // 44: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	11,  // 45: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	13,  // 46: polgraph.v1.GetTimelineRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 47: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	28,  // 48: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	59,  // 49: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	55,  // 50: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	2,   // 51: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	62,  // 52: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	59,  // 53: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	64,  // 54: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	31,  // 55: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	55,  // 56: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	60,  // 57: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	32,  // 58: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	57,  // 59: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	61,  // 60: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	35,  // 61: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	64,  // 62: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	38,  // 63: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	39,  // 64: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	40,  // 65: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	41,  // 66: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	65,  // 67: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	58,  // 68: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	57,  // 69: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	60,  // 70: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	61,  // 71: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11,  // 72: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	55,  // 73: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	44,  // 74: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	46,  // 75: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	47,  // 76: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	55,  // 77: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	15,  // 78: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	55,  // 79: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	45,  // 80: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	22,  // 81: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	64,  // 82: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	31,  // 83: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	16,  // 84: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	55,  // 85: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	52,  // 86: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	55,  // 87: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11,  // 88: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,   // 89: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,   // 90: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	48,  // 91: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	50,  // 92: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,   // 93: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12,  // 94: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	53,  // 95: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	19,  // 96: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	24,  // 97: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	26,  // 98: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	29,  // 99: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	33,  // 100: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	36,  // 101: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	42,  // 102: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,   // 103: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,   // 104: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	49,  // 105: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	51,  // 106: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10,  // 107: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	14,  // 108: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	54,  // 109: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	20,  // 110: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	25,  // 111: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	27,  // 112: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	30,  // 113: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	34,  // 114: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	37,  // 115: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	43,  // 116: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	103, // [103:117] is the sub-list for method output_type
+	89,  // [89:103] is the sub-list for method input_type
+	89,  // [89:89] is the sub-list for extension type_name
+	89,  // [89:89] is the sub-list for extension extendee
+	0,   // [0:89] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -4628,7 +4866,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   51,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -107,7 +107,8 @@ const (
 	RelationType_RELATION_TYPE_ENDORSES RelationType = 6
 	// any → any: accuses of wrongdoing (CAMEO 112).
 	RelationType_RELATION_TYPE_ACCUSED RelationType = 7
-	// actor → seat: removed from the office, or as a party's candidate for it; `via` names who removed them.
+	// actor → seat: removed from the office (by a court, a council, a vote); `via` names who removed them.
+	// A party withdrawing its candidate is DESELECTED.
 	RelationType_RELATION_TYPE_REMOVED_FROM_OFFICE RelationType = 8
 	// actor → party or organisation: suspended by it.
 	RelationType_RELATION_TYPE_SUSPENDED_FROM RelationType = 9
@@ -129,6 +130,8 @@ const (
 	RelationType_RELATION_TYPE_SUCCEEDED_BY RelationType = 17
 	// actor — actor, symmetric: campaigned together.
 	RelationType_RELATION_TYPE_CAMPAIGNED_WITH RelationType = 18
+	// actor → seat: withdrawn as a party's candidate for the seat or office; `via` names the party.
+	RelationType_RELATION_TYPE_DESELECTED RelationType = 19
 )
 
 // Enum value maps for RelationType.
@@ -153,6 +156,7 @@ var (
 		16: "RELATION_TYPE_PART_OF",
 		17: "RELATION_TYPE_SUCCEEDED_BY",
 		18: "RELATION_TYPE_CAMPAIGNED_WITH",
+		19: "RELATION_TYPE_DESELECTED",
 	}
 	RelationType_value = map[string]int32{
 		"RELATION_TYPE_UNSPECIFIED":          0,
@@ -174,6 +178,7 @@ var (
 		"RELATION_TYPE_PART_OF":              16,
 		"RELATION_TYPE_SUCCEEDED_BY":         17,
 		"RELATION_TYPE_CAMPAIGNED_WITH":      18,
+		"RELATION_TYPE_DESELECTED":           19,
 	}
 )
 
@@ -1097,7 +1102,10 @@ type Relation struct {
 	Deleted *Tombstone `protobuf:"bytes,14,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// The legislative period (an organisation, e.g. `organisations/scottish-parliament-term-4`) a
 	// membership or office belongs to.
-	Term          string `protobuf:"bytes,15,opt,name=term,proto3" json:"term,omitempty"`
+	Term string `protobuf:"bytes,15,opt,name=term,proto3" json:"term,omitempty"`
+	// Where the relation's dates come from when the claims' excerpts do not give them, with a citation
+	// ("public record: elected Labour leader on 4 April 2020"). Empty: the cited excerpts give them.
+	DatesFrom     string `protobuf:"bytes,16,opt,name=dates_from,json=datesFrom,proto3" json:"dates_from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1233,6 +1241,13 @@ func (x *Relation) GetDeleted() *Tombstone {
 func (x *Relation) GetTerm() string {
 	if x != nil {
 		return x.Term
+	}
+	return ""
+}
+
+func (x *Relation) GetDatesFrom() string {
+	if x != nil {
+		return x.DatesFrom
 	}
 	return ""
 }
@@ -1566,7 +1581,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x06status\x18\x05 \x01(\x0e2\x18.polgraph.v1.ClaimStatusR\x06status\x12\x17\n" +
 	"\asaid_by\x18\x06 \x01(\tR\x06saidBy\x124\n" +
 	"\tretracted\x18\a \x01(\v2\x16.polgraph.v1.TombstoneR\tretracted\x12\x1b\n" +
-	"\trecord_id\x18\b \x01(\tR\brecordId\"\xbf\x03\n" +
+	"\trecord_id\x18\b \x01(\tR\brecordId\"\xde\x03\n" +
 	"\bRelation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x12\n" +
@@ -1584,7 +1599,9 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\aundated\x18\f \x01(\bR\aundated\x12.\n" +
 	"\averdict\x18\r \x01(\v2\x14.polgraph.v1.VerdictR\averdict\x120\n" +
 	"\adeleted\x18\x0e \x01(\v2\x16.polgraph.v1.TombstoneR\adeleted\x12\x12\n" +
-	"\x04term\x18\x0f \x01(\tR\x04term\"\xcf\x01\n" +
+	"\x04term\x18\x0f \x01(\tR\x04term\x12\x1d\n" +
+	"\n" +
+	"dates_from\x18\x10 \x01(\tR\tdatesFrom\"\xcf\x01\n" +
 	"\aVerdict\x12+\n" +
 	"\x11supporting_claims\x18\x01 \x01(\x05R\x10supportingClaims\x12%\n" +
 	"\x0edenying_claims\x18\x02 \x01(\x05R\rdenyingClaims\x12-\n" +
@@ -1611,7 +1628,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x11ENTITY_KIND_ACTOR\x10\x01\x12\x15\n" +
 	"\x11ENTITY_KIND_PARTY\x10\x02\x12\x14\n" +
 	"\x10ENTITY_KIND_SEAT\x10\x03\x12\x1c\n" +
-	"\x18ENTITY_KIND_ORGANISATION\x10\x04*\xdb\x04\n" +
+	"\x18ENTITY_KIND_ORGANISATION\x10\x04*\xf9\x04\n" +
 	"\fRelationType\x12\x1d\n" +
 	"\x19RELATION_TYPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17RELATION_TYPE_MEMBER_OF\x10\x01\x12\x17\n" +
@@ -1632,7 +1649,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x1bRELATION_TYPE_APPEARED_WITH\x10\x0f\x12\x19\n" +
 	"\x15RELATION_TYPE_PART_OF\x10\x10\x12\x1e\n" +
 	"\x1aRELATION_TYPE_SUCCEEDED_BY\x10\x11\x12!\n" +
-	"\x1dRELATION_TYPE_CAMPAIGNED_WITH\x10\x12*\x95\x01\n" +
+	"\x1dRELATION_TYPE_CAMPAIGNED_WITH\x10\x12\x12\x1c\n" +
+	"\x18RELATION_TYPE_DESELECTED\x10\x13*\x95\x01\n" +
 	"\vClaimStatus\x12\x1c\n" +
 	"\x18CLAIM_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14CLAIM_STATUS_ALLEGED\x10\x01\x12\x19\n" +

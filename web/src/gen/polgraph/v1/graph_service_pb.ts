@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/graph_service.proto.
  */
 export const file_polgraph_v1_graph_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJjChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMaGlzdG9yeV9zaXplGAMgASgFIqwBChFHZXRFbnRpdHlSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSMwoPcmVsYXRpb25fY291bnRzGAIgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSJZCg1SZWxhdGlvbkNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSEAoIb3V0Z29pbmcYAiABKAgSDQoFY291bnQYAyABKAUidQoVU2VhcmNoRW50aXRpZXNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEiYKBWtpbmRzGAIgAygOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJdChZTZWFyY2hFbnRpdGllc1Jlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5wb2xncmFwaC52MS5TZWFyY2hSZXN1bHQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImQKDFNlYXJjaFJlc3VsdBIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSDwoHbWF0Y2hlZBgCIAEoCRINCgVzY29yZRgDIAEoARIPCgdzdW1tYXJ5GAQgASgJIjgKEkdldFJlbGF0aW9uUmVxdWVzdBIMCgRuYW1lGAEgASgJEhQKDGhpc3Rvcnlfc2l6ZRgCIAEoBSKkAQoTR2V0UmVsYXRpb25SZXNwb25zZRInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EiQKB2hpc3RvcnkYAyADKAsyEy5wb2xncmFwaC52MS5DaGFuZ2USFwoPcmVkaXJlY3RlZF9mcm9tGAQgASgJIvQBCg5SZWxhdGlvbkZpbHRlchIwCg1pbmNsdWRlX3R5cGVzGAEgAygOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEjAKDWV4Y2x1ZGVfdHlwZXMYAiADKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFYXNfb2YYAyABKAkSFgoObWluX2NvbmZpZGVuY2UYBCABKAESKgoIc3RhdHVzZXMYBSADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxIrCgd1bmRhdGVkGAYgASgOMhoucG9sZ3JhcGgudjEuVW5kYXRlZFBvbGljeSK6AQoQRmluZFBhdGhzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEhEKCW1heF9wYXRocxgDIAEoBRIRCgltYXhfZGVwdGgYBCABKAUSEAoIZGlyZWN0ZWQYBSABKAgSKwoGZmlsdGVyGAYgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEwoLY29fdGVtcG9yYWwYByABKAgSEgoKZm9sbG93X3ZpYRgIIAEoCCKJAQoRRmluZFBhdGhzUmVzcG9uc2USIAoFcGF0aHMYASADKAsyES5wb2xncmFwaC52MS5QYXRoEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKCmlmX3JlbGF4ZWQYAyADKAsyFy5wb2xncmFwaC52MS5SZWxheGF0aW9uIi0KClJlbGF4YXRpb24SDgoGY2hhbmdlGAEgASgJEg8KB3Jlc3VsdHMYAiABKAUiYAoEUGF0aBIQCghlbnRpdGllcxgBIAMoCRIeCgRob3BzGAIgAygLMhAucG9sZ3JhcGgudjEuSG9wEiYKBmR1cmluZxgDIAMoCzIWLnBvbGdyYXBoLnYxLkRhdGVSYW5nZSKnAQoDSG9wEicKCHJlbGF0aW9uGAEgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SDwoHZm9yd2FyZBgCIAEoCBIqCghwYXJhbGxlbBgDIAMoCzIYLnBvbGdyYXBoLnYxLkhvcFJlbGF0aW9uEiUKB3ZlcmRpY3QYBCABKAsyFC5wb2xncmFwaC52MS5WZXJkaWN0EhMKC3Rocm91Z2hfdmlhGAUgASgIIlwKC0hvcFJlbGF0aW9uEicKCHJlbGF0aW9uGAEgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SDwoHZm9yd2FyZBgCIAEoCBITCgt0aHJvdWdoX3ZpYRgDIAEoCCLuAQoaRXhwbG9yZU5laWdoYm9yaG9vZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVkZXB0aBgCIAEoBRIrCgZmaWx0ZXIYAyABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchIUCgxtYXhfcGVyX25vZGUYBCABKAUSEQoJbWF4X25vZGVzGAUgASgFEhEKCW1heF9lZGdlcxgJIAEoBRIPCgdleGNsdWRlGAYgAygJEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJEhIKCmZvbGxvd192aWEYCiABKAgixgIKG0V4cGxvcmVOZWlnaGJvcmhvb2RSZXNwb25zZRIjCgZjZW50ZXIYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSLAoFbm9kZXMYAiADKAsyHS5wb2xncmFwaC52MS5OZWlnaGJvcmhvb2ROb2RlEiAKBWVkZ2VzGAMgAygLMhEucG9sZ3JhcGgudjEuRWRnZRIqCgl0cnVuY2F0ZWQYBCADKAsyFy5wb2xncmFwaC52MS5UcnVuY2F0aW9uEhcKD25leHRfcGFnZV90b2tlbhgFIAEoCRITCgt0b3RhbF9ub2RlcxgGIAEoBRITCgt0b3RhbF9lZGdlcxgHIAEoBRIWCg5lZGdlc19sZWZ0X291dBgIIAEoBRIrCgppZl9yZWxheGVkGAkgAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbiJhChBOZWlnaGJvcmhvb2ROb2RlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIQCghkaXN0YW5jZRgCIAEoBRIWCg5yZWxhdGlvbl9jb3VudBgDIAEoBSLgAgoERWRnZRIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgSDAoEcm9sZRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEwoLY2xhaW1fY291bnQYCiABKAUSKgoIc3RhdHVzZXMYCyADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAwgASgBEg8KB3VuZGF0ZWQYDSABKAgSJQoHdmVyZGljdBgOIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QSEwoLdGhyb3VnaF92aWEYDyABKAgSEAoIcmVsYXRpb24YECABKAkidwoKVHJ1bmNhdGlvbhIOCgZlbnRpdHkYASABKAkSEAoIbGVmdF9vdXQYAiABKAUSKwoHYnlfdHlwZRgDIAMoCzIaLnBvbGdyYXBoLnYxLlJlbGF0aW9uQ291bnQSGgoScmVsYXRpb25zX2xlZnRfb3V0GAQgASgFIq0BChRMaXN0UmVsYXRpb25zUmVxdWVzdBIOCgZlbnRpdHkYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISMQoJZGlyZWN0aW9uGAMgASgOMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25EaXJlY3Rpb24SEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiwgEKFUxpc3RSZWxhdGlvbnNSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSKAoJcmVsYXRpb25zGAIgAygLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJEhIKCnRvdGFsX3NpemUYBCABKAUSLQoQcmVsYXRlZF9lbnRpdGllcxgFIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSJ4ChJHZXRUaW1lbGluZVJlcXVlc3QSDgoGZW50aXR5GAEgASgJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIpcCChNHZXRUaW1lbGluZVJlc3BvbnNlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIrCgdlbnRyaWVzGAIgAygLMhoucG9sZ3JhcGgudjEuVGltZWxpbmVFbnRyeRImCgd1bmRhdGVkGAMgAygLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJEhIKCnRvdGFsX3NpemUYBSABKAUSEwoLdG90YWxfZGF0ZWQYBiABKAUSFQoNdG90YWxfdW5kYXRlZBgHIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAggAygLMhMucG9sZ3JhcGgudjEuRW50aXR5Io4BCg1UaW1lbGluZUVudHJ5EiwKBGtpbmQYASABKA4yHi5wb2xncmFwaC52MS5UaW1lbGluZUVudHJ5S2luZBImCgZwZXJpb2QYAiABKAsyFi5wb2xncmFwaC52MS5EYXRlUmFuZ2USJwoIcmVsYXRpb24YAyABKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbiJHChBHZXRTb3VyY2VSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkivwEKEUdldFNvdXJjZVJlc3BvbnNlEiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIoCgZjbGFpbXMYAiADKAsyGC5wb2xncmFwaC52MS5Tb3VyY2VDbGFpbRIXCg9uZXh0X3BhZ2VfdG9rZW4YAyABKAkSEwoLY2xhaW1fY291bnQYBCABKAUSLQoQcmVsYXRlZF9lbnRpdGllcxgFIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSKnAQoLU291cmNlQ2xhaW0SDAoEbmFtZRgBIAEoCRIoCgZzdGF0dXMYAiABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAMgASgBEg8KB2V4Y2VycHQYBCABKAkSDwoHc2FpZF9ieRgFIAEoCRIqCghyZWxhdGlvbhgGIAEoCzIYLnBvbGdyYXBoLnYxLlJlbGF0aW9uUmVmInEKC1JlbGF0aW9uUmVmEgwKBG5hbWUYASABKAkSJwoEdHlwZRgCIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEhEKCXN5bW1ldHJpYxgFIAEoCCJyChJMaXN0U291cmNlc1JlcXVlc3QSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDgoGb3V0bGV0GAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIm8KE0xpc3RTb3VyY2VzUmVzcG9uc2USKwoHc291cmNlcxgBIAMoCzIaLnBvbGdyYXBoLnYxLlNvdXJjZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiSQoNU291cmNlU3VtbWFyeRIjCgZzb3VyY2UYASABKAsyEy5wb2xncmFwaC52MS5Tb3VyY2USEwoLY2xhaW1fY291bnQYAiABKAUiFgoUR2V0R3JhcGhTdGF0c1JlcXVlc3QigQMKFUdldEdyYXBoU3RhdHNSZXNwb25zZRIQCghlbnRpdGllcxgBIAEoBRIRCglyZWxhdGlvbnMYAiABKAUSDgoGY2xhaW1zGAMgASgFEg8KB3NvdXJjZXMYBCABKAUSNgoQZW50aXRpZXNfYnlfa2luZBgFIAMoCzIcLnBvbGdyYXBoLnYxLkVudGl0eUtpbmRDb3VudBI5ChFyZWxhdGlvbnNfYnlfdHlwZRgGIAMoCzIeLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZUNvdW50EjcKEGNsYWltc19ieV9zdGF0dXMYByADKAsyHS5wb2xncmFwaC52MS5DbGFpbVN0YXR1c0NvdW50EjUKD3NvdXJjZXNfYnlfa2luZBgIIAMoCzIcLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmRDb3VudBIPCgd2ZXJzaW9uGAkgASgDEi4KCndyaXR0ZW5fYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkcKD0VudGl0eUtpbmRDb3VudBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBINCgVjb3VudBgCIAEoBSJLChFSZWxhdGlvblR5cGVDb3VudBInCgR0eXBlGAEgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEg0KBWNvdW50GAIgASgFIksKEENsYWltU3RhdHVzQ291bnQSKAoGc3RhdHVzGAEgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSDQoFY291bnQYAiABKAUiRwoPU291cmNlS2luZENvdW50EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5Tb3VyY2VLaW5kEg0KBWNvdW50GAIgASgFIn4KFkZpbmRDb25uZWN0aW9uc1JlcXVlc3QSEAoIZW50aXRpZXMYASADKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEgoKbWF4X3NoYXJlZBgDIAEoBRIRCgltYXhfZGVwdGgYBCABKAUi7gIKF0ZpbmRDb25uZWN0aW9uc1Jlc3BvbnNlEiUKCGVudGl0aWVzGAEgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EjUKEHNoYXJlZF9uZWlnaGJvcnMYAiADKAsyGy5wb2xncmFwaC52MS5TaGFyZWROZWlnaGJvchIhChlzaGFyZWRfbmVpZ2hib3JzX2xlZnRfb3V0GAMgASgFEjEKDnNoYXJlZF9zb3VyY2VzGAQgAygLMhkucG9sZ3JhcGgudjEuU2hhcmVkU291cmNlEh8KF3NoYXJlZF9zb3VyY2VzX2xlZnRfb3V0GAUgASgFEiIKBnJvdXRlcxgGIAMoCzISLnBvbGdyYXBoLnYxLlJvdXRlEi0KEHJlbGF0ZWRfZW50aXRpZXMYByADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSKwoKaWZfcmVsYXhlZBgIIAMoCzIXLnBvbGdyYXBoLnYxLlJlbGF4YXRpb24iiAEKDlNoYXJlZE5laWdoYm9yEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIVCg1pbnB1dHNfam9pbmVkGAIgASgFEhAKCHN0cmVuZ3RoGAMgASgBEigKBWpvaW5zGAQgAygLMhkucG9sZ3JhcGgudjEuTmVpZ2hib3JKb2luIkMKDE5laWdoYm9ySm9pbhINCgVpbnB1dBgBIAEoCRIkCglyZWxhdGlvbnMYAiADKAsyES5wb2xncmFwaC52MS5FZGdlIm0KDFNoYXJlZFNvdXJjZRIjCgZzb3VyY2UYASABKAsyEy5wb2xncmFwaC52MS5Tb3VyY2USDgoGaW5wdXRzGAIgAygJEigKBmNsYWltcxgDIAMoCzIYLnBvbGdyYXBoLnYxLlNvdXJjZUNsYWltIlUKBVJvdXRlEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSEQoJY29ubmVjdGVkGAMgASgIEh8KBHBhdGgYBCABKAsyES5wb2xncmFwaC52MS5QYXRoIigKF0JhdGNoR2V0RW50aXRpZXNSZXF1ZXN0Eg0KBW5hbWVzGAEgAygJIlIKGEJhdGNoR2V0RW50aXRpZXNSZXNwb25zZRIlCghlbnRpdGllcxgBIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIPCgdtaXNzaW5nGAIgAygJIjcKFUxvb2t1cEVudGl0aWVzUmVxdWVzdBIOCgZzY2hlbWUYASABKAkSDgoGdmFsdWVzGAIgAygJIkcKFkxvb2t1cEVudGl0aWVzUmVzcG9uc2USLQoHbWF0Y2hlcxgBIAMoCzIcLnBvbGdyYXBoLnYxLklkZW50aWZpZXJNYXRjaCJHCg9JZGVudGlmaWVyTWF0Y2gSDQoFdmFsdWUYASABKAkSJQoIZW50aXRpZXMYAiADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkixAEKEkV4cG9ydEdyYXBoUmVxdWVzdBIOCgZmb3JtYXQYASABKAkSDgoGY2VudGVyGAIgASgJEg0KBWRlcHRoGAMgASgFEgwKBGZyb20YBCABKAkSCgoCdG8YBSABKAkSEQoJbWF4X3BhdGhzGAYgASgFEhEKCW1heF9kZXB0aBgHIAEoBRIrCgZmaWx0ZXIYCCABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchISCgpmb2xsb3dfdmlhGAkgASgIIjcKE0V4cG9ydEdyYXBoUmVzcG9uc2USDAoEZGF0YRgBIAEoDBISCgptZWRpYV90eXBlGAIgASgJKmcKDVVuZGF0ZWRQb2xpY3kSHgoaVU5EQVRFRF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIaChZVTkRBVEVEX1BPTElDWV9JTkNMVURFEAESGgoWVU5EQVRFRF9QT0xJQ1lfRVhDTFVERRACKpUBChFSZWxhdGlvbkRpcmVjdGlvbhIiCh5SRUxBVElPTl9ESVJFQ1RJT05fVU5TUEVDSUZJRUQQABIaChZSRUxBVElPTl9ESVJFQ1RJT05fQU5ZEAESHwobUkVMQVRJT05fRElSRUNUSU9OX09VVEdPSU5HEAISHwobUkVMQVRJT05fRElSRUNUSU9OX0lOQ09NSU5HEAMqdgoRVGltZWxpbmVFbnRyeUtpbmQSIwofVElNRUxJTkVfRU5UUllfS0lORF9VTlNQRUNJRklFRBAAEh0KGVRJTUVMSU5FX0VOVFJZX0tJTkRfRVZFTlQQARIdChlUSU1FTElORV9FTlRSWV9LSU5EX1NUQVRFEAIyywkKDEdyYXBoU2VydmljZRJKCglHZXRFbnRpdHkSHS5wb2xncmFwaC52MS5HZXRFbnRpdHlSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuR2V0RW50aXR5UmVzcG9uc2USWQoOU2VhcmNoRW50aXRpZXMSIi5wb2xncmFwaC52MS5TZWFyY2hFbnRpdGllc1JlcXVlc3QaIy5wb2xncmFwaC52MS5TZWFyY2hFbnRpdGllc1Jlc3BvbnNlEl8KEEJhdGNoR2V0RW50aXRpZXMSJC5wb2xncmFwaC52MS5CYXRjaEdldEVudGl0aWVzUmVxdWVzdBolLnBvbGdyYXBoLnYxLkJhdGNoR2V0RW50aXRpZXNSZXNwb25zZRJZCg5Mb29rdXBFbnRpdGllcxIiLnBvbGdyYXBoLnYxLkxvb2t1cEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLkxvb2t1cEVudGl0aWVzUmVzcG9uc2USUAoLR2V0UmVsYXRpb24SHy5wb2xncmFwaC52MS5HZXRSZWxhdGlvblJlcXVlc3QaIC5wb2xncmFwaC52MS5HZXRSZWxhdGlvblJlc3BvbnNlEkoKCUZpbmRQYXRocxIdLnBvbGdyYXBoLnYxLkZpbmRQYXRoc1JlcXVlc3QaHi5wb2xncmFwaC52MS5GaW5kUGF0aHNSZXNwb25zZRJSCgtFeHBvcnRHcmFwaBIfLnBvbGdyYXBoLnYxLkV4cG9ydEdyYXBoUmVxdWVzdBogLnBvbGdyYXBoLnYxLkV4cG9ydEdyYXBoUmVzcG9uc2UwARJoChNFeHBsb3JlTmVpZ2hib3Job29kEicucG9sZ3JhcGgudjEuRXhwbG9yZU5laWdoYm9yaG9vZFJlcXVlc3QaKC5wb2xncmFwaC52MS5FeHBsb3JlTmVpZ2hib3Job29kUmVzcG9uc2USVgoNTGlzdFJlbGF0aW9ucxIhLnBvbGdyYXBoLnYxLkxpc3RSZWxhdGlvbnNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuTGlzdFJlbGF0aW9uc1Jlc3BvbnNlElAKC0dldFRpbWVsaW5lEh8ucG9sZ3JhcGgudjEuR2V0VGltZWxpbmVSZXF1ZXN0GiAucG9sZ3JhcGgudjEuR2V0VGltZWxpbmVSZXNwb25zZRJKCglHZXRTb3VyY2USHS5wb2xncmFwaC52MS5HZXRTb3VyY2VSZXF1ZXN0Gh4ucG9sZ3JhcGgudjEuR2V0U291cmNlUmVzcG9uc2USUAoLTGlzdFNvdXJjZXMSHy5wb2xncmFwaC52MS5MaXN0U291cmNlc1JlcXVlc3QaIC5wb2xncmFwaC52MS5MaXN0U291cmNlc1Jlc3BvbnNlElYKDUdldEdyYXBoU3RhdHMSIS5wb2xncmFwaC52MS5HZXRHcmFwaFN0YXRzUmVxdWVzdBoiLnBvbGdyYXBoLnYxLkdldEdyYXBoU3RhdHNSZXNwb25zZRJcCg9GaW5kQ29ubmVjdGlvbnMSIy5wb2xncmFwaC52MS5GaW5kQ29ubmVjdGlvbnNSZXF1ZXN0GiQucG9sZ3JhcGgudjEuRmluZENvbm5lY3Rpb25zUmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9wb2xncmFwaC9wb2xncmFwaC9hcGkvcG9sZ3JhcGgvdjE7cG9sZ3JhcGh2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJjChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMaGlzdG9yeV9zaXplGAMgASgFIqwBChFHZXRFbnRpdHlSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSMwoPcmVsYXRpb25fY291bnRzGAIgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSJtCg1SZWxhdGlvbkNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSEAoIb3V0Z29pbmcYAiABKAgSDQoFY291bnQYAyABKAUSEgoKdW5kaXJlY3RlZBgEIAEoCCJ1ChVTZWFyY2hFbnRpdGllc1JlcXVlc3QSDQoFcXVlcnkYASABKAkSJgoFa2luZHMYAiADKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KFlNlYXJjaEVudGl0aWVzUmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLnBvbGdyYXBoLnYxLlNlYXJjaFJlc3VsdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZAoMU2VhcmNoUmVzdWx0EiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIPCgdtYXRjaGVkGAIgASgJEg0KBXNjb3JlGAMgASgBEg8KB3N1bW1hcnkYBCABKAkiOAoSR2V0UmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSFAoMaGlzdG9yeV9zaXplGAIgASgFIqQBChNHZXRSZWxhdGlvblJlc3BvbnNlEicKCHJlbGF0aW9uGAEgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SJQoIZW50aXRpZXMYAiADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSJAoHaGlzdG9yeRgDIAMoCzITLnBvbGdyYXBoLnYxLkNoYW5nZRIXCg9yZWRpcmVjdGVkX2Zyb20YBCABKAki9AEKDlJlbGF0aW9uRmlsdGVyEjAKDWluY2x1ZGVfdHlwZXMYASADKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSMAoNZXhjbHVkZV90eXBlcxgCIAMoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRINCgVhc19vZhgDIAEoCRIWCg5taW5fY29uZmlkZW5jZRgEIAEoARIqCghzdGF0dXNlcxgFIAMoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEisKB3VuZGF0ZWQYBiABKA4yGi5wb2xncmFwaC52MS5VbmRhdGVkUG9saWN5IvkBChBGaW5kUGF0aHNSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSEQoJbWF4X3BhdGhzGAMgASgFEhEKCW1heF9kZXB0aBgEIAEoBRIQCghkaXJlY3RlZBgFIAEoCBIrCgZmaWx0ZXIYBiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchITCgtjb190ZW1wb3JhbBgHIAEoCBISCgpmb2xsb3dfdmlhGAggASgIEioKB3NvdXJjZXMYCSABKAsyGS5wb2xncmFwaC52MS5Tb3VyY2VGaWx0ZXISEQoJbG9uZ2VyX2J5GAogASgFImsKDFNvdXJjZUZpbHRlchImCgVraW5kcxgBIAMoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDwoHb3V0bGV0cxgCIAMoCRINCgVuYW1lcxgDIAMoCRITCgttaW5fb3V0bGV0cxgEIAEoBSKyAQoRRmluZFBhdGhzUmVzcG9uc2USIAoFcGF0aHMYASADKAsyES5wb2xncmFwaC52MS5QYXRoEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKCmlmX3JlbGF4ZWQYAyADKAsyFy5wb2xncmFwaC52MS5SZWxheGF0aW9uEg8KB25vX3BhdGgYBCABKAkSFgoOcmFua2luZ19jYXBwZWQYBSABKAgiLQoKUmVsYXhhdGlvbhIOCgZjaGFuZ2UYASABKAkSDwoHcmVzdWx0cxgCIAEoBSKUAQoEUGF0aBIQCghlbnRpdGllcxgBIAMoCRIeCgRob3BzGAIgAygLMhAucG9sZ3JhcGgudjEuSG9wEiYKBmR1cmluZxgDIAMoCzIWLnBvbGdyYXBoLnYxLkRhdGVSYW5nZRINCgVzY29yZRgEIAEoARIOCgZyZWFzb24YBSABKAkSEwoLd2Vha2VzdF9ob3AYBiABKAUipwEKA0hvcBInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSKgoIcGFyYWxsZWwYAyADKAsyGC5wb2xncmFwaC52MS5Ib3BSZWxhdGlvbhIlCgd2ZXJkaWN0GAQgASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdBITCgt0aHJvdWdoX3ZpYRgFIAEoCCJcCgtIb3BSZWxhdGlvbhInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSEwoLdGhyb3VnaF92aWEYAyABKAgimgIKGkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZGVwdGgYAiABKAUSKwoGZmlsdGVyGAMgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMbWF4X3Blcl9ub2RlGAQgASgFEhEKCW1heF9ub2RlcxgFIAEoBRIRCgltYXhfZWRnZXMYCSABKAUSDwoHZXhjbHVkZRgGIAMoCRIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRISCgpmb2xsb3dfdmlhGAogASgIEioKB3NvdXJjZXMYCyABKAsyGS5wb2xncmFwaC52MS5Tb3VyY2VGaWx0ZXIixgIKG0V4cGxvcmVOZWlnaGJvcmhvb2RSZXNwb25zZRIjCgZjZW50ZXIYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSLAoFbm9kZXMYAiADKAsyHS5wb2xncmFwaC52MS5OZWlnaGJvcmhvb2ROb2RlEiAKBWVkZ2VzGAMgAygLMhEucG9sZ3JhcGgudjEuRWRnZRIqCgl0cnVuY2F0ZWQYBCADKAsyFy5wb2xncmFwaC52MS5UcnVuY2F0aW9uEhcKD25leHRfcGFnZV90b2tlbhgFIAEoCRITCgt0b3RhbF9ub2RlcxgGIAEoBRITCgt0b3RhbF9lZGdlcxgHIAEoBRIWCg5lZGdlc19sZWZ0X291dBgIIAEoBRIrCgppZl9yZWxheGVkGAkgAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbiJhChBOZWlnaGJvcmhvb2ROb2RlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIQCghkaXN0YW5jZRgCIAEoBRIWCg5yZWxhdGlvbl9jb3VudBgDIAEoBSLgAgoERWRnZRIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgSDAoEcm9sZRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEwoLY2xhaW1fY291bnQYCiABKAUSKgoIc3RhdHVzZXMYCyADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAwgASgBEg8KB3VuZGF0ZWQYDSABKAgSJQoHdmVyZGljdBgOIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QSEwoLdGhyb3VnaF92aWEYDyABKAgSEAoIcmVsYXRpb24YECABKAkiiwEKClRydW5jYXRpb24SDgoGZW50aXR5GAEgASgJEhAKCGxlZnRfb3V0GAIgASgFEisKB2J5X3R5cGUYAyADKAsyGi5wb2xncmFwaC52MS5SZWxhdGlvbkNvdW50EhoKEnJlbGF0aW9uc19sZWZ0X291dBgEIAEoBRISCgp1bmV4cGFuZGVkGAUgASgIItkBChRMaXN0UmVsYXRpb25zUmVxdWVzdBIOCgZlbnRpdHkYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISMQoJZGlyZWN0aW9uGAMgASgOMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25EaXJlY3Rpb24SEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkSKgoHc291cmNlcxgGIAEoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZUZpbHRlciLCAQoVTGlzdFJlbGF0aW9uc1Jlc3BvbnNlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIoCglyZWxhdGlvbnMYAiADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAyABKAkSEgoKdG90YWxfc2l6ZRgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IqQBChJHZXRUaW1lbGluZVJlcXVlc3QSDgoGZW50aXR5GAEgASgJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEioKB3NvdXJjZXMYBSABKAsyGS5wb2xncmFwaC52MS5Tb3VyY2VGaWx0ZXIilwIKE0dldFRpbWVsaW5lUmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKB2VudHJpZXMYAiADKAsyGi5wb2xncmFwaC52MS5UaW1lbGluZUVudHJ5EiYKB3VuZGF0ZWQYAyADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YBCABKAkSEgoKdG90YWxfc2l6ZRgFIAEoBRITCgt0b3RhbF9kYXRlZBgGIAEoBRIVCg10b3RhbF91bmRhdGVkGAcgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYCCADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkijgEKDVRpbWVsaW5lRW50cnkSLAoEa2luZBgBIAEoDjIeLnBvbGdyYXBoLnYxLlRpbWVsaW5lRW50cnlLaW5kEiYKBnBlcmlvZBgCIAEoCzIWLnBvbGdyYXBoLnYxLkRhdGVSYW5nZRInCghyZWxhdGlvbhgDIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uIkcKEEdldFNvdXJjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSK/AQoRR2V0U291cmNlUmVzcG9uc2USIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEigKBmNsYWltcxgCIAMoCzIYLnBvbGdyYXBoLnYxLlNvdXJjZUNsYWltEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRITCgtjbGFpbV9jb3VudBgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IqcBCgtTb3VyY2VDbGFpbRIMCgRuYW1lGAEgASgJEigKBnN0YXR1cxgCIAEoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEhIKCmNvbmZpZGVuY2UYAyABKAESDwoHZXhjZXJwdBgEIAEoCRIPCgdzYWlkX2J5GAUgASgJEioKCHJlbGF0aW9uGAYgASgLMhgucG9sZ3JhcGgudjEuUmVsYXRpb25SZWYicQoLUmVsYXRpb25SZWYSDAoEbmFtZRgBIAEoCRInCgR0eXBlGAIgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkSEQoJc3ltbWV0cmljGAUgASgIInIKEkxpc3RTb3VyY2VzUmVxdWVzdBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBIOCgZvdXRsZXQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkibwoTTGlzdFNvdXJjZXNSZXNwb25zZRIrCgdzb3VyY2VzGAEgAygLMhoucG9sZ3JhcGgudjEuU291cmNlU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJJCg1Tb3VyY2VTdW1tYXJ5EiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRITCgtjbGFpbV9jb3VudBgCIAEoBSIWChRHZXRHcmFwaFN0YXRzUmVxdWVzdCKBAwoVR2V0R3JhcGhTdGF0c1Jlc3BvbnNlEhAKCGVudGl0aWVzGAEgASgFEhEKCXJlbGF0aW9ucxgCIAEoBRIOCgZjbGFpbXMYAyABKAUSDwoHc291cmNlcxgEIAEoBRI2ChBlbnRpdGllc19ieV9raW5kGAUgAygLMhwucG9sZ3JhcGgudjEuRW50aXR5S2luZENvdW50EjkKEXJlbGF0aW9uc19ieV90eXBlGAYgAygLMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlQ291bnQSNwoQY2xhaW1zX2J5X3N0YXR1cxgHIAMoCzIdLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzQ291bnQSNQoPc291cmNlc19ieV9raW5kGAggAygLMhwucG9sZ3JhcGgudjEuU291cmNlS2luZENvdW50Eg8KB3ZlcnNpb24YCSABKAMSLgoKd3JpdHRlbl9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRwoPRW50aXR5S2luZENvdW50EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEg0KBWNvdW50GAIgASgFIksKEVJlbGF0aW9uVHlwZUNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFY291bnQYAiABKAUiSwoQQ2xhaW1TdGF0dXNDb3VudBIoCgZzdGF0dXMYASABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxINCgVjb3VudBgCIAEoBSJHCg9Tb3VyY2VLaW5kQ291bnQSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDQoFY291bnQYAiABKAUifgoWRmluZENvbm5lY3Rpb25zUmVxdWVzdBIQCghlbnRpdGllcxgBIAMoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchISCgptYXhfc2hhcmVkGAMgASgFEhEKCW1heF9kZXB0aBgEIAEoBSLuAgoXRmluZENvbm5lY3Rpb25zUmVzcG9uc2USJQoIZW50aXRpZXMYASADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSNQoQc2hhcmVkX25laWdoYm9ycxgCIAMoCzIbLnBvbGdyYXBoLnYxLlNoYXJlZE5laWdoYm9yEiEKGXNoYXJlZF9uZWlnaGJvcnNfbGVmdF9vdXQYAyABKAUSMQoOc2hhcmVkX3NvdXJjZXMYBCADKAsyGS5wb2xncmFwaC52MS5TaGFyZWRTb3VyY2USHwoXc2hhcmVkX3NvdXJjZXNfbGVmdF9vdXQYBSABKAUSIgoGcm91dGVzGAYgAygLMhIucG9sZ3JhcGgudjEuUm91dGUSLQoQcmVsYXRlZF9lbnRpdGllcxgHIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIrCgppZl9yZWxheGVkGAggAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbiKIAQoOU2hhcmVkTmVpZ2hib3ISIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EhUKDWlucHV0c19qb2luZWQYAiABKAUSEAoIc3RyZW5ndGgYAyABKAESKAoFam9pbnMYBCADKAsyGS5wb2xncmFwaC52MS5OZWlnaGJvckpvaW4iQwoMTmVpZ2hib3JKb2luEg0KBWlucHV0GAEgASgJEiQKCXJlbGF0aW9ucxgCIAMoCzIRLnBvbGdyYXBoLnYxLkVkZ2UibQoMU2hhcmVkU291cmNlEiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIOCgZpbnB1dHMYAiADKAkSKAoGY2xhaW1zGAMgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0iVQoFUm91dGUSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIRCgljb25uZWN0ZWQYAyABKAgSHwoEcGF0aBgEIAEoCzIRLnBvbGdyYXBoLnYxLlBhdGgiKAoXQmF0Y2hHZXRFbnRpdGllc1JlcXVlc3QSDQoFbmFtZXMYASADKAkiUgoYQmF0Y2hHZXRFbnRpdGllc1Jlc3BvbnNlEiUKCGVudGl0aWVzGAEgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5Eg8KB21pc3NpbmcYAiADKAkiNwoVTG9va3VwRW50aXRpZXNSZXF1ZXN0Eg4KBnNjaGVtZRgBIAEoCRIOCgZ2YWx1ZXMYAiADKAkiRwoWTG9va3VwRW50aXRpZXNSZXNwb25zZRItCgdtYXRjaGVzGAEgAygLMhwucG9sZ3JhcGgudjEuSWRlbnRpZmllck1hdGNoIkcKD0lkZW50aWZpZXJNYXRjaBINCgV2YWx1ZRgBIAEoCRIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSLEAQoSRXhwb3J0R3JhcGhSZXF1ZXN0Eg4KBmZvcm1hdBgBIAEoCRIOCgZjZW50ZXIYAiABKAkSDQoFZGVwdGgYAyABKAUSDAoEZnJvbRgEIAEoCRIKCgJ0bxgFIAEoCRIRCgltYXhfcGF0aHMYBiABKAUSEQoJbWF4X2RlcHRoGAcgASgFEisKBmZpbHRlchgIIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhIKCmZvbGxvd192aWEYCSABKAgiNwoTRXhwb3J0R3JhcGhSZXNwb25zZRIMCgRkYXRhGAEgASgMEhIKCm1lZGlhX3R5cGUYAiABKAkqZwoNVW5kYXRlZFBvbGljeRIeChpVTkRBVEVEX1BPTElDWV9VTlNQRUNJRklFRBAAEhoKFlVOREFURURfUE9MSUNZX0lOQ0xVREUQARIaChZVTkRBVEVEX1BPTElDWV9FWENMVURFEAIqlQEKEVJlbGF0aW9uRGlyZWN0aW9uEiIKHlJFTEFUSU9OX0RJUkVDVElPTl9VTlNQRUNJRklFRBAAEhoKFlJFTEFUSU9OX0RJUkVDVElPTl9BTlkQARIfChtSRUxBVElPTl9ESVJFQ1RJT05fT1VUR09JTkcQAhIfChtSRUxBVElPTl9ESVJFQ1RJT05fSU5DT01JTkcQAyp2ChFUaW1lbGluZUVudHJ5S2luZBIjCh9USU1FTElORV9FTlRSWV9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZVElNRUxJTkVfRU5UUllfS0lORF9FVkVOVBABEh0KGVRJTUVMSU5FX0VOVFJZX0tJTkRfU1RBVEUQAjLLCQoMR3JhcGhTZXJ2aWNlEkoKCUdldEVudGl0eRIdLnBvbGdyYXBoLnYxLkdldEVudGl0eVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRFbnRpdHlSZXNwb25zZRJZCg5TZWFyY2hFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVzcG9uc2USXwoQQmF0Y2hHZXRFbnRpdGllcxIkLnBvbGdyYXBoLnYxLkJhdGNoR2V0RW50aXRpZXNSZXF1ZXN0GiUucG9sZ3JhcGgudjEuQmF0Y2hHZXRFbnRpdGllc1Jlc3BvbnNlElkKDkxvb2t1cEVudGl0aWVzEiIucG9sZ3JhcGgudjEuTG9va3VwRW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuTG9va3VwRW50aXRpZXNSZXNwb25zZRJQCgtHZXRSZWxhdGlvbhIfLnBvbGdyYXBoLnYxLkdldFJlbGF0aW9uUmVxdWVzdBogLnBvbGdyYXBoLnYxLkdldFJlbGF0aW9uUmVzcG9uc2USSgoJRmluZFBhdGhzEh0ucG9sZ3JhcGgudjEuRmluZFBhdGhzUmVxdWVzdBoeLnBvbGdyYXBoLnYxLkZpbmRQYXRoc1Jlc3BvbnNlElIKC0V4cG9ydEdyYXBoEh8ucG9sZ3JhcGgudjEuRXhwb3J0R3JhcGhSZXF1ZXN0GiAucG9sZ3JhcGgudjEuRXhwb3J0R3JhcGhSZXNwb25zZTABEmgKE0V4cGxvcmVOZWlnaGJvcmhvb2QSJy5wb2xncmFwaC52MS5FeHBsb3JlTmVpZ2hib3Job29kUmVxdWVzdBooLnBvbGdyYXBoLnYxLkV4cGxvcmVOZWlnaGJvcmhvb2RSZXNwb25zZRJWCg1MaXN0UmVsYXRpb25zEiEucG9sZ3JhcGgudjEuTGlzdFJlbGF0aW9uc1JlcXVlc3QaIi5wb2xncmFwaC52MS5MaXN0UmVsYXRpb25zUmVzcG9uc2USUAoLR2V0VGltZWxpbmUSHy5wb2xncmFwaC52MS5HZXRUaW1lbGluZVJlcXVlc3QaIC5wb2xncmFwaC52MS5HZXRUaW1lbGluZVJlc3BvbnNlEkoKCUdldFNvdXJjZRIdLnBvbGdyYXBoLnYxLkdldFNvdXJjZVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRTb3VyY2VSZXNwb25zZRJQCgtMaXN0U291cmNlcxIfLnBvbGdyYXBoLnYxLkxpc3RTb3VyY2VzUmVxdWVzdBogLnBvbGdyYXBoLnYxLkxpc3RTb3VyY2VzUmVzcG9uc2USVgoNR2V0R3JhcGhTdGF0cxIhLnBvbGdyYXBoLnYxLkdldEdyYXBoU3RhdHNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuR2V0R3JhcGhTdGF0c1Jlc3BvbnNlElwKD0ZpbmRDb25uZWN0aW9ucxIjLnBvbGdyYXBoLnYxLkZpbmRDb25uZWN0aW9uc1JlcXVlc3QaJC5wb2xncmFwaC52MS5GaW5kQ29ubmVjdGlvbnNSZXNwb25zZUI5WjdnaXRodWIuY29tL3BvbGdyYXBoL3BvbGdyYXBoL2FwaS9wb2xncmFwaC92MTtwb2xncmFwaHYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * GetEntityRequest names the entity to return.
@@ -113,7 +113,7 @@ export type RelationCount = Message<"polgraph.v1.RelationCount"> & {
   type: RelationType;
 
   /**
-   * True when the entity is the relation's `from` end (or either end, for a symmetric type).
+   * True when the entity is the relation's `from` end; false for a symmetric type (see `undirected`).
    *
    * @generated from field: bool outgoing = 2;
    */
@@ -125,6 +125,14 @@ export type RelationCount = Message<"polgraph.v1.RelationCount"> & {
    * @generated from field: int32 count = 3;
    */
   count: number;
+
+  /**
+   * True for a symmetric type (FAMILY, APPEARED_WITH, …): its relations have no direction, so the count
+   * is neither outgoing nor incoming.
+   *
+   * @generated from field: bool undirected = 4;
+   */
+  undirected: boolean;
 };
 
 /**
@@ -255,7 +263,9 @@ export const SearchResultSchema: GenMessage<SearchResult> = /*@__PURE__*/
  */
 export type GetRelationRequest = Message<"polgraph.v1.GetRelationRequest"> & {
   /**
-   * The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`.
+   * The relation's resource name, e.g. `relations/lutfur-rahman.founded.aspire`. A symmetric relation
+   * may be named with its ends in either order; a name that names no relation is answered NOT_FOUND
+   * with the relations of its type between its ends, whatever their key, in the message.
    *
    * @generated from field: string name = 1;
    */
@@ -451,6 +461,22 @@ export type FindPathsRequest = Message<"polgraph.v1.FindPathsRequest"> & {
    * @generated from field: bool follow_via = 8;
    */
   followVia: boolean;
+
+  /**
+   * Only the claims of these sources count: relations count, and routes are weighed, by them.
+   *
+   * @generated from field: polgraph.v1.SourceFilter sources = 9;
+   */
+  sources?: SourceFilter | undefined;
+
+  /**
+   * Also admit routes up to this many hops longer than the shortest (0 to 3) ahead of shorter ones when
+   * they are much better evidenced: those routes are ranked together by their score less 0.25 for each
+   * hop beyond the shortest, then by length. 0: shortest first, always.
+   *
+   * @generated from field: int32 longer_by = 10;
+   */
+  longerBy: number;
 };
 
 /**
@@ -461,14 +487,59 @@ export const FindPathsRequestSchema: GenMessage<FindPathsRequest> = /*@__PURE__*
   messageDesc(file_polgraph_v1_graph_service, 9);
 
 /**
+ * SourceFilter keeps the claims of some sources only: a relation counts through the claims it keeps.
+ *
+ * @generated from message polgraph.v1.SourceFilter
+ */
+export type SourceFilter = Message<"polgraph.v1.SourceFilter"> & {
+  /**
+   * Only sources of these kinds ("datasets only": SOURCE_KIND_DATASET). Empty: any kind.
+   *
+   * @generated from field: repeated polgraph.v1.SourceKind kinds = 1;
+   */
+  kinds: SourceKind[];
+
+  /**
+   * Only sources of these outlets, whatever their case (at most 100). Empty: any outlet.
+   *
+   * @generated from field: repeated string outlets = 2;
+   */
+  outlets: string[];
+
+  /**
+   * Only these sources, by resource name (at most 100). Empty: any source.
+   *
+   * @generated from field: repeated string names = 3;
+   */
+  names: string[];
+
+  /**
+   * When above 1, a relation counts only when the claims kept that support it come from at least this
+   * many outlets, a source without an outlet being its own ("at least two independent outlets": 2; at
+   * most 10).
+   *
+   * @generated from field: int32 min_outlets = 4;
+   */
+  minOutlets: number;
+};
+
+/**
+ * Describes the message polgraph.v1.SourceFilter.
+ * Use `create(SourceFilterSchema)` to create a new message.
+ */
+export const SourceFilterSchema: GenMessage<SourceFilter> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 10);
+
+/**
  * FindPathsResponse holds the paths found, shortest first, and every entity on them.
  *
  * @generated from message polgraph.v1.FindPathsResponse
  */
 export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
   /**
-   * The routes found, by length, then by the names of their entities in order. No two have the same
-   * entities; empty when the entities are not connected within `max_depth`.
+   * The routes found, shortest first; among equal lengths the best evidenced first (`score`, then the
+   * weakest hop's outlets, sources and claims, most first), then by the names of their entities in order.
+   * No two have the same entities; empty when the entities are not connected within `max_depth`.
    *
    * @generated from field: repeated polgraph.v1.Path paths = 1;
    */
@@ -488,6 +559,23 @@ export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
    * @generated from field: repeated polgraph.v1.Relaxation if_relaxed = 3;
    */
   ifRelaxed: Relaxation[];
+
+  /**
+   * When there is no path, why, in words: "Connections Loner (actors/connections-loner) takes part in no
+   * relation", "none of the 3 relations of … counts under the filter", or "no route of at most 4 hops
+   * joins them under the filter". Empty when there are paths.
+   *
+   * @generated from field: string no_path = 4;
+   */
+  noPath: string;
+
+  /**
+   * True when the last length had more routes than were weighed (the routes asked for and 30 more, at
+   * most 50): the order among them is the best evidenced of the first by name.
+   *
+   * @generated from field: bool ranking_capped = 5;
+   */
+  rankingCapped: boolean;
 };
 
 /**
@@ -495,7 +583,7 @@ export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
  * Use `create(FindPathsResponseSchema)` to create a new message.
  */
 export const FindPathsResponseSchema: GenMessage<FindPathsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 10);
+  messageDesc(file_polgraph_v1_graph_service, 11);
 
 /**
  * Relaxation is what an answer its filter emptied would hold without one part of the filter.
@@ -526,7 +614,7 @@ export type Relaxation = Message<"polgraph.v1.Relaxation"> & {
  * Use `create(RelaxationSchema)` to create a new message.
  */
 export const RelaxationSchema: GenMessage<Relaxation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 11);
+  messageDesc(file_polgraph_v1_graph_service, 12);
 
 /**
  * Path is a route between two entities: distinct entities, each joined to the next by a hop.
@@ -549,11 +637,37 @@ export type Path = Message<"polgraph.v1.Path"> & {
   hops: Hop[];
 
   /**
-   * For a co-temporal request: the days on which the whole route held (within `as_of`). Empty otherwise.
+   * For a co-temporal request: the days on which the whole route held (within `as_of`); each hop then
+   * holds only the relations that held on one of those days. Empty otherwise.
    *
    * @generated from field: repeated polgraph.v1.DateRange during = 3;
    */
   during: DateRange[];
+
+  /**
+   * How well the route is evidenced, 0 to 1: as well as its weakest hop. A hop's score is
+   * support × (1 − against): support is 1 − ∏(1 − c) over the outlets of its supporting claims (c the
+   * best confidence of one outlet's claims with a status the filter counts; sources of one outlet are not
+   * independent, a source without an outlet is its own), against the same over its denying claims.
+   * Among routes of one length, the best evidenced come first.
+   *
+   * @generated from field: double score = 4;
+   */
+  score: number;
+
+  /**
+   * The score in words: the weakest hop, its claims, sources, outlets, best confidence and denials.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * The index in `hops` of the weakest hop (the first, among equals).
+   *
+   * @generated from field: int32 weakest_hop = 6;
+   */
+  weakestHop: number;
 };
 
 /**
@@ -561,7 +675,7 @@ export type Path = Message<"polgraph.v1.Path"> & {
  * Use `create(PathSchema)` to create a new message.
  */
 export const PathSchema: GenMessage<Path> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 12);
+  messageDesc(file_polgraph_v1_graph_service, 13);
 
 /**
  * Hop joins two consecutive entities of a path, through every relation between them that counts under
@@ -615,7 +729,7 @@ export type Hop = Message<"polgraph.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 13);
+  messageDesc(file_polgraph_v1_graph_service, 14);
 
 /**
  * HopRelation is a relation walked on a hop, and which way.
@@ -651,7 +765,7 @@ export type HopRelation = Message<"polgraph.v1.HopRelation"> & {
  * Use `create(HopRelationSchema)` to create a new message.
  */
 export const HopRelationSchema: GenMessage<HopRelation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 14);
+  messageDesc(file_polgraph_v1_graph_service, 15);
 
 /**
  * ExploreNeighborhoodRequest asks what surrounds an entity.
@@ -734,6 +848,13 @@ export type ExploreNeighborhoodRequest = Message<"polgraph.v1.ExploreNeighborhoo
    * @generated from field: bool follow_via = 10;
    */
   followVia: boolean;
+
+  /**
+   * Only the claims of these sources count: relations count, and are ranked, by them.
+   *
+   * @generated from field: polgraph.v1.SourceFilter sources = 11;
+   */
+  sources?: SourceFilter | undefined;
 };
 
 /**
@@ -741,7 +862,7 @@ export type ExploreNeighborhoodRequest = Message<"polgraph.v1.ExploreNeighborhoo
  * Use `create(ExploreNeighborhoodRequestSchema)` to create a new message.
  */
 export const ExploreNeighborhoodRequestSchema: GenMessage<ExploreNeighborhoodRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 15);
+  messageDesc(file_polgraph_v1_graph_service, 16);
 
 /**
  * ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
@@ -775,7 +896,8 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
   edges: Edge[];
 
   /**
-   * For each expanded entity of this page whose links the caps cut, what was left out.
+   * For each entity of this page with neighbours the answer does not hold, what was left out: the
+   * entities expanded first (in the order expanded), then the others (`unexpanded`), in node order.
    *
    * @generated from field: repeated polgraph.v1.Truncation truncated = 4;
    */
@@ -823,7 +945,7 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
  * Use `create(ExploreNeighborhoodResponseSchema)` to create a new message.
  */
 export const ExploreNeighborhoodResponseSchema: GenMessage<ExploreNeighborhoodResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 16);
+  messageDesc(file_polgraph_v1_graph_service, 17);
 
 /**
  * NeighborhoodNode is an entity in a neighbourhood.
@@ -859,7 +981,7 @@ export type NeighborhoodNode = Message<"polgraph.v1.NeighborhoodNode"> & {
  * Use `create(NeighborhoodNodeSchema)` to create a new message.
  */
 export const NeighborhoodNodeSchema: GenMessage<NeighborhoodNode> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 17);
+  messageDesc(file_polgraph_v1_graph_service, 18);
 
 /**
  * Edge is a relation drawn between two nodes, without its claims (GetRelation has them).
@@ -989,10 +1111,11 @@ export type Edge = Message<"polgraph.v1.Edge"> & {
  * Use `create(EdgeSchema)` to create a new message.
  */
 export const EdgeSchema: GenMessage<Edge> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 18);
+  messageDesc(file_polgraph_v1_graph_service, 19);
 
 /**
- * Truncation says what the caps left out around one expanded entity.
+ * Truncation says what an answer leaves out around one of its entities: every entity it shows, expanded
+ * or not, has one when some neighbour of it (under the filter) is not in the answer.
  *
  * @generated from message polgraph.v1.Truncation
  */
@@ -1024,6 +1147,14 @@ export type Truncation = Message<"polgraph.v1.Truncation"> & {
    * @generated from field: int32 relations_left_out = 4;
    */
   relationsLeftOut: number;
+
+  /**
+   * True when the walk did not expand the entity (it was reached at the last depth, or the caps were
+   * spent first): its neighbours left out lie beyond the depth asked as well as beyond the caps.
+   *
+   * @generated from field: bool unexpanded = 5;
+   */
+  unexpanded: boolean;
 };
 
 /**
@@ -1031,7 +1162,7 @@ export type Truncation = Message<"polgraph.v1.Truncation"> & {
  * Use `create(TruncationSchema)` to create a new message.
  */
 export const TruncationSchema: GenMessage<Truncation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 19);
+  messageDesc(file_polgraph_v1_graph_service, 20);
 
 /**
  * ListRelationsRequest asks for an entity's relations.
@@ -1076,6 +1207,13 @@ export type ListRelationsRequest = Message<"polgraph.v1.ListRelationsRequest"> &
    * @generated from field: string page_token = 5;
    */
   pageToken: string;
+
+  /**
+   * Only the claims of these sources count.
+   *
+   * @generated from field: polgraph.v1.SourceFilter sources = 6;
+   */
+  sources?: SourceFilter | undefined;
 };
 
 /**
@@ -1083,7 +1221,7 @@ export type ListRelationsRequest = Message<"polgraph.v1.ListRelationsRequest"> &
  * Use `create(ListRelationsRequestSchema)` to create a new message.
  */
 export const ListRelationsRequestSchema: GenMessage<ListRelationsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 20);
+  messageDesc(file_polgraph_v1_graph_service, 21);
 
 /**
  * ListRelationsResponse is one page of an entity's relations.
@@ -1135,7 +1273,7 @@ export type ListRelationsResponse = Message<"polgraph.v1.ListRelationsResponse">
  * Use `create(ListRelationsResponseSchema)` to create a new message.
  */
 export const ListRelationsResponseSchema: GenMessage<ListRelationsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 21);
+  messageDesc(file_polgraph_v1_graph_service, 22);
 
 /**
  * GetTimelineRequest asks for an entity's relations in valid time.
@@ -1172,6 +1310,13 @@ export type GetTimelineRequest = Message<"polgraph.v1.GetTimelineRequest"> & {
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * Only the claims of these sources count.
+   *
+   * @generated from field: polgraph.v1.SourceFilter sources = 5;
+   */
+  sources?: SourceFilter | undefined;
 };
 
 /**
@@ -1179,7 +1324,7 @@ export type GetTimelineRequest = Message<"polgraph.v1.GetTimelineRequest"> & {
  * Use `create(GetTimelineRequestSchema)` to create a new message.
  */
 export const GetTimelineRequestSchema: GenMessage<GetTimelineRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 22);
+  messageDesc(file_polgraph_v1_graph_service, 23);
 
 /**
  * GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
@@ -1255,7 +1400,7 @@ export type GetTimelineResponse = Message<"polgraph.v1.GetTimelineResponse"> & {
  * Use `create(GetTimelineResponseSchema)` to create a new message.
  */
 export const GetTimelineResponseSchema: GenMessage<GetTimelineResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 23);
+  messageDesc(file_polgraph_v1_graph_service, 24);
 
 /**
  * TimelineEntry is a dated relation on a timeline.
@@ -1291,7 +1436,7 @@ export type TimelineEntry = Message<"polgraph.v1.TimelineEntry"> & {
  * Use `create(TimelineEntrySchema)` to create a new message.
  */
 export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 24);
+  messageDesc(file_polgraph_v1_graph_service, 25);
 
 /**
  * GetSourceRequest names the source to return.
@@ -1300,7 +1445,9 @@ export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
  */
 export type GetSourceRequest = Message<"polgraph.v1.GetSourceRequest"> & {
   /**
-   * The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`. Required.
+   * The source's resource name, e.g. `sources/daily-mail-2023-11-03-lutfur-rahman`, or its title, whole
+   * or in words that name one source, ignoring case, accents and punctuation ("Tower Hamlets Labour").
+   * Required; a title several sources answer to is refused with their names (AMBIGUOUS_NAME).
    *
    * @generated from field: string name = 1;
    */
@@ -1326,7 +1473,7 @@ export type GetSourceRequest = Message<"polgraph.v1.GetSourceRequest"> & {
  * Use `create(GetSourceRequestSchema)` to create a new message.
  */
 export const GetSourceRequestSchema: GenMessage<GetSourceRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 25);
+  messageDesc(file_polgraph_v1_graph_service, 26);
 
 /**
  * GetSourceResponse is a source and one page of the claims that cite it.
@@ -1377,7 +1524,7 @@ export type GetSourceResponse = Message<"polgraph.v1.GetSourceResponse"> & {
  * Use `create(GetSourceResponseSchema)` to create a new message.
  */
 export const GetSourceResponseSchema: GenMessage<GetSourceResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 26);
+  messageDesc(file_polgraph_v1_graph_service, 27);
 
 /**
  * SourceClaim is a claim seen from its source: what it says, and of which relation.
@@ -1433,7 +1580,7 @@ export type SourceClaim = Message<"polgraph.v1.SourceClaim"> & {
  * Use `create(SourceClaimSchema)` to create a new message.
  */
 export const SourceClaimSchema: GenMessage<SourceClaim> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 27);
+  messageDesc(file_polgraph_v1_graph_service, 28);
 
 /**
  * RelationRef names a relation and its ends, without its claims (GetRelation has them).
@@ -1482,7 +1629,7 @@ export type RelationRef = Message<"polgraph.v1.RelationRef"> & {
  * Use `create(RelationRefSchema)` to create a new message.
  */
 export const RelationRefSchema: GenMessage<RelationRef> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 28);
+  messageDesc(file_polgraph_v1_graph_service, 29);
 
 /**
  * ListSourcesRequest asks for sources.
@@ -1525,7 +1672,7 @@ export type ListSourcesRequest = Message<"polgraph.v1.ListSourcesRequest"> & {
  * Use `create(ListSourcesRequestSchema)` to create a new message.
  */
 export const ListSourcesRequestSchema: GenMessage<ListSourcesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 29);
+  messageDesc(file_polgraph_v1_graph_service, 30);
 
 /**
  * ListSourcesResponse is one page of sources.
@@ -1560,7 +1707,7 @@ export type ListSourcesResponse = Message<"polgraph.v1.ListSourcesResponse"> & {
  * Use `create(ListSourcesResponseSchema)` to create a new message.
  */
 export const ListSourcesResponseSchema: GenMessage<ListSourcesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 30);
+  messageDesc(file_polgraph_v1_graph_service, 31);
 
 /**
  * SourceSummary is a source and how much of the graph rests on it.
@@ -1588,7 +1735,7 @@ export type SourceSummary = Message<"polgraph.v1.SourceSummary"> & {
  * Use `create(SourceSummarySchema)` to create a new message.
  */
 export const SourceSummarySchema: GenMessage<SourceSummary> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 31);
+  messageDesc(file_polgraph_v1_graph_service, 32);
 
 /**
  * GetGraphStatsRequest asks for the graph's size. It has no fields.
@@ -1603,7 +1750,7 @@ export type GetGraphStatsRequest = Message<"polgraph.v1.GetGraphStatsRequest"> &
  * Use `create(GetGraphStatsRequestSchema)` to create a new message.
  */
 export const GetGraphStatsRequestSchema: GenMessage<GetGraphStatsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 32);
+  messageDesc(file_polgraph_v1_graph_service, 33);
 
 /**
  * GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -1689,7 +1836,7 @@ export type GetGraphStatsResponse = Message<"polgraph.v1.GetGraphStatsResponse">
  * Use `create(GetGraphStatsResponseSchema)` to create a new message.
  */
 export const GetGraphStatsResponseSchema: GenMessage<GetGraphStatsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 33);
+  messageDesc(file_polgraph_v1_graph_service, 34);
 
 /**
  * EntityKindCount counts the entities of one kind.
@@ -1717,7 +1864,7 @@ export type EntityKindCount = Message<"polgraph.v1.EntityKindCount"> & {
  * Use `create(EntityKindCountSchema)` to create a new message.
  */
 export const EntityKindCountSchema: GenMessage<EntityKindCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 34);
+  messageDesc(file_polgraph_v1_graph_service, 35);
 
 /**
  * RelationTypeCount counts the relations of one type.
@@ -1745,7 +1892,7 @@ export type RelationTypeCount = Message<"polgraph.v1.RelationTypeCount"> & {
  * Use `create(RelationTypeCountSchema)` to create a new message.
  */
 export const RelationTypeCountSchema: GenMessage<RelationTypeCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 35);
+  messageDesc(file_polgraph_v1_graph_service, 36);
 
 /**
  * ClaimStatusCount counts the claims with one status.
@@ -1773,7 +1920,7 @@ export type ClaimStatusCount = Message<"polgraph.v1.ClaimStatusCount"> & {
  * Use `create(ClaimStatusCountSchema)` to create a new message.
  */
 export const ClaimStatusCountSchema: GenMessage<ClaimStatusCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 36);
+  messageDesc(file_polgraph_v1_graph_service, 37);
 
 /**
  * SourceKindCount counts the sources of one kind.
@@ -1801,7 +1948,7 @@ export type SourceKindCount = Message<"polgraph.v1.SourceKindCount"> & {
  * Use `create(SourceKindCountSchema)` to create a new message.
  */
 export const SourceKindCountSchema: GenMessage<SourceKindCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 37);
+  messageDesc(file_polgraph_v1_graph_service, 38);
 
 /**
  * FindConnectionsRequest asks what some entities have in common.
@@ -1845,7 +1992,7 @@ export type FindConnectionsRequest = Message<"polgraph.v1.FindConnectionsRequest
  * Use `create(FindConnectionsRequestSchema)` to create a new message.
  */
 export const FindConnectionsRequestSchema: GenMessage<FindConnectionsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 38);
+  messageDesc(file_polgraph_v1_graph_service, 39);
 
 /**
  * FindConnectionsResponse says what the entities have in common.
@@ -1877,9 +2024,11 @@ export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsRespon
   sharedNeighborsLeftOut: number;
 
   /**
-   * Sources whose claims back relations of at least two of the entities asked about (relations that
-   * count under the filter, claims with a status it counts and at least its min_confidence). Ranked by
-   * how many of the entities each speaks of, then by how many claims, then by resource name.
+   * Sources whose claims join at least two of the entities asked about: by a relation between two of
+   * them, or by two relations through one entity (A member of Labour, Labour led by B), the source telling
+   * both; a source that speaks of them apart does not join them. Only relations that count under the
+   * filter and claims with a status it counts and at least its min_confidence are read. Ranked by how
+   * many of the entities each joins, then by how many claims, then by resource name.
    *
    * @generated from field: repeated polgraph.v1.SharedSource shared_sources = 4;
    */
@@ -1923,7 +2072,7 @@ export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsRespon
  * Use `create(FindConnectionsResponseSchema)` to create a new message.
  */
 export const FindConnectionsResponseSchema: GenMessage<FindConnectionsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 39);
+  messageDesc(file_polgraph_v1_graph_service, 40);
 
 /**
  * SharedNeighbor is an entity joined to several of the entities asked about.
@@ -1966,7 +2115,7 @@ export type SharedNeighbor = Message<"polgraph.v1.SharedNeighbor"> & {
  * Use `create(SharedNeighborSchema)` to create a new message.
  */
 export const SharedNeighborSchema: GenMessage<SharedNeighbor> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 40);
+  messageDesc(file_polgraph_v1_graph_service, 41);
 
 /**
  * NeighborJoin is every relation between a shared neighbour and one of the entities asked about.
@@ -1995,10 +2144,10 @@ export type NeighborJoin = Message<"polgraph.v1.NeighborJoin"> & {
  * Use `create(NeighborJoinSchema)` to create a new message.
  */
 export const NeighborJoinSchema: GenMessage<NeighborJoin> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 41);
+  messageDesc(file_polgraph_v1_graph_service, 42);
 
 /**
- * SharedSource is a source that speaks of several of the entities asked about.
+ * SharedSource is a source whose claims join several of the entities asked about.
  *
  * @generated from message polgraph.v1.SharedSource
  */
@@ -2011,15 +2160,15 @@ export type SharedSource = Message<"polgraph.v1.SharedSource"> & {
   source?: Source | undefined;
 
   /**
-   * The entities asked about whose relations its claims back, in the order they were asked.
+   * The entities asked about that its claims join, in the order they were asked.
    *
    * @generated from field: repeated string inputs = 2;
    */
   inputs: string[];
 
   /**
-   * Its claims that back those relations, by resource name; each relation has one of `inputs` at an
-   * end.
+   * Its claims that join them, by resource name: each relation is between two of `inputs`, or between
+   * one of them and an entity that another of these claims joins to another.
    *
    * @generated from field: repeated polgraph.v1.SourceClaim claims = 3;
    */
@@ -2031,7 +2180,7 @@ export type SharedSource = Message<"polgraph.v1.SharedSource"> & {
  * Use `create(SharedSourceSchema)` to create a new message.
  */
 export const SharedSourceSchema: GenMessage<SharedSource> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 42);
+  messageDesc(file_polgraph_v1_graph_service, 43);
 
 /**
  * Route is the shortest route found between two of the entities asked about.
@@ -2073,7 +2222,7 @@ export type Route = Message<"polgraph.v1.Route"> & {
  * Use `create(RouteSchema)` to create a new message.
  */
 export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 43);
+  messageDesc(file_polgraph_v1_graph_service, 44);
 
 /**
  * BatchGetEntitiesRequest names the entities to get.
@@ -2094,7 +2243,7 @@ export type BatchGetEntitiesRequest = Message<"polgraph.v1.BatchGetEntitiesReque
  * Use `create(BatchGetEntitiesRequestSchema)` to create a new message.
  */
 export const BatchGetEntitiesRequestSchema: GenMessage<BatchGetEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 44);
+  messageDesc(file_polgraph_v1_graph_service, 45);
 
 /**
  * BatchGetEntitiesResponse is the entities that exist, in the order asked.
@@ -2122,7 +2271,7 @@ export type BatchGetEntitiesResponse = Message<"polgraph.v1.BatchGetEntitiesResp
  * Use `create(BatchGetEntitiesResponseSchema)` to create a new message.
  */
 export const BatchGetEntitiesResponseSchema: GenMessage<BatchGetEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 45);
+  messageDesc(file_polgraph_v1_graph_service, 46);
 
 /**
  * LookupEntitiesRequest asks who holds external identifiers.
@@ -2150,7 +2299,7 @@ export type LookupEntitiesRequest = Message<"polgraph.v1.LookupEntitiesRequest">
  * Use `create(LookupEntitiesRequestSchema)` to create a new message.
  */
 export const LookupEntitiesRequestSchema: GenMessage<LookupEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 46);
+  messageDesc(file_polgraph_v1_graph_service, 47);
 
 /**
  * LookupEntitiesResponse says who holds each identifier.
@@ -2171,7 +2320,7 @@ export type LookupEntitiesResponse = Message<"polgraph.v1.LookupEntitiesResponse
  * Use `create(LookupEntitiesResponseSchema)` to create a new message.
  */
 export const LookupEntitiesResponseSchema: GenMessage<LookupEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 47);
+  messageDesc(file_polgraph_v1_graph_service, 48);
 
 /**
  * IdentifierMatch is an identifier and the entities that hold it.
@@ -2199,7 +2348,7 @@ export type IdentifierMatch = Message<"polgraph.v1.IdentifierMatch"> & {
  * Use `create(IdentifierMatchSchema)` to create a new message.
  */
 export const IdentifierMatchSchema: GenMessage<IdentifierMatch> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 48);
+  messageDesc(file_polgraph_v1_graph_service, 49);
 
 /**
  * ExportGraphRequest says what to export and how. With `center`, the export is that entity's
@@ -2260,7 +2409,11 @@ export type ExportGraphRequest = Message<"polgraph.v1.ExportGraphRequest"> & {
   maxDepth: number;
 
   /**
-   * Which relations count.
+   * Which relations count. A whole-graph export (no center, no from) without a filter, or with an empty
+   * one, holds everything the graph holds but what was deleted: every source, entity, relation and claim,
+   * denied and retracted ones too (in the polgraph format each retraction marked), so that loading it
+   * into an empty graph gives the same graph. With a filter, the relations it counts; the polgraph
+   * format's header then says the filter.
    *
    * @generated from field: polgraph.v1.RelationFilter filter = 8;
    */
@@ -2279,7 +2432,7 @@ export type ExportGraphRequest = Message<"polgraph.v1.ExportGraphRequest"> & {
  * Use `create(ExportGraphRequestSchema)` to create a new message.
  */
 export const ExportGraphRequestSchema: GenMessage<ExportGraphRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 49);
+  messageDesc(file_polgraph_v1_graph_service, 50);
 
 /**
  * ExportGraphResponse is the next part of the file.
@@ -2307,7 +2460,7 @@ export type ExportGraphResponse = Message<"polgraph.v1.ExportGraphResponse"> & {
  * Use `create(ExportGraphResponseSchema)` to create a new message.
  */
 export const ExportGraphResponseSchema: GenMessage<ExportGraphResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 50);
+  messageDesc(file_polgraph_v1_graph_service, 51);
 
 /**
  * UndatedPolicy says whether relations without any date count as links.
