@@ -18,6 +18,8 @@ type ConnectionsQuery struct {
 	Filter    RelationFilter
 	MaxShared int // 0: DefaultMaxShared; caps shared neighbours and shared sources alike
 	MaxDepth  int // 0: DefaultMaxDepth; the longest route between two entities
+	// Sources keeps the claims of some sources only: relations count, and sources are shared, by them.
+	Sources SourceFilter
 }
 
 // Normalize fills in defaults.
@@ -53,6 +55,7 @@ func (q ConnectionsQuery) Validate() error {
 	if q.MaxDepth < 1 || q.MaxDepth > MaxMaxDepth {
 		v.Add("max_depth", "must be between 1 and %d, got %d", MaxMaxDepth, q.MaxDepth)
 	}
+	q.Sources.Validate("sources.", &v)
 	q.Filter.Validate("filter.", &v)
 	return v.Err("FindConnections", "invalid connections query")
 }

@@ -279,6 +279,20 @@ func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer
 	return nil
 }
 
+// sourceFilterFlags is the source filter --outlets (comma-separated) and --min-outlets ask for, or nil.
+func sourceFilterFlags(outlets string, minOutlets int) *pb.SourceFilter {
+	if outlets == "" && minOutlets <= 0 {
+		return nil
+	}
+	sources := &pb.SourceFilter{MinOutlets: int32(minOutlets)}
+	for _, o := range strings.Split(outlets, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			sources.Outlets = append(sources.Outlets, o)
+		}
+	}
+	return sources
+}
+
 // pathCmd is `polgraph path FROM TO`.
 func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var maxDepth, maxPaths, longerBy, minOutlets *int
@@ -300,15 +314,7 @@ func pathCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	from, to := fs.Arg(0), fs.Arg(1)
-	var sources *pb.SourceFilter
-	if *outlets != "" || *minOutlets > 0 {
-		sources = &pb.SourceFilter{MinOutlets: int32(*minOutlets)}
-		for _, o := range strings.Split(*outlets, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				sources.Outlets = append(sources.Outlets, o)
-			}
-		}
-	}
+	sources := sourceFilterFlags(*outlets, *minOutlets)
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindPathsResponse, error) {
 		resp, err := client.FindPaths(ctx, &pb.FindPathsRequest{From: from, To: to, MaxDepth: int32(*maxDepth),
 			MaxPaths: int32(*maxPaths), Directed: *directed, Filter: c.filter(), CoTemporal: *coTemporal, FollowVia: *followVia,
@@ -908,18 +914,21 @@ func writeStats(w io.Writer, resp *pb.GetGraphStatsResponse) {
 
 // connectionsCmd is `polgraph connections A B [C...]`.
 func connectionsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var maxShared, maxDepth *int
+	var maxShared, maxDepth, minOutlets *int
+	var outlets *string
 	c, fs, err := parseClientCommand("connections", "usage: polgraph connections [flags] A B [C...]\n\nWhat 2 to 10 entities have in common: shared neighbours, shared sources, and the shortest route between each pair.",
 		graph.MinConnectionEntities, graph.MaxConnectionEntities, true, args, stderr, func(fs *flag.FlagSet) {
 			maxShared = fs.Int("max-shared", 0, "at most this many shared neighbours and shared sources (default 20, at most 100)")
 			maxDepth = fs.Int("max-depth", 0, "longest route between two of them, in hops (default 4, at most 8)")
+			outlets = fs.String("outlets", "", "only claims of these outlets count, comma-separated (\"Daily Mail,BBC\")")
+			minOutlets = fs.Int("min-outlets", 0, "a relation counts only with claims from at least this many outlets")
 		})
 	if err != nil {
 		return err
 	}
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.FindConnectionsResponse, error) {
 		return client.FindConnections(ctx, &pb.FindConnectionsRequest{Entities: fs.Args(), Filter: c.filter(),
-			MaxShared: int32(*maxShared), MaxDepth: int32(*maxDepth)})
+			MaxShared: int32(*maxShared), MaxDepth: int32(*maxDepth), Sources: sourceFilterFlags(*outlets, *minOutlets)})
 	}, func(resp *pb.FindConnectionsResponse) { writeConnections(stdout, resp, *maxDepth) })
 }
 

@@ -212,6 +212,7 @@ func (s *Server) FindConnections(ctx context.Context, req *pb.FindConnectionsReq
 	q := graph.ConnectionsQuery{MaxShared: int(req.GetMaxShared()), MaxDepth: int(req.GetMaxDepth())}
 	var v graph.Violations
 	q.Filter = filterOf(req.GetFilter(), &v)
+	q.Sources = sourceFilterOf(req.GetSources(), &v)
 	if graph.CheckCount(&v, "entities", len(req.GetEntities()), graph.MaxConnectionEntities) {
 		q.Entities = req.GetEntities()
 	}

@@ -648,6 +648,15 @@ func TestFindConnectionsDefaultGraph(t *testing.T) {
 	if lutfur == nil || !slices.Contains(neighbours, "seats/bethnal-green-and-stepney") {
 		t.Fatalf("shared neighbours %v; want Lutfur Rahman and Bethnal Green and Stepney", neighbours)
 	}
+	// Under a source filter only its claims count: no outlet of that name, nothing in common.
+	none, err := client.FindConnections(ctx, &pb.FindConnectionsRequest{Entities: []string{"Ajmal Masroor", "Rabina Khan"},
+		Sources: &pb.SourceFilter{Outlets: []string{"No Such Outlet"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(none.GetSharedNeighbors())+len(none.GetSharedSources()) != 0 || none.GetRoutes()[0].GetPath() != nil {
+		t.Errorf("under a source filter no claim keeps: %v", none)
+	}
 	if lutfur.GetInputsJoined() != 2 || len(lutfur.GetJoins()) != 2 || lutfur.GetJoins()[0].GetInput() != "actors/ajmal-masroor" ||
 		lutfur.GetJoins()[0].GetRelations()[0].GetName() != "relations/ajmal-masroor.formerly-worked-with.lutfur-rahman" {
 		t.Errorf("Lutfur Rahman's joins: %v", lutfur.GetJoins())

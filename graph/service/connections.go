@@ -49,7 +49,12 @@ func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery)
 	if budget == 0 {
 		budget = graph.DefaultWorkBudget
 	}
-	links, err := src.Links(ctx, inputs)
+	// Under a source filter, relations count by the claims it keeps, for joins and routes alike.
+	var linkSrc graph.LinkSource = src
+	if !q.Sources.IsZero() {
+		linkSrc = bySources{src: src, view: src, f: q.Sources}
+	}
+	links, err := linkSrc.Links(ctx, inputs)
 	if err != nil {
 		return graph.Connections{}, err
 	}
@@ -83,7 +88,7 @@ func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery)
 	work := []func() error{
 		func() error { neighbours = walk.CommonNeighbors(inputs, links, q.Filter); return nil },
 		func() error {
-			claims, err := s.Store.ClaimSources(ctx, counted)
+			claims, err := s.claimSources(ctx, src, counted, q.Sources)
 			if err != nil {
 				return err
 			}
@@ -94,7 +99,7 @@ func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery)
 	for k := range routes {
 		work = append(work, func() error {
 			pq := graph.PathQuery{From: routes[k].From, To: routes[k].To, MaxPaths: 1, MaxDepth: q.MaxDepth, Filter: q.Filter}
-			paths, err := walk.FindPaths(ctx, src, pq, budget)
+			paths, err := walk.FindPaths(ctx, linkSrc, pq, budget)
 			if err == nil && len(paths) > 0 {
 				routes[k].Path = &paths[0]
 			}
@@ -109,7 +114,7 @@ func (s *Service) FindConnections(ctx context.Context, q graph.ConnectionsQuery)
 		ans.IfRelaxed = relaxed(q.Filter, func(f graph.RelationFilter) (int, error) {
 			n := len(walk.CommonNeighbors(inputs, links, f))
 			for _, r := range routes {
-				paths, err := walk.FindPaths(ctx, src, graph.PathQuery{From: r.From, To: r.To, MaxPaths: 1, MaxDepth: q.MaxDepth, Filter: f}, budget)
+				paths, err := walk.FindPaths(ctx, linkSrc, graph.PathQuery{From: r.From, To: r.To, MaxPaths: 1, MaxDepth: q.MaxDepth, Filter: f}, budget)
 				if err != nil {
 					return 0, err
 				}
@@ -250,4 +255,21 @@ func distinct[N ~string](names []N) []N {
 	out := slices.DeleteFunc(slices.Clone(names), func(n N) bool { return n == "" })
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// claimSources is the claims of the relations named, each with its source's name only
+// (Store.ClaimSources), or under a source filter the claims it keeps, read whole through view.
+func (s *Service) claimSources(ctx context.Context, view graph.View, rels []graph.RelationName, f graph.SourceFilter) (map[graph.RelationName][]graph.Claim, error) {
+	if f.IsZero() {
+		return s.Store.ClaimSources(ctx, rels)
+	}
+	got, err := view.GetRelations(ctx, rels)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[graph.RelationName][]graph.Claim, len(got))
+	for n, r := range got {
+		out[n] = f.Kept(r)
+	}
+	return out, nil
 }

@@ -43,7 +43,7 @@ func sharedOf(ans graph.Connections) graphtest.Shared {
 func TestFindConnectionsAgreesWithOracle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	compared, withNeighbours, withSources, leftOut := 0, 0, 0, 0
+	compared, withNeighbours, withSources, leftOut, filtered := 0, 0, 0, 0, 0
 	for g := uint64(1); g <= 40; g++ {
 		n := 6 + int(g%10)
 		ents, rels := graphtest.RandomGraph(5000+g, n, 3*n+int(g%5))
@@ -59,6 +59,15 @@ func TestFindConnectionsAgreesWithOracle(t *testing.T) {
 				q := graph.ConnectionsQuery{Filter: randomFilter(r), MaxShared: 1 + r.IntN(4), MaxDepth: 1 + r.IntN(4)}
 				for _, in := range inputs {
 					q.Entities = append(q.Entities, string(in))
+				}
+				// A third of the queries keep the claims of some sources only: the oracle reads those alone.
+				rels := rels
+				if r.IntN(3) == 0 {
+					for _, p := range r.Perm(len(sources))[:1+r.IntN(len(sources))] {
+						q.Sources.Sources = append(q.Sources.Sources, sources[p].Name)
+					}
+					rels = keptBySources(rels, q.Sources)
+					filtered++
 				}
 				ans, err := svc.FindConnections(ctx, q)
 				if err != nil {
@@ -133,7 +142,11 @@ func TestFindConnectionsAgreesWithOracle(t *testing.T) {
 		t.Errorf("of %d answers, %d have shared neighbours, %d shared sources, %d something left out: the graphs are too thin to test much",
 			compared, withNeighbours, withSources, leftOut)
 	}
-	t.Logf("compared %d answers: %d with shared neighbours, %d with shared sources, %d with something left out", compared, withNeighbours, withSources, leftOut)
+	if filtered < compared/5 {
+		t.Errorf("only %d of %d answers under a source filter", filtered, compared)
+	}
+	t.Logf("compared %d answers (%d under a source filter): %d with shared neighbours, %d with shared sources, %d with something left out",
+		compared, filtered, withNeighbours, withSources, leftOut)
 }
 
 // TestFindConnectionsRefusesRepeats: two names of one entity, and bad caps, are refused with every

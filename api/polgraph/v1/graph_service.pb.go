@@ -3399,7 +3399,9 @@ type FindConnectionsRequest struct {
 	// the rest are counted.
 	MaxShared int32 `protobuf:"varint,3,opt,name=max_shared,json=maxShared,proto3" json:"max_shared,omitempty"`
 	// The longest route between two of the entities, in hops (default 4, at most 8).
-	MaxDepth      int32 `protobuf:"varint,4,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
+	MaxDepth int32 `protobuf:"varint,4,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
+	// Only the claims of these sources count: for shared neighbours, shared sources and routes alike.
+	Sources       *SourceFilter `protobuf:"bytes,5,opt,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3460,6 +3462,13 @@ func (x *FindConnectionsRequest) GetMaxDepth() int32 {
 		return x.MaxDepth
 	}
 	return 0
+}
+
+func (x *FindConnectionsRequest) GetSources() *SourceFilter {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
 }
 
 // FindConnectionsResponse says what the entities have in common.
@@ -4556,13 +4565,14 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"T\n" +
 	"\x0fSourceKindCount\x12+\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x17.polgraph.v1.SourceKindR\x04kind\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05count\"\xa5\x01\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\xda\x01\n" +
 	"\x16FindConnectionsRequest\x12\x1a\n" +
 	"\bentities\x18\x01 \x03(\tR\bentities\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1d\n" +
 	"\n" +
 	"max_shared\x18\x03 \x01(\x05R\tmaxShared\x12\x1b\n" +
-	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\"\xea\x03\n" +
+	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\x123\n" +
+	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xea\x03\n" +
 	"\x17FindConnectionsResponse\x12/\n" +
 	"\bentities\x18\x01 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12F\n" +
 	"\x10shared_neighbors\x18\x02 \x03(\v2\x1b.polgraph.v1.SharedNeighborR\x0fsharedNeighbors\x129\n" +
@@ -4803,55 +4813,56 @@ var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	60,  // 70: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
 	61,  // 71: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
 	11,  // 72: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	55,  // 73: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	44,  // 74: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	46,  // 75: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	47,  // 76: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	55,  // 77: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	15,  // 78: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	55,  // 79: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	45,  // 80: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	22,  // 81: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	64,  // 82: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	31,  // 83: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	16,  // 84: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	55,  // 85: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	52,  // 86: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	55,  // 87: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11,  // 88: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,   // 89: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,   // 90: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	48,  // 91: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	50,  // 92: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,   // 93: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12,  // 94: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	53,  // 95: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	19,  // 96: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	24,  // 97: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	26,  // 98: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	29,  // 99: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	33,  // 100: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	36,  // 101: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	42,  // 102: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,   // 103: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,   // 104: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	49,  // 105: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	51,  // 106: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10,  // 107: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	14,  // 108: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	54,  // 109: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	20,  // 110: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	25,  // 111: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	27,  // 112: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	30,  // 113: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	34,  // 114: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	37,  // 115: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	43,  // 116: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	103, // [103:117] is the sub-list for method output_type
-	89,  // [89:103] is the sub-list for method input_type
-	89,  // [89:89] is the sub-list for extension type_name
-	89,  // [89:89] is the sub-list for extension extendee
-	0,   // [0:89] is the sub-list for field type_name
+	13,  // 73: polgraph.v1.FindConnectionsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	55,  // 74: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	44,  // 75: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	46,  // 76: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	47,  // 77: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	55,  // 78: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	15,  // 79: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	55,  // 80: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	45,  // 81: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	22,  // 82: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	64,  // 83: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	31,  // 84: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	16,  // 85: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	55,  // 86: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	52,  // 87: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	55,  // 88: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11,  // 89: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,   // 90: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,   // 91: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	48,  // 92: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	50,  // 93: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,   // 94: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	12,  // 95: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	53,  // 96: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	19,  // 97: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	24,  // 98: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	26,  // 99: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	29,  // 100: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	33,  // 101: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	36,  // 102: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	42,  // 103: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,   // 104: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,   // 105: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	49,  // 106: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	51,  // 107: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10,  // 108: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	14,  // 109: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	54,  // 110: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	20,  // 111: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	25,  // 112: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	27,  // 113: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	30,  // 114: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	34,  // 115: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	37,  // 116: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	43,  // 117: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	104, // [104:118] is the sub-list for method output_type
+	90,  // [90:104] is the sub-list for method input_type
+	90,  // [90:90] is the sub-list for extension type_name
+	90,  // [90:90] is the sub-list for extension extendee
+	0,   // [0:90] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
