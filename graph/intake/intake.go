@@ -29,7 +29,7 @@ type Store interface {
 	graph.Judgements
 	GetRelations(ctx context.Context, names []graph.RelationName) (map[graph.RelationName]graph.Relation, error)
 	Known(ctx context.Context, entities []graph.EntityName, sources []graph.SourceName) (map[graph.EntityName]graph.Kind, map[graph.SourceName]bool, error)
-	FindByName(ctx context.Context, text string) ([]graph.Entity, error)
+	FindByNames(ctx context.Context, texts []string) (map[string][]graph.Entity, error)
 	Version(ctx context.Context) (int64, error)
 	Counts(ctx context.Context) (graph.GraphCounts, error)
 }
@@ -243,34 +243,27 @@ func checkReason(v *graph.Violations, reason string) {
 const maxMayBe = 100
 
 // mayBe finds, for each entity a write created (created names it), the entities of the graph it may be
-// (resolve.Near), leaving out pairs judged apart; a write of more than maxMayBe new entities is a load,
-// which `polgraph resolve` reviews after.
+// (resolve.Near), all of their names looked up at once; a new entity has no judgement yet to leave a pair
+// out. A write of more than maxMayBe new entities is a load, which `polgraph resolve` reviews after.
 func (s *Service) mayBe(ctx context.Context, written []graph.Entity, created []string) ([]graph.MayBe, error) {
 	var fresh []graph.Entity
+	var names []string
 	for _, e := range written {
 		if slices.Contains(created, string(e.Name)) {
 			fresh = append(fresh, e)
+			names = append(names, resolve.NearNames(e)...)
 		}
 	}
 	if len(fresh) == 0 || len(fresh) > maxMayBe {
 		return nil, nil
 	}
-	names := make([]graph.EntityName, len(fresh))
-	for i, e := range fresh {
-		names[i] = e.Name
-	}
-	js, err := s.Store.Separated(ctx, names)
+	found, err := s.Store.FindByNames(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	apart := graph.NewApart(js)
 	var out []graph.MayBe
 	for _, e := range fresh {
-		pairs, err := resolve.Near(ctx, s.Store, e, apart)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range pairs {
+		for _, p := range resolve.Near(e, found, nil) {
 			out = append(out, graph.MayBe{Created: e.Name, Existing: p.B.Name, Score: p.Score.Total,
 				Merge: p.Score.Decision == resolve.Merge, Explanation: p.Score.String()})
 		}
@@ -365,14 +358,7 @@ func (s *Service) DeleteRelation(ctx context.Context, meta graph.WriteMeta, name
 // MergeEntities merges from into into (both resource names), with why and who; admin's work.
 func (s *Service) MergeEntities(ctx context.Context, meta graph.WriteMeta, from, into, reason string) (graph.WriteResult, error) {
 	var v graph.Violations
-	for _, f := range []struct{ field, name string }{{"from", from}, {"into", into}} {
-		if _, err := graph.ParseEntityName(f.name); err != nil {
-			v.Add(f.field, "%q is not an entity's resource name (e.g. actors/lutfur-rahman)", truncate(f.name, 80))
-		}
-	}
-	if from == into && from != "" {
-		v.Add("into", "is from: an entity is not merged into itself")
-	}
+	checkPair(&v, "from", from, "into", into, "is from: an entity is not merged into itself")
 	valid := func(string) bool { return true } // checked above, with the field of each
 	if err := v.Err(meta.Method, "invalid request"); err != nil {
 		return graph.WriteResult{}, err
@@ -393,18 +379,24 @@ func (s *Service) MergeEntities(ctx context.Context, meta graph.WriteMeta, from,
 	})
 }
 
-// SeparateEntities records that a and b (resource names) are not one entity, with why and who; with
-// withdraw, it withdraws that judgement instead. Admin's work, as merges are.
-func (s *Service) SeparateEntities(ctx context.Context, meta graph.WriteMeta, a, b, reason string, withdraw bool) (graph.WriteResult, error) {
-	var v graph.Violations
-	for _, f := range []struct{ field, name string }{{"a", a}, {"b", b}} {
+// checkPair checks the resource names of two entities a request names in fields fa and fb, and that they
+// differ (else fb is refused with same).
+func checkPair(v *graph.Violations, fa, a, fb, b, same string) {
+	for _, f := range []struct{ field, name string }{{fa, a}, {fb, b}} {
 		if _, err := graph.ParseEntityName(f.name); err != nil {
 			v.Add(f.field, "%q is not an entity's resource name (e.g. actors/lutfur-rahman)", truncate(f.name, 80))
 		}
 	}
 	if a == b && a != "" {
-		v.Add("b", "is a: an entity is not judged apart from itself")
+		v.Add(fb, "%s", same)
 	}
+}
+
+// SeparateEntities records that a and b (resource names) are not one entity, with why and who; with
+// withdraw, it withdraws that judgement instead. Admin's work, as merges are.
+func (s *Service) SeparateEntities(ctx context.Context, meta graph.WriteMeta, a, b, reason string, withdraw bool) (graph.WriteResult, error) {
+	var v graph.Violations
+	checkPair(&v, "a", a, "b", b, "is a: an entity is not judged apart from itself")
 	if err := v.Err(meta.Method, "invalid request"); err != nil {
 		return graph.WriteResult{}, err
 	}

@@ -132,11 +132,6 @@ func Live(ctx context.Context, g Reader, kind graph.Kind) ([]graph.Entity, graph
 	return out, graph.NewApart(js), nil
 }
 
-// Finder finds the entities of the graph called by a name (graph.Store's FindByName).
-type Finder interface {
-	FindByName(ctx context.Context, text string) ([]graph.Entity, error)
-}
-
 // Lookups are the names a record is looked up by: its name, and for an organisation the forms of its name
 // (OrgVariants), for a person the forms of its given name.
 func Lookups(e graph.Entity) []string {
@@ -155,17 +150,14 @@ func Lookups(e graph.Entity) []string {
 	return []string{e.DisplayName}
 }
 
-// Near returns the live entities of the graph, other than e, that e may be: found by e's names and their
-// forms (Lookups), of e's kind, scored by Compare, best first; pairs judged apart are left out.
-func Near(ctx context.Context, f Finder, e graph.Entity, apart graph.Apart) ([]Pair, error) {
+// Near returns the live entities, other than e, that e may be: of e's kind, among found (the entities
+// called by each of e's names and their forms, NearNames, keyed by graph.NormalizeName as a store's
+// FindByNames gives them), scored by Compare, best first; pairs judged apart are left out.
+func Near(e graph.Entity, found map[string][]graph.Entity, apart graph.Apart) []Pair {
 	seen := map[graph.EntityName]bool{e.Name: true}
 	var out []Pair
-	for _, n := range append(Lookups(e), e.Aliases...) {
-		found, err := f.FindByName(ctx, n)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range found {
+	for _, n := range NearNames(e) {
+		for _, c := range found[graph.NormalizeName(n)] {
 			if seen[c.Name] || c.Kind != e.Kind || !c.Deleted.IsZero() || c.MergedInto != "" {
 				continue
 			}
@@ -181,8 +173,11 @@ func Near(ctx context.Context, f Finder, e graph.Entity, apart graph.Apart) ([]P
 	slices.SortFunc(out, func(p, q Pair) int {
 		return cmp.Or(-cmp.Compare(p.Score.Total, q.Score.Total), strings.Compare(string(p.B.Name), string(q.B.Name)))
 	})
-	return out, nil
+	return out
 }
+
+// NearNames are the names Near looks e up by: its names and their forms (Lookups), and its aliases.
+func NearNames(e graph.Entity) []string { return append(Lookups(e), e.Aliases...) }
 
 // CompareOrgs scores whether two records of parties or organisations name one: a name of one form
 // (OrgKey) merges, unless their kinds or ids say otherwise.

@@ -66,7 +66,9 @@ func (emptyWriteStore) WithdrawJudgement(context.Context, graph.EntityName, grap
 func (emptyWriteStore) Separated(context.Context, []graph.EntityName) ([]graph.Judgement, error) {
 	return nil, nil
 }
-func (emptyWriteStore) FindByName(context.Context, string) ([]graph.Entity, error) { return nil, nil }
+func (emptyWriteStore) FindByNames(context.Context, []string) (map[string][]graph.Entity, error) {
+	return nil, nil
+}
 
 // FuzzWriteRequests sends arbitrary write requests through the write API's checks: none may panic, and
 // each refusal is INVALID_ARGUMENT or NOT_FOUND with a small answer in valid UTF-8.
