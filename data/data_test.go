@@ -42,6 +42,7 @@ type record struct {
 	Identifiers map[string]string `json:"identifiers"`
 	ValidFrom   string            `json:"valid_from"`
 	ValidTo     string            `json:"valid_to"`
+	DatesFrom   string            `json:"dates_from"`
 	Kind        string            `json:"kind"`
 	TextFile    string            `json:"text_file"`
 	Type        string            `json:"type"`
@@ -115,6 +116,9 @@ func checkValid(content []byte) []string {
 func checkClaims(recs []record) []string {
 	var out []string
 	for _, r := range recs {
+		if r.Record == "entity" && (r.ValidFrom != "" || r.ValidTo != "") && strings.TrimSpace(r.DatesFrom) == "" {
+			out = append(out, fmt.Sprintf("%s: %s has dates and no dates_from saying where they come from", r.at(), r.Name))
+		}
 		if r.Record != "relation" {
 			continue
 		}
@@ -584,7 +588,8 @@ func TestChecksCatchBrokenData(t *testing.T) {
 			"facts", "is not SUCCEEDED_BY Bethnal Green and Stepney"},
 		{"wrong end date", `ed:bethnal_green_and_bow"}, "valid_to": "2024-07-03"`, `ed:bethnal_green_and_bow"}, "valid_to": "2024"`,
 			"facts", `valid_to "2024", want 2024-07-03`},
-		{"seat date against the list", `"valid_to": "2024-07-03"}`, `"valid_to": "2024-07-04"}`, "ocd", "disagree with the list"},
+		{"seat date against the list", `"valid_to": "2024-07-03", "dates_from"`, `"valid_to": "2024-07-04", "dates_from"`, "ocd", "disagree with the list"},
+		{"entity dates without their origin", `"valid_to": "2015", "dates_from"`, `"valid_to": "2015", "description_2"`, "claims", "parties/tower-hamlets-first has dates and no dates_from"},
 		{"source without a text", `"text_file": "001_5967e97322e17a8a.txt"`, `"url": "https://example.org/posts"`,
 			"excerpts", "sources/tower-hamlets-labour-posts has no text"},
 		{"row not in the list", `ed:bethnal_green_and_bow,Bethnal Green and Bow,,,2024-07-03,"`, `ed:bethnal_green_and_bow,Bethnal Green and Bow,,,2024-07-04,"`,

@@ -190,12 +190,15 @@ type Attributes struct {
 	// OtherNames are the aliases that have a language or a note; each is also in Entity.Aliases, which
 	// searches read.
 	OtherNames []Alias
+	// DatesFrom says where the entity's valid_from and valid_to come from: a citation of the public
+	// record, or the FOUNDED or DISSOLVED relation they were taken from (as Relation.DatesFrom does).
+	DatesFrom string
 }
 
 // IsZero reports whether no attribute is set.
 func (a Attributes) IsZero() bool {
 	return a.BirthDate.IsZero() && a.DeathDate.IsZero() && a.Gender == "" && len(a.Links) == 0 &&
-		len(a.Images) == 0 && len(a.ContactDetails) == 0 && len(a.OtherNames) == 0
+		len(a.Images) == 0 && len(a.ContactDetails) == 0 && len(a.OtherNames) == 0 && a.DatesFrom == ""
 }
 
 // attributesJSON is Attributes as stored and written, dates as text.
@@ -207,12 +210,13 @@ type attributesJSON struct {
 	Images         []WebLink       `json:"images,omitempty"`
 	ContactDetails []ContactDetail `json:"contact_details,omitempty"`
 	OtherNames     []Alias         `json:"other_names,omitempty"`
+	DatesFrom      string          `json:"dates_from,omitempty"`
 }
 
 // MarshalJSON writes the attributes with dates as text.
 func (a Attributes) MarshalJSON() ([]byte, error) {
 	return json.Marshal(attributesJSON{BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender,
-		Links: a.Links, Images: a.Images, ContactDetails: a.ContactDetails, OtherNames: a.OtherNames})
+		Links: a.Links, Images: a.Images, ContactDetails: a.ContactDetails, OtherNames: a.OtherNames, DatesFrom: a.DatesFrom})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -221,7 +225,7 @@ func (a *Attributes) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	out := Attributes{Gender: j.Gender, Links: j.Links, Images: j.Images, ContactDetails: j.ContactDetails, OtherNames: j.OtherNames}
+	out := Attributes{Gender: j.Gender, Links: j.Links, Images: j.Images, ContactDetails: j.ContactDetails, OtherNames: j.OtherNames, DatesFrom: j.DatesFrom}
 	var err error
 	if j.BirthDate != "" {
 		if out.BirthDate, err = ParseFuzzyDate(j.BirthDate); err != nil {

@@ -33,6 +33,7 @@ type (
 		Identifiers Identifiers     `json:"identifiers,omitempty"`
 		ValidFrom   string          `json:"valid_from,omitempty"`
 		ValidTo     string          `json:"valid_to,omitempty"`
+		DatesFrom   string          `json:"dates_from,omitempty"`
 		BirthDate   string          `json:"birth_date,omitempty"`
 		DeathDate   string          `json:"death_date,omitempty"`
 		Gender      string          `json:"gender,omitempty"`
@@ -136,7 +137,7 @@ func AliasesOut(e Entity) []AliasOut {
 func EntityRecord(e Entity) EntityOut {
 	a := e.Attributes
 	return EntityOut{Record: "entity", Name: string(e.Name), DisplayName: e.DisplayName, Aliases: AliasesOut(e),
-		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
+		Description: e.Description, Identifiers: e.Identifiers, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(), DatesFrom: a.DatesFrom,
 		BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender, Links: a.Links, Images: a.Images,
 		Contacts: a.ContactDetails, Deleted: tombstoneOut(e.Deleted), MergedInto: string(e.MergedInto)}
 }

@@ -28,6 +28,9 @@ const (
 	// Deselected is a party withdrawing an actor as its candidate for a seat or office: not a removal
 	// from the office itself (REMOVED_FROM_OFFICE), which only a court, a council or a vote does.
 	Deselected RelationType = "DESELECTED"
+	// Dissolved is a party or organisation wound up, deregistered or disbanded, by whoever did it (its
+	// leaders, a regulator, a court): it ends the group's lifetime where it has no end date of its own.
+	Dissolved RelationType = "DISSOLVED"
 )
 
 // typeInfo is what the vocabulary says of a type.
@@ -63,12 +66,13 @@ var vocabulary = map[RelationType]typeInfo{
 	SucceededBy:        {from: seat, to: seat},
 	CampaignedWith:     {symmetric: true, from: actor, to: actor},
 	Deselected:         {from: actor, to: seat},
+	Dissolved:          {to: groups},
 }
 
 // RelationTypes lists the vocabulary in a fixed order.
 var RelationTypes = []RelationType{MemberOf, Leads, HoldsOffice, CandidateFor, FormerlyWorkedWith, Endorses,
 	Accused, RemovedFromOffice, SuspendedFrom, ResignedFrom, Founded, Criticised, Defeated, Family,
-	AppearedWith, PartOf, SucceededBy, CampaignedWith, Deselected}
+	AppearedWith, PartOf, SucceededBy, CampaignedWith, Deselected, Dissolved}
 
 // Valid reports whether t is in the vocabulary.
 func (t RelationType) Valid() bool { _, ok := vocabulary[t]; return ok }

@@ -41,6 +41,7 @@ func writeEntity(w io.Writer, resp *pb.GetEntityResponse) {
 		return from + "–" + to
 	}
 	line("existed", span(e.GetValidFrom(), e.GetValidTo()))
+	line("dates from", e.GetDatesFrom())
 	line("born", e.GetBirthDate())
 	line("died", e.GetDeathDate())
 	line("gender", e.GetGender())

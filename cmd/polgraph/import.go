@@ -238,6 +238,7 @@ func entityOf(e *pb.Entity) graph.Entity {
 	a.BirthDate, _ = graph.ParseFuzzyDate(e.GetBirthDate())
 	a.DeathDate, _ = graph.ParseFuzzyDate(e.GetDeathDate())
 	a.Gender = e.GetGender()
+	a.DatesFrom = e.GetDatesFrom()
 	for _, l := range e.GetLinks() {
 		a.Links = append(a.Links, graph.WebLink{URL: l.GetUrl(), Note: l.GetNote()})
 	}

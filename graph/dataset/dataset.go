@@ -71,6 +71,7 @@ type entityRecord struct {
 	Identifiers map[string]identifierValue `json:"identifiers"`
 	ValidFrom   string                     `json:"valid_from"`
 	ValidTo     string                     `json:"valid_to"`
+	DatesFrom   string                     `json:"dates_from"`
 	BirthDate   string                     `json:"birth_date"`
 	DeathDate   string                     `json:"death_date"`
 	Gender      string                     `json:"gender"`
@@ -208,13 +209,14 @@ type reader struct {
 	lastKind  int                                     // the stage of the last record read (stageSources, stageEntities, stageRelations)
 	unordered bool                                    // a record came after one of a later stage
 	termDates map[graph.EntityName][2]graph.FuzzyDate // the dates of the organisations, which a term is
-	// lives and ownStart hold, while checking, each entity's lifetime and whether it gives its own start
-	// (checkLifetimes).
-	lives    map[graph.EntityName]graph.Period
-	ownStart map[graph.EntityName]bool
-	// founded is, for each party or organisation without a valid_from of its own, the date of its earliest
-	// dated FOUNDED relation: it exists from then (checkLifetimes finds it; Each applies it).
-	founded  map[graph.EntityName]graph.FuzzyDate
+	// lives, ownStart and ownEnd hold, while checking, each entity's lifetime and whether it gives its own
+	// start and end (checkLifetimes).
+	lives            map[graph.EntityName]graph.Period
+	ownStart, ownEnd map[graph.EntityName]bool
+	// founded is, for each party or organisation without dates of its own, the dates its relations give
+	// it: it exists from its earliest dated FOUNDED relation and until its latest dated DISSOLVED one
+	// (checkLifetimes finds them; Each applies them).
+	founded  map[graph.EntityName]lifeDates
 	exported bool // some file is an export of a graph: checkLifetimes refuses nothing
 	sink     Sink
 	sinkErr  error
@@ -266,7 +268,7 @@ func ReadWith(files []File, known Known) (*Dataset, error) {
 		return nil, err
 	}
 	for k := range r.ds.Entities {
-		r.foundedFrom(&r.ds.Entities[k])
+		r.lifeFrom(&r.ds.Entities[k])
 	}
 	return &r.ds, nil
 }
@@ -276,7 +278,7 @@ func newReader() *reader {
 		entityAt: map[graph.EntityName]where{}, kinds: map[graph.EntityName]graph.Kind{},
 		sourceAt: map[graph.SourceName]where{}, relationAt: map[graph.RelationName]where{}, slugAt: map[string]where{},
 		termDates: map[graph.EntityName][2]graph.FuzzyDate{}, lives: map[graph.EntityName]graph.Period{},
-		ownStart: map[graph.EntityName]bool{}, founded: map[graph.EntityName]graph.FuzzyDate{}}
+		ownStart: map[graph.EntityName]bool{}, ownEnd: map[graph.EntityName]bool{}, founded: map[graph.EntityName]lifeDates{}}
 }
 
 // Sink takes the records of a dataset one at a time (graph/dgraph.NQuadWriter is one).
@@ -294,7 +296,7 @@ type Checked struct {
 	// before any relation (as polgraph writes them): Load then reads them once, not once per stage.
 	InStageOrder bool
 	termDates    map[graph.EntityName][2]graph.FuzzyDate
-	founded      map[graph.EntityName]graph.FuzzyDate
+	founded      map[graph.EntityName]lifeDates
 }
 
 // CheckFiles checks files exactly as Read does (the same problems, in the same error) but holds none of their
@@ -854,6 +856,12 @@ func (r *reader) entity(at where, e entityRecord) {
 	if !ent.ValidFrom.IsZero() && !ent.ValidTo.IsZero() && ent.ValidFrom.FirstDay() > ent.ValidTo.LastDay() {
 		r.add(at, "valid_to", "%s is before valid_from %s", ent.ValidTo, ent.ValidFrom)
 	}
+	r.needsV2(at, "dates_from", e.DatesFrom != "")
+	r.text(at, "dates_from", e.DatesFrom, graph.MaxDatesFrom, true)
+	if e.DatesFrom != "" && ent.ValidFrom.IsZero() && ent.ValidTo.IsZero() && attrs.BirthDate.IsZero() && attrs.DeathDate.IsZero() {
+		r.add(at, "dates_from", "says where the entity's dates come from, and it has none")
+	}
+	ent.Attributes.DatesFrom = e.DatesFrom
 	if kind == graph.KindOrganisation && (!ent.ValidFrom.IsZero() || !ent.ValidTo.IsZero()) && r.sink == nil {
 		r.termDates[name] = [2]graph.FuzzyDate{ent.ValidFrom, ent.ValidTo}
 	}
@@ -862,11 +870,14 @@ func (r *reader) entity(at where, e entityRecord) {
 		if !ent.ValidFrom.IsZero() || kind == graph.KindActor && !ent.Attributes.BirthDate.IsZero() || kind == graph.KindSeat {
 			r.ownStart[name] = true // a seat is not founded
 		}
+		if !ent.ValidTo.IsZero() || kind == graph.KindActor && !ent.Attributes.DeathDate.IsZero() || kind == graph.KindSeat {
+			r.ownEnd[name] = true
+		}
 	}
 	r.stage(stageEntities)
 	switch {
 	case r.sink != nil:
-		r.foundedFrom(&ent)
+		r.lifeFrom(&ent)
 		r.emit(func() error { return r.sink.WriteEntity(ent) })
 	case !r.stream:
 		r.ds.Entities = append(r.ds.Entities, ent)
@@ -1154,23 +1165,41 @@ func (r *reader) checkReferences() {
 	r.checkLifetimes(briefs)
 }
 
+// lifeDates are the dates a party or organisation takes from its FOUNDED and DISSOLVED relations, and
+// those relations' names.
+type lifeDates struct {
+	from, to       graph.FuzzyDate
+	fromRel, toRel graph.RelationName
+	fromDay, toDay int // from's first day, to's last day: which relation wins
+}
+
 // checkLifetimes refuses a dated relation that cannot have held: one outside the lifetime of an end the
 // input defines (graph.LifeOf: a candidacy may come before its seat). A party or organisation with no
-// valid_from of its own exists from the earliest FOUNDED relation the input dates, as the graph reads it.
+// valid_from of its own exists from the earliest FOUNDED relation the input dates, and one with no
+// valid_to until the latest DISSOLVED one, as the graph reads them.
 func (r *reader) checkLifetimes(briefs []relationBrief) {
 	if r.exported {
 		return
 	}
 	lives := maps.Clone(r.lives)
-	for _, rel := range briefs {
-		life, ok := lives[rel.to]
-		if rel.typ != graph.Founded || !rel.dated || !ok || r.ownStart[rel.to] {
-			continue
-		}
-		if _, seen := r.founded[rel.to]; !seen || rel.period.Start < life.Start {
-			life.Start = rel.period.Start
+	for _, typ := range []graph.RelationType{graph.Founded, graph.Dissolved} { // foundings first
+		for _, rel := range briefs {
+			life, ok := lives[rel.to]
+			if rel.typ != typ || !rel.dated || !ok {
+				continue
+			}
+			d := r.founded[rel.to]
+			switch {
+			case typ == graph.Founded && !r.ownStart[rel.to] && (d.fromRel == "" || rel.period.Start < d.fromDay):
+				life.Start, d.from, d.fromRel, d.fromDay = rel.period.Start, rel.since, rel.name, rel.period.Start
+			case typ == graph.Dissolved && !r.ownEnd[rel.to] && (d.toRel == "" || rel.period.End > d.toDay) && rel.period.End >= life.Start:
+				// (a dissolution before the founding ends nothing: the check below refuses it)
+				life.End, d.to, d.toRel, d.toDay = rel.period.End, rel.since, rel.name, rel.period.End
+			default:
+				continue
+			}
 			lives[rel.to] = life
-			r.founded[rel.to] = rel.since
+			r.founded[rel.to] = d
 		}
 	}
 	for _, rel := range briefs {
@@ -1192,11 +1221,24 @@ func (r *reader) checkLifetimes(briefs []relationBrief) {
 	}
 }
 
-// foundedFrom gives a party or organisation without a valid_from of its own the date of its founding,
-// when the input dates one (a FOUNDED relation).
-func (r *reader) foundedFrom(e *graph.Entity) {
-	if d, ok := r.founded[e.Name]; ok && e.ValidFrom.IsZero() {
-		e.ValidFrom = d
+// lifeFrom gives a party or organisation without dates of its own those of its founding and dissolution,
+// when the input dates them (FOUNDED and DISSOLVED relations), and says which relations they come from.
+func (r *reader) lifeFrom(e *graph.Entity) {
+	d, ok := r.founded[e.Name]
+	if !ok {
+		return
+	}
+	var from []string
+	if d.fromRel != "" && e.ValidFrom.IsZero() {
+		e.ValidFrom = d.from
+		from = append(from, "valid_from from "+string(d.fromRel))
+	}
+	if d.toRel != "" && e.ValidTo.IsZero() {
+		e.ValidTo = d.to
+		from = append(from, "valid_to from "+string(d.toRel))
+	}
+	if len(from) > 0 && e.Attributes.DatesFrom == "" {
+		e.Attributes.DatesFrom = strings.Join(from, "; ")
 	}
 }
 

@@ -100,6 +100,12 @@ func TestWording(t *testing.T) {
 		{"defection", "Robert Jackson defected from the Conservative Party to Labour on Saturday.",
 			[]reading{{graph.ResignedFrom, "actors/robert-jackson", "parties/conservatives", graph.StatusReported},
 				{graph.MemberOf, "actors/robert-jackson", "parties/labour", graph.StatusReported}}},
+		// A deselected candidate was the candidate until then: both are read.
+		{"deselected", "Lutfur Rahman was deselected as the party's candidate for Mayor of Tower Hamlets in 2010.",
+			[]reading{{graph.Deselected, "actors/lutfur-rahman", "seats/mayor-of-tower-hamlets", graph.StatusReported},
+				{graph.CandidateFor, "actors/lutfur-rahman", "seats/mayor-of-tower-hamlets", graph.StatusReported}}},
+		{"dissolution", "The Electoral Commission deregistered Tower Hamlets First in 2015.",
+			[]reading{{graph.Dissolved, "organisations/electoral-commission", "parties/tower-hamlets-first", graph.StatusReported}}},
 		{"decision", "Jonathan Sayeed's decision to quit the Conservative Party surprised nobody.",
 			[]reading{{graph.ResignedFrom, "actors/jonathan-sayeed", "parties/conservatives", graph.StatusReported}}},
 		{"his wife", "Michael Howard campaigned in Folkestone with his wife Sandra Howard.",

@@ -57,12 +57,14 @@ var verbRules = []verbRule{
 	{name: "held-to-account", typ: graph.Criticised, re: rx(`holding|held|hold`), after: regexp.MustCompile(`^[^,.;]{1,60}? to account`), conf: 0.65},
 	{name: "called-to-resign", typ: graph.Criticised, re: rx(`call(?:ed|s|ing)? (?:on|for)|urg(?:ed|es|ing)|demand(?:ed|s|ing)|told|challeng(?:ed|es|ing)`),
 		afterObject: regexp.MustCompile(`^(?:'s|’s)?\s+(?:to (?:resign|quit|stand down|step down|go)\b|resignation\b|sacking\b|removal\b)`), conf: 0.7, factual: true},
-	{name: "removed-from", typ: graph.RemovedFromOffice, re: rx(`removed (?:as|from)|ousted as|ousted from|sacked (?:as|from)|dismissed (?:as|from)|stripped of|deselected as|de-selected as|expelled from`), conf: 0.8, objectKinds: seatKinds},
+	{name: "deselected", typ: graph.Deselected, re: rx(`(?:deselected|de-selected|dropped|removed|withdrawn) as (?:the party's |the party’s |its |their |a )?candidate (?:for|in)|deselected as|de-selected as`), conf: 0.8, objectKinds: seatKinds},
+	{name: "removed-from", typ: graph.RemovedFromOffice, re: rx(`removed (?:as|from)|ousted as|ousted from|sacked (?:as|from)|dismissed (?:as|from)|stripped of|expelled from`), conf: 0.8, objectKinds: seatKinds},
 	{name: "suspended-from", typ: graph.SuspendedFrom, re: rx(`suspended (?:from|by)|(?:had|has|have) (?:had )?the whip withdrawn|lost the (?:party )?whip`), conf: 0.8},
 	{name: "suspended", typ: graph.SuspendedFrom, re: rx(`suspended|(?:has |had )?withdrawn the whip from`), reverse: true, conf: 0.75},
 	{name: "resigned-from", typ: graph.ResignedFrom, re: rx(`resign(?:ed|s|ing)? (?:from|as)|quit(?:s|ting)?|defect(?:ed|s|ing)? from|switch(?:ed|es|ing)? from|resignation (?:letter )?from|stand(?:s|ing)? down as|stood down as|step(?:s|ped|ping)? down as|walked out of|broke (?:away )?from|broken (?:away )?from`), conf: 0.75},
 	{name: "left", typ: graph.ResignedFrom, re: rx(`left|leaving|leaves`), after: regexp.MustCompile(`^\s+(?:the\s+)?\p{Lu}`), conf: 0.7},
 	{name: "founded", typ: graph.Founded, re: rx(`found(?:ed|s|ing)|set up|launch(?:ed|es|ing)|form(?:ed|s|ing)|establish(?:ed|es|ing)|creat(?:ed|es|ing)`), conf: 0.7, objectKinds: groupKinds},
+	{name: "dissolved", typ: graph.Dissolved, re: rx(`dissolv(?:ed|es|ing)|disband(?:ed|s|ing)|wound up|wind(?:s|ing)? up|deregister(?:ed|s|ing)|de-register(?:ed|s|ing)|struck off`), conf: 0.7, objectKinds: groupKinds},
 	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
 	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
 	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
@@ -157,7 +159,7 @@ type candidate struct {
 // officeTypes are the types whose ends may be an office itself; elsewhere an office stands for its
 // holder ("accused the prime minister").
 var officeTypes = map[graph.RelationType]bool{graph.HoldsOffice: true, graph.CandidateFor: true,
-	graph.RemovedFromOffice: true, graph.ResignedFrom: true, graph.Leads: true, graph.PartOf: true, graph.SucceededBy: true}
+	graph.RemovedFromOffice: true, graph.Deselected: true, graph.ResignedFrom: true, graph.Leads: true, graph.PartOf: true, graph.SucceededBy: true}
 
 func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*entry]*entry) []review.Proposal {
 	var cands []candidate

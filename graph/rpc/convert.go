@@ -70,7 +70,7 @@ func entityPB(e graph.Entity) *pb.Entity {
 	out := &pb.Entity{Name: string(e.Name), Kind: kindPB(e.Kind), DisplayName: e.DisplayName, Aliases: e.Aliases,
 		Description: e.Description, ValidFrom: e.ValidFrom.String(), ValidTo: e.ValidTo.String(),
 		Deleted: tombstonePB(e.Deleted), MergedInto: string(e.MergedInto),
-		BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender}
+		BirthDate: a.BirthDate.String(), DeathDate: a.DeathDate.String(), Gender: a.Gender, DatesFrom: a.DatesFrom}
 	for _, id := range e.Identifiers.Pairs() {
 		if out.Identifiers == nil {
 			out.Identifiers = map[string]string{}

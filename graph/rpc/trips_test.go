@@ -334,7 +334,7 @@ func TestCandidacyCountsBeforeItsSeatExists(t *testing.T) {
 }
 
 // TestLifetimesOfTheDefaultGraph: Aspire exists from its founding in 2018 (its FOUNDED relation; it has
-// no dates of its own), so as of 2010 nobody leads it, even counting undated relations; Tower Hamlets
+// no dates of its own, and its dates_from says so), so as of 2010 nobody leads it, even counting undated relations; Tower Hamlets
 // First ends in 2015, so as of 2023 Lutfur Rahman is a member of one party, Aspire.
 func TestLifetimesOfTheDefaultGraph(t *testing.T) {
 	t.Parallel()
@@ -343,6 +343,15 @@ func TestLifetimesOfTheDefaultGraph(t *testing.T) {
 	aspire, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: "parties/aspire"})
 	if err != nil || aspire.GetEntity().GetValidFrom() != "2018" {
 		t.Fatalf("Aspire: valid_from %q, %v; want 2018, from its founding", aspire.GetEntity().GetValidFrom(), err)
+	}
+	// Each entity's dates say where they come from: the relation they were taken from, or a citation.
+	for name, want := range map[string]string{"parties/aspire": "valid_from from relations/lutfur-rahman.founded.aspire",
+		"parties/tower-hamlets-first": "public record: struck off the Electoral Commission's register",
+		"seats/bethnal-green-and-bow": "sources/ocd-gb-constituencies: the division list ends it on 2024-07-03"} {
+		resp, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: name})
+		if err != nil || !strings.HasPrefix(resp.GetEntity().GetDatesFrom(), want) {
+			t.Errorf("%s: dates_from %q, %v; want it to start %q", name, resp.GetEntity().GetDatesFrom(), err, want)
+		}
 	}
 	tests := []struct {
 		name   string

@@ -667,6 +667,7 @@ function renderEntity(resp: GetEntityResponse): void {
   if (e.aliases.length)
     rows.push(h("dt", null, "Also"), h("dd", null, e.aliases.map((a) => (langs.has(a) ? `${a} (${langs.get(a)})` : a)).join(", ")));
   if (e.validFrom || e.validTo) rows.push(h("dt", null, "Existed"), h("dd", null, timeLabel({ validFrom: e.validFrom, validTo: e.validTo, date: "" })));
+  if (e.datesFrom) rows.push(h("dt", null, "Dates from"), h("dd", { class: "dates-from" }, e.datesFrom));
   if (e.birthDate) rows.push(h("dt", null, "Born"), h("dd", null, e.birthDate));
   if (e.deathDate) rows.push(h("dt", null, "Died"), h("dd", null, e.deathDate));
   if (e.gender) rows.push(h("dt", null, "Gender"), h("dd", null, e.gender));

@@ -48,6 +48,7 @@ export const relationTypes: { type: RelationType; key: string; family: Family }[
   [RelationType.HOLDS_OFFICE, "structure"],
   [RelationType.CANDIDATE_FOR, "structure"],
   [RelationType.FOUNDED, "structure"],
+  [RelationType.DISSOLVED, "structure"],
   [RelationType.PART_OF, "structure"],
   [RelationType.SUCCEEDED_BY, "structure"],
   [RelationType.ENDORSES, "ties"],

@@ -132,6 +132,9 @@ const (
 	RelationType_RELATION_TYPE_CAMPAIGNED_WITH RelationType = 18
 	// actor → seat: withdrawn as a party's candidate for the seat or office; `via` names the party.
 	RelationType_RELATION_TYPE_DESELECTED RelationType = 19
+	// any → party or organisation: dissolved, deregistered or disbanded it (its leaders, a regulator, a
+	// court). A group without an end date of its own ends with its latest dated dissolution.
+	RelationType_RELATION_TYPE_DISSOLVED RelationType = 20
 )
 
 // Enum value maps for RelationType.
@@ -157,6 +160,7 @@ var (
 		17: "RELATION_TYPE_SUCCEEDED_BY",
 		18: "RELATION_TYPE_CAMPAIGNED_WITH",
 		19: "RELATION_TYPE_DESELECTED",
+		20: "RELATION_TYPE_DISSOLVED",
 	}
 	RelationType_value = map[string]int32{
 		"RELATION_TYPE_UNSPECIFIED":          0,
@@ -179,6 +183,7 @@ var (
 		"RELATION_TYPE_SUCCEEDED_BY":         17,
 		"RELATION_TYPE_CAMPAIGNED_WITH":      18,
 		"RELATION_TYPE_DESELECTED":           19,
+		"RELATION_TYPE_DISSOLVED":            20,
 	}
 )
 
@@ -373,8 +378,11 @@ type Entity struct {
 	OtherNames []*OtherName `protobuf:"bytes,17,rep,name=other_names,json=otherNames,proto3" json:"other_names,omitempty"`
 	// Every external identifier, by scheme and then as given; a scheme may have several values.
 	AllIdentifiers []*Identifier `protobuf:"bytes,18,rep,name=all_identifiers,json=allIdentifiers,proto3" json:"all_identifiers,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Where valid_from and valid_to come from: a citation of the public record ("public record: ..."), or
+	// the FOUNDED and DISSOLVED relations they were taken from ("valid_from from relations/...").
+	DatesFrom     string `protobuf:"bytes,19,opt,name=dates_from,json=datesFrom,proto3" json:"dates_from,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Entity) Reset() {
@@ -531,6 +539,13 @@ func (x *Entity) GetAllIdentifiers() []*Identifier {
 		return x.AllIdentifiers
 	}
 	return nil
+}
+
+func (x *Entity) GetDatesFrom() string {
+	if x != nil {
+		return x.DatesFrom
+	}
+	return ""
 }
 
 // WebLink is an address with a note.
@@ -1513,7 +1528,7 @@ var File_polgraph_v1_resources_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\n" +
-	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x06\n" +
+	"\x1bpolgraph/v1/resources.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcc\x06\n" +
 	"\x06Entity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.polgraph.v1.EntityKindR\x04kind\x12!\n" +
@@ -1538,7 +1553,9 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x0fcontact_details\x18\x10 \x03(\v2\x1a.polgraph.v1.ContactDetailR\x0econtactDetails\x127\n" +
 	"\vother_names\x18\x11 \x03(\v2\x16.polgraph.v1.OtherNameR\n" +
 	"otherNames\x12@\n" +
-	"\x0fall_identifiers\x18\x12 \x03(\v2\x17.polgraph.v1.IdentifierR\x0eallIdentifiers\x1a>\n" +
+	"\x0fall_identifiers\x18\x12 \x03(\v2\x17.polgraph.v1.IdentifierR\x0eallIdentifiers\x12\x1d\n" +
+	"\n" +
+	"dates_from\x18\x13 \x01(\tR\tdatesFrom\x1a>\n" +
 	"\x10IdentifiersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"/\n" +
@@ -1628,7 +1645,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x11ENTITY_KIND_ACTOR\x10\x01\x12\x15\n" +
 	"\x11ENTITY_KIND_PARTY\x10\x02\x12\x14\n" +
 	"\x10ENTITY_KIND_SEAT\x10\x03\x12\x1c\n" +
-	"\x18ENTITY_KIND_ORGANISATION\x10\x04*\xf9\x04\n" +
+	"\x18ENTITY_KIND_ORGANISATION\x10\x04*\x96\x05\n" +
 	"\fRelationType\x12\x1d\n" +
 	"\x19RELATION_TYPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17RELATION_TYPE_MEMBER_OF\x10\x01\x12\x17\n" +
@@ -1650,7 +1667,8 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x15RELATION_TYPE_PART_OF\x10\x10\x12\x1e\n" +
 	"\x1aRELATION_TYPE_SUCCEEDED_BY\x10\x11\x12!\n" +
 	"\x1dRELATION_TYPE_CAMPAIGNED_WITH\x10\x12\x12\x1c\n" +
-	"\x18RELATION_TYPE_DESELECTED\x10\x13*\x95\x01\n" +
+	"\x18RELATION_TYPE_DESELECTED\x10\x13\x12\x1b\n" +
+	"\x17RELATION_TYPE_DISSOLVED\x10\x14*\x95\x01\n" +
 	"\vClaimStatus\x12\x1c\n" +
 	"\x18CLAIM_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14CLAIM_STATUS_ALLEGED\x10\x01\x12\x19\n" +
