@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill drill-backup corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill drill-backup corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick bench-history web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -154,6 +154,11 @@ bench-load: dgraph
 ## the annotated BBC articles' mentions; written to docs/bench-resolution.md; no Dgraph, seconds
 bench-resolve:
 	POLGRAPH_RESOLUTION_OUT=$(CURDIR)/docs/bench-resolution.md $(GO) test -count=1 -run '^TestResolutionBenchmark$$' ./graph/popolo
+
+## bench-history: what a known_on read costs at 10k and 100k changes of history, written to
+## docs/bench-history.md (a few minutes; empties the test Dgraph it starts)
+bench-history: dgraph
+	POLGRAPH_HISTORY_BENCH=$(CURDIR)/docs/bench-history.md $(GO) test -count=1 -timeout 30m -run '^TestHistoryBenchmark$$' ./graph/history
 
 ## bench-quick: the same at 10k relations only (about 3 minutes)
 bench-quick: dgraph postgres

@@ -653,10 +653,16 @@ func TestNormalizeText(t *testing.T) {
 	}
 }
 
-// TestProseStaysShort: the Markdown outside data/ stays under 35,000 words (as wc -w counts them) and the
-// README under 300 lines: the README is a front door, and reference pages say what they must, briefly.
+// generatedReports are the Markdown files a make target writes (tables of figures, rewritten by each run),
+// which TestProseStaysShort does not count as prose.
+var generatedReports = map[string]bool{"BENCHMARKS.md": true, "docs/bench-load.md": true,
+	"docs/bench-resolution.md": true, "docs/bench-history.md": true}
+
+// TestProseStaysShort: the Markdown written by hand outside data/ stays under 30,500 words (as wc -w
+// counts them) and the README under 300 lines: the README is a front door, and reference pages say what
+// they must, briefly.
 func TestProseStaysShort(t *testing.T) {
-	const maxWords, maxReadmeLines = 35_000, 300
+	const maxWords, maxReadmeLines = 30_500, 300
 	words := 0
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -669,7 +675,7 @@ func TestProseStaysShort(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".md") {
+		if rel, _ := filepath.Rel("..", path); !strings.HasSuffix(path, ".md") || generatedReports[filepath.ToSlash(rel)] {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -688,7 +694,7 @@ func TestProseStaysShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	if words > maxWords {
-		t.Errorf("the Markdown outside data/ is %d words; at most %d: say it shorter", words, maxWords)
+		t.Errorf("the Markdown written by hand outside data/ is %d words; at most %d: say it shorter", words, maxWords)
 	}
 	t.Logf("%d words of Markdown", words)
 }

@@ -101,6 +101,13 @@ func (r *WriteResult) Add(o WriteResult) {
 	r.MayBe = append(r.MayBe, o.MayBe...)
 }
 
+// ChangeScanner is a Trail that reads every change made from an instant on, in pages, in no set order but
+// creation order among a resource's changes of one millisecond: what rebuilding a past graph needs, which
+// undoes them all.
+type ChangeScanner interface {
+	ScanChanges(ctx context.Context, since time.Time, each func([]Change) error) error
+}
+
 // Trail is where a Store keeps the audit trail. Methods return Unavailable, DeadlineExceeded or Internal
 // errors.
 type Trail interface {

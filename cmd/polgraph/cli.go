@@ -27,7 +27,7 @@ import (
 
 // clientFlags are the flags shared by the analyst commands, which call a running polgraph over gRPC.
 type clientFlags struct {
-	server, asOf, types, excludeTypes, statuses, undated string
+	server, asOf, knownOn, types, excludeTypes, statuses, undated string
 	minConfidence                                        float64
 	json                                                 bool
 	timeout                                              time.Duration
@@ -39,6 +39,7 @@ type clientFlags struct {
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	c.registerCall(fs)
 	fs.StringVar(&c.asOf, "as-of", "", "only relations that held at this date: YYYY, YYYY-MM or YYYY-MM-DD")
+	fs.StringVar(&c.knownOn, "known-on", "", "answer as the graph stood then: a day (YYYY-MM-DD, its end) or an RFC 3339 time")
 	fs.StringVar(&c.undated, "undated", "", "whether relations without a date count: include or exclude (default: exclude with --as-of, include without)")
 	fs.StringVar(&c.types, "types", "", "only these relation types, comma-separated (e.g. ENDORSES,MEMBER_OF)")
 	fs.StringVar(&c.excludeTypes, "exclude-types", "", "never these relation types, comma-separated")
@@ -60,7 +61,7 @@ func (c *clientFlags) registerCall(fs *flag.FlagSet) {
 
 // filter builds the request filter; unknown names are left for the server to refuse with a clear message.
 func (c *clientFlags) filter() *pb.RelationFilter {
-	f := &pb.RelationFilter{AsOf: c.asOf, MinConfidence: c.minConfidence}
+	f := &pb.RelationFilter{AsOf: c.asOf, KnownOn: c.knownOn, MinConfidence: c.minConfidence}
 	for _, t := range splitList(c.types) {
 		f.IncludeTypes = append(f.IncludeTypes, pb.RelationType(pb.RelationType_value["RELATION_TYPE_"+t]))
 	}
@@ -275,8 +276,20 @@ func call[M proto.Message](ctx context.Context, c *clientFlags, stdout io.Writer
 	if c.json {
 		return printJSON(stdout, resp)
 	}
+	if k, ok := any(resp).(interface{ GetKnown() *pb.KnownGraph }); ok && k.GetKnown() != nil {
+		writeKnown(stdout, k.GetKnown())
+	}
 	write(resp)
 	return nil
+}
+
+// writeKnown says which past graph an answer read (--known-on).
+func writeKnown(w io.Writer, k *pb.KnownGraph) {
+	through := "before any recorded change"
+	if k.GetThrough() != "" {
+		through = "through the change of " + k.GetThrough()
+	}
+	fmt.Fprintf(w, "As known on %s (%s; %d later %s undone):\n", k.GetKnownOn(), through, k.GetUndone(), plural(int(k.GetUndone()), "change", "changes"))
 }
 
 // sourceFilterFlags is the source filter --outlets (comma-separated) and --min-outlets ask for, or nil.

@@ -13,13 +13,20 @@ import (
 // entityCmd is `polgraph entity NAME`: one entity with everything known of it, and its relations counted
 // by type.
 func entityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var knownOn string
 	c, fs, err := parseClientCommand("entity", "usage: polgraph entity [flags] NAME\n\nNAME is a resource name (actors/nicola-sturgeon), a name, or an id (wikidata:Q467112).",
-		1, 1, false, args, stderr, func(*flag.FlagSet) {})
+		1, 1, false, args, stderr, func(fs *flag.FlagSet) {
+			fs.StringVar(&knownOn, "known-on", "", "show it as the graph held it then: a day (YYYY-MM-DD, its end) or an RFC 3339 time")
+		})
 	if err != nil {
 		return err
 	}
+	var filter *pb.RelationFilter
+	if knownOn != "" {
+		filter = &pb.RelationFilter{KnownOn: knownOn}
+	}
 	return call(ctx, c, stdout, func(ctx context.Context, client pb.GraphServiceClient) (*pb.GetEntityResponse, error) {
-		return client.GetEntity(ctx, &pb.GetEntityRequest{Name: fs.Arg(0)})
+		return client.GetEntity(ctx, &pb.GetEntityRequest{Name: fs.Arg(0), Filter: filter})
 	}, func(resp *pb.GetEntityResponse) { writeEntity(stdout, resp) })
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/polgraph/polgraph/graph/auth"
 	"github.com/polgraph/polgraph/graph/dataset"
 	"github.com/polgraph/polgraph/graph/dgraph"
+	"github.com/polgraph/polgraph/graph/history"
 	"github.com/polgraph/polgraph/graph/intake"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/resolve"
@@ -102,6 +103,10 @@ func openStore(ctx context.Context, dc dgraph.Config, log *slog.Logger) (*dgraph
 	return store, nil
 }
 
+// keptPastGraphs is how many graphs as known on past instants serve keeps rebuilt (graph/history): each
+// is a copy of the graph in memory.
+const keptPastGraphs = 2
+
 // serve answers gRPC on lis and, when webLis is not nil, serves the graph explorer and the same API for
 // browsers over HTTP on webLis (httpapi.Handler), until ctx is done or either server fails; then it stops
 // both gracefully (in-flight calls get 10 s).
@@ -171,7 +176,11 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 		grpc.ChainUnaryInterceptor(observe.UnaryRequestID(), metrics.UnaryServer(), logCalls(log), dbWatch.Unary(), authn.Unary(), limiter.Unary()),
 		grpc.ChainStreamInterceptor(observe.StreamRequestID(), metrics.StreamServer(), logStreams(log), dbWatch.Stream(), authn.Stream(), limiter.Stream()),
 		grpc.MaxRecvMsgSize(maxRequestBytes), serverCreds(tlsCfg))...)
-	pb.RegisterGraphServiceServer(srv, rpc.NewServer(svc, log))
+	graphServer := rpc.NewServer(svc, log)
+	if past, err := history.New(svc, keptPastGraphs); err == nil {
+		graphServer.WithHistory(past) // reads may ask for known_on
+	}
+	pb.RegisterGraphServiceServer(srv, graphServer)
 	if cfg.Writes {
 		if st.writes != nil {
 			writes := &intake.Service{Store: st.writes, Timeout: cfg.WriteTimeout,

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"fmt"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
@@ -31,7 +32,7 @@ func (s *Server) ExportGraph(req *pb.ExportGraphRequest, stream pb.GraphService_
 		return s.toStatus(ctx, method, err)
 	}
 	// A whole-graph export asked for with no filter (or an empty one) holds everything the graph holds.
-	q := graph.ExportQuery{Filter: filter, Unfiltered: req.GetFilter() == nil || proto.Equal(req.GetFilter(), &pb.RelationFilter{})}
+	q := graph.ExportQuery{Filter: filter, Unfiltered: withoutKnownOn(req.GetFilter()) == nil || proto.Equal(req.GetFilter(), &pb.RelationFilter{})}
 	switch {
 	case req.GetCenter() != "":
 		q.Neighborhood = graph.NeighborhoodQuery{Center: req.GetCenter(), Depth: int(req.GetDepth()), Filter: filter, FollowVia: req.GetFollowVia()}
@@ -39,9 +40,17 @@ func (s *Server) ExportGraph(req *pb.ExportGraphRequest, stream pb.GraphService_
 		q.Paths = graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()), MaxPaths: int(req.GetMaxPaths()),
 			MaxDepth: int(req.GetMaxDepth()), Filter: filter, FollowVia: req.GetFollowVia()}
 	}
-	sub, err := s.svc.Export(ctx, q)
+	svc, known, err := s.at(ctx, method, req.GetFilter())
 	if err != nil {
 		return s.toStatus(ctx, method, err)
+	}
+	sub, err := svc.Export(ctx, q)
+	if err != nil {
+		return s.toStatus(ctx, method, err)
+	}
+	if known != nil {
+		// The header says which past graph this is.
+		sub.Scope += fmt.Sprintf(" as known on %s (%d changes undone)", known.GetKnownOn(), known.GetUndone())
 	}
 	w := &chunkWriter{send: func(b []byte, first bool) error {
 		resp := &pb.ExportGraphResponse{Data: b}

@@ -51,11 +51,15 @@ func (s *Server) ListRelations(ctx context.Context, req *pb.ListRelationsRequest
 		probe.Filter = graph.RelationFilter{}
 		return nil, s.toStatus(ctx, op, withRest(op, "invalid relations query", v, probe.Validate))
 	}
-	page, err := s.svc.ListRelations(ctx, q)
+	svc, known, err := s.at(ctx, op, req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}
-	resp := &pb.ListRelationsResponse{Entity: entityPB(page.Entity), TotalSize: int32(page.Total)}
+	page, err := svc.ListRelations(ctx, q)
+	if err != nil {
+		return nil, s.toStatus(ctx, op, err)
+	}
+	resp := &pb.ListRelationsResponse{Entity: entityPB(page.Entity), TotalSize: int32(page.Total), Known: known}
 	for _, r := range page.Relations {
 		resp.Relations = append(resp.Relations, relationPB(r))
 	}
@@ -82,11 +86,15 @@ func (s *Server) GetTimeline(ctx context.Context, req *pb.GetTimelineRequest) (*
 		probe.Filter = graph.RelationFilter{}
 		return nil, s.toStatus(ctx, op, withRest(op, "invalid timeline query", v, probe.Validate))
 	}
-	t, err := s.svc.GetTimeline(ctx, q)
+	svc, known, err := s.at(ctx, op, req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}
-	resp := &pb.GetTimelineResponse{Entity: entityPB(t.Entity), TotalSize: int32(t.TotalDated + t.TotalUndated),
+	t, err := svc.GetTimeline(ctx, q)
+	if err != nil {
+		return nil, s.toStatus(ctx, op, err)
+	}
+	resp := &pb.GetTimelineResponse{Entity: entityPB(t.Entity), TotalSize: int32(t.TotalDated + t.TotalUndated), Known: known,
 		TotalDated: int32(t.TotalDated), TotalUndated: int32(t.TotalUndated)}
 	for _, e := range t.Entries {
 		kind := pb.TimelineEntryKind_TIMELINE_ENTRY_KIND_STATE
@@ -225,12 +233,16 @@ func (s *Server) FindConnections(ctx context.Context, req *pb.FindConnectionsReq
 		probe.Normalize()
 		return nil, s.toStatus(ctx, op, withRest(op, "invalid connections query", v, probe.Validate))
 	}
-	ans, err := s.svc.FindConnections(ctx, q)
+	svc, known, err := s.at(ctx, op, req.GetFilter())
+	if err != nil {
+		return nil, s.toStatus(ctx, op, err)
+	}
+	ans, err := svc.FindConnections(ctx, q)
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}
 	resp := &pb.FindConnectionsResponse{SharedNeighborsLeftOut: int32(ans.SharedLeftOut), SharedSourcesLeftOut: int32(ans.SourcesLeftOut),
-		IfRelaxed: relaxationsPB(ans.IfRelaxed)}
+		IfRelaxed: relaxationsPB(ans.IfRelaxed), Known: known}
 	for _, e := range ans.Entities {
 		resp.Entities = append(resp.Entities, entityPB(e))
 	}

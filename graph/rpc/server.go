@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -25,14 +26,16 @@ import (
 
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
+	"github.com/polgraph/polgraph/graph/history"
 	"github.com/polgraph/polgraph/graph/service"
 )
 
 // Server implements polgraph.v1.GraphService on a service.Service.
 type Server struct {
 	pb.UnimplementedGraphServiceServer
-	svc *service.Service
-	log *slog.Logger
+	svc  *service.Service
+	past *history.Graphs // nil: no known_on
+	log  *slog.Logger
 }
 
 // NewServer returns a Server.
@@ -126,23 +129,32 @@ func badRequest(vs []graph.FieldViolation) *errdetails.BadRequest {
 func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.GetEntityResponse, error) {
 	var filter *graph.RelationFilter
 	var v graph.Violations
-	if req.GetFilter() != nil {
-		f := filterOf(req.GetFilter(), &v)
+	if f := withoutKnownOn(req.GetFilter()); f != nil {
+		f := filterOf(f, &v)
 		filter = &f
 	}
 	checkHistorySize(&v, req.GetHistorySize())
 	if err := v.Err("GetEntity", "invalid entity request"); err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
-	info, err := s.svc.GetEntity(ctx, req.GetName(), filter)
+	svc, known, err := s.at(ctx, "GetEntity", req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
-	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity), RedirectedFrom: string(info.RedirectedFrom)}
+	info, err := svc.GetEntity(ctx, req.GetName(), filter)
+	if err != nil {
+		return nil, s.toStatus(ctx, "GetEntity", err)
+	}
+	resp := &pb.GetEntityResponse{Entity: entityPB(info.Entity), RedirectedFrom: string(info.RedirectedFrom), Known: known}
 	for _, c := range info.Counts {
 		resp.RelationCounts = append(resp.RelationCounts, relationCountPB(c))
 	}
-	if resp.History, err = s.history(ctx, string(info.Entity.Name), req.GetHistorySize()); err != nil {
+	var until time.Time // with known_on, the changes made by then
+	if known != nil {
+		until, _ = time.Parse(time.RFC3339Nano, known.GetKnownOn())
+		until = until.Truncate(time.Millisecond).Add(time.Millisecond)
+	}
+	if resp.History, err = s.history(ctx, string(info.Entity.Name), req.GetHistorySize(), until); err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
 	return resp, nil
@@ -155,8 +167,8 @@ func checkHistorySize(v *graph.Violations, n int32) {
 }
 
 // history is a resource's last n changes, for GetEntity and GetRelation.
-func (s *Server) history(ctx context.Context, resource string, n int32) ([]*pb.Change, error) {
-	changes, err := s.svc.History(ctx, resource, int(n))
+func (s *Server) history(ctx context.Context, resource string, n int32, until time.Time) ([]*pb.Change, error) {
+	changes, err := s.svc.History(ctx, resource, int(n), until)
 	var out []*pb.Change
 	for _, c := range changes {
 		out = append(out, changePB(c))
@@ -250,7 +262,7 @@ func (s *Server) GetRelation(ctx context.Context, req *pb.GetRelationRequest) (*
 	for _, e := range ents {
 		resp.Entities = append(resp.Entities, entityPB(e))
 	}
-	if resp.History, err = s.history(ctx, string(r.Name), req.GetHistorySize()); err != nil {
+	if resp.History, err = s.history(ctx, string(r.Name), req.GetHistorySize(), time.Time{}); err != nil {
 		return nil, s.toStatus(ctx, "GetRelation", err)
 	}
 	return resp, nil
@@ -281,11 +293,15 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		}
 		return nil, s.toStatus(ctx, "FindPaths", v.Err("FindPaths", "invalid path query"))
 	}
-	ans, err := s.svc.FindPaths(ctx, q)
+	svc, known, err := s.at(ctx, "FindPaths", req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, "FindPaths", err)
 	}
-	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed), NoPath: ans.NoPath, RankingCapped: ans.RankingCapped}
+	ans, err := svc.FindPaths(ctx, q)
+	if err != nil {
+		return nil, s.toStatus(ctx, "FindPaths", err)
+	}
+	resp := &pb.FindPathsResponse{IfRelaxed: relaxationsPB(ans.IfRelaxed), NoPath: ans.NoPath, RankingCapped: ans.RankingCapped, Known: known}
 	for _, p := range ans.Paths {
 		resp.Paths = append(resp.Paths, pathPB(p, ans.Relations))
 	}
@@ -384,13 +400,17 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 	if err := v.Err("ExploreNeighborhood", "invalid neighbourhood query"); err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
-	n, err := s.svc.ExploreNeighborhood(ctx, q)
+	svc, known, err := s.at(ctx, "ExploreNeighborhood", req.GetFilter())
+	if err != nil {
+		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
+	}
+	n, err := svc.ExploreNeighborhood(ctx, q)
 	if err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
 	defer n.Release() // the response holds copies of what it needs of the edges and nodes
 	resp := &pb.ExploreNeighborhoodResponse{Center: entityPB(n.Center), TotalNodes: int32(n.Total), IfRelaxed: relaxationsPB(n.IfRelaxed),
-		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut),
+		TotalEdges: int32(n.TotalEdges), EdgesLeftOut: int32(n.EdgesLeftOut), Known: known,
 		Nodes: make([]*pb.NeighborhoodNode, len(n.Nodes)), Edges: edgesPB(n.Edges)}
 	nodes := make([]pb.NeighborhoodNode, len(n.Nodes))
 	for i, node := range n.Nodes {

@@ -684,15 +684,16 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// History returns a resource's last n changes, newest first, when the store keeps an audit trail.
-func (s *Service) History(ctx context.Context, resource string, n int) ([]graph.Change, error) {
+// History returns a resource's last n changes made before until (zero: now), newest first, when the store
+// keeps an audit trail.
+func (s *Service) History(ctx context.Context, resource string, n int, until time.Time) ([]graph.Change, error) {
 	trail, ok := s.Store.(graph.Trail)
 	if !ok || n <= 0 {
 		return nil, nil
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	changes, _, err := trail.ListChanges(ctx, graph.ChangeQuery{Resource: resource, Limit: min(n, graph.MaxHistory)})
+	changes, _, err := trail.ListChanges(ctx, graph.ChangeQuery{Resource: resource, Until: until, Limit: min(n, graph.MaxHistory)})
 	return changes, err
 }
 

@@ -268,8 +268,10 @@ type GetEntityResponse struct {
 	// The name asked for, when it was a merged entity's: `entity` is the entity it was merged into
 	// (WriteService.MergeEntities).
 	RedirectedFrom string `protobuf:"bytes,4,opt,name=redirected_from,json=redirectedFrom,proto3" json:"redirected_from,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Set when the request asked for `filter.known_on`: the past graph it answered from.
+	Known         *KnownGraph `protobuf:"bytes,5,opt,name=known,proto3" json:"known,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetEntityResponse) Reset() {
@@ -328,6 +330,13 @@ func (x *GetEntityResponse) GetRedirectedFrom() string {
 		return x.RedirectedFrom
 	}
 	return ""
+}
+
+func (x *GetEntityResponse) GetKnown() *KnownGraph {
+	if x != nil {
+		return x.Known
+	}
+	return nil
 }
 
 // RelationCount counts an entity's relations of one type in one direction.
@@ -761,7 +770,12 @@ type RelationFilter struct {
 	// Whether relations without any date count. Default: they do not when `as_of` is set (an undated
 	// relation is not known to hold then, and an answer "as of 1999" must not rest on it), and do otherwise.
 	// Every undated relation in an answer says so (`undated`).
-	Undated       UndatedPolicy `protobuf:"varint,6,opt,name=undated,proto3,enum=polgraph.v1.UndatedPolicy" json:"undated,omitempty"`
+	Undated UndatedPolicy `protobuf:"varint,6,opt,name=undated,proto3,enum=polgraph.v1.UndatedPolicy" json:"undated,omitempty"`
+	// Answer as the graph stood at this instant ("as known on"): RFC 3339, or a day (`2026-12-01`, meaning
+	// the end of that day, UTC). Every write after it is undone, as the audit trail recorded it: a relation
+	// approved later is not there, one retracted later still is. `as_of` is when things held in the world;
+	// `known_on` is when polgraph knew them. Empty means now. The answer's `known` says what it read.
+	KnownOn       string `protobuf:"bytes,7,opt,name=known_on,json=knownOn,proto3" json:"known_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -838,6 +852,94 @@ func (x *RelationFilter) GetUndated() UndatedPolicy {
 	return UndatedPolicy_UNDATED_POLICY_UNSPECIFIED
 }
 
+func (x *RelationFilter) GetKnownOn() string {
+	if x != nil {
+		return x.KnownOn
+	}
+	return ""
+}
+
+// KnownGraph says which past graph a read with `known_on` answered from.
+type KnownGraph struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The instant asked about, UTC.
+	KnownOn string `protobuf:"bytes,1,opt,name=known_on,json=knownOn,proto3" json:"known_on,omitempty"`
+	// When the newest change the graph held then was written (empty when the audit trail held none).
+	Through string `protobuf:"bytes,2,opt,name=through,proto3" json:"through,omitempty"`
+	// How many changes the audit trail held by then, and how many written since were undone.
+	Changes int32 `protobuf:"varint,3,opt,name=changes,proto3" json:"changes,omitempty"`
+	Undone  int32 `protobuf:"varint,4,opt,name=undone,proto3" json:"undone,omitempty"`
+	// The graph's version after the newest change it held (0 when the trail does not record versions).
+	Version       int64 `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KnownGraph) Reset() {
+	*x = KnownGraph{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KnownGraph) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KnownGraph) ProtoMessage() {}
+
+func (x *KnownGraph) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KnownGraph.ProtoReflect.Descriptor instead.
+func (*KnownGraph) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *KnownGraph) GetKnownOn() string {
+	if x != nil {
+		return x.KnownOn
+	}
+	return ""
+}
+
+func (x *KnownGraph) GetThrough() string {
+	if x != nil {
+		return x.Through
+	}
+	return ""
+}
+
+func (x *KnownGraph) GetChanges() int32 {
+	if x != nil {
+		return x.Changes
+	}
+	return 0
+}
+
+func (x *KnownGraph) GetUndone() int32 {
+	if x != nil {
+		return x.Undone
+	}
+	return 0
+}
+
+func (x *KnownGraph) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 // FindPathsRequest asks how two entities are connected: the shortest distinct routes (chains of distinct
 // entities) between them, each hop with every relation between its two entities that counts.
 type FindPathsRequest struct {
@@ -875,7 +977,7 @@ type FindPathsRequest struct {
 
 func (x *FindPathsRequest) Reset() {
 	*x = FindPathsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -887,7 +989,7 @@ func (x *FindPathsRequest) String() string {
 func (*FindPathsRequest) ProtoMessage() {}
 
 func (x *FindPathsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -900,7 +1002,7 @@ func (x *FindPathsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindPathsRequest.ProtoReflect.Descriptor instead.
 func (*FindPathsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{9}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FindPathsRequest) GetFrom() string {
@@ -992,7 +1094,7 @@ type SourceFilter struct {
 
 func (x *SourceFilter) Reset() {
 	*x = SourceFilter{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1106,7 @@ func (x *SourceFilter) String() string {
 func (*SourceFilter) ProtoMessage() {}
 
 func (x *SourceFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1119,7 @@ func (x *SourceFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceFilter.ProtoReflect.Descriptor instead.
 func (*SourceFilter) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SourceFilter) GetKinds() []SourceKind {
@@ -1067,13 +1169,15 @@ type FindPathsResponse struct {
 	// True when the last length had more routes than were weighed (the routes asked for and 30 more, at
 	// most 50): the order among them is the best evidenced of the first by name.
 	RankingCapped bool `protobuf:"varint,5,opt,name=ranking_capped,json=rankingCapped,proto3" json:"ranking_capped,omitempty"`
+	// Set when the request asked for `filter.known_on`: the past graph it answered from.
+	Known         *KnownGraph `protobuf:"bytes,6,opt,name=known,proto3" json:"known,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FindPathsResponse) Reset() {
 	*x = FindPathsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1189,7 @@ func (x *FindPathsResponse) String() string {
 func (*FindPathsResponse) ProtoMessage() {}
 
 func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1202,7 @@ func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindPathsResponse.ProtoReflect.Descriptor instead.
 func (*FindPathsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FindPathsResponse) GetPaths() []*Path {
@@ -1136,6 +1240,13 @@ func (x *FindPathsResponse) GetRankingCapped() bool {
 	return false
 }
 
+func (x *FindPathsResponse) GetKnown() *KnownGraph {
+	if x != nil {
+		return x.Known
+	}
+	return nil
+}
+
 // Relaxation is what an answer its filter emptied would hold without one part of the filter.
 type Relaxation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1152,7 +1263,7 @@ type Relaxation struct {
 
 func (x *Relaxation) Reset() {
 	*x = Relaxation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1275,7 @@ func (x *Relaxation) String() string {
 func (*Relaxation) ProtoMessage() {}
 
 func (x *Relaxation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1288,7 @@ func (x *Relaxation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relaxation.ProtoReflect.Descriptor instead.
 func (*Relaxation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Relaxation) GetChange() string {
@@ -1220,7 +1331,7 @@ type Path struct {
 
 func (x *Path) Reset() {
 	*x = Path{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1343,7 @@ func (x *Path) String() string {
 func (*Path) ProtoMessage() {}
 
 func (x *Path) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1356,7 @@ func (x *Path) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Path.ProtoReflect.Descriptor instead.
 func (*Path) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Path) GetEntities() []string {
@@ -1314,7 +1425,7 @@ type Hop struct {
 
 func (x *Hop) Reset() {
 	*x = Hop{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1326,7 +1437,7 @@ func (x *Hop) String() string {
 func (*Hop) ProtoMessage() {}
 
 func (x *Hop) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1339,7 +1450,7 @@ func (x *Hop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hop.ProtoReflect.Descriptor instead.
 func (*Hop) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Hop) GetRelation() *Relation {
@@ -1393,7 +1504,7 @@ type HopRelation struct {
 
 func (x *HopRelation) Reset() {
 	*x = HopRelation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1516,7 @@ func (x *HopRelation) String() string {
 func (*HopRelation) ProtoMessage() {}
 
 func (x *HopRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1529,7 @@ func (x *HopRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HopRelation.ProtoReflect.Descriptor instead.
 func (*HopRelation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HopRelation) GetRelation() *Relation {
@@ -1479,7 +1590,7 @@ type ExploreNeighborhoodRequest struct {
 
 func (x *ExploreNeighborhoodRequest) Reset() {
 	*x = ExploreNeighborhoodRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +1602,7 @@ func (x *ExploreNeighborhoodRequest) String() string {
 func (*ExploreNeighborhoodRequest) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +1615,7 @@ func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExploreNeighborhoodRequest) GetName() string {
@@ -1610,14 +1721,16 @@ type ExploreNeighborhoodResponse struct {
 	EdgesLeftOut int32 `protobuf:"varint,8,opt,name=edges_left_out,json=edgesLeftOut,proto3" json:"edges_left_out,omitempty"`
 	// When the filter left the centre alone: each filter one step looser that would reach entities, and
 	// how many. Empty otherwise.
-	IfRelaxed     []*Relaxation `protobuf:"bytes,9,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	IfRelaxed []*Relaxation `protobuf:"bytes,9,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	// Set when the request asked for `filter.known_on`: the past graph it answered from.
+	Known         *KnownGraph `protobuf:"bytes,10,opt,name=known,proto3" json:"known,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExploreNeighborhoodResponse) Reset() {
 	*x = ExploreNeighborhoodResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1629,7 +1742,7 @@ func (x *ExploreNeighborhoodResponse) String() string {
 func (*ExploreNeighborhoodResponse) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1642,7 +1755,7 @@ func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
@@ -1708,6 +1821,13 @@ func (x *ExploreNeighborhoodResponse) GetIfRelaxed() []*Relaxation {
 	return nil
 }
 
+func (x *ExploreNeighborhoodResponse) GetKnown() *KnownGraph {
+	if x != nil {
+		return x.Known
+	}
+	return nil
+}
+
 // NeighborhoodNode is an entity in a neighbourhood.
 type NeighborhoodNode struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1724,7 +1844,7 @@ type NeighborhoodNode struct {
 
 func (x *NeighborhoodNode) Reset() {
 	*x = NeighborhoodNode{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1856,7 @@ func (x *NeighborhoodNode) String() string {
 func (*NeighborhoodNode) ProtoMessage() {}
 
 func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1869,7 @@ func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
 func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NeighborhoodNode) GetEntity() *Entity {
@@ -1818,7 +1938,7 @@ type Edge struct {
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1830,7 +1950,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1843,7 +1963,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Edge) GetName() string {
@@ -1979,7 +2099,7 @@ type Truncation struct {
 
 func (x *Truncation) Reset() {
 	*x = Truncation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1991,7 +2111,7 @@ func (x *Truncation) String() string {
 func (*Truncation) ProtoMessage() {}
 
 func (x *Truncation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2004,7 +2124,7 @@ func (x *Truncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
 func (*Truncation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Truncation) GetEntity() string {
@@ -2066,7 +2186,7 @@ type ListRelationsRequest struct {
 
 func (x *ListRelationsRequest) Reset() {
 	*x = ListRelationsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2078,7 +2198,7 @@ func (x *ListRelationsRequest) String() string {
 func (*ListRelationsRequest) ProtoMessage() {}
 
 func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2091,7 +2211,7 @@ func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsRequest.ProtoReflect.Descriptor instead.
 func (*ListRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListRelationsRequest) GetEntity() string {
@@ -2152,13 +2272,15 @@ type ListRelationsResponse struct {
 	// Every other entity this page's relations name (their other ends, their `via` entities), once, in
 	// resource-name order: what a reader needs to show them by name.
 	RelatedEntities []*Entity `protobuf:"bytes,5,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Set when the request asked for `filter.known_on`: the past graph it answered from.
+	Known         *KnownGraph `protobuf:"bytes,6,opt,name=known,proto3" json:"known,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListRelationsResponse) Reset() {
 	*x = ListRelationsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2170,7 +2292,7 @@ func (x *ListRelationsResponse) String() string {
 func (*ListRelationsResponse) ProtoMessage() {}
 
 func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2183,7 +2305,7 @@ func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsResponse.ProtoReflect.Descriptor instead.
 func (*ListRelationsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListRelationsResponse) GetEntity() *Entity {
@@ -2221,6 +2343,13 @@ func (x *ListRelationsResponse) GetRelatedEntities() []*Entity {
 	return nil
 }
 
+func (x *ListRelationsResponse) GetKnown() *KnownGraph {
+	if x != nil {
+		return x.Known
+	}
+	return nil
+}
+
 // GetTimelineRequest asks for an entity's relations in valid time.
 type GetTimelineRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2242,7 +2371,7 @@ type GetTimelineRequest struct {
 
 func (x *GetTimelineRequest) Reset() {
 	*x = GetTimelineRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2254,7 +2383,7 @@ func (x *GetTimelineRequest) String() string {
 func (*GetTimelineRequest) ProtoMessage() {}
 
 func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2267,7 +2396,7 @@ func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineRequest.ProtoReflect.Descriptor instead.
 func (*GetTimelineRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetTimelineRequest) GetEntity() string {
@@ -2330,13 +2459,15 @@ type GetTimelineResponse struct {
 	// Every other entity this page's relations name (their other ends, their `via` entities), once, in
 	// resource-name order.
 	RelatedEntities []*Entity `protobuf:"bytes,8,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Set when the request asked for `filter.known_on`: the past graph it answered from.
+	Known         *KnownGraph `protobuf:"bytes,9,opt,name=known,proto3" json:"known,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetTimelineResponse) Reset() {
 	*x = GetTimelineResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2348,7 +2479,7 @@ func (x *GetTimelineResponse) String() string {
 func (*GetTimelineResponse) ProtoMessage() {}
 
 func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2361,7 +2492,7 @@ func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineResponse.ProtoReflect.Descriptor instead.
 func (*GetTimelineResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetTimelineResponse) GetEntity() *Entity {
@@ -2420,6 +2551,13 @@ func (x *GetTimelineResponse) GetRelatedEntities() []*Entity {
 	return nil
 }
 
+func (x *GetTimelineResponse) GetKnown() *KnownGraph {
+	if x != nil {
+		return x.Known
+	}
+	return nil
+}
+
 // TimelineEntry is a dated relation on a timeline.
 type TimelineEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2436,7 +2574,7 @@ type TimelineEntry struct {
 
 func (x *TimelineEntry) Reset() {
 	*x = TimelineEntry{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2586,7 @@ func (x *TimelineEntry) String() string {
 func (*TimelineEntry) ProtoMessage() {}
 
 func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2599,7 @@ func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
 func (*TimelineEntry) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TimelineEntry) GetKind() TimelineEntryKind {
@@ -2502,7 +2640,7 @@ type GetSourceRequest struct {
 
 func (x *GetSourceRequest) Reset() {
 	*x = GetSourceRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +2652,7 @@ func (x *GetSourceRequest) String() string {
 func (*GetSourceRequest) ProtoMessage() {}
 
 func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +2665,7 @@ func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceRequest.ProtoReflect.Descriptor instead.
 func (*GetSourceRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetSourceRequest) GetName() string {
@@ -2572,7 +2710,7 @@ type GetSourceResponse struct {
 
 func (x *GetSourceResponse) Reset() {
 	*x = GetSourceResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2584,7 +2722,7 @@ func (x *GetSourceResponse) String() string {
 func (*GetSourceResponse) ProtoMessage() {}
 
 func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2597,7 +2735,7 @@ func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceResponse.ProtoReflect.Descriptor instead.
 func (*GetSourceResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetSourceResponse) GetSource() *Source {
@@ -2656,7 +2794,7 @@ type SourceClaim struct {
 
 func (x *SourceClaim) Reset() {
 	*x = SourceClaim{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2668,7 +2806,7 @@ func (x *SourceClaim) String() string {
 func (*SourceClaim) ProtoMessage() {}
 
 func (x *SourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2681,7 +2819,7 @@ func (x *SourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceClaim.ProtoReflect.Descriptor instead.
 func (*SourceClaim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SourceClaim) GetName() string {
@@ -2745,7 +2883,7 @@ type RelationRef struct {
 
 func (x *RelationRef) Reset() {
 	*x = RelationRef{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +2895,7 @@ func (x *RelationRef) String() string {
 func (*RelationRef) ProtoMessage() {}
 
 func (x *RelationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +2908,7 @@ func (x *RelationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationRef.ProtoReflect.Descriptor instead.
 func (*RelationRef) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RelationRef) GetName() string {
@@ -2826,7 +2964,7 @@ type ListSourcesRequest struct {
 
 func (x *ListSourcesRequest) Reset() {
 	*x = ListSourcesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2838,7 +2976,7 @@ func (x *ListSourcesRequest) String() string {
 func (*ListSourcesRequest) ProtoMessage() {}
 
 func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2851,7 +2989,7 @@ func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListSourcesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListSourcesRequest) GetKind() SourceKind {
@@ -2897,7 +3035,7 @@ type ListSourcesResponse struct {
 
 func (x *ListSourcesResponse) Reset() {
 	*x = ListSourcesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2909,7 +3047,7 @@ func (x *ListSourcesResponse) String() string {
 func (*ListSourcesResponse) ProtoMessage() {}
 
 func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2922,7 +3060,7 @@ func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListSourcesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListSourcesResponse) GetSources() []*SourceSummary {
@@ -2959,7 +3097,7 @@ type SourceSummary struct {
 
 func (x *SourceSummary) Reset() {
 	*x = SourceSummary{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2971,7 +3109,7 @@ func (x *SourceSummary) String() string {
 func (*SourceSummary) ProtoMessage() {}
 
 func (x *SourceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2984,7 +3122,7 @@ func (x *SourceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSummary.ProtoReflect.Descriptor instead.
 func (*SourceSummary) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SourceSummary) GetSource() *Source {
@@ -3010,7 +3148,7 @@ type GetGraphStatsRequest struct {
 
 func (x *GetGraphStatsRequest) Reset() {
 	*x = GetGraphStatsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3022,7 +3160,7 @@ func (x *GetGraphStatsRequest) String() string {
 func (*GetGraphStatsRequest) ProtoMessage() {}
 
 func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3035,7 +3173,7 @@ func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
 }
 
 // GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -3069,7 +3207,7 @@ type GetGraphStatsResponse struct {
 
 func (x *GetGraphStatsResponse) Reset() {
 	*x = GetGraphStatsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3081,7 +3219,7 @@ func (x *GetGraphStatsResponse) String() string {
 func (*GetGraphStatsResponse) ProtoMessage() {}
 
 func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3094,7 +3232,7 @@ func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetGraphStatsResponse) GetEntities() int32 {
@@ -3180,7 +3318,7 @@ type EntityKindCount struct {
 
 func (x *EntityKindCount) Reset() {
 	*x = EntityKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3192,7 +3330,7 @@ func (x *EntityKindCount) String() string {
 func (*EntityKindCount) ProtoMessage() {}
 
 func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3205,7 +3343,7 @@ func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityKindCount.ProtoReflect.Descriptor instead.
 func (*EntityKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *EntityKindCount) GetKind() EntityKind {
@@ -3235,7 +3373,7 @@ type RelationTypeCount struct {
 
 func (x *RelationTypeCount) Reset() {
 	*x = RelationTypeCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3247,7 +3385,7 @@ func (x *RelationTypeCount) String() string {
 func (*RelationTypeCount) ProtoMessage() {}
 
 func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3260,7 +3398,7 @@ func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationTypeCount.ProtoReflect.Descriptor instead.
 func (*RelationTypeCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *RelationTypeCount) GetType() RelationType {
@@ -3290,7 +3428,7 @@ type ClaimStatusCount struct {
 
 func (x *ClaimStatusCount) Reset() {
 	*x = ClaimStatusCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3302,7 +3440,7 @@ func (x *ClaimStatusCount) String() string {
 func (*ClaimStatusCount) ProtoMessage() {}
 
 func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3315,7 +3453,7 @@ func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimStatusCount.ProtoReflect.Descriptor instead.
 func (*ClaimStatusCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ClaimStatusCount) GetStatus() ClaimStatus {
@@ -3345,7 +3483,7 @@ type SourceKindCount struct {
 
 func (x *SourceKindCount) Reset() {
 	*x = SourceKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3357,7 +3495,7 @@ func (x *SourceKindCount) String() string {
 func (*SourceKindCount) ProtoMessage() {}
 
 func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3370,7 +3508,7 @@ func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceKindCount.ProtoReflect.Descriptor instead.
 func (*SourceKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SourceKindCount) GetKind() SourceKind {
@@ -3408,7 +3546,7 @@ type FindConnectionsRequest struct {
 
 func (x *FindConnectionsRequest) Reset() {
 	*x = FindConnectionsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3420,7 +3558,7 @@ func (x *FindConnectionsRequest) String() string {
 func (*FindConnectionsRequest) ProtoMessage() {}
 
 func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3433,7 +3571,7 @@ func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsRequest.ProtoReflect.Descriptor instead.
 func (*FindConnectionsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *FindConnectionsRequest) GetEntities() []string {
@@ -3499,14 +3637,16 @@ type FindConnectionsResponse struct {
 	RelatedEntities []*Entity `protobuf:"bytes,7,rep,name=related_entities,json=relatedEntities,proto3" json:"related_entities,omitempty"`
 	// When the filter left no shared neighbour, shared source or route: each filter one step looser that
 	// would find some, and how many shared neighbours and joined pairs. Empty otherwise.
-	IfRelaxed     []*Relaxation `protobuf:"bytes,8,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	IfRelaxed []*Relaxation `protobuf:"bytes,8,rep,name=if_relaxed,json=ifRelaxed,proto3" json:"if_relaxed,omitempty"`
+	// Set when the request asked for `filter.known_on`: the past graph it answered from.
+	Known         *KnownGraph `protobuf:"bytes,9,opt,name=known,proto3" json:"known,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FindConnectionsResponse) Reset() {
 	*x = FindConnectionsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3518,7 +3658,7 @@ func (x *FindConnectionsResponse) String() string {
 func (*FindConnectionsResponse) ProtoMessage() {}
 
 func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3531,7 +3671,7 @@ func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsResponse.ProtoReflect.Descriptor instead.
 func (*FindConnectionsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FindConnectionsResponse) GetEntities() []*Entity {
@@ -3590,6 +3730,13 @@ func (x *FindConnectionsResponse) GetIfRelaxed() []*Relaxation {
 	return nil
 }
 
+func (x *FindConnectionsResponse) GetKnown() *KnownGraph {
+	if x != nil {
+		return x.Known
+	}
+	return nil
+}
+
 // SharedNeighbor is an entity joined to several of the entities asked about.
 type SharedNeighbor struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3608,7 +3755,7 @@ type SharedNeighbor struct {
 
 func (x *SharedNeighbor) Reset() {
 	*x = SharedNeighbor{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3620,7 +3767,7 @@ func (x *SharedNeighbor) String() string {
 func (*SharedNeighbor) ProtoMessage() {}
 
 func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3633,7 +3780,7 @@ func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedNeighbor.ProtoReflect.Descriptor instead.
 func (*SharedNeighbor) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SharedNeighbor) GetEntity() *Entity {
@@ -3678,7 +3825,7 @@ type NeighborJoin struct {
 
 func (x *NeighborJoin) Reset() {
 	*x = NeighborJoin{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3690,7 +3837,7 @@ func (x *NeighborJoin) String() string {
 func (*NeighborJoin) ProtoMessage() {}
 
 func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3703,7 +3850,7 @@ func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborJoin.ProtoReflect.Descriptor instead.
 func (*NeighborJoin) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *NeighborJoin) GetInput() string {
@@ -3736,7 +3883,7 @@ type SharedSource struct {
 
 func (x *SharedSource) Reset() {
 	*x = SharedSource{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3748,7 +3895,7 @@ func (x *SharedSource) String() string {
 func (*SharedSource) ProtoMessage() {}
 
 func (x *SharedSource) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3761,7 +3908,7 @@ func (x *SharedSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedSource.ProtoReflect.Descriptor instead.
 func (*SharedSource) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SharedSource) GetSource() *Source {
@@ -3802,7 +3949,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3814,7 +3961,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3827,7 +3974,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Route) GetFrom() string {
@@ -3869,7 +4016,7 @@ type BatchGetEntitiesRequest struct {
 
 func (x *BatchGetEntitiesRequest) Reset() {
 	*x = BatchGetEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3881,7 +4028,7 @@ func (x *BatchGetEntitiesRequest) String() string {
 func (*BatchGetEntitiesRequest) ProtoMessage() {}
 
 func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3894,7 +4041,7 @@ func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *BatchGetEntitiesRequest) GetNames() []string {
@@ -3917,7 +4064,7 @@ type BatchGetEntitiesResponse struct {
 
 func (x *BatchGetEntitiesResponse) Reset() {
 	*x = BatchGetEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3929,7 +4076,7 @@ func (x *BatchGetEntitiesResponse) String() string {
 func (*BatchGetEntitiesResponse) ProtoMessage() {}
 
 func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3942,7 +4089,7 @@ func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *BatchGetEntitiesResponse) GetEntities() []*Entity {
@@ -3972,7 +4119,7 @@ type LookupEntitiesRequest struct {
 
 func (x *LookupEntitiesRequest) Reset() {
 	*x = LookupEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3984,7 +4131,7 @@ func (x *LookupEntitiesRequest) String() string {
 func (*LookupEntitiesRequest) ProtoMessage() {}
 
 func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3997,7 +4144,7 @@ func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *LookupEntitiesRequest) GetScheme() string {
@@ -4025,7 +4172,7 @@ type LookupEntitiesResponse struct {
 
 func (x *LookupEntitiesResponse) Reset() {
 	*x = LookupEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4037,7 +4184,7 @@ func (x *LookupEntitiesResponse) String() string {
 func (*LookupEntitiesResponse) ProtoMessage() {}
 
 func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4050,7 +4197,7 @@ func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *LookupEntitiesResponse) GetMatches() []*IdentifierMatch {
@@ -4073,7 +4220,7 @@ type IdentifierMatch struct {
 
 func (x *IdentifierMatch) Reset() {
 	*x = IdentifierMatch{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4085,7 +4232,7 @@ func (x *IdentifierMatch) String() string {
 func (*IdentifierMatch) ProtoMessage() {}
 
 func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4098,7 +4245,7 @@ func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifierMatch.ProtoReflect.Descriptor instead.
 func (*IdentifierMatch) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *IdentifierMatch) GetValue() string {
@@ -4149,7 +4296,7 @@ type ExportGraphRequest struct {
 
 func (x *ExportGraphRequest) Reset() {
 	*x = ExportGraphRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4161,7 +4308,7 @@ func (x *ExportGraphRequest) String() string {
 func (*ExportGraphRequest) ProtoMessage() {}
 
 func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4174,7 +4321,7 @@ func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphRequest.ProtoReflect.Descriptor instead.
 func (*ExportGraphRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ExportGraphRequest) GetFormat() string {
@@ -4253,7 +4400,7 @@ type ExportGraphResponse struct {
 
 func (x *ExportGraphResponse) Reset() {
 	*x = ExportGraphResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4265,7 +4412,7 @@ func (x *ExportGraphResponse) String() string {
 func (*ExportGraphResponse) ProtoMessage() {}
 
 func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4278,7 +4425,7 @@ func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphResponse.ProtoReflect.Descriptor instead.
 func (*ExportGraphResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{51}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ExportGraphResponse) GetData() []byte {
@@ -4303,12 +4450,13 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x10GetEntityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12!\n" +
-	"\fhistory_size\x18\x03 \x01(\x05R\vhistorySize\"\xdd\x01\n" +
+	"\fhistory_size\x18\x03 \x01(\x05R\vhistorySize\"\x8c\x02\n" +
 	"\x11GetEntityResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12C\n" +
 	"\x0frelation_counts\x18\x02 \x03(\v2\x1a.polgraph.v1.RelationCountR\x0erelationCounts\x12-\n" +
 	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\x12'\n" +
-	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"\x90\x01\n" +
+	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\x12-\n" +
+	"\x05known\x18\x05 \x01(\v2\x17.polgraph.v1.KnownGraphR\x05known\"\x90\x01\n" +
 	"\rRelationCount\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.polgraph.v1.RelationTypeR\x04type\x12\x1a\n" +
 	"\boutgoing\x18\x02 \x01(\bR\boutgoing\x12\x14\n" +
@@ -4337,14 +4485,22 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\brelation\x18\x01 \x01(\v2\x15.polgraph.v1.RelationR\brelation\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12-\n" +
 	"\ahistory\x18\x03 \x03(\v2\x13.polgraph.v1.ChangeR\ahistory\x12'\n" +
-	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"\xb8\x02\n" +
+	"\x0fredirected_from\x18\x04 \x01(\tR\x0eredirectedFrom\"\xd3\x02\n" +
 	"\x0eRelationFilter\x12>\n" +
 	"\rinclude_types\x18\x01 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fincludeTypes\x12>\n" +
 	"\rexclude_types\x18\x02 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\fexcludeTypes\x12\x13\n" +
 	"\x05as_of\x18\x03 \x01(\tR\x04asOf\x12%\n" +
 	"\x0emin_confidence\x18\x04 \x01(\x01R\rminConfidence\x124\n" +
 	"\bstatuses\x18\x05 \x03(\x0e2\x18.polgraph.v1.ClaimStatusR\bstatuses\x124\n" +
-	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\"\xd3\x02\n" +
+	"\aundated\x18\x06 \x01(\x0e2\x1a.polgraph.v1.UndatedPolicyR\aundated\x12\x19\n" +
+	"\bknown_on\x18\a \x01(\tR\aknownOn\"\x8d\x01\n" +
+	"\n" +
+	"KnownGraph\x12\x19\n" +
+	"\bknown_on\x18\x01 \x01(\tR\aknownOn\x12\x18\n" +
+	"\athrough\x18\x02 \x01(\tR\athrough\x12\x18\n" +
+	"\achanges\x18\x03 \x01(\x05R\achanges\x12\x16\n" +
+	"\x06undone\x18\x04 \x01(\x05R\x06undone\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\x03R\aversion\"\xd3\x02\n" +
 	"\x10FindPathsRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1b\n" +
@@ -4364,14 +4520,15 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\aoutlets\x18\x02 \x03(\tR\aoutlets\x12\x14\n" +
 	"\x05names\x18\x03 \x03(\tR\x05names\x12\x1f\n" +
 	"\vmin_outlets\x18\x04 \x01(\x05R\n" +
-	"minOutlets\"\xe5\x01\n" +
+	"minOutlets\"\x94\x02\n" +
 	"\x11FindPathsResponse\x12'\n" +
 	"\x05paths\x18\x01 \x03(\v2\x11.polgraph.v1.PathR\x05paths\x12/\n" +
 	"\bentities\x18\x02 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x126\n" +
 	"\n" +
 	"if_relaxed\x18\x03 \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\x12\x17\n" +
 	"\ano_path\x18\x04 \x01(\tR\x06noPath\x12%\n" +
-	"\x0eranking_capped\x18\x05 \x01(\bR\rrankingCapped\">\n" +
+	"\x0eranking_capped\x18\x05 \x01(\bR\rrankingCapped\x12-\n" +
+	"\x05known\x18\x06 \x01(\v2\x17.polgraph.v1.KnownGraphR\x05known\">\n" +
 	"\n" +
 	"Relaxation\x12\x16\n" +
 	"\x06change\x18\x01 \x01(\tR\x06change\x12\x18\n" +
@@ -4411,7 +4568,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\n" +
 	"follow_via\x18\n" +
 	" \x01(\bR\tfollowVia\x123\n" +
-	"\asources\x18\v \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xa7\x03\n" +
+	"\asources\x18\v \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xd6\x03\n" +
 	"\x1bExploreNeighborhoodResponse\x12+\n" +
 	"\x06center\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06center\x123\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x1d.polgraph.v1.NeighborhoodNodeR\x05nodes\x12'\n" +
@@ -4424,7 +4581,9 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"totalEdges\x12$\n" +
 	"\x0eedges_left_out\x18\b \x01(\x05R\fedgesLeftOut\x126\n" +
 	"\n" +
-	"if_relaxed\x18\t \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\"\x82\x01\n" +
+	"if_relaxed\x18\t \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\x12-\n" +
+	"\x05known\x18\n" +
+	" \x01(\v2\x17.polgraph.v1.KnownGraphR\x05known\"\x82\x01\n" +
 	"\x10NeighborhoodNode\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12\x1a\n" +
 	"\bdistance\x18\x02 \x01(\x05R\bdistance\x12%\n" +
@@ -4468,21 +4627,22 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x05 \x01(\tR\tpageToken\x123\n" +
-	"\asources\x18\x06 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\x80\x02\n" +
+	"\asources\x18\x06 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xaf\x02\n" +
 	"\x15ListRelationsResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x123\n" +
 	"\trelations\x18\x02 \x03(\v2\x15.polgraph.v1.RelationR\trelations\x12&\n" +
 	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x1d\n" +
 	"\n" +
 	"total_size\x18\x04 \x01(\x05R\ttotalSize\x12>\n" +
-	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xd2\x01\n" +
+	"\x10related_entities\x18\x05 \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\x12-\n" +
+	"\x05known\x18\x06 \x01(\v2\x17.polgraph.v1.KnownGraphR\x05known\"\xd2\x01\n" +
 	"\x12GetTimelineRequest\x12\x16\n" +
 	"\x06entity\x18\x01 \x01(\tR\x06entity\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\x123\n" +
-	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xf6\x02\n" +
+	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xa5\x03\n" +
 	"\x13GetTimelineResponse\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x124\n" +
 	"\aentries\x18\x02 \x03(\v2\x1a.polgraph.v1.TimelineEntryR\aentries\x12/\n" +
@@ -4493,7 +4653,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\vtotal_dated\x18\x06 \x01(\x05R\n" +
 	"totalDated\x12#\n" +
 	"\rtotal_undated\x18\a \x01(\x05R\ftotalUndated\x12>\n" +
-	"\x10related_entities\x18\b \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\"\xa6\x01\n" +
+	"\x10related_entities\x18\b \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\x12-\n" +
+	"\x05known\x18\t \x01(\v2\x17.polgraph.v1.KnownGraphR\x05known\"\xa6\x01\n" +
 	"\rTimelineEntry\x122\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1e.polgraph.v1.TimelineEntryKindR\x04kind\x12.\n" +
 	"\x06period\x18\x02 \x01(\v2\x16.polgraph.v1.DateRangeR\x06period\x121\n" +
@@ -4572,7 +4733,7 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\n" +
 	"max_shared\x18\x03 \x01(\x05R\tmaxShared\x12\x1b\n" +
 	"\tmax_depth\x18\x04 \x01(\x05R\bmaxDepth\x123\n" +
-	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\xea\x03\n" +
+	"\asources\x18\x05 \x01(\v2\x19.polgraph.v1.SourceFilterR\asources\"\x99\x04\n" +
 	"\x17FindConnectionsResponse\x12/\n" +
 	"\bentities\x18\x01 \x03(\v2\x13.polgraph.v1.EntityR\bentities\x12F\n" +
 	"\x10shared_neighbors\x18\x02 \x03(\v2\x1b.polgraph.v1.SharedNeighborR\x0fsharedNeighbors\x129\n" +
@@ -4582,7 +4743,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x06routes\x18\x06 \x03(\v2\x12.polgraph.v1.RouteR\x06routes\x12>\n" +
 	"\x10related_entities\x18\a \x03(\v2\x13.polgraph.v1.EntityR\x0frelatedEntities\x126\n" +
 	"\n" +
-	"if_relaxed\x18\b \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\"\xaf\x01\n" +
+	"if_relaxed\x18\b \x03(\v2\x17.polgraph.v1.RelaxationR\tifRelaxed\x12-\n" +
+	"\x05known\x18\t \x01(\v2\x17.polgraph.v1.KnownGraphR\x05known\"\xaf\x01\n" +
 	"\x0eSharedNeighbor\x12+\n" +
 	"\x06entity\x18\x01 \x01(\v2\x13.polgraph.v1.EntityR\x06entity\x12#\n" +
 	"\rinputs_joined\x18\x02 \x01(\x05R\finputsJoined\x12\x1a\n" +
@@ -4670,7 +4832,7 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
@@ -4684,185 +4846,192 @@ var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(*GetRelationRequest)(nil),          // 9: polgraph.v1.GetRelationRequest
 	(*GetRelationResponse)(nil),         // 10: polgraph.v1.GetRelationResponse
 	(*RelationFilter)(nil),              // 11: polgraph.v1.RelationFilter
-	(*FindPathsRequest)(nil),            // 12: polgraph.v1.FindPathsRequest
-	(*SourceFilter)(nil),                // 13: polgraph.v1.SourceFilter
-	(*FindPathsResponse)(nil),           // 14: polgraph.v1.FindPathsResponse
-	(*Relaxation)(nil),                  // 15: polgraph.v1.Relaxation
-	(*Path)(nil),                        // 16: polgraph.v1.Path
-	(*Hop)(nil),                         // 17: polgraph.v1.Hop
-	(*HopRelation)(nil),                 // 18: polgraph.v1.HopRelation
-	(*ExploreNeighborhoodRequest)(nil),  // 19: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 20: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 21: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 22: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 23: polgraph.v1.Truncation
-	(*ListRelationsRequest)(nil),        // 24: polgraph.v1.ListRelationsRequest
-	(*ListRelationsResponse)(nil),       // 25: polgraph.v1.ListRelationsResponse
-	(*GetTimelineRequest)(nil),          // 26: polgraph.v1.GetTimelineRequest
-	(*GetTimelineResponse)(nil),         // 27: polgraph.v1.GetTimelineResponse
-	(*TimelineEntry)(nil),               // 28: polgraph.v1.TimelineEntry
-	(*GetSourceRequest)(nil),            // 29: polgraph.v1.GetSourceRequest
-	(*GetSourceResponse)(nil),           // 30: polgraph.v1.GetSourceResponse
-	(*SourceClaim)(nil),                 // 31: polgraph.v1.SourceClaim
-	(*RelationRef)(nil),                 // 32: polgraph.v1.RelationRef
-	(*ListSourcesRequest)(nil),          // 33: polgraph.v1.ListSourcesRequest
-	(*ListSourcesResponse)(nil),         // 34: polgraph.v1.ListSourcesResponse
-	(*SourceSummary)(nil),               // 35: polgraph.v1.SourceSummary
-	(*GetGraphStatsRequest)(nil),        // 36: polgraph.v1.GetGraphStatsRequest
-	(*GetGraphStatsResponse)(nil),       // 37: polgraph.v1.GetGraphStatsResponse
-	(*EntityKindCount)(nil),             // 38: polgraph.v1.EntityKindCount
-	(*RelationTypeCount)(nil),           // 39: polgraph.v1.RelationTypeCount
-	(*ClaimStatusCount)(nil),            // 40: polgraph.v1.ClaimStatusCount
-	(*SourceKindCount)(nil),             // 41: polgraph.v1.SourceKindCount
-	(*FindConnectionsRequest)(nil),      // 42: polgraph.v1.FindConnectionsRequest
-	(*FindConnectionsResponse)(nil),     // 43: polgraph.v1.FindConnectionsResponse
-	(*SharedNeighbor)(nil),              // 44: polgraph.v1.SharedNeighbor
-	(*NeighborJoin)(nil),                // 45: polgraph.v1.NeighborJoin
-	(*SharedSource)(nil),                // 46: polgraph.v1.SharedSource
-	(*Route)(nil),                       // 47: polgraph.v1.Route
-	(*BatchGetEntitiesRequest)(nil),     // 48: polgraph.v1.BatchGetEntitiesRequest
-	(*BatchGetEntitiesResponse)(nil),    // 49: polgraph.v1.BatchGetEntitiesResponse
-	(*LookupEntitiesRequest)(nil),       // 50: polgraph.v1.LookupEntitiesRequest
-	(*LookupEntitiesResponse)(nil),      // 51: polgraph.v1.LookupEntitiesResponse
-	(*IdentifierMatch)(nil),             // 52: polgraph.v1.IdentifierMatch
-	(*ExportGraphRequest)(nil),          // 53: polgraph.v1.ExportGraphRequest
-	(*ExportGraphResponse)(nil),         // 54: polgraph.v1.ExportGraphResponse
-	(*Entity)(nil),                      // 55: polgraph.v1.Entity
-	(*Change)(nil),                      // 56: polgraph.v1.Change
-	(RelationType)(0),                   // 57: polgraph.v1.RelationType
-	(EntityKind)(0),                     // 58: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 59: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 60: polgraph.v1.ClaimStatus
-	(SourceKind)(0),                     // 61: polgraph.v1.SourceKind
-	(*DateRange)(nil),                   // 62: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 63: polgraph.v1.Verdict
-	(*Source)(nil),                      // 64: polgraph.v1.Source
-	(*timestamppb.Timestamp)(nil),       // 65: google.protobuf.Timestamp
+	(*KnownGraph)(nil),                  // 12: polgraph.v1.KnownGraph
+	(*FindPathsRequest)(nil),            // 13: polgraph.v1.FindPathsRequest
+	(*SourceFilter)(nil),                // 14: polgraph.v1.SourceFilter
+	(*FindPathsResponse)(nil),           // 15: polgraph.v1.FindPathsResponse
+	(*Relaxation)(nil),                  // 16: polgraph.v1.Relaxation
+	(*Path)(nil),                        // 17: polgraph.v1.Path
+	(*Hop)(nil),                         // 18: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 19: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 20: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 21: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 22: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 23: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 24: polgraph.v1.Truncation
+	(*ListRelationsRequest)(nil),        // 25: polgraph.v1.ListRelationsRequest
+	(*ListRelationsResponse)(nil),       // 26: polgraph.v1.ListRelationsResponse
+	(*GetTimelineRequest)(nil),          // 27: polgraph.v1.GetTimelineRequest
+	(*GetTimelineResponse)(nil),         // 28: polgraph.v1.GetTimelineResponse
+	(*TimelineEntry)(nil),               // 29: polgraph.v1.TimelineEntry
+	(*GetSourceRequest)(nil),            // 30: polgraph.v1.GetSourceRequest
+	(*GetSourceResponse)(nil),           // 31: polgraph.v1.GetSourceResponse
+	(*SourceClaim)(nil),                 // 32: polgraph.v1.SourceClaim
+	(*RelationRef)(nil),                 // 33: polgraph.v1.RelationRef
+	(*ListSourcesRequest)(nil),          // 34: polgraph.v1.ListSourcesRequest
+	(*ListSourcesResponse)(nil),         // 35: polgraph.v1.ListSourcesResponse
+	(*SourceSummary)(nil),               // 36: polgraph.v1.SourceSummary
+	(*GetGraphStatsRequest)(nil),        // 37: polgraph.v1.GetGraphStatsRequest
+	(*GetGraphStatsResponse)(nil),       // 38: polgraph.v1.GetGraphStatsResponse
+	(*EntityKindCount)(nil),             // 39: polgraph.v1.EntityKindCount
+	(*RelationTypeCount)(nil),           // 40: polgraph.v1.RelationTypeCount
+	(*ClaimStatusCount)(nil),            // 41: polgraph.v1.ClaimStatusCount
+	(*SourceKindCount)(nil),             // 42: polgraph.v1.SourceKindCount
+	(*FindConnectionsRequest)(nil),      // 43: polgraph.v1.FindConnectionsRequest
+	(*FindConnectionsResponse)(nil),     // 44: polgraph.v1.FindConnectionsResponse
+	(*SharedNeighbor)(nil),              // 45: polgraph.v1.SharedNeighbor
+	(*NeighborJoin)(nil),                // 46: polgraph.v1.NeighborJoin
+	(*SharedSource)(nil),                // 47: polgraph.v1.SharedSource
+	(*Route)(nil),                       // 48: polgraph.v1.Route
+	(*BatchGetEntitiesRequest)(nil),     // 49: polgraph.v1.BatchGetEntitiesRequest
+	(*BatchGetEntitiesResponse)(nil),    // 50: polgraph.v1.BatchGetEntitiesResponse
+	(*LookupEntitiesRequest)(nil),       // 51: polgraph.v1.LookupEntitiesRequest
+	(*LookupEntitiesResponse)(nil),      // 52: polgraph.v1.LookupEntitiesResponse
+	(*IdentifierMatch)(nil),             // 53: polgraph.v1.IdentifierMatch
+	(*ExportGraphRequest)(nil),          // 54: polgraph.v1.ExportGraphRequest
+	(*ExportGraphResponse)(nil),         // 55: polgraph.v1.ExportGraphResponse
+	(*Entity)(nil),                      // 56: polgraph.v1.Entity
+	(*Change)(nil),                      // 57: polgraph.v1.Change
+	(RelationType)(0),                   // 58: polgraph.v1.RelationType
+	(EntityKind)(0),                     // 59: polgraph.v1.EntityKind
+	(*Relation)(nil),                    // 60: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 61: polgraph.v1.ClaimStatus
+	(SourceKind)(0),                     // 62: polgraph.v1.SourceKind
+	(*DateRange)(nil),                   // 63: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 64: polgraph.v1.Verdict
+	(*Source)(nil),                      // 65: polgraph.v1.Source
+	(*timestamppb.Timestamp)(nil),       // 66: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
 	11,  // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	55,  // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	56,  // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
 	5,   // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	56,  // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	57,  // 4: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	58,  // 5: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	8,   // 6: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	55,  // 7: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	59,  // 8: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	55,  // 9: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	56,  // 10: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	57,  // 11: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	57,  // 12: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	60,  // 13: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	0,   // 14: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
-	11,  // 15: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	13,  // 16: polgraph.v1.FindPathsRequest.sources:type_name -> polgraph.v1.SourceFilter
-	61,  // 17: polgraph.v1.SourceFilter.kinds:type_name -> polgraph.v1.SourceKind
-	16,  // 18: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	55,  // 19: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	15,  // 20: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	17,  // 21: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	62,  // 22: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	59,  // 23: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	18,  // 24: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	63,  // 25: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	59,  // 26: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	11,  // 27: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	13,  // 28: polgraph.v1.ExploreNeighborhoodRequest.sources:type_name -> polgraph.v1.SourceFilter
-	55,  // 29: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	21,  // 30: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	22,  // 31: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	23,  // 32: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	15,  // 33: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	55,  // 34: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	57,  // 35: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	60,  // 36: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	63,  // 37: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	5,   // 38: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	11,  // 39: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	1,   // 40: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	13,  // 41: polgraph.v1.ListRelationsRequest.sources:type_name -> polgraph.v1.SourceFilter
-	55,  // 42: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	59,  // 43: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	55,  // 44: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	11,  // 45: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	13,  // 46: polgraph.v1.GetTimelineRequest.sources:type_name -> polgraph.v1.SourceFilter
-	55,  // 47: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	28,  // 48: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	59,  // 49: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	55,  // 50: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	2,   // 51: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	62,  // 52: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	59,  // 53: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	64,  // 54: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	31,  // 55: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	55,  // 56: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	60,  // 57: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	32,  // 58: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	57,  // 59: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	61,  // 60: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	35,  // 61: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	64,  // 62: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	38,  // 63: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	39,  // 64: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	40,  // 65: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	41,  // 66: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	65,  // 67: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	58,  // 68: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	57,  // 69: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	60,  // 70: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	61,  // 71: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11,  // 72: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	13,  // 73: polgraph.v1.FindConnectionsRequest.sources:type_name -> polgraph.v1.SourceFilter
-	55,  // 74: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	44,  // 75: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	46,  // 76: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	47,  // 77: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	55,  // 78: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	15,  // 79: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	55,  // 80: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	45,  // 81: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	22,  // 82: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	64,  // 83: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	31,  // 84: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	16,  // 85: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	55,  // 86: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	52,  // 87: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	55,  // 88: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11,  // 89: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,   // 90: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,   // 91: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	48,  // 92: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	50,  // 93: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,   // 94: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	12,  // 95: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	53,  // 96: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	19,  // 97: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	24,  // 98: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	26,  // 99: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	29,  // 100: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	33,  // 101: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	36,  // 102: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	42,  // 103: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,   // 104: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,   // 105: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	49,  // 106: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	51,  // 107: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10,  // 108: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	14,  // 109: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	54,  // 110: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	20,  // 111: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	25,  // 112: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	27,  // 113: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	30,  // 114: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	34,  // 115: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	37,  // 116: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	43,  // 117: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	104, // [104:118] is the sub-list for method output_type
-	90,  // [90:104] is the sub-list for method input_type
-	90,  // [90:90] is the sub-list for extension type_name
-	90,  // [90:90] is the sub-list for extension extendee
-	0,   // [0:90] is the sub-list for field type_name
+	57,  // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	12,  // 4: polgraph.v1.GetEntityResponse.known:type_name -> polgraph.v1.KnownGraph
+	58,  // 5: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	59,  // 6: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	8,   // 7: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	56,  // 8: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	60,  // 9: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	56,  // 10: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	57,  // 11: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	58,  // 12: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	58,  // 13: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	61,  // 14: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,   // 15: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	11,  // 16: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	14,  // 17: polgraph.v1.FindPathsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	62,  // 18: polgraph.v1.SourceFilter.kinds:type_name -> polgraph.v1.SourceKind
+	17,  // 19: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	56,  // 20: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	16,  // 21: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	12,  // 22: polgraph.v1.FindPathsResponse.known:type_name -> polgraph.v1.KnownGraph
+	18,  // 23: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	63,  // 24: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	60,  // 25: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	19,  // 26: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	64,  // 27: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	60,  // 28: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	11,  // 29: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	14,  // 30: polgraph.v1.ExploreNeighborhoodRequest.sources:type_name -> polgraph.v1.SourceFilter
+	56,  // 31: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	22,  // 32: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	23,  // 33: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	24,  // 34: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	16,  // 35: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	12,  // 36: polgraph.v1.ExploreNeighborhoodResponse.known:type_name -> polgraph.v1.KnownGraph
+	56,  // 37: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	58,  // 38: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	61,  // 39: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	64,  // 40: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	5,   // 41: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	11,  // 42: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,   // 43: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	14,  // 44: polgraph.v1.ListRelationsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	56,  // 45: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	60,  // 46: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	56,  // 47: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	12,  // 48: polgraph.v1.ListRelationsResponse.known:type_name -> polgraph.v1.KnownGraph
+	11,  // 49: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	14,  // 50: polgraph.v1.GetTimelineRequest.sources:type_name -> polgraph.v1.SourceFilter
+	56,  // 51: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	29,  // 52: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	60,  // 53: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	56,  // 54: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	12,  // 55: polgraph.v1.GetTimelineResponse.known:type_name -> polgraph.v1.KnownGraph
+	2,   // 56: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	63,  // 57: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	60,  // 58: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	65,  // 59: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	32,  // 60: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	56,  // 61: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	61,  // 62: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	33,  // 63: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	58,  // 64: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	62,  // 65: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	36,  // 66: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	65,  // 67: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	39,  // 68: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	40,  // 69: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	41,  // 70: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	42,  // 71: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	66,  // 72: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	59,  // 73: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	58,  // 74: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	61,  // 75: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	62,  // 76: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	11,  // 77: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	14,  // 78: polgraph.v1.FindConnectionsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	56,  // 79: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	45,  // 80: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	47,  // 81: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	48,  // 82: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	56,  // 83: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	16,  // 84: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	12,  // 85: polgraph.v1.FindConnectionsResponse.known:type_name -> polgraph.v1.KnownGraph
+	56,  // 86: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	46,  // 87: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	23,  // 88: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	65,  // 89: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	32,  // 90: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	17,  // 91: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	56,  // 92: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	53,  // 93: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	56,  // 94: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	11,  // 95: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	3,   // 96: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	6,   // 97: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	49,  // 98: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	51,  // 99: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	9,   // 100: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	13,  // 101: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	54,  // 102: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	20,  // 103: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	25,  // 104: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	27,  // 105: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	30,  // 106: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	34,  // 107: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	37,  // 108: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	43,  // 109: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	4,   // 110: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	7,   // 111: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	50,  // 112: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	52,  // 113: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	10,  // 114: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	15,  // 115: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	55,  // 116: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	21,  // 117: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	26,  // 118: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	28,  // 119: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	31,  // 120: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	35,  // 121: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	38,  // 122: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	44,  // 123: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	110, // [110:124] is the sub-list for method output_type
+	96,  // [96:110] is the sub-list for method input_type
+	96,  // [96:96] is the sub-list for extension type_name
+	96,  // [96:96] is the sub-list for extension extendee
+	0,   // [0:96] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -4877,7 +5046,7 @@ func file_polgraph_v1_graph_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   52,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

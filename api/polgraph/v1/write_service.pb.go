@@ -223,8 +223,11 @@ type EntityRecord struct {
 	Images []*WebLink `protobuf:"bytes,12,rep,name=images,proto3" json:"images,omitempty"`
 	// Ways to reach it.
 	ContactDetails []*ContactDetail `protobuf:"bytes,13,rep,name=contact_details,json=contactDetails,proto3" json:"contact_details,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Where valid_from and valid_to come from, with a citation: "public record: registered on 1 May 2018
+	// (Electoral Commission)". At most 500 bytes; only with a date.
+	DatesFrom     string `protobuf:"bytes,14,opt,name=dates_from,json=datesFrom,proto3" json:"dates_from,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EntityRecord) Reset() {
@@ -346,6 +349,13 @@ func (x *EntityRecord) GetContactDetails() []*ContactDetail {
 		return x.ContactDetails
 	}
 	return nil
+}
+
+func (x *EntityRecord) GetDatesFrom() string {
+	if x != nil {
+		return x.DatesFrom
+	}
+	return ""
 }
 
 // ClaimRecord is a claim in the dataset format's fields.
@@ -474,7 +484,10 @@ type RelationRecord struct {
 	Claims []*ClaimRecord `protobuf:"bytes,10,rep,name=claims,proto3" json:"claims,omitempty"`
 	// The legislative period (an organisation) a membership or office belongs to; with no key, it names
 	// the relation apart from the pair's other terms, and an undated relation holds during it.
-	Term          string `protobuf:"bytes,11,opt,name=term,proto3" json:"term,omitempty"`
+	Term string `protobuf:"bytes,11,opt,name=term,proto3" json:"term,omitempty"`
+	// Where the dates come from when the claims' excerpts do not give them, with a citation. At most 500
+	// bytes; only on a dated relation.
+	DatesFrom     string `protobuf:"bytes,12,opt,name=dates_from,json=datesFrom,proto3" json:"dates_from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -582,6 +595,13 @@ func (x *RelationRecord) GetClaims() []*ClaimRecord {
 func (x *RelationRecord) GetTerm() string {
 	if x != nil {
 		return x.Term
+	}
+	return ""
+}
+
+func (x *RelationRecord) GetDatesFrom() string {
+	if x != nil {
+		return x.DatesFrom
 	}
 	return ""
 }
@@ -2149,7 +2169,7 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\tpublished\x18\x06 \x01(\tR\tpublished\x12\x10\n" +
 	"\x03url\x18\a \x01(\tR\x03url\x12\x1c\n" +
 	"\tretrieved\x18\b \x01(\tR\tretrieved\x12\x18\n" +
-	"\alicence\x18\t \x01(\tR\alicence\"\xbe\x04\n" +
+	"\alicence\x18\t \x01(\tR\alicence\"\xdd\x04\n" +
 	"\fEntityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x18\n" +
@@ -2167,7 +2187,9 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	" \x01(\tR\x06gender\x12*\n" +
 	"\x05links\x18\v \x03(\v2\x14.polgraph.v1.WebLinkR\x05links\x12,\n" +
 	"\x06images\x18\f \x03(\v2\x14.polgraph.v1.WebLinkR\x06images\x12C\n" +
-	"\x0fcontact_details\x18\r \x03(\v2\x1a.polgraph.v1.ContactDetailR\x0econtactDetails\x1a>\n" +
+	"\x0fcontact_details\x18\r \x03(\v2\x1a.polgraph.v1.ContactDetailR\x0econtactDetails\x12\x1d\n" +
+	"\n" +
+	"dates_from\x18\x0e \x01(\tR\tdatesFrom\x1a>\n" +
 	"\x10IdentifiersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd3\x01\n" +
@@ -2181,7 +2203,7 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\asaid_by\x18\x05 \x01(\tR\x06saidBy\x12\x10\n" +
 	"\x03key\x18\x06 \x01(\tR\x03key\x12\x1b\n" +
 	"\trecord_id\x18\a \x01(\tR\brecordIdB\r\n" +
-	"\v_confidence\"\x94\x02\n" +
+	"\v_confidence\"\xb3\x02\n" +
 	"\x0eRelationRecord\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\tR\x04from\x12\x0e\n" +
@@ -2195,7 +2217,9 @@ const file_polgraph_v1_write_service_proto_rawDesc = "" +
 	"\x04date\x18\t \x01(\tR\x04date\x120\n" +
 	"\x06claims\x18\n" +
 	" \x03(\v2\x18.polgraph.v1.ClaimRecordR\x06claims\x12\x12\n" +
-	"\x04term\x18\v \x01(\tR\x04term\"j\n" +
+	"\x04term\x18\v \x01(\tR\x04term\x12\x1d\n" +
+	"\n" +
+	"dates_from\x18\f \x01(\tR\tdatesFrom\"j\n" +
 	"\x14UpsertSourcesRequest\x123\n" +
 	"\asources\x18\x01 \x03(\v2\x19.polgraph.v1.SourceRecordR\asources\x12\x1d\n" +
 	"\n" +

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file polgraph/v1/graph_service.proto.
  */
 export const file_polgraph_v1_graph_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJjChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMaGlzdG9yeV9zaXplGAMgASgFIqwBChFHZXRFbnRpdHlSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSMwoPcmVsYXRpb25fY291bnRzGAIgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCSJtCg1SZWxhdGlvbkNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSEAoIb3V0Z29pbmcYAiABKAgSDQoFY291bnQYAyABKAUSEgoKdW5kaXJlY3RlZBgEIAEoCCJ1ChVTZWFyY2hFbnRpdGllc1JlcXVlc3QSDQoFcXVlcnkYASABKAkSJgoFa2luZHMYAiADKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KFlNlYXJjaEVudGl0aWVzUmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLnBvbGdyYXBoLnYxLlNlYXJjaFJlc3VsdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZAoMU2VhcmNoUmVzdWx0EiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIPCgdtYXRjaGVkGAIgASgJEg0KBXNjb3JlGAMgASgBEg8KB3N1bW1hcnkYBCABKAkiOAoSR2V0UmVsYXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSFAoMaGlzdG9yeV9zaXplGAIgASgFIqQBChNHZXRSZWxhdGlvblJlc3BvbnNlEicKCHJlbGF0aW9uGAEgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SJQoIZW50aXRpZXMYAiADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSJAoHaGlzdG9yeRgDIAMoCzITLnBvbGdyYXBoLnYxLkNoYW5nZRIXCg9yZWRpcmVjdGVkX2Zyb20YBCABKAki9AEKDlJlbGF0aW9uRmlsdGVyEjAKDWluY2x1ZGVfdHlwZXMYASADKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSMAoNZXhjbHVkZV90eXBlcxgCIAMoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRINCgVhc19vZhgDIAEoCRIWCg5taW5fY29uZmlkZW5jZRgEIAEoARIqCghzdGF0dXNlcxgFIAMoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEisKB3VuZGF0ZWQYBiABKA4yGi5wb2xncmFwaC52MS5VbmRhdGVkUG9saWN5IvkBChBGaW5kUGF0aHNSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSEQoJbWF4X3BhdGhzGAMgASgFEhEKCW1heF9kZXB0aBgEIAEoBRIQCghkaXJlY3RlZBgFIAEoCBIrCgZmaWx0ZXIYBiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchITCgtjb190ZW1wb3JhbBgHIAEoCBISCgpmb2xsb3dfdmlhGAggASgIEioKB3NvdXJjZXMYCSABKAsyGS5wb2xncmFwaC52MS5Tb3VyY2VGaWx0ZXISEQoJbG9uZ2VyX2J5GAogASgFImsKDFNvdXJjZUZpbHRlchImCgVraW5kcxgBIAMoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDwoHb3V0bGV0cxgCIAMoCRINCgVuYW1lcxgDIAMoCRITCgttaW5fb3V0bGV0cxgEIAEoBSKyAQoRRmluZFBhdGhzUmVzcG9uc2USIAoFcGF0aHMYASADKAsyES5wb2xncmFwaC52MS5QYXRoEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKCmlmX3JlbGF4ZWQYAyADKAsyFy5wb2xncmFwaC52MS5SZWxheGF0aW9uEg8KB25vX3BhdGgYBCABKAkSFgoOcmFua2luZ19jYXBwZWQYBSABKAgiLQoKUmVsYXhhdGlvbhIOCgZjaGFuZ2UYASABKAkSDwoHcmVzdWx0cxgCIAEoBSKUAQoEUGF0aBIQCghlbnRpdGllcxgBIAMoCRIeCgRob3BzGAIgAygLMhAucG9sZ3JhcGgudjEuSG9wEiYKBmR1cmluZxgDIAMoCzIWLnBvbGdyYXBoLnYxLkRhdGVSYW5nZRINCgVzY29yZRgEIAEoARIOCgZyZWFzb24YBSABKAkSEwoLd2Vha2VzdF9ob3AYBiABKAUipwEKA0hvcBInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSKgoIcGFyYWxsZWwYAyADKAsyGC5wb2xncmFwaC52MS5Ib3BSZWxhdGlvbhIlCgd2ZXJkaWN0GAQgASgLMhQucG9sZ3JhcGgudjEuVmVyZGljdBITCgt0aHJvdWdoX3ZpYRgFIAEoCCJcCgtIb3BSZWxhdGlvbhInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEg8KB2ZvcndhcmQYAiABKAgSEwoLdGhyb3VnaF92aWEYAyABKAgimgIKGkV4cGxvcmVOZWlnaGJvcmhvb2RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZGVwdGgYAiABKAUSKwoGZmlsdGVyGAMgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMbWF4X3Blcl9ub2RlGAQgASgFEhEKCW1heF9ub2RlcxgFIAEoBRIRCgltYXhfZWRnZXMYCSABKAUSDwoHZXhjbHVkZRgGIAMoCRIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRISCgpmb2xsb3dfdmlhGAogASgIEioKB3NvdXJjZXMYCyABKAsyGS5wb2xncmFwaC52MS5Tb3VyY2VGaWx0ZXIixgIKG0V4cGxvcmVOZWlnaGJvcmhvb2RSZXNwb25zZRIjCgZjZW50ZXIYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSLAoFbm9kZXMYAiADKAsyHS5wb2xncmFwaC52MS5OZWlnaGJvcmhvb2ROb2RlEiAKBWVkZ2VzGAMgAygLMhEucG9sZ3JhcGgudjEuRWRnZRIqCgl0cnVuY2F0ZWQYBCADKAsyFy5wb2xncmFwaC52MS5UcnVuY2F0aW9uEhcKD25leHRfcGFnZV90b2tlbhgFIAEoCRITCgt0b3RhbF9ub2RlcxgGIAEoBRITCgt0b3RhbF9lZGdlcxgHIAEoBRIWCg5lZGdlc19sZWZ0X291dBgIIAEoBRIrCgppZl9yZWxheGVkGAkgAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbiJhChBOZWlnaGJvcmhvb2ROb2RlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIQCghkaXN0YW5jZRgCIAEoBRIWCg5yZWxhdGlvbl9jb3VudBgDIAEoBSLgAgoERWRnZRIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgSDAoEcm9sZRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEwoLY2xhaW1fY291bnQYCiABKAUSKgoIc3RhdHVzZXMYCyADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAwgASgBEg8KB3VuZGF0ZWQYDSABKAgSJQoHdmVyZGljdBgOIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QSEwoLdGhyb3VnaF92aWEYDyABKAgSEAoIcmVsYXRpb24YECABKAkiiwEKClRydW5jYXRpb24SDgoGZW50aXR5GAEgASgJEhAKCGxlZnRfb3V0GAIgASgFEisKB2J5X3R5cGUYAyADKAsyGi5wb2xncmFwaC52MS5SZWxhdGlvbkNvdW50EhoKEnJlbGF0aW9uc19sZWZ0X291dBgEIAEoBRISCgp1bmV4cGFuZGVkGAUgASgIItkBChRMaXN0UmVsYXRpb25zUmVxdWVzdBIOCgZlbnRpdHkYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISMQoJZGlyZWN0aW9uGAMgASgOMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25EaXJlY3Rpb24SEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkSKgoHc291cmNlcxgGIAEoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZUZpbHRlciLCAQoVTGlzdFJlbGF0aW9uc1Jlc3BvbnNlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIoCglyZWxhdGlvbnMYAiADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAyABKAkSEgoKdG90YWxfc2l6ZRgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IqQBChJHZXRUaW1lbGluZVJlcXVlc3QSDgoGZW50aXR5GAEgASgJEisKBmZpbHRlchgCIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEioKB3NvdXJjZXMYBSABKAsyGS5wb2xncmFwaC52MS5Tb3VyY2VGaWx0ZXIilwIKE0dldFRpbWVsaW5lUmVzcG9uc2USIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKB2VudHJpZXMYAiADKAsyGi5wb2xncmFwaC52MS5UaW1lbGluZUVudHJ5EiYKB3VuZGF0ZWQYAyADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YBCABKAkSEgoKdG90YWxfc2l6ZRgFIAEoBRITCgt0b3RhbF9kYXRlZBgGIAEoBRIVCg10b3RhbF91bmRhdGVkGAcgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYCCADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkijgEKDVRpbWVsaW5lRW50cnkSLAoEa2luZBgBIAEoDjIeLnBvbGdyYXBoLnYxLlRpbWVsaW5lRW50cnlLaW5kEiYKBnBlcmlvZBgCIAEoCzIWLnBvbGdyYXBoLnYxLkRhdGVSYW5nZRInCghyZWxhdGlvbhgDIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uIkcKEEdldFNvdXJjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSK/AQoRR2V0U291cmNlUmVzcG9uc2USIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEigKBmNsYWltcxgCIAMoCzIYLnBvbGdyYXBoLnYxLlNvdXJjZUNsYWltEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRITCgtjbGFpbV9jb3VudBgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5IqcBCgtTb3VyY2VDbGFpbRIMCgRuYW1lGAEgASgJEigKBnN0YXR1cxgCIAEoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEhIKCmNvbmZpZGVuY2UYAyABKAESDwoHZXhjZXJwdBgEIAEoCRIPCgdzYWlkX2J5GAUgASgJEioKCHJlbGF0aW9uGAYgASgLMhgucG9sZ3JhcGgudjEuUmVsYXRpb25SZWYicQoLUmVsYXRpb25SZWYSDAoEbmFtZRgBIAEoCRInCgR0eXBlGAIgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkSEQoJc3ltbWV0cmljGAUgASgIInIKEkxpc3RTb3VyY2VzUmVxdWVzdBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBIOCgZvdXRsZXQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkibwoTTGlzdFNvdXJjZXNSZXNwb25zZRIrCgdzb3VyY2VzGAEgAygLMhoucG9sZ3JhcGgudjEuU291cmNlU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJJCg1Tb3VyY2VTdW1tYXJ5EiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRITCgtjbGFpbV9jb3VudBgCIAEoBSIWChRHZXRHcmFwaFN0YXRzUmVxdWVzdCKBAwoVR2V0R3JhcGhTdGF0c1Jlc3BvbnNlEhAKCGVudGl0aWVzGAEgASgFEhEKCXJlbGF0aW9ucxgCIAEoBRIOCgZjbGFpbXMYAyABKAUSDwoHc291cmNlcxgEIAEoBRI2ChBlbnRpdGllc19ieV9raW5kGAUgAygLMhwucG9sZ3JhcGgudjEuRW50aXR5S2luZENvdW50EjkKEXJlbGF0aW9uc19ieV90eXBlGAYgAygLMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlQ291bnQSNwoQY2xhaW1zX2J5X3N0YXR1cxgHIAMoCzIdLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzQ291bnQSNQoPc291cmNlc19ieV9raW5kGAggAygLMhwucG9sZ3JhcGgudjEuU291cmNlS2luZENvdW50Eg8KB3ZlcnNpb24YCSABKAMSLgoKd3JpdHRlbl9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRwoPRW50aXR5S2luZENvdW50EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5FbnRpdHlLaW5kEg0KBWNvdW50GAIgASgFIksKEVJlbGF0aW9uVHlwZUNvdW50EicKBHR5cGUYASABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFY291bnQYAiABKAUiSwoQQ2xhaW1TdGF0dXNDb3VudBIoCgZzdGF0dXMYASABKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxINCgVjb3VudBgCIAEoBSJHCg9Tb3VyY2VLaW5kQ291bnQSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLlNvdXJjZUtpbmQSDQoFY291bnQYAiABKAUiqgEKFkZpbmRDb25uZWN0aW9uc1JlcXVlc3QSEAoIZW50aXRpZXMYASADKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEgoKbWF4X3NoYXJlZBgDIAEoBRIRCgltYXhfZGVwdGgYBCABKAUSKgoHc291cmNlcxgFIAEoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZUZpbHRlciLuAgoXRmluZENvbm5lY3Rpb25zUmVzcG9uc2USJQoIZW50aXRpZXMYASADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSNQoQc2hhcmVkX25laWdoYm9ycxgCIAMoCzIbLnBvbGdyYXBoLnYxLlNoYXJlZE5laWdoYm9yEiEKGXNoYXJlZF9uZWlnaGJvcnNfbGVmdF9vdXQYAyABKAUSMQoOc2hhcmVkX3NvdXJjZXMYBCADKAsyGS5wb2xncmFwaC52MS5TaGFyZWRTb3VyY2USHwoXc2hhcmVkX3NvdXJjZXNfbGVmdF9vdXQYBSABKAUSIgoGcm91dGVzGAYgAygLMhIucG9sZ3JhcGgudjEuUm91dGUSLQoQcmVsYXRlZF9lbnRpdGllcxgHIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIrCgppZl9yZWxheGVkGAggAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbiKIAQoOU2hhcmVkTmVpZ2hib3ISIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EhUKDWlucHV0c19qb2luZWQYAiABKAUSEAoIc3RyZW5ndGgYAyABKAESKAoFam9pbnMYBCADKAsyGS5wb2xncmFwaC52MS5OZWlnaGJvckpvaW4iQwoMTmVpZ2hib3JKb2luEg0KBWlucHV0GAEgASgJEiQKCXJlbGF0aW9ucxgCIAMoCzIRLnBvbGdyYXBoLnYxLkVkZ2UibQoMU2hhcmVkU291cmNlEiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIOCgZpbnB1dHMYAiADKAkSKAoGY2xhaW1zGAMgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0iVQoFUm91dGUSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIRCgljb25uZWN0ZWQYAyABKAgSHwoEcGF0aBgEIAEoCzIRLnBvbGdyYXBoLnYxLlBhdGgiKAoXQmF0Y2hHZXRFbnRpdGllc1JlcXVlc3QSDQoFbmFtZXMYASADKAkiUgoYQmF0Y2hHZXRFbnRpdGllc1Jlc3BvbnNlEiUKCGVudGl0aWVzGAEgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5Eg8KB21pc3NpbmcYAiADKAkiNwoVTG9va3VwRW50aXRpZXNSZXF1ZXN0Eg4KBnNjaGVtZRgBIAEoCRIOCgZ2YWx1ZXMYAiADKAkiRwoWTG9va3VwRW50aXRpZXNSZXNwb25zZRItCgdtYXRjaGVzGAEgAygLMhwucG9sZ3JhcGgudjEuSWRlbnRpZmllck1hdGNoIkcKD0lkZW50aWZpZXJNYXRjaBINCgV2YWx1ZRgBIAEoCRIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSLEAQoSRXhwb3J0R3JhcGhSZXF1ZXN0Eg4KBmZvcm1hdBgBIAEoCRIOCgZjZW50ZXIYAiABKAkSDQoFZGVwdGgYAyABKAUSDAoEZnJvbRgEIAEoCRIKCgJ0bxgFIAEoCRIRCgltYXhfcGF0aHMYBiABKAUSEQoJbWF4X2RlcHRoGAcgASgFEisKBmZpbHRlchgIIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhIKCmZvbGxvd192aWEYCSABKAgiNwoTRXhwb3J0R3JhcGhSZXNwb25zZRIMCgRkYXRhGAEgASgMEhIKCm1lZGlhX3R5cGUYAiABKAkqZwoNVW5kYXRlZFBvbGljeRIeChpVTkRBVEVEX1BPTElDWV9VTlNQRUNJRklFRBAAEhoKFlVOREFURURfUE9MSUNZX0lOQ0xVREUQARIaChZVTkRBVEVEX1BPTElDWV9FWENMVURFEAIqlQEKEVJlbGF0aW9uRGlyZWN0aW9uEiIKHlJFTEFUSU9OX0RJUkVDVElPTl9VTlNQRUNJRklFRBAAEhoKFlJFTEFUSU9OX0RJUkVDVElPTl9BTlkQARIfChtSRUxBVElPTl9ESVJFQ1RJT05fT1VUR09JTkcQAhIfChtSRUxBVElPTl9ESVJFQ1RJT05fSU5DT01JTkcQAyp2ChFUaW1lbGluZUVudHJ5S2luZBIjCh9USU1FTElORV9FTlRSWV9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZVElNRUxJTkVfRU5UUllfS0lORF9FVkVOVBABEh0KGVRJTUVMSU5FX0VOVFJZX0tJTkRfU1RBVEUQAjLLCQoMR3JhcGhTZXJ2aWNlEkoKCUdldEVudGl0eRIdLnBvbGdyYXBoLnYxLkdldEVudGl0eVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRFbnRpdHlSZXNwb25zZRJZCg5TZWFyY2hFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVzcG9uc2USXwoQQmF0Y2hHZXRFbnRpdGllcxIkLnBvbGdyYXBoLnYxLkJhdGNoR2V0RW50aXRpZXNSZXF1ZXN0GiUucG9sZ3JhcGgudjEuQmF0Y2hHZXRFbnRpdGllc1Jlc3BvbnNlElkKDkxvb2t1cEVudGl0aWVzEiIucG9sZ3JhcGgudjEuTG9va3VwRW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuTG9va3VwRW50aXRpZXNSZXNwb25zZRJQCgtHZXRSZWxhdGlvbhIfLnBvbGdyYXBoLnYxLkdldFJlbGF0aW9uUmVxdWVzdBogLnBvbGdyYXBoLnYxLkdldFJlbGF0aW9uUmVzcG9uc2USSgoJRmluZFBhdGhzEh0ucG9sZ3JhcGgudjEuRmluZFBhdGhzUmVxdWVzdBoeLnBvbGdyYXBoLnYxLkZpbmRQYXRoc1Jlc3BvbnNlElIKC0V4cG9ydEdyYXBoEh8ucG9sZ3JhcGgudjEuRXhwb3J0R3JhcGhSZXF1ZXN0GiAucG9sZ3JhcGgudjEuRXhwb3J0R3JhcGhSZXNwb25zZTABEmgKE0V4cGxvcmVOZWlnaGJvcmhvb2QSJy5wb2xncmFwaC52MS5FeHBsb3JlTmVpZ2hib3Job29kUmVxdWVzdBooLnBvbGdyYXBoLnYxLkV4cGxvcmVOZWlnaGJvcmhvb2RSZXNwb25zZRJWCg1MaXN0UmVsYXRpb25zEiEucG9sZ3JhcGgudjEuTGlzdFJlbGF0aW9uc1JlcXVlc3QaIi5wb2xncmFwaC52MS5MaXN0UmVsYXRpb25zUmVzcG9uc2USUAoLR2V0VGltZWxpbmUSHy5wb2xncmFwaC52MS5HZXRUaW1lbGluZVJlcXVlc3QaIC5wb2xncmFwaC52MS5HZXRUaW1lbGluZVJlc3BvbnNlEkoKCUdldFNvdXJjZRIdLnBvbGdyYXBoLnYxLkdldFNvdXJjZVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRTb3VyY2VSZXNwb25zZRJQCgtMaXN0U291cmNlcxIfLnBvbGdyYXBoLnYxLkxpc3RTb3VyY2VzUmVxdWVzdBogLnBvbGdyYXBoLnYxLkxpc3RTb3VyY2VzUmVzcG9uc2USVgoNR2V0R3JhcGhTdGF0cxIhLnBvbGdyYXBoLnYxLkdldEdyYXBoU3RhdHNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuR2V0R3JhcGhTdGF0c1Jlc3BvbnNlElwKD0ZpbmRDb25uZWN0aW9ucxIjLnBvbGdyYXBoLnYxLkZpbmRDb25uZWN0aW9uc1JlcXVlc3QaJC5wb2xncmFwaC52MS5GaW5kQ29ubmVjdGlvbnNSZXNwb25zZUI5WjdnaXRodWIuY29tL3BvbGdyYXBoL3BvbGdyYXBoL2FwaS9wb2xncmFwaC92MTtwb2xncmFwaHYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
+  fileDesc("Ch9wb2xncmFwaC92MS9ncmFwaF9zZXJ2aWNlLnByb3RvEgtwb2xncmFwaC52MSJjChBHZXRFbnRpdHlSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISFAoMaGlzdG9yeV9zaXplGAMgASgFItQBChFHZXRFbnRpdHlSZXNwb25zZRIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSMwoPcmVsYXRpb25fY291bnRzGAIgAygLMhoucG9sZ3JhcGgudjEuUmVsYXRpb25Db3VudBIkCgdoaXN0b3J5GAMgAygLMhMucG9sZ3JhcGgudjEuQ2hhbmdlEhcKD3JlZGlyZWN0ZWRfZnJvbRgEIAEoCRImCgVrbm93bhgFIAEoCzIXLnBvbGdyYXBoLnYxLktub3duR3JhcGgibQoNUmVsYXRpb25Db3VudBInCgR0eXBlGAEgASgOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEhAKCG91dGdvaW5nGAIgASgIEg0KBWNvdW50GAMgASgFEhIKCnVuZGlyZWN0ZWQYBCABKAgidQoVU2VhcmNoRW50aXRpZXNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEiYKBWtpbmRzGAIgAygOMhcucG9sZ3JhcGgudjEuRW50aXR5S2luZBIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJdChZTZWFyY2hFbnRpdGllc1Jlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5wb2xncmFwaC52MS5TZWFyY2hSZXN1bHQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImQKDFNlYXJjaFJlc3VsdBIjCgZlbnRpdHkYASABKAsyEy5wb2xncmFwaC52MS5FbnRpdHkSDwoHbWF0Y2hlZBgCIAEoCRINCgVzY29yZRgDIAEoARIPCgdzdW1tYXJ5GAQgASgJIjgKEkdldFJlbGF0aW9uUmVxdWVzdBIMCgRuYW1lGAEgASgJEhQKDGhpc3Rvcnlfc2l6ZRgCIAEoBSKkAQoTR2V0UmVsYXRpb25SZXNwb25zZRInCghyZWxhdGlvbhgBIAEoCzIVLnBvbGdyYXBoLnYxLlJlbGF0aW9uEiUKCGVudGl0aWVzGAIgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EiQKB2hpc3RvcnkYAyADKAsyEy5wb2xncmFwaC52MS5DaGFuZ2USFwoPcmVkaXJlY3RlZF9mcm9tGAQgASgJIoYCCg5SZWxhdGlvbkZpbHRlchIwCg1pbmNsdWRlX3R5cGVzGAEgAygOMhkucG9sZ3JhcGgudjEuUmVsYXRpb25UeXBlEjAKDWV4Y2x1ZGVfdHlwZXMYAiADKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDQoFYXNfb2YYAyABKAkSFgoObWluX2NvbmZpZGVuY2UYBCABKAESKgoIc3RhdHVzZXMYBSADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxIrCgd1bmRhdGVkGAYgASgOMhoucG9sZ3JhcGgudjEuVW5kYXRlZFBvbGljeRIQCghrbm93bl9vbhgHIAEoCSJhCgpLbm93bkdyYXBoEhAKCGtub3duX29uGAEgASgJEg8KB3Rocm91Z2gYAiABKAkSDwoHY2hhbmdlcxgDIAEoBRIOCgZ1bmRvbmUYBCABKAUSDwoHdmVyc2lvbhgFIAEoAyL5AQoQRmluZFBhdGhzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEhEKCW1heF9wYXRocxgDIAEoBRIRCgltYXhfZGVwdGgYBCABKAUSEAoIZGlyZWN0ZWQYBSABKAgSKwoGZmlsdGVyGAYgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISEwoLY29fdGVtcG9yYWwYByABKAgSEgoKZm9sbG93X3ZpYRgIIAEoCBIqCgdzb3VyY2VzGAkgASgLMhkucG9sZ3JhcGgudjEuU291cmNlRmlsdGVyEhEKCWxvbmdlcl9ieRgKIAEoBSJrCgxTb3VyY2VGaWx0ZXISJgoFa2luZHMYASADKA4yFy5wb2xncmFwaC52MS5Tb3VyY2VLaW5kEg8KB291dGxldHMYAiADKAkSDQoFbmFtZXMYAyADKAkSEwoLbWluX291dGxldHMYBCABKAUi2gEKEUZpbmRQYXRoc1Jlc3BvbnNlEiAKBXBhdGhzGAEgAygLMhEucG9sZ3JhcGgudjEuUGF0aBIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIrCgppZl9yZWxheGVkGAMgAygLMhcucG9sZ3JhcGgudjEuUmVsYXhhdGlvbhIPCgdub19wYXRoGAQgASgJEhYKDnJhbmtpbmdfY2FwcGVkGAUgASgIEiYKBWtub3duGAYgASgLMhcucG9sZ3JhcGgudjEuS25vd25HcmFwaCItCgpSZWxheGF0aW9uEg4KBmNoYW5nZRgBIAEoCRIPCgdyZXN1bHRzGAIgASgFIpQBCgRQYXRoEhAKCGVudGl0aWVzGAEgAygJEh4KBGhvcHMYAiADKAsyEC5wb2xncmFwaC52MS5Ib3ASJgoGZHVyaW5nGAMgAygLMhYucG9sZ3JhcGgudjEuRGF0ZVJhbmdlEg0KBXNjb3JlGAQgASgBEg4KBnJlYXNvbhgFIAEoCRITCgt3ZWFrZXN0X2hvcBgGIAEoBSKnAQoDSG9wEicKCHJlbGF0aW9uGAEgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SDwoHZm9yd2FyZBgCIAEoCBIqCghwYXJhbGxlbBgDIAMoCzIYLnBvbGdyYXBoLnYxLkhvcFJlbGF0aW9uEiUKB3ZlcmRpY3QYBCABKAsyFC5wb2xncmFwaC52MS5WZXJkaWN0EhMKC3Rocm91Z2hfdmlhGAUgASgIIlwKC0hvcFJlbGF0aW9uEicKCHJlbGF0aW9uGAEgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SDwoHZm9yd2FyZBgCIAEoCBITCgt0aHJvdWdoX3ZpYRgDIAEoCCKaAgoaRXhwbG9yZU5laWdoYm9yaG9vZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVkZXB0aBgCIAEoBRIrCgZmaWx0ZXIYAyABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchIUCgxtYXhfcGVyX25vZGUYBCABKAUSEQoJbWF4X25vZGVzGAUgASgFEhEKCW1heF9lZGdlcxgJIAEoBRIPCgdleGNsdWRlGAYgAygJEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJEhIKCmZvbGxvd192aWEYCiABKAgSKgoHc291cmNlcxgLIAEoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZUZpbHRlciLuAgobRXhwbG9yZU5laWdoYm9yaG9vZFJlc3BvbnNlEiMKBmNlbnRlchgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIsCgVub2RlcxgCIAMoCzIdLnBvbGdyYXBoLnYxLk5laWdoYm9yaG9vZE5vZGUSIAoFZWRnZXMYAyADKAsyES5wb2xncmFwaC52MS5FZGdlEioKCXRydW5jYXRlZBgEIAMoCzIXLnBvbGdyYXBoLnYxLlRydW5jYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAUgASgJEhMKC3RvdGFsX25vZGVzGAYgASgFEhMKC3RvdGFsX2VkZ2VzGAcgASgFEhYKDmVkZ2VzX2xlZnRfb3V0GAggASgFEisKCmlmX3JlbGF4ZWQYCSADKAsyFy5wb2xncmFwaC52MS5SZWxheGF0aW9uEiYKBWtub3duGAogASgLMhcucG9sZ3JhcGgudjEuS25vd25HcmFwaCJhChBOZWlnaGJvcmhvb2ROb2RlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIQCghkaXN0YW5jZRgCIAEoBRIWCg5yZWxhdGlvbl9jb3VudBgDIAEoBSLgAgoERWRnZRIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgSDAoEcm9sZRgGIAEoCRISCgp2YWxpZF9mcm9tGAcgASgJEhAKCHZhbGlkX3RvGAggASgJEgwKBGRhdGUYCSABKAkSEwoLY2xhaW1fY291bnQYCiABKAUSKgoIc3RhdHVzZXMYCyADKA4yGC5wb2xncmFwaC52MS5DbGFpbVN0YXR1cxISCgpjb25maWRlbmNlGAwgASgBEg8KB3VuZGF0ZWQYDSABKAgSJQoHdmVyZGljdBgOIAEoCzIULnBvbGdyYXBoLnYxLlZlcmRpY3QSEwoLdGhyb3VnaF92aWEYDyABKAgSEAoIcmVsYXRpb24YECABKAkiiwEKClRydW5jYXRpb24SDgoGZW50aXR5GAEgASgJEhAKCGxlZnRfb3V0GAIgASgFEisKB2J5X3R5cGUYAyADKAsyGi5wb2xncmFwaC52MS5SZWxhdGlvbkNvdW50EhoKEnJlbGF0aW9uc19sZWZ0X291dBgEIAEoBRISCgp1bmV4cGFuZGVkGAUgASgIItkBChRMaXN0UmVsYXRpb25zUmVxdWVzdBIOCgZlbnRpdHkYASABKAkSKwoGZmlsdGVyGAIgASgLMhsucG9sZ3JhcGgudjEuUmVsYXRpb25GaWx0ZXISMQoJZGlyZWN0aW9uGAMgASgOMh4ucG9sZ3JhcGgudjEuUmVsYXRpb25EaXJlY3Rpb24SEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkSKgoHc291cmNlcxgGIAEoCzIZLnBvbGdyYXBoLnYxLlNvdXJjZUZpbHRlciLqAQoVTGlzdFJlbGF0aW9uc1Jlc3BvbnNlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIoCglyZWxhdGlvbnMYAiADKAsyFS5wb2xncmFwaC52MS5SZWxhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAyABKAkSEgoKdG90YWxfc2l6ZRgEIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAUgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EiYKBWtub3duGAYgASgLMhcucG9sZ3JhcGgudjEuS25vd25HcmFwaCKkAQoSR2V0VGltZWxpbmVSZXF1ZXN0Eg4KBmVudGl0eRgBIAEoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCRIqCgdzb3VyY2VzGAUgASgLMhkucG9sZ3JhcGgudjEuU291cmNlRmlsdGVyIr8CChNHZXRUaW1lbGluZVJlc3BvbnNlEiMKBmVudGl0eRgBIAEoCzITLnBvbGdyYXBoLnYxLkVudGl0eRIrCgdlbnRyaWVzGAIgAygLMhoucG9sZ3JhcGgudjEuVGltZWxpbmVFbnRyeRImCgd1bmRhdGVkGAMgAygLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJEhIKCnRvdGFsX3NpemUYBSABKAUSEwoLdG90YWxfZGF0ZWQYBiABKAUSFQoNdG90YWxfdW5kYXRlZBgHIAEoBRItChByZWxhdGVkX2VudGl0aWVzGAggAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EiYKBWtub3duGAkgASgLMhcucG9sZ3JhcGgudjEuS25vd25HcmFwaCKOAQoNVGltZWxpbmVFbnRyeRIsCgRraW5kGAEgASgOMh4ucG9sZ3JhcGgudjEuVGltZWxpbmVFbnRyeUtpbmQSJgoGcGVyaW9kGAIgASgLMhYucG9sZ3JhcGgudjEuRGF0ZVJhbmdlEicKCHJlbGF0aW9uGAMgASgLMhUucG9sZ3JhcGgudjEuUmVsYXRpb24iRwoQR2V0U291cmNlUmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIr8BChFHZXRTb3VyY2VSZXNwb25zZRIjCgZzb3VyY2UYASABKAsyEy5wb2xncmFwaC52MS5Tb3VyY2USKAoGY2xhaW1zGAIgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0SFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJEhMKC2NsYWltX2NvdW50GAQgASgFEi0KEHJlbGF0ZWRfZW50aXRpZXMYBSADKAsyEy5wb2xncmFwaC52MS5FbnRpdHkipwEKC1NvdXJjZUNsYWltEgwKBG5hbWUYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXMSEgoKY29uZmlkZW5jZRgDIAEoARIPCgdleGNlcnB0GAQgASgJEg8KB3NhaWRfYnkYBSABKAkSKgoIcmVsYXRpb24YBiABKAsyGC5wb2xncmFwaC52MS5SZWxhdGlvblJlZiJxCgtSZWxhdGlvblJlZhIMCgRuYW1lGAEgASgJEicKBHR5cGUYAiABKA4yGS5wb2xncmFwaC52MS5SZWxhdGlvblR5cGUSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIRCglzeW1tZXRyaWMYBSABKAgicgoSTGlzdFNvdXJjZXNSZXF1ZXN0EiUKBGtpbmQYASABKA4yFy5wb2xncmFwaC52MS5Tb3VyY2VLaW5kEg4KBm91dGxldBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJvChNMaXN0U291cmNlc1Jlc3BvbnNlEisKB3NvdXJjZXMYASADKAsyGi5wb2xncmFwaC52MS5Tb3VyY2VTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFIkkKDVNvdXJjZVN1bW1hcnkSIwoGc291cmNlGAEgASgLMhMucG9sZ3JhcGgudjEuU291cmNlEhMKC2NsYWltX2NvdW50GAIgASgFIhYKFEdldEdyYXBoU3RhdHNSZXF1ZXN0IoEDChVHZXRHcmFwaFN0YXRzUmVzcG9uc2USEAoIZW50aXRpZXMYASABKAUSEQoJcmVsYXRpb25zGAIgASgFEg4KBmNsYWltcxgDIAEoBRIPCgdzb3VyY2VzGAQgASgFEjYKEGVudGl0aWVzX2J5X2tpbmQYBSADKAsyHC5wb2xncmFwaC52MS5FbnRpdHlLaW5kQ291bnQSOQoRcmVsYXRpb25zX2J5X3R5cGUYBiADKAsyHi5wb2xncmFwaC52MS5SZWxhdGlvblR5cGVDb3VudBI3ChBjbGFpbXNfYnlfc3RhdHVzGAcgAygLMh0ucG9sZ3JhcGgudjEuQ2xhaW1TdGF0dXNDb3VudBI1Cg9zb3VyY2VzX2J5X2tpbmQYCCADKAsyHC5wb2xncmFwaC52MS5Tb3VyY2VLaW5kQ291bnQSDwoHdmVyc2lvbhgJIAEoAxIuCgp3cml0dGVuX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJHCg9FbnRpdHlLaW5kQ291bnQSJQoEa2luZBgBIAEoDjIXLnBvbGdyYXBoLnYxLkVudGl0eUtpbmQSDQoFY291bnQYAiABKAUiSwoRUmVsYXRpb25UeXBlQ291bnQSJwoEdHlwZRgBIAEoDjIZLnBvbGdyYXBoLnYxLlJlbGF0aW9uVHlwZRINCgVjb3VudBgCIAEoBSJLChBDbGFpbVN0YXR1c0NvdW50EigKBnN0YXR1cxgBIAEoDjIYLnBvbGdyYXBoLnYxLkNsYWltU3RhdHVzEg0KBWNvdW50GAIgASgFIkcKD1NvdXJjZUtpbmRDb3VudBIlCgRraW5kGAEgASgOMhcucG9sZ3JhcGgudjEuU291cmNlS2luZBINCgVjb3VudBgCIAEoBSKqAQoWRmluZENvbm5lY3Rpb25zUmVxdWVzdBIQCghlbnRpdGllcxgBIAMoCRIrCgZmaWx0ZXIYAiABKAsyGy5wb2xncmFwaC52MS5SZWxhdGlvbkZpbHRlchISCgptYXhfc2hhcmVkGAMgASgFEhEKCW1heF9kZXB0aBgEIAEoBRIqCgdzb3VyY2VzGAUgASgLMhkucG9sZ3JhcGgudjEuU291cmNlRmlsdGVyIpYDChdGaW5kQ29ubmVjdGlvbnNSZXNwb25zZRIlCghlbnRpdGllcxgBIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eRI1ChBzaGFyZWRfbmVpZ2hib3JzGAIgAygLMhsucG9sZ3JhcGgudjEuU2hhcmVkTmVpZ2hib3ISIQoZc2hhcmVkX25laWdoYm9yc19sZWZ0X291dBgDIAEoBRIxCg5zaGFyZWRfc291cmNlcxgEIAMoCzIZLnBvbGdyYXBoLnYxLlNoYXJlZFNvdXJjZRIfChdzaGFyZWRfc291cmNlc19sZWZ0X291dBgFIAEoBRIiCgZyb3V0ZXMYBiADKAsyEi5wb2xncmFwaC52MS5Sb3V0ZRItChByZWxhdGVkX2VudGl0aWVzGAcgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5EisKCmlmX3JlbGF4ZWQYCCADKAsyFy5wb2xncmFwaC52MS5SZWxheGF0aW9uEiYKBWtub3duGAkgASgLMhcucG9sZ3JhcGgudjEuS25vd25HcmFwaCKIAQoOU2hhcmVkTmVpZ2hib3ISIwoGZW50aXR5GAEgASgLMhMucG9sZ3JhcGgudjEuRW50aXR5EhUKDWlucHV0c19qb2luZWQYAiABKAUSEAoIc3RyZW5ndGgYAyABKAESKAoFam9pbnMYBCADKAsyGS5wb2xncmFwaC52MS5OZWlnaGJvckpvaW4iQwoMTmVpZ2hib3JKb2luEg0KBWlucHV0GAEgASgJEiQKCXJlbGF0aW9ucxgCIAMoCzIRLnBvbGdyYXBoLnYxLkVkZ2UibQoMU2hhcmVkU291cmNlEiMKBnNvdXJjZRgBIAEoCzITLnBvbGdyYXBoLnYxLlNvdXJjZRIOCgZpbnB1dHMYAiADKAkSKAoGY2xhaW1zGAMgAygLMhgucG9sZ3JhcGgudjEuU291cmNlQ2xhaW0iVQoFUm91dGUSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIRCgljb25uZWN0ZWQYAyABKAgSHwoEcGF0aBgEIAEoCzIRLnBvbGdyYXBoLnYxLlBhdGgiKAoXQmF0Y2hHZXRFbnRpdGllc1JlcXVlc3QSDQoFbmFtZXMYASADKAkiUgoYQmF0Y2hHZXRFbnRpdGllc1Jlc3BvbnNlEiUKCGVudGl0aWVzGAEgAygLMhMucG9sZ3JhcGgudjEuRW50aXR5Eg8KB21pc3NpbmcYAiADKAkiNwoVTG9va3VwRW50aXRpZXNSZXF1ZXN0Eg4KBnNjaGVtZRgBIAEoCRIOCgZ2YWx1ZXMYAiADKAkiRwoWTG9va3VwRW50aXRpZXNSZXNwb25zZRItCgdtYXRjaGVzGAEgAygLMhwucG9sZ3JhcGgudjEuSWRlbnRpZmllck1hdGNoIkcKD0lkZW50aWZpZXJNYXRjaBINCgV2YWx1ZRgBIAEoCRIlCghlbnRpdGllcxgCIAMoCzITLnBvbGdyYXBoLnYxLkVudGl0eSLEAQoSRXhwb3J0R3JhcGhSZXF1ZXN0Eg4KBmZvcm1hdBgBIAEoCRIOCgZjZW50ZXIYAiABKAkSDQoFZGVwdGgYAyABKAUSDAoEZnJvbRgEIAEoCRIKCgJ0bxgFIAEoCRIRCgltYXhfcGF0aHMYBiABKAUSEQoJbWF4X2RlcHRoGAcgASgFEisKBmZpbHRlchgIIAEoCzIbLnBvbGdyYXBoLnYxLlJlbGF0aW9uRmlsdGVyEhIKCmZvbGxvd192aWEYCSABKAgiNwoTRXhwb3J0R3JhcGhSZXNwb25zZRIMCgRkYXRhGAEgASgMEhIKCm1lZGlhX3R5cGUYAiABKAkqZwoNVW5kYXRlZFBvbGljeRIeChpVTkRBVEVEX1BPTElDWV9VTlNQRUNJRklFRBAAEhoKFlVOREFURURfUE9MSUNZX0lOQ0xVREUQARIaChZVTkRBVEVEX1BPTElDWV9FWENMVURFEAIqlQEKEVJlbGF0aW9uRGlyZWN0aW9uEiIKHlJFTEFUSU9OX0RJUkVDVElPTl9VTlNQRUNJRklFRBAAEhoKFlJFTEFUSU9OX0RJUkVDVElPTl9BTlkQARIfChtSRUxBVElPTl9ESVJFQ1RJT05fT1VUR09JTkcQAhIfChtSRUxBVElPTl9ESVJFQ1RJT05fSU5DT01JTkcQAyp2ChFUaW1lbGluZUVudHJ5S2luZBIjCh9USU1FTElORV9FTlRSWV9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZVElNRUxJTkVfRU5UUllfS0lORF9FVkVOVBABEh0KGVRJTUVMSU5FX0VOVFJZX0tJTkRfU1RBVEUQAjLLCQoMR3JhcGhTZXJ2aWNlEkoKCUdldEVudGl0eRIdLnBvbGdyYXBoLnYxLkdldEVudGl0eVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRFbnRpdHlSZXNwb25zZRJZCg5TZWFyY2hFbnRpdGllcxIiLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVxdWVzdBojLnBvbGdyYXBoLnYxLlNlYXJjaEVudGl0aWVzUmVzcG9uc2USXwoQQmF0Y2hHZXRFbnRpdGllcxIkLnBvbGdyYXBoLnYxLkJhdGNoR2V0RW50aXRpZXNSZXF1ZXN0GiUucG9sZ3JhcGgudjEuQmF0Y2hHZXRFbnRpdGllc1Jlc3BvbnNlElkKDkxvb2t1cEVudGl0aWVzEiIucG9sZ3JhcGgudjEuTG9va3VwRW50aXRpZXNSZXF1ZXN0GiMucG9sZ3JhcGgudjEuTG9va3VwRW50aXRpZXNSZXNwb25zZRJQCgtHZXRSZWxhdGlvbhIfLnBvbGdyYXBoLnYxLkdldFJlbGF0aW9uUmVxdWVzdBogLnBvbGdyYXBoLnYxLkdldFJlbGF0aW9uUmVzcG9uc2USSgoJRmluZFBhdGhzEh0ucG9sZ3JhcGgudjEuRmluZFBhdGhzUmVxdWVzdBoeLnBvbGdyYXBoLnYxLkZpbmRQYXRoc1Jlc3BvbnNlElIKC0V4cG9ydEdyYXBoEh8ucG9sZ3JhcGgudjEuRXhwb3J0R3JhcGhSZXF1ZXN0GiAucG9sZ3JhcGgudjEuRXhwb3J0R3JhcGhSZXNwb25zZTABEmgKE0V4cGxvcmVOZWlnaGJvcmhvb2QSJy5wb2xncmFwaC52MS5FeHBsb3JlTmVpZ2hib3Job29kUmVxdWVzdBooLnBvbGdyYXBoLnYxLkV4cGxvcmVOZWlnaGJvcmhvb2RSZXNwb25zZRJWCg1MaXN0UmVsYXRpb25zEiEucG9sZ3JhcGgudjEuTGlzdFJlbGF0aW9uc1JlcXVlc3QaIi5wb2xncmFwaC52MS5MaXN0UmVsYXRpb25zUmVzcG9uc2USUAoLR2V0VGltZWxpbmUSHy5wb2xncmFwaC52MS5HZXRUaW1lbGluZVJlcXVlc3QaIC5wb2xncmFwaC52MS5HZXRUaW1lbGluZVJlc3BvbnNlEkoKCUdldFNvdXJjZRIdLnBvbGdyYXBoLnYxLkdldFNvdXJjZVJlcXVlc3QaHi5wb2xncmFwaC52MS5HZXRTb3VyY2VSZXNwb25zZRJQCgtMaXN0U291cmNlcxIfLnBvbGdyYXBoLnYxLkxpc3RTb3VyY2VzUmVxdWVzdBogLnBvbGdyYXBoLnYxLkxpc3RTb3VyY2VzUmVzcG9uc2USVgoNR2V0R3JhcGhTdGF0cxIhLnBvbGdyYXBoLnYxLkdldEdyYXBoU3RhdHNSZXF1ZXN0GiIucG9sZ3JhcGgudjEuR2V0R3JhcGhTdGF0c1Jlc3BvbnNlElwKD0ZpbmRDb25uZWN0aW9ucxIjLnBvbGdyYXBoLnYxLkZpbmRDb25uZWN0aW9uc1JlcXVlc3QaJC5wb2xncmFwaC52MS5GaW5kQ29ubmVjdGlvbnNSZXNwb25zZUI5WjdnaXRodWIuY29tL3BvbGdyYXBoL3BvbGdyYXBoL2FwaS9wb2xncmFwaC92MTtwb2xncmFwaHYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_polgraph_v1_resources]);
 
 /**
  * GetEntityRequest names the entity to return.
@@ -90,6 +90,13 @@ export type GetEntityResponse = Message<"polgraph.v1.GetEntityResponse"> & {
    * @generated from field: string redirected_from = 4;
    */
   redirectedFrom: string;
+
+  /**
+   * Set when the request asked for `filter.known_on`: the past graph it answered from.
+   *
+   * @generated from field: polgraph.v1.KnownGraph known = 5;
+   */
+  known?: KnownGraph | undefined;
 };
 
 /**
@@ -385,6 +392,16 @@ export type RelationFilter = Message<"polgraph.v1.RelationFilter"> & {
    * @generated from field: polgraph.v1.UndatedPolicy undated = 6;
    */
   undated: UndatedPolicy;
+
+  /**
+   * Answer as the graph stood at this instant ("as known on"): RFC 3339, or a day (`2026-12-01`, meaning
+   * the end of that day, UTC). Every write after it is undone, as the audit trail recorded it: a relation
+   * approved later is not there, one retracted later still is. `as_of` is when things held in the world;
+   * `known_on` is when polgraph knew them. Empty means now. The answer's `known` says what it read.
+   *
+   * @generated from field: string known_on = 7;
+   */
+  knownOn: string;
 };
 
 /**
@@ -393,6 +410,53 @@ export type RelationFilter = Message<"polgraph.v1.RelationFilter"> & {
  */
 export const RelationFilterSchema: GenMessage<RelationFilter> = /*@__PURE__*/
   messageDesc(file_polgraph_v1_graph_service, 8);
+
+/**
+ * KnownGraph says which past graph a read with `known_on` answered from.
+ *
+ * @generated from message polgraph.v1.KnownGraph
+ */
+export type KnownGraph = Message<"polgraph.v1.KnownGraph"> & {
+  /**
+   * The instant asked about, UTC.
+   *
+   * @generated from field: string known_on = 1;
+   */
+  knownOn: string;
+
+  /**
+   * When the newest change the graph held then was written (empty when the audit trail held none).
+   *
+   * @generated from field: string through = 2;
+   */
+  through: string;
+
+  /**
+   * How many changes the audit trail held by then, and how many written since were undone.
+   *
+   * @generated from field: int32 changes = 3;
+   */
+  changes: number;
+
+  /**
+   * @generated from field: int32 undone = 4;
+   */
+  undone: number;
+
+  /**
+   * The graph's version after the newest change it held (0 when the trail does not record versions).
+   *
+   * @generated from field: int64 version = 5;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message polgraph.v1.KnownGraph.
+ * Use `create(KnownGraphSchema)` to create a new message.
+ */
+export const KnownGraphSchema: GenMessage<KnownGraph> = /*@__PURE__*/
+  messageDesc(file_polgraph_v1_graph_service, 9);
 
 /**
  * FindPathsRequest asks how two entities are connected: the shortest distinct routes (chains of distinct
@@ -484,7 +548,7 @@ export type FindPathsRequest = Message<"polgraph.v1.FindPathsRequest"> & {
  * Use `create(FindPathsRequestSchema)` to create a new message.
  */
 export const FindPathsRequestSchema: GenMessage<FindPathsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 9);
+  messageDesc(file_polgraph_v1_graph_service, 10);
 
 /**
  * SourceFilter keeps the claims of some sources only: a relation counts through the claims it keeps.
@@ -528,7 +592,7 @@ export type SourceFilter = Message<"polgraph.v1.SourceFilter"> & {
  * Use `create(SourceFilterSchema)` to create a new message.
  */
 export const SourceFilterSchema: GenMessage<SourceFilter> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 10);
+  messageDesc(file_polgraph_v1_graph_service, 11);
 
 /**
  * FindPathsResponse holds the paths found, shortest first, and every entity on them.
@@ -576,6 +640,13 @@ export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
    * @generated from field: bool ranking_capped = 5;
    */
   rankingCapped: boolean;
+
+  /**
+   * Set when the request asked for `filter.known_on`: the past graph it answered from.
+   *
+   * @generated from field: polgraph.v1.KnownGraph known = 6;
+   */
+  known?: KnownGraph | undefined;
 };
 
 /**
@@ -583,7 +654,7 @@ export type FindPathsResponse = Message<"polgraph.v1.FindPathsResponse"> & {
  * Use `create(FindPathsResponseSchema)` to create a new message.
  */
 export const FindPathsResponseSchema: GenMessage<FindPathsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 11);
+  messageDesc(file_polgraph_v1_graph_service, 12);
 
 /**
  * Relaxation is what an answer its filter emptied would hold without one part of the filter.
@@ -614,7 +685,7 @@ export type Relaxation = Message<"polgraph.v1.Relaxation"> & {
  * Use `create(RelaxationSchema)` to create a new message.
  */
 export const RelaxationSchema: GenMessage<Relaxation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 12);
+  messageDesc(file_polgraph_v1_graph_service, 13);
 
 /**
  * Path is a route between two entities: distinct entities, each joined to the next by a hop.
@@ -675,7 +746,7 @@ export type Path = Message<"polgraph.v1.Path"> & {
  * Use `create(PathSchema)` to create a new message.
  */
 export const PathSchema: GenMessage<Path> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 13);
+  messageDesc(file_polgraph_v1_graph_service, 14);
 
 /**
  * Hop joins two consecutive entities of a path, through every relation between them that counts under
@@ -729,7 +800,7 @@ export type Hop = Message<"polgraph.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 14);
+  messageDesc(file_polgraph_v1_graph_service, 15);
 
 /**
  * HopRelation is a relation walked on a hop, and which way.
@@ -765,7 +836,7 @@ export type HopRelation = Message<"polgraph.v1.HopRelation"> & {
  * Use `create(HopRelationSchema)` to create a new message.
  */
 export const HopRelationSchema: GenMessage<HopRelation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 15);
+  messageDesc(file_polgraph_v1_graph_service, 16);
 
 /**
  * ExploreNeighborhoodRequest asks what surrounds an entity.
@@ -862,7 +933,7 @@ export type ExploreNeighborhoodRequest = Message<"polgraph.v1.ExploreNeighborhoo
  * Use `create(ExploreNeighborhoodRequestSchema)` to create a new message.
  */
 export const ExploreNeighborhoodRequestSchema: GenMessage<ExploreNeighborhoodRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 16);
+  messageDesc(file_polgraph_v1_graph_service, 17);
 
 /**
  * ExploreNeighborhoodResponse is one page of a neighbourhood, graph-shaped.
@@ -938,6 +1009,13 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
    * @generated from field: repeated polgraph.v1.Relaxation if_relaxed = 9;
    */
   ifRelaxed: Relaxation[];
+
+  /**
+   * Set when the request asked for `filter.known_on`: the past graph it answered from.
+   *
+   * @generated from field: polgraph.v1.KnownGraph known = 10;
+   */
+  known?: KnownGraph | undefined;
 };
 
 /**
@@ -945,7 +1023,7 @@ export type ExploreNeighborhoodResponse = Message<"polgraph.v1.ExploreNeighborho
  * Use `create(ExploreNeighborhoodResponseSchema)` to create a new message.
  */
 export const ExploreNeighborhoodResponseSchema: GenMessage<ExploreNeighborhoodResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 17);
+  messageDesc(file_polgraph_v1_graph_service, 18);
 
 /**
  * NeighborhoodNode is an entity in a neighbourhood.
@@ -981,7 +1059,7 @@ export type NeighborhoodNode = Message<"polgraph.v1.NeighborhoodNode"> & {
  * Use `create(NeighborhoodNodeSchema)` to create a new message.
  */
 export const NeighborhoodNodeSchema: GenMessage<NeighborhoodNode> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 18);
+  messageDesc(file_polgraph_v1_graph_service, 19);
 
 /**
  * Edge is a relation drawn between two nodes, without its claims (GetRelation has them).
@@ -1111,7 +1189,7 @@ export type Edge = Message<"polgraph.v1.Edge"> & {
  * Use `create(EdgeSchema)` to create a new message.
  */
 export const EdgeSchema: GenMessage<Edge> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 19);
+  messageDesc(file_polgraph_v1_graph_service, 20);
 
 /**
  * Truncation says what an answer leaves out around one of its entities: every entity it shows, expanded
@@ -1162,7 +1240,7 @@ export type Truncation = Message<"polgraph.v1.Truncation"> & {
  * Use `create(TruncationSchema)` to create a new message.
  */
 export const TruncationSchema: GenMessage<Truncation> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 20);
+  messageDesc(file_polgraph_v1_graph_service, 21);
 
 /**
  * ListRelationsRequest asks for an entity's relations.
@@ -1221,7 +1299,7 @@ export type ListRelationsRequest = Message<"polgraph.v1.ListRelationsRequest"> &
  * Use `create(ListRelationsRequestSchema)` to create a new message.
  */
 export const ListRelationsRequestSchema: GenMessage<ListRelationsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 21);
+  messageDesc(file_polgraph_v1_graph_service, 22);
 
 /**
  * ListRelationsResponse is one page of an entity's relations.
@@ -1266,6 +1344,13 @@ export type ListRelationsResponse = Message<"polgraph.v1.ListRelationsResponse">
    * @generated from field: repeated polgraph.v1.Entity related_entities = 5;
    */
   relatedEntities: Entity[];
+
+  /**
+   * Set when the request asked for `filter.known_on`: the past graph it answered from.
+   *
+   * @generated from field: polgraph.v1.KnownGraph known = 6;
+   */
+  known?: KnownGraph | undefined;
 };
 
 /**
@@ -1273,7 +1358,7 @@ export type ListRelationsResponse = Message<"polgraph.v1.ListRelationsResponse">
  * Use `create(ListRelationsResponseSchema)` to create a new message.
  */
 export const ListRelationsResponseSchema: GenMessage<ListRelationsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 22);
+  messageDesc(file_polgraph_v1_graph_service, 23);
 
 /**
  * GetTimelineRequest asks for an entity's relations in valid time.
@@ -1324,7 +1409,7 @@ export type GetTimelineRequest = Message<"polgraph.v1.GetTimelineRequest"> & {
  * Use `create(GetTimelineRequestSchema)` to create a new message.
  */
 export const GetTimelineRequestSchema: GenMessage<GetTimelineRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 23);
+  messageDesc(file_polgraph_v1_graph_service, 24);
 
 /**
  * GetTimelineResponse is one page of an entity's timeline. Pages walk the dated relations first, in
@@ -1393,6 +1478,13 @@ export type GetTimelineResponse = Message<"polgraph.v1.GetTimelineResponse"> & {
    * @generated from field: repeated polgraph.v1.Entity related_entities = 8;
    */
   relatedEntities: Entity[];
+
+  /**
+   * Set when the request asked for `filter.known_on`: the past graph it answered from.
+   *
+   * @generated from field: polgraph.v1.KnownGraph known = 9;
+   */
+  known?: KnownGraph | undefined;
 };
 
 /**
@@ -1400,7 +1492,7 @@ export type GetTimelineResponse = Message<"polgraph.v1.GetTimelineResponse"> & {
  * Use `create(GetTimelineResponseSchema)` to create a new message.
  */
 export const GetTimelineResponseSchema: GenMessage<GetTimelineResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 24);
+  messageDesc(file_polgraph_v1_graph_service, 25);
 
 /**
  * TimelineEntry is a dated relation on a timeline.
@@ -1436,7 +1528,7 @@ export type TimelineEntry = Message<"polgraph.v1.TimelineEntry"> & {
  * Use `create(TimelineEntrySchema)` to create a new message.
  */
 export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 25);
+  messageDesc(file_polgraph_v1_graph_service, 26);
 
 /**
  * GetSourceRequest names the source to return.
@@ -1473,7 +1565,7 @@ export type GetSourceRequest = Message<"polgraph.v1.GetSourceRequest"> & {
  * Use `create(GetSourceRequestSchema)` to create a new message.
  */
 export const GetSourceRequestSchema: GenMessage<GetSourceRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 26);
+  messageDesc(file_polgraph_v1_graph_service, 27);
 
 /**
  * GetSourceResponse is a source and one page of the claims that cite it.
@@ -1524,7 +1616,7 @@ export type GetSourceResponse = Message<"polgraph.v1.GetSourceResponse"> & {
  * Use `create(GetSourceResponseSchema)` to create a new message.
  */
 export const GetSourceResponseSchema: GenMessage<GetSourceResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 27);
+  messageDesc(file_polgraph_v1_graph_service, 28);
 
 /**
  * SourceClaim is a claim seen from its source: what it says, and of which relation.
@@ -1580,7 +1672,7 @@ export type SourceClaim = Message<"polgraph.v1.SourceClaim"> & {
  * Use `create(SourceClaimSchema)` to create a new message.
  */
 export const SourceClaimSchema: GenMessage<SourceClaim> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 28);
+  messageDesc(file_polgraph_v1_graph_service, 29);
 
 /**
  * RelationRef names a relation and its ends, without its claims (GetRelation has them).
@@ -1629,7 +1721,7 @@ export type RelationRef = Message<"polgraph.v1.RelationRef"> & {
  * Use `create(RelationRefSchema)` to create a new message.
  */
 export const RelationRefSchema: GenMessage<RelationRef> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 29);
+  messageDesc(file_polgraph_v1_graph_service, 30);
 
 /**
  * ListSourcesRequest asks for sources.
@@ -1672,7 +1764,7 @@ export type ListSourcesRequest = Message<"polgraph.v1.ListSourcesRequest"> & {
  * Use `create(ListSourcesRequestSchema)` to create a new message.
  */
 export const ListSourcesRequestSchema: GenMessage<ListSourcesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 30);
+  messageDesc(file_polgraph_v1_graph_service, 31);
 
 /**
  * ListSourcesResponse is one page of sources.
@@ -1707,7 +1799,7 @@ export type ListSourcesResponse = Message<"polgraph.v1.ListSourcesResponse"> & {
  * Use `create(ListSourcesResponseSchema)` to create a new message.
  */
 export const ListSourcesResponseSchema: GenMessage<ListSourcesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 31);
+  messageDesc(file_polgraph_v1_graph_service, 32);
 
 /**
  * SourceSummary is a source and how much of the graph rests on it.
@@ -1735,7 +1827,7 @@ export type SourceSummary = Message<"polgraph.v1.SourceSummary"> & {
  * Use `create(SourceSummarySchema)` to create a new message.
  */
 export const SourceSummarySchema: GenMessage<SourceSummary> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 32);
+  messageDesc(file_polgraph_v1_graph_service, 33);
 
 /**
  * GetGraphStatsRequest asks for the graph's size. It has no fields.
@@ -1750,7 +1842,7 @@ export type GetGraphStatsRequest = Message<"polgraph.v1.GetGraphStatsRequest"> &
  * Use `create(GetGraphStatsRequestSchema)` to create a new message.
  */
 export const GetGraphStatsRequestSchema: GenMessage<GetGraphStatsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 33);
+  messageDesc(file_polgraph_v1_graph_service, 34);
 
 /**
  * GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -1836,7 +1928,7 @@ export type GetGraphStatsResponse = Message<"polgraph.v1.GetGraphStatsResponse">
  * Use `create(GetGraphStatsResponseSchema)` to create a new message.
  */
 export const GetGraphStatsResponseSchema: GenMessage<GetGraphStatsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 34);
+  messageDesc(file_polgraph_v1_graph_service, 35);
 
 /**
  * EntityKindCount counts the entities of one kind.
@@ -1864,7 +1956,7 @@ export type EntityKindCount = Message<"polgraph.v1.EntityKindCount"> & {
  * Use `create(EntityKindCountSchema)` to create a new message.
  */
 export const EntityKindCountSchema: GenMessage<EntityKindCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 35);
+  messageDesc(file_polgraph_v1_graph_service, 36);
 
 /**
  * RelationTypeCount counts the relations of one type.
@@ -1892,7 +1984,7 @@ export type RelationTypeCount = Message<"polgraph.v1.RelationTypeCount"> & {
  * Use `create(RelationTypeCountSchema)` to create a new message.
  */
 export const RelationTypeCountSchema: GenMessage<RelationTypeCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 36);
+  messageDesc(file_polgraph_v1_graph_service, 37);
 
 /**
  * ClaimStatusCount counts the claims with one status.
@@ -1920,7 +2012,7 @@ export type ClaimStatusCount = Message<"polgraph.v1.ClaimStatusCount"> & {
  * Use `create(ClaimStatusCountSchema)` to create a new message.
  */
 export const ClaimStatusCountSchema: GenMessage<ClaimStatusCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 37);
+  messageDesc(file_polgraph_v1_graph_service, 38);
 
 /**
  * SourceKindCount counts the sources of one kind.
@@ -1948,7 +2040,7 @@ export type SourceKindCount = Message<"polgraph.v1.SourceKindCount"> & {
  * Use `create(SourceKindCountSchema)` to create a new message.
  */
 export const SourceKindCountSchema: GenMessage<SourceKindCount> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 38);
+  messageDesc(file_polgraph_v1_graph_service, 39);
 
 /**
  * FindConnectionsRequest asks what some entities have in common.
@@ -1999,7 +2091,7 @@ export type FindConnectionsRequest = Message<"polgraph.v1.FindConnectionsRequest
  * Use `create(FindConnectionsRequestSchema)` to create a new message.
  */
 export const FindConnectionsRequestSchema: GenMessage<FindConnectionsRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 39);
+  messageDesc(file_polgraph_v1_graph_service, 40);
 
 /**
  * FindConnectionsResponse says what the entities have in common.
@@ -2072,6 +2164,13 @@ export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsRespon
    * @generated from field: repeated polgraph.v1.Relaxation if_relaxed = 8;
    */
   ifRelaxed: Relaxation[];
+
+  /**
+   * Set when the request asked for `filter.known_on`: the past graph it answered from.
+   *
+   * @generated from field: polgraph.v1.KnownGraph known = 9;
+   */
+  known?: KnownGraph | undefined;
 };
 
 /**
@@ -2079,7 +2178,7 @@ export type FindConnectionsResponse = Message<"polgraph.v1.FindConnectionsRespon
  * Use `create(FindConnectionsResponseSchema)` to create a new message.
  */
 export const FindConnectionsResponseSchema: GenMessage<FindConnectionsResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 40);
+  messageDesc(file_polgraph_v1_graph_service, 41);
 
 /**
  * SharedNeighbor is an entity joined to several of the entities asked about.
@@ -2122,7 +2221,7 @@ export type SharedNeighbor = Message<"polgraph.v1.SharedNeighbor"> & {
  * Use `create(SharedNeighborSchema)` to create a new message.
  */
 export const SharedNeighborSchema: GenMessage<SharedNeighbor> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 41);
+  messageDesc(file_polgraph_v1_graph_service, 42);
 
 /**
  * NeighborJoin is every relation between a shared neighbour and one of the entities asked about.
@@ -2151,7 +2250,7 @@ export type NeighborJoin = Message<"polgraph.v1.NeighborJoin"> & {
  * Use `create(NeighborJoinSchema)` to create a new message.
  */
 export const NeighborJoinSchema: GenMessage<NeighborJoin> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 42);
+  messageDesc(file_polgraph_v1_graph_service, 43);
 
 /**
  * SharedSource is a source whose claims join several of the entities asked about.
@@ -2187,7 +2286,7 @@ export type SharedSource = Message<"polgraph.v1.SharedSource"> & {
  * Use `create(SharedSourceSchema)` to create a new message.
  */
 export const SharedSourceSchema: GenMessage<SharedSource> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 43);
+  messageDesc(file_polgraph_v1_graph_service, 44);
 
 /**
  * Route is the shortest route found between two of the entities asked about.
@@ -2229,7 +2328,7 @@ export type Route = Message<"polgraph.v1.Route"> & {
  * Use `create(RouteSchema)` to create a new message.
  */
 export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 44);
+  messageDesc(file_polgraph_v1_graph_service, 45);
 
 /**
  * BatchGetEntitiesRequest names the entities to get.
@@ -2250,7 +2349,7 @@ export type BatchGetEntitiesRequest = Message<"polgraph.v1.BatchGetEntitiesReque
  * Use `create(BatchGetEntitiesRequestSchema)` to create a new message.
  */
 export const BatchGetEntitiesRequestSchema: GenMessage<BatchGetEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 45);
+  messageDesc(file_polgraph_v1_graph_service, 46);
 
 /**
  * BatchGetEntitiesResponse is the entities that exist, in the order asked.
@@ -2278,7 +2377,7 @@ export type BatchGetEntitiesResponse = Message<"polgraph.v1.BatchGetEntitiesResp
  * Use `create(BatchGetEntitiesResponseSchema)` to create a new message.
  */
 export const BatchGetEntitiesResponseSchema: GenMessage<BatchGetEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 46);
+  messageDesc(file_polgraph_v1_graph_service, 47);
 
 /**
  * LookupEntitiesRequest asks who holds external identifiers.
@@ -2306,7 +2405,7 @@ export type LookupEntitiesRequest = Message<"polgraph.v1.LookupEntitiesRequest">
  * Use `create(LookupEntitiesRequestSchema)` to create a new message.
  */
 export const LookupEntitiesRequestSchema: GenMessage<LookupEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 47);
+  messageDesc(file_polgraph_v1_graph_service, 48);
 
 /**
  * LookupEntitiesResponse says who holds each identifier.
@@ -2327,7 +2426,7 @@ export type LookupEntitiesResponse = Message<"polgraph.v1.LookupEntitiesResponse
  * Use `create(LookupEntitiesResponseSchema)` to create a new message.
  */
 export const LookupEntitiesResponseSchema: GenMessage<LookupEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 48);
+  messageDesc(file_polgraph_v1_graph_service, 49);
 
 /**
  * IdentifierMatch is an identifier and the entities that hold it.
@@ -2355,7 +2454,7 @@ export type IdentifierMatch = Message<"polgraph.v1.IdentifierMatch"> & {
  * Use `create(IdentifierMatchSchema)` to create a new message.
  */
 export const IdentifierMatchSchema: GenMessage<IdentifierMatch> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 49);
+  messageDesc(file_polgraph_v1_graph_service, 50);
 
 /**
  * ExportGraphRequest says what to export and how. With `center`, the export is that entity's
@@ -2439,7 +2538,7 @@ export type ExportGraphRequest = Message<"polgraph.v1.ExportGraphRequest"> & {
  * Use `create(ExportGraphRequestSchema)` to create a new message.
  */
 export const ExportGraphRequestSchema: GenMessage<ExportGraphRequest> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 50);
+  messageDesc(file_polgraph_v1_graph_service, 51);
 
 /**
  * ExportGraphResponse is the next part of the file.
@@ -2467,7 +2566,7 @@ export type ExportGraphResponse = Message<"polgraph.v1.ExportGraphResponse"> & {
  * Use `create(ExportGraphResponseSchema)` to create a new message.
  */
 export const ExportGraphResponseSchema: GenMessage<ExportGraphResponse> = /*@__PURE__*/
-  messageDesc(file_polgraph_v1_graph_service, 51);
+  messageDesc(file_polgraph_v1_graph_service, 52);
 
 /**
  * UndatedPolicy says whether relations without any date count as links.
