@@ -102,8 +102,8 @@ func (r *WriteResult) Add(o WriteResult) {
 }
 
 // ChangeScanner is a Trail that reads every change made from an instant on, in pages, in no set order but
-// creation order among a resource's changes of one millisecond: what rebuilding a past graph needs, which
-// undoes them all.
+// creation order among a resource's changes of one millisecond, each with its Time, Resource, Action and
+// Before: what rebuilding a past graph needs, which undoes them all.
 type ChangeScanner interface {
 	ScanChanges(ctx context.Context, since time.Time, each func([]Change) error) error
 }

@@ -15,7 +15,7 @@ const scanPage = 5000
 
 // ScanChanges implements graph.ChangeScanner: pages by uid, each its own query, so that reading a
 // hundred thousand changes costs what reading them once does (ListChanges' offsets read every page
-// before the one asked for again).
+// before the one asked for again). Each change holds its time, resource, action and before only.
 func (s *Store) ScanChanges(ctx context.Context, since time.Time, each func([]graph.Change) error) error {
 	const op = "dgraph.ScanChanges"
 	vars := map[string]string{"$since": strconv.FormatInt(since.UnixMilli(), 10), "$first": strconv.Itoa(scanPage), "$after": "0x0"}
@@ -27,7 +27,7 @@ func (s *Store) ScanChanges(ctx context.Context, since time.Time, each func([]gr
 			} `json:"q"`
 		}
 		q := `query q($since: int, $first: int, $after: string) {
-  q(func: ge(pg.change_at, $since), first: $first, after: $after) { uid ` + changeFields + ` }
+  q(func: ge(pg.change_at, $since), first: $first, after: $after) { uid pg.change_at pg.change_resource pg.change_action pg.change_before }
 }`
 		if err := s.query(ctx, op, q, vars, &res); err != nil {
 			return err
