@@ -583,3 +583,26 @@ func TestPronounsStandForTheLastPersonNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestRolesStandForTheLastPersonNamed: "the MP" and "the former minister" are the last person the
+// paragraph named, as a pronoun is; "the MP for …" and "the minister, X" describe a post or a person named
+// after, and stand for nobody.
+func TestRolesStandForTheLastPersonNamed(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"Robert Jackson spoke on Saturday. The MP criticised Michael Howard over tax.\n\n" +
+			"Frank Field was there. The former minister attacked Gordon Brown.\n\n" +
+			"Tony Blair spoke. The MP for Luton South criticised Gordon Brown.")})
+	want := []reading{
+		{graph.Criticised, "actors/robert-jackson", "actors/michael-howard", graph.StatusReported},
+		{graph.Criticised, "actors/frank-field", "actors/gordon-brown", graph.StatusReported},
+	}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Errorf("proposals (-want +got):\n%s", diff)
+	}
+	for _, p := range rd.Proposals {
+		if p.From == "actors/robert-jackson" && !slices.Equal(p.Resolved, []string{"The MP → Robert Jackson (the last person named before)"}) {
+			t.Errorf("the role's note: %q", p.Resolved)
+		}
+	}
+}

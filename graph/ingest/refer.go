@@ -48,12 +48,20 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				next++
 			}
 			w := strings.ToLower(tok.text)
-			if w != "he" && w != "she" || s.quoted[clampIndex(tok.start-s.span.Start, len(s.quoted))] {
+			if s.quoted[clampIndex(tok.start-s.span.Start, len(s.quoted))] {
 				continue
+			}
+			first, lastTok := ti, ti
+			if w != "he" && w != "she" {
+				var ok bool
+				if lastTok, ok = roleReference(s.tokens, ti); !ok {
+					continue
+				}
+				w = ""
 			}
 			var who *entry
 			for i := len(last) - 1; i >= 0; i-- {
-				if g := gender[last[i]]; g == "" || g == w {
+				if g := gender[last[i]]; g == "" || w == "" || g == w {
 					who = last[i]
 					break
 				}
@@ -61,8 +69,10 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			if who == nil {
 				continue
 			}
-			added = append(added, mention{first: ti, last: ti, span: review.Span{Start: tok.start, End: tok.end}, text: tok.text,
-				kind: graph.KindActor, ent: who, pronoun: true, note: tok.text + " → " + who.display + " (the last person named before)"})
+			span := review.Span{Start: tok.start, End: s.tokens[lastTok].end}
+			text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
+			added = append(added, mention{first: first, last: lastTok, span: span, text: text,
+				kind: graph.KindActor, ent: who, pronoun: true, note: text + " → " + who.display + " (the last person named before)"})
 		}
 		for ; next < len(ms); next++ {
 			if ms[next].ent.kind == graph.KindActor {
@@ -75,4 +85,30 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			rd.mentions[si] = all
 		}
 	}
+}
+
+// roleWords are the roles a person is referred to by after being named ("the MP", "the former minister").
+var roleWords = map[string]bool{"mp": true, "mep": true, "msp": true, "minister": true, "councillor": true, "politician": true, "peer": true}
+
+// roleReference reports whether the tokens from i are "the (former|ex-) ROLE" standing for a person named
+// before, not describing one named after or a post ("the MP for Luton South", "the minister, Charles
+// Clarke", "the MP's"), and returns its last token.
+func roleReference(toks []token, i int) (int, bool) {
+	if strings.ToLower(toks[i].text) != "the" {
+		return 0, false
+	}
+	j := i + 1
+	if j < len(toks) && (strings.EqualFold(toks[j].text, "former") || strings.EqualFold(toks[j].text, "ex")) {
+		j++
+	}
+	if j >= len(toks) || !roleWords[strings.ToLower(toks[j].text)] || toks[j].possessive {
+		return 0, false
+	}
+	if j+1 < len(toks) {
+		next := toks[j+1]
+		if n := strings.ToLower(next.text); n == "for" || n == "of" || n == "in" || next.cap {
+			return 0, false
+		}
+	}
+	return j, true
 }

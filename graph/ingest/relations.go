@@ -191,7 +191,7 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 		if !officeTypes[c.typ] {
 			ok := true
 			for _, end := range []*mention{&c.from, &c.to} {
-				if end.ent.kind == graph.KindSeat && !end.ent.constituency {
+				if end.ent.kind == graph.KindSeat {
 					if h := holders[end.ent]; h != nil {
 						end.ent = h
 					} else {
