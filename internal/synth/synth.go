@@ -151,6 +151,7 @@ type generator struct {
 	outlets      []int32
 	court        int32
 	removals     int // early ends of terms by removal or deselection, so far
+	dissolved    bool // the last relation was made a dissolution (emit)
 	seats        []seat
 
 	prominent *zipf // over actors by prominence
@@ -535,6 +536,14 @@ type rel struct {
 func (g *generator) emit(x rel) error {
 	if g.done || x.from == x.to {
 		return nil
+	}
+	if g.stats.Relations == g.n-1 && !g.dissolved && len(g.orgs) > 0 && len(g.actors) > 0 {
+		// The last relation is an organisation's dissolution, at the end of the records' last year: no
+		// relation of it comes after, and the graph before it is what it was before the type existed.
+		g.dissolved = true
+		o, by := g.orgs[0], g.actors[0].id
+		x = rel{t: graph.Dissolved, from: by, to: o, via: -1, saidBy: -1, year: LastYear, date: graph.FuzzyDate{Year: LastYear},
+			excerpt: g.ents[by].display + " wound up " + g.ents[o].display + " in " + strconv.Itoa(LastYear) + "."}
 	}
 	from, to := g.ents[x.from].name, g.ents[x.to].name
 	if x.t.Symmetric() && to < from {
