@@ -417,6 +417,8 @@ async function findPaths(from: string, to: string): Promise<void> {
     for (const e of pathEdges(resp.paths)) addEdge(e);
   });
   paths = { from, to, resp, coTemporal, active: -1 };
+  if (replaying && view.route < resp.paths.length) paths.active = view.route;
+  else view.route = -1;
   if (!resp.paths.length) {
     // No route: its ends by their names, not their resource names.
     const ends = [from, to].filter((n) => n.includes("/"));
@@ -501,9 +503,42 @@ function afterLayout(): void {
 // ---------------------------------------------------------------------------------------------------------
 // The address: every change of the view is written to it, so that a link reopens the same view.
 
-function saveView(): void {
+/**
+ * Writes the view to the address. With push, a change to the address makes a new history entry, so that
+ * Back and Forward walk through the views (steps, filters, Clear, the review view); without, the entry is
+ * updated in place (what the side panel shows, a slider still moving).
+ */
+function saveView(push = false): void {
   const q = formatView(view);
-  history.replaceState(null, "", q ? `?${q}` : location.pathname);
+  if (push && q !== location.search.replace(/^\?/, "")) history.pushState(null, "", q ? `?${q}` : location.pathname);
+  else history.replaceState(null, "", q ? `?${q}` : location.pathname);
+}
+
+/** Back and Forward: the view the address holds, rebuilt when its steps or filters differ. */
+window.addEventListener("popstate", () => {
+  const next = parseView(location.search);
+  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null });
+  const sameGraph = graphBuilt && graphOf(next) === graphOf(view);
+  Object.assign(view, next);
+  showFilters();
+  if (view.review !== null) {
+    void openReview(view.review, false);
+    return;
+  }
+  showMode();
+  cy.resize();
+  if (sameGraph) {
+    void showSelected();
+    return;
+  }
+  graphBuilt = true;
+  byId("empty").hidden = view.steps.length > 0;
+  void rebuild();
+});
+
+/** Whether two steps ask the same thing. */
+function sameStep(a: Step, b: Step): boolean {
+  return a.op === "open" ? b.op === "open" && a.name === b.name : b.op === "path" && a.from === b.from && a.to === b.to;
 }
 
 function shownSummary(): string {
@@ -523,6 +558,8 @@ async function runStep(step: Step): Promise<void> {
 }
 
 let rebuildGeneration = 0;
+/** Set while rebuild replays the view's steps: the paths keep the route the view picked. */
+let replaying = false;
 
 /** Rebuilds the graph from the view's steps with the current filters, and reopens the side panel. */
 async function rebuild(): Promise<void> {
@@ -531,6 +568,7 @@ async function rebuild(): Promise<void> {
   paths = null;
   placed = 0;
   begin();
+  replaying = true;
   try {
     for (const step of view.steps) {
       if (generation !== rebuildGeneration) return;
@@ -543,10 +581,13 @@ async function rebuild(): Promise<void> {
     }
     if (generation !== rebuildGeneration) return;
     focusAfterLayout = null;
+    fillPathForm();
+    highlightPaths();
     relayout(true);
     await showSelected();
     if (!statusEl.classList.contains("error")) setStatus(view.steps.length ? shownSummary() : "");
   } finally {
+    replaying = false;
     end();
   }
 }
@@ -554,17 +595,20 @@ async function rebuild(): Promise<void> {
 /** Runs a new step: records it in the view (and the address), then merges its answer and lays out again. */
 async function act(step: Step, what: string): Promise<boolean> {
   const fresh = cy.nodes().empty();
+  const shown = cy.elements().length;
   try {
     await runStep(step);
   } catch (e) {
     failed(what, e, () => void act(step, what));
     return false;
   }
-  view.steps.push(step);
+  // A step asked again that brought nothing new (a node clicked twice, the same paths) is not recorded:
+  // the address would replay it for nothing. One that paged in more neighbours is.
+  if (cy.elements().length !== shown || !view.steps.some((s) => sameStep(s, step))) view.steps.push(step);
   focusAfterLayout = step.op === "open" ? step.name : null;
   highlightPaths();
   relayout(fresh);
-  saveView();
+  saveView(true);
   setStatus(shownSummary());
   return true;
 }
@@ -895,8 +939,21 @@ function renderPaths(p: PathsShown): void {
 function pickPath(i: number): void {
   if (!paths) return;
   paths.active = i;
+  view.route = i;
+  saveView();
   renderPaths(paths);
   highlightPaths();
+}
+
+/** The path form shows the ends of the last paths asked for (a link reopened, Back), by their names. */
+function fillPathForm(): void {
+  const last = [...view.steps].reverse().find((s) => s.op === "path");
+  for (const [input, name] of [[pathFrom, last?.op === "path" ? last.from : ""], [pathTo, last?.op === "path" ? last.to : ""]] as const) {
+    if (!name) continue;
+    const node = cy.getElementById(name);
+    input.value = node.nonempty() ? String(node.data("label")) : name;
+    input.dataset.name = name;
+  }
 }
 
 async function selectRelation(name: string): Promise<void> {
@@ -1079,7 +1136,7 @@ const typesBox = byId("types");
 let refilterTimer: ReturnType<typeof setTimeout> | undefined;
 /** Asks again with the new filters once they have stopped changing for a moment (a slider drags). */
 function refilter(): void {
-  saveView();
+  saveView(refilterTimer === undefined); // the first change of a burst makes the history entry
   if (refilterTimer === undefined) begin();
   clearTimeout(refilterTimer);
   refilterTimer = setTimeout(() => {
@@ -1164,7 +1221,7 @@ coTemporalBox.addEventListener("change", () => {
   view.coTemporal = coTemporalBox.checked;
   // Paths already asked for are asked again the new way; without any, it applies to the next.
   if (view.steps.some((s) => s.op === "path")) refilter();
-  else saveView();
+  else saveView(true);
 });
 followViaBox.addEventListener("change", () => {
   view.followVia = followViaBox.checked;
@@ -1274,7 +1331,7 @@ byId("clear").addEventListener("click", () => {
   cy.elements().remove();
   paths = null;
   byId("empty").hidden = false;
-  saveView();
+  saveView(true); // Back undoes it
   void showSelected();
   setStatus("");
 });
@@ -1394,10 +1451,10 @@ function showMode(): void {
   document.title = inReview ? "polgraph — review" : "polgraph — graph explorer";
 }
 
-async function openReview(hash: string): Promise<void> {
+async function openReview(hash: string, push = true): Promise<void> {
   view.review = hash;
   lastReview = hash;
-  saveView();
+  saveView(push);
   showMode();
   review ??= new ReviewView(reviewRoot, {
     call,
@@ -1413,7 +1470,7 @@ async function openReview(hash: string): Promise<void> {
 /** Shows the graph; `focusSearch` puts the cursor in the search box when the graph is empty. */
 async function openGraph(focusSearch = true): Promise<void> {
   view.review = null;
-  saveView();
+  saveView(true);
   showMode();
   cy.resize();
   if (!graphBuilt) await buildGraph(focusSearch);
@@ -1445,7 +1502,7 @@ async function showInGraph(relation: string, denied: boolean): Promise<void> {
   if (denied && !view.statuses.includes("DENIED")) {
     view.statuses = [...(view.statuses.length && !view.statuses.includes("NONE") ? view.statuses : ["ALLEGED", "REPORTED", "CONFIRMED"]), "DENIED"];
     showFilters();
-    saveView();
+    saveView(true);
     if (view.steps.length) await rebuild();
   }
   if (await act({ op: "path", from: r.from, to: r.to }, `show ${relation}`)) await selectRelation(r.name);

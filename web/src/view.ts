@@ -26,6 +26,8 @@ export interface View {
   followVia: boolean;
   /** The side panel: an entity's or a relation's resource name, "paths", or "". */
   selected: string;
+  /** The route picked among the last paths asked for (0-based), or -1 for all of them. */
+  route: number;
   /** The review view: null when the graph is shown, "" for the list of documents, else a document's hash. */
   review: string | null;
 }
@@ -33,7 +35,7 @@ export interface View {
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", review: null };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, review: null };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -54,6 +56,7 @@ export function formatView(v: View): string {
   if (v.coTemporal) parts.push("cotemporal=1");
   if (v.followVia) parts.push("via=1");
   if (v.selected) parts.push(`sel=${enc(v.selected)}`);
+  if (v.route >= 0) parts.push(`route=${v.route + 1}`);
   if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
   return parts.join("&");
 }
@@ -115,6 +118,11 @@ export function parseView(query: string): View {
       case "sel":
         v.selected = dec(raw);
         break;
+      case "route": {
+        const n = Number(dec(raw));
+        if (Number.isInteger(n) && n >= 1 && n <= 20) v.route = n - 1;
+        break;
+      }
       case "review":
         v.review = dec(raw);
         break;
