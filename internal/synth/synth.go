@@ -150,7 +150,7 @@ type generator struct {
 	orgs         []int32   // campaigns, unions, associations
 	outlets      []int32
 	court        int32
-	removals     int // early ends of terms by removal or deselection, so far
+	removals     int  // early ends of terms by removal or deselection, so far
 	dissolved    bool // the last relation was made a dissolution (emit)
 	seats        []seat
 
