@@ -22,6 +22,9 @@ type Filter struct {
 	RelationTypes []graph.RelationType
 	// Kinds: changes of entities of these kinds, and of relations with an end of one.
 	Kinds []graph.Kind
+	// UntilCaughtUp ends the watch once every change up to the graph's version when it began is sent.
+	UntilCaughtUp bool
+	stopAt        int64
 }
 
 // Check lists what is wrong with the filter in v.

@@ -37,7 +37,7 @@ type Config struct {
 	Page int
 	// MaxWatchers bounds the watchers running at once (default 1000); more are refused.
 	MaxWatchers int
-	Logger *slog.Logger
+	Logger      *slog.Logger
 }
 
 // Limits of filters.
@@ -144,6 +144,9 @@ type Batch struct {
 	Version int64
 }
 
+// errCaughtUp ends a watcher that was to stop once caught up.
+var errCaughtUp = errors.New("caught up")
+
 // item is one entry of a watcher's buffer: a change, or (change nil) progress past changes left out.
 type item struct {
 	change  *graph.Change
@@ -157,7 +160,8 @@ type item struct {
 // send took nothing for StallAfter while the buffer was full, with where to resume in its Metadata
 // ("resume_token", "resume_version"); the log's own errors.
 //
-// After nil means from the graph's current version.
+// After nil means from the graph's current version. With f.UntilCaughtUp, Watch returns nil once it has
+// sent every change up to the graph's version when it began.
 func (h *Hub) Watch(ctx context.Context, after *graph.ChangeCursor, f Filter, send func(Batch) error) error {
 	if h.watchers.Add(1) > int64(h.cfg.MaxWatchers) {
 		h.watchers.Add(-1)
@@ -167,13 +171,16 @@ func (h *Hub) Watch(ctx context.Context, after *graph.ChangeCursor, f Filter, se
 	defer h.watchers.Add(-1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if after == nil {
+	if after == nil || f.UntilCaughtUp {
 		v, err := h.cfg.Version(ctx)
 		if err != nil {
 			return err
 		}
 		h.Notify(v)
-		after = &graph.ChangeCursor{Version: v}
+		if after == nil {
+			after = &graph.ChangeCursor{Version: v}
+		}
+		f.stopAt = v
 	}
 	if f.Center != "" && h.cfg.Links == nil {
 		return &graph.Error{Op: "live.Watch", Kind: graph.FailedPrecondition, Message: "this server cannot filter by neighbourhood"}
@@ -192,6 +199,9 @@ func (h *Hub) Watch(ctx context.Context, after *graph.ChangeCursor, f Filter, se
 			// Whatever was buffered before the end goes out first: the resume point counts it as sent.
 			if serr := drain(buf, maxBatch, send); serr != nil {
 				return serr
+			}
+			if err == errCaughtUp {
+				return nil
 			}
 			return err
 		}
@@ -320,6 +330,9 @@ func (h *Hub) follow(ctx context.Context, at graph.ChangeCursor, f Filter, buf c
 				sent = page.Next
 			default:
 			}
+		}
+		if f.UntilCaughtUp && page.Next.Version >= f.stopAt {
+			return errCaughtUp
 		}
 		if page.Next.Version >= page.Version {
 			// Caught up: wait for a newer version.

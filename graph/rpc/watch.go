@@ -32,7 +32,7 @@ func (s *Server) WatchChanges(req *pb.WatchChangesRequest, stream pb.GraphServic
 		}
 		after = &graph.ChangeCursor{Version: req.GetSinceVersion()}
 	}
-	f := live.Filter{Center: graph.EntityName(req.GetCenter()), Depth: int(req.GetDepth())}
+	f := live.Filter{Center: graph.EntityName(req.GetCenter()), Depth: int(req.GetDepth()), UntilCaughtUp: req.GetUntilCaughtUp()}
 	for _, e := range req.GetEntities() {
 		f.Entities = append(f.Entities, graph.EntityName(e))
 	}

@@ -209,7 +209,10 @@ type WatchChangesRequest struct {
 	// Only changes of relations of these types.
 	RelationTypes []RelationType `protobuf:"varint,6,rep,packed,name=relation_types,json=relationTypes,proto3,enum=polgraph.v1.RelationType" json:"relation_types,omitempty"`
 	// Only changes of entities of these kinds, and of relations with an end of one.
-	Kinds         []EntityKind `protobuf:"varint,7,rep,packed,name=kinds,proto3,enum=polgraph.v1.EntityKind" json:"kinds,omitempty"`
+	Kinds []EntityKind `protobuf:"varint,7,rep,packed,name=kinds,proto3,enum=polgraph.v1.EntityKind" json:"kinds,omitempty"`
+	// End the stream, without an error, once every change up to the graph's version when the call began
+	// has been sent, instead of going on with new ones: a catch-up, or a look at what changed.
+	UntilCaughtUp bool `protobuf:"varint,8,opt,name=until_caught_up,json=untilCaughtUp,proto3" json:"until_caught_up,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -291,6 +294,13 @@ func (x *WatchChangesRequest) GetKinds() []EntityKind {
 		return x.Kinds
 	}
 	return nil
+}
+
+func (x *WatchChangesRequest) GetUntilCaughtUp() bool {
+	if x != nil {
+		return x.UntilCaughtUp
+	}
+	return false
 }
 
 // WatchChangesResponse is the next changes that passed the filters, in commit order, and where to resume
@@ -4618,7 +4628,7 @@ var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"\xaf\x02\n" +
+	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"\xd7\x02\n" +
 	"\x13WatchChangesRequest\x12(\n" +
 	"\rsince_version\x18\x01 \x01(\x03H\x00R\fsinceVersion\x88\x01\x01\x12!\n" +
 	"\fresume_token\x18\x02 \x01(\tR\vresumeToken\x12\x1a\n" +
@@ -4626,7 +4636,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x06center\x18\x04 \x01(\tR\x06center\x12\x14\n" +
 	"\x05depth\x18\x05 \x01(\x05R\x05depth\x12@\n" +
 	"\x0erelation_types\x18\x06 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\rrelationTypes\x12-\n" +
-	"\x05kinds\x18\a \x03(\x0e2\x17.polgraph.v1.EntityKindR\x05kindsB\x10\n" +
+	"\x05kinds\x18\a \x03(\x0e2\x17.polgraph.v1.EntityKindR\x05kinds\x12&\n" +
+	"\x0funtil_caught_up\x18\b \x01(\bR\runtilCaughtUpB\x10\n" +
 	"\x0e_since_version\"\x82\x01\n" +
 	"\x14WatchChangesResponse\x12-\n" +
 	"\achanges\x18\x01 \x03(\v2\x13.polgraph.v1.ChangeR\achanges\x12!\n" +
