@@ -54,7 +54,7 @@ func (w *watched) waitFor(t *testing.T, n int) []graph.Change {
 }
 
 // newHub is a hub over s, woken by s's own writes and reads and polling every poll.
-func newHub(t *testing.T, s *dgraph.Store, cfg live.Config) *live.Hub {
+func newHub(t testing.TB, s *dgraph.Store, cfg live.Config) *live.Hub {
 	cfg.Log, cfg.Version, cfg.Generation = s, s.Version, s.Generation
 	if cfg.Links == nil {
 		cfg.Links = s
