@@ -196,9 +196,9 @@ func TestWatchersSeeEveryWriteOnceInOrder(t *testing.T) {
 	}
 
 	names := func(w *watched, n int) []string {
-		cs := w.waitFor(t, n)
-		time.Sleep(100 * time.Millisecond)
-		cs, _ = w.snapshot()
+		w.waitFor(t, n)
+		time.Sleep(100 * time.Millisecond) // and nothing more comes
+		cs, _ := w.snapshot()
 		var out []string
 		for _, c := range cs {
 			out = append(out, c.Resource)

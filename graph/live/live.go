@@ -62,6 +62,7 @@ type Hub struct {
 // read is one read of the log, shared by the watchers asking for the same place.
 type read struct {
 	at   graph.ChangeCursor
+	gen  int64 // the store's generation when the read began: a page of a graph since replaced is not shared
 	done chan struct{}
 	page graph.ChangePage
 	err  error
@@ -258,10 +259,7 @@ func drain(buf chan item, maxBatch int, send func(Batch) error) error {
 
 // follow reads the log from at into buf until ctx is done or the watcher is ended, and returns why.
 func (h *Hub) follow(ctx context.Context, at graph.ChangeCursor, f Filter, buf chan<- item) error {
-	gen := int64(0)
-	if h.cfg.Generation != nil {
-		gen = h.cfg.Generation()
-	}
+	gen := h.generation()
 	sent := at // the place after the last item put in buf
 	stall := time.NewTimer(h.cfg.StallAfter)
 	stall.Stop()
@@ -299,7 +297,7 @@ func (h *Hub) follow(ctx context.Context, at graph.ChangeCursor, f Filter, buf c
 		if err != nil {
 			return err
 		}
-		if h.cfg.Generation != nil && h.cfg.Generation() != gen {
+		if h.generation() != gen {
 			return &graph.Error{Op: "live.Watch", Kind: graph.FailedPrecondition, Reason: graph.ReasonGraphReplaced,
 				Message: "the graph was replaced (dropped and written again): read it whole and watch from its version"}
 		}
@@ -356,16 +354,20 @@ func (h *Hub) follow(ctx context.Context, at graph.ChangeCursor, f Filter, buf c
 // read reads the page of the log after at, sharing the read with every watcher asking for the same
 // place meanwhile, and with those that ask a little later (the last pages read are kept).
 func (h *Hub) read(ctx context.Context, at graph.ChangeCursor) (graph.ChangePage, error) {
+	gen := h.generation()
 	h.mu.Lock()
 	r, ok := h.reads[at]
+	if ok && r.gen != gen {
+		ok = false // a read of a graph since replaced: this one reads the new graph
+	}
 	if !ok {
 		for _, p := range h.recent {
-			if p.at == at && len(p.page.Changes) > 0 && p.err == nil {
+			if p.at == at && p.gen == gen && len(p.page.Changes) > 0 && p.err == nil {
 				h.mu.Unlock()
 				return p.page, nil
 			}
 		}
-		r = &read{at: at, done: make(chan struct{})}
+		r = &read{at: at, gen: gen, done: make(chan struct{})}
 		h.reads[at] = r
 		go h.run(r)
 	}
@@ -378,6 +380,14 @@ func (h *Hub) read(ctx context.Context, at graph.ChangeCursor) (graph.ChangePage
 	}
 }
 
+// generation is the store's generation (Config.Generation), or 0.
+func (h *Hub) generation() int64 {
+	if h.cfg.Generation == nil {
+		return 0
+	}
+	return h.cfg.Generation()
+}
+
 // recentPages is how many pages read are kept for watchers that ask for them a little later.
 const recentPages = 8
 
@@ -386,7 +396,9 @@ func (h *Hub) run(r *read) {
 	r.page, r.err = h.cfg.Log.ReadChangeLog(ctx, r.at, h.cfg.Page)
 	cancel()
 	h.mu.Lock()
-	delete(h.reads, r.at)
+	if h.reads[r.at] == r {
+		delete(h.reads, r.at)
+	}
 	if r.err == nil && len(r.page.Changes) > 0 {
 		h.recent = append(h.recent, r)
 		if len(h.recent) > recentPages {
