@@ -285,3 +285,37 @@ func TestStalledWatcherIsEnded(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchersEndWhenTheServerStops: when the hub stops (the server is stopping), a watcher ends at
+// once, Unavailable, with where to resume: after what it was sent.
+func TestWatchersEndWhenTheServerStops(t *testing.T) {
+	s := freshStore(t)
+	ctx := context.Background()
+	if err := s.UpsertSources(audited(ctx, "UpsertSources"), []graph.Source{{Name: "sources/random", Title: "random", Kind: graph.SourceOther}}); err != nil {
+		t.Fatal(err)
+	}
+	h := live.New(live.Config{Log: s, Version: s.Version})
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() { h.Run(runCtx); close(ran) }()
+	w := &watched{}
+	ended := make(chan error, 1)
+	from := graph.ChangeCursor{}
+	go func() { ended <- h.Watch(ctx, &from, live.Filter{}, w.send) }()
+	w.waitFor(t, 1)
+	stop()
+	<-ran
+	var err error
+	select {
+	case err = <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not end when the hub stopped")
+	}
+	var ge *graph.Error
+	if !errors.As(err, &ge) || ge.Kind != graph.Unavailable || ge.Metadata["resume_token"] == "" {
+		t.Fatalf("the watcher ended with %v; want UNAVAILABLE with a resume token", err)
+	}
+	if _, next := w.snapshot(); ge.Metadata["resume_token"] != next.Token() {
+		t.Errorf("resume from %s, but the last batch sent ends at %s", ge.Metadata["resume_token"], next.Token())
+	}
+}

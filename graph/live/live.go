@@ -53,6 +53,9 @@ type Hub struct {
 	head     atomic.Int64 // the newest graph version known
 	watchers atomic.Int64
 
+	stopping chan struct{} // closed when Run ends: watchers end with where to resume
+	stopOnce sync.Once
+
 	mu     sync.Mutex
 	wake   chan struct{} // closed when head goes up
 	reads  map[graph.ChangeCursor]*read
@@ -88,7 +91,7 @@ func New(cfg Config) *Hub {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{cfg: cfg, wake: make(chan struct{}), reads: map[graph.ChangeCursor]*read{}}
+	return &Hub{cfg: cfg, wake: make(chan struct{}), reads: map[graph.ChangeCursor]*read{}, stopping: make(chan struct{})}
 }
 
 // Notify tells the hub the graph is at version v (or later): watchers waiting for a newer version than
@@ -112,10 +115,12 @@ func (h *Hub) Notify(v int64) {
 // Watchers is how many watchers are running.
 func (h *Hub) Watchers() int { return int(h.watchers.Load()) }
 
-// Run polls the graph's version while anyone watches, until ctx is done.
+// Run polls the graph's version while anyone watches, until ctx is done; then it ends every watcher
+// (Unavailable, with where to resume), so that a server stopping does not wait for them.
 func (h *Hub) Run(ctx context.Context) {
 	tick := time.NewTicker(h.cfg.Poll)
 	defer tick.Stop()
+	defer h.stopOnce.Do(func() { close(h.stopping) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -190,11 +195,25 @@ func (h *Hub) Watch(ctx context.Context, after *graph.ChangeCursor, f Filter, se
 	ended := make(chan error, 1)
 	go func() { ended <- h.follow(ctx, *after, f, buf) }()
 	const maxBatch = 256
+	sent := *after // where the last batch sent ends
+	send = func(send func(Batch) error) func(Batch) error {
+		return func(b Batch) error {
+			if err := send(b); err != nil {
+				return err
+			}
+			sent = b.Next
+			return nil
+		}
+	}(send)
 	for {
 		var first item
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-h.stopping:
+			return &graph.Error{Op: "live.Watch", Kind: graph.Unavailable, Reason: "SERVER_STOPPING",
+				Metadata: map[string]string{"resume_token": sent.Token(), "resume_version": strconv.FormatInt(sent.Version, 10)},
+				Message:  "this server is stopping: watch again, through another, from resume_token " + sent.Token()}
 		case first = <-buf:
 		case err := <-ended:
 			// Whatever was buffered before the end goes out first: the resume point counts it as sent.

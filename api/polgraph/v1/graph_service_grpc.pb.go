@@ -99,7 +99,8 @@ type GraphServiceClient interface {
 	// (ExportGraph), and watch from that version; FAILED_PRECONDITION with reason GRAPH_REPLACED when the
 	// graph was dropped and written again; RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW (metadata
 	// `resume_token` and `resume_version`) when the caller took nothing for a while with changes waiting:
-	// the changes before the resume point were all sent, so watch again from it.
+	// the changes before the resume point were all sent, so watch again from it; UNAVAILABLE with reason
+	// SERVER_STOPPING (metadata `resume_token`) when the server stops.
 	WatchChanges(ctx context.Context, in *WatchChangesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchChangesResponse], error)
 }
 
@@ -342,7 +343,8 @@ type GraphServiceServer interface {
 	// (ExportGraph), and watch from that version; FAILED_PRECONDITION with reason GRAPH_REPLACED when the
 	// graph was dropped and written again; RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW (metadata
 	// `resume_token` and `resume_version`) when the caller took nothing for a while with changes waiting:
-	// the changes before the resume point were all sent, so watch again from it.
+	// the changes before the resume point were all sent, so watch again from it; UNAVAILABLE with reason
+	// SERVER_STOPPING (metadata `resume_token`) when the server stops.
 	WatchChanges(*WatchChangesRequest, grpc.ServerStreamingServer[WatchChangesResponse]) error
 	mustEmbedUnimplementedGraphServiceServer()
 }

@@ -2969,7 +2969,8 @@ export const GraphService: GenService<{
    * (ExportGraph), and watch from that version; FAILED_PRECONDITION with reason GRAPH_REPLACED when the
    * graph was dropped and written again; RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW (metadata
    * `resume_token` and `resume_version`) when the caller took nothing for a while with changes waiting:
-   * the changes before the resume point were all sent, so watch again from it.
+   * the changes before the resume point were all sent, so watch again from it; UNAVAILABLE with reason
+   * SERVER_STOPPING (metadata `resume_token`) when the server stops.
    *
    * @generated from rpc polgraph.v1.GraphService.WatchChanges
    */
