@@ -222,7 +222,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 		q.typed(m, "pg.version", "1", "int")
 		q.str(m, "pg.bulk_id", q.bulk)
 		// No change per resource: one change says the graph was loaded whole at version 1, so that a
-		// watcher of the change log reads it whole (graph.ActionLoad).
+		// watcher of the change log reads it whole (graph.ActionLoad), dated when the N-Quads were written.
 		set, c := "_:bulkchangeset", "_:bulkchange"
 		q.str(set, "dgraph.type", "ChangeSet")
 		q.str(set, "pg.change_principal", "local (dgraph bulk)")
@@ -234,7 +234,7 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 		q.typed(c, "pg.change_version", "1", "int")
 		q.str(c, "pg.change_resource", "graph")
 		q.str(c, "pg.change_action", graph.ActionLoad)
-		q.str(c, "pg.change_after", `{"record":"load","bulk_id":`+strconv.Quote(q.bulk)+`}`)
+		q.str(c, "pg.change_after", `{"record":"load"}`)
 		q.meta = true
 	}
 	n := label(string(r.Name))
