@@ -47,7 +47,10 @@ type Error struct {
 	// RetryAfter, when set, tells the client when trying again may succeed (ResourceExhausted,
 	// Unavailable).
 	RetryAfter time.Duration
-	Err        error
+	// Metadata is what a client needs to act on the error besides its reason (google.rpc.ErrorInfo's
+	// metadata): where to resume a change feed, the oldest version it holds.
+	Metadata map[string]string
+	Err      error
 }
 
 func (e *Error) Error() string {

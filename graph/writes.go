@@ -64,6 +64,11 @@ type Change struct {
 	Action    string
 	// Before and After are the resource as a dataset record (JSON), "" when it did not exist (Before).
 	Before, After string
+	// Version is the graph version the change committed at (0 for a change that is not the graph's: an
+	// API key's, a judgement's, or one recorded before changes carried versions); Index is its place
+	// among the changes of that version, from 0, as ChangeLog reads them.
+	Version int64
+	Index   int
 }
 
 // ChangeQuery asks for a page of the audit trail, newest first.

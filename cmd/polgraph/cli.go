@@ -28,9 +28,9 @@ import (
 // clientFlags are the flags shared by the analyst commands, which call a running polgraph over gRPC.
 type clientFlags struct {
 	server, asOf, knownOn, types, excludeTypes, statuses, undated string
-	minConfidence                                        float64
-	json                                                 bool
-	timeout                                              time.Duration
+	minConfidence                                                 float64
+	json                                                          bool
+	timeout                                                       time.Duration
 
 	// How to reach a polgraph that asks for credentials or speaks TLS (see dialOptions).
 	apiKey, tlsCA, tlsCert, tlsKey string

@@ -35,7 +35,9 @@ func TestKnownOnOverGRPC(t *testing.T) {
 	after := instant()
 	client := pb.NewGraphServiceClient(conn)
 	ctx := context.Background()
-	at := func(when time.Time) *pb.RelationFilter { return &pb.RelationFilter{KnownOn: when.Format(time.RFC3339Nano)} }
+	at := func(when time.Time) *pb.RelationFilter {
+		return &pb.RelationFilter{KnownOn: when.Format(time.RFC3339Nano)}
+	}
 
 	if _, err := client.GetEntity(ctx, &pb.GetEntityRequest{Name: name, Filter: at(before)}); status.Code(err) != codes.NotFound {
 		t.Errorf("known on %s, before it was written: %v, want NotFound", before, err)

@@ -85,6 +85,8 @@ Commands:
                       the shortest route between each pair (--max-shared, --max-depth, --types, ...)
   history NAME        the changes of an entity, relation or source in the audit trail, newest first
                       (asks a running polgraph, with an editor's API key)
+  watch               the graph's changes as they are committed, one a line or --json lines: --since
+                      VERSION, --entities, --around NAME --depth N, --types, --kinds, --until-caught-up
   resolve             the pairs of entities that may be one, best first, each with why (--kind, --limit)
   import ocd-divisions FILE
                       load a constituency list in the Open Civic Data CSV format as seats, linking
@@ -162,6 +164,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return connectionsCmd(ctx, rest, stdout, stderr)
 	case "history":
 		return historyCmd(ctx, rest, stdout, stderr)
+	case "watch":
+		return watchCmd(ctx, rest, stdout, stderr)
 	case "resolve":
 		return resolveCmd(ctx, rest, stdout, stderr)
 	case "import":

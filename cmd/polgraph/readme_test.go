@@ -19,7 +19,7 @@ import (
 // documented are the pages whose examples TestREADMEExamplesRun runs, in the order they run: the README,
 // the reference pages in docs/ (in the order their examples build on each other: keys made in writing.md
 // are used after it), and the default dataset's README last.
-var documented = []string{"README.md", "docs/api.md", "docs/writing.md", "docs/articles.md", "docs/access.md",
+var documented = []string{"README.md", "docs/api.md", "docs/writing.md", "docs/live.md", "docs/articles.md", "docs/access.md",
 	"docs/explorer.md", "docs/concepts.md", "docs/formats.md", "docs/architecture.md", "docs/running.md",
 	"docs/security.md", "docs/operations.md", "data/tower-hamlets/README.md"}
 

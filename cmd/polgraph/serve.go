@@ -25,6 +25,7 @@ import (
 	"github.com/polgraph/polgraph/graph/dgraph"
 	"github.com/polgraph/polgraph/graph/history"
 	"github.com/polgraph/polgraph/graph/intake"
+	"github.com/polgraph/polgraph/graph/live"
 	"github.com/polgraph/polgraph/graph/memgraph"
 	"github.com/polgraph/polgraph/graph/resolve"
 	"github.com/polgraph/polgraph/graph/review"
@@ -180,6 +181,10 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 	if past, err := history.New(svc, keptPastGraphs); err == nil {
 		graphServer.WithHistory(past) // reads may ask for known_on
 	}
+	if hub := changeFeed(st, s.topo, log); hub != nil {
+		graphServer.SetChangeFeed(hub)
+		go hub.Run(ctx)
+	}
 	pb.RegisterGraphServiceServer(srv, graphServer)
 	if cfg.Writes {
 		if st.writes != nil {
@@ -310,6 +315,32 @@ type storage struct {
 // onDgraph is every role, played by the store on Dgraph.
 func onDgraph(s *dgraph.Store) storage {
 	return storage{graph: s, feed: s, kept: s, writes: s, review: s.Queue(), matches: s, keys: s.Keys()}
+}
+
+// changeFeed is the hub of WatchChanges over the store's change log, or nil for a store that keeps none.
+// Watchers wake on every newer version the store sees (this process's writes, and every version read)
+// and on the hub's own poll; neighbourhood filters read the graph in memory once it is filled, and the
+// store before.
+func changeFeed(st storage, topo *memgraph.Topology, log *slog.Logger) *live.Hub {
+	cl, ok := st.graph.(graph.ChangeLog)
+	if !ok || st.feed == nil {
+		return nil
+	}
+	links := live.LinksFunc(func(ctx context.Context, es []graph.EntityName) (map[graph.EntityName][]graph.Link, error) {
+		if topo != nil && topo.Ready() {
+			return topo.Links(ctx, es)
+		}
+		return st.graph.Links(ctx, es)
+	})
+	cfg := live.Config{Log: cl, Version: st.feed.Version, Links: links, Logger: log}
+	if g, ok := st.feed.(graph.Generations); ok {
+		cfg.Generation = g.Generation
+	}
+	hub := live.New(cfg)
+	if n, ok := st.graph.(interface{ OnVersion(func(int64)) }); ok {
+		n.OnVersion(hub.Notify)
+	}
+	return hub
 }
 
 // principalName is who the audit trail says made a write: the caller's credential, as graph/auth names it

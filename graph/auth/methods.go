@@ -36,6 +36,7 @@ var methodRoles = map[string]Role{
 	"/polgraph.v1.GraphService/ListSources":         Reader,
 	"/polgraph.v1.GraphService/GetGraphStats":       Reader,
 	"/polgraph.v1.GraphService/FindConnections":     Reader,
+	"/polgraph.v1.GraphService/WatchChanges":        Reader,
 
 	// Writes, and the audit trail (which names who wrote what).
 	"/polgraph.v1.WriteService/UpsertSources":   Editor,

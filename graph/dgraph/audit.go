@@ -76,7 +76,10 @@ func readRequestRecord(recorded string, meta graph.WriteMeta, result any) error 
 // wrote, how and under which request id go once per write, on a ChangeSet node that each Change points
 // at: a load's every change naming the same principal in an index of its own made that index's entry
 // for the principal grow with every change written, and the load slow down with it.
-func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, result graph.WriteResult) []map[string]any {
+//
+// version is the graph version the write commits at (0 for a change that is not the graph's: an API key's,
+// a judgement's): each change carries it, so that the trail can be read in commit order (ReadChangeLog).
+func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, result graph.WriteResult, version int64) []map[string]any {
 	now := time.Now().UnixMilli()
 	out := make([]map[string]any, 0, len(changes)+2)
 	if len(changes) > 0 {
@@ -91,12 +94,37 @@ func changeNodes(m graph.WriteMeta, changes []graph.Change, request string, resu
 		out = append(out, map[string]any{"uid": "_:change" + strconv.Itoa(i), "dgraph.type": "Change", "pg.change_set": set,
 			"pg.change_at": now, "pg.change_resource": c.Resource, "pg.change_action": c.Action,
 			"pg.change_before": c.Before, "pg.change_after": c.After})
+		if version > 0 {
+			out[len(out)-1]["pg.change_version"] = version
+		}
 	}
 	if request != "" {
 		rec, _ := requestRecordJSON(m, result)
 		out = append(out, map[string]any{"uid": "_:request", "dgraph.type": "Request", "pg.name": request, "pg.request_result": rec})
 	}
 	return out
+}
+
+// writtenVersion is the graph version a write's nodes commit at: the one its write of the meta node
+// raises to, the one a bulk load holds when the write joins it (the meta node written with the load's
+// lease), or, for a bulk load's batch (which writes no meta node), the version its nodes are marked
+// changed with; 0 for a write that touches no version.
+func writtenVersion(set []map[string]any, meta found) int64 {
+	var v int64
+	for _, n := range set {
+		if n["pg.name"] == metaName {
+			if x, ok := n["pg.version"].(int64); ok {
+				return x
+			}
+			if _, ok := n["pg.lease_until"]; ok {
+				return meta.Version
+			}
+		}
+		if x, ok := n["pg.changed"].(int64); ok && x > v {
+			v = x
+		}
+	}
+	return v
 }
 
 // diff turns the records of what was (before, "" when new) and what will be into a change, or nothing
@@ -126,12 +154,13 @@ func decodeRaw[T any](got map[string]found, name string) (T, bool) {
 
 // changeFields are a change's fields: who, how and under which request id are its ChangeSet's (or, in a
 // trail written before change sets, its own).
-const changeFields = `pg.change_at pg.change_principal pg.change_method pg.change_request pg.change_resource
+const changeFields = `pg.change_at pg.change_version pg.change_principal pg.change_method pg.change_request pg.change_resource
   pg.change_action pg.change_before pg.change_after pg.change_set { pg.change_principal pg.change_method pg.change_request pg.change_reason }`
 
 // changeJSON is a change as read.
 type changeJSON struct {
 	At        int64  `json:"pg.change_at"`
+	Version   int64  `json:"pg.change_version"`
 	Principal string `json:"pg.change_principal"`
 	Method    string `json:"pg.change_method"`
 	Request   string `json:"pg.change_request"`
@@ -153,7 +182,7 @@ func (r changeJSON) change() graph.Change {
 		r.Principal, r.Method, r.Request, reason = r.Set.Principal, r.Set.Method, r.Set.Request, r.Set.Reason
 	}
 	return graph.Change{Time: time.UnixMilli(r.At).UTC(), Principal: r.Principal, Method: r.Method,
-		RequestID: r.Request, Reason: reason, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After}
+		RequestID: r.Request, Reason: reason, Resource: r.Resource, Action: r.Action, Before: r.Before, After: r.After, Version: r.Version}
 }
 
 // ListChanges implements graph.Trail.

@@ -35,7 +35,7 @@ func TestContract(t *testing.T) {
 }
 
 // freshStore empties Dgraph and opens a store on it with the schema applied, closed when t ends.
-func freshStore(t *testing.T) *dgraph.Store {
+func freshStore(t testing.TB) *dgraph.Store {
 	t.Helper()
 	ctx := context.Background()
 	if err := testDgraph.Reset(ctx); err != nil {

@@ -108,3 +108,24 @@ func EndsOf(ctx context.Context, s *Store, relation string) (from, to string, er
 	}
 	return out.Q[0].From.Name, out.Q[0].To.Name, nil
 }
+
+// UnversionChanges removes the version of the trail's changes at or before version upto, as a trail
+// written before changes carried versions holds them.
+func UnversionChanges(ctx context.Context, s *Store, upto int64) error {
+	txn := s.dg.NewTxn()
+	defer txn.Discard(ctx)
+	resp, err := txn.QueryWithVars(ctx, `query q($v: int) { q(func: le(pg.change_version, $v)) { uid } }`, map[string]string{"$v": fmt.Sprint(upto)})
+	if err != nil {
+		return err
+	}
+	var res struct{ Q []struct{ UID string } }
+	if err := json.Unmarshal(resp.Json, &res); err != nil {
+		return err
+	}
+	var del []byte
+	for _, r := range res.Q {
+		del = fmt.Appendf(del, "<%s> <pg.change_version> * .\n", r.UID)
+	}
+	_, err = txn.Mutate(ctx, &api.Mutation{DelNquads: del, CommitNow: true})
+	return err
+}

@@ -249,7 +249,7 @@ func keyChange(ctx context.Context, method string, c graph.Change) []map[string]
 		meta = graph.WriteMeta{Principal: "local", Aliases: []string{"local"}}
 	}
 	meta.Method, meta.RequestID = method, ""
-	return changeNodes(meta, []graph.Change{c}, "", graph.WriteResult{})
+	return changeNodes(meta, []graph.Change{c}, "", graph.WriteResult{}, 0)
 }
 
 // keyRecord is a key as the trail shows it: never its hash.

@@ -5,6 +5,7 @@ import (
 
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/polgraph/polgraph/graph"
 )
@@ -220,6 +221,20 @@ func (q *NQuadWriter) WriteRelation(r graph.Relation) error {
 		q.str(m, "dgraph.type", "Meta")
 		q.typed(m, "pg.version", "1", "int")
 		q.str(m, "pg.bulk_id", q.bulk)
+		// No change per resource: one change says the graph was loaded whole at version 1, so that a
+		// watcher of the change log reads it whole (graph.ActionLoad), dated when the N-Quads were written.
+		set, c := "_:bulkchangeset", "_:bulkchange"
+		q.str(set, "dgraph.type", "ChangeSet")
+		q.str(set, "pg.change_principal", "local (dgraph bulk)")
+		q.str(set, "pg.change_by", "local")
+		q.str(set, "pg.change_method", "LoadNQuads")
+		q.str(c, "dgraph.type", "Change")
+		q.edge(c, "pg.change_set", set)
+		q.typed(c, "pg.change_at", strconv.FormatInt(time.Now().UnixMilli(), 10), "int")
+		q.typed(c, "pg.change_version", "1", "int")
+		q.str(c, "pg.change_resource", "graph")
+		q.str(c, "pg.change_action", graph.ActionLoad)
+		q.str(c, "pg.change_after", `{"record":"load"}`)
 		q.meta = true
 	}
 	n := label(string(r.Name))

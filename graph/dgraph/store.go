@@ -60,7 +60,17 @@ type Store struct {
 	replaceMu sync.Mutex
 	// generation counts the graphs this store has seen replaced (graph.Generations).
 	generation atomic.Int64
+	// onVersion, when set, is told each newer graph version the store reads or writes (OnVersion).
+	onVersion atomic.Pointer[func(int64)]
+	// logStart is the oldest version the change log can start after, once found, with the generation it
+	// was found in (changelog.go).
+	logStart atomic.Pointer[[2]int64]
 }
+
+// OnVersion has f told each newer graph version the store reads (every version query: searches, the
+// graph in memory catching up) or writes (a write through this store): what wakes watchers of the change
+// feed at once when the write is this process's own.
+func (s *Store) OnVersion(f func(int64)) { s.onVersion.Store(&f) }
 
 // DefaultLeaseTime is how long a bulk load's hold on its version lasts unless renewed (it is renewed every
 // quarter of that). Clocks of the machines writing to and reading from one Dgraph must agree to well
@@ -198,7 +208,13 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) sawVersion(v int64) {
 	for {
 		seen := s.seen.Load()
-		if v <= seen || s.seen.CompareAndSwap(seen, v) {
+		if v <= seen {
+			return
+		}
+		if s.seen.CompareAndSwap(seen, v) {
+			if f := s.onVersion.Load(); f != nil {
+				(*f)(v)
+			}
 			return
 		}
 	}

@@ -266,7 +266,7 @@ func (s *Store) upsertOnce(ctx context.Context, w write, refs map[string]string)
 			// version stays, and no replica catches up for nothing.
 			del, set = nil, nil
 		}
-		set = append(set, changeNodes(meta, changes, request, result)...)
+		set = append(set, changeNodes(meta, changes, request, result, writtenVersion(set, got[metaName]))...)
 	}
 	del = dropEmpty(set, del)
 	if len(set) == 0 && len(del) == 0 {

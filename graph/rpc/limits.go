@@ -28,6 +28,11 @@ func DefaultLimits() Limits {
 	return Limits{InFlight: max(8, 4*runtime.GOMAXPROCS(0)), Queued: 256, MaxWait: 2 * time.Second}
 }
 
+// openEnded are the streams that last as long as their callers want: taking a turn for the whole of one
+// would leave a handful of watchers holding every turn. The change feed bounds its watchers itself
+// (graph/live).
+var openEnded = map[string]bool{pb.GraphService_WatchChanges_FullMethodName: true}
+
 // Limiter gives each method of the services it guards its own turns, so that a flood of one kind of call
 // (a million searches) cannot starve the others: a call over its method's limit waits in a short queue,
 // and is refused with RESOURCE_EXHAUSTED and a retry delay when the queue is full or its wait is over.
@@ -54,7 +59,11 @@ func NewLimiter(limits Limits, log *slog.Logger, services ...grpc.ServiceDesc) *
 			l.methods["/"+sd.ServiceName+"/"+m.MethodName] = &turns{running: make(chan struct{}, limits.InFlight)}
 		}
 		for _, m := range sd.Streams {
-			l.methods["/"+sd.ServiceName+"/"+m.StreamName] = &turns{running: make(chan struct{}, limits.InFlight)}
+			name := "/" + sd.ServiceName + "/" + m.StreamName
+			if openEnded[name] {
+				continue
+			}
+			l.methods[name] = &turns{running: make(chan struct{}, limits.InFlight)}
 		}
 	}
 	return l

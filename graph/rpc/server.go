@@ -27,6 +27,7 @@ import (
 	pb "github.com/polgraph/polgraph/api/polgraph/v1"
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/history"
+	"github.com/polgraph/polgraph/graph/live"
 	"github.com/polgraph/polgraph/graph/service"
 )
 
@@ -36,6 +37,7 @@ type Server struct {
 	svc  *service.Service
 	past *history.Graphs // nil: no known_on
 	log  *slog.Logger
+	feed *live.Hub // WatchChanges' (SetChangeFeed)
 }
 
 // NewServer returns a Server.
@@ -91,7 +93,11 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 	} else {
 		log.InfoContext(ctx, "request refused", "method", method, "code", code.String(), "err", err)
 	}
-	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}}
+	info := &errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}
+	if ge != nil && len(ge.Metadata) > 0 {
+		info.Metadata = ge.Metadata
+	}
+	details := []protoadapt.MessageV1{info}
 	if ge != nil && len(ge.Violations) > 0 {
 		details = append(details, badRequest(ge.Violations))
 	}

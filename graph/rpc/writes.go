@@ -303,5 +303,6 @@ func (s *WriteServer) ListChanges(ctx context.Context, req *pb.ListChangesReques
 
 func changePB(c graph.Change) *pb.Change {
 	return &pb.Change{Time: timestamppb.New(c.Time), Principal: c.Principal, Method: c.Method,
-		RequestId: c.RequestID, Resource: c.Resource, Action: c.Action, Before: c.Before, After: c.After, Reason: c.Reason}
+		RequestId: c.RequestID, Resource: c.Resource, Action: c.Action, Before: c.Before, After: c.After, Reason: c.Reason,
+		Version: c.Version, Index: int32(c.Index)}
 }

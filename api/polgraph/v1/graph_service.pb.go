@@ -187,6 +187,188 @@ func (TimelineEntryKind) EnumDescriptor() ([]byte, []int) {
 	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{2}
 }
 
+// WatchChangesRequest says where to start watching, and which changes to send. Every filter given must
+// pass (the values within one are alternatives). Changes of sources pass only when no entity,
+// neighbourhood, relation type or kind filter is given; the one change of a load that recorded no change
+// per resource (action LOAD) passes every filter: read the graph again.
+type WatchChangesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Start after every change of this version (0: from the oldest change kept). Unset, with no
+	// resume_token: from the graph's version now.
+	SinceVersion *int64 `protobuf:"varint,1,opt,name=since_version,json=sinceVersion,proto3,oneof" json:"since_version,omitempty"`
+	// A `resume_token` from an earlier response (or an error's metadata): start just after the changes
+	// sent before it. Takes the place of since_version.
+	ResumeToken string `protobuf:"bytes,2,opt,name=resume_token,json=resumeToken,proto3" json:"resume_token,omitempty"`
+	// Only changes of these entities (resource names, at most 100), and of the relations that name them.
+	Entities []string `protobuf:"bytes,3,rep,name=entities,proto3" json:"entities,omitempty"`
+	// Only changes of the entities within `depth` hops of this one, as the graph stands when the changes
+	// are read, and of the relations that name one of them.
+	Center string `protobuf:"bytes,4,opt,name=center,proto3" json:"center,omitempty"`
+	// Hops around `center`, 1 to 3.
+	Depth int32 `protobuf:"varint,5,opt,name=depth,proto3" json:"depth,omitempty"`
+	// Only changes of relations of these types.
+	RelationTypes []RelationType `protobuf:"varint,6,rep,packed,name=relation_types,json=relationTypes,proto3,enum=polgraph.v1.RelationType" json:"relation_types,omitempty"`
+	// Only changes of entities of these kinds, and of relations with an end of one.
+	Kinds []EntityKind `protobuf:"varint,7,rep,packed,name=kinds,proto3,enum=polgraph.v1.EntityKind" json:"kinds,omitempty"`
+	// End the stream, without an error, once every change up to the graph's version when the call began
+	// has been sent, instead of going on with new ones: a catch-up, or a look at what changed.
+	UntilCaughtUp bool `protobuf:"varint,8,opt,name=until_caught_up,json=untilCaughtUp,proto3" json:"until_caught_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchChangesRequest) Reset() {
+	*x = WatchChangesRequest{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchChangesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchChangesRequest) ProtoMessage() {}
+
+func (x *WatchChangesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchChangesRequest.ProtoReflect.Descriptor instead.
+func (*WatchChangesRequest) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *WatchChangesRequest) GetSinceVersion() int64 {
+	if x != nil && x.SinceVersion != nil {
+		return *x.SinceVersion
+	}
+	return 0
+}
+
+func (x *WatchChangesRequest) GetResumeToken() string {
+	if x != nil {
+		return x.ResumeToken
+	}
+	return ""
+}
+
+func (x *WatchChangesRequest) GetEntities() []string {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
+func (x *WatchChangesRequest) GetCenter() string {
+	if x != nil {
+		return x.Center
+	}
+	return ""
+}
+
+func (x *WatchChangesRequest) GetDepth() int32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *WatchChangesRequest) GetRelationTypes() []RelationType {
+	if x != nil {
+		return x.RelationTypes
+	}
+	return nil
+}
+
+func (x *WatchChangesRequest) GetKinds() []EntityKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *WatchChangesRequest) GetUntilCaughtUp() bool {
+	if x != nil {
+		return x.UntilCaughtUp
+	}
+	return false
+}
+
+// WatchChangesResponse is the next changes that passed the filters, in commit order, and where to resume
+// after them. A response with no changes says the watch has read further (past changes the filters left
+// out, or up to a newer graph version with nothing new).
+type WatchChangesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The changes, each with its version and its index within that version.
+	Changes []*Change `protobuf:"bytes,1,rep,name=changes,proto3" json:"changes,omitempty"`
+	// Pass as `resume_token` to watch again from just after this response.
+	ResumeToken string `protobuf:"bytes,2,opt,name=resume_token,json=resumeToken,proto3" json:"resume_token,omitempty"`
+	// The graph version the watch has read up to.
+	Version       int64 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchChangesResponse) Reset() {
+	*x = WatchChangesResponse{}
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchChangesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchChangesResponse) ProtoMessage() {}
+
+func (x *WatchChangesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchChangesResponse.ProtoReflect.Descriptor instead.
+func (*WatchChangesResponse) Descriptor() ([]byte, []int) {
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *WatchChangesResponse) GetChanges() []*Change {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *WatchChangesResponse) GetResumeToken() string {
+	if x != nil {
+		return x.ResumeToken
+	}
+	return ""
+}
+
+func (x *WatchChangesResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 // GetEntityRequest names the entity to return.
 type GetEntityRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -206,7 +388,7 @@ type GetEntityRequest struct {
 
 func (x *GetEntityRequest) Reset() {
 	*x = GetEntityRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[0]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +400,7 @@ func (x *GetEntityRequest) String() string {
 func (*GetEntityRequest) ProtoMessage() {}
 
 func (x *GetEntityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[0]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +413,7 @@ func (x *GetEntityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetEntityRequest.ProtoReflect.Descriptor instead.
 func (*GetEntityRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{0}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GetEntityRequest) GetName() string {
@@ -276,7 +458,7 @@ type GetEntityResponse struct {
 
 func (x *GetEntityResponse) Reset() {
 	*x = GetEntityResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[1]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -288,7 +470,7 @@ func (x *GetEntityResponse) String() string {
 func (*GetEntityResponse) ProtoMessage() {}
 
 func (x *GetEntityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[1]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -301,7 +483,7 @@ func (x *GetEntityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetEntityResponse.ProtoReflect.Descriptor instead.
 func (*GetEntityResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{1}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetEntityResponse) GetEntity() *Entity {
@@ -357,7 +539,7 @@ type RelationCount struct {
 
 func (x *RelationCount) Reset() {
 	*x = RelationCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[2]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +551,7 @@ func (x *RelationCount) String() string {
 func (*RelationCount) ProtoMessage() {}
 
 func (x *RelationCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[2]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +564,7 @@ func (x *RelationCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationCount.ProtoReflect.Descriptor instead.
 func (*RelationCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{2}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RelationCount) GetType() RelationType {
@@ -431,7 +613,7 @@ type SearchEntitiesRequest struct {
 
 func (x *SearchEntitiesRequest) Reset() {
 	*x = SearchEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[3]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -443,7 +625,7 @@ func (x *SearchEntitiesRequest) String() string {
 func (*SearchEntitiesRequest) ProtoMessage() {}
 
 func (x *SearchEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[3]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -456,7 +638,7 @@ func (x *SearchEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*SearchEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{3}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SearchEntitiesRequest) GetQuery() string {
@@ -500,7 +682,7 @@ type SearchEntitiesResponse struct {
 
 func (x *SearchEntitiesResponse) Reset() {
 	*x = SearchEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[4]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -512,7 +694,7 @@ func (x *SearchEntitiesResponse) String() string {
 func (*SearchEntitiesResponse) ProtoMessage() {}
 
 func (x *SearchEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[4]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -525,7 +707,7 @@ func (x *SearchEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*SearchEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{4}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SearchEntitiesResponse) GetResults() []*SearchResult {
@@ -560,7 +742,7 @@ type SearchResult struct {
 
 func (x *SearchResult) Reset() {
 	*x = SearchResult{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[5]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +754,7 @@ func (x *SearchResult) String() string {
 func (*SearchResult) ProtoMessage() {}
 
 func (x *SearchResult) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[5]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +767,7 @@ func (x *SearchResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchResult.ProtoReflect.Descriptor instead.
 func (*SearchResult) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{5}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SearchResult) GetEntity() *Entity {
@@ -632,7 +814,7 @@ type GetRelationRequest struct {
 
 func (x *GetRelationRequest) Reset() {
 	*x = GetRelationRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[6]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -644,7 +826,7 @@ func (x *GetRelationRequest) String() string {
 func (*GetRelationRequest) ProtoMessage() {}
 
 func (x *GetRelationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[6]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -657,7 +839,7 @@ func (x *GetRelationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRelationRequest.ProtoReflect.Descriptor instead.
 func (*GetRelationRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{6}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetRelationRequest) GetName() string {
@@ -691,7 +873,7 @@ type GetRelationResponse struct {
 
 func (x *GetRelationResponse) Reset() {
 	*x = GetRelationResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[7]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -703,7 +885,7 @@ func (x *GetRelationResponse) String() string {
 func (*GetRelationResponse) ProtoMessage() {}
 
 func (x *GetRelationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[7]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -716,7 +898,7 @@ func (x *GetRelationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRelationResponse.ProtoReflect.Descriptor instead.
 func (*GetRelationResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{7}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetRelationResponse) GetRelation() *Relation {
@@ -782,7 +964,7 @@ type RelationFilter struct {
 
 func (x *RelationFilter) Reset() {
 	*x = RelationFilter{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[8]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -794,7 +976,7 @@ func (x *RelationFilter) String() string {
 func (*RelationFilter) ProtoMessage() {}
 
 func (x *RelationFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[8]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -807,7 +989,7 @@ func (x *RelationFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationFilter.ProtoReflect.Descriptor instead.
 func (*RelationFilter) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{8}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RelationFilter) GetIncludeTypes() []RelationType {
@@ -877,7 +1059,7 @@ type KnownGraph struct {
 
 func (x *KnownGraph) Reset() {
 	*x = KnownGraph{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +1071,7 @@ func (x *KnownGraph) String() string {
 func (*KnownGraph) ProtoMessage() {}
 
 func (x *KnownGraph) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[9]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +1084,7 @@ func (x *KnownGraph) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KnownGraph.ProtoReflect.Descriptor instead.
 func (*KnownGraph) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{9}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KnownGraph) GetKnownOn() string {
@@ -977,7 +1159,7 @@ type FindPathsRequest struct {
 
 func (x *FindPathsRequest) Reset() {
 	*x = FindPathsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1171,7 @@ func (x *FindPathsRequest) String() string {
 func (*FindPathsRequest) ProtoMessage() {}
 
 func (x *FindPathsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[10]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1184,7 @@ func (x *FindPathsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindPathsRequest.ProtoReflect.Descriptor instead.
 func (*FindPathsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{10}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FindPathsRequest) GetFrom() string {
@@ -1094,7 +1276,7 @@ type SourceFilter struct {
 
 func (x *SourceFilter) Reset() {
 	*x = SourceFilter{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1288,7 @@ func (x *SourceFilter) String() string {
 func (*SourceFilter) ProtoMessage() {}
 
 func (x *SourceFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[11]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1301,7 @@ func (x *SourceFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceFilter.ProtoReflect.Descriptor instead.
 func (*SourceFilter) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{11}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SourceFilter) GetKinds() []SourceKind {
@@ -1177,7 +1359,7 @@ type FindPathsResponse struct {
 
 func (x *FindPathsResponse) Reset() {
 	*x = FindPathsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1371,7 @@ func (x *FindPathsResponse) String() string {
 func (*FindPathsResponse) ProtoMessage() {}
 
 func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[12]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1384,7 @@ func (x *FindPathsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindPathsResponse.ProtoReflect.Descriptor instead.
 func (*FindPathsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{12}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *FindPathsResponse) GetPaths() []*Path {
@@ -1263,7 +1445,7 @@ type Relaxation struct {
 
 func (x *Relaxation) Reset() {
 	*x = Relaxation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1457,7 @@ func (x *Relaxation) String() string {
 func (*Relaxation) ProtoMessage() {}
 
 func (x *Relaxation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[13]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1470,7 @@ func (x *Relaxation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relaxation.ProtoReflect.Descriptor instead.
 func (*Relaxation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{13}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Relaxation) GetChange() string {
@@ -1331,7 +1513,7 @@ type Path struct {
 
 func (x *Path) Reset() {
 	*x = Path{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +1525,7 @@ func (x *Path) String() string {
 func (*Path) ProtoMessage() {}
 
 func (x *Path) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[14]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +1538,7 @@ func (x *Path) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Path.ProtoReflect.Descriptor instead.
 func (*Path) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{14}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Path) GetEntities() []string {
@@ -1425,7 +1607,7 @@ type Hop struct {
 
 func (x *Hop) Reset() {
 	*x = Hop{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1437,7 +1619,7 @@ func (x *Hop) String() string {
 func (*Hop) ProtoMessage() {}
 
 func (x *Hop) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[15]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1450,7 +1632,7 @@ func (x *Hop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hop.ProtoReflect.Descriptor instead.
 func (*Hop) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{15}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Hop) GetRelation() *Relation {
@@ -1504,7 +1686,7 @@ type HopRelation struct {
 
 func (x *HopRelation) Reset() {
 	*x = HopRelation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1516,7 +1698,7 @@ func (x *HopRelation) String() string {
 func (*HopRelation) ProtoMessage() {}
 
 func (x *HopRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[16]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1529,7 +1711,7 @@ func (x *HopRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HopRelation.ProtoReflect.Descriptor instead.
 func (*HopRelation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{16}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *HopRelation) GetRelation() *Relation {
@@ -1590,7 +1772,7 @@ type ExploreNeighborhoodRequest struct {
 
 func (x *ExploreNeighborhoodRequest) Reset() {
 	*x = ExploreNeighborhoodRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1602,7 +1784,7 @@ func (x *ExploreNeighborhoodRequest) String() string {
 func (*ExploreNeighborhoodRequest) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[17]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1615,7 +1797,7 @@ func (x *ExploreNeighborhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodRequest.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{17}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ExploreNeighborhoodRequest) GetName() string {
@@ -1730,7 +1912,7 @@ type ExploreNeighborhoodResponse struct {
 
 func (x *ExploreNeighborhoodResponse) Reset() {
 	*x = ExploreNeighborhoodResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +1924,7 @@ func (x *ExploreNeighborhoodResponse) String() string {
 func (*ExploreNeighborhoodResponse) ProtoMessage() {}
 
 func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[18]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +1937,7 @@ func (x *ExploreNeighborhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExploreNeighborhoodResponse.ProtoReflect.Descriptor instead.
 func (*ExploreNeighborhoodResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{18}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExploreNeighborhoodResponse) GetCenter() *Entity {
@@ -1844,7 +2026,7 @@ type NeighborhoodNode struct {
 
 func (x *NeighborhoodNode) Reset() {
 	*x = NeighborhoodNode{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +2038,7 @@ func (x *NeighborhoodNode) String() string {
 func (*NeighborhoodNode) ProtoMessage() {}
 
 func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[19]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +2051,7 @@ func (x *NeighborhoodNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborhoodNode.ProtoReflect.Descriptor instead.
 func (*NeighborhoodNode) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{19}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NeighborhoodNode) GetEntity() *Entity {
@@ -1938,7 +2120,7 @@ type Edge struct {
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1950,7 +2132,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[20]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1963,7 +2145,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{20}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Edge) GetName() string {
@@ -2099,7 +2281,7 @@ type Truncation struct {
 
 func (x *Truncation) Reset() {
 	*x = Truncation{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2111,7 +2293,7 @@ func (x *Truncation) String() string {
 func (*Truncation) ProtoMessage() {}
 
 func (x *Truncation) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[21]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2124,7 +2306,7 @@ func (x *Truncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Truncation.ProtoReflect.Descriptor instead.
 func (*Truncation) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{21}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Truncation) GetEntity() string {
@@ -2186,7 +2368,7 @@ type ListRelationsRequest struct {
 
 func (x *ListRelationsRequest) Reset() {
 	*x = ListRelationsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2198,7 +2380,7 @@ func (x *ListRelationsRequest) String() string {
 func (*ListRelationsRequest) ProtoMessage() {}
 
 func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[22]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2211,7 +2393,7 @@ func (x *ListRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsRequest.ProtoReflect.Descriptor instead.
 func (*ListRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{22}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListRelationsRequest) GetEntity() string {
@@ -2280,7 +2462,7 @@ type ListRelationsResponse struct {
 
 func (x *ListRelationsResponse) Reset() {
 	*x = ListRelationsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2474,7 @@ func (x *ListRelationsResponse) String() string {
 func (*ListRelationsResponse) ProtoMessage() {}
 
 func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[23]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2487,7 @@ func (x *ListRelationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRelationsResponse.ProtoReflect.Descriptor instead.
 func (*ListRelationsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{23}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListRelationsResponse) GetEntity() *Entity {
@@ -2371,7 +2553,7 @@ type GetTimelineRequest struct {
 
 func (x *GetTimelineRequest) Reset() {
 	*x = GetTimelineRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2383,7 +2565,7 @@ func (x *GetTimelineRequest) String() string {
 func (*GetTimelineRequest) ProtoMessage() {}
 
 func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[24]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2396,7 +2578,7 @@ func (x *GetTimelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineRequest.ProtoReflect.Descriptor instead.
 func (*GetTimelineRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{24}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetTimelineRequest) GetEntity() string {
@@ -2467,7 +2649,7 @@ type GetTimelineResponse struct {
 
 func (x *GetTimelineResponse) Reset() {
 	*x = GetTimelineResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2479,7 +2661,7 @@ func (x *GetTimelineResponse) String() string {
 func (*GetTimelineResponse) ProtoMessage() {}
 
 func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[25]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2492,7 +2674,7 @@ func (x *GetTimelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTimelineResponse.ProtoReflect.Descriptor instead.
 func (*GetTimelineResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{25}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetTimelineResponse) GetEntity() *Entity {
@@ -2574,7 +2756,7 @@ type TimelineEntry struct {
 
 func (x *TimelineEntry) Reset() {
 	*x = TimelineEntry{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2768,7 @@ func (x *TimelineEntry) String() string {
 func (*TimelineEntry) ProtoMessage() {}
 
 func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[26]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2781,7 @@ func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
 func (*TimelineEntry) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{26}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TimelineEntry) GetKind() TimelineEntryKind {
@@ -2640,7 +2822,7 @@ type GetSourceRequest struct {
 
 func (x *GetSourceRequest) Reset() {
 	*x = GetSourceRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2652,7 +2834,7 @@ func (x *GetSourceRequest) String() string {
 func (*GetSourceRequest) ProtoMessage() {}
 
 func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[27]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2665,7 +2847,7 @@ func (x *GetSourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceRequest.ProtoReflect.Descriptor instead.
 func (*GetSourceRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{27}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetSourceRequest) GetName() string {
@@ -2710,7 +2892,7 @@ type GetSourceResponse struct {
 
 func (x *GetSourceResponse) Reset() {
 	*x = GetSourceResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2722,7 +2904,7 @@ func (x *GetSourceResponse) String() string {
 func (*GetSourceResponse) ProtoMessage() {}
 
 func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[28]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2735,7 +2917,7 @@ func (x *GetSourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSourceResponse.ProtoReflect.Descriptor instead.
 func (*GetSourceResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{28}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetSourceResponse) GetSource() *Source {
@@ -2794,7 +2976,7 @@ type SourceClaim struct {
 
 func (x *SourceClaim) Reset() {
 	*x = SourceClaim{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2806,7 +2988,7 @@ func (x *SourceClaim) String() string {
 func (*SourceClaim) ProtoMessage() {}
 
 func (x *SourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[29]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2819,7 +3001,7 @@ func (x *SourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceClaim.ProtoReflect.Descriptor instead.
 func (*SourceClaim) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{29}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SourceClaim) GetName() string {
@@ -2883,7 +3065,7 @@ type RelationRef struct {
 
 func (x *RelationRef) Reset() {
 	*x = RelationRef{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2895,7 +3077,7 @@ func (x *RelationRef) String() string {
 func (*RelationRef) ProtoMessage() {}
 
 func (x *RelationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[30]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2908,7 +3090,7 @@ func (x *RelationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationRef.ProtoReflect.Descriptor instead.
 func (*RelationRef) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{30}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RelationRef) GetName() string {
@@ -2964,7 +3146,7 @@ type ListSourcesRequest struct {
 
 func (x *ListSourcesRequest) Reset() {
 	*x = ListSourcesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2976,7 +3158,7 @@ func (x *ListSourcesRequest) String() string {
 func (*ListSourcesRequest) ProtoMessage() {}
 
 func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[31]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2989,7 +3171,7 @@ func (x *ListSourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListSourcesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{31}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListSourcesRequest) GetKind() SourceKind {
@@ -3035,7 +3217,7 @@ type ListSourcesResponse struct {
 
 func (x *ListSourcesResponse) Reset() {
 	*x = ListSourcesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3047,7 +3229,7 @@ func (x *ListSourcesResponse) String() string {
 func (*ListSourcesResponse) ProtoMessage() {}
 
 func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[32]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3060,7 +3242,7 @@ func (x *ListSourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListSourcesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{32}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListSourcesResponse) GetSources() []*SourceSummary {
@@ -3097,7 +3279,7 @@ type SourceSummary struct {
 
 func (x *SourceSummary) Reset() {
 	*x = SourceSummary{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3109,7 +3291,7 @@ func (x *SourceSummary) String() string {
 func (*SourceSummary) ProtoMessage() {}
 
 func (x *SourceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[33]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3122,7 +3304,7 @@ func (x *SourceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSummary.ProtoReflect.Descriptor instead.
 func (*SourceSummary) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{33}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SourceSummary) GetSource() *Source {
@@ -3148,7 +3330,7 @@ type GetGraphStatsRequest struct {
 
 func (x *GetGraphStatsRequest) Reset() {
 	*x = GetGraphStatsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3160,7 +3342,7 @@ func (x *GetGraphStatsRequest) String() string {
 func (*GetGraphStatsRequest) ProtoMessage() {}
 
 func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[34]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3173,7 +3355,7 @@ func (x *GetGraphStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{34}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
 }
 
 // GetGraphStatsResponse is what the graph holds, all counted from one snapshot of the database.
@@ -3207,7 +3389,7 @@ type GetGraphStatsResponse struct {
 
 func (x *GetGraphStatsResponse) Reset() {
 	*x = GetGraphStatsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3219,7 +3401,7 @@ func (x *GetGraphStatsResponse) String() string {
 func (*GetGraphStatsResponse) ProtoMessage() {}
 
 func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[35]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3232,7 +3414,7 @@ func (x *GetGraphStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetGraphStatsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{35}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetGraphStatsResponse) GetEntities() int32 {
@@ -3318,7 +3500,7 @@ type EntityKindCount struct {
 
 func (x *EntityKindCount) Reset() {
 	*x = EntityKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3330,7 +3512,7 @@ func (x *EntityKindCount) String() string {
 func (*EntityKindCount) ProtoMessage() {}
 
 func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[36]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3343,7 +3525,7 @@ func (x *EntityKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityKindCount.ProtoReflect.Descriptor instead.
 func (*EntityKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{36}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EntityKindCount) GetKind() EntityKind {
@@ -3373,7 +3555,7 @@ type RelationTypeCount struct {
 
 func (x *RelationTypeCount) Reset() {
 	*x = RelationTypeCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3385,7 +3567,7 @@ func (x *RelationTypeCount) String() string {
 func (*RelationTypeCount) ProtoMessage() {}
 
 func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[37]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3398,7 +3580,7 @@ func (x *RelationTypeCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationTypeCount.ProtoReflect.Descriptor instead.
 func (*RelationTypeCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{37}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RelationTypeCount) GetType() RelationType {
@@ -3428,7 +3610,7 @@ type ClaimStatusCount struct {
 
 func (x *ClaimStatusCount) Reset() {
 	*x = ClaimStatusCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3440,7 +3622,7 @@ func (x *ClaimStatusCount) String() string {
 func (*ClaimStatusCount) ProtoMessage() {}
 
 func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[38]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3453,7 +3635,7 @@ func (x *ClaimStatusCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimStatusCount.ProtoReflect.Descriptor instead.
 func (*ClaimStatusCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{38}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ClaimStatusCount) GetStatus() ClaimStatus {
@@ -3483,7 +3665,7 @@ type SourceKindCount struct {
 
 func (x *SourceKindCount) Reset() {
 	*x = SourceKindCount{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3495,7 +3677,7 @@ func (x *SourceKindCount) String() string {
 func (*SourceKindCount) ProtoMessage() {}
 
 func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[39]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3508,7 +3690,7 @@ func (x *SourceKindCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceKindCount.ProtoReflect.Descriptor instead.
 func (*SourceKindCount) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{39}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SourceKindCount) GetKind() SourceKind {
@@ -3546,7 +3728,7 @@ type FindConnectionsRequest struct {
 
 func (x *FindConnectionsRequest) Reset() {
 	*x = FindConnectionsRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3558,7 +3740,7 @@ func (x *FindConnectionsRequest) String() string {
 func (*FindConnectionsRequest) ProtoMessage() {}
 
 func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[40]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3571,7 +3753,7 @@ func (x *FindConnectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsRequest.ProtoReflect.Descriptor instead.
 func (*FindConnectionsRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{40}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *FindConnectionsRequest) GetEntities() []string {
@@ -3646,7 +3828,7 @@ type FindConnectionsResponse struct {
 
 func (x *FindConnectionsResponse) Reset() {
 	*x = FindConnectionsResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3658,7 +3840,7 @@ func (x *FindConnectionsResponse) String() string {
 func (*FindConnectionsResponse) ProtoMessage() {}
 
 func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[41]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3671,7 +3853,7 @@ func (x *FindConnectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindConnectionsResponse.ProtoReflect.Descriptor instead.
 func (*FindConnectionsResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{41}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *FindConnectionsResponse) GetEntities() []*Entity {
@@ -3755,7 +3937,7 @@ type SharedNeighbor struct {
 
 func (x *SharedNeighbor) Reset() {
 	*x = SharedNeighbor{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +3949,7 @@ func (x *SharedNeighbor) String() string {
 func (*SharedNeighbor) ProtoMessage() {}
 
 func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[42]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +3962,7 @@ func (x *SharedNeighbor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedNeighbor.ProtoReflect.Descriptor instead.
 func (*SharedNeighbor) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{42}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SharedNeighbor) GetEntity() *Entity {
@@ -3825,7 +4007,7 @@ type NeighborJoin struct {
 
 func (x *NeighborJoin) Reset() {
 	*x = NeighborJoin{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3837,7 +4019,7 @@ func (x *NeighborJoin) String() string {
 func (*NeighborJoin) ProtoMessage() {}
 
 func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[43]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3850,7 +4032,7 @@ func (x *NeighborJoin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighborJoin.ProtoReflect.Descriptor instead.
 func (*NeighborJoin) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{43}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NeighborJoin) GetInput() string {
@@ -3883,7 +4065,7 @@ type SharedSource struct {
 
 func (x *SharedSource) Reset() {
 	*x = SharedSource{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3895,7 +4077,7 @@ func (x *SharedSource) String() string {
 func (*SharedSource) ProtoMessage() {}
 
 func (x *SharedSource) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[44]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3908,7 +4090,7 @@ func (x *SharedSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedSource.ProtoReflect.Descriptor instead.
 func (*SharedSource) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{44}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SharedSource) GetSource() *Source {
@@ -3949,7 +4131,7 @@ type Route struct {
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3961,7 +4143,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[45]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3974,7 +4156,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{45}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Route) GetFrom() string {
@@ -4016,7 +4198,7 @@ type BatchGetEntitiesRequest struct {
 
 func (x *BatchGetEntitiesRequest) Reset() {
 	*x = BatchGetEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4028,7 +4210,7 @@ func (x *BatchGetEntitiesRequest) String() string {
 func (*BatchGetEntitiesRequest) ProtoMessage() {}
 
 func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[46]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4041,7 +4223,7 @@ func (x *BatchGetEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{46}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *BatchGetEntitiesRequest) GetNames() []string {
@@ -4064,7 +4246,7 @@ type BatchGetEntitiesResponse struct {
 
 func (x *BatchGetEntitiesResponse) Reset() {
 	*x = BatchGetEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4076,7 +4258,7 @@ func (x *BatchGetEntitiesResponse) String() string {
 func (*BatchGetEntitiesResponse) ProtoMessage() {}
 
 func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[47]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4089,7 +4271,7 @@ func (x *BatchGetEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchGetEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*BatchGetEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{47}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *BatchGetEntitiesResponse) GetEntities() []*Entity {
@@ -4119,7 +4301,7 @@ type LookupEntitiesRequest struct {
 
 func (x *LookupEntitiesRequest) Reset() {
 	*x = LookupEntitiesRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4131,7 +4313,7 @@ func (x *LookupEntitiesRequest) String() string {
 func (*LookupEntitiesRequest) ProtoMessage() {}
 
 func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[48]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4144,7 +4326,7 @@ func (x *LookupEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{48}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *LookupEntitiesRequest) GetScheme() string {
@@ -4172,7 +4354,7 @@ type LookupEntitiesResponse struct {
 
 func (x *LookupEntitiesResponse) Reset() {
 	*x = LookupEntitiesResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4184,7 +4366,7 @@ func (x *LookupEntitiesResponse) String() string {
 func (*LookupEntitiesResponse) ProtoMessage() {}
 
 func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[49]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4197,7 +4379,7 @@ func (x *LookupEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*LookupEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{49}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *LookupEntitiesResponse) GetMatches() []*IdentifierMatch {
@@ -4220,7 +4402,7 @@ type IdentifierMatch struct {
 
 func (x *IdentifierMatch) Reset() {
 	*x = IdentifierMatch{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4232,7 +4414,7 @@ func (x *IdentifierMatch) String() string {
 func (*IdentifierMatch) ProtoMessage() {}
 
 func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[50]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4245,7 +4427,7 @@ func (x *IdentifierMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifierMatch.ProtoReflect.Descriptor instead.
 func (*IdentifierMatch) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{50}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *IdentifierMatch) GetValue() string {
@@ -4296,7 +4478,7 @@ type ExportGraphRequest struct {
 
 func (x *ExportGraphRequest) Reset() {
 	*x = ExportGraphRequest{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4308,7 +4490,7 @@ func (x *ExportGraphRequest) String() string {
 func (*ExportGraphRequest) ProtoMessage() {}
 
 func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[51]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4321,7 +4503,7 @@ func (x *ExportGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphRequest.ProtoReflect.Descriptor instead.
 func (*ExportGraphRequest) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{51}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ExportGraphRequest) GetFormat() string {
@@ -4400,7 +4582,7 @@ type ExportGraphResponse struct {
 
 func (x *ExportGraphResponse) Reset() {
 	*x = ExportGraphResponse{}
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[52]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4412,7 +4594,7 @@ func (x *ExportGraphResponse) String() string {
 func (*ExportGraphResponse) ProtoMessage() {}
 
 func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_polgraph_v1_graph_service_proto_msgTypes[52]
+	mi := &file_polgraph_v1_graph_service_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4425,7 +4607,7 @@ func (x *ExportGraphResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportGraphResponse.ProtoReflect.Descriptor instead.
 func (*ExportGraphResponse) Descriptor() ([]byte, []int) {
-	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{52}
+	return file_polgraph_v1_graph_service_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ExportGraphResponse) GetData() []byte {
@@ -4446,7 +4628,21 @@ var File_polgraph_v1_graph_service_proto protoreflect.FileDescriptor
 
 const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"~\n" +
+	"\x1fpolgraph/v1/graph_service.proto\x12\vpolgraph.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bpolgraph/v1/resources.proto\"\xd7\x02\n" +
+	"\x13WatchChangesRequest\x12(\n" +
+	"\rsince_version\x18\x01 \x01(\x03H\x00R\fsinceVersion\x88\x01\x01\x12!\n" +
+	"\fresume_token\x18\x02 \x01(\tR\vresumeToken\x12\x1a\n" +
+	"\bentities\x18\x03 \x03(\tR\bentities\x12\x16\n" +
+	"\x06center\x18\x04 \x01(\tR\x06center\x12\x14\n" +
+	"\x05depth\x18\x05 \x01(\x05R\x05depth\x12@\n" +
+	"\x0erelation_types\x18\x06 \x03(\x0e2\x19.polgraph.v1.RelationTypeR\rrelationTypes\x12-\n" +
+	"\x05kinds\x18\a \x03(\x0e2\x17.polgraph.v1.EntityKindR\x05kinds\x12&\n" +
+	"\x0funtil_caught_up\x18\b \x01(\bR\runtilCaughtUpB\x10\n" +
+	"\x0e_since_version\"\x82\x01\n" +
+	"\x14WatchChangesResponse\x12-\n" +
+	"\achanges\x18\x01 \x03(\v2\x13.polgraph.v1.ChangeR\achanges\x12!\n" +
+	"\fresume_token\x18\x02 \x01(\tR\vresumeToken\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\"~\n" +
 	"\x10GetEntityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06filter\x18\x02 \x01(\v2\x1b.polgraph.v1.RelationFilterR\x06filter\x12!\n" +
@@ -4802,7 +4998,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\x11TimelineEntryKind\x12#\n" +
 	"\x1fTIMELINE_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19TIMELINE_ENTRY_KIND_EVENT\x10\x01\x12\x1d\n" +
-	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xcb\t\n" +
+	"\x19TIMELINE_ENTRY_KIND_STATE\x10\x022\xa2\n" +
+	"\n" +
 	"\fGraphService\x12J\n" +
 	"\tGetEntity\x12\x1d.polgraph.v1.GetEntityRequest\x1a\x1e.polgraph.v1.GetEntityResponse\x12Y\n" +
 	"\x0eSearchEntities\x12\".polgraph.v1.SearchEntitiesRequest\x1a#.polgraph.v1.SearchEntitiesResponse\x12_\n" +
@@ -4817,7 +5014,8 @@ const file_polgraph_v1_graph_service_proto_rawDesc = "" +
 	"\tGetSource\x12\x1d.polgraph.v1.GetSourceRequest\x1a\x1e.polgraph.v1.GetSourceResponse\x12P\n" +
 	"\vListSources\x12\x1f.polgraph.v1.ListSourcesRequest\x1a .polgraph.v1.ListSourcesResponse\x12V\n" +
 	"\rGetGraphStats\x12!.polgraph.v1.GetGraphStatsRequest\x1a\".polgraph.v1.GetGraphStatsResponse\x12\\\n" +
-	"\x0fFindConnections\x12#.polgraph.v1.FindConnectionsRequest\x1a$.polgraph.v1.FindConnectionsResponseB9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
+	"\x0fFindConnections\x12#.polgraph.v1.FindConnectionsRequest\x1a$.polgraph.v1.FindConnectionsResponse\x12U\n" +
+	"\fWatchChanges\x12 .polgraph.v1.WatchChangesRequest\x1a!.polgraph.v1.WatchChangesResponse0\x01B9Z7github.com/polgraph/polgraph/api/polgraph/v1;polgraphv1b\x06proto3"
 
 var (
 	file_polgraph_v1_graph_service_proto_rawDescOnce sync.Once
@@ -4832,206 +5030,213 @@ func file_polgraph_v1_graph_service_proto_rawDescGZIP() []byte {
 }
 
 var file_polgraph_v1_graph_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_polgraph_v1_graph_service_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_polgraph_v1_graph_service_proto_goTypes = []any{
 	(UndatedPolicy)(0),                  // 0: polgraph.v1.UndatedPolicy
 	(RelationDirection)(0),              // 1: polgraph.v1.RelationDirection
 	(TimelineEntryKind)(0),              // 2: polgraph.v1.TimelineEntryKind
-	(*GetEntityRequest)(nil),            // 3: polgraph.v1.GetEntityRequest
-	(*GetEntityResponse)(nil),           // 4: polgraph.v1.GetEntityResponse
-	(*RelationCount)(nil),               // 5: polgraph.v1.RelationCount
-	(*SearchEntitiesRequest)(nil),       // 6: polgraph.v1.SearchEntitiesRequest
-	(*SearchEntitiesResponse)(nil),      // 7: polgraph.v1.SearchEntitiesResponse
-	(*SearchResult)(nil),                // 8: polgraph.v1.SearchResult
-	(*GetRelationRequest)(nil),          // 9: polgraph.v1.GetRelationRequest
-	(*GetRelationResponse)(nil),         // 10: polgraph.v1.GetRelationResponse
-	(*RelationFilter)(nil),              // 11: polgraph.v1.RelationFilter
-	(*KnownGraph)(nil),                  // 12: polgraph.v1.KnownGraph
-	(*FindPathsRequest)(nil),            // 13: polgraph.v1.FindPathsRequest
-	(*SourceFilter)(nil),                // 14: polgraph.v1.SourceFilter
-	(*FindPathsResponse)(nil),           // 15: polgraph.v1.FindPathsResponse
-	(*Relaxation)(nil),                  // 16: polgraph.v1.Relaxation
-	(*Path)(nil),                        // 17: polgraph.v1.Path
-	(*Hop)(nil),                         // 18: polgraph.v1.Hop
-	(*HopRelation)(nil),                 // 19: polgraph.v1.HopRelation
-	(*ExploreNeighborhoodRequest)(nil),  // 20: polgraph.v1.ExploreNeighborhoodRequest
-	(*ExploreNeighborhoodResponse)(nil), // 21: polgraph.v1.ExploreNeighborhoodResponse
-	(*NeighborhoodNode)(nil),            // 22: polgraph.v1.NeighborhoodNode
-	(*Edge)(nil),                        // 23: polgraph.v1.Edge
-	(*Truncation)(nil),                  // 24: polgraph.v1.Truncation
-	(*ListRelationsRequest)(nil),        // 25: polgraph.v1.ListRelationsRequest
-	(*ListRelationsResponse)(nil),       // 26: polgraph.v1.ListRelationsResponse
-	(*GetTimelineRequest)(nil),          // 27: polgraph.v1.GetTimelineRequest
-	(*GetTimelineResponse)(nil),         // 28: polgraph.v1.GetTimelineResponse
-	(*TimelineEntry)(nil),               // 29: polgraph.v1.TimelineEntry
-	(*GetSourceRequest)(nil),            // 30: polgraph.v1.GetSourceRequest
-	(*GetSourceResponse)(nil),           // 31: polgraph.v1.GetSourceResponse
-	(*SourceClaim)(nil),                 // 32: polgraph.v1.SourceClaim
-	(*RelationRef)(nil),                 // 33: polgraph.v1.RelationRef
-	(*ListSourcesRequest)(nil),          // 34: polgraph.v1.ListSourcesRequest
-	(*ListSourcesResponse)(nil),         // 35: polgraph.v1.ListSourcesResponse
-	(*SourceSummary)(nil),               // 36: polgraph.v1.SourceSummary
-	(*GetGraphStatsRequest)(nil),        // 37: polgraph.v1.GetGraphStatsRequest
-	(*GetGraphStatsResponse)(nil),       // 38: polgraph.v1.GetGraphStatsResponse
-	(*EntityKindCount)(nil),             // 39: polgraph.v1.EntityKindCount
-	(*RelationTypeCount)(nil),           // 40: polgraph.v1.RelationTypeCount
-	(*ClaimStatusCount)(nil),            // 41: polgraph.v1.ClaimStatusCount
-	(*SourceKindCount)(nil),             // 42: polgraph.v1.SourceKindCount
-	(*FindConnectionsRequest)(nil),      // 43: polgraph.v1.FindConnectionsRequest
-	(*FindConnectionsResponse)(nil),     // 44: polgraph.v1.FindConnectionsResponse
-	(*SharedNeighbor)(nil),              // 45: polgraph.v1.SharedNeighbor
-	(*NeighborJoin)(nil),                // 46: polgraph.v1.NeighborJoin
-	(*SharedSource)(nil),                // 47: polgraph.v1.SharedSource
-	(*Route)(nil),                       // 48: polgraph.v1.Route
-	(*BatchGetEntitiesRequest)(nil),     // 49: polgraph.v1.BatchGetEntitiesRequest
-	(*BatchGetEntitiesResponse)(nil),    // 50: polgraph.v1.BatchGetEntitiesResponse
-	(*LookupEntitiesRequest)(nil),       // 51: polgraph.v1.LookupEntitiesRequest
-	(*LookupEntitiesResponse)(nil),      // 52: polgraph.v1.LookupEntitiesResponse
-	(*IdentifierMatch)(nil),             // 53: polgraph.v1.IdentifierMatch
-	(*ExportGraphRequest)(nil),          // 54: polgraph.v1.ExportGraphRequest
-	(*ExportGraphResponse)(nil),         // 55: polgraph.v1.ExportGraphResponse
-	(*Entity)(nil),                      // 56: polgraph.v1.Entity
-	(*Change)(nil),                      // 57: polgraph.v1.Change
+	(*WatchChangesRequest)(nil),         // 3: polgraph.v1.WatchChangesRequest
+	(*WatchChangesResponse)(nil),        // 4: polgraph.v1.WatchChangesResponse
+	(*GetEntityRequest)(nil),            // 5: polgraph.v1.GetEntityRequest
+	(*GetEntityResponse)(nil),           // 6: polgraph.v1.GetEntityResponse
+	(*RelationCount)(nil),               // 7: polgraph.v1.RelationCount
+	(*SearchEntitiesRequest)(nil),       // 8: polgraph.v1.SearchEntitiesRequest
+	(*SearchEntitiesResponse)(nil),      // 9: polgraph.v1.SearchEntitiesResponse
+	(*SearchResult)(nil),                // 10: polgraph.v1.SearchResult
+	(*GetRelationRequest)(nil),          // 11: polgraph.v1.GetRelationRequest
+	(*GetRelationResponse)(nil),         // 12: polgraph.v1.GetRelationResponse
+	(*RelationFilter)(nil),              // 13: polgraph.v1.RelationFilter
+	(*KnownGraph)(nil),                  // 14: polgraph.v1.KnownGraph
+	(*FindPathsRequest)(nil),            // 15: polgraph.v1.FindPathsRequest
+	(*SourceFilter)(nil),                // 16: polgraph.v1.SourceFilter
+	(*FindPathsResponse)(nil),           // 17: polgraph.v1.FindPathsResponse
+	(*Relaxation)(nil),                  // 18: polgraph.v1.Relaxation
+	(*Path)(nil),                        // 19: polgraph.v1.Path
+	(*Hop)(nil),                         // 20: polgraph.v1.Hop
+	(*HopRelation)(nil),                 // 21: polgraph.v1.HopRelation
+	(*ExploreNeighborhoodRequest)(nil),  // 22: polgraph.v1.ExploreNeighborhoodRequest
+	(*ExploreNeighborhoodResponse)(nil), // 23: polgraph.v1.ExploreNeighborhoodResponse
+	(*NeighborhoodNode)(nil),            // 24: polgraph.v1.NeighborhoodNode
+	(*Edge)(nil),                        // 25: polgraph.v1.Edge
+	(*Truncation)(nil),                  // 26: polgraph.v1.Truncation
+	(*ListRelationsRequest)(nil),        // 27: polgraph.v1.ListRelationsRequest
+	(*ListRelationsResponse)(nil),       // 28: polgraph.v1.ListRelationsResponse
+	(*GetTimelineRequest)(nil),          // 29: polgraph.v1.GetTimelineRequest
+	(*GetTimelineResponse)(nil),         // 30: polgraph.v1.GetTimelineResponse
+	(*TimelineEntry)(nil),               // 31: polgraph.v1.TimelineEntry
+	(*GetSourceRequest)(nil),            // 32: polgraph.v1.GetSourceRequest
+	(*GetSourceResponse)(nil),           // 33: polgraph.v1.GetSourceResponse
+	(*SourceClaim)(nil),                 // 34: polgraph.v1.SourceClaim
+	(*RelationRef)(nil),                 // 35: polgraph.v1.RelationRef
+	(*ListSourcesRequest)(nil),          // 36: polgraph.v1.ListSourcesRequest
+	(*ListSourcesResponse)(nil),         // 37: polgraph.v1.ListSourcesResponse
+	(*SourceSummary)(nil),               // 38: polgraph.v1.SourceSummary
+	(*GetGraphStatsRequest)(nil),        // 39: polgraph.v1.GetGraphStatsRequest
+	(*GetGraphStatsResponse)(nil),       // 40: polgraph.v1.GetGraphStatsResponse
+	(*EntityKindCount)(nil),             // 41: polgraph.v1.EntityKindCount
+	(*RelationTypeCount)(nil),           // 42: polgraph.v1.RelationTypeCount
+	(*ClaimStatusCount)(nil),            // 43: polgraph.v1.ClaimStatusCount
+	(*SourceKindCount)(nil),             // 44: polgraph.v1.SourceKindCount
+	(*FindConnectionsRequest)(nil),      // 45: polgraph.v1.FindConnectionsRequest
+	(*FindConnectionsResponse)(nil),     // 46: polgraph.v1.FindConnectionsResponse
+	(*SharedNeighbor)(nil),              // 47: polgraph.v1.SharedNeighbor
+	(*NeighborJoin)(nil),                // 48: polgraph.v1.NeighborJoin
+	(*SharedSource)(nil),                // 49: polgraph.v1.SharedSource
+	(*Route)(nil),                       // 50: polgraph.v1.Route
+	(*BatchGetEntitiesRequest)(nil),     // 51: polgraph.v1.BatchGetEntitiesRequest
+	(*BatchGetEntitiesResponse)(nil),    // 52: polgraph.v1.BatchGetEntitiesResponse
+	(*LookupEntitiesRequest)(nil),       // 53: polgraph.v1.LookupEntitiesRequest
+	(*LookupEntitiesResponse)(nil),      // 54: polgraph.v1.LookupEntitiesResponse
+	(*IdentifierMatch)(nil),             // 55: polgraph.v1.IdentifierMatch
+	(*ExportGraphRequest)(nil),          // 56: polgraph.v1.ExportGraphRequest
+	(*ExportGraphResponse)(nil),         // 57: polgraph.v1.ExportGraphResponse
 	(RelationType)(0),                   // 58: polgraph.v1.RelationType
 	(EntityKind)(0),                     // 59: polgraph.v1.EntityKind
-	(*Relation)(nil),                    // 60: polgraph.v1.Relation
-	(ClaimStatus)(0),                    // 61: polgraph.v1.ClaimStatus
-	(SourceKind)(0),                     // 62: polgraph.v1.SourceKind
-	(*DateRange)(nil),                   // 63: polgraph.v1.DateRange
-	(*Verdict)(nil),                     // 64: polgraph.v1.Verdict
-	(*Source)(nil),                      // 65: polgraph.v1.Source
-	(*timestamppb.Timestamp)(nil),       // 66: google.protobuf.Timestamp
+	(*Change)(nil),                      // 60: polgraph.v1.Change
+	(*Entity)(nil),                      // 61: polgraph.v1.Entity
+	(*Relation)(nil),                    // 62: polgraph.v1.Relation
+	(ClaimStatus)(0),                    // 63: polgraph.v1.ClaimStatus
+	(SourceKind)(0),                     // 64: polgraph.v1.SourceKind
+	(*DateRange)(nil),                   // 65: polgraph.v1.DateRange
+	(*Verdict)(nil),                     // 66: polgraph.v1.Verdict
+	(*Source)(nil),                      // 67: polgraph.v1.Source
+	(*timestamppb.Timestamp)(nil),       // 68: google.protobuf.Timestamp
 }
 var file_polgraph_v1_graph_service_proto_depIdxs = []int32{
-	11,  // 0: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
-	56,  // 1: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
-	5,   // 2: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
-	57,  // 3: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
-	12,  // 4: polgraph.v1.GetEntityResponse.known:type_name -> polgraph.v1.KnownGraph
-	58,  // 5: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
-	59,  // 6: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
-	8,   // 7: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
-	56,  // 8: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
-	60,  // 9: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
-	56,  // 10: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
-	57,  // 11: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
-	58,  // 12: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
-	58,  // 13: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
-	61,  // 14: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
-	0,   // 15: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
-	11,  // 16: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	14,  // 17: polgraph.v1.FindPathsRequest.sources:type_name -> polgraph.v1.SourceFilter
-	62,  // 18: polgraph.v1.SourceFilter.kinds:type_name -> polgraph.v1.SourceKind
-	17,  // 19: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
-	56,  // 20: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
-	16,  // 21: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	12,  // 22: polgraph.v1.FindPathsResponse.known:type_name -> polgraph.v1.KnownGraph
-	18,  // 23: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
-	63,  // 24: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
-	60,  // 25: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
-	19,  // 26: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
-	64,  // 27: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
-	60,  // 28: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
-	11,  // 29: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
-	14,  // 30: polgraph.v1.ExploreNeighborhoodRequest.sources:type_name -> polgraph.v1.SourceFilter
-	56,  // 31: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
-	22,  // 32: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
-	23,  // 33: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
-	24,  // 34: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
-	16,  // 35: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	12,  // 36: polgraph.v1.ExploreNeighborhoodResponse.known:type_name -> polgraph.v1.KnownGraph
-	56,  // 37: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
-	58,  // 38: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
-	61,  // 39: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
-	64,  // 40: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
-	5,   // 41: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
-	11,  // 42: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	1,   // 43: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
-	14,  // 44: polgraph.v1.ListRelationsRequest.sources:type_name -> polgraph.v1.SourceFilter
-	56,  // 45: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
-	60,  // 46: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
-	56,  // 47: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
-	12,  // 48: polgraph.v1.ListRelationsResponse.known:type_name -> polgraph.v1.KnownGraph
-	11,  // 49: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
-	14,  // 50: polgraph.v1.GetTimelineRequest.sources:type_name -> polgraph.v1.SourceFilter
-	56,  // 51: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
-	29,  // 52: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
-	60,  // 53: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
-	56,  // 54: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
-	12,  // 55: polgraph.v1.GetTimelineResponse.known:type_name -> polgraph.v1.KnownGraph
-	2,   // 56: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
-	63,  // 57: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
-	60,  // 58: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
-	65,  // 59: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
-	32,  // 60: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
-	56,  // 61: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
-	61,  // 62: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
-	33,  // 63: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
-	58,  // 64: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
-	62,  // 65: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
-	36,  // 66: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
-	65,  // 67: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
-	39,  // 68: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
-	40,  // 69: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
-	41,  // 70: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
-	42,  // 71: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
-	66,  // 72: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
-	59,  // 73: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
-	58,  // 74: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
-	61,  // 75: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
-	62,  // 76: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
-	11,  // 77: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
-	14,  // 78: polgraph.v1.FindConnectionsRequest.sources:type_name -> polgraph.v1.SourceFilter
-	56,  // 79: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
-	45,  // 80: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
-	47,  // 81: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
-	48,  // 82: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
-	56,  // 83: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
-	16,  // 84: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
-	12,  // 85: polgraph.v1.FindConnectionsResponse.known:type_name -> polgraph.v1.KnownGraph
-	56,  // 86: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
-	46,  // 87: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
-	23,  // 88: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
-	65,  // 89: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
-	32,  // 90: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
-	17,  // 91: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
-	56,  // 92: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
-	53,  // 93: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
-	56,  // 94: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
-	11,  // 95: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
-	3,   // 96: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
-	6,   // 97: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
-	49,  // 98: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
-	51,  // 99: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
-	9,   // 100: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
-	13,  // 101: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
-	54,  // 102: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
-	20,  // 103: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
-	25,  // 104: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
-	27,  // 105: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
-	30,  // 106: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
-	34,  // 107: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
-	37,  // 108: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
-	43,  // 109: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
-	4,   // 110: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
-	7,   // 111: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
-	50,  // 112: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
-	52,  // 113: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
-	10,  // 114: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
-	15,  // 115: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
-	55,  // 116: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
-	21,  // 117: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
-	26,  // 118: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
-	28,  // 119: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
-	31,  // 120: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
-	35,  // 121: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
-	38,  // 122: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
-	44,  // 123: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
-	110, // [110:124] is the sub-list for method output_type
-	96,  // [96:110] is the sub-list for method input_type
-	96,  // [96:96] is the sub-list for extension type_name
-	96,  // [96:96] is the sub-list for extension extendee
-	0,   // [0:96] is the sub-list for field type_name
+	58,  // 0: polgraph.v1.WatchChangesRequest.relation_types:type_name -> polgraph.v1.RelationType
+	59,  // 1: polgraph.v1.WatchChangesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	60,  // 2: polgraph.v1.WatchChangesResponse.changes:type_name -> polgraph.v1.Change
+	13,  // 3: polgraph.v1.GetEntityRequest.filter:type_name -> polgraph.v1.RelationFilter
+	61,  // 4: polgraph.v1.GetEntityResponse.entity:type_name -> polgraph.v1.Entity
+	7,   // 5: polgraph.v1.GetEntityResponse.relation_counts:type_name -> polgraph.v1.RelationCount
+	60,  // 6: polgraph.v1.GetEntityResponse.history:type_name -> polgraph.v1.Change
+	14,  // 7: polgraph.v1.GetEntityResponse.known:type_name -> polgraph.v1.KnownGraph
+	58,  // 8: polgraph.v1.RelationCount.type:type_name -> polgraph.v1.RelationType
+	59,  // 9: polgraph.v1.SearchEntitiesRequest.kinds:type_name -> polgraph.v1.EntityKind
+	10,  // 10: polgraph.v1.SearchEntitiesResponse.results:type_name -> polgraph.v1.SearchResult
+	61,  // 11: polgraph.v1.SearchResult.entity:type_name -> polgraph.v1.Entity
+	62,  // 12: polgraph.v1.GetRelationResponse.relation:type_name -> polgraph.v1.Relation
+	61,  // 13: polgraph.v1.GetRelationResponse.entities:type_name -> polgraph.v1.Entity
+	60,  // 14: polgraph.v1.GetRelationResponse.history:type_name -> polgraph.v1.Change
+	58,  // 15: polgraph.v1.RelationFilter.include_types:type_name -> polgraph.v1.RelationType
+	58,  // 16: polgraph.v1.RelationFilter.exclude_types:type_name -> polgraph.v1.RelationType
+	63,  // 17: polgraph.v1.RelationFilter.statuses:type_name -> polgraph.v1.ClaimStatus
+	0,   // 18: polgraph.v1.RelationFilter.undated:type_name -> polgraph.v1.UndatedPolicy
+	13,  // 19: polgraph.v1.FindPathsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	16,  // 20: polgraph.v1.FindPathsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	64,  // 21: polgraph.v1.SourceFilter.kinds:type_name -> polgraph.v1.SourceKind
+	19,  // 22: polgraph.v1.FindPathsResponse.paths:type_name -> polgraph.v1.Path
+	61,  // 23: polgraph.v1.FindPathsResponse.entities:type_name -> polgraph.v1.Entity
+	18,  // 24: polgraph.v1.FindPathsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	14,  // 25: polgraph.v1.FindPathsResponse.known:type_name -> polgraph.v1.KnownGraph
+	20,  // 26: polgraph.v1.Path.hops:type_name -> polgraph.v1.Hop
+	65,  // 27: polgraph.v1.Path.during:type_name -> polgraph.v1.DateRange
+	62,  // 28: polgraph.v1.Hop.relation:type_name -> polgraph.v1.Relation
+	21,  // 29: polgraph.v1.Hop.parallel:type_name -> polgraph.v1.HopRelation
+	66,  // 30: polgraph.v1.Hop.verdict:type_name -> polgraph.v1.Verdict
+	62,  // 31: polgraph.v1.HopRelation.relation:type_name -> polgraph.v1.Relation
+	13,  // 32: polgraph.v1.ExploreNeighborhoodRequest.filter:type_name -> polgraph.v1.RelationFilter
+	16,  // 33: polgraph.v1.ExploreNeighborhoodRequest.sources:type_name -> polgraph.v1.SourceFilter
+	61,  // 34: polgraph.v1.ExploreNeighborhoodResponse.center:type_name -> polgraph.v1.Entity
+	24,  // 35: polgraph.v1.ExploreNeighborhoodResponse.nodes:type_name -> polgraph.v1.NeighborhoodNode
+	25,  // 36: polgraph.v1.ExploreNeighborhoodResponse.edges:type_name -> polgraph.v1.Edge
+	26,  // 37: polgraph.v1.ExploreNeighborhoodResponse.truncated:type_name -> polgraph.v1.Truncation
+	18,  // 38: polgraph.v1.ExploreNeighborhoodResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	14,  // 39: polgraph.v1.ExploreNeighborhoodResponse.known:type_name -> polgraph.v1.KnownGraph
+	61,  // 40: polgraph.v1.NeighborhoodNode.entity:type_name -> polgraph.v1.Entity
+	58,  // 41: polgraph.v1.Edge.type:type_name -> polgraph.v1.RelationType
+	63,  // 42: polgraph.v1.Edge.statuses:type_name -> polgraph.v1.ClaimStatus
+	66,  // 43: polgraph.v1.Edge.verdict:type_name -> polgraph.v1.Verdict
+	7,   // 44: polgraph.v1.Truncation.by_type:type_name -> polgraph.v1.RelationCount
+	13,  // 45: polgraph.v1.ListRelationsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	1,   // 46: polgraph.v1.ListRelationsRequest.direction:type_name -> polgraph.v1.RelationDirection
+	16,  // 47: polgraph.v1.ListRelationsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	61,  // 48: polgraph.v1.ListRelationsResponse.entity:type_name -> polgraph.v1.Entity
+	62,  // 49: polgraph.v1.ListRelationsResponse.relations:type_name -> polgraph.v1.Relation
+	61,  // 50: polgraph.v1.ListRelationsResponse.related_entities:type_name -> polgraph.v1.Entity
+	14,  // 51: polgraph.v1.ListRelationsResponse.known:type_name -> polgraph.v1.KnownGraph
+	13,  // 52: polgraph.v1.GetTimelineRequest.filter:type_name -> polgraph.v1.RelationFilter
+	16,  // 53: polgraph.v1.GetTimelineRequest.sources:type_name -> polgraph.v1.SourceFilter
+	61,  // 54: polgraph.v1.GetTimelineResponse.entity:type_name -> polgraph.v1.Entity
+	31,  // 55: polgraph.v1.GetTimelineResponse.entries:type_name -> polgraph.v1.TimelineEntry
+	62,  // 56: polgraph.v1.GetTimelineResponse.undated:type_name -> polgraph.v1.Relation
+	61,  // 57: polgraph.v1.GetTimelineResponse.related_entities:type_name -> polgraph.v1.Entity
+	14,  // 58: polgraph.v1.GetTimelineResponse.known:type_name -> polgraph.v1.KnownGraph
+	2,   // 59: polgraph.v1.TimelineEntry.kind:type_name -> polgraph.v1.TimelineEntryKind
+	65,  // 60: polgraph.v1.TimelineEntry.period:type_name -> polgraph.v1.DateRange
+	62,  // 61: polgraph.v1.TimelineEntry.relation:type_name -> polgraph.v1.Relation
+	67,  // 62: polgraph.v1.GetSourceResponse.source:type_name -> polgraph.v1.Source
+	34,  // 63: polgraph.v1.GetSourceResponse.claims:type_name -> polgraph.v1.SourceClaim
+	61,  // 64: polgraph.v1.GetSourceResponse.related_entities:type_name -> polgraph.v1.Entity
+	63,  // 65: polgraph.v1.SourceClaim.status:type_name -> polgraph.v1.ClaimStatus
+	35,  // 66: polgraph.v1.SourceClaim.relation:type_name -> polgraph.v1.RelationRef
+	58,  // 67: polgraph.v1.RelationRef.type:type_name -> polgraph.v1.RelationType
+	64,  // 68: polgraph.v1.ListSourcesRequest.kind:type_name -> polgraph.v1.SourceKind
+	38,  // 69: polgraph.v1.ListSourcesResponse.sources:type_name -> polgraph.v1.SourceSummary
+	67,  // 70: polgraph.v1.SourceSummary.source:type_name -> polgraph.v1.Source
+	41,  // 71: polgraph.v1.GetGraphStatsResponse.entities_by_kind:type_name -> polgraph.v1.EntityKindCount
+	42,  // 72: polgraph.v1.GetGraphStatsResponse.relations_by_type:type_name -> polgraph.v1.RelationTypeCount
+	43,  // 73: polgraph.v1.GetGraphStatsResponse.claims_by_status:type_name -> polgraph.v1.ClaimStatusCount
+	44,  // 74: polgraph.v1.GetGraphStatsResponse.sources_by_kind:type_name -> polgraph.v1.SourceKindCount
+	68,  // 75: polgraph.v1.GetGraphStatsResponse.written_at:type_name -> google.protobuf.Timestamp
+	59,  // 76: polgraph.v1.EntityKindCount.kind:type_name -> polgraph.v1.EntityKind
+	58,  // 77: polgraph.v1.RelationTypeCount.type:type_name -> polgraph.v1.RelationType
+	63,  // 78: polgraph.v1.ClaimStatusCount.status:type_name -> polgraph.v1.ClaimStatus
+	64,  // 79: polgraph.v1.SourceKindCount.kind:type_name -> polgraph.v1.SourceKind
+	13,  // 80: polgraph.v1.FindConnectionsRequest.filter:type_name -> polgraph.v1.RelationFilter
+	16,  // 81: polgraph.v1.FindConnectionsRequest.sources:type_name -> polgraph.v1.SourceFilter
+	61,  // 82: polgraph.v1.FindConnectionsResponse.entities:type_name -> polgraph.v1.Entity
+	47,  // 83: polgraph.v1.FindConnectionsResponse.shared_neighbors:type_name -> polgraph.v1.SharedNeighbor
+	49,  // 84: polgraph.v1.FindConnectionsResponse.shared_sources:type_name -> polgraph.v1.SharedSource
+	50,  // 85: polgraph.v1.FindConnectionsResponse.routes:type_name -> polgraph.v1.Route
+	61,  // 86: polgraph.v1.FindConnectionsResponse.related_entities:type_name -> polgraph.v1.Entity
+	18,  // 87: polgraph.v1.FindConnectionsResponse.if_relaxed:type_name -> polgraph.v1.Relaxation
+	14,  // 88: polgraph.v1.FindConnectionsResponse.known:type_name -> polgraph.v1.KnownGraph
+	61,  // 89: polgraph.v1.SharedNeighbor.entity:type_name -> polgraph.v1.Entity
+	48,  // 90: polgraph.v1.SharedNeighbor.joins:type_name -> polgraph.v1.NeighborJoin
+	25,  // 91: polgraph.v1.NeighborJoin.relations:type_name -> polgraph.v1.Edge
+	67,  // 92: polgraph.v1.SharedSource.source:type_name -> polgraph.v1.Source
+	34,  // 93: polgraph.v1.SharedSource.claims:type_name -> polgraph.v1.SourceClaim
+	19,  // 94: polgraph.v1.Route.path:type_name -> polgraph.v1.Path
+	61,  // 95: polgraph.v1.BatchGetEntitiesResponse.entities:type_name -> polgraph.v1.Entity
+	55,  // 96: polgraph.v1.LookupEntitiesResponse.matches:type_name -> polgraph.v1.IdentifierMatch
+	61,  // 97: polgraph.v1.IdentifierMatch.entities:type_name -> polgraph.v1.Entity
+	13,  // 98: polgraph.v1.ExportGraphRequest.filter:type_name -> polgraph.v1.RelationFilter
+	5,   // 99: polgraph.v1.GraphService.GetEntity:input_type -> polgraph.v1.GetEntityRequest
+	8,   // 100: polgraph.v1.GraphService.SearchEntities:input_type -> polgraph.v1.SearchEntitiesRequest
+	51,  // 101: polgraph.v1.GraphService.BatchGetEntities:input_type -> polgraph.v1.BatchGetEntitiesRequest
+	53,  // 102: polgraph.v1.GraphService.LookupEntities:input_type -> polgraph.v1.LookupEntitiesRequest
+	11,  // 103: polgraph.v1.GraphService.GetRelation:input_type -> polgraph.v1.GetRelationRequest
+	15,  // 104: polgraph.v1.GraphService.FindPaths:input_type -> polgraph.v1.FindPathsRequest
+	56,  // 105: polgraph.v1.GraphService.ExportGraph:input_type -> polgraph.v1.ExportGraphRequest
+	22,  // 106: polgraph.v1.GraphService.ExploreNeighborhood:input_type -> polgraph.v1.ExploreNeighborhoodRequest
+	27,  // 107: polgraph.v1.GraphService.ListRelations:input_type -> polgraph.v1.ListRelationsRequest
+	29,  // 108: polgraph.v1.GraphService.GetTimeline:input_type -> polgraph.v1.GetTimelineRequest
+	32,  // 109: polgraph.v1.GraphService.GetSource:input_type -> polgraph.v1.GetSourceRequest
+	36,  // 110: polgraph.v1.GraphService.ListSources:input_type -> polgraph.v1.ListSourcesRequest
+	39,  // 111: polgraph.v1.GraphService.GetGraphStats:input_type -> polgraph.v1.GetGraphStatsRequest
+	45,  // 112: polgraph.v1.GraphService.FindConnections:input_type -> polgraph.v1.FindConnectionsRequest
+	3,   // 113: polgraph.v1.GraphService.WatchChanges:input_type -> polgraph.v1.WatchChangesRequest
+	6,   // 114: polgraph.v1.GraphService.GetEntity:output_type -> polgraph.v1.GetEntityResponse
+	9,   // 115: polgraph.v1.GraphService.SearchEntities:output_type -> polgraph.v1.SearchEntitiesResponse
+	52,  // 116: polgraph.v1.GraphService.BatchGetEntities:output_type -> polgraph.v1.BatchGetEntitiesResponse
+	54,  // 117: polgraph.v1.GraphService.LookupEntities:output_type -> polgraph.v1.LookupEntitiesResponse
+	12,  // 118: polgraph.v1.GraphService.GetRelation:output_type -> polgraph.v1.GetRelationResponse
+	17,  // 119: polgraph.v1.GraphService.FindPaths:output_type -> polgraph.v1.FindPathsResponse
+	57,  // 120: polgraph.v1.GraphService.ExportGraph:output_type -> polgraph.v1.ExportGraphResponse
+	23,  // 121: polgraph.v1.GraphService.ExploreNeighborhood:output_type -> polgraph.v1.ExploreNeighborhoodResponse
+	28,  // 122: polgraph.v1.GraphService.ListRelations:output_type -> polgraph.v1.ListRelationsResponse
+	30,  // 123: polgraph.v1.GraphService.GetTimeline:output_type -> polgraph.v1.GetTimelineResponse
+	33,  // 124: polgraph.v1.GraphService.GetSource:output_type -> polgraph.v1.GetSourceResponse
+	37,  // 125: polgraph.v1.GraphService.ListSources:output_type -> polgraph.v1.ListSourcesResponse
+	40,  // 126: polgraph.v1.GraphService.GetGraphStats:output_type -> polgraph.v1.GetGraphStatsResponse
+	46,  // 127: polgraph.v1.GraphService.FindConnections:output_type -> polgraph.v1.FindConnectionsResponse
+	4,   // 128: polgraph.v1.GraphService.WatchChanges:output_type -> polgraph.v1.WatchChangesResponse
+	114, // [114:129] is the sub-list for method output_type
+	99,  // [99:114] is the sub-list for method input_type
+	99,  // [99:99] is the sub-list for extension type_name
+	99,  // [99:99] is the sub-list for extension extendee
+	0,   // [0:99] is the sub-list for field type_name
 }
 
 func init() { file_polgraph_v1_graph_service_proto_init() }
@@ -5040,13 +5245,14 @@ func file_polgraph_v1_graph_service_proto_init() {
 		return
 	}
 	file_polgraph_v1_resources_proto_init()
+	file_polgraph_v1_graph_service_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_polgraph_v1_graph_service_proto_rawDesc), len(file_polgraph_v1_graph_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   53,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

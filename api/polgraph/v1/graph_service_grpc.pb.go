@@ -33,6 +33,7 @@ const (
 	GraphService_ListSources_FullMethodName         = "/polgraph.v1.GraphService/ListSources"
 	GraphService_GetGraphStats_FullMethodName       = "/polgraph.v1.GraphService/GetGraphStats"
 	GraphService_FindConnections_FullMethodName     = "/polgraph.v1.GraphService/FindConnections"
+	GraphService_WatchChanges_FullMethodName        = "/polgraph.v1.GraphService/WatchChanges"
 )
 
 // GraphServiceClient is the client API for GraphService service.
@@ -86,6 +87,21 @@ type GraphServiceClient interface {
 	// FindConnections says what two to ten entities have in common: the entities joined to several of
 	// them, the sources that speak of several of them, and the shortest route between each pair.
 	FindConnections(ctx context.Context, in *FindConnectionsRequest, opts ...grpc.CallOption) (*FindConnectionsResponse, error)
+	// WatchChanges streams every change committed to the graph, in commit order: sources, entities,
+	// relations and their claims, retractions, deletions, merges and unmerges, review approvals and loads,
+	// each with its graph version, time, principal, method and the record before and after (the audit
+	// trail's entries; API keys and judgements are not the graph's, and are not in it). It starts after a
+	// version (or a resume token) and goes on as writes commit, through any replica, until the caller
+	// ends it. Resuming from the last `resume_token` received misses nothing and repeats nothing.
+	//
+	// Errors: FAILED_PRECONDITION with reason VERSION_TOO_OLD (metadata `oldest_version`) for a version
+	// older than the history kept: read the graph's version (GetGraphStats), export the graph
+	// (ExportGraph), and watch from that version; FAILED_PRECONDITION with reason GRAPH_REPLACED when the
+	// graph was dropped and written again; RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW (metadata
+	// `resume_token` and `resume_version`) when the caller took nothing for a while with changes waiting:
+	// the changes before the resume point were all sent, so watch again from it; UNAVAILABLE with reason
+	// SERVER_STOPPING (metadata `resume_token`) when the server stops.
+	WatchChanges(ctx context.Context, in *WatchChangesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchChangesResponse], error)
 }
 
 type graphServiceClient struct {
@@ -245,6 +261,25 @@ func (c *graphServiceClient) FindConnections(ctx context.Context, in *FindConnec
 	return out, nil
 }
 
+func (c *graphServiceClient) WatchChanges(ctx context.Context, in *WatchChangesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchChangesResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &GraphService_ServiceDesc.Streams[1], GraphService_WatchChanges_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchChangesRequest, WatchChangesResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GraphService_WatchChangesClient = grpc.ServerStreamingClient[WatchChangesResponse]
+
 // GraphServiceServer is the server API for GraphService service.
 // All implementations must embed UnimplementedGraphServiceServer
 // for forward compatibility.
@@ -296,6 +331,21 @@ type GraphServiceServer interface {
 	// FindConnections says what two to ten entities have in common: the entities joined to several of
 	// them, the sources that speak of several of them, and the shortest route between each pair.
 	FindConnections(context.Context, *FindConnectionsRequest) (*FindConnectionsResponse, error)
+	// WatchChanges streams every change committed to the graph, in commit order: sources, entities,
+	// relations and their claims, retractions, deletions, merges and unmerges, review approvals and loads,
+	// each with its graph version, time, principal, method and the record before and after (the audit
+	// trail's entries; API keys and judgements are not the graph's, and are not in it). It starts after a
+	// version (or a resume token) and goes on as writes commit, through any replica, until the caller
+	// ends it. Resuming from the last `resume_token` received misses nothing and repeats nothing.
+	//
+	// Errors: FAILED_PRECONDITION with reason VERSION_TOO_OLD (metadata `oldest_version`) for a version
+	// older than the history kept: read the graph's version (GetGraphStats), export the graph
+	// (ExportGraph), and watch from that version; FAILED_PRECONDITION with reason GRAPH_REPLACED when the
+	// graph was dropped and written again; RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW (metadata
+	// `resume_token` and `resume_version`) when the caller took nothing for a while with changes waiting:
+	// the changes before the resume point were all sent, so watch again from it; UNAVAILABLE with reason
+	// SERVER_STOPPING (metadata `resume_token`) when the server stops.
+	WatchChanges(*WatchChangesRequest, grpc.ServerStreamingServer[WatchChangesResponse]) error
 	mustEmbedUnimplementedGraphServiceServer()
 }
 
@@ -347,6 +397,9 @@ func (UnimplementedGraphServiceServer) GetGraphStats(context.Context, *GetGraphS
 }
 func (UnimplementedGraphServiceServer) FindConnections(context.Context, *FindConnectionsRequest) (*FindConnectionsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FindConnections not implemented")
+}
+func (UnimplementedGraphServiceServer) WatchChanges(*WatchChangesRequest, grpc.ServerStreamingServer[WatchChangesResponse]) error {
+	return status.Errorf(codes.Unimplemented, "method WatchChanges not implemented")
 }
 func (UnimplementedGraphServiceServer) mustEmbedUnimplementedGraphServiceServer() {}
 func (UnimplementedGraphServiceServer) testEmbeddedByValue()                      {}
@@ -614,6 +667,17 @@ func _GraphService_FindConnections_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GraphService_WatchChanges_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchChangesRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(GraphServiceServer).WatchChanges(m, &grpc.GenericServerStream[WatchChangesRequest, WatchChangesResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GraphService_WatchChangesServer = grpc.ServerStreamingServer[WatchChangesResponse]
+
 // GraphService_ServiceDesc is the grpc.ServiceDesc for GraphService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -678,6 +742,11 @@ var GraphService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "ExportGraph",
 			Handler:       _GraphService_ExportGraph_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchChanges",
+			Handler:       _GraphService_WatchChanges_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -1419,14 +1419,20 @@ type Change struct {
 	// The resource changed.
 	Resource string `protobuf:"bytes,5,opt,name=resource,proto3" json:"resource,omitempty"`
 	// CREATE, UPDATE, RETRACT, DELETE, MERGE (every resource a merge changed) or UNMERGE; for an API key
-	// (keys/ID), CREATE or REVOKE.
+	// (keys/ID), CREATE or REVOKE; LOAD for a load that recorded no change per resource (resource `graph`).
 	Action string `protobuf:"bytes,6,opt,name=action,proto3" json:"action,omitempty"`
 	// The resource before, as a dataset record (JSON); empty when it was created.
 	Before string `protobuf:"bytes,7,opt,name=before,proto3" json:"before,omitempty"`
 	// The resource after, as a dataset record (JSON); for a retraction or a deletion, with the tombstone.
 	After string `protobuf:"bytes,8,opt,name=after,proto3" json:"after,omitempty"`
 	// Why the write was made, as its caller said: a retraction's, deletion's, merge's or unmerge's reason.
-	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The graph version the change committed at (0 for an API key's or a judgement's change, and for
+	// changes recorded before changes carried versions). Every write raises the version by one; the
+	// changes of a load share the one version the load raised.
+	Version int64 `protobuf:"varint,10,opt,name=version,proto3" json:"version,omitempty"`
+	// The change's place among the changes of its version, from 0 (WatchChanges).
+	Index         int32 `protobuf:"varint,11,opt,name=index,proto3" json:"index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1522,6 +1528,20 @@ func (x *Change) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *Change) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *Change) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
 }
 
 var File_polgraph_v1_resources_proto protoreflect.FileDescriptor
@@ -1627,7 +1647,7 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\asummary\x18\x05 \x01(\tR\asummary\"/\n" +
 	"\tDateRange\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to\"\x87\x02\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\"\xb7\x02\n" +
 	"\x06Change\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1c\n" +
 	"\tprincipal\x18\x02 \x01(\tR\tprincipal\x12\x16\n" +
@@ -1638,7 +1658,10 @@ const file_polgraph_v1_resources_proto_rawDesc = "" +
 	"\x06action\x18\x06 \x01(\tR\x06action\x12\x16\n" +
 	"\x06before\x18\a \x01(\tR\x06before\x12\x14\n" +
 	"\x05after\x18\b \x01(\tR\x05after\x12\x16\n" +
-	"\x06reason\x18\t \x01(\tR\x06reason*\x8b\x01\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12\x18\n" +
+	"\aversion\x18\n" +
+	" \x01(\x03R\aversion\x12\x14\n" +
+	"\x05index\x18\v \x01(\x05R\x05index*\x8b\x01\n" +
 	"\n" +
 	"EntityKind\x12\x1b\n" +
 	"\x17ENTITY_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
