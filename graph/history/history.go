@@ -35,7 +35,7 @@ type Graph struct {
 	// Changes is how many changes the trail held by then, and Undone how many later ones were undone.
 	Through         time.Time
 	Changes, Undone int
-	// Version is the graph's version after the newest change it holds (0 when the trail records none).
+	// Version is the graph version of the newest change it holds (0 when the trail records none).
 	Version int64
 }
 
@@ -97,12 +97,16 @@ func (gs *Graphs) At(ctx context.Context, t time.Time) (*Graph, error) {
 		return nil, err
 	}
 	k := key{changes: total}
+	var version int64
 	if len(last) > 0 {
-		k.through = last[0].Time
+		k.through, version = last[0].Time, last[0].Version
 	}
 	e, build := gs.entry(k)
 	if build {
 		e.g, e.err = gs.rebuild(ctx, until, k)
+		if e.g != nil {
+			e.g.Version = version
+		}
 		if e.err != nil {
 			gs.forget(e)
 		}

@@ -146,6 +146,9 @@ func TestKnownOnGivesTheGraphAsItStood(t *testing.T) {
 		if last := i == len(points)-1; (g.Undone == 0) != last {
 			t.Errorf("%s: %d changes undone", p.name, g.Undone)
 		}
+		if (i > 0) != (g.Version > 0) {
+			t.Errorf("%s: version %d", p.name, g.Version)
+		}
 		if i > 0 && g.Through.IsZero() || g.Through.After(p.at) {
 			t.Errorf("%s: holds changes through %s", p.name, g.Through)
 		}
