@@ -21,6 +21,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
@@ -344,7 +347,11 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	}
 	metricsAddr, httpAddr := freePort(), freePort()
 	dir := filepath.Join(t.TempDir(), "backups")
-	startRun(t, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "4s", "--backup-keep", "2",
+	offset, err := dgraphlocal.FreeOffset(1500 + os.Getpid()%100*7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := runUntil(t, t.TempDir(), offset, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "4s", "--backup-keep", "2",
 		"--metrics", metricsAddr, "--http", httpAddr)
 	get := func(url string) string {
 		resp, err := http.Get(url)
@@ -400,8 +407,18 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	if err := json.Unmarshal([]byte(get("http://"+httpAddr+"/healthz")), &health); err != nil {
 		t.Fatal(err)
 	}
-	if health.Status != "SERVING" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir {
+	if health.Status != "SERVING" || health.Backups.State != "ok" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir {
 		t.Errorf("/healthz: %+v", health)
+	}
+	// The gRPC health service says the same under its own name.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	h, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{Service: backupHealthService})
+	if err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health of %s: %v %v", backupHealthService, h, err)
 	}
 	var out bytes.Buffer
 	if err := realMain(context.Background(), []string{"backup", "verify", dir}, &out, &out); err != nil || !strings.Contains(out.String(), "verified") {
