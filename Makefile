@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill drill-backup corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick bench-history web web-deps web-proto web-test web-screenshot \
+.PHONY: run cluster drill drill-backup drill-backup-1m corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick bench-history web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -31,6 +31,11 @@ BACKUP_EVERY ?= 10s
 BACKUP_LOAD ?= 35s
 drill-backup: dgraph
 	POLGRAPH_DRILL_BACKUP_EVERY=$(BACKUP_EVERY) POLGRAPH_DRILL_BACKUP_LOAD=$(BACKUP_LOAD) $(GO) test -count=1 -timeout 20m -v -run '^TestBackupDrill$$' ./cmd/polgraph
+
+## drill-backup-1m: backup and restore of a synthetic graph of 1M relations, each step timed
+## (docs/operations.md); over an hour on 2 cores
+drill-backup-1m: dgraph
+	POLGRAPH_DRILL_BACKUP_RELATIONS=1m $(GO) test -count=1 -timeout 150m -v -run '^TestBackupDrillAtScale$$' ./cmd/polgraph-bench
 
 ## corpus: read the BBC politics development corpus (CORPUS=folder) into an empty graph with `polgraph ingest`,
 ## approve the surest proposals by script (MIN_CONFIDENCE, default 0.75), and serve the explorer on

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,7 +20,7 @@ import (
 const backupUsage = `usage: polgraph backup [--full] [--keep N] [--key-file FILE] DIR
        polgraph backup list [--key-file FILE] DIR
        polgraph backup verify [--backup N] [--key-file FILE] DIR
-       polgraph restore [--backup N] [--key-file FILE] --data-dir NEW DIR
+       polgraph restore [--backup N] [--key-file FILE] [--alphas N --replicas R] --data-dir NEW DIR
 
 backup takes a backup of the Dgraph of --dgraph, whose secrets are in --data-dir (as polgraph run starts
 it), into the folder DIR:
@@ -29,8 +30,8 @@ counts of every type, a digest of a whole-graph dump) and each file's SHA-256; e
 deletes all but the newest N full backups and their incrementals.
 list shows the backups in DIR. verify restores one (default the latest) into a scratch Dgraph and
 compares the restored graph with the manifest. restore does the same into the empty data folder NEW,
-which polgraph run --data-dir NEW then serves; it refuses a backup whose manifest or files do not
-match. docs/operations.md says more.
+which polgraph run --data-dir NEW then serves (with --alphas, polgraph cluster --data-dir NEW: every
+alpha restored); it refuses a backup whose manifest or files do not match. docs/operations.md says more.
 `
 
 // backupCmd is `polgraph backup [list|verify]`.
@@ -201,12 +202,19 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	keyFile := fs.String("key-file", os.Getenv("POLGRAPH_BACKUP_KEY_FILE"), "the 32-byte key the backups were encrypted with ($POLGRAPH_BACKUP_KEY_FILE)")
 	num := fs.Int("backup", 0, "the backup to restore to (its number in `polgraph backup list`); 0 for the latest")
+	alphas := fs.Int("alphas", 1, "restore into a cluster of this many alphas, as `polgraph cluster --alphas` runs (its ports, offset 1400, unless --dgraph-port-offset says)")
+	groupSize := fs.Int("replicas", 0, "how many alphas hold each group, as `polgraph cluster --replicas` (default: all of them, one replicated group)")
 	if err := fs.Parse(reorder(fs, args)); err != nil {
 		return errUsage
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() != 1 || *alphas < 1 || *alphas > 7 || *groupSize < 0 || *groupSize > *alphas {
 		fs.Usage()
 		return errUsage
+	}
+	offsetGiven := os.Getenv("POLGRAPH_DGRAPH_PORT_OFFSET") != ""
+	fs.Visit(func(f *flag.Flag) { offsetGiven = offsetGiven || f.Name == "dgraph-port-offset" })
+	if *alphas > 1 && !offsetGiven {
+		cfg.PortOffset = clusterPortOffset
 	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -220,12 +228,17 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	r, err := backup.Restore(ctx, f, backup.RestoreOptions{Num: *num, Binary: cfg.DgraphBin, DataDir: cfg.DataDir, PortOffset: cfg.PortOffset, Log: log})
+	r, err := backup.Restore(ctx, f, backup.RestoreOptions{Num: *num, Binary: cfg.DgraphBin, DataDir: cfg.DataDir, PortOffset: cfg.PortOffset, Log: log,
+		Alphas: *alphas, Replicas: *groupSize})
 	if err != nil {
 		return err
 	}
+	into := cfg.DataDir
+	if *alphas > 1 {
+		into = fmt.Sprintf("%s (%d alphas)", into, *alphas)
+	}
 	fmt.Fprintf(stdout, "restored backup %d (%s) into %s in %.1fs: graph version %d, %s, identical to the manifest; new graph id %s\n",
-		r.Point.Num, r.Point.Time.Format("2006-01-02T15:04:05Z"), cfg.DataDir, r.Seconds, r.Version, countsLine(r.Counts), r.GraphID)
+		r.Point.Num, r.Point.Time.Format("2006-01-02T15:04:05Z"), into, r.Seconds, r.Version, countsLine(r.Counts), r.GraphID)
 	return nil
 }
 

@@ -21,6 +21,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/auth"
@@ -238,6 +241,7 @@ func TestRestoreRefusesWhatDoesNotMatch(t *testing.T) {
 		{"a key for a plain backup", func(string) {}, []string{"--key-file", key}, "BACKUP_NOT_ENCRYPTED"},
 		{"a key too short", func(string) {}, []string{"--key-file", short}, "BACKUP_KEY_INVALID"},
 		{"no such backup", func(string) {}, []string{"--backup", "9"}, "BACKUP_NOT_FOUND backups 1 to 2"},
+		{"into two groups", func(string) {}, []string{"--alphas", "2", "--replicas", "1"}, "BACKUP_GROUPS_DIFFER holds 1 groups 2 alphas in groups of 1 make 2"},
 		{"the first file damaged, the second restored", func(d string) { flip(filepath.Join(d, full)) }, []string{"--backup", "2"}, "BACKUP_FILE_MISMATCH " + full},
 		// A manifest sealed again by hand with another digest gets past every check but the restored graph's.
 		{"the manifest resealed with another digest", func(d string) { reseal(t, d, func(p *backup.Point) { p.DumpSHA = strings.Repeat("0", 64) }) },
@@ -343,7 +347,11 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	}
 	metricsAddr, httpAddr := freePort(), freePort()
 	dir := filepath.Join(t.TempDir(), "backups")
-	startRun(t, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "4s", "--backup-keep", "2",
+	offset, err := dgraphlocal.FreeOffset(1500 + os.Getpid()%100*7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := runUntil(t, t.TempDir(), offset, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "4s", "--backup-keep", "2",
 		"--metrics", metricsAddr, "--http", httpAddr)
 	get := func(url string) string {
 		resp, err := http.Get(url)
@@ -399,11 +407,97 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	if err := json.Unmarshal([]byte(get("http://"+httpAddr+"/healthz")), &health); err != nil {
 		t.Fatal(err)
 	}
-	if health.Status != "SERVING" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir {
+	if health.Status != "SERVING" || health.Backups.State != "ok" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir {
 		t.Errorf("/healthz: %+v", health)
+	}
+	// The gRPC health service says the same under its own name.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	h, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{Service: backupHealthService})
+	if err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health of %s: %v %v", backupHealthService, h, err)
 	}
 	var out bytes.Buffer
 	if err := realMain(context.Background(), []string{"backup", "verify", dir}, &out, &out); err != nil || !strings.Contains(out.String(), "verified") {
 		t.Errorf("verify: %v\n%s", err, out.String())
+	}
+}
+
+// TestClusterRestoresFromBackup backs up a cluster of three alphas holding one replicated group (the
+// default graph, an API key, an audit trail, a review queue), deletes every alpha's data and the zero's,
+// restores the backup into the cluster's data folder and starts the cluster there as `polgraph cluster`
+// does: each alpha, read alone, holds the graph backed up byte for byte but its new id, and the key
+// still authenticates.
+func TestClusterRestoresFromBackup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Dgraph")
+	}
+	ctx := context.Background()
+	lc := startCluster(t, 3, 3, 0)
+	run := func(args ...string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := realMain(ctx, args, &out, &out); err != nil {
+			t.Fatalf("polgraph %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+		return out.String()
+	}
+	key := lc.editorKey(t)
+	articles := t.TempDir()
+	os.WriteFile(filepath.Join(articles, "one.txt"), []byte("Nia Okafor endorsed Rabina Khan for mayor.\n"), 0o600)
+	run(append([]string{"ingest"}, append(slices.Clone(lc.flags), articles)...)...)
+	backups := filepath.Join(t.TempDir(), "backups")
+	offset := strconv.Itoa(lc.cfg.PortOffset)
+	t.Log(run(append(append([]string{"backup"}, lc.flags...), "--dgraph-port-offset", offset, backups)...))
+	src, err := dgraph.Open(ctx, lc.dgraph.Service(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dumpOf(t, src)
+	src.Close()
+	for _, kind := range []string{`"type":"Change"`, `"type":"ReviewProposal"`, `"type":"Key"`} {
+		if !strings.Contains(want, kind) {
+			t.Fatalf("the cluster's dump holds no %s", kind)
+		}
+	}
+
+	// Every alpha's disk dies, and the zero's.
+	lc.dgraph.Stop()
+	data := lc.flags[3]
+	if err := os.RemoveAll(data); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out := run("restore", "--alphas", "3", "--replicas", "3", "--data-dir", data, "--dgraph-port-offset", offset, "--log-level", "warn", backups)
+	t.Logf("%s(%.1fs)", out, time.Since(start).Seconds())
+	if !strings.Contains(out, "(3 alphas)") {
+		t.Errorf("restore says:\n%s", out)
+	}
+	cfg := lc.cfg
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	c, err := dgraphlocal.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	for i := range 3 {
+		s, err := dgraph.Open(ctx, c.AlphaService(i), slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := dumpOf(t, s)
+		if graphIDField.FindString(got) == graphIDField.FindString(want) {
+			t.Errorf("alpha %d: the restored graph kept its id: replicas' snapshot files would be trusted", i+1)
+		}
+		if diff := cmp.Diff(graphIDField.ReplaceAllString(want, ""), graphIDField.ReplaceAllString(got, "")); diff != "" {
+			t.Errorf("alpha %d's dump (-backed up +restored):\n%.3000s", i+1, diff)
+		}
+		if _, err := auth.NewAuthenticator(s.Keys(), 0).Authenticate(ctx, key); err != nil {
+			t.Errorf("alpha %d: the key does not authenticate: %v", i+1, err)
+		}
+		s.Close()
 	}
 }

@@ -27,7 +27,7 @@ import (
 // Ctrl-C. It is what the operations drills run against, on one machine.
 func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := defaultConfig()
-	cfg.Addr, cfg.HTTP, cfg.DataDir, cfg.PortOffset = "127.0.0.1:50061", "127.0.0.1:8091", ".data/cluster", 1400
+	cfg.Addr, cfg.HTTP, cfg.DataDir, cfg.PortOffset = "127.0.0.1:50061", "127.0.0.1:8091", ".data/cluster", clusterPortOffset
 	fs := cfg.flags("cluster", stderr, "addr", "http", "log", "local", "data-dir", "batch", "watch")
 	alphas := fs.Int("alphas", 3, "how many Dgraph alphas")
 	groupSize := fs.Int("replicas", 3, "how many alphas hold each group (zero's --replicas): 3 alphas with 3 make one replicated group, with 1 three groups sharing the predicates")
@@ -127,6 +127,9 @@ func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	<-ctx.Done()
 	return failed(nil)
 }
+
+// clusterPortOffset moves `polgraph cluster`'s Dgraph ports clear of `make run`'s.
+const clusterPortOffset = 1400
 
 // portPlus is host:port with the port moved by n.
 func portPlus(addr string, n int) (string, error) {

@@ -164,6 +164,9 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 	}
 	authn.OnRefused(metrics.Refused)
 	hs := health.NewServer()
+	if b := s.backups; b != nil {
+		go reportBackupHealth(ctx, b, hs)
+	}
 	dbWatch := watchDatabase(store, hs, metrics, log, limited...)
 	if s.onWatch != nil {
 		s.onWatch(dbWatch)
@@ -416,6 +419,29 @@ func sampleEvery(ctx context.Context, interval time.Duration, sample func()) {
 			return
 		case <-tick.C:
 			sample()
+		}
+	}
+}
+
+// backupHealthService is the name under which the gRPC health service tells whether scheduled backups
+// are current: SERVING while their state is ok or pending, NOT_SERVING when failed or late (/healthz's
+// "backups" object says the same and why). Its status alone: it does not turn callers away.
+const backupHealthService = "polgraph.backups"
+
+// reportBackupHealth keeps backupHealthService's status in step with the schedule's, every second.
+func reportBackupHealth(ctx context.Context, b *backup.Schedule, hs *health.Server) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		st := healthpb.HealthCheckResponse_SERVING
+		if !b.Status().OK() {
+			st = healthpb.HealthCheckResponse_NOT_SERVING
+		}
+		hs.SetServingStatus(backupHealthService, st)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

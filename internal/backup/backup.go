@@ -85,6 +85,18 @@ func (p Point) Bytes() int64 {
 	return n
 }
 
+// Groups is how many groups of predicates the backup holds: a cluster restoring it needs as many.
+func (p Point) Groups() int { return groupsOf(p.Dgraph) }
+
+// groupsOf is how many groups an entry of Dgraph's manifest lists (at least 1).
+func groupsOf(entry json.RawMessage) int {
+	var e struct {
+		Groups map[string]json.RawMessage `json:"groups"`
+	}
+	json.Unmarshal(entry, &e)
+	return max(len(e.Groups), 1)
+}
+
 // File is a file of a backup.
 type File struct {
 	Path   string `json:"path"`

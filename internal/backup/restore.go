@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,14 @@ type RestoreOptions struct {
 	// PortOffset moves the restoring Dgraph's ports, as `polgraph run` will (a Dgraph's zero keeps its
 	// alpha's address). Scratch restores any free ports at or above it.
 	PortOffset int
-	// Scratch is a restore only to check the backup (verify): on free ports, the graph's id kept.
+	// Scratch is a restore only to check the backup (verify): on free ports, the graph's id kept, one
+	// alpha for each of the backup's groups.
 	Scratch bool
-	Log     *slog.Logger
+	// Alphas and Replicas shape the Dgraph restored into, as `polgraph cluster` shapes its own (0: one
+	// alpha; Replicas 0: one group of them all). Every alpha is restored: the backup's groups must be
+	// the cluster's.
+	Alphas, Replicas int
+	Log              *slog.Logger
 }
 
 // Restored says what a restore restored.
@@ -69,6 +75,17 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	if err := f.Check(p.Num); err != nil {
 		return r, err
 	}
+	alphas, replicas := max(o.Alphas, 1), o.Replicas
+	if o.Scratch && o.Alphas == 0 {
+		alphas, replicas = p.Groups(), 1
+	}
+	if replicas <= 0 {
+		replicas = alphas
+	}
+	if groups := (alphas + replicas - 1) / replicas; groups != p.Groups() {
+		return r, invalid("BACKUP_GROUPS_DIFFER", "backup %d holds %d groups of predicates; %d alphas in groups of %d make %d: restore into as many groups as were backed up",
+			p.Num, p.Groups(), alphas, replicas, groups)
+	}
 	secrets, err := f.Secrets()
 	if err != nil {
 		return r, err
@@ -99,7 +116,7 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	if err != nil {
 		return r, err
 	}
-	cfg := dgraphlocal.Config{Binary: o.Binary, DataDir: dataDir, PortOffset: o.PortOffset, Logger: log}
+	cfg := dgraphlocal.Config{Binary: o.Binary, DataDir: dataDir, PortOffset: o.PortOffset, Logger: log, Alphas: alphas, Replicas: replicas}
 	var cluster *dgraphlocal.Cluster
 	if o.Scratch {
 		cluster, _, err = dgraphlocal.StartOnFreePorts(ctx, cfg, o.PortOffset)
@@ -110,7 +127,7 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 		return r, fmt.Errorf("start a Dgraph to restore into: %w", err)
 	}
 	defer cluster.Stop()
-	log.Info("restoring", "backup", p.Num, "series", series, "series_num", num, "data", dataDir)
+	log.Info("restoring", "backup", p.Num, "series", series, "series_num", num, "data", dataDir, "alphas", alphas)
 	r, store, err := restoreInto(ctx, cluster, location, series, num, log)
 	if err != nil {
 		return r, err
@@ -126,31 +143,79 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 		if r.GraphID, err = store.RenewGraphID(ctx); err != nil {
 			return r, fmt.Errorf("give the restored graph a new id: %w", err)
 		}
+		// Stopped before each alpha records the restore in a snapshot, an alpha would replay it at its
+		// next start from the staged folder, deleted by then, and lose everything.
+		if err := cluster.WaitRestoreSnapshotted(ctx, 2*time.Minute); err != nil {
+			return r, err
+		}
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
 }
 
 // restoreInto has the running cluster restore a staged series up to num, then dumps what it holds. The
-// store returned is logged in to the restored Dgraph; the caller closes it.
+// store returned is logged in to the restored Dgraph's first alpha; the caller closes it. In a cluster,
+// every alpha restores its group on its own, and each is dumped alone: an alpha that differs from the
+// first fails the restore.
 func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, num int, log *slog.Logger) (Restored, *dgraph.Store, error) {
 	var r Restored
 	if err := cluster.Administrator().Restore(ctx, location, series, num); err != nil {
 		return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Unavailable, Message: "Dgraph's restore failed", Err: err}
 	}
-	store, err := openRestored(ctx, cluster.Service(), log)
-	if err != nil {
-		return r, nil, err
-	}
-	h := sha256.New()
-	cw := &countWriter{w: h}
-	sum, err := store.Dump(ctx, cw)
-	if err != nil {
+	var first *dgraph.Store
+	for i := range cluster.AlphaCount() {
+		if err := cluster.AdministratorOf(i).WaitRestored(ctx); err != nil {
+			if first != nil {
+				first.Close()
+			}
+			return r, nil, err
+		}
+		store, d, err := dumpRestored(ctx, cluster.AlphaService(i), log)
+		if err != nil {
+			if first != nil {
+				first.Close()
+			}
+			return r, nil, err
+		}
+		if i == 0 {
+			first, r = store, d
+			continue
+		}
 		store.Close()
-		return r, nil, err
+		if d.DumpSHA != r.DumpSHA {
+			first.Close()
+			return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
+				Message: fmt.Sprintf("alpha %d of %d restored another graph than the first: counts %v, dump SHA-256 %s; the first %v, %s",
+					i+1, cluster.AlphaCount(), countsText(d.Counts), d.DumpSHA, countsText(r.Counts), r.DumpSHA)}
+		}
 	}
-	r.Counts, r.Version, r.DumpSHA, r.DumpBytes = sum.Counts, sum.Version, hex.EncodeToString(h.Sum(nil)), cw.n
-	return r, store, nil
+	return r, first, nil
+}
+
+// dumpRestored logs in to a restored alpha and dumps what it holds, trying again for a minute while the
+// alpha still restores (Dgraph refuses reads meanwhile).
+func dumpRestored(ctx context.Context, cfg dgraph.Config, log *slog.Logger) (*dgraph.Store, Restored, error) {
+	var r Restored
+	store, err := openRestored(ctx, cfg, log)
+	if err != nil {
+		return nil, r, err
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		h := sha256.New()
+		cw := &countWriter{w: h}
+		sum, err := store.Dump(ctx, cw)
+		if err == nil {
+			r.Counts, r.Version, r.DumpSHA, r.DumpBytes = sum.Counts, sum.Version, hex.EncodeToString(h.Sum(nil)), cw.n
+			return store, r, nil
+		}
+		if graph.KindOf(err) != graph.Unavailable || time.Now().After(deadline) || ctx.Err() != nil {
+			store.Close()
+			return nil, r, fmt.Errorf("dump the restored alpha %s: %w", cfg.Addr, err)
+		}
+		log.Info("the restored alpha does not answer yet; dumping it again", "alpha", cfg.Addr, "err", err)
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // Scratch is a Dgraph of its own, in a temporary folder and on free ports, started at its first use, that
@@ -172,6 +237,13 @@ func (s *Scratch) Check(ctx context.Context, location, series string, num int) (
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	groups, err := stagedGroups(location)
+	if err != nil {
+		return Restored{}, err
+	}
+	if s.cluster != nil && s.cluster.AlphaCount() != groups {
+		s.Close()
+	}
 	if s.cluster == nil {
 		secrets, err := readSecretsDir(s.SecretsDir)
 		if err != nil {
@@ -185,7 +257,8 @@ func (s *Scratch) Check(ctx context.Context, location, series string, num int) (
 			return Restored{}, err
 		}
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-		if s.cluster, _, err = dgraphlocal.StartOnFreePorts(ctx, dgraphlocal.Config{Binary: s.Binary, DataDir: s.dir, Logger: quiet}, s.PortFrom); err != nil {
+		cfg := dgraphlocal.Config{Binary: s.Binary, DataDir: s.dir, Logger: quiet, Alphas: groups, Replicas: 1}
+		if s.cluster, _, err = dgraphlocal.StartOnFreePorts(ctx, cfg, s.PortFrom); err != nil {
 			s.Close()
 			return Restored{}, fmt.Errorf("start a scratch Dgraph: %w", err)
 		}
@@ -196,6 +269,19 @@ func (s *Scratch) Check(ctx context.Context, location, series string, num int) (
 	}
 	store.Close()
 	return r, nil
+}
+
+// stagedGroups is how many groups of predicates the last backup staged in location holds.
+func stagedGroups(location string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(location, "manifest.json"))
+	if err != nil {
+		return 0, err
+	}
+	var m struct{ Manifests []json.RawMessage }
+	if err := json.Unmarshal(b, &m); err != nil || len(m.Manifests) == 0 {
+		return 0, fmt.Errorf("the staged manifest.json: %v", err)
+	}
+	return groupsOf(m.Manifests[len(m.Manifests)-1]), nil
 }
 
 // Close stops the scratch Dgraph and deletes its folder.

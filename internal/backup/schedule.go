@@ -27,10 +27,15 @@ type Schedule struct {
 	mu       sync.Mutex
 	status   Status
 	lastFull time.Time
+	started  time.Time
 }
 
 // Status is what the schedule has done, for health reports.
 type Status struct {
+	// State is the verdict: "ok" (the last backup succeeded, and recently), "pending" (none is due
+	// yet), "failed" (the last try failed) or "late" (none has succeeded for two intervals and twice
+	// the last backup's duration: backups hang or take too long).
+	State         string    `json:"state"`
 	Dir           string    `json:"dir"`
 	LastSuccess   time.Time `json:"last_success,omitzero"`
 	LastBackup    int       `json:"last_backup,omitempty"`
@@ -51,11 +56,27 @@ func (s *Schedule) Status() Status {
 	defer s.mu.Unlock()
 	st := s.status
 	st.Dir, st.EverySeconds = s.Dir, s.Every.Seconds()
+	since := s.started
 	if !st.LastSuccess.IsZero() {
 		st.RecoveryPoint = time.Since(st.LastSuccess).Seconds()
+		since = st.LastSuccess
+	}
+	late := 2*s.Every + 2*time.Duration(st.LastSeconds*float64(time.Second))
+	switch {
+	case st.FailedInARow > 0:
+		st.State = "failed"
+	case !since.IsZero() && time.Since(since) > late:
+		st.State = "late"
+	case st.LastSuccess.IsZero():
+		st.State = "pending"
+	default:
+		st.State = "ok"
 	}
 	return st
 }
+
+// OK says whether the state is one a health check passes: "ok" or "pending".
+func (st Status) OK() bool { return st.State == "ok" || st.State == "pending" }
 
 // Run takes backups until ctx ends. A failed backup is logged, reported and tried again at the next tick.
 func (s *Schedule) Run(ctx context.Context) {
@@ -66,6 +87,9 @@ func (s *Schedule) Run(ctx context.Context) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	s.mu.Lock()
+	s.started = time.Now()
+	s.mu.Unlock()
 	if f, err := Open(s.Dir, s.Options.Key, true); err == nil {
 		for _, p := range f.Manifest.Points {
 			if p.Type == "full" {

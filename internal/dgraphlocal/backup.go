@@ -7,9 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/polgraph/polgraph/graph/dgraph"
 )
 
 // Admin runs Dgraph's binary backups and restores on one alpha's HTTP port, logged in as groot with the
@@ -23,6 +28,80 @@ type Admin struct {
 // Administrator is an Admin of the cluster's first alpha.
 func (c *Cluster) Administrator() Admin {
 	return Admin{c: aclClient{base: c.cfg.alphaHTTP(), token: c.secrets.AuthToken, http: c.cfg.httpClient()}, grootPassword: c.secrets.GrootPassword}
+}
+
+// AlphaCount is how many alphas the cluster runs.
+func (c *Cluster) AlphaCount() int { return len(c.alphas) }
+
+// AlphaService is how polgraph logs in to alpha i alone (0 is the first), to read what that alpha holds.
+func (c *Cluster) AlphaService(i int) dgraph.Config {
+	cfg := c.Service()
+	cfg.Addr = c.cfg.alphaAddr(i)
+	return cfg
+}
+
+// AdministratorOf is an Admin of alpha i (0 is the first).
+func (c *Cluster) AdministratorOf(i int) Admin {
+	return Admin{c: aclClient{base: c.cfg.alphaHTTPOf(i), token: c.secrets.AuthToken, http: c.cfg.httpClient()}, grootPassword: c.secrets.GrootPassword}
+}
+
+var (
+	restoreProposal = regexp.MustCompile(`Got restore proposal at Index: (\d+)`)
+	snapshotAt      = regexp.MustCompile(`Creating snapshot at Index: (\d+)|Skipping snapshot at \d+, because found one at (\d+)`)
+)
+
+// WaitRestoreSnapshotted waits until every alpha has recorded the last restore it applied in a Raft
+// snapshot, as each alpha's log says. Until then a restarted alpha replays the restore from its
+// write-ahead log: it drops everything and reads the backup's folder again, which may be gone. Dgraph's
+// group leader proposes that snapshot as a restore ends.
+func (c *Cluster) WaitRestoreSnapshotted(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for _, a := range c.alphas {
+		path := filepath.Join(c.cfg.DataDir, "logs", a.name+".log")
+		for {
+			done, err := restoreSnapshotted(path)
+			if err != nil || done {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("dgraph %s has not recorded the restore in a snapshot after %v (see %s): a restart would replay it", a.name, timeout, path)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// restoreSnapshotted reads an alpha's log: whether a snapshot at or past its last restore proposal
+// follows it.
+func restoreSnapshotted(path string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	locs := restoreProposal.FindAllSubmatchIndex(b, -1)
+	if len(locs) == 0 {
+		return false, fmt.Errorf("%s shows no restore", path)
+	}
+	last := locs[len(locs)-1]
+	restored, _ := strconv.ParseUint(string(b[last[2]:last[3]]), 10, 64)
+	for _, m := range snapshotAt.FindAllSubmatch(b[last[1]:], -1) {
+		idx := m[1]
+		if len(idx) == 0 {
+			idx = m[2]
+		}
+		if n, _ := strconv.ParseUint(string(idx), 10, 64); n >= restored {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // AdministratorAt is an Admin of the alpha whose gRPC address is grpcAddr (its HTTP port 1000 below, as
@@ -102,6 +181,12 @@ func (a Admin) Restore(ctx context.Context, location, backupID string, num int) 
 	}
 	// The restore runs in the background; /health lists it among the alpha's ongoing operations.
 	time.Sleep(200 * time.Millisecond)
+	return a.WaitRestored(ctx)
+}
+
+// WaitRestored waits until the alpha runs no restore. Each alpha of a group restores on its own when it
+// applies the group's restore proposal.
+func (a Admin) WaitRestored(ctx context.Context) error {
 	for {
 		ongoing, err := a.ongoing(ctx)
 		if err == nil && !slices.Contains(ongoing, "opRestore") {
