@@ -505,6 +505,10 @@ func (g *generator) writeEntities() error {
 				// as the graph reads it (dataset.Read would take it from that relation).
 				out.ValidFrom = graph.FuzzyDate{Year: FirstYear}
 			}
+			if len(g.orgs) > 0 && int32(id) == g.orgs[0] {
+				// Its dissolution, the graph's last relation (emit), as the graph reads it too.
+				out.ValidTo = graph.FuzzyDate{Year: LastYear}
+			}
 		}
 		if err := g.sink.WriteEntity(out); err != nil {
 			return err
