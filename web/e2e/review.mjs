@@ -192,6 +192,17 @@ try {
   await idle();
   await waitState(t.bulkReject, "REJECTED");
 
+  step = "an open view in live mode, around Marisol Tenterden";
+  console.log(step);
+  const live = await browser.context.newPage();
+  live.on("pageerror", (err) => problems.push(`uncaught error in the live view during "${step}": ${err.message}`));
+  await live.goto(new URL("?open=actors/marisol-tenterden&live=1", base).href);
+  await live.waitForFunction(() => document.body.dataset.busy === "0" && window.explorer !== undefined, null, { timeout: wait });
+  await live.evaluate(() => window.explorer.idle());
+  assert.equal(await live.locator("#live").isChecked(), true, "the link keeps live mode");
+  const piersShown = () => live.evaluate(() => window.explorer.cy.getElementById("actors/piers-vantongeren").nonempty());
+  assert.equal(await piersShown(), false, "Piers Vantongeren is not in the graph yet");
+
   step = "select several and approve them at once";
   console.log(step);
   for (const name of t.bulkApprove) await proposal(name).locator('input[type="checkbox"]').check();
@@ -204,6 +215,16 @@ try {
   assert.equal(await page.locator(`[data-testid="review-text"] mark.span.pending`).count(), 0, "nothing is left pending");
   assert.match(await docItem().innerText(), /0 pending · 3 approved · 2 rejected/);
   await screenshot("decided");
+
+  step = "the approved relation appears in the open view, highlighted";
+  console.log(step);
+  await live.waitForFunction(() => {
+    const cy = window.explorer.cy;
+    const piers = cy.getElementById("actors/piers-vantongeren");
+    return piers.nonempty() && piers.edgesWith(cy.getElementById("actors/marisol-tenterden")).filter(".live").nonempty();
+  }, null, { timeout: wait });
+  console.log("  Marisol Tenterden — Piers Vantongeren appeared, highlighted");
+  await live.close();
 
   step = "the decisions are kept: reload the page";
   console.log(step);

@@ -1167,6 +1167,10 @@ function showFilters(): void {
   showTime();
   coTemporalBox.checked = view.coTemporal;
   followViaBox.checked = view.followVia;
+  if (liveBox.checked !== view.live) {
+    liveBox.checked = view.live;
+    startLive();
+  }
   minconf.value = String(view.minConfidence);
   minconfOut.textContent = view.minConfidence.toFixed(2);
   if (![...per.options].some((o) => o.value === String(view.perNode))) per.append(h("option", null, String(view.perNode)));
@@ -1507,6 +1511,104 @@ async function showInGraph(relation: string, denied: boolean): Promise<void> {
   }
   if (await act({ op: "path", from: r.from, to: r.to }, `show ${relation}`)) await selectRelation(r.name);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Live: the change feed (WatchChanges) followed while the box is ticked. A relation written to an entity
+// shown appears (with its other end) if it counts under the filters, highlighted; one deleted, or that no
+// longer counts, goes; an entity shown that changes is shown anew. The review view reads its counts again.
+
+const liveBox = byId<HTMLInputElement>("live");
+const liveOut = byId("live-out");
+let liveStop: AbortController | null = null;
+
+function startLive(): void {
+  liveStop?.abort();
+  liveStop = null;
+  liveOut.textContent = "";
+  if (!view.live) return;
+  const stop = new AbortController();
+  liveStop = stop;
+  void (async () => {
+    let token = "";
+    while (!stop.signal.aborted) {
+      try {
+        liveOut.textContent = "Following the changes made to the graph.";
+        // From now, then from where the last answer left off: a stream cut (the HTTP port ends long
+        // calls) resumes with no gap.
+        for await (const resp of client.watchChanges(token ? { resumeToken: token } : {}, { signal: stop.signal, timeoutMs: 0 })) {
+          token = resp.resumeToken || token;
+          for (const c of resp.changes) await liveChange(c.resource, c.method, c.after || c.before);
+        }
+      } catch (e) {
+        if (stop.signal.aborted) return;
+        if (e instanceof ConnectError && e.code === Code.FailedPrecondition) token = ""; // too far behind: from now
+        liveOut.textContent = `The change feed stopped (${describeError(e)}); trying again.`;
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  })();
+}
+
+/** Flashes what a change touched, for a few seconds. */
+function flash(ids: string[]): void {
+  const els = cy.collection();
+  for (const id of ids) els.merge(cy.getElementById(id));
+  els.addClass("live");
+  setTimeout(() => els.removeClass("live"), 8_000);
+}
+
+async function liveChange(resource: string, method: string, record: string): Promise<void> {
+  if (review && view.review !== null && /Proposal|Document|Entit/.test(method)) void review.changed();
+  if (inReviewMode() || cy.nodes().empty()) return;
+  if (resource.startsWith("relations/")) {
+    let ends: { from?: string; to?: string } = {};
+    try {
+      ends = JSON.parse(record || "{}");
+    } catch {
+      return;
+    }
+    if (!ends.from || !ends.to || (cy.getElementById(ends.from).empty() && cy.getElementById(ends.to).empty())) return;
+    // Whether it counts under the filters, as the service says: the one hop between its ends.
+    const resp = await client
+      .findPaths({ from: ends.from, to: ends.to, maxPaths: 1, maxDepth: 1, filter: filter(), followVia: view.followVia })
+      .catch(() => undefined);
+    if (!resp) return;
+    const hop = resp.paths[0]?.hops[0];
+    const relation = hop ? hopRelations(hop).find((x) => x.relation.name === resource)?.relation : undefined;
+    if (!relation) {
+      cy.getElementById(resource).remove();
+      return;
+    }
+    const near = cy.getElementById(ends.from).nonempty() ? cy.getElementById(ends.from) : cy.getElementById(ends.to);
+    cy.batch(() => {
+      for (const e of resp.entities) if (cy.getElementById(e.name).empty()) addEntity(e, undefined, near as cytoscape.NodeSingular);
+      cy.getElementById(resource).remove();
+      addEdge(edgeOfRelation(relation));
+    });
+    flash([resource, ends.from, ends.to]);
+    relayout(false);
+    setStatus(`${label(ends.from)} — ${label(ends.to)}: a relation ${method ? `written by ${method}` : "written"} now. ${shownSummary()}`);
+    return;
+  }
+  const node = cy.getElementById(resource);
+  if (node.empty()) return;
+  const got = await client.getEntity({ name: resource }).catch(() => undefined);
+  if (!got?.entity) return;
+  node.data("label", got.entity.displayName || resource);
+  flash([resource]);
+}
+
+function inReviewMode(): boolean {
+  return view.review !== null;
+}
+
+liveBox.checked = view.live;
+liveBox.addEventListener("change", () => {
+  view.live = liveBox.checked;
+  saveView(true);
+  startLive();
+});
+startLive();
 
 byId("mode-graph").addEventListener("click", () => void openGraph());
 byId("mode-review").addEventListener("click", () => void openReview(view.review ?? lastReview));

@@ -245,6 +245,11 @@ export class ReviewView {
     return true;
   }
 
+  /** The graph changed (the explorer's live mode): the counts and the open document are read again. */
+  async changed(): Promise<void> {
+    if (this.listed) await this.refresh();
+  }
+
   /** Reads the list and the open document again. */
   private async refresh(): Promise<void> {
     const open = this.hash;

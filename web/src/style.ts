@@ -136,6 +136,8 @@ export function stylesheet(): cytoscape.StylesheetJson {
     { selector: "node.onpath", style: { "underlay-shape": "ellipse" } },
     { selector: "edge.onpath", style: { "underlay-padding": 5, opacity: 1 } },
     { selector: ".faded", style: { opacity: 0.3, "text-opacity": 0.45 } },
+    { selector: ".live", style: { "underlay-color": "#16a34a", "underlay-padding": 8, "underlay-opacity": 0.6 } },
+    { selector: "node.live", style: { "underlay-shape": "ellipse" } },
     { selector: "node.found", style: { "underlay-color": "#f59e0b", "underlay-padding": 9, "underlay-opacity": 0.8, "underlay-shape": "ellipse" } },
   ];
   for (const [key, k] of Object.entries(kinds)) {

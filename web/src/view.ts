@@ -28,6 +28,8 @@ export interface View {
   selected: string;
   /** The route picked among the last paths asked for (0-based), or -1 for all of them. */
   route: number;
+  /** Changes to what is shown appear as they are committed (the change feed). */
+  live: boolean;
   /** The review view: null when the graph is shown, "" for the list of documents, else a document's hash. */
   review: string | null;
 }
@@ -35,7 +37,7 @@ export interface View {
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, review: null };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -57,6 +59,7 @@ export function formatView(v: View): string {
   if (v.followVia) parts.push("via=1");
   if (v.selected) parts.push(`sel=${enc(v.selected)}`);
   if (v.route >= 0) parts.push(`route=${v.route + 1}`);
+  if (v.live) parts.push("live=1");
   if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
   return parts.join("&");
 }
@@ -98,6 +101,9 @@ export function parseView(query: string): View {
         break;
       case "via":
         v.followVia = dec(raw) === "1";
+        break;
+      case "live":
+        v.live = dec(raw) === "1";
         break;
       case "minconf": {
         const c = Number(dec(raw));
