@@ -1170,7 +1170,6 @@ func (r *reader) checkReferences() {
 type lifeDates struct {
 	from, to       graph.FuzzyDate
 	fromRel, toRel graph.RelationName
-	fromDay, toDay int // from's first day, to's last day: which relation wins
 }
 
 // checkLifetimes refuses a dated relation that cannot have held: one outside the lifetime of an end the
@@ -1190,11 +1189,11 @@ func (r *reader) checkLifetimes(briefs []relationBrief) {
 			}
 			d := r.founded[rel.to]
 			switch {
-			case typ == graph.Founded && !r.ownStart[rel.to] && (d.fromRel == "" || rel.period.Start < d.fromDay):
-				life.Start, d.from, d.fromRel, d.fromDay = rel.period.Start, rel.since, rel.name, rel.period.Start
-			case typ == graph.Dissolved && !r.ownEnd[rel.to] && (d.toRel == "" || rel.period.End > d.toDay) && rel.period.End >= life.Start:
+			case typ == graph.Founded && !r.ownStart[rel.to] && (d.fromRel == "" || rel.period.Start < life.Start):
+				life.Start, d.from, d.fromRel = rel.period.Start, rel.since, rel.name
+			case typ == graph.Dissolved && !r.ownEnd[rel.to] && (d.toRel == "" || rel.period.End > life.End) && rel.period.End >= life.Start:
 				// (a dissolution before the founding ends nothing: the check below refuses it)
-				life.End, d.to, d.toRel, d.toDay = rel.period.End, rel.since, rel.name, rel.period.End
+				life.End, d.to, d.toRel = rel.period.End, rel.since, rel.name
 			default:
 				continue
 			}

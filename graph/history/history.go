@@ -42,9 +42,14 @@ type Graph struct {
 // Graphs rebuilds the graph as known on past instants, keeping the last few it rebuilt: the same
 // instant, or any instant with no change between, reads the same graph again at once.
 type Graphs struct {
-	live  *service.Service
-	trail graph.Trail
-	keep  int
+	live *service.Service
+	// store is live's: its change feed gives the graph now, its trail the changes since an instant.
+	store interface {
+		graph.ChangeFeed
+		graph.Trail
+		graph.ChangeScanner
+	}
+	keep int
 
 	mu     sync.Mutex
 	recent []*entry // most recent use first
@@ -57,21 +62,31 @@ type entry struct {
 	err   error
 }
 
-// key names a past graph: the newest change at or before the instant, and how many there were.
+// key names a past graph: the newest change at or before the instant (its time and version), and how
+// many there were.
 type key struct {
 	through time.Time
+	version int64
 	changes int
 }
 
 // New returns Graphs over the live graph's service, whose store must keep an audit trail; keep past
 // graphs are held at once (at least 1).
 func New(live *service.Service, keep int) (*Graphs, error) {
-	trail, ok := live.Store.(graph.Trail)
+	store, ok := live.Store.(interface {
+		graph.ChangeFeed
+		graph.Trail
+		graph.ChangeScanner
+	})
 	if !ok {
-		return nil, &graph.Error{Op: "history.New", Kind: graph.FailedPrecondition, Message: "this store keeps no audit trail, so no past graph can be rebuilt"}
+		return nil, &graph.Error{Op: "history.New", Kind: graph.FailedPrecondition, Message: "this store keeps no audit trail it can scan, so no past graph can be rebuilt"}
 	}
-	return &Graphs{live: live, trail: trail, keep: max(keep, 1)}, nil
+	return &Graphs{live: live, store: store, keep: max(keep, 1)}, nil
 }
+
+// Until is the first instant after t that the trail tells apart from it: changes are kept to the
+// millisecond, so those made at or before t are those made before Until(t).
+func Until(t time.Time) time.Time { return t.Truncate(time.Millisecond).Add(time.Millisecond) }
 
 // ParseInstant reads a known_on instant: an RFC 3339 time, or a day (YYYY-MM-DD), which means the end of
 // that day (UTC): "what the graph said on Tuesday" is what it said once Tuesday's writes were in.
@@ -90,23 +105,18 @@ func ParseInstant(s string) (time.Time, error) {
 // about the future gets the graph as it is now.
 func (gs *Graphs) At(ctx context.Context, t time.Time) (*Graph, error) {
 	const op = "history.At"
-	// Changes are kept to the millisecond: those at or before t are the ones before t's next millisecond.
-	until := t.Truncate(time.Millisecond).Add(time.Millisecond)
-	last, total, err := gs.trail.ListChanges(ctx, graph.ChangeQuery{Until: until, Limit: 1})
+	until := Until(t)
+	last, total, err := gs.store.ListChanges(ctx, graph.ChangeQuery{Until: until, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	k := key{changes: total}
-	var version int64
 	if len(last) > 0 {
-		k.through, version = last[0].Time, last[0].Version
+		k.through, k.version = last[0].Time, last[0].Version
 	}
 	e, build := gs.entry(k)
 	if build {
 		e.g, e.err = gs.rebuild(ctx, until, k)
-		if e.g != nil {
-			e.g.Version = version
-		}
 		if e.err != nil {
 			gs.forget(e)
 		}
@@ -146,7 +156,7 @@ func (gs *Graphs) forget(e *entry) {
 
 // rebuild reads the whole graph now, then the changes written from until on, and undoes them: each
 // resource they touched takes the record it had before the first of them (none, when it was created).
-// The export comes first, so that every change it shows is among those read after it.
+// The graph is read first, so that every change it shows is among those read after it.
 func (gs *Graphs) rebuild(ctx context.Context, until time.Time, k key) (*Graph, error) {
 	const op = "history.rebuild"
 	recs, err := gs.current(ctx)
@@ -158,7 +168,7 @@ func (gs *Graphs) rebuild(ctx context.Context, until time.Time, k key) (*Graph, 
 		return nil, err
 	}
 	for res, c := range first {
-		recs.put(res, c.Before)
+		recs.undo(res, c.Before)
 	}
 	store := memstore.New()
 	ds, err := dataset.Read([]dataset.File{{Name: "known-on.jsonl", R: bytes.NewReader(recs.file())}})
@@ -173,7 +183,7 @@ func (gs *Graphs) rebuild(ctx context.Context, until time.Time, k key) (*Graph, 
 		return nil, err
 	}
 	svc := &service.Service{Store: store, Reads: topo.Reads(store), Budget: gs.live.Budget, Timeout: gs.live.Timeout}
-	return &Graph{Service: svc, Through: k.through, Changes: k.changes, Undone: undone}, nil
+	return &Graph{Service: svc, Through: k.through, Changes: k.changes, Undone: undone, Version: k.version}, nil
 }
 
 // later reads the changes to the graph written from until on, and returns each resource's first (whose
@@ -195,101 +205,55 @@ func (gs *Graphs) later(ctx context.Context, until time.Time) (map[string]graph.
 		}
 		return nil
 	}
-	if sc, ok := gs.trail.(graph.ChangeScanner); ok {
-		err := sc.ScanChanges(ctx, until, func(page []graph.Change) error {
-			for _, c := range page {
-				if err := take(c); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		return first, undone, err
-	}
-	// Newest first: of one resource's changes at one millisecond, the last read is the first made.
-	const page = 1000
-	for offset := 0; ; offset += page {
-		changes, total, err := gs.trail.ListChanges(ctx, graph.ChangeQuery{Since: until, Limit: page, Offset: offset})
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, c := range changes {
-			if f, ok := first[c.Resource]; ok && c.Time.Equal(f.Time) {
-				delete(first, c.Resource)
-			}
+	err := gs.store.ScanChanges(ctx, until, func(page []graph.Change) error {
+		for _, c := range page {
 			if err := take(c); err != nil {
-				return nil, 0, err
+				return err
 			}
 		}
-		if len(changes) < page || offset+page >= total {
-			return first, undone, nil
-		}
-	}
+		return nil
+	})
+	return first, undone, err
 }
 
-// current reads every source, live entity and live relation (with its claims) as records: from the
-// store's change feed where it gives each relation's claims (the Dgraph store reads them from packs, ten
-// times faster than the export's queries), else from a whole-graph export.
+// current reads every source, live entity and live relation (with its claims) as records, from the
+// store's change feed (the Dgraph store reads claims from packs, ten times faster than an export's
+// queries).
 func (gs *Graphs) current(ctx context.Context) (records, error) {
 	const op = "history.current"
 	recs := records{}
 	var bad error
-	relation := func(r graph.Relation) {
-		if !r.Deleted.IsZero() || len(r.Claims) == 0 || bad != nil {
-			return
+	_, err := gs.store.Changes(ctx, 0, func(c graph.Changed) {
+		for _, s := range c.Sources {
+			recs[string(s.Name)] = graph.RecordJSON(graph.SourceRecord(s))
 		}
-		rec, err := graph.RelationRecord(r)
-		if err != nil {
-			bad = &graph.Error{Op: op, Kind: graph.Internal, Message: "a relation of the graph cannot be written as a record", Err: err}
-			return
-		}
-		recs.put(string(r.Name), graph.RecordJSON(rec))
-	}
-	entity := func(e graph.Entity) {
-		if e.Deleted.IsZero() {
-			recs.put(string(e.Name), graph.RecordJSON(graph.EntityRecord(e)))
-		}
-	}
-	if feed, ok := gs.live.Store.(graph.ChangeFeed); ok {
-		whole := true
-		_, err := feed.Changes(ctx, 0, func(c graph.Changed) {
-			for _, s := range c.Sources {
-				recs.put(string(s.Name), graph.RecordJSON(graph.SourceRecord(s)))
+		for _, e := range c.Entities {
+			if e.Deleted.IsZero() {
+				recs[string(e.Name)] = graph.RecordJSON(graph.EntityRecord(e))
 			}
-			for _, e := range c.Entities {
-				entity(e)
-			}
-			for i, l := range c.Links {
-				if l.Deleted {
-					continue
-				}
-				if !c.Evidence || i >= len(c.Headers) || c.Headers[i].Relation.Name != l.Name {
-					whole = false
-					continue
-				}
-				relation(c.Headers[i].Relation)
-			}
-		})
-		if err != nil {
-			return nil, err
 		}
-		if whole {
-			return recs, bad
+		for i, l := range c.Links {
+			if l.Deleted || bad != nil {
+				continue
+			}
+			if !c.Evidence || i >= len(c.Headers) || c.Headers[i].Relation.Name != l.Name {
+				bad = &graph.Error{Op: op, Kind: graph.Internal, Message: fmt.Sprintf("the change feed gave %s without its claims", l.Name)}
+				continue
+			}
+			r := c.Headers[i].Relation
+			if len(r.Claims) == 0 {
+				continue
+			}
+			rec, err := graph.RelationRecord(r)
+			if err != nil {
+				bad = &graph.Error{Op: op, Kind: graph.Internal, Message: "a relation of the graph cannot be written as a record", Err: err}
+				continue
+			}
+			recs[string(r.Name)] = graph.RecordJSON(rec)
 		}
-		recs = records{}
-	}
-	now, err := gs.live.Export(ctx, graph.ExportQuery{Unfiltered: true})
+	})
 	if err != nil {
 		return nil, err
-	}
-	for _, s := range now.Sources {
-		recs.put(string(s.Name), graph.RecordJSON(graph.SourceRecord(s)))
-	}
-	for _, e := range now.Entities {
-		entity(e)
-	}
-	for _, r := range now.Relations {
-		relation(r)
 	}
 	return recs, bad
 }
@@ -307,8 +271,9 @@ func graphResource(name string) bool {
 // records are the graph's records by resource name, each as a dataset record (JSON).
 type records map[string]string
 
-// put sets a resource's record; "" or a deleted resource's record leaves it out, as an export does.
-func (r records) put(name, rec string) {
+// undo sets a resource's record to what it was before a change: "" (it did not exist) or a deleted
+// resource's record leaves it out, as an export does.
+func (r records) undo(name, rec string) {
 	if rec == "" || tombstoned(rec) {
 		delete(r, name)
 		return

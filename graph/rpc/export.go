@@ -40,7 +40,7 @@ func (s *Server) ExportGraph(req *pb.ExportGraphRequest, stream pb.GraphService_
 		q.Paths = graph.PathQuery{From: graph.EntityName(req.GetFrom()), To: graph.EntityName(req.GetTo()), MaxPaths: int(req.GetMaxPaths()),
 			MaxDepth: int(req.GetMaxDepth()), Filter: filter, FollowVia: req.GetFollowVia()}
 	}
-	svc, known, err := s.at(ctx, method, req.GetFilter())
+	svc, known, _, err := s.at(ctx, method, req.GetFilter())
 	if err != nil {
 		return s.toStatus(ctx, method, err)
 	}

@@ -51,7 +51,7 @@ func (s *Server) ListRelations(ctx context.Context, req *pb.ListRelationsRequest
 		probe.Filter = graph.RelationFilter{}
 		return nil, s.toStatus(ctx, op, withRest(op, "invalid relations query", v, probe.Validate))
 	}
-	svc, known, err := s.at(ctx, op, req.GetFilter())
+	svc, known, _, err := s.at(ctx, op, req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}
@@ -86,7 +86,7 @@ func (s *Server) GetTimeline(ctx context.Context, req *pb.GetTimelineRequest) (*
 		probe.Filter = graph.RelationFilter{}
 		return nil, s.toStatus(ctx, op, withRest(op, "invalid timeline query", v, probe.Validate))
 	}
-	svc, known, err := s.at(ctx, op, req.GetFilter())
+	svc, known, _, err := s.at(ctx, op, req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}
@@ -233,7 +233,7 @@ func (s *Server) FindConnections(ctx context.Context, req *pb.FindConnectionsReq
 		probe.Normalize()
 		return nil, s.toStatus(ctx, op, withRest(op, "invalid connections query", v, probe.Validate))
 	}
-	svc, known, err := s.at(ctx, op, req.GetFilter())
+	svc, known, _, err := s.at(ctx, op, req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, op, err)
 	}

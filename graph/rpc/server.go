@@ -143,7 +143,7 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	if err := v.Err("GetEntity", "invalid entity request"); err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
-	svc, known, err := s.at(ctx, "GetEntity", req.GetFilter())
+	svc, known, instant, err := s.at(ctx, "GetEntity", req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
 	}
@@ -157,8 +157,7 @@ func (s *Server) GetEntity(ctx context.Context, req *pb.GetEntityRequest) (*pb.G
 	}
 	var until time.Time // with known_on, the changes made by then
 	if known != nil {
-		until, _ = time.Parse(time.RFC3339Nano, known.GetKnownOn())
-		until = until.Truncate(time.Millisecond).Add(time.Millisecond)
+		until = history.Until(instant)
 	}
 	if resp.History, err = s.history(ctx, string(info.Entity.Name), req.GetHistorySize(), until); err != nil {
 		return nil, s.toStatus(ctx, "GetEntity", err)
@@ -299,7 +298,7 @@ func (s *Server) FindPaths(ctx context.Context, req *pb.FindPathsRequest) (*pb.F
 		}
 		return nil, s.toStatus(ctx, "FindPaths", v.Err("FindPaths", "invalid path query"))
 	}
-	svc, known, err := s.at(ctx, "FindPaths", req.GetFilter())
+	svc, known, _, err := s.at(ctx, "FindPaths", req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, "FindPaths", err)
 	}
@@ -406,7 +405,7 @@ func (s *Server) ExploreNeighborhood(ctx context.Context, req *pb.ExploreNeighbo
 	if err := v.Err("ExploreNeighborhood", "invalid neighbourhood query"); err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}
-	svc, known, err := s.at(ctx, "ExploreNeighborhood", req.GetFilter())
+	svc, known, _, err := s.at(ctx, "ExploreNeighborhood", req.GetFilter())
 	if err != nil {
 		return nil, s.toStatus(ctx, "ExploreNeighborhood", err)
 	}

@@ -1559,7 +1559,7 @@ function flash(ids: string[]): void {
 
 async function liveChange(resource: string, method: string, record: string): Promise<void> {
   if (review && view.review !== null && /Proposal|Document|Entit/.test(method)) void review.changed();
-  if (inReviewMode() || cy.nodes().empty()) return;
+  if (view.review !== null || cy.nodes().empty()) return;
   if (resource.startsWith("relations/")) {
     let ends: { from?: string; to?: string } = {};
     try {
@@ -1596,10 +1596,6 @@ async function liveChange(resource: string, method: string, record: string): Pro
   if (!got?.entity) return;
   node.data("label", got.entity.displayName || resource);
   flash([resource]);
-}
-
-function inReviewMode(): boolean {
-  return view.review !== null;
 }
 
 liveBox.checked = view.live;
