@@ -26,7 +26,7 @@ backup takes a backup of the Dgraph of --dgraph, whose secrets are in --data-dir
 it), into the folder DIR:
 Dgraph's binary backup, full the first time and with --full, else of what changed since the last,
 restored at once in a scratch Dgraph, with a manifest of what it restores to (the graph's version, the
-counts of every type, a digest of a whole-graph dump) and each file's SHA-256; encrypted (AES-256-GCM) with --key-file, a file of 32 random bytes. --keep N
+counts of every type, a digest of a whole-graph export) and each file's SHA-256; encrypted (AES-256-GCM) with --key-file, a file of 32 random bytes. --keep N
 deletes all but the newest N full backups and their incrementals.
 list shows the backups in DIR. verify restores one (default the latest) into a scratch Dgraph and
 compares the restored graph with the manifest. restore does the same into the empty data folder NEW,
@@ -79,7 +79,7 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		return verifyBackup(ctx, f, *num, cfg, log, stdout)
+		return verifyBackup(ctx, f, key, *num, cfg, log, stdout)
 	}
 	p, err := takeBackup(ctx, cfg, dir, key, *full, log)
 	if err != nil {
@@ -170,12 +170,16 @@ func listBackups(f *backup.Folder, stdout io.Writer) {
 	const row = "%-4s  %-11s  %-20s  %7s  %9s  %6s  %s\n"
 	fmt.Fprintf(stdout, row, "NUM", "TYPE", "TIME", "VERSION", "SIZE", "SECS", "COUNTS")
 	for _, p := range f.Manifest.Points {
-		fmt.Fprintf(stdout, row, fmt.Sprint(p.Num), p.Type, p.Time.Format("2006-01-02T15:04:05Z"), fmt.Sprint(p.Version), byteSize(p.Bytes()), fmt.Sprintf("%.1f", p.Seconds), countsLine(p.Counts))
+		version, counts := fmt.Sprint(p.Version), countsLine(p.Counts)
+		if !p.IsChecked() {
+			version, counts = "-", "not checked yet (polgraph backup verify checks it)"
+		}
+		fmt.Fprintf(stdout, row, fmt.Sprint(p.Num), p.Type, p.Time.Format("2006-01-02T15:04:05Z"), version, byteSize(p.Bytes()), fmt.Sprintf("%.1f", p.Seconds), counts)
 	}
 }
 
 // verifyBackup restores backup num into a scratch Dgraph and compares it with the manifest.
-func verifyBackup(ctx context.Context, f *backup.Folder, num int, cfg Config, log *slog.Logger, stdout io.Writer) error {
+func verifyBackup(ctx context.Context, f *backup.Folder, key []byte, num int, cfg Config, log *slog.Logger, stdout io.Writer) error {
 	scratch, err := os.MkdirTemp("", "polgraph-verify-")
 	if err != nil {
 		return err
@@ -186,8 +190,18 @@ func verifyBackup(ctx context.Context, f *backup.Folder, num int, cfg Config, lo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backup %d verified: restored in %.1fs, graph version %d, %s, whole-graph dump identical (%d bytes)\n",
-		r.Point.Num, r.Seconds, r.Version, countsLine(r.Counts), r.Point.DumpBytes)
+	if r.Unchecked {
+		// Not checked since it was taken: what verify found is now its check.
+		if _, ok, err := backup.Record(ctx, f.Dir, key, r.Point, r); err != nil {
+			return err
+		} else if ok {
+			fmt.Fprintf(stdout, "backup %d checked: restored in %.1fs, graph version %d, %s, whole-graph export of %d lines recorded in the manifest\n",
+				r.Point.Num, r.Seconds, r.Version, countsLine(r.Counts), r.Fingerprint.Lines)
+			return nil
+		}
+	}
+	fmt.Fprintf(stdout, "backup %d verified: restored in %.1fs, graph version %d, %s, whole-graph export identical (%d lines)\n",
+		r.Point.Num, r.Seconds, r.Version, countsLine(r.Counts), r.Fingerprint.Lines)
 	return nil
 }
 
@@ -237,8 +251,12 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *alphas > 1 {
 		into = fmt.Sprintf("%s (%d alphas)", into, *alphas)
 	}
-	fmt.Fprintf(stdout, "restored backup %d (%s) into %s in %.1fs: graph version %d, %s, identical to the manifest; new graph id %s\n",
-		r.Point.Num, r.Point.Time.Format("2006-01-02T15:04:05Z"), into, r.Seconds, r.Version, countsLine(r.Counts), r.GraphID)
+	compared := "identical to the manifest"
+	if r.Unchecked {
+		compared = "not compared: the backup had not been checked yet (its files match the manifest)"
+	}
+	fmt.Fprintf(stdout, "restored backup %d (%s) into %s in %.1fs: graph version %d, %s, %s; new graph id %s\n",
+		r.Point.Num, r.Point.Time.Format("2006-01-02T15:04:05Z"), into, r.Seconds, r.Version, countsLine(r.Counts), compared, r.GraphID)
 	return nil
 }
 

@@ -244,7 +244,9 @@ func TestRestoreRefusesWhatDoesNotMatch(t *testing.T) {
 		{"into two groups", func(string) {}, []string{"--alphas", "2", "--replicas", "1"}, "BACKUP_GROUPS_DIFFER holds 1 groups 2 alphas in groups of 1 make 2"},
 		{"the first file damaged, the second restored", func(d string) { flip(filepath.Join(d, full)) }, []string{"--backup", "2"}, "BACKUP_FILE_MISMATCH " + full},
 		// A manifest sealed again by hand with another digest gets past every check but the restored graph's.
-		{"the manifest resealed with another digest", func(d string) { reseal(t, d, func(p *backup.Point) { p.DumpSHA = strings.Repeat("0", 64) }) },
+		{"the manifest resealed with another digest", func(d string) {
+			reseal(t, d, func(p *backup.Point) { p.Fingerprint = "rdf-sha256-sum:" + strings.Repeat("0", 64) })
+		},
 			[]string{"--dgraph-port-offset", strconv.Itoa(offset)}, "BACKUP_RESTORE_MISMATCH differs from backup 2's manifest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -331,8 +333,8 @@ func copyTree(t *testing.T, from, to string) {
 }
 
 // TestScheduledBackupsAppearInMetrics runs `polgraph run` with backups every second, a full one every
-// four, two series kept: the metrics and /healthz report them, old series are deleted, and the latest
-// backup verifies.
+// eight, three series kept: the metrics and /healthz report them and their checks, old series are
+// deleted, and the latest backup verifies.
 func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Dgraph")
@@ -351,7 +353,7 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := runUntil(t, t.TempDir(), offset, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "4s", "--backup-keep", "2",
+	addr, _ := runUntil(t, t.TempDir(), offset, "--backup-dir", dir, "--backup-every", "1s", "--backup-full-every", "8s", "--backup-keep", "3",
 		"--metrics", metricsAddr, "--http", httpAddr)
 	get := func(url string) string {
 		resp, err := http.Get(url)
@@ -383,11 +385,25 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	for _, p := range f.Manifest.Points {
 		kept[p.Series] = true
 	}
-	if len(kept) > 2 {
-		t.Errorf("the folder keeps %d series, want at most 2", len(kept))
+	if len(kept) > 3 {
+		t.Errorf("the folder keeps %d series, want at most 3", len(kept))
+	}
+	// Checks run beside the backups, the first after the scratch Dgraph's start.
+	var health struct {
+		Status  string
+		Backups backup.Status
+	}
+	for deadline := time.Now().Add(60 * time.Second); health.Backups.LastChecked == 0; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s no backup is checked: %+v", health.Backups)
+		}
+		if err := json.Unmarshal([]byte(get("http://"+httpAddr+"/healthz")), &health); err != nil {
+			t.Fatal(err)
+		}
 	}
 	metrics := get("http://" + metricsAddr + "/metrics")
-	for _, name := range []string{"polgraph_backup_last_success_timestamp_seconds", "polgraph_backup_last_size_bytes", "polgraph_backup_last_duration_seconds"} {
+	for _, name := range []string{"polgraph_backup_last_success_timestamp_seconds", "polgraph_backup_last_size_bytes", "polgraph_backup_last_duration_seconds",
+		"polgraph_backup_last_checked_timestamp_seconds", "polgraph_backup_last_check_duration_seconds"} {
 		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindStringSubmatch(metrics)
 		if m == nil {
 			t.Errorf("the metrics lack %s", name)
@@ -397,17 +413,14 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 			t.Errorf("%s = %v, want more than 0", name, m[1])
 		}
 	}
-	if !strings.Contains(metrics, "polgraph_backup_failures_total 0") {
+	if !strings.Contains(metrics, "polgraph_backup_failures_total 0") || !strings.Contains(metrics, "polgraph_backup_check_failures_total 0") {
 		t.Errorf("scheduled backups failed:\n%s", regexp.MustCompile(`(?m)^polgraph_backup.*$`).FindAllString(metrics, -1))
-	}
-	var health struct {
-		Status  string
-		Backups backup.Status
 	}
 	if err := json.Unmarshal([]byte(get("http://"+httpAddr+"/healthz")), &health); err != nil {
 		t.Fatal(err)
 	}
-	if health.Status != "SERVING" || health.Backups.State != "ok" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir {
+	if health.Status != "SERVING" || health.Backups.State != "ok" || health.Backups.LastBackup < 3 || health.Backups.LastSuccess.IsZero() || health.Backups.Dir != dir ||
+		health.Backups.LastChecked < 1 || health.Backups.LastCheckedAt.IsZero() {
 		t.Errorf("/healthz: %+v", health)
 	}
 	// The gRPC health service says the same under its own name.
@@ -421,7 +434,8 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 		t.Errorf("health of %s: %v %v", backupHealthService, h, err)
 	}
 	var out bytes.Buffer
-	if err := realMain(context.Background(), []string{"backup", "verify", dir}, &out, &out); err != nil || !strings.Contains(out.String(), "verified") {
+	// The latest backup may not have been checked yet: verify then checks it.
+	if err := realMain(context.Background(), []string{"backup", "verify", dir}, &out, &out); err != nil || !regexp.MustCompile(`backup \d+ (verified|checked)`).MatchString(out.String()) {
 		t.Errorf("verify: %v\n%s", err, out.String())
 	}
 }
@@ -499,5 +513,72 @@ func TestClusterRestoresFromBackup(t *testing.T) {
 			t.Errorf("alpha %d: the key does not authenticate: %v", i+1, err)
 		}
 		s.Close()
+	}
+}
+
+// TestScratchChecksIncrementsAlone takes a full backup and two incrementals with one scratch Dgraph, as
+// `run` and `serve` do, with writes between them (entities added, a merge moving relations and deleting
+// edges, a key revoked): the scratch applies each incremental alone onto what it holds, and what it
+// records must be what a restore of the whole chain from scratch gives, fingerprint, counts and version.
+func TestScratchChecksIncrementsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Dgraph")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	c, flags, src := backupDgraph(t, ctx, filepath.Join(root, "src"), 0)
+	var out bytes.Buffer
+	if err := realMain(ctx, append([]string{"load"}, append(dgraphOnly(flags), defaultDataset)...), &out, &out); err != nil {
+		t.Fatalf("load: %v\n%s", err, out.String())
+	}
+	secrets := dgraphlocal.SecretsDir(filepath.Join(root, "src"))
+	scratch := &backup.Scratch{Binary: dgraphlocal.DefaultBinary(), SecretsDir: secrets, PortFrom: 2600 + os.Getpid()%50*7}
+	defer scratch.Close()
+	dir := filepath.Join(root, "backups")
+	take := func() backup.Point {
+		t.Helper()
+		p, err := backup.Take(ctx, dir, backup.Options{SecretsDir: secrets}, c.Administrator(), scratch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	points := []backup.Point{take()}
+	if err := src.UpsertEntities(ctx, []graph.Entity{{Name: "actors/scratch-test-a", Kind: graph.KindActor, DisplayName: "Scratch Test A"}}); err != nil {
+		t.Fatal(err)
+	}
+	points = append(points, take())
+	if _, err := src.MergeEntity(ctx, "actors/ajmal-masroor", "actors/scratch-test-a", "a test of incremental checks"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.DeleteEntity(ctx, "actors/scratch-test-a", "a test of incremental checks"); err != nil {
+		t.Fatal(err)
+	}
+	points = append(points, take())
+	for i, p := range points {
+		if p.Fingerprint == "" || p.FingerprintLines == 0 {
+			t.Fatalf("backup %d recorded no fingerprint: %+v", i+1, p)
+		}
+		if want := i + 1; p.CheckFrom != want {
+			t.Errorf("backup %d was checked from backup %d, want %d", i+1, p.CheckFrom, want)
+		}
+		if i > 0 && p.Fingerprint == points[i-1].Fingerprint {
+			t.Errorf("backups %d and %d have one fingerprint: the writes between changed nothing", i, i+1)
+		}
+	}
+	f, err := backup.Open(dir, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 3; n++ {
+		// Restore compares the whole chain, restored afresh, with what the scratch recorded.
+		r, err := backup.Restore(ctx, f, backup.RestoreOptions{Num: n, Binary: dgraphlocal.DefaultBinary(), DataDir: filepath.Join(root, "r"+strconv.Itoa(n)),
+			PortOffset: 2900 + os.Getpid()%50*7, Scratch: true})
+		if err != nil {
+			t.Fatalf("backup %d: %v", n, err)
+		}
+		if r.Fingerprint.Sum != points[n-1].Fingerprint {
+			t.Errorf("backup %d restored with fingerprint %s, recorded %s", n, r.Fingerprint.Sum, points[n-1].Fingerprint)
+		}
 	}
 }

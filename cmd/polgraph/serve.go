@@ -144,6 +144,8 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 			metrics.BackupTaken(p.Time.Add(time.Duration(p.Seconds*float64(time.Second))), p.Bytes(), time.Duration(p.Seconds*float64(time.Second)))
 		}
 		b.Failed = func(error) { metrics.BackupFailed() }
+		b.Checked = func(p backup.Point, d time.Duration) { metrics.BackupChecked(p.Checked, d) }
+		b.CheckFailed = func(error) { metrics.BackupCheckFailed() }
 		healthDetail = func() map[string]any { return map[string]any{"backups": b.Status()} }
 		go b.Run(ctx)
 	}

@@ -167,3 +167,41 @@ func trimUID(s string) string {
 	}
 	return "not a uid"
 }
+
+// TypeCounts is how many nodes of each type Dump writes Dgraph holds now (types without nodes left out),
+// and the graph's version: one query, to compare a restored Dgraph with what it should hold.
+func (s *Store) TypeCounts(ctx context.Context) (DumpSummary, error) {
+	const op = "dgraph.Store.TypeCounts"
+	var q bytes.Buffer
+	q.WriteString("{\n")
+	for i, t := range dumpTypes {
+		fmt.Fprintf(&q, "  t%d(func: type(%s)) { count(uid) }\n", i, t.name)
+	}
+	fmt.Fprintf(&q, "  meta(func: eq(pg.name, %q)) @filter(type(Meta)) { pg.version }\n}", metaName)
+	var res map[string]json.RawMessage
+	if err := s.query(ctx, op, q.String(), nil, &res); err != nil {
+		return DumpSummary{}, err
+	}
+	sum := DumpSummary{Counts: map[string]int{}}
+	for i, t := range dumpTypes {
+		var c []struct {
+			N int `json:"count"`
+		}
+		if err := json.Unmarshal(res[fmt.Sprintf("t%d", i)], &c); err != nil {
+			return sum, &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
+		}
+		if len(c) > 0 && c[0].N > 0 {
+			sum.Counts[t.name] = c[0].N
+		}
+	}
+	var m []struct {
+		V int64 `json:"pg.version"`
+	}
+	if err := json.Unmarshal(res["meta"], &m); err != nil {
+		return sum, &graph.Error{Op: op, Kind: graph.Internal, Message: "cannot decode Dgraph's answer", Err: err}
+	}
+	if len(m) > 0 {
+		sum.Version = m[0].V
+	}
+	return sum, nil
+}

@@ -3,11 +3,10 @@
 // restores them.
 //
 // A backup is Dgraph's own binary backup (full, or incremental on the last), which Dgraph v25 takes
-// through /admin, restored at once in a scratch Dgraph (Scratch), beside a manifest of polgraph's: for
-// each backup, when it was taken and how long it took, and what it restores to (the graph's version, how
-// many nodes of each type, the SHA-256 of a whole-graph dump by graph/dgraph's Dump), and the size and
-// SHA-256 of every file. The
-// manifest is sealed (a SHA-256, or with a key an HMAC), and with a key every file is encrypted with
+// through /admin, restored at once in a scratch Dgraph (Scratch: an incremental is applied alone onto
+// the backup before), beside a manifest of polgraph's: for each backup, when it was taken and how long it
+// took, and what it restores to (the graph's version, how many nodes of each type, the fingerprint of a
+// whole-graph export), and the size and SHA-256 of every file. The manifest is sealed (a SHA-256, or with a key an HMAC), and with a key every file is encrypted with
 // AES-256-GCM. A restore refuses a folder whose manifest, files or restored graph differ from what the
 // manifest says.
 //
@@ -32,6 +31,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -64,16 +64,34 @@ type Point struct {
 	Series    string `json:"series"`
 	SeriesNum int    `json:"series_num"`
 	ReadTs    uint64 `json:"read_ts"`
-	// Version is the graph's version, Counts the nodes of each type, Dump the SHA-256 and size of the
-	// whole-graph dump, all at ReadTs.
-	Version   int64          `json:"graph_version"`
-	Counts    map[string]int `json:"counts"`
-	DumpSHA   string         `json:"dump_sha256"`
-	DumpBytes int64          `json:"dump_bytes"`
+	// Version is the graph's version, Counts the nodes of each type, Fingerprint and FingerprintLines
+	// those of its whole-graph export (Fingerprint), all as the backup restores.
+	Version          int64          `json:"graph_version"`
+	Counts           map[string]int `json:"counts"`
+	Fingerprint      string         `json:"fingerprint,omitempty"`
+	FingerprintLines int64          `json:"fingerprint_lines,omitempty"`
+	// Checked is when the check of the backup (its restore, and what the restored graph holds) ended;
+	// zero while it waits for its check (Options.CheckLater). CheckFrom is the first backup of the series
+	// the check restored: 1, or this one alone, applied onto a scratch Dgraph that held the one before.
+	Checked   time.Time `json:"checked,omitzero"`
+	CheckFrom int       `json:"check_from,omitempty"`
+	// DumpSHA and DumpBytes, in backups of before the fingerprint, are the SHA-256 and size of a
+	// whole-graph dump (graph/dgraph's Dump), which a restore of them compares.
+	DumpSHA   string `json:"dump_sha256,omitempty"`
+	DumpBytes int64  `json:"dump_bytes,omitempty"`
 	// Files are the files this backup added, relative to the folder; Secrets the credentials' file then.
 	Files   []File          `json:"files"`
 	Secrets *File           `json:"secrets,omitempty"`
 	Dgraph  json.RawMessage `json:"dgraph"` // Dgraph's manifest entry
+}
+
+// IsChecked says whether the backup has been restored and what it restores to recorded.
+func (p Point) IsChecked() bool { return !p.Checked.IsZero() || p.DumpSHA != "" }
+
+// record keeps what the check of the backup found.
+func (p *Point) record(r Restored) {
+	p.Version, p.Counts, p.Fingerprint, p.FingerprintLines = r.Version, r.Counts, r.Fingerprint.Sum, r.Fingerprint.Lines
+	p.Checked, p.CheckFrom = time.Now().UTC(), r.From
 }
 
 // Bytes is the size of the backup's files.
@@ -389,15 +407,18 @@ type Options struct {
 	// SecretsDir is the local Dgraph's credentials folder, kept with the backups: a restored Dgraph's
 	// users log in with them.
 	SecretsDir string
+	// CheckLater records the backup as soon as Dgraph has written it, unchecked: CheckLatest checks it
+	// (the schedule does, beside the backups), so that a long check does not space the backups out.
+	CheckLater bool
 	Log        *slog.Logger
 }
 
 // Take backs up Dgraph into the folder dir: Dgraph's backup, then its restore by checker and the restored
-// graph's dump, counts and version (the manifest records what the backup restores to), then the files
+// graph's fingerprint, counts and version (the manifest records what the backup restores to), then the files
 // sealed (and encrypted), and last the manifest; a backup that fails at any step leaves the folder as it
 // was. One backup runs at a time in a folder (a lock file).
 //
-// The dump is not read from the running Dgraph at the backup's read timestamp: Dgraph v25 may show a
+// The fingerprint is not read from the running Dgraph at the backup's read timestamp: Dgraph v25 may show a
 // read at a past timestamp writes committed after it (measured: 204 entities at a backup's timestamp
 // right after it, 98 there minutes later and in the backup), so only a restore says what a backup holds.
 func Take(ctx context.Context, dir string, o Options, dg Dgraph, checker Checker) (Point, error) {
@@ -467,7 +488,6 @@ func (f *Folder) finish(ctx context.Context, o Options, checker Checker, start t
 		}
 		p.Files = append(p.Files, fl)
 	}
-	// Restored with the backups it builds on, before anything is encrypted.
 	var chain []Point
 	for _, q := range f.Manifest.Points {
 		if q.Series == p.Series && q.SeriesNum < p.SeriesNum {
@@ -477,19 +497,14 @@ func (f *Folder) finish(ctx context.Context, o Options, checker Checker, start t
 	if len(chain) != p.SeriesNum-1 {
 		return Point{}, invalid("BACKUP_CHAIN_BROKEN", "Dgraph's backup %d of series %s builds on backups the manifest lacks", p.SeriesNum, p.Series)
 	}
-	location, err := os.MkdirTemp(f.Dir, ".checking-")
-	if err != nil {
-		return Point{}, err
+	if !o.CheckLater {
+		// Restored with the backups it builds on, before anything is encrypted.
+		r, err := f.check(ctx, append(chain, p), checker)
+		if err != nil {
+			return Point{}, err
+		}
+		p.record(r)
 	}
-	defer os.RemoveAll(location)
-	if err := f.stage(append(chain, p), location); err != nil {
-		return Point{}, err
-	}
-	r, err := checker.Check(ctx, location, p.Series, p.SeriesNum)
-	if err != nil {
-		return Point{}, fmt.Errorf("restore the backup to check it: %w", err)
-	}
-	p.Version, p.Counts, p.DumpSHA, p.DumpBytes = r.Version, r.Counts, r.DumpSHA, r.DumpBytes
 	if f.key != nil {
 		for i, fl := range p.Files {
 			rel, err := f.encryptInPlace(fl.Path)
@@ -515,6 +530,96 @@ func (f *Folder) finish(ctx context.Context, o Options, checker Checker, start t
 		return Point{}, fmt.Errorf("write the manifest: %w", err)
 	}
 	return p, nil
+}
+
+// check stages the chain (the last backup and those it builds on) in a new folder and has checker restore
+// it there.
+func (f *Folder) check(ctx context.Context, chain []Point, checker Checker) (Restored, error) {
+	location, err := os.MkdirTemp(f.Dir, ".checking-")
+	if err != nil {
+		return Restored{}, err
+	}
+	defer os.RemoveAll(location)
+	if err := f.stage(chain, location); err != nil {
+		return Restored{}, err
+	}
+	last := chain[len(chain)-1]
+	r, err := checker.Check(ctx, location, last.Series, last.SeriesNum)
+	if err != nil {
+		return Restored{}, fmt.Errorf("restore backup %d to check it: %w", last.Num, err)
+	}
+	return r, nil
+}
+
+// CheckLatest checks the newest backup in the folder dir if it waits for its check (Options.CheckLater):
+// it restores it with checker and records what it restores to in the manifest. It returns the backup and
+// whether it checked it. The folder is locked only to read its files and to record the result, so backups
+// go on being taken during the check; one pruned meanwhile is not recorded.
+func CheckLatest(ctx context.Context, dir string, key []byte, checker Checker) (Point, bool, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return Point{}, false, err
+	}
+	unlock, err := lock(dir)
+	if err != nil {
+		return Point{}, false, err
+	}
+	f, err := Open(dir, key, true)
+	if err != nil || len(f.Manifest.Points) == 0 {
+		unlock()
+		return Point{}, false, err
+	}
+	p, _ := f.Point(0)
+	if p.IsChecked() {
+		unlock()
+		return p, false, nil
+	}
+	chain, err := f.Chain(p.Num)
+	if err != nil {
+		unlock()
+		return p, false, err
+	}
+	location, err := os.MkdirTemp(dir, ".checking-")
+	if err != nil {
+		unlock()
+		return p, false, err
+	}
+	defer os.RemoveAll(location)
+	err = f.stage(chain, location)
+	unlock()
+	if err != nil {
+		return p, false, err
+	}
+	r, err := checker.Check(ctx, location, p.Series, p.SeriesNum)
+	if err != nil {
+		return p, false, fmt.Errorf("restore backup %d to check it: %w", p.Num, err)
+	}
+	return Record(ctx, dir, key, p, r)
+}
+
+// Record keeps in the folder dir's manifest what the restore r of backup p found, if the manifest still
+// holds p unchecked (verify records so what it restored of a backup that waits for its check). It returns
+// the backup as recorded and whether it recorded it.
+func Record(ctx context.Context, dir string, key []byte, p Point, r Restored) (Point, bool, error) {
+	unlock, err := lockWait(ctx, dir)
+	if err != nil {
+		return p, false, err
+	}
+	defer unlock()
+	f, err := Open(dir, key, false)
+	if err != nil {
+		return p, false, err
+	}
+	for i, q := range f.Manifest.Points {
+		if q.Num == p.Num && q.Series == p.Series && q.SeriesNum == p.SeriesNum && !q.IsChecked() {
+			f.Manifest.Points[i].record(r)
+			if err := f.write(); err != nil {
+				return p, false, fmt.Errorf("write the manifest: %w", err)
+			}
+			return f.Manifest.Points[i], true, nil
+		}
+	}
+	return p, false, nil
 }
 
 type countWriter struct {
@@ -720,18 +825,49 @@ func Prune(dir string, key []byte, keep int, log *slog.Logger) (int, error) {
 	return len(dropped), nil
 }
 
-// lock takes the folder's lock file, failing at once when another process holds it.
+// lockWait takes the folder's lock, waiting while another process holds it (a scheduled backup) until
+// ctx ends.
+func lockWait(ctx context.Context, dir string) (func(), error) {
+	for {
+		unlock, err := lock(dir)
+		var ge *graph.Error
+		if !errors.As(err, &ge) || ge.Reason != "BACKUP_BUSY" {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// folderLocks serialise the goroutines of this process that use a folder (the schedule's backups and
+// checks); the lock file keeps other processes out.
+var folderLocks sync.Map // absolute folder → *sync.Mutex
+
+// lock takes the folder's lock: it waits for this process's other users of the folder, and fails at once
+// when another process holds the folder's lock file.
 func lock(dir string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := folderLocks.LoadOrStore(abs, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
 	fd, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
+		mu.Unlock()
 		return nil, err
 	}
 	if err := syscall.Flock(int(fd.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		fd.Close()
+		mu.Unlock()
 		return nil, invalid("BACKUP_BUSY", "another process backs up to %s now", dir)
 	}
-	return func() { syscall.Flock(int(fd.Fd()), syscall.LOCK_UN); fd.Close() }, nil
+	return func() { syscall.Flock(int(fd.Fd()), syscall.LOCK_UN); fd.Close(); mu.Unlock() }, nil
 }

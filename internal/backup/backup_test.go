@@ -78,7 +78,7 @@ func (c fakeChecker) Check(_ context.Context, location, series string, num int) 
 		}
 	}
 	ts := m.Manifests[len(m.Manifests)-1].ReadTs
-	return Restored{Counts: map[string]int{"Entity": int(ts)}, Version: int64(ts), DumpSHA: fmt.Sprint(ts)}, nil
+	return Restored{Counts: map[string]int{"Entity": int(ts)}, Version: int64(ts), Fingerprint: Fingerprint{Sum: fmt.Sprint(ts), Lines: int64(ts)}}, nil
 }
 
 func TestTakeChainsAndPrunes(t *testing.T) {
@@ -165,5 +165,45 @@ func TestTakeChainsAndPrunes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "dgraph", "dgraph.001")); err == nil {
 		t.Error("the first series' files are still there")
+	}
+}
+
+// TestCheckLater records backups unchecked, then checks the newest: the older one stays unchecked, the
+// newest records what its (encrypted) chain restores to, and a second call finds nothing to check.
+func TestCheckLater(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	key := make([]byte, keySize)
+	d := &fakeDgraph{}
+	for range 2 {
+		p, err := Take(ctx, dir, Options{Key: key, CheckLater: true}, d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.IsChecked() || p.Fingerprint != "" || p.Counts != nil {
+			t.Fatalf("a backup taken to check later holds a check: %+v", p)
+		}
+	}
+	if _, _, err := CheckLatest(ctx, dir, key, fakeChecker{fail: true}); err == nil {
+		t.Error("a failed check succeeded")
+	}
+	p, checked, err := CheckLatest(ctx, dir, key, fakeChecker{})
+	if err != nil || !checked || p.Num != 2 || p.Counts["Entity"] != 20 || p.Fingerprint != "20" || p.Checked.IsZero() {
+		t.Fatalf("CheckLatest = %+v, %v, %v; want backup 2 checked, its counts 20", p, checked, err)
+	}
+	if _, checked, err := CheckLatest(ctx, dir, key, fakeChecker{fail: true}); checked || err != nil {
+		t.Errorf("checked again: %v, %v", checked, err)
+	}
+	f, err := Open(dir, key, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Manifest.Points[0].IsChecked() || !f.Manifest.Points[1].IsChecked() || f.Manifest.Points[1].Fingerprint != "20" {
+		t.Errorf("the manifest: %+v", f.Manifest.Points)
+	}
+	// An empty folder has nothing to check.
+	if _, checked, err := CheckLatest(ctx, t.TempDir(), nil, fakeChecker{}); checked || err != nil {
+		t.Errorf("an empty folder: %v, %v", checked, err)
 	}
 }

@@ -45,7 +45,16 @@ type Restored struct {
 	Point   Point
 	Counts  map[string]int
 	Version int64
-	// DumpSHA and DumpBytes are the SHA-256 and size of the restored graph's whole-graph dump.
+	// Fingerprint is the restored graph's whole-graph export's.
+	Fingerprint Fingerprint
+	// From is the first backup of the series this restore applied: 1, or with a scratch Dgraph that held
+	// the backup before, this one alone.
+	From int
+	// Unchecked: the backup was restored before its check recorded what it holds (Options.CheckLater),
+	// so there was nothing to compare the restored graph with.
+	Unchecked bool
+	// DumpSHA and DumpBytes are the SHA-256 and size of the restored graph's whole-graph dump, taken only
+	// to check a backup whose manifest has no fingerprint (polgraph's first backups).
 	DumpSHA   string
 	DumpBytes int64
 	// GraphID is the graph's new id: snapshot files and shared copies of before the restore name
@@ -56,7 +65,7 @@ type Restored struct {
 
 // Restore restores backup o.Num of the folder f into a new local Dgraph in o.DataDir: it checks every file
 // against the manifest, starts Dgraph there with the backup's credentials, has it restore the chain, then
-// compares a whole-graph dump and its counts with the manifest, gives the graph a new id (unless
+// compares the fingerprint of a whole-graph export, the counts and the version with the manifest, gives the graph a new id (unless
 // Scratch) and stops Dgraph. It fails with an Invalid error, and removes what it wrote, when anything
 // differs.
 func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err error) {
@@ -128,16 +137,17 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	}
 	defer cluster.Stop()
 	log.Info("restoring", "backup", p.Num, "series", series, "series_num", num, "data", dataDir, "alphas", alphas)
-	r, store, err := restoreInto(ctx, cluster, location, series, num, log)
+	r, store, err := restoreInto(ctx, cluster, location, series, 0, num, p.DumpSHA != "" && p.Fingerprint == "", log)
 	if err != nil {
 		return r, err
 	}
 	defer store.Close()
-	r.Point = p
-	if r.DumpSHA != p.DumpSHA || !maps.Equal(r.Counts, p.Counts) {
-		return r, &graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
-			Message: fmt.Sprintf("the restored graph differs from backup %d's manifest: counts %v, want %v; dump SHA-256 %s, want %s",
-				p.Num, countsText(r.Counts), countsText(p.Counts), r.DumpSHA, p.DumpSHA)}
+	r.Point, r.From = p, 1
+	if !p.IsChecked() {
+		// Taken, not yet checked: its files match the manifest, which says nothing yet of the graph.
+		r.Unchecked = true
+	} else if err := p.compare(r); err != nil {
+		return r, err
 	}
 	if !o.Scratch {
 		if r.GraphID, err = store.RenewGraphID(ctx); err != nil {
@@ -153,67 +163,97 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	return r, nil
 }
 
-// restoreInto has the running cluster restore a staged series up to num, then dumps what it holds. The
-// store returned is logged in to the restored Dgraph's first alpha; the caller closes it. In a cluster,
-// every alpha restores its group on its own, and each is dumped alone: an alpha that differs from the
-// first fails the restore.
-func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, num int, log *slog.Logger) (Restored, *dgraph.Store, error) {
+// compare fails with an Invalid error when the restored graph r differs from what the point's manifest
+// says it holds.
+func (p Point) compare(r Restored) error {
+	mismatch := func(what string, got, want any) error {
+		return &graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
+			Message: fmt.Sprintf("the restored graph differs from backup %d's manifest: %s %v, want %v", p.Num, what, got, want)}
+	}
+	switch {
+	case !maps.Equal(r.Counts, p.Counts):
+		return mismatch("counts", countsText(r.Counts), countsText(p.Counts))
+	case r.Version != p.Version:
+		return mismatch("graph version", r.Version, p.Version)
+	case p.Fingerprint != "" && r.Fingerprint != Fingerprint{Sum: p.Fingerprint, Lines: p.FingerprintLines}:
+		return mismatch("export fingerprint", fmt.Sprintf("%s (%d lines)", r.Fingerprint.Sum, r.Fingerprint.Lines),
+			fmt.Sprintf("%s (%d lines)", p.Fingerprint, p.FingerprintLines))
+	case p.Fingerprint == "" && r.DumpSHA != p.DumpSHA:
+		return mismatch("dump SHA-256", r.DumpSHA, p.DumpSHA)
+	}
+	return nil
+}
+
+// restoreInto has the running cluster restore a staged series up to num, then tells what it holds: each
+// alpha's counts and graph version, which must agree (in a cluster every alpha restores its group on its
+// own), and the fingerprint of the cluster's export; with dump, also a whole-graph dump. The store
+// returned is logged in to the first alpha; the caller closes it. With from > 1 only the backups from to
+// num are applied onto what the cluster holds: the series up to from-1.
+func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, from, num int, dump bool, log *slog.Logger) (Restored, *dgraph.Store, error) {
 	var r Restored
-	if err := cluster.Administrator().Restore(ctx, location, series, num); err != nil {
+	if err := cluster.Administrator().RestoreFrom(ctx, location, series, from, num); err != nil {
 		return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Unavailable, Message: "Dgraph's restore failed", Err: err}
 	}
 	var first *dgraph.Store
+	fail := func(err error) (Restored, *dgraph.Store, error) {
+		if first != nil {
+			first.Close()
+		}
+		return r, nil, err
+	}
 	for i := range cluster.AlphaCount() {
 		if err := cluster.AdministratorOf(i).WaitRestored(ctx); err != nil {
-			if first != nil {
-				first.Close()
-			}
-			return r, nil, err
+			return fail(err)
 		}
-		store, d, err := dumpRestored(ctx, cluster.AlphaService(i), log)
+		store, sum, err := countRestored(ctx, cluster.AlphaService(i), log)
 		if err != nil {
-			if first != nil {
-				first.Close()
-			}
-			return r, nil, err
+			return fail(err)
 		}
 		if i == 0 {
-			first, r = store, d
+			first, r.Counts, r.Version = store, sum.Counts, sum.Version
 			continue
 		}
 		store.Close()
-		if d.DumpSHA != r.DumpSHA {
-			first.Close()
-			return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
-				Message: fmt.Sprintf("alpha %d of %d restored another graph than the first: counts %v, dump SHA-256 %s; the first %v, %s",
-					i+1, cluster.AlphaCount(), countsText(d.Counts), d.DumpSHA, countsText(r.Counts), r.DumpSHA)}
+		if !maps.Equal(sum.Counts, r.Counts) || sum.Version != r.Version {
+			return fail(&graph.Error{Op: "backup.Restore", Kind: graph.Invalid, Reason: "BACKUP_RESTORE_MISMATCH",
+				Message: fmt.Sprintf("alpha %d of %d restored another graph than the first: counts %v, version %d; the first %v, %d",
+					i+1, cluster.AlphaCount(), countsText(sum.Counts), sum.Version, countsText(r.Counts), r.Version)})
 		}
+	}
+	fp, err := exportFingerprint(ctx, cluster.Administrator(), cluster.DataDir())
+	if err != nil {
+		return fail(fmt.Errorf("export the restored graph: %w", err))
+	}
+	r.Fingerprint = fp
+	if dump {
+		h := sha256.New()
+		cw := &countWriter{w: h}
+		if _, err := first.Dump(ctx, cw); err != nil {
+			return fail(fmt.Errorf("dump the restored graph: %w", err))
+		}
+		r.DumpSHA, r.DumpBytes = hex.EncodeToString(h.Sum(nil)), cw.n
 	}
 	return r, first, nil
 }
 
-// dumpRestored logs in to a restored alpha and dumps what it holds, trying again for a minute while the
+// countRestored logs in to a restored alpha and counts what it holds, trying again for a minute while the
 // alpha still restores (Dgraph refuses reads meanwhile).
-func dumpRestored(ctx context.Context, cfg dgraph.Config, log *slog.Logger) (*dgraph.Store, Restored, error) {
-	var r Restored
+func countRestored(ctx context.Context, cfg dgraph.Config, log *slog.Logger) (*dgraph.Store, dgraph.DumpSummary, error) {
 	store, err := openRestored(ctx, cfg, log)
 	if err != nil {
-		return nil, r, err
+		return nil, dgraph.DumpSummary{}, err
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		h := sha256.New()
-		cw := &countWriter{w: h}
-		sum, err := store.Dump(ctx, cw)
+		sum, err := store.TypeCounts(ctx)
 		if err == nil {
-			r.Counts, r.Version, r.DumpSHA, r.DumpBytes = sum.Counts, sum.Version, hex.EncodeToString(h.Sum(nil)), cw.n
-			return store, r, nil
+			return store, sum, nil
 		}
 		if graph.KindOf(err) != graph.Unavailable || time.Now().After(deadline) || ctx.Err() != nil {
 			store.Close()
-			return nil, r, fmt.Errorf("dump the restored alpha %s: %w", cfg.Addr, err)
+			return nil, sum, fmt.Errorf("count what the restored alpha %s holds: %w", cfg.Addr, err)
 		}
-		log.Info("the restored alpha does not answer yet; dumping it again", "alpha", cfg.Addr, "err", err)
+		log.Info("the restored alpha does not answer yet; asking again", "alpha", cfg.Addr, "err", err)
 		time.Sleep(500 * time.Millisecond)
 	}
 }
@@ -229,6 +269,9 @@ type Scratch struct {
 
 	dir     string
 	cluster *dgraphlocal.Cluster
+	// holds are the backups (their folders in Dgraph's manifest) the scratch Dgraph holds, restored
+	// and checked, in order.
+	holds []string
 }
 
 // Check implements Checker.
@@ -263,11 +306,25 @@ func (s *Scratch) Check(ctx context.Context, location, series string, num int) (
 			return Restored{}, fmt.Errorf("start a scratch Dgraph: %w", err)
 		}
 	}
-	r, store, err := restoreInto(ctx, s.cluster, location, series, num, log)
+	// The scratch Dgraph may hold the series up to a backup before this one.
+	paths, err := stagedPaths(location)
+	if err != nil {
+		return Restored{}, err
+	}
+	// Those after the ones it holds are applied alone (several, when backups were taken faster than
+	// they were checked).
+	from := 0
+	if h := len(s.holds); len(paths) == num && h > 0 && h < num && slices.Equal(s.holds, paths[:h]) {
+		from = h + 1
+	}
+	s.holds = nil
+	r, store, err := restoreInto(ctx, s.cluster, location, series, from, num, false, log)
 	if err != nil {
 		return r, err
 	}
 	store.Close()
+	s.holds = paths
+	r.From = max(from, 1)
 	return r, nil
 }
 
@@ -284,8 +341,26 @@ func stagedGroups(location string) (int, error) {
 	return groupsOf(m.Manifests[len(m.Manifests)-1]), nil
 }
 
+// stagedPaths are the folders, in order, of the backups staged in location.
+func stagedPaths(location string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(location, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m struct{ Manifests []dgraphEntry }
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("the staged manifest.json: %v", err)
+	}
+	paths := make([]string, len(m.Manifests))
+	for i, e := range m.Manifests {
+		paths[i] = e.Path
+	}
+	return paths, nil
+}
+
 // Close stops the scratch Dgraph and deletes its folder.
 func (s *Scratch) Close() {
+	s.holds = nil
 	if s.cluster != nil {
 		s.cluster.Stop()
 		s.cluster = nil

@@ -10,7 +10,8 @@ import (
 // Schedule takes backups on a timer, for `polgraph run` and `serve`: one starts every Every (at once
 // when the last took longer), full first and whenever the last full one is FullEvery old, incremental
 // otherwise; then the newest Keep series are kept. The recovery point is at most Every plus one backup's
-// duration.
+// duration: a backup is recorded as soon as Dgraph has written it, and checked beside the next ones (the
+// newest unchecked one at a time, in a scratch Dgraph that applies each incremental onto the last).
 type Schedule struct {
 	Dir       string
 	Every     time.Duration
@@ -20,9 +21,12 @@ type Schedule struct {
 	Dgraph    Dgraph
 	// Checker restores each backup; a Scratch is started once and kept until Run ends.
 	Checker Checker
-	// Taken and Failed, when set, hear of each backup (for metrics).
-	Taken  func(Point)
-	Failed func(error)
+	// Taken and Failed, when set, hear of each backup, Checked and CheckFailed of each check (for
+	// metrics).
+	Taken       func(Point)
+	Failed      func(error)
+	Checked     func(Point, time.Duration)
+	CheckFailed func(error)
 
 	mu       sync.Mutex
 	status   Status
@@ -48,6 +52,12 @@ type Status struct {
 	FailedInARow  int       `json:"failed_in_a_row,omitempty"`
 	EverySeconds  float64   `json:"every_seconds"`
 	RecoveryPoint float64   `json:"seconds_since_last_success,omitempty"`
+	// The checks: the last backup checked, when and how long it took, and the last check's failure.
+	LastChecked       int       `json:"last_checked_backup,omitempty"`
+	LastCheckedAt     time.Time `json:"last_checked_at,omitzero"`
+	LastCheckSeconds  float64   `json:"last_check_seconds,omitempty"`
+	LastCheckError    string    `json:"last_check_error,omitempty"`
+	CheckFailedInARow int       `json:"check_failed_in_a_row,omitempty"`
 }
 
 // Status reports the schedule's state now.
@@ -63,7 +73,7 @@ func (s *Schedule) Status() Status {
 	}
 	late := 2*s.Every + 2*time.Duration(st.LastSeconds*float64(time.Second))
 	switch {
-	case st.FailedInARow > 0:
+	case st.FailedInARow > 0 || st.CheckFailedInARow > 0:
 		st.State = "failed"
 	case !since.IsZero() && time.Since(since) > late:
 		st.State = "late"
@@ -97,6 +107,18 @@ func (s *Schedule) Run(ctx context.Context) {
 			}
 		}
 	}
+	// The checks run beside the backups; one waiting from before a restart is checked first.
+	checks := make(chan struct{}, 1)
+	checks <- struct{}{}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if s.Checker != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.checkLoop(ctx, checks, log)
+		}()
+	}
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -106,7 +128,12 @@ func (s *Schedule) Run(ctx context.Context) {
 		case <-t.C:
 		}
 		started := time.Now()
-		s.once(ctx, log)
+		if s.once(ctx, log) {
+			select {
+			case checks <- struct{}{}:
+			default:
+			}
+		}
 		next := started.Add(s.Every)
 		s.mu.Lock()
 		s.status.NextAt = next.UTC()
@@ -115,9 +142,46 @@ func (s *Schedule) Run(ctx context.Context) {
 	}
 }
 
-func (s *Schedule) once(ctx context.Context, log *slog.Logger) {
+// checkLoop checks the newest backup each time one is taken, until ctx ends.
+func (s *Schedule) checkLoop(ctx context.Context, checks <-chan struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-checks:
+		}
+		start := time.Now()
+		p, checked, err := CheckLatest(ctx, s.Dir, s.Options.Key, s.Checker)
+		d := time.Since(start)
+		s.mu.Lock()
+		switch {
+		case err != nil && ctx.Err() != nil:
+		case err != nil:
+			s.status.LastCheckError = err.Error()
+			s.status.CheckFailedInARow++
+			log.Error("the check of a scheduled backup failed", "dir", s.Dir, "backup", p.Num, "err", err, "failed_in_a_row", s.status.CheckFailedInARow)
+			if s.CheckFailed != nil {
+				s.CheckFailed(err)
+			}
+		case !checked && !p.IsChecked() && p.Num > 0:
+			log.Info("a backup was deleted (--backup-keep) before its check ended", "dir", s.Dir, "backup", p.Num)
+		case checked:
+			s.status.LastChecked, s.status.LastCheckedAt, s.status.LastCheckSeconds = p.Num, p.Checked, d.Seconds()
+			s.status.CheckFailedInARow, s.status.LastCheckError = 0, ""
+			log.Info("backup checked", "dir", s.Dir, "backup", p.Num, "graph_version", p.Version, "from", p.CheckFrom, "seconds", d.Seconds())
+			if s.Checked != nil {
+				s.Checked(p, d)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// once takes a backup and says whether it did.
+func (s *Schedule) once(ctx context.Context, log *slog.Logger) bool {
 	o := s.Options
 	o.Full = s.lastFull.IsZero() || (s.FullEvery > 0 && time.Since(s.lastFull) >= s.FullEvery)
+	o.CheckLater = s.Checker != nil
 	p, err := Take(ctx, s.Dir, o, s.Dgraph, s.Checker)
 	if err == nil && s.Keep > 0 {
 		_, err = Prune(s.Dir, o.Key, s.Keep, log)
@@ -126,7 +190,7 @@ func (s *Schedule) once(ctx context.Context, log *slog.Logger) {
 	defer s.mu.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		s.status.LastError, s.status.LastErrorAt = err.Error(), time.Now().UTC()
 		s.status.FailedInARow++
@@ -134,15 +198,16 @@ func (s *Schedule) once(ctx context.Context, log *slog.Logger) {
 		if s.Failed != nil {
 			s.Failed(err)
 		}
-		return
+		return false
 	}
 	if p.Type == "full" {
 		s.lastFull = p.Time
 	}
 	s.status.LastSuccess, s.status.LastBackup, s.status.LastType = p.Time.Add(time.Duration(p.Seconds*float64(time.Second))), p.Num, p.Type
 	s.status.LastBytes, s.status.LastSeconds, s.status.FailedInARow = p.Bytes(), p.Seconds, 0
-	log.Info("backup taken", "dir", s.Dir, "backup", p.Num, "type", p.Type, "graph_version", p.Version, "bytes", p.Bytes(), "seconds", p.Seconds)
+	log.Info("backup taken", "dir", s.Dir, "backup", p.Num, "type", p.Type, "bytes", p.Bytes(), "seconds", p.Seconds)
 	if s.Taken != nil {
 		s.Taken(p)
 	}
+	return true
 }

@@ -144,18 +144,42 @@ func (a Admin) Backup(ctx context.Context, dest string, full bool) error {
 		map[string]any{"d": dest, "f": full}, &got); err != nil {
 		return fmt.Errorf("start Dgraph's backup: %w", err)
 	}
+	return a.waitTask(ctx, "backup", got.Backup.TaskID, dest)
+}
+
+// Export has the cluster write everything it holds, as RDF in gzip files, one per group, into a new folder
+// under dest on the alpha's machine (an absolute path), at one timestamp. It returns when Dgraph reports
+// the export done.
+func (a Admin) Export(ctx context.Context, dest string) error {
+	var got struct {
+		Export struct {
+			TaskID string `json:"taskId"`
+		} `json:"export"`
+	}
+	if err := a.run(ctx, `mutation($d: String!) { export(input: {format: "rdf", destination: $d}) { taskId } }`,
+		map[string]any{"d": dest}, &got); err != nil {
+		return fmt.Errorf("start Dgraph's export: %w", err)
+	}
+	return a.waitTask(ctx, "export", got.Export.TaskID, dest)
+}
+
+// waitTask polls Dgraph's task id (a backup or an export to dest) until it succeeds or fails.
+func (a Admin) waitTask(ctx context.Context, what, id, dest string) error {
+	if id == "" {
+		return fmt.Errorf("Dgraph queued no %s task", what)
+	}
 	for {
 		var t struct {
 			Task struct{ Status string } `json:"task"`
 		}
-		if err := a.run(ctx, `query($id: String!) { task(input: {id: $id}) { status } }`, map[string]any{"id": got.Backup.TaskID}, &t); err != nil {
-			return fmt.Errorf("ask Dgraph how its backup %s went: %w", got.Backup.TaskID, err)
+		if err := a.run(ctx, `query($id: String!) { task(input: {id: $id}) { status } }`, map[string]any{"id": id}, &t); err != nil {
+			return fmt.Errorf("ask Dgraph how its %s %s went: %w", what, id, err)
 		}
 		switch t.Task.Status {
 		case "Success":
 			return nil
 		case "Failed", "Unknown":
-			return fmt.Errorf("Dgraph's backup %s to %s %s: see the alpha's log", got.Backup.TaskID, dest, t.Task.Status)
+			return fmt.Errorf("Dgraph's %s %s to %s %s: see the alpha's log", what, id, dest, t.Task.Status)
 		}
 		select {
 		case <-ctx.Done():
@@ -169,11 +193,17 @@ func (a Admin) Backup(ctx context.Context, dest string, full bool) error {
 // location on its machine, up to its backup number num, and waits until the alpha reports the restore
 // over. The alpha refuses other calls meanwhile.
 func (a Admin) Restore(ctx context.Context, location, backupID string, num int) error {
+	return a.RestoreFrom(ctx, location, backupID, 0, num)
+}
+
+// RestoreFrom is Restore, but with from > 1 it applies only the series' backups from to num onto what the
+// alpha holds, which must be the series restored up to from-1 (Dgraph's incremental restore).
+func (a Admin) RestoreFrom(ctx context.Context, location, backupID string, from, num int) error {
 	var got struct {
 		Restore struct{ Code, Message string } `json:"restore"`
 	}
-	if err := a.run(ctx, `mutation($l: String!, $id: String, $n: Int) { restore(input: {location: $l, backupId: $id, backupNum: $n}) { code message } }`,
-		map[string]any{"l": location, "id": backupID, "n": num}, &got); err != nil {
+	if err := a.run(ctx, `mutation($l: String!, $id: String, $n: Int, $from: Int) { restore(input: {location: $l, backupId: $id, backupNum: $n, incrementalFrom: $from}) { code message } }`,
+		map[string]any{"l": location, "id": backupID, "n": num, "from": from}, &got); err != nil {
 		return fmt.Errorf("start Dgraph's restore: %w", err)
 	}
 	if got.Restore.Code != "Success" {
@@ -221,4 +251,10 @@ func (a Admin) ongoing(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("Dgraph /health answered %d: %.200s", resp.StatusCode, b)
 	}
 	return h[0].Ongoing, nil
+}
+
+// DataDir is the cluster's data folder (absolute), where its alphas may write exports.
+func (c *Cluster) DataDir() string {
+	d, _ := filepath.Abs(c.cfg.DataDir)
+	return d
 }
