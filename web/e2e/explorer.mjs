@@ -745,6 +745,95 @@ try {
   assert.deepEqual((await graph(hist)).nodes, two.nodes, "Forward: Labour expanded again");
   await hist.close();
 
+  step = "Hide takes an entity out and moves nothing else; Undo, Redo, the keyboard and Show hidden";
+  console.log(step);
+  const cur = await context.newPage();
+  watch(cur);
+  await cur.goto(new URL("?open=actors/lutfur-rahman&sel=parties/labour", base).href);
+  await idle(cur);
+  const viewBefore = await graph(cur);
+  assert.ok(viewBefore.nodes.includes("parties/labour"), "Labour is drawn");
+  assert.equal(await cur.locator("#undo").isDisabled(), true, "nothing to undo in a view just opened");
+  const positions = () => cur.evaluate(() => Object.fromEntries(window.explorer.cy.nodes().map((n) => [n.id(), n.position()])));
+  const placedBefore = await positions();
+  await cur.locator('[data-panel="entity"] [data-action="hide"]').click();
+  await idle(cur);
+  const afterHide = await graph(cur);
+  assert.ok(!afterHide.nodes.includes("parties/labour"), "Hide takes Labour out of the view");
+  assert.equal(afterHide.nodes.length, viewBefore.nodes.length - 1, "only Labour goes");
+  assert.ok(afterHide.edges.length < viewBefore.edges.length, "with its edges");
+  const placedAfter = await positions();
+  for (const id of afterHide.nodes) {
+    const [p, q] = [placedBefore[id], placedAfter[id]];
+    assert.ok(Math.abs(p.x - q.x) < 1 && Math.abs(p.y - q.y) < 1, `hiding moved ${id}: ${JSON.stringify(p)} → ${JSON.stringify(q)}`);
+  }
+  assert.match(cur.url(), /hide=parties\/labour/, `the hide is in the address: ${cur.url()}`);
+  assert.equal(await cur.locator("#show-hidden").innerText(), "Show 1 hidden");
+  await cur.click("#undo");
+  await idle(cur);
+  assert.deepEqual((await graph(cur)).nodes, viewBefore.nodes, "Undo shows Labour again");
+  assert.equal(await cur.locator("#redo").isDisabled(), false, "what was undone can be redone");
+  await cur.keyboard.press("Control+Shift+Z");
+  await idle(cur);
+  assert.ok(!(await graph(cur)).nodes.includes("parties/labour"), "Ctrl+Shift+Z hides Labour again");
+  await cur.keyboard.press("Control+Z");
+  await idle(cur);
+  assert.ok((await graph(cur)).nodes.includes("parties/labour"), "Ctrl+Z brings it back");
+  // The keyboard hides what is selected; a reloaded link keeps it hidden; Show hidden brings it back.
+  const other = viewBefore.nodes.find((n) => n !== "parties/labour" && n !== "actors/lutfur-rahman");
+  await clickGraph(cur, other);
+  await idle(cur);
+  await cur.locator("body").press("Delete");
+  await idle(cur);
+  assert.ok(!(await graph(cur)).nodes.includes(other), "Delete hides the selected entity");
+  await cur.reload();
+  await idle(cur);
+  assert.ok(!(await graph(cur)).nodes.includes(other), "a reloaded link keeps it hidden");
+  await cur.click("#show-hidden");
+  await idle(cur);
+  assert.ok((await graph(cur)).nodes.includes(other), "Show hidden brings it back");
+  assert.equal(await cur.locator("#show-hidden").isHidden(), true, "nothing hidden any more");
+  await cur.close();
+
+  step = "nodes keep their places: a filter change, an expansion and a shared link move none";
+  console.log(step);
+  const stillPage = await context.newPage();
+  watch(stillPage);
+  await stillPage.setViewportSize({ width: 1440, height: 900 });
+  await stillPage.goto(new URL("?open=actors/lutfur-rahman&open=parties/labour", base).href);
+  await idle(stillPage);
+  const where = (page) => page.evaluate(() => Object.fromEntries(window.explorer.cy.nodes().map((n) => [n.id(), n.position()])));
+  const moved = (a, b) => Object.keys(b).filter((id) => id in a && Math.hypot(a[id].x - b[id].x, a[id].y - b[id].y) > 1);
+  const startAt = await where(stillPage);
+  // One relation type off, then on again: what stays drawn never moves.
+  await stillPage.uncheck('#types input[value="MEMBER_OF"]');
+  await idle(stillPage);
+  const offAt = await where(stillPage);
+  assert.ok(Object.keys(offAt).length < Object.keys(startAt).length, "without MEMBER_OF fewer entities are drawn");
+  assert.deepEqual(moved(startAt, offAt), [], "a relation type unticked moves no node");
+  await stillPage.check('#types input[value="MEMBER_OF"]');
+  await idle(stillPage);
+  const onAgain = await where(stillPage);
+  assert.deepEqual(moved(startAt, onAgain), [], "ticked again: the nodes drawn all along have not moved");
+  // An expansion places the new neighbours among the others, which stay put.
+  const grown = Object.keys(onAgain).find((id) => id.startsWith("actors/") && id !== "actors/lutfur-rahman");
+  await clickGraph(stillPage, grown); // a click expands
+  await idle(stillPage);
+  const grownAt = await where(stillPage);
+  assert.ok(Object.keys(grownAt).length > Object.keys(onAgain).length, `expanding ${grown} draws new neighbours`);
+  assert.deepEqual(moved(onAgain, grownAt), [], `expanding ${grown} moves none of the nodes drawn before`);
+  // The link carries the positions: opened elsewhere, the same picture.
+  const sharedPage = await context.newPage();
+  watch(sharedPage);
+  await sharedPage.setViewportSize({ width: 1440, height: 900 });
+  await sharedPage.goto(stillPage.url());
+  await idle(sharedPage);
+  const samePicture = await where(sharedPage);
+  assert.deepEqual(Object.keys(samePicture).sort(), Object.keys(grownAt).sort(), "the link reopens the same entities");
+  assert.deepEqual(moved(grownAt, samePicture), [], "the link reopens every node where it was");
+  await sharedPage.close();
+  await stillPage.close();
+
   step = "the README's screenshot";
   console.log(step);
   const docs = await context.newPage();

@@ -21,7 +21,7 @@ import {
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
 import { ReviewView } from "./review";
 import { highlightColor, stylesheet } from "./style";
-import { emptyView, formatView, parseView, type Step, type View } from "./view";
+import { decodePositions, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
 import {
   disputedColor,
   families,
@@ -43,6 +43,43 @@ import {
 cytoscape.use(fcose);
 
 const view: View = parseView(location.search);
+
+// Undo and Redo walk the views this page made (Back and Forward do too): depth counts the entries before
+// this one, ahead those after it.
+let depth = Number((history.state as { depth?: number } | null)?.depth ?? 0);
+let ahead = 0;
+const undoButton = byId<HTMLButtonElement>("undo");
+const redoButton = byId<HTMLButtonElement>("redo");
+const showHiddenButton = byId<HTMLButtonElement>("show-hidden");
+/** The Undo, Redo and "Show N hidden" buttons, as the view and the history stand. */
+function showUndo(): void {
+  undoButton.disabled = depth === 0;
+  redoButton.disabled = ahead === 0;
+  const n = new Set(view.steps.flatMap((s) => (s.op === "hide" ? [s.name] : []))).size;
+  showHiddenButton.hidden = n === 0;
+  showHiddenButton.textContent = `Show ${n} hidden`;
+}
+undoButton.addEventListener("click", () => history.back());
+redoButton.addEventListener("click", () => history.forward());
+showHiddenButton.addEventListener("click", () => showHidden());
+document.addEventListener("keydown", (ev) => {
+  const t = ev.target as HTMLElement | null;
+  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+  const key = ev.key.toLowerCase();
+  if ((ev.ctrlKey || ev.metaKey) && key === "z") {
+    ev.preventDefault();
+    if (ev.shiftKey) {
+      if (ahead > 0) history.forward();
+    } else if (depth > 0) history.back();
+  } else if ((ev.ctrlKey || ev.metaKey) && key === "y") {
+    ev.preventDefault();
+    if (ahead > 0) history.forward();
+  } else if ((key === "delete" || key === "backspace") && view.selected && cy.getElementById(view.selected).isNode()) {
+    ev.preventDefault();
+    void hideEntity(view.selected);
+  }
+});
+showUndo();
 
 // ---------------------------------------------------------------------------------------------------------
 // Busy state: the page's body says data-busy="1" while a call or a layout runs, so a person (and a test)
@@ -451,15 +488,28 @@ let layoutRun: cytoscape.Layouts | null = null;
 let focusAfterLayout: string | null = null;
 const minReadableZoom = 0.85;
 
-function relayout(fresh: boolean): void {
+function relayout(fresh: boolean, fixed: cytoscape.NodeCollection = cy.collection(), fit = true, returning: cytoscape.NodeCollection = cy.collection()): void {
   layoutRun?.stop();
   byId("empty").hidden = cy.nodes().nonempty();
   if (cy.nodes().empty()) return;
+  fixed = fixed.filter((n) => n.inside());
+  if (fixed.nonempty() && fixed.length === cy.nodes().length) {
+    // Every node already has its place: nothing moves but a returning node that would cover another.
+    settle(returning.filter((n) => n.inside()), false);
+    if (fit) cy.fit(undefined, 40);
+    afterLayout();
+    return;
+  }
   begin();
   let done = false;
   const finish = () => {
     if (done) return;
     done = true;
+    if (fixed.nonempty()) {
+      settle(returning.filter((n) => n.inside()), false);
+      settle(cy.nodes().difference(fixed), true);
+    }
+    fixed.unlock();
     afterLayout();
     end();
   };
@@ -467,10 +517,12 @@ function relayout(fresh: boolean): void {
   const options = {
     name: "fcose",
     quality: "proof",
-    randomize: fresh,
+    randomize: fresh && fixed.empty(),
     animate,
     animationDuration: 450,
-    fit: true,
+    fit,
+    // Nodes already drawn keep their places: only the new ones are laid out among them.
+    fixedNodeConstraint: fixed.nonempty() ? fixed.map((n) => ({ nodeId: n.id(), position: { ...n.position() } })) : undefined,
     padding: 40,
     nodeDimensionsIncludeLabels: true,
     uniformNodeDimensions: false,
@@ -484,6 +536,8 @@ function relayout(fresh: boolean): void {
     numIter: 3000,
     tile: true,
   };
+  // Locked, the layout cannot move them even where its constraints fall short.
+  fixed.lock();
   const l = cy.layout(options as unknown as cytoscape.LayoutOptions);
   layoutRun = l;
   l.one("layoutstop", finish);
@@ -491,8 +545,42 @@ function relayout(fresh: boolean): void {
   l.run();
 }
 
+/**
+ * Moves each of the nodes free that overlaps another node (with labels, their labels too) to the nearest
+ * spot around it where it overlaps none: nodes that kept their places leave the layout less room.
+ */
+function settle(free: cytoscape.NodeCollection, labels: boolean): void {
+  const pad = labels ? 8 : 2;
+  type Box = { x1: number; y1: number; x2: number; y2: number };
+  const boxOf = (n: cytoscape.NodeSingular): Box => {
+    const b = n.boundingBox({ includeLabels: labels });
+    return { x1: b.x1 - pad, y1: b.y1 - pad, x2: b.x2 + pad, y2: b.y2 + pad };
+  };
+  const cut = (a: Box, b: Box) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+  const boxes = new Map(cy.nodes().map((n) => [n.id(), boxOf(n)]));
+  free.forEach((n) => {
+    const own = boxes.get(n.id())!;
+    const clear = (b: Box) => ![...boxes].some(([id, o]) => id !== n.id() && cut(b, o));
+    if (clear(own)) return;
+    const p = n.position();
+    for (let k = 1; k <= 400; k++) {
+      const angle = k * 2.39996;
+      const r = 20 + 9 * k;
+      const dx = r * Math.cos(angle);
+      const dy = r * Math.sin(angle);
+      const b = { x1: own.x1 + dx, y1: own.y1 + dy, x2: own.x2 + dx, y2: own.y2 + dy };
+      if (clear(b)) {
+        n.position({ x: p.x + dx, y: p.y + dy });
+        boxes.set(n.id(), b);
+        return;
+      }
+    }
+  });
+}
+
 /** Keeps labels readable: when fitting everything would make them small, centres on what just changed. */
 function afterLayout(): void {
+  keepPositions();
   if (cy.zoom() >= minReadableZoom) return;
   const focus = focusAfterLayout ? cy.getElementById(focusAfterLayout) : cy.collection();
   const at = focus.nonempty() ? focus.closedNeighborhood() : cy.elements();
@@ -510,16 +598,25 @@ function afterLayout(): void {
  */
 function saveView(push = false): void {
   const q = formatView(view);
-  if (push && q !== location.search.replace(/^\?/, "")) history.pushState(null, "", q ? `?${q}` : location.pathname);
-  else history.replaceState(null, "", q ? `?${q}` : location.pathname);
+  if (push && q !== location.search.replace(/^\?/, "")) {
+    depth++;
+    ahead = 0;
+    history.pushState({ depth }, "", q ? `?${q}` : location.pathname);
+  } else history.replaceState({ depth }, "", q ? `?${q}` : location.pathname);
+  showUndo();
 }
 
+
 /** Back and Forward: the view the address holds, rebuilt when its steps or filters differ. */
-window.addEventListener("popstate", () => {
+window.addEventListener("popstate", (ev) => {
+  const was = depth;
+  depth = Number((ev.state as { depth?: number } | null)?.depth ?? 0);
+  ahead = Math.max(0, ahead + was - depth);
   const next = parseView(location.search);
-  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null });
+  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "" });
   const sameGraph = graphBuilt && graphOf(next) === graphOf(view);
   Object.assign(view, next);
+  showUndo();
   showFilters();
   if (view.review !== null) {
     void openReview(view.review, false);
@@ -538,7 +635,15 @@ window.addEventListener("popstate", () => {
 
 /** Whether two steps ask the same thing. */
 function sameStep(a: Step, b: Step): boolean {
-  return a.op === "open" ? b.op === "open" && a.name === b.name : b.op === "path" && a.from === b.from && a.to === b.to;
+  if (a.op === "path") return b.op === "path" && a.from === b.from && a.to === b.to;
+  return b.op === a.op && b.name === a.name;
+}
+
+/** What a step does, for messages. */
+function stepText(step: Step): string {
+  if (step.op === "open") return `open ${step.name}`;
+  if (step.op === "hide") return `hide ${step.name}`;
+  return `find paths from ${step.from} to ${step.to}`;
 }
 
 function shownSummary(): string {
@@ -554,16 +659,61 @@ function shownSummary(): string {
 
 async function runStep(step: Step): Promise<void> {
   if (step.op === "open") await expand(step.name);
+  else if (step.op === "hide") hide(step.name);
   else await findPaths(step.from, step.to);
+}
+
+/** Takes an entity out of the view: its node, its edges and its "+N more" handle. */
+function hide(name: string): void {
+  const n = cy.getElementById(name);
+  n.union(n.connectedEdges()).union(cy.getElementById(`more:${name}`)).remove();
+}
+
+/** Hides an entity, a step of its own: Undo (or Back) shows it again. */
+async function hideEntity(name: string): Promise<void> {
+  if (view.selected === name) view.selected = "";
+  await act({ op: "hide", name }, `hide ${label(name)}`);
+  await showSelected();
+}
+
+/** Shows the entities hidden again: the view without its hide steps. */
+function showHidden(): void {
+  view.steps = view.steps.filter((s) => s.op !== "hide");
+  saveView(true);
+  void rebuild(true);
 }
 
 let rebuildGeneration = 0;
 /** Set while rebuild replays the view's steps: the paths keep the route the view picked. */
 let replaying = false;
 
-/** Rebuilds the graph from the view's steps with the current filters, and reopens the side panel. */
-async function rebuild(): Promise<void> {
+/**
+ * Where nodes were last drawn, by id, in this page: an entity a filter took out comes back where it was
+ * when the filter lets it in again.
+ */
+const remembered = new Map<string, Position>();
+
+/** Where every node is drawn, by id. */
+function positions(): Map<string, Position> {
+  return new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
+}
+
+/** Writes where the nodes are drawn into the view (and the address, in place). */
+function keepPositions(): void {
+  view.pos = encodePositions(positions());
+  saveView();
+}
+cy.on("dragfree", "node", () => keepPositions());
+
+/**
+ * Rebuilds the graph from the view's steps with the current filters, and reopens the side panel. Nodes
+ * keep their places: those drawn before (kept, on a filter change), else those the view's address holds
+ * when they are the nodes it was made for (a link, Back); only the others are laid out.
+ */
+async function rebuild(keep = false): Promise<void> {
   const generation = ++rebuildGeneration;
+  const before = keep ? positions() : null;
+  if (before) for (const [id, p] of before) remembered.set(id, p);
   cy.elements().remove();
   paths = null;
   placed = 0;
@@ -575,7 +725,7 @@ async function rebuild(): Promise<void> {
       try {
         await runStep(step);
       } catch (e) {
-        const what = step.op === "open" ? `open ${step.name}` : `find paths from ${step.from} to ${step.to}`;
+        const what = stepText(step);
         if (failed(what, e, () => void rebuild())) return;
       }
     }
@@ -583,7 +733,20 @@ async function rebuild(): Promise<void> {
     focusAfterLayout = null;
     fillPathForm();
     highlightPaths();
-    relayout(true);
+    const at = before ? remembered : decodePositions(view.pos, cy.nodes().map((n) => n.id()));
+    let fixed = cy.collection();
+    if (at)
+      cy.batch(() => {
+        for (const [id, p] of at) {
+          const n = cy.getElementById(id);
+          if (n.nonempty()) {
+            n.position(p);
+            fixed = fixed.union(n);
+          }
+        }
+      });
+    // A filter change keeps the viewport too; a link or Back fits the picture to the window.
+    relayout(fixed.empty(), fixed, before === null, before ? fixed.filter((n) => !before.has(n.id())) : cy.collection());
     await showSelected();
     if (!statusEl.classList.contains("error")) setStatus(view.steps.length ? shownSummary() : "");
   } finally {
@@ -595,6 +758,7 @@ async function rebuild(): Promise<void> {
 /** Runs a new step: records it in the view (and the address), then merges its answer and lays out again. */
 async function act(step: Step, what: string): Promise<boolean> {
   const fresh = cy.nodes().empty();
+  const drawn = cy.nodes();
   const shown = cy.elements().length;
   try {
     await runStep(step);
@@ -607,8 +771,11 @@ async function act(step: Step, what: string): Promise<boolean> {
   if (cy.elements().length !== shown || !view.steps.some((s) => sameStep(s, step))) view.steps.push(step);
   focusAfterLayout = step.op === "open" ? step.name : null;
   highlightPaths();
-  relayout(fresh);
+  // Hiding moves nothing else.
+  // The new entry first: the layout then writes where the nodes went into it.
   saveView(true);
+  if (step.op !== "hide") relayout(fresh, drawn);
+  else keepPositions();
   setStatus(shownSummary());
   return true;
 }
@@ -739,6 +906,9 @@ function renderEntity(resp: GetEntityResponse): void {
           : null,
         h("button", { type: "button", onclick: () => setPathEnd("from", e) }, "Path from here"),
         h("button", { type: "button", onclick: () => setPathEnd("to", e) }, "Path to here"),
+        shown.nonempty()
+          ? h("button", { type: "button", "data-action": "hide", title: "Take it out of the view (Delete); Undo shows it again", onclick: () => void hideEntity(e.name) }, "Hide")
+          : null,
       ),
       h("h2", null, "Relations, whatever the filters"),
       h("ul", { class: "counts" },
@@ -1141,7 +1311,7 @@ function refilter(): void {
   clearTimeout(refilterTimer);
   refilterTimer = setTimeout(() => {
     refilterTimer = undefined;
-    void rebuild();
+    void rebuild(true);
     end();
   }, 250);
 }
@@ -1333,6 +1503,7 @@ byId("clear").addEventListener("click", () => {
   };
   Object.assign(view, emptyView(), keep);
   cy.elements().remove();
+  remembered.clear();
   paths = null;
   byId("empty").hidden = false;
   saveView(true); // Back undoes it
@@ -1580,13 +1751,14 @@ async function liveChange(resource: string, method: string, record: string): Pro
       return;
     }
     const near = cy.getElementById(ends.from).nonempty() ? cy.getElementById(ends.from) : cy.getElementById(ends.to);
+    const drawn = cy.nodes();
     cy.batch(() => {
       for (const e of resp.entities) if (cy.getElementById(e.name).empty()) addEntity(e, undefined, near as cytoscape.NodeSingular);
       cy.getElementById(resource).remove();
       addEdge(edgeOfRelation(relation));
     });
     flash([resource, ends.from, ends.to]);
-    relayout(false);
+    relayout(false, drawn);
     setStatus(`${label(ends.from)} — ${label(ends.to)}: a relation ${method ? `written by ${method}` : "written"} now. ${shownSummary()}`);
     return;
   }

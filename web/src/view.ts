@@ -2,7 +2,8 @@
 // built the graph (entities opened or expanded, paths asked for, in order), the filters, what the side
 // panel shows, and whether the review view is open (and on which document). Replaying the steps with the
 // filters rebuilds the same graph, because the service's answers are deterministic.
-export type Step = { op: "open"; name: string } | { op: "path"; from: string; to: string };
+// A hide step takes an entity out of what the steps before it drew; a later step may draw it again.
+export type Step = { op: "open"; name: string } | { op: "path"; from: string; to: string } | { op: "hide"; name: string };
 
 export interface View {
   steps: Step[];
@@ -32,12 +33,14 @@ export interface View {
   live: boolean;
   /** The review view: null when the graph is shown, "" for the list of documents, else a document's hash. */
   review: string | null;
+  /** Where each node was drawn (encodePositions), so that a link reopens the same picture; "" for none. */
+  pos: string;
 }
 
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "" };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -47,6 +50,7 @@ export function formatView(v: View): string {
   const parts: string[] = [];
   for (const s of v.steps) {
     if (s.op === "open") parts.push(`open=${enc(s.name)}`);
+    else if (s.op === "hide") parts.push(`hide=${enc(s.name)}`);
     else parts.push(`path=${enc(s.from)},${enc(s.to)}`);
   }
   if (v.asOf) parts.push(`asof=${enc(v.asOf)}`);
@@ -61,6 +65,7 @@ export function formatView(v: View): string {
   if (v.route >= 0) parts.push(`route=${v.route + 1}`);
   if (v.live) parts.push("live=1");
   if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
+  if (v.pos) parts.push(`pos=${v.pos}`);
   return parts.join("&");
 }
 
@@ -83,6 +88,11 @@ export function parseView(query: string): View {
       case "open": {
         const name = dec(raw);
         if (name) v.steps.push({ op: "open", name });
+        break;
+      }
+      case "hide": {
+        const name = dec(raw);
+        if (name) v.steps.push({ op: "hide", name });
         break;
       }
       case "path": {
@@ -132,7 +142,48 @@ export function parseView(query: string): View {
       case "review":
         v.review = dec(raw);
         break;
+      case "pos":
+        if (/^[0-9a-z]+(~-?[0-9a-z]+\.-?[0-9a-z]+)*$/.test(raw)) v.pos = raw;
+        break;
     }
   }
   return v;
+}
+
+export type Position = { x: number; y: number };
+
+/** FNV-1a of the text, in base 36: the fingerprint of a set of node ids. */
+function idsHash(ids: string[]): string {
+  let h = 0x811c9dc5;
+  for (const ch of ids.join("\n")) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}
+
+/**
+ * The positions of the nodes, compact for an address: a fingerprint of the node ids (sorted), then each
+ * node's x and y, rounded, in base 36, in the ids' order: "1x9k2~-2s.1b~4f.-a".
+ */
+export function encodePositions(at: Map<string, Position>): string {
+  const ids = [...at.keys()].sort();
+  if (!ids.length) return "";
+  const n = (v: number) => Math.round(v).toString(36);
+  return [idsHash(ids), ...ids.map((id) => `${n(at.get(id)!.x)}.${n(at.get(id)!.y)}`)].join("~");
+}
+
+/** The positions an encoding holds for exactly these node ids, or null when it was made for others. */
+export function decodePositions(pos: string, ids: string[]): Map<string, Position> | null {
+  if (!pos) return null;
+  const sorted = [...ids].sort();
+  const [hash, ...xy] = pos.split("~");
+  if (hash !== idsHash(sorted) || xy.length !== sorted.length) return null;
+  const at = new Map<string, Position>();
+  for (const [i, id] of sorted.entries()) {
+    const [x, y] = xy[i].split(".").map((v) => parseInt(v, 36));
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return null;
+    at.set(id, { x, y });
+  }
+  return at;
 }
