@@ -33,7 +33,7 @@ drill-backup: dgraph
 	POLGRAPH_DRILL_BACKUP_EVERY=$(BACKUP_EVERY) POLGRAPH_DRILL_BACKUP_LOAD=$(BACKUP_LOAD) $(GO) test -count=1 -timeout 20m -v -run '^TestBackupDrill$$' ./cmd/polgraph
 
 ## drill-backup-1m: backup and restore of a synthetic graph of 1M relations, each step timed
-## (docs/operations.md); over an hour on 2 cores
+## (docs/operations.md); about half an hour on 2 cores
 drill-backup-1m: dgraph
 	POLGRAPH_DRILL_BACKUP_RELATIONS=1m $(GO) test -count=1 -timeout 150m -v -run '^TestBackupDrillAtScale$$' ./cmd/polgraph-bench
 

@@ -440,8 +440,9 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 	}
 }
 
-// TestClusterRestoresFromBackup backs up a cluster of three alphas holding one replicated group (the
-// default graph, an API key, an audit trail, a review queue), deletes every alpha's data and the zero's,
+// TestClusterRestoresFromBackup backs up a cluster of three alphas holding one replicated group, and one
+// of two groups of one alpha each (sharded), holding the default graph, an API key, an audit trail and a
+// review queue; it deletes every alpha's data and the zero's,
 // restores the backup into the cluster's data folder and starts the cluster there as `polgraph cluster`
 // does: each alpha, read alone, holds the graph backed up byte for byte but its new id, and the key
 // still authenticates.
@@ -449,8 +450,18 @@ func TestClusterRestoresFromBackup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Dgraph")
 	}
+	for _, shape := range []struct{ alphas, replicas int }{{3, 3}, {2, 1}} {
+		t.Run(fmt.Sprintf("%d alphas in groups of %d", shape.alphas, shape.replicas), func(t *testing.T) {
+			clusterRestoresFromBackup(t, shape.alphas, shape.replicas)
+		})
+	}
+}
+
+// clusterRestoresFromBackup is TestClusterRestoresFromBackup on a cluster of the shape given: with
+// replicas 1, each alpha is a group of its own, holding its share of the predicates.
+func clusterRestoresFromBackup(t *testing.T, alphas, replicas int) {
 	ctx := context.Background()
-	lc := startCluster(t, 3, 3, 0)
+	lc := startCluster(t, alphas, replicas, 0)
 	run := func(args ...string) string {
 		t.Helper()
 		var out bytes.Buffer
@@ -485,9 +496,9 @@ func TestClusterRestoresFromBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out := run("restore", "--alphas", "3", "--replicas", "3", "--data-dir", data, "--dgraph-port-offset", offset, "--log-level", "warn", backups)
+	out := run("restore", "--alphas", strconv.Itoa(alphas), "--replicas", strconv.Itoa(replicas), "--data-dir", data, "--dgraph-port-offset", offset, "--log-level", "warn", backups)
 	t.Logf("%s(%.1fs)", out, time.Since(start).Seconds())
-	if !strings.Contains(out, "(3 alphas)") {
+	if !strings.Contains(out, fmt.Sprintf("(%d alphas)", alphas)) || !strings.Contains(out, "identical to the manifest") {
 		t.Errorf("restore says:\n%s", out)
 	}
 	cfg := lc.cfg
@@ -497,7 +508,7 @@ func TestClusterRestoresFromBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Stop() })
-	for i := range 3 {
+	for i := range alphas {
 		s, err := dgraph.Open(ctx, c.AlphaService(i), slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
@@ -513,72 +524,5 @@ func TestClusterRestoresFromBackup(t *testing.T) {
 			t.Errorf("alpha %d: the key does not authenticate: %v", i+1, err)
 		}
 		s.Close()
-	}
-}
-
-// TestScratchChecksIncrementsAlone takes a full backup and two incrementals with one scratch Dgraph, as
-// `run` and `serve` do, with writes between them (entities added, a merge moving relations and deleting
-// edges, a key revoked): the scratch applies each incremental alone onto what it holds, and what it
-// records must be what a restore of the whole chain from scratch gives, fingerprint, counts and version.
-func TestScratchChecksIncrementsAlone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Dgraph")
-	}
-	ctx := context.Background()
-	root := t.TempDir()
-	c, flags, src := backupDgraph(t, ctx, filepath.Join(root, "src"), 0)
-	var out bytes.Buffer
-	if err := realMain(ctx, append([]string{"load"}, append(dgraphOnly(flags), defaultDataset)...), &out, &out); err != nil {
-		t.Fatalf("load: %v\n%s", err, out.String())
-	}
-	secrets := dgraphlocal.SecretsDir(filepath.Join(root, "src"))
-	scratch := &backup.Scratch{Binary: dgraphlocal.DefaultBinary(), SecretsDir: secrets, PortFrom: 2600 + os.Getpid()%50*7}
-	defer scratch.Close()
-	dir := filepath.Join(root, "backups")
-	take := func() backup.Point {
-		t.Helper()
-		p, err := backup.Take(ctx, dir, backup.Options{SecretsDir: secrets}, c.Administrator(), scratch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	points := []backup.Point{take()}
-	if err := src.UpsertEntities(ctx, []graph.Entity{{Name: "actors/scratch-test-a", Kind: graph.KindActor, DisplayName: "Scratch Test A"}}); err != nil {
-		t.Fatal(err)
-	}
-	points = append(points, take())
-	if _, err := src.MergeEntity(ctx, "actors/ajmal-masroor", "actors/scratch-test-a", "a test of incremental checks"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := src.DeleteEntity(ctx, "actors/scratch-test-a", "a test of incremental checks"); err != nil {
-		t.Fatal(err)
-	}
-	points = append(points, take())
-	for i, p := range points {
-		if p.Fingerprint == "" || p.FingerprintLines == 0 {
-			t.Fatalf("backup %d recorded no fingerprint: %+v", i+1, p)
-		}
-		if want := i + 1; p.CheckFrom != want {
-			t.Errorf("backup %d was checked from backup %d, want %d", i+1, p.CheckFrom, want)
-		}
-		if i > 0 && p.Fingerprint == points[i-1].Fingerprint {
-			t.Errorf("backups %d and %d have one fingerprint: the writes between changed nothing", i, i+1)
-		}
-	}
-	f, err := backup.Open(dir, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := 1; n <= 3; n++ {
-		// Restore compares the whole chain, restored afresh, with what the scratch recorded.
-		r, err := backup.Restore(ctx, f, backup.RestoreOptions{Num: n, Binary: dgraphlocal.DefaultBinary(), DataDir: filepath.Join(root, "r"+strconv.Itoa(n)),
-			PortOffset: 2900 + os.Getpid()%50*7, Scratch: true})
-		if err != nil {
-			t.Fatalf("backup %d: %v", n, err)
-		}
-		if r.Fingerprint.Sum != points[n-1].Fingerprint {
-			t.Errorf("backup %d restored with fingerprint %s, recorded %s", n, r.Fingerprint.Sum, points[n-1].Fingerprint)
-		}
 	}
 }

@@ -3,8 +3,7 @@
 // restores them.
 //
 // A backup is Dgraph's own binary backup (full, or incremental on the last), which Dgraph v25 takes
-// through /admin, restored at once in a scratch Dgraph (Scratch: an incremental is applied alone onto
-// the backup before), beside a manifest of polgraph's: for each backup, when it was taken and how long it
+// through /admin, restored in a scratch Dgraph (Scratch), at once or beside the next backups, beside a manifest of polgraph's: for each backup, when it was taken and how long it
 // took, and what it restores to (the graph's version, how many nodes of each type, the fingerprint of a
 // whole-graph export), and the size and SHA-256 of every file. The manifest is sealed (a SHA-256, or with a key an HMAC), and with a key every file is encrypted with
 // AES-256-GCM. A restore refuses a folder whose manifest, files or restored graph differ from what the
@@ -71,10 +70,8 @@ type Point struct {
 	Fingerprint      string         `json:"fingerprint,omitempty"`
 	FingerprintLines int64          `json:"fingerprint_lines,omitempty"`
 	// Checked is when the check of the backup (its restore, and what the restored graph holds) ended;
-	// zero while it waits for its check (Options.CheckLater). CheckFrom is the first backup of the series
-	// the check restored: 1, or this one alone, applied onto a scratch Dgraph that held the one before.
-	Checked   time.Time `json:"checked,omitzero"`
-	CheckFrom int       `json:"check_from,omitempty"`
+	// zero while it waits for its check (Options.CheckLater).
+	Checked time.Time `json:"checked,omitzero"`
 	// DumpSHA and DumpBytes, in backups of before the fingerprint, are the SHA-256 and size of a
 	// whole-graph dump (graph/dgraph's Dump), which a restore of them compares.
 	DumpSHA   string `json:"dump_sha256,omitempty"`
@@ -91,7 +88,7 @@ func (p Point) IsChecked() bool { return !p.Checked.IsZero() || p.DumpSHA != "" 
 // record keeps what the check of the backup found.
 func (p *Point) record(r Restored) {
 	p.Version, p.Counts, p.Fingerprint, p.FingerprintLines = r.Version, r.Counts, r.Fingerprint.Sum, r.Fingerprint.Lines
-	p.Checked, p.CheckFrom = time.Now().UTC(), r.From
+	p.Checked = time.Now().UTC()
 }
 
 // Bytes is the size of the backup's files.

@@ -47,9 +47,6 @@ type Restored struct {
 	Version int64
 	// Fingerprint is the restored graph's whole-graph export's.
 	Fingerprint Fingerprint
-	// From is the first backup of the series this restore applied: 1, or with a scratch Dgraph that held
-	// the backup before, this one alone.
-	From int
 	// Unchecked: the backup was restored before its check recorded what it holds (Options.CheckLater),
 	// so there was nothing to compare the restored graph with.
 	Unchecked bool
@@ -137,12 +134,12 @@ func Restore(ctx context.Context, f *Folder, o RestoreOptions) (r Restored, err 
 	}
 	defer cluster.Stop()
 	log.Info("restoring", "backup", p.Num, "series", series, "series_num", num, "data", dataDir, "alphas", alphas)
-	r, store, err := restoreInto(ctx, cluster, location, series, 0, num, p.DumpSHA != "" && p.Fingerprint == "", log)
+	r, store, err := restoreInto(ctx, cluster, location, series, num, p.DumpSHA != "" && p.Fingerprint == "", log)
 	if err != nil {
 		return r, err
 	}
 	defer store.Close()
-	r.Point, r.From = p, 1
+	r.Point = p
 	if !p.IsChecked() {
 		// Taken, not yet checked: its files match the manifest, which says nothing yet of the graph.
 		r.Unchecked = true
@@ -187,11 +184,10 @@ func (p Point) compare(r Restored) error {
 // restoreInto has the running cluster restore a staged series up to num, then tells what it holds: each
 // alpha's counts and graph version, which must agree (in a cluster every alpha restores its group on its
 // own), and the fingerprint of the cluster's export; with dump, also a whole-graph dump. The store
-// returned is logged in to the first alpha; the caller closes it. With from > 1 only the backups from to
-// num are applied onto what the cluster holds: the series up to from-1.
-func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, from, num int, dump bool, log *slog.Logger) (Restored, *dgraph.Store, error) {
+// returned is logged in to the first alpha; the caller closes it.
+func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, series string, num int, dump bool, log *slog.Logger) (Restored, *dgraph.Store, error) {
 	var r Restored
-	if err := cluster.Administrator().RestoreFrom(ctx, location, series, from, num); err != nil {
+	if err := cluster.Administrator().Restore(ctx, location, series, num); err != nil {
 		return r, nil, &graph.Error{Op: "backup.Restore", Kind: graph.Unavailable, Message: "Dgraph's restore failed", Err: err}
 	}
 	var first *dgraph.Store
@@ -269,9 +265,6 @@ type Scratch struct {
 
 	dir     string
 	cluster *dgraphlocal.Cluster
-	// holds are the backups (their folders in Dgraph's manifest) the scratch Dgraph holds, restored
-	// and checked, in order.
-	holds []string
 }
 
 // Check implements Checker.
@@ -306,25 +299,13 @@ func (s *Scratch) Check(ctx context.Context, location, series string, num int) (
 			return Restored{}, fmt.Errorf("start a scratch Dgraph: %w", err)
 		}
 	}
-	// The scratch Dgraph may hold the series up to a backup before this one.
-	paths, err := stagedPaths(location)
-	if err != nil {
-		return Restored{}, err
-	}
-	// Those after the ones it holds are applied alone (several, when backups were taken faster than
-	// they were checked).
-	from := 0
-	if h := len(s.holds); len(paths) == num && h > 0 && h < num && slices.Equal(s.holds, paths[:h]) {
-		from = h + 1
-	}
-	s.holds = nil
-	r, store, err := restoreInto(ctx, s.cluster, location, series, from, num, false, log)
+	// The whole series, as a restore does: Dgraph's incremental restore of the last backup alone onto the
+	// one before gave, under a write load, another graph than the whole series (3 lines of 258,830).
+	r, store, err := restoreInto(ctx, s.cluster, location, series, num, false, log)
 	if err != nil {
 		return r, err
 	}
 	store.Close()
-	s.holds = paths
-	r.From = max(from, 1)
 	return r, nil
 }
 
@@ -341,26 +322,8 @@ func stagedGroups(location string) (int, error) {
 	return groupsOf(m.Manifests[len(m.Manifests)-1]), nil
 }
 
-// stagedPaths are the folders, in order, of the backups staged in location.
-func stagedPaths(location string) ([]string, error) {
-	b, err := os.ReadFile(filepath.Join(location, "manifest.json"))
-	if err != nil {
-		return nil, err
-	}
-	var m struct{ Manifests []dgraphEntry }
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("the staged manifest.json: %v", err)
-	}
-	paths := make([]string, len(m.Manifests))
-	for i, e := range m.Manifests {
-		paths[i] = e.Path
-	}
-	return paths, nil
-}
-
 // Close stops the scratch Dgraph and deletes its folder.
 func (s *Scratch) Close() {
-	s.holds = nil
 	if s.cluster != nil {
 		s.cluster.Stop()
 		s.cluster = nil

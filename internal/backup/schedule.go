@@ -11,7 +11,7 @@ import (
 // when the last took longer), full first and whenever the last full one is FullEvery old, incremental
 // otherwise; then the newest Keep series are kept. The recovery point is at most Every plus one backup's
 // duration: a backup is recorded as soon as Dgraph has written it, and checked beside the next ones (the
-// newest unchecked one at a time, in a scratch Dgraph that applies each incremental onto the last).
+// newest unchecked one at a time, its whole series restored in a scratch Dgraph).
 type Schedule struct {
 	Dir       string
 	Every     time.Duration
@@ -168,7 +168,7 @@ func (s *Schedule) checkLoop(ctx context.Context, checks <-chan struct{}, log *s
 		case checked:
 			s.status.LastChecked, s.status.LastCheckedAt, s.status.LastCheckSeconds = p.Num, p.Checked, d.Seconds()
 			s.status.CheckFailedInARow, s.status.LastCheckError = 0, ""
-			log.Info("backup checked", "dir", s.Dir, "backup", p.Num, "graph_version", p.Version, "from", p.CheckFrom, "seconds", d.Seconds())
+			log.Info("backup checked", "dir", s.Dir, "backup", p.Num, "graph_version", p.Version, "seconds", d.Seconds())
 			if s.Checked != nil {
 				s.Checked(p, d)
 			}

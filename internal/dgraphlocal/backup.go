@@ -193,17 +193,11 @@ func (a Admin) waitTask(ctx context.Context, what, id, dest string) error {
 // location on its machine, up to its backup number num, and waits until the alpha reports the restore
 // over. The alpha refuses other calls meanwhile.
 func (a Admin) Restore(ctx context.Context, location, backupID string, num int) error {
-	return a.RestoreFrom(ctx, location, backupID, 0, num)
-}
-
-// RestoreFrom is Restore, but with from > 1 it applies only the series' backups from to num onto what the
-// alpha holds, which must be the series restored up to from-1 (Dgraph's incremental restore).
-func (a Admin) RestoreFrom(ctx context.Context, location, backupID string, from, num int) error {
 	var got struct {
 		Restore struct{ Code, Message string } `json:"restore"`
 	}
-	if err := a.run(ctx, `mutation($l: String!, $id: String, $n: Int, $from: Int) { restore(input: {location: $l, backupId: $id, backupNum: $n, incrementalFrom: $from}) { code message } }`,
-		map[string]any{"l": location, "id": backupID, "n": num, "from": from}, &got); err != nil {
+	if err := a.run(ctx, `mutation($l: String!, $id: String, $n: Int) { restore(input: {location: $l, backupId: $id, backupNum: $n}) { code message } }`,
+		map[string]any{"l": location, "id": backupID, "n": num}, &got); err != nil {
 		return fmt.Errorf("start Dgraph's restore: %w", err)
 	}
 	if got.Restore.Code != "Success" {
