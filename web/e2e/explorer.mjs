@@ -834,6 +834,30 @@ try {
   await sharedPage.close();
   await stillPage.close();
 
+  step = "expand by type and direction from the entity panel's relation rows";
+  console.log(step);
+  const typed = await context.newPage();
+  watch(typed);
+  await typed.goto(new URL("?open=actors/lutfur-rahman&sel=parties/labour", base).href);
+  await idle(typed);
+  const beforeTyped = await graph(typed);
+  const row = typed.locator('[data-panel="entity"] [data-expand="MEMBER_OF,in"]');
+  const members = Number(await row.locator("xpath=following-sibling::span").innerText());
+  assert.ok(members > 1, `Labour's panel counts its members: ${members}`);
+  await row.click();
+  await idle(typed);
+  const afterTyped = await graph(typed);
+  const added = afterTyped.nodes.filter((n) => !beforeTyped.nodes.includes(n));
+  assert.ok(added.length > 0 && added.length <= members, `the members are drawn: ${added.length} of ${members}`);
+  const joined = await typed.evaluate((added) => {
+    const cy = window.explorer.cy;
+    return added.filter((id) => cy.getElementById(id).edgesTo(cy.getElementById("parties/labour")).some((e) => e.data("type") === "MEMBER_OF"));
+  }, added);
+  assert.deepEqual(joined.sort(), added.sort(), "each entity drawn is a member of Labour");
+  assert.ok(!afterTyped.expanded.includes("parties/labour"), "Labour is not marked expanded: a click still shows all it has");
+  assert.match(typed.url(), /expand=parties\/labour,MEMBER_OF,in/, `the step is in the address: ${typed.url()}`);
+  await typed.close();
+
   step = "the README's screenshot";
   console.log(step);
   const docs = await context.newPage();

@@ -21,7 +21,7 @@ import {
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
 import { ReviewView } from "./review";
 import { highlightColor, stylesheet } from "./style";
-import { decodePositions, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
+import { decodePositions, type Direction, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
 import {
   disputedColor,
   families,
@@ -191,6 +191,33 @@ const cy = cytoscape({
 /** Entities and relations, without the "N more" handles. */
 const realNodes = () => cy.nodes().not(".more");
 const realEdges = () => cy.edges().not(".more-edge");
+
+/**
+ * Draws an entity's neighbours through relations of one type (a key), one way or either: all of them, up
+ * to 200, as the filters allow. The entity is not marked expanded: a click still shows all it has.
+ */
+async function expandBy(name: string, typeKey: string, dir: Direction): Promise<void> {
+  const t = typeFromKey(typeKey);
+  if (t === undefined || (view.types.length && !view.types.includes(typeKey))) return;
+  const exclude = realNodes()
+    .map((n) => n.id())
+    .slice(0, 1000);
+  let pageToken = "";
+  do {
+    const resp = await call(`Loading the ${typeLabel(t)} relations of ${label(name)}`, () =>
+      client.exploreNeighborhood({ name, depth: 1, maxPerNode: 200, exclude, filter: { ...filter(), includeTypes: [t] }, pageToken, followVia: view.followVia }),
+    );
+    const center = resp.center!;
+    const way = (e: EdgeView) => e.type === t && (e.from === center.name ? dir !== "in" : e.to === center.name && dir !== "out");
+    const keep = new Set(resp.edges.filter(way).map((e) => (e.from === center.name ? e.to : e.from)));
+    cy.batch(() => {
+      const c = addEntity(center, resp.nodes.find((n) => n.entity?.name === center.name)?.relationCount, null);
+      for (const n of resp.nodes) if (n.entity && keep.has(n.entity.name)) addEntity(n.entity, n.relationCount, c);
+      for (const e of resp.edges) addEdge(e);
+    });
+    pageToken = resp.nextPageToken;
+  } while (pageToken);
+}
 
 function filter(): MessageInitShape<typeof RelationFilterSchema> {
   if (view.types.includes("NONE") || view.statuses.includes("NONE")) {
@@ -636,6 +663,7 @@ window.addEventListener("popstate", (ev) => {
 /** Whether two steps ask the same thing. */
 function sameStep(a: Step, b: Step): boolean {
   if (a.op === "path") return b.op === "path" && a.from === b.from && a.to === b.to;
+  if (a.op === "expand") return b.op === "expand" && a.name === b.name && a.type === b.type && a.dir === b.dir;
   return b.op === a.op && b.name === a.name;
 }
 
@@ -643,6 +671,7 @@ function sameStep(a: Step, b: Step): boolean {
 function stepText(step: Step): string {
   if (step.op === "open") return `open ${step.name}`;
   if (step.op === "hide") return `hide ${step.name}`;
+  if (step.op === "expand") return `expand ${step.name} by ${step.type}`;
   return `find paths from ${step.from} to ${step.to}`;
 }
 
@@ -660,6 +689,7 @@ function shownSummary(): string {
 async function runStep(step: Step): Promise<void> {
   if (step.op === "open") await expand(step.name);
   else if (step.op === "hide") hide(step.name);
+  else if (step.op === "expand") await expandBy(step.name, step.type, step.dir);
   else await findPaths(step.from, step.to);
 }
 
@@ -910,14 +940,19 @@ function renderEntity(resp: GetEntityResponse): void {
           ? h("button", { type: "button", "data-action": "hide", title: "Take it out of the view (Delete); Undo shows it again", onclick: () => void hideEntity(e.name) }, "Hide")
           : null,
       ),
-      h("h2", null, "Relations, whatever the filters"),
+      h("h2", null, "Relations, whatever the filters (click one to draw them)"),
       h("ul", { class: "counts" },
-        resp.relationCounts.map((c) =>
-          h("li", null,
-            h("span", null, `${c.undirected ? "—" : c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`),
+        resp.relationCounts.map((c) => {
+          const key = RelationType[c.type];
+          const dir: Direction = c.undirected ? "any" : c.outgoing ? "out" : "in";
+          const text = `${c.undirected ? "—" : c.outgoing ? "→" : "←"} ${typeLabel(c.type)}`;
+          return h("li", null,
+            h("button", { type: "button", class: "link", "data-expand": `${key},${dir}`,
+              title: `Draw ${label(e.name)}'s ${typeLabel(c.type)} relations${c.undirected ? "" : c.outgoing ? " from it" : " to it"} and who they join`,
+              onclick: () => void act({ op: "expand", name: e.name, type: key, dir }, `draw the ${typeLabel(c.type)} relations of ${label(e.name)}`) }, text),
             h("span", { class: "conf" }, String(c.count)),
-          ),
-        ),
+          );
+        }),
       ),
     ),
   );

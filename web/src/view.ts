@@ -3,7 +3,14 @@
 // panel shows, and whether the review view is open (and on which document). Replaying the steps with the
 // filters rebuilds the same graph, because the service's answers are deterministic.
 // A hide step takes an entity out of what the steps before it drew; a later step may draw it again.
-export type Step = { op: "open"; name: string } | { op: "path"; from: string; to: string } | { op: "hide"; name: string };
+// An expand step draws an entity's neighbours through one relation type (a key such as MEMBER_OF), one way
+// ("out": the entity is the relation's from, "in": its to) or either ("any").
+export type Direction = "out" | "in" | "any";
+export type Step =
+  | { op: "open"; name: string }
+  | { op: "path"; from: string; to: string }
+  | { op: "hide"; name: string }
+  | { op: "expand"; name: string; type: string; dir: Direction };
 
 export interface View {
   steps: Step[];
@@ -51,6 +58,7 @@ export function formatView(v: View): string {
   for (const s of v.steps) {
     if (s.op === "open") parts.push(`open=${enc(s.name)}`);
     else if (s.op === "hide") parts.push(`hide=${enc(s.name)}`);
+    else if (s.op === "expand") parts.push(`expand=${enc(s.name)},${enc(s.type)},${s.dir}`);
     else parts.push(`path=${enc(s.from)},${enc(s.to)}`);
   }
   if (v.asOf) parts.push(`asof=${enc(v.asOf)}`);
@@ -88,6 +96,11 @@ export function parseView(query: string): View {
       case "open": {
         const name = dec(raw);
         if (name) v.steps.push({ op: "open", name });
+        break;
+      }
+      case "expand": {
+        const [name, type, dir] = raw.split(",").map(dec);
+        if (name && /^[A-Z_]+$/.test(type ?? "") && (dir === "out" || dir === "in" || dir === "any")) v.steps.push({ op: "expand", name, type, dir });
         break;
       }
       case "hide": {
