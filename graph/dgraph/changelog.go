@@ -1,6 +1,7 @@
 package dgraph
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
@@ -89,9 +90,9 @@ func (s *Store) ReadChangeLog(ctx context.Context, after graph.ChangeCursor, lim
 	}
 	slices.SortFunc(more, func(a, b changeRow) int {
 		if a.Version != b.Version {
-			return cmpInt(a.Version, b.Version)
+			return cmp.Compare(a.Version, b.Version)
 		}
-		return cmpInt(uidNumber(a.mark), uidNumber(b.mark))
+		return cmp.Compare(uidNumber(a.mark), uidNumber(b.mark))
 	})
 	for i := range more {
 		if i > 0 && more[i].Version == more[i-1].Version {
@@ -99,16 +100,6 @@ func (s *Store) ReadChangeLog(ctx context.Context, after graph.ChangeCursor, lim
 		}
 	}
 	return page.with(append(rows, more...)), nil
-}
-
-func cmpInt[T int64 | uint64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // changeRow is a change as ReadChangeLog reads it, with its uid.

@@ -3,6 +3,7 @@ package dgraph
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -144,21 +145,9 @@ func cmpUIDs(a, b string) int {
 	ua, ea := strconv.ParseUint(trimUID(a), 16, 64)
 	ub, eb := strconv.ParseUint(trimUID(b), 16, 64)
 	if ea == nil && eb == nil {
-		switch {
-		case ua < ub:
-			return -1
-		case ua > ub:
-			return 1
-		}
-		return 0
+		return cmp.Compare(ua, ub)
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a, b)
 }
 
 func trimUID(s string) string {

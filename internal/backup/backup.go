@@ -550,48 +550,44 @@ func (f *Folder) check(ctx context.Context, chain []Point, checker Checker) (Res
 
 // CheckLatest checks the newest backup in the folder dir if it waits for its check (Options.CheckLater):
 // it restores it with checker and records what it restores to in the manifest. It returns the backup and
-// whether it checked it. The folder is locked only to read its files and to record the result, so backups
-// go on being taken during the check; one pruned meanwhile is not recorded.
+// whether it checked it. The folder is locked only to read its manifest and to record the result, so
+// backups go on being taken during the check; one pruned meanwhile is not recorded.
 func CheckLatest(ctx context.Context, dir string, key []byte, checker Checker) (Point, bool, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return Point{}, false, err
 	}
-	unlock, err := lock(dir)
-	if err != nil {
+	f, chain, err := latestUnchecked(dir, key)
+	if err != nil || chain == nil {
 		return Point{}, false, err
 	}
-	f, err := Open(dir, key, true)
-	if err != nil || len(f.Manifest.Points) == 0 {
-		unlock()
-		return Point{}, false, err
-	}
-	p, _ := f.Point(0)
-	if p.IsChecked() {
-		unlock()
-		return p, false, nil
-	}
-	chain, err := f.Chain(p.Num)
-	if err != nil {
-		unlock()
-		return p, false, err
-	}
-	location, err := os.MkdirTemp(dir, ".checking-")
-	if err != nil {
-		unlock()
-		return p, false, err
-	}
-	defer os.RemoveAll(location)
-	err = f.stage(chain, location)
-	unlock()
+	// Staged without the lock: each file is checked against its SHA-256 as it is copied, so one pruned
+	// meanwhile fails the check, to be tried again with the next backup.
+	p := chain[len(chain)-1]
+	r, err := f.check(ctx, chain, checker)
 	if err != nil {
 		return p, false, err
-	}
-	r, err := checker.Check(ctx, location, p.Series, p.SeriesNum)
-	if err != nil {
-		return p, false, fmt.Errorf("restore backup %d to check it: %w", p.Num, err)
 	}
 	return Record(ctx, dir, key, p, r)
+}
+
+// latestUnchecked reads the folder's manifest under its lock and returns the chain of its newest backup
+// when that one waits for its check, or no chain.
+func latestUnchecked(dir string, key []byte) (*Folder, []Point, error) {
+	unlock, err := lock(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	f, err := Open(dir, key, true)
+	if err != nil || len(f.Manifest.Points) == 0 {
+		return nil, nil, err
+	}
+	if p, _ := f.Point(0); p.IsChecked() {
+		return nil, nil, nil
+	}
+	chain, err := f.Chain(0)
+	return f, chain, err
 }
 
 // Record keeps in the folder dir's manifest what the restore r of backup p found, if the manifest still

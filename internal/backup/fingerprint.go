@@ -34,9 +34,9 @@ type Fingerprint struct {
 	Lines int64
 }
 
-// exportFingerprint has the cluster of admin export everything into a new folder under dir, fingerprints
-// it and deletes it.
-func exportFingerprint(ctx context.Context, admin dgraphlocal.Admin, dir string) (Fingerprint, error) {
+// FingerprintOf is the fingerprint of what the Dgraph of admin holds now: it has the cluster export
+// everything into a new folder under dir (on the alpha's machine), fingerprints it and deletes it.
+func FingerprintOf(ctx context.Context, admin dgraphlocal.Admin, dir string) (Fingerprint, error) {
 	tmp, err := os.MkdirTemp(dir, ".export-")
 	if err != nil {
 		return Fingerprint{}, err
@@ -195,8 +195,3 @@ func (s sum256) hex() string {
 	return hex.EncodeToString(b[:])
 }
 
-// FingerprintOf is the fingerprint of what the Dgraph of admin holds now, its export written under dir (a
-// folder on the alpha's machine) and deleted after.
-func FingerprintOf(ctx context.Context, admin dgraphlocal.Admin, dir string) (Fingerprint, error) {
-	return exportFingerprint(ctx, admin, dir)
-}

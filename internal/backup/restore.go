@@ -216,7 +216,7 @@ func restoreInto(ctx context.Context, cluster *dgraphlocal.Cluster, location, se
 					i+1, cluster.AlphaCount(), countsText(sum.Counts), sum.Version, countsText(r.Counts), r.Version)})
 		}
 	}
-	fp, err := exportFingerprint(ctx, cluster.Administrator(), cluster.DataDir())
+	fp, err := FingerprintOf(ctx, cluster.Administrator(), cluster.DataDir())
 	if err != nil {
 		return fail(fmt.Errorf("export the restored graph: %w", err))
 	}
