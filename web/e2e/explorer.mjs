@@ -70,7 +70,7 @@ const graph = (page) =>
     const cy = window.explorer.cy;
     return {
       nodes: cy.nodes().not(".more").map((n) => n.id()).sort(),
-      edges: cy.edges().not(".more-edge").map((e) => e.id()).sort(),
+      edges: cy.edges().not(".more-edge, .bundle").map((e) => e.id()).sort(),
       more: cy.nodes(".more").map((n) => ({ id: n.id(), label: n.data("label"), leftOut: n.data("leftOut") })),
       expanded: cy.nodes(".expanded").map((n) => n.id()),
       zoom: cy.zoom(),
@@ -278,7 +278,7 @@ try {
   // come too, once each, and each joins two nodes that are drawn.
   const induced = await page.evaluate(() => {
     const cy = window.explorer.cy;
-    const edges = cy.edges().not(".more-edge");
+    const edges = cy.edges().not(".more-edge, .bundle");
     return {
       ids: edges.map((e) => e.id()),
       ends: edges.map((e) => [e.source().id(), e.target().id()]),
@@ -483,13 +483,13 @@ try {
   await page.click("#types-none");
   await page.check('#types input[value="MEMBER_OF"]');
   await idle(page);
-  let types = await page.evaluate(() => window.explorer.cy.edges().not(".more-edge").map((e) => e.data("type")));
+  let types = await page.evaluate(() => window.explorer.cy.edges().not(".more-edge, .bundle").map((e) => e.data("type")));
   assert.ok(types.length > 0 && types.every((t) => t === "MEMBER_OF"), `only MEMBER_OF relations are drawn: ${[...new Set(types)]}`);
   assert.match(page.url(), /types=MEMBER_OF/);
   await page.click("#types-all");
   await page.fill("#minconf", "0.9");
   await idle(page);
-  const confs = await page.evaluate(() => window.explorer.cy.edges().not(".more-edge").map((e) => e.data("confidence")));
+  const confs = await page.evaluate(() => window.explorer.cy.edges().not(".more-edge, .bundle").map((e) => e.data("confidence")));
   assert.ok(confs.length > 0 && confs.every((c) => c >= 0.9), `only relations at least 0.9 sure are drawn: ${confs}`);
   await page.fill("#minconf", "0");
   await idle(page);
@@ -621,7 +621,7 @@ try {
     const cb = cy.container().getBoundingClientRect();
     // An edge not selected, its midpoint moved under the middle of the status line, where the renderer
     // finds that edge nearest.
-    for (const e of cy.edges().not(".more-edge")) {
+    for (const e of cy.edges(":visible").not(".more-edge")) {
       if (e.id() === window.explorer.view.selected) continue;
       const m = e.renderedMidpoint();
       cy.panBy({ x: sb.x + sb.width / 2 - cb.left - m.x, y: sb.y + sb.height / 2 - cb.top - m.y });

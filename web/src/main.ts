@@ -19,6 +19,7 @@ import {
   type Truncation,
 } from "./gen/polgraph/v1/graph_service_pb";
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
+import { bundleId, isBundle, rebundle } from "./bundles";
 import { ReviewView } from "./review";
 import { highlightColor, stylesheet } from "./style";
 import { decodePositions, type Direction, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
@@ -181,7 +182,7 @@ function failed(what: string, e: unknown, retry?: () => void): Outage | null {
 const cy = cytoscape({
   container: byId("cy"),
   style: stylesheet(),
-  minZoom: 0.15,
+  minZoom: 0.02,
   maxZoom: 3,
   wheelSensitivity: 0.3,
   selectionType: "single",
@@ -190,7 +191,69 @@ const cy = cytoscape({
 
 /** Entities and relations, without the "N more" handles. */
 const realNodes = () => cy.nodes().not(".more");
-const realEdges = () => cy.edges().not(".more-edge");
+const realEdges = () => cy.edges().not(".more-edge, .bundle") as cytoscape.EdgeCollection;
+
+/** Bundles the page was asked to keep open (a click on "Draw them apart"), by id. */
+const openBundles = new Set<string>();
+
+/**
+ * What follows from what is drawn: node sizes, the bundles of parallel relations (open where a relation of
+ * one is selected or on a path), the edges beside the selected entity, and the labels for the zoom.
+ */
+function decorate(): void {
+  cy.batch(() => {
+    sizeNodes();
+    const sel = view.selected;
+    cy.edges(".near").removeClass("near");
+    const node = sel && !isBundle(sel) ? cy.getElementById(sel) : cy.collection();
+    if (node.nonempty() && node.isNode()) node.connectedEdges().addClass("near");
+    rebundle(cy, (id, members) => openBundles.has(id) || sel === id || members.some((e) => e.id() === sel || e.hasClass("onpath")));
+  });
+  levelOfDetail();
+}
+
+/** Node size: by the relations the entity has in the graph (the default), by those drawn, or by kind. */
+function sizeNodes(): void {
+  const bySize = view.size;
+  const kindSize: Record<string, number> = { party: 46, organisation: 36, seat: 34, actor: 28 };
+  realNodes().forEach((n) => {
+    let size: number;
+    if (bySize === "degree") size = 24 + 32 * Math.min(n.neighborhood("node").not(".more").length, 16) / 16;
+    else if (bySize === "kind") size = kindSize[String(n.data("kind"))] ?? 30;
+    else size = 24 + 22 * Math.min(Number(n.data("relationCount") ?? 0), 30) / 30;
+    if (n.data("size") !== size) n.data("size", size);
+  });
+  cy.nodes(".more").data("size", 22);
+}
+
+// Edge labels are drawn from this zoom on; below farZoom only the entities that matter keep their labels.
+const edgeLabelZoom = 1.3;
+const farZoom = 0.7;
+let lodZoom = -1;
+/** Labels for the zoom: edge labels when close, fewer node labels (kept legible) when far. */
+function levelOfDetail(force = true): void {
+  const z = cy.zoom();
+  if (!force && Math.abs(z - lodZoom) < 0.02) return;
+  lodZoom = z;
+  cy.batch(() => {
+    const edges = realEdges();
+    if (z >= edgeLabelZoom) edges.addClass("zl");
+    else edges.removeClass("zl");
+    const nodes = realNodes();
+    if (z >= farZoom) {
+      nodes.removeClass("far");
+      nodes.removeStyle("font-size");
+      return;
+    }
+    // Far out: the expanded, the selected, those found or on a path and the hubs keep a label of at least
+    // 11 px on screen; the others lose theirs until one zooms in.
+    const keep = nodes.filter((n) => n.hasClass("expanded") || n.hasClass("found") || n.hasClass("onpath") || n.selected() || Number(n.data("relationCount") ?? 0) >= 25);
+    nodes.difference(keep).addClass("far");
+    keep.removeClass("far");
+    keep.style("font-size", Math.min(14 / z, 60));
+  });
+}
+cy.on("zoom", () => levelOfDetail(false));
 
 /**
  * Draws an entity's neighbours through relations of one type (a key), one way or either: all of them, up
@@ -505,6 +568,7 @@ function highlightPaths(): void {
     on.addClass("onpath");
     if (view.selected === "paths") cy.elements().not(on).addClass("faded");
   });
+  decorate();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -512,11 +576,10 @@ function highlightPaths(): void {
 // was shown stays roughly where it was.
 
 let layoutRun: cytoscape.Layouts | null = null;
-let focusAfterLayout: string | null = null;
-const minReadableZoom = 0.85;
 
 function relayout(fresh: boolean, fixed: cytoscape.NodeCollection = cy.collection(), fit = true, returning: cytoscape.NodeCollection = cy.collection()): void {
   layoutRun?.stop();
+  decorate();
   byId("empty").hidden = cy.nodes().nonempty();
   if (cy.nodes().empty()) return;
   fixed = fixed.filter((n) => n.inside());
@@ -605,14 +668,10 @@ function settle(free: cytoscape.NodeCollection, labels: boolean): void {
   });
 }
 
-/** Keeps labels readable: when fitting everything would make them small, centres on what just changed. */
+/** After a layout: the positions into the address, and labels for the zoom the fit chose. */
 function afterLayout(): void {
   keepPositions();
-  if (cy.zoom() >= minReadableZoom) return;
-  const focus = focusAfterLayout ? cy.getElementById(focusAfterLayout) : cy.collection();
-  const at = focus.nonempty() ? focus.closedNeighborhood() : cy.elements();
-  cy.zoom(minReadableZoom);
-  cy.center(at);
+  levelOfDetail();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -640,7 +699,7 @@ window.addEventListener("popstate", (ev) => {
   depth = Number((ev.state as { depth?: number } | null)?.depth ?? 0);
   ahead = Math.max(0, ahead + was - depth);
   const next = parseView(location.search);
-  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "" });
+  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "" });
   const sameGraph = graphBuilt && graphOf(next) === graphOf(view);
   Object.assign(view, next);
   showUndo();
@@ -760,7 +819,6 @@ async function rebuild(keep = false): Promise<void> {
       }
     }
     if (generation !== rebuildGeneration) return;
-    focusAfterLayout = null;
     fillPathForm();
     highlightPaths();
     const at = before ? remembered : decodePositions(view.pos, cy.nodes().map((n) => n.id()));
@@ -799,7 +857,6 @@ async function act(step: Step, what: string): Promise<boolean> {
   // A step asked again that brought nothing new (a node clicked twice, the same paths) is not recorded:
   // the address would replay it for nothing. One that paged in more neighbours is.
   if (cy.elements().length !== shown || !view.steps.some((s) => sameStep(s, step))) view.steps.push(step);
-  focusAfterLayout = step.op === "open" ? step.name : null;
   highlightPaths();
   // Hiding moves nothing else.
   // The new entry first: the layout then writes where the nodes went into it.
@@ -860,6 +917,10 @@ async function showSelected(): Promise<void> {
     return;
   }
   cy.getElementById(sel).select();
+  if (isBundle(sel)) {
+    renderBundle(sel);
+    return;
+  }
   try {
     if (sel.startsWith("relations/")) {
       const resp = await call("Loading the claims", () => client.getRelation({ name: relationOf(sel) }));
@@ -953,6 +1014,44 @@ function renderEntity(resp: GetEntityResponse): void {
             h("span", { class: "conf" }, String(c.count)),
           );
         }),
+      ),
+    ),
+  );
+}
+
+/** The relations between two entities that one edge counts: each opens its claims. */
+function renderBundle(id: string): void {
+  const members = realEdges().filter((e) => bundleId(e.source().id(), e.target().id()) === id);
+  if (members.length < 2) {
+    panel(h("p", { class: "note" }, "These relations are no longer drawn together with the current filters."));
+    return;
+  }
+  const [a, b] = id.slice("bundle:".length).split("|");
+  const kept = openBundles.has(id);
+  panel(
+    h("div", { "data-panel": "bundle" },
+      h("span", { class: "kindtag", style: "background:#475569" }, "relations"),
+      h("h3", null, `${label(a)} — ${label(b)}`),
+      h("p", { class: "sub" }, `${members.length} relations join them; each is drawn on its own while this is selected.`),
+      h("div", { class: "actions" },
+        h("button", { type: "button", "data-action": "keep-open", onclick: () => {
+          if (kept) openBundles.delete(id);
+          else openBundles.add(id);
+          decorate();
+          renderBundle(id);
+        } }, kept ? "Draw them as one again" : "Keep them drawn apart"),
+      ),
+      h("ul", { class: "bundle-list" },
+        members
+          .sort((x, y) => String(x.data("label")).localeCompare(String(y.data("label"))))
+          .map((e) =>
+            h("li", { "data-relation": e.id() },
+              h("button", { type: "button", class: "link", title: String(e.data("title")), onclick: () => void selectRelation(e.id()) },
+                `${e.data("symmetric") ? "—" : (e as cytoscape.EdgeSingular).source().id() === a ? "→" : "←"} ${e.data("label")}`),
+              e.hasClass("disputed") ? h("span", { class: "badge DENIED" }, "disputed") : null,
+              h("span", { class: "muted" }, ` · ${e.data("verdict") || `${e.data("claimCount")} claims`}`),
+            ),
+          ),
       ),
     ),
   );
@@ -1186,8 +1285,14 @@ cy.on("tap", "edge", (ev) => {
   if (e.hasClass("more-edge")) return;
   void select(e.id());
 });
-cy.on("mouseover", "node, edge", () => (byId("cy").style.cursor = "pointer"));
-cy.on("mouseout", "node, edge", () => (byId("cy").style.cursor = ""));
+cy.on("mouseover", "node, edge", (ev) => {
+  byId("cy").style.cursor = "pointer";
+  if (ev.target.isEdge()) ev.target.addClass("hover");
+});
+cy.on("mouseout", "node, edge", (ev) => {
+  byId("cy").style.cursor = "";
+  ev.target.removeClass("hover");
+});
 
 // Tooltips: an edge's type, time ("no date" when undated) and verdict; what a "+N more" handle holds.
 const tip = byId("tip");
@@ -1336,6 +1441,7 @@ const asofOut = byId<HTMLOutputElement>("asof-out");
 const minconf = byId<HTMLInputElement>("minconf");
 const minconfOut = byId<HTMLOutputElement>("minconf-out");
 const per = byId<HTMLSelectElement>("per");
+const sizeBy = byId<HTMLSelectElement>("sizeby");
 const typesBox = byId("types");
 
 let refilterTimer: ReturnType<typeof setTimeout> | undefined;
@@ -1380,6 +1486,7 @@ function showFilters(): void {
   minconfOut.textContent = view.minConfidence.toFixed(2);
   if (![...per.options].some((o) => o.value === String(view.perNode))) per.append(h("option", null, String(view.perNode)));
   per.value = String(view.perNode);
+  sizeBy.value = view.size;
   const types = new Set(view.types);
   typesBox.querySelectorAll<HTMLInputElement>("input").forEach((i) => (i.checked = types.size === 0 || types.has(i.value)));
   const statuses = new Set(view.statuses.length ? view.statuses : ["ALLEGED", "REPORTED", "CONFIRMED"]);
@@ -1448,6 +1555,11 @@ byId("statuses").addEventListener("change", () => {
   view.statuses = isDefault ? [] : on.length ? on : ["NONE"];
   refilter();
 });
+sizeBy.addEventListener("change", () => {
+  view.size = sizeBy.value === "degree" || sizeBy.value === "kind" ? sizeBy.value : "";
+  saveView(true);
+  decorate();
+});
 per.addEventListener("change", () => {
   view.perNode = Number(per.value);
   refilter();
@@ -1482,6 +1594,7 @@ function legend(): void {
     [svg(`<line x1="2" y1="9" x2="34" y2="9" stroke="#64748b" stroke-width="2.5" stroke-linecap="round" stroke-dasharray="0.1 4.5"/>`), "no date: not known when it held"],
     [line(disputedColor, "4 3"), "disputed: a claim denies it"],
     [line("#64748b", "2 5"), "through a via: a member to the party they sat or stood for"],
+    [line("#475569", "", 5), "“N relations”: several join two entities; click to list them"],
     [svg(`<line x1="2" y1="5" x2="34" y2="5" stroke="#64748b" stroke-width="1"/><line x1="2" y1="13" x2="34" y2="13" stroke="#64748b" stroke-width="4.5"/>`), "thicker: higher confidence"],
     [svg(`<line x1="2" y1="9" x2="26" y2="9" stroke="#64748b" stroke-width="2"/><polygon points="26,5 34,9 26,13" fill="#64748b"/>`), "arrow: from → to (none if mutual)"],
     [line(highlightColor, "", 8), "on a path found"],

@@ -25,8 +25,8 @@ export function stylesheet(): cytoscape.StylesheetJson {
         "text-background-padding": "2px",
         "text-background-shape": "roundrectangle",
         "min-zoomed-font-size": 6,
-        width: "mapData(relationCount, 0, 30, 24, 46)",
-        height: "mapData(relationCount, 0, 30, 24, 46)",
+        width: "data(size)",
+        height: "data(size)",
         "border-width": 2,
         "border-color": "#ffffff",
         "overlay-padding": 4,
@@ -70,7 +70,9 @@ export function stylesheet(): cytoscape.StylesheetJson {
         "target-arrow-color": families.structure.color,
         "target-arrow-shape": "triangle",
         "arrow-scale": 0.9,
-        label: "data(label)",
+        // Labels on demand: an edge says what it is when hovered, selected, on a path, beside the entity
+        // selected, or when the view is zoomed in far enough to read them (edge.zl).
+        label: "",
         "font-size": 10,
         color: "#374151",
         "text-rotation": "autorotate",
@@ -81,6 +83,7 @@ export function stylesheet(): cytoscape.StylesheetJson {
         opacity: 0.9,
       },
     },
+    { selector: "edge.zl, edge.hover, edge:selected, edge.onpath, edge.near", style: { label: "data(label)" } },
     { selector: "edge.symmetric", style: { "target-arrow-shape": "none" } },
     {
       selector: "edge.confirmed",
@@ -125,6 +128,23 @@ export function stylesheet(): cytoscape.StylesheetJson {
         label: "",
       },
     },
+    {
+      // Two entities joined by several relations: one edge that counts them, its relations drawn when open.
+      selector: "edge.bundle",
+      style: {
+        width: "mapData(count, 2, 8, 3, 7)",
+        "line-color": "#475569",
+        "target-arrow-shape": "none",
+        label: "data(label)",
+        "font-weight": 600,
+        "font-size": 10,
+        color: "#1e293b",
+      },
+    },
+    { selector: "edge.bundle.disputed", style: { "line-color": disputedColor, color: "#9a3412" } },
+    { selector: "edge.bundled, edge.bundle.open", style: { display: "none" } },
+    // Far out, only the entities that matter keep their labels (at a size the page sets as it zooms).
+    { selector: "node.far", style: { label: "" } },
     {
       selector: "edge:selected",
       style: { "underlay-color": "#1d4ed8", "underlay-padding": 5, "underlay-opacity": 0.25 },

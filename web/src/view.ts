@@ -42,12 +42,14 @@ export interface View {
   review: string | null;
   /** Where each node was drawn (encodePositions), so that a link reopens the same picture; "" for none. */
   pos: string;
+  /** What sizes nodes: "" the relations the entity has in the graph, "degree" those drawn, "kind" its kind. */
+  size: "" | "degree" | "kind";
 }
 
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "" };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "" };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -73,6 +75,7 @@ export function formatView(v: View): string {
   if (v.route >= 0) parts.push(`route=${v.route + 1}`);
   if (v.live) parts.push("live=1");
   if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
+  if (v.size) parts.push(`size=${v.size}`);
   if (v.pos) parts.push(`pos=${v.pos}`);
   return parts.join("&");
 }
@@ -155,6 +158,11 @@ export function parseView(query: string): View {
       case "review":
         v.review = dec(raw);
         break;
+      case "size": {
+        const k = dec(raw);
+        if (k === "degree" || k === "kind") v.size = k;
+        break;
+      }
       case "pos":
         if (/^[0-9a-z]+(~-?[0-9a-z]+\.-?[0-9a-z]+)*$/.test(raw)) v.pos = raw;
         break;
