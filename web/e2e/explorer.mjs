@@ -293,6 +293,59 @@ try {
   assert.deepEqual(o.bodies, [], "no two nodes are drawn on top of each other after expanding");
   await screenshot(page, "expanded");
 
+  step = "parallel relations are one edge that counts them; a click lists them";
+  console.log(step);
+  const bundle = await page.evaluate(() => {
+    const cy = window.explorer.cy;
+    const b = cy.edges(".bundle").max((e) => e.data("count")).ele;
+    if (!b) return null;
+    const between = cy.edges().not(".bundle, .more-edge").filter((e) =>
+      (e.source().same(b.source()) && e.target().same(b.target())) || (e.source().same(b.target()) && e.target().same(b.source())));
+    return { id: b.id(), count: b.data("count"), label: b.data("label"), between: between.map((e) => e.id()).sort(), members: [...b.data("members")].sort(),
+      visible: b.visible(), hiddenMembers: between.filter((e) => !e.visible()).length };
+  });
+  assert.ok(bundle && bundle.count >= 3, `some pair is joined by three relations or more: ${JSON.stringify(bundle)}`);
+  assert.deepEqual(bundle.members, bundle.between, "the bundle holds every relation between its two entities");
+  assert.equal(bundle.label, `${bundle.count} relations`);
+  assert.ok(bundle.visible && bundle.hiddenMembers === bundle.count, "one edge is drawn for them, not each of them");
+  console.log(`  ${bundle.id}: ${bundle.label}`);
+  // Edge labels on demand: none on an edge away from the selection at this zoom; all of them zoomed in.
+  const labelsAt = (zoom) => page.evaluate((zoom) => {
+    const cy = window.explorer.cy;
+    if (zoom) cy.zoom(zoom);
+    const away = cy.edges(":visible").not(".bundle, .more-edge, .near, .onpath, :selected");
+    return { away: away.length, labelled: away.filter((e) => e.pstyle("label").strValue !== "").length };
+  }, zoom);
+  const far = await labelsAt(0);
+  assert.ok(far.away > 0 && far.labelled === 0, `edges away from the selection have no label at the fitted zoom: ${JSON.stringify(far)}`);
+  const near = await labelsAt(1.5);
+  assert.equal(near.labelled, near.away, `zoomed in, every edge has its label: ${JSON.stringify(near)}`);
+  await page.evaluate(() => window.explorer.cy.fit(undefined, 40));
+  await clickGraph(page, bundle.id);
+  await idle(page);
+  const listed = page.locator('[data-panel="bundle"] .bundle-list > li');
+  await listed.first().waitFor({ timeout: wait });
+  assert.equal(await listed.count(), bundle.count, "the panel lists each relation of the bundle");
+  assert.deepEqual((await listed.evaluateAll((lis) => lis.map((li) => li.dataset.relation))).sort(), bundle.members);
+  const apart = await page.evaluate((ids) => ids.filter((id) => window.explorer.cy.getElementById(id).visible()).length, bundle.members);
+  assert.equal(apart, bundle.count, "selected, the bundle draws its relations apart");
+  await screenshot(page, "bundle");
+  await listed.first().locator("button").click();
+  await idle(page);
+  await page.locator('[data-panel="relation"] .sub', { hasText: bundle.members[0] }).first().waitFor({ timeout: wait });
+  // Far out, the entities that matter keep a label of legible size; the others lose theirs.
+  const lod = await page.evaluate(() => {
+    const cy = window.explorer.cy;
+    cy.zoom(0.3);
+    const nodes = cy.nodes().not(".more");
+    const keep = nodes.filter((n) => n.pstyle("label").strValue !== "");
+    return { zoom: cy.zoom(), nodes: nodes.length, kept: keep.map((n) => n.id()), px: Math.min(...keep.map((n) => parseFloat(n.style("font-size")) * cy.zoom())) };
+  });
+  assert.ok(lod.zoom < 0.85, `nothing clamps the zoom: ${lod.zoom}`);
+  assert.ok(lod.kept.includes("actors/lutfur-rahman") && lod.kept.length < lod.nodes, `far out, the expanded keep their labels, not all: ${lod.kept}`);
+  assert.ok(lod.px >= 11, `and at a legible size: ${lod.px.toFixed(1)} px`);
+  await page.evaluate(() => window.explorer.cy.fit(undefined, 40));
+
   step = "find names in the view";
   console.log(step);
   await page.fill("#find", "rahm");
@@ -554,7 +607,7 @@ try {
   step = "export PNG, GraphML and Cytoscape JSON";
   console.log(step);
   const exported = {};
-  for (const [button, file] of [["#export-png", "view.png"], ["#export-graphml", "view.graphml"], ["#export-json", "view.cyjs"]]) {
+  for (const [button, file] of [["#export-svg", "view.svg"], ["#export-png", "view.png"], ["#export-graphml", "view.graphml"], ["#export-json", "view.cyjs"]]) {
     await page.click("details.export summary");
     const [dl] = await Promise.all([page.waitForEvent("download", { timeout: wait }), page.click(button)]);
     const to = path.join(out, file);
@@ -562,6 +615,17 @@ try {
     exported[file] = await readFile(to);
   }
   assert.deepEqual([...exported["view.png"].subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "the PNG is a PNG");
+  // The figure: what is drawn, with a title, the date, the filters, a legend and the sources.
+  const svg = exported["view.svg"].toString();
+  assert.match(svg, /^<\?xml [^>]*>\n<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/, "the SVG is an SVG document");
+  const visible = await page.evaluate(() => window.explorer.cy.nodes(":visible").not(".more").length);
+  assert.equal((svg.match(/<g class="node"/g) ?? []).length, visible, "the figure draws every entity drawn");
+  assert.match(svg, /<text[^>]*>As of 2010 \(undated relations included\) · every relation type · claims: alleged, reported, confirmed · \d+ entities, \d+ relations<\/text>/, "the figure says its filters");
+  assert.match(svg, new RegExp(`<text[^>]*>Drawn ${new Date().toISOString().slice(0, 10)} from polgraph`), "the figure says when it was drawn");
+  assert.match(svg, /<g class="legend"[\s\S]*>actor<\/text>[\s\S]*>no date: not known when it held<\/text>/, "the figure's legend names what it draws");
+  assert.match(svg, /<g class="sources"[\s\S]*>Sources<\/text>[\s\S]*Daily Mail/, "the figure lists its sources");
+  const pngSize = exported["view.png"].readUInt32BE(16);
+  assert.ok(pngSize > 1000, `the PNG is the figure at twice its size: ${pngSize} px wide`);
   const graphml = exported["view.graphml"].toString();
   assert.match(graphml, /<graphml xmlns="http:\/\/graphml.graphdrawing.org\/xmlns"/);
   assert.equal((graphml.match(/<node id=/g) ?? []).length, withUndated.nodes.length, "GraphML holds every entity shown");

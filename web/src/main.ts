@@ -20,6 +20,7 @@ import {
 } from "./gen/polgraph/v1/graph_service_pb";
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
 import { bundleId, isBundle, rebundle } from "./bundles";
+import { figurePNG, figureSVG, type FigureText, type LegendRow } from "./figure";
 import { ReviewView } from "./review";
 import { highlightColor, stylesheet } from "./style";
 import { decodePositions, type Direction, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
@@ -1662,9 +1663,47 @@ byId("clear").addEventListener("click", () => {
 function closeExportMenu(): void {
   (document.querySelector("details.export") as HTMLDetailsElement).open = false;
 }
-byId("export-png").addEventListener("click", () => {
+/** The figure's words: a title from what the view opened, the date, the filters, the sources, a legend. */
+async function figureText(): Promise<FigureText> {
+  const ends = view.steps.flatMap((s) => (s.op === "open" ? [s.name] : s.op === "path" ? [s.from, s.to] : []));
+  const known = new Map(paths?.resp.entities.map((e) => [e.name, e.displayName]) ?? []);
+  for (const [k, v] of paths?.names ?? []) known.set(k, v);
+  const names = [...new Set(ends)].map((n) => (cy.getElementById(n).nonempty() ? label(n) : known.get(n) ?? n));
+  const title = names.length ? `${names.slice(0, 4).join(", ")}${names.length > 4 ? ` and ${names.length - 4} more` : ""}` : "polgraph";
+  const filters: string[] = [view.asOf ? `As of ${view.asOf}${view.undated ? " (undated relations included)" : ""}` : "Any time"];
+  if (view.types.length) filters.push(view.types.includes("NONE") ? "no relation types" : view.types.map((k) => typeLabel(typeFromKey(k)!)).join(", "));
+  else filters.push("every relation type");
+  filters.push(view.statuses.length ? `claims: ${view.statuses.map((s) => s.toLowerCase()).join(", ")}` : "claims: alleged, reported, confirmed");
+  if (view.minConfidence > 0) filters.push(`confidence ≥ ${view.minConfidence.toFixed(2)}`);
+  const shown = realNodes().length;
+  filters.push(`${shown} entities, ${realEdges().length} relations`);
+  const ev = await evidence();
+  const sources = ev.sources.map((s) => [s.outlet || s.kind.toLowerCase(), `“${s.title || s.name}”`, s.published, s.url].filter(Boolean).join(" — "));
+  const drawn = cy.elements(":visible");
+  const legendRows: LegendRow[] = [];
+  for (const [k, v] of Object.entries(kinds)) if (drawn.nodes(`[kind = "${k}"]`).nonempty()) legendRows.push({ node: { shape: v.shape, color: v.color }, text: v.label });
+  for (const [f, v] of Object.entries(families)) if (drawn.edges(`.${f}`).nonempty()) legendRows.push({ line: { color: v.color, dash: "", width: 2.5 }, text: v.label });
+  const special: [string, LegendRow][] = [
+    [".alleged", { line: { color: "#64748b", dash: "6 3", width: 2.5 }, text: "alleged only" }],
+    [".undated", { line: { color: "#64748b", dash: "1 4", width: 2.5 }, text: "no date: not known when it held" }],
+    [".disputed", { line: { color: disputedColor, dash: "4 3", width: 2.5 }, text: "disputed: a claim denies it" }],
+    [".via", { line: { color: "#64748b", dash: "2 5", width: 2.5 }, text: "through a via (the party they sat for)" }],
+    [".bundle", { line: { color: "#475569", dash: "", width: 5 }, text: "several relations between two entities" }],
+  ];
+  for (const [sel, row] of special) if (drawn.edges(sel).nonempty()) legendRows.push(row);
+  legendRows.push({ line: { color: "#64748b", dash: "", width: 4.5 }, text: "thicker: higher confidence" });
+  const today = new Date().toISOString().slice(0, 10);
+  return { title, made: `Drawn ${today} from polgraph; the link below reopens this view.`, link: location.href, filters: filters.join(" · "), sources, legend: legendRows };
+}
+byId("export-svg").addEventListener("click", async () => {
   closeExportMenu();
-  download("polgraph-view.png", cy.png({ output: "blob", full: true, scale: 2, bg: "#ffffff" }));
+  const svg = figureSVG(cy, await figureText());
+  download("polgraph-view.svg", new Blob([svg], { type: "image/svg+xml" }));
+});
+byId("export-png").addEventListener("click", async () => {
+  closeExportMenu();
+  const svg = figureSVG(cy, await figureText());
+  download("polgraph-view.png", await figurePNG(svg));
 });
 /** The claims of every relation shown, and the sources they cite, read from polgraph for an export. */
 async function evidence(): Promise<Evidence> {
