@@ -346,6 +346,59 @@ try {
   assert.ok(lod.px >= 11, `and at a legible size: ${lod.px.toFixed(1)} px`);
   await page.evaluate(() => window.explorer.cy.fit(undefined, 40));
 
+  step = "the time range: a histogram of the relations drawn, a range of years, playback, two years compared";
+  console.log(step);
+  const mayor2022 = "relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2022";
+  const mayor2010 = "relations/lutfur-rahman.holds-office.mayor-of-tower-hamlets.2010";
+  const memberLabour = "relations/lutfur-rahman.member-of.labour";
+  const timeOf = () => page.evaluate((ids) => {
+    const cy = window.explorer.cy;
+    const out = {};
+    for (const id of ids) out[id] = cy.getElementById(id).classes().filter((c) => ["outtime", "before", "after"].includes(c)).join(" ");
+    out.undatedHidden = cy.edges(".undated.outtime").length;
+    out.bars = document.querySelectorAll("#hist rect").length;
+    out.span = [Number(document.getElementById("range-from").min), Number(document.getElementById("range-from").max)];
+    return out;
+  }, [mayor2022, mayor2010, memberLabour]);
+  let t = await timeOf();
+  assert.ok(t.bars > 10 && t.bars === t.span[1] - t.span[0] + 1, `a bar for each year the relations drawn span: ${JSON.stringify(t)}`);
+  assert.deepEqual([t[mayor2022], t[mayor2010], t[memberLabour]], ["", "", ""], "every year: nothing is taken out");
+  await page.locator("#range-from").fill("2005");
+  await page.locator("#range-to").fill("2009");
+  await idle(page);
+  t = await timeOf();
+  assert.match(page.url(), /range=2005-2009/);
+  assert.equal(t[mayor2022], "outtime", "the 2022 mayoralty did not hold in 2005–2009");
+  assert.equal(t[mayor2010], "outtime", "nor the 2010–2015 one");
+  assert.equal(t[memberLabour], "", "his Labour membership (until 2010) did");
+  assert.equal(t.undatedHidden, 0, "undated relations stay drawn");
+  assert.match(await page.locator("#range-out").innerText(), /^2005–2009: \d+ relations held then/);
+  await screenshot(page, "time-range");
+  // Playback: the range's end moves a year at a time.
+  await page.click("#range-play");
+  await page.waitForFunction(() => { const m = /range=(\d{4})-(\d{4})/.exec(location.search); return m && Number(m[2]) >= 2007; }, null, { timeout: wait });
+  const played = /range=(\d{4})-(\d{4})/.exec(page.url());
+  await page.click("#range-play");
+  assert.equal(played[1], "2005", "playback starts at the range's first year");
+  console.log(`  played to ${played[1]}–${played[2]}`);
+  // Two years compared: what held in 2010 only, in 2022 only.
+  await page.check("#compare");
+  await page.locator("#compare-a").fill("2010");
+  await page.locator("#compare-b").fill("2022");
+  await page.locator("#compare-b").dispatchEvent("change");
+  await idle(page);
+  t = await timeOf();
+  assert.match(page.url(), /compare=2010,2022/);
+  assert.equal(t[mayor2010], "before", "the 2010–2015 mayoralty held in 2010 only");
+  assert.equal(t[mayor2022], "after", "the 2022 mayoralty in 2022 only");
+  assert.equal(t[memberLabour], "before", "the membership until 2010 in 2010 only");
+  await screenshot(page, "compare-years");
+  await page.click("#range-all");
+  await idle(page);
+  t = await timeOf();
+  assert.deepEqual([t[mayor2022], t[mayor2010], t[memberLabour]], ["", "", ""], "All years draws everything again");
+  assert.doesNotMatch(page.url(), /range=|compare=/);
+
   step = "find names in the view";
   console.log(step);
   await page.fill("#find", "rahm");

@@ -18,7 +18,7 @@ export const isBundle = (id: string) => id.startsWith("bundle:");
 export function rebundle(cy: cytoscape.Core, open: (id: string, members: cytoscape.EdgeSingular[]) => boolean): void {
   const pairs = new Map<string, cytoscape.EdgeSingular[]>();
   cy.edges()
-    .not(".more-edge, .bundle")
+    .not(".more-edge, .bundle, .outtime")
     .forEach((e) => {
       const id = bundleId(e.source().id(), e.target().id());
       pairs.set(id, [...(pairs.get(id) ?? []), e]);

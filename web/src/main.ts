@@ -22,6 +22,7 @@ import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, typ
 import { bundleId, isBundle, rebundle } from "./bundles";
 import { figurePNG, figureSVG, type FigureText, type LegendRow } from "./figure";
 import { ReviewView } from "./review";
+import { applyTime, drawHistogram, histogram, yearsOf, type Histogram } from "./timeline";
 import { highlightColor, stylesheet } from "./style";
 import { decodePositions, type Direction, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
 import {
@@ -208,6 +209,7 @@ function decorate(): void {
     cy.edges(".near").removeClass("near");
     const node = sel && !isBundle(sel) ? cy.getElementById(sel) : cy.collection();
     if (node.nonempty() && node.isNode()) node.connectedEdges().addClass("near");
+    showTimeline();
     rebundle(cy, (id, members) => openBundles.has(id) || sel === id || members.some((e) => e.id() === sel || e.hasClass("onpath")));
   });
   levelOfDetail();
@@ -700,7 +702,7 @@ window.addEventListener("popstate", (ev) => {
   depth = Number((ev.state as { depth?: number } | null)?.depth ?? 0);
   ahead = Math.max(0, ahead + was - depth);
   const next = parseView(location.search);
-  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "" });
+  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "", range: null, compare: null });
   const sameGraph = graphBuilt && graphOf(next) === graphOf(view);
   Object.assign(view, next);
   showUndo();
@@ -743,7 +745,8 @@ function shownSummary(): string {
   const undated = realEdges().filter((x) => Boolean(x.data("undated"))).length;
   const dotted = undated ? `, ${undated} of them undated (dotted)` : "";
   const rest = more ? `; ${more} more ${more === 1 ? "entity" : "entities"} not shown yet (click a “+N more” handle)` : "";
-  return `${n} entities and ${e} relations shown${when}${dotted}${rest}.`;
+  const kept = view.range || view.compare ? ` (${realEdges().not(".outtime").length} held ${view.compare ? `in ${view.compare[0]} or ${view.compare[1]}` : `in ${view.range![0]}–${view.range![1]}`})` : "";
+  return `${n} entities and ${e} relations shown${kept}${when}${dotted}${rest}.`;
 }
 
 async function runStep(step: Step): Promise<void> {
@@ -1567,6 +1570,130 @@ per.addEventListener("change", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// Time in the view: the histogram of the relations drawn, the range of years kept, playback, comparison.
+
+const hist = document.getElementById("hist") as unknown as SVGSVGElement;
+const rangeFrom = byId<HTMLInputElement>("range-from");
+const rangeTo = byId<HTMLInputElement>("range-to");
+const rangeOut = byId<HTMLOutputElement>("range-out");
+const playButton = byId<HTMLButtonElement>("range-play");
+const compareBox = byId<HTMLInputElement>("compare");
+const compareA = byId<HTMLInputElement>("compare-a");
+const compareB = byId<HTMLInputElement>("compare-b");
+let years: Histogram | null = null;
+
+/** The entities the view's steps name: they stay drawn whatever the years. */
+function stepEntities(): Set<string> {
+  return new Set(view.steps.flatMap((s) => (s.op === "path" ? [s.from, s.to] : s.op === "hide" ? [] : [s.name])));
+}
+
+/** The histogram of the relations drawn, the controls as the view says, and the edges the years keep. */
+function showTimeline(): void {
+  years = histogram(realEdges().map((e) => yearsOf(e.data())), new Date().getFullYear());
+  const choice = { range: view.range, compare: view.compare };
+  const kept = applyTime(cy, choice, stepEntities());
+  byId("timeline").dataset.kept = String(kept);
+  if (!years) {
+    hist.replaceChildren();
+    rangeOut.textContent = realEdges().nonempty() ? "no relation drawn has a date" : "nothing drawn yet";
+    return;
+  }
+  drawHistogram(hist, years, choice);
+  byId("hist-first").textContent = String(years.first);
+  byId("hist-last").textContent = String(years.last);
+  for (const r of [rangeFrom, rangeTo]) {
+    r.min = String(years.first);
+    r.max = String(years.last);
+    r.disabled = !!view.compare;
+  }
+  rangeFrom.value = String(view.range?.[0] ?? years.first);
+  rangeTo.value = String(view.range?.[1] ?? years.last);
+  compareBox.checked = !!view.compare;
+  byId("compare-row").hidden = !view.compare;
+  if (view.compare) {
+    compareA.value = String(view.compare[0]);
+    compareB.value = String(view.compare[1]);
+  }
+  const undated = years.undated ? `; ${years.undated} undated stay drawn` : "";
+  rangeOut.textContent = view.compare
+    ? `${view.compare[0]} → ${view.compare[1]}: red held in ${view.compare[0]} only, green in ${view.compare[1]} only (${kept} drawn${undated})`
+    : view.range
+      ? `${view.range[0] === view.range[1] ? view.range[0] : `${view.range[0]}–${view.range[1]}`}: ${kept} relations held then${undated}`
+      : "every year";
+}
+
+/** A new range or comparison: written to the address (a history entry unless playing) and drawn. */
+function setTime(range: [number, number] | null, compare: [number, number] | null, push = true): void {
+  view.range = range;
+  view.compare = compare;
+  saveView(push);
+  decorate();
+  if (!statusEl.classList.contains("error")) setStatus(shownSummary());
+}
+
+function rangeChanged(): void {
+  if (!years) return;
+  let a = Number(rangeFrom.value);
+  let b = Number(rangeTo.value);
+  if (a > b) [a, b] = [b, a];
+  setTime(a === years.first && b === years.last ? null : [a, b], null, false);
+}
+rangeFrom.addEventListener("input", rangeChanged);
+rangeTo.addEventListener("input", rangeChanged);
+rangeFrom.addEventListener("change", () => saveView(true));
+rangeTo.addEventListener("change", () => saveView(true));
+byId("range-all").addEventListener("click", () => {
+  stopPlay();
+  setTime(null, null);
+});
+
+let playTimer: ReturnType<typeof setInterval> | undefined;
+function stopPlay(): void {
+  clearInterval(playTimer);
+  playTimer = undefined;
+  playButton.textContent = "Play";
+  playButton.setAttribute("aria-pressed", "false");
+}
+/** Plays the years: from the first year of the range (or of the histogram), one more year each step. */
+playButton.addEventListener("click", () => {
+  if (playTimer !== undefined || !years) {
+    stopPlay();
+    return;
+  }
+  const h = years;
+  const start = view.range?.[0] ?? h.first;
+  let end = start;
+  playButton.textContent = "Stop";
+  playButton.setAttribute("aria-pressed", "true");
+  setTime([start, end], null, true);
+  playTimer = setInterval(() => {
+    end++;
+    if (end > h.last) {
+      stopPlay();
+      return;
+    }
+    setTime([start, end], null, false);
+  }, 700);
+});
+compareBox.addEventListener("change", () => {
+  stopPlay();
+  if (!compareBox.checked || !years) {
+    setTime(view.range, null);
+    return;
+  }
+  const a = view.range?.[0] ?? Math.max(years.first, years.last - 10);
+  const b = view.range?.[1] ?? years.last;
+  setTime(null, [a, b]);
+});
+for (const input of [compareA, compareB]) {
+  input.addEventListener("change", () => {
+    const a = Number(compareA.value);
+    const b = Number(compareB.value);
+    if (Number.isInteger(a) && Number.isInteger(b) && a >= 1800 && b >= 1800) setTime(null, [a, b]);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The legend.
 
 function legend(): void {
@@ -1599,6 +1726,8 @@ function legend(): void {
     [svg(`<line x1="2" y1="5" x2="34" y2="5" stroke="#64748b" stroke-width="1"/><line x1="2" y1="13" x2="34" y2="13" stroke="#64748b" stroke-width="4.5"/>`), "thicker: higher confidence"],
     [svg(`<line x1="2" y1="9" x2="26" y2="9" stroke="#64748b" stroke-width="2"/><polygon points="26,5 34,9 26,13" fill="#64748b"/>`), "arrow: from → to (none if mutual)"],
     [line(highlightColor, "", 8), "on a path found"],
+    [line("#dc2626", "", 6), "comparing two years: held in the first only"],
+    [line("#16a34a", "", 6), "comparing two years: held in the second only"],
   ];
   byId("legend").replaceChildren(...rows.flatMap(([icon, text]) => [icon, h("span", null, text)]));
 }
@@ -1675,8 +1804,9 @@ async function figureText(): Promise<FigureText> {
   else filters.push("every relation type");
   filters.push(view.statuses.length ? `claims: ${view.statuses.map((s) => s.toLowerCase()).join(", ")}` : "claims: alleged, reported, confirmed");
   if (view.minConfidence > 0) filters.push(`confidence ≥ ${view.minConfidence.toFixed(2)}`);
-  const shown = realNodes().length;
-  filters.push(`${shown} entities, ${realEdges().length} relations`);
+  if (view.range) filters.push(`relations that held in ${view.range[0]}–${view.range[1]}`);
+  if (view.compare) filters.push(`${view.compare[0]} compared with ${view.compare[1]}`);
+  filters.push(`${cy.nodes(":visible").not(".more").length} entities, ${realEdges().filter(":visible").length + cy.edges(".bundle:visible").reduce((n, b) => n + Number(b.data("count")), 0)} relations`);
   const ev = await evidence();
   const sources = ev.sources.map((s) => [s.outlet || s.kind.toLowerCase(), `“${s.title || s.name}”`, s.published, s.url].filter(Boolean).join(" — "));
   const drawn = cy.elements(":visible");
@@ -1689,6 +1819,8 @@ async function figureText(): Promise<FigureText> {
     [".disputed", { line: { color: disputedColor, dash: "4 3", width: 2.5 }, text: "disputed: a claim denies it" }],
     [".via", { line: { color: "#64748b", dash: "2 5", width: 2.5 }, text: "through a via (the party they sat for)" }],
     [".bundle", { line: { color: "#475569", dash: "", width: 5 }, text: "several relations between two entities" }],
+    [".before", { line: { color: "#dc2626", dash: "", width: 5 }, text: `held in ${view.compare?.[0]} only` }],
+    [".after", { line: { color: "#16a34a", dash: "", width: 5 }, text: `held in ${view.compare?.[1]} only` }],
   ];
   for (const [sel, row] of special) if (drawn.edges(sel).nonempty()) legendRows.push(row);
   legendRows.push({ line: { color: "#64748b", dash: "", width: 4.5 }, text: "thicker: higher confidence" });

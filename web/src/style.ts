@@ -158,6 +158,9 @@ export function stylesheet(): cytoscape.StylesheetJson {
     { selector: ".faded", style: { opacity: 0.3, "text-opacity": 0.45 } },
     { selector: ".live", style: { "underlay-color": "#16a34a", "underlay-padding": 8, "underlay-opacity": 0.6 } },
     { selector: "node.live", style: { "underlay-shape": "ellipse" } },
+    { selector: "edge.outtime, node.outtime", style: { display: "none" } },
+    { selector: "edge.before", style: { "underlay-color": "#dc2626", "underlay-padding": 4, "underlay-opacity": 0.35, opacity: 0.55 } },
+    { selector: "edge.after", style: { "underlay-color": "#16a34a", "underlay-padding": 4, "underlay-opacity": 0.45 } },
     { selector: "node.found", style: { "underlay-color": "#f59e0b", "underlay-padding": 9, "underlay-opacity": 0.8, "underlay-shape": "ellipse" } },
   ];
   for (const [key, k] of Object.entries(kinds)) {

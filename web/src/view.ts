@@ -44,12 +44,16 @@ export interface View {
   pos: string;
   /** What sizes nodes: "" the relations the entity has in the graph, "degree" those drawn, "kind" its kind. */
   size: "" | "degree" | "kind";
+  /** The years whose relations stay drawn (of those the steps drew), or null for every year. */
+  range: [number, number] | null;
+  /** Two years compared: what held in the first only, in the second only, in both; or null. */
+  compare: [number, number] | null;
 }
 
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "" };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "", range: null, compare: null };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -76,6 +80,8 @@ export function formatView(v: View): string {
   if (v.live) parts.push("live=1");
   if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
   if (v.size) parts.push(`size=${v.size}`);
+  if (v.range) parts.push(`range=${v.range[0]}-${v.range[1]}`);
+  if (v.compare) parts.push(`compare=${v.compare[0]},${v.compare[1]}`);
   if (v.pos) parts.push(`pos=${v.pos}`);
   return parts.join("&");
 }
@@ -158,6 +164,16 @@ export function parseView(query: string): View {
       case "review":
         v.review = dec(raw);
         break;
+      case "range": {
+        const m = /^(\d{4})-(\d{4})$/.exec(dec(raw));
+        if (m && Number(m[1]) <= Number(m[2])) v.range = [Number(m[1]), Number(m[2])];
+        break;
+      }
+      case "compare": {
+        const m = /^(\d{4}),(\d{4})$/.exec(dec(raw));
+        if (m) v.compare = [Number(m[1]), Number(m[2])];
+        break;
+      }
       case "size": {
         const k = dec(raw);
         if (k === "degree" || k === "kind") v.size = k;
