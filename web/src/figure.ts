@@ -13,6 +13,8 @@ export interface FigureText {
   filters: string;
   /** One line per source cited: "Daily Mail — 'Title' (2024-04-01)". */
   sources: string[];
+  /** The view's notes: "Lutfur Rahman: removed by the election court in 2015". */
+  notes: string[];
   /** Legend rows: a kind (a node shape and colour) or a line (colour and dash). */
   legend: LegendRow[];
 }
@@ -83,9 +85,10 @@ function wrap(text: string, n: number): string[] {
  * legend on the right, the sources below. Returns the SVG document's text.
  */
 export function figureSVG(cy: cytoscape.Core, text: FigureText): string {
-  const nodes = cy.nodes(":visible").not(".more");
+  const nodes = cy.nodes(":visible").not(".more, .group");
+  const groups = cy.nodes(".group:visible");
   const edges = cy.edges(":visible").not(".more-edge");
-  const bb = nodes.union(edges).boundingBox({ includeLabels: true });
+  const bb = nodes.union(edges).union(groups).boundingBox({ includeLabels: true });
   const pad = 30;
   const graphW = Math.max(200, bb.w + 2 * pad);
   const graphH = Math.max(120, bb.h + 2 * pad);
@@ -94,7 +97,9 @@ export function figureSVG(cy: cytoscape.Core, text: FigureText): string {
   const linkLines = text.link.match(new RegExp(`.{1,${chars}}`, "g")) ?? [];
   const headH = 78 + 14 * linkLines.length;
   const sourceLines = text.sources.flatMap((s) => wrap(s, Math.max(60, Math.floor((graphW + legendW) / 6.6))));
-  const footH = 40 + 16 * sourceLines.length;
+  const noteLines = text.notes.flatMap((s) => wrap(s, Math.max(60, Math.floor((graphW + legendW) / 6.6))));
+  const notesH = noteLines.length ? 30 + 16 * noteLines.length : 0;
+  const footH = 40 + 16 * sourceLines.length + notesH;
   const legendH = 40 + 22 * text.legend.length;
   const W = graphW + legendW;
   const H = headH + Math.max(graphH, legendH) + footH;
@@ -110,6 +115,13 @@ export function figureSVG(cy: cytoscape.Core, text: FigureText): string {
 
   // The graph, translated so that its bounding box starts at (pad, headH + pad).
   const g = el("g", { class: "graph", transform: `translate(${fmt(pad - bb.x1)},${fmt(headH + pad - bb.y1)})` });
+  groups.forEach((grp) => {
+    const b = grp.boundingBox({ includeLabels: false });
+    const box = el("g", { class: "group", "data-id": grp.id() });
+    box.append(el("rect", { x: fmt(b.x1), y: fmt(b.y1), width: fmt(b.w), height: fmt(b.h), rx: 8, fill: "#e2e8f0", "fill-opacity": 0.5, stroke: "#64748b", "stroke-dasharray": "6 4" }));
+    box.append(el("text", { x: fmt(b.x1 + b.w / 2), y: fmt(b.y1 - 6), "font-size": 15, "font-weight": 700, "text-anchor": "middle", fill: "#111827" }, String(grp.data("label"))));
+    g.append(box);
+  });
   edges.forEach((e) => {
     const s = e.sourceEndpoint();
     const t = e.targetEndpoint();
@@ -172,7 +184,13 @@ export function figureSVG(cy: cytoscape.Core, text: FigureText): string {
   });
   svg.append(lg);
 
-  const foot = el("g", { class: "sources", transform: `translate(20,${fmt(headH + Math.max(graphH, legendH) + 10)})` });
+  if (noteLines.length) {
+    const notes = el("g", { class: "notes", transform: `translate(20,${fmt(headH + Math.max(graphH, legendH) + 10)})` });
+    notes.append(el("text", { x: 0, y: 14, "font-size": 13, "font-weight": 700, fill: "#111827" }, "Notes"));
+    noteLines.forEach((line, i) => notes.append(el("text", { x: 0, y: 34 + 16 * i, "font-size": 11, fill: "#374151" }, line)));
+    svg.append(notes);
+  }
+  const foot = el("g", { class: "sources", transform: `translate(20,${fmt(headH + Math.max(graphH, legendH) + 10 + notesH)})` });
   foot.append(el("text", { x: 0, y: 14, "font-size": 13, "font-weight": 700, fill: "#111827" }, text.sources.length ? "Sources" : "Sources: none cited by the relations drawn"));
   sourceLines.forEach((line, i) => foot.append(el("text", { x: 0, y: 34 + 16 * i, "font-size": 11, fill: "#374151" }, line)));
   svg.append(foot);

@@ -192,7 +192,9 @@ const cy = cytoscape({
 });
 
 /** Entities and relations, without the "N more" handles. */
-const realNodes = () => cy.nodes().not(".more");
+const realNodes = () => cy.nodes().not(".more, .group") as cytoscape.NodeCollection;
+/** The nodes with places of their own: entities and "+N more" handles, not the boxes of groups. */
+const placedNodes = () => cy.nodes().not(".group") as cytoscape.NodeCollection;
 const realEdges = () => cy.edges().not(".more-edge, .bundle") as cytoscape.EdgeCollection;
 
 /** Bundles the page was asked to keep open (a click on "Draw them apart"), by id. */
@@ -205,6 +207,9 @@ const openBundles = new Set<string>();
 function decorate(): void {
   cy.batch(() => {
     sizeNodes();
+    cy.elements(".pinned, .noted").removeClass("pinned noted");
+    for (const p of view.pins) cy.getElementById(p).addClass("pinned");
+    for (const target of view.notes.keys()) cy.getElementById(target).addClass("noted");
     const sel = view.selected;
     cy.edges(".near").removeClass("near");
     const node = sel && !isBundle(sel) ? cy.getElementById(sel) : cy.collection();
@@ -585,8 +590,13 @@ function relayout(fresh: boolean, fixed: cytoscape.NodeCollection = cy.collectio
   decorate();
   byId("empty").hidden = cy.nodes().nonempty();
   if (cy.nodes().empty()) return;
+  const pinned = placedNodes().filter((n) => view.pins.includes(n.id()));
+  fixed = fixed.union(pinned);
+  const settled = fixed;
+  // A hub's new neighbours that join nothing else drawn go round it in rings; fCoSE places the rest.
+  fixed = fixed.union(ringLeaves(fixed));
   fixed = fixed.filter((n) => n.inside());
-  if (fixed.nonempty() && fixed.length === cy.nodes().length) {
+  if (fixed.nonempty() && fixed.length === placedNodes().length) {
     // Every node already has its place: nothing moves but a returning node that would cover another.
     settle(returning.filter((n) => n.inside()), false);
     if (fit) cy.fit(undefined, 40);
@@ -598,10 +608,9 @@ function relayout(fresh: boolean, fixed: cytoscape.NodeCollection = cy.collectio
   const finish = () => {
     if (done) return;
     done = true;
-    if (fixed.nonempty()) {
-      settle(returning.filter((n) => n.inside()), false);
-      settle(cy.nodes().difference(fixed), true);
-    }
+    settle(returning.filter((n) => n.inside()), false);
+    settle(placedNodes().difference(settled), true);
+    if (fit) cy.fit(undefined, 40);
     fixed.unlock();
     afterLayout();
     end();
@@ -639,6 +648,55 @@ function relayout(fresh: boolean, fixed: cytoscape.NodeCollection = cy.collectio
 }
 
 /**
+ * Places the new neighbours of a hub that join nothing else drawn (a party's members, say) in rings
+ * around it, sorted by kind and name, each ring as full as its labels allow: at least six of them make a
+ * ring. The hub is one already placed (in fixed), or, when nothing is, the node with the most such
+ * neighbours. Returns the nodes placed.
+ */
+function ringLeaves(fixed: cytoscape.NodeCollection): cytoscape.NodeCollection {
+  let placedNow = cy.collection();
+  const free = placedNodes().not(".more").difference(fixed) as cytoscape.NodeCollection;
+  const leavesOf = (hub: cytoscape.NodeSingular) =>
+    hub.neighborhood("node").not(".more, .group").intersection(free).filter((n) => {
+      const others = n.neighborhood("node").not(".more, .group");
+      return others.length === 1 && others.same(hub);
+    });
+  let hubs = fixed.filter((n) => !n.hasClass("more")) as cytoscape.NodeCollection;
+  if (hubs.empty()) {
+    const best = free.max((n) => leavesOf(n as cytoscape.NodeSingular).length).ele as unknown as cytoscape.NodeSingular | undefined;
+    if (!best || leavesOf(best).length < 6) return placedNow;
+    best.position({ x: 0, y: 0 });
+    placedNow = placedNow.union(best);
+    hubs = cy.collection().union(best) as cytoscape.NodeCollection;
+  }
+  hubs.forEach((hub) => {
+    const leaves = leavesOf(hub).difference(placedNow);
+    if (leaves.length < 6) return;
+    const order = ["party", "organisation", "seat", "actor"];
+    const sorted = leaves.sort((a, b) =>
+      order.indexOf(String(a.data("kind"))) - order.indexOf(String(b.data("kind"))) || String(a.data("label")).localeCompare(String(b.data("label"))));
+    const c = hub.position();
+    const step = 150; // room for a label on a ring
+    let r = 130 + hub.width() / 2;
+    let i = 0;
+    let ring = 0;
+    while (i < sorted.length) {
+      const capacity = Math.max(6, Math.floor((2 * Math.PI * r) / step));
+      const n = Math.min(capacity, sorted.length - i);
+      const offset = ring % 2 ? Math.PI / n : 0;
+      for (let k = 0; k < n; k++, i++) {
+        const a = offset + (2 * Math.PI * k) / n - Math.PI / 2;
+        sorted[i].position({ x: c.x + r * Math.cos(a), y: c.y + r * Math.sin(a) });
+      }
+      ring++;
+      r += 85;
+    }
+    placedNow = placedNow.union(sorted);
+  });
+  return placedNow;
+}
+
+/**
  * Moves each of the nodes free that overlaps another node (with labels, their labels too) to the nearest
  * spot around it where it overlaps none: nodes that kept their places leave the layout less room.
  */
@@ -650,7 +708,7 @@ function settle(free: cytoscape.NodeCollection, labels: boolean): void {
     return { x1: b.x1 - pad, y1: b.y1 - pad, x2: b.x2 + pad, y2: b.y2 + pad };
   };
   const cut = (a: Box, b: Box) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
-  const boxes = new Map(cy.nodes().map((n) => [n.id(), boxOf(n)]));
+  const boxes = new Map(placedNodes().map((n) => [n.id(), boxOf(n)]));
   free.forEach((n) => {
     const own = boxes.get(n.id())!;
     const clear = (b: Box) => ![...boxes].some(([id, o]) => id !== n.id() && cut(b, o));
@@ -702,7 +760,7 @@ window.addEventListener("popstate", (ev) => {
   depth = Number((ev.state as { depth?: number } | null)?.depth ?? 0);
   ahead = Math.max(0, ahead + was - depth);
   const next = parseView(location.search);
-  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "", range: null, compare: null });
+  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "", range: null, compare: null, pins: [], groups: [], notes: new Map() });
   const sameGraph = graphBuilt && graphOf(next) === graphOf(view);
   Object.assign(view, next);
   showUndo();
@@ -714,6 +772,10 @@ window.addEventListener("popstate", (ev) => {
   showMode();
   cy.resize();
   if (sameGraph) {
+    // The same entities: the groups and places the address holds.
+    applyGroups();
+    const at = decodePositions(view.pos, placedNodes().map((n) => n.id()));
+    if (at) cy.batch(() => placedNodes().forEach((n) => void n.position(at.get(n.id()) ?? n.position())));
     void showSelected();
     return;
   }
@@ -788,13 +850,16 @@ const remembered = new Map<string, Position>();
 
 /** Where every node is drawn, by id. */
 function positions(): Map<string, Position> {
-  return new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
+  return new Map(placedNodes().map((n) => [n.id(), { ...n.position() }]));
 }
 
+/** A layout asked for (Rearrange, a new group) makes a history entry of its own: Undo puts nodes back. */
+let pushPositions = false;
 /** Writes where the nodes are drawn into the view (and the address, in place). */
 function keepPositions(): void {
   view.pos = encodePositions(positions());
-  saveView();
+  saveView(pushPositions);
+  pushPositions = false;
 }
 cy.on("dragfree", "node", () => keepPositions());
 
@@ -824,8 +889,9 @@ async function rebuild(keep = false): Promise<void> {
     }
     if (generation !== rebuildGeneration) return;
     fillPathForm();
+    applyGroups();
     highlightPaths();
-    const at = before ? remembered : decodePositions(view.pos, cy.nodes().map((n) => n.id()));
+    const at = before ? remembered : decodePositions(view.pos, placedNodes().map((n) => n.id()));
     let fixed = cy.collection();
     if (at)
       cy.batch(() => {
@@ -850,7 +916,7 @@ async function rebuild(keep = false): Promise<void> {
 /** Runs a new step: records it in the view (and the address), then merges its answer and lays out again. */
 async function act(step: Step, what: string): Promise<boolean> {
   const fresh = cy.nodes().empty();
-  const drawn = cy.nodes();
+  const drawn = placedNodes();
   const shown = cy.elements().length;
   try {
     await runStep(step);
@@ -889,6 +955,135 @@ async function askPaths(from: string, to: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Curation: pins keep entities where they are, groups gather entities in a named box (shift-click marks
+// them), notes annotate entities and relations. All of them are in the address and in saved views.
+
+function togglePin(name: string): void {
+  view.pins = view.pins.includes(name) ? view.pins.filter((p) => p !== name) : [...view.pins, name];
+  saveView(true);
+  decorate();
+  void showSelected();
+}
+
+/** Lays out again every entity that is not pinned: a fresh start, the pinned ones where they are. */
+function rearrange(): void {
+  pushPositions = true;
+  relayout(true, cy.collection(), true);
+}
+byId("rearrange").addEventListener("click", rearrange);
+
+const groupButton = byId<HTMLButtonElement>("group");
+function showGroupButton(): void {
+  const n = cy.nodes(".marked").length;
+  groupButton.hidden = n < 2;
+  groupButton.textContent = `Group ${n}`;
+}
+groupButton.addEventListener("click", () => {
+  const members = cy.nodes(".marked").map((n) => n.id());
+  if (members.length < 2) return;
+  const label = (prompt("A name for the group", `Group ${view.groups.length + 1}`) ?? "").trim();
+  if (!label) return;
+  cy.nodes(".marked").removeClass("marked");
+  showGroupButton();
+  // An entity is in one group at most: the new group takes it from an older one.
+  view.groups = view.groups.map((g) => ({ ...g, members: g.members.filter((m) => !members.includes(m)) })).filter((g) => g.members.length > 0);
+  view.groups.push({ label, members });
+  gather(members);
+  applyGroups();
+  pushPositions = true;
+  keepPositions();
+  void select(`group:${view.groups.length - 1}`);
+});
+
+/** Brings a new group's members together, around where they were on average, off the other entities. */
+function gather(members: string[]): void {
+  const nodes = placedNodes().filter((n) => members.includes(n.id()));
+  if (nodes.empty()) return;
+  const c = nodes.reduce((acc, n: cytoscape.NodeSingular) => ({ x: acc.x + n.position().x / nodes.length, y: acc.y + n.position().y / nodes.length }), { x: 0, y: 0 });
+  const cols = Math.ceil(Math.sqrt(nodes.length));
+  nodes.forEach((n, i) => {
+    n.position({ x: c.x + ((i % cols) - (cols - 1) / 2) * 140, y: c.y + (Math.floor(i / cols) - (cols - 1) / 2) * 90 });
+  });
+  const others = placedNodes().difference(nodes) as cytoscape.NodeCollection;
+  // The others that the group now covers move out of its way.
+  const box = nodes.boundingBox({ includeLabels: true });
+  const inside = others.filter((n) => {
+    const p = n.position();
+    return p.x > box.x1 - 30 && p.x < box.x2 + 30 && p.y > box.y1 - 30 && p.y < box.y2 + 30;
+  });
+  inside.forEach((n) => {
+    const p = n.position();
+    const dx = p.x - c.x || 1;
+    const dy = p.y - c.y || 1;
+    const k = Math.max((box.w / 2 + 80) / Math.abs(dx), (box.h / 2 + 80) / Math.abs(dy));
+    n.position({ x: c.x + dx * Math.min(k, 50), y: c.y + dy * Math.min(k, 50) });
+  });
+}
+
+/** Draws the view's groups: a box (a compound node) per group round its members that are drawn. */
+function applyGroups(): void {
+  cy.batch(() => {
+    placedNodes().filter((n) => n.isChild()).move({ parent: null });
+    cy.nodes(".group").remove();
+    view.groups.forEach((g, i) => {
+      const members = g.members.map((m) => cy.getElementById(m)).filter((n) => n.nonempty() && !n.hasClass("more"));
+      if (!members.length) return;
+      cy.add({ group: "nodes", data: { id: `group:${i}`, label: g.label, size: 30 }, classes: "group" });
+      for (const m of members) (m as cytoscape.NodeSingular).move({ parent: `group:${i}` });
+    });
+  });
+}
+
+function renderGroup(id: string): void {
+  const i = Number(id.slice("group:".length));
+  const g = view.groups[i];
+  if (!g) {
+    panel(h("p", { class: "note" }, "This group is no longer in the view."));
+    return;
+  }
+  panel(
+    h("div", { "data-panel": "group" },
+      h("span", { class: "kindtag", style: "background:#475569" }, "group"),
+      h("h3", null, g.label),
+      h("p", { class: "sub" }, `${g.members.length} entities, drawn in one box; shift-click entities to mark them for a new group.`),
+      h("ul", { class: "bundle-list" }, g.members.map((m) => h("li", null, entityButton(m, label(m))))),
+      h("div", { class: "actions" },
+        h("button", { type: "button", "data-action": "ungroup", onclick: () => {
+          view.groups = view.groups.filter((_, k) => k !== i);
+          view.selected = "";
+          applyGroups();
+          saveView(true);
+          void showSelected();
+        } }, "Ungroup"),
+      ),
+    ),
+  );
+}
+
+/** The note on an entity or relation: read, written, deleted. */
+function noteEditor(target: string): HTMLElement {
+  const text = view.notes.get(target) ?? "";
+  const area = h("textarea", { id: "note-text", rows: 3, maxlength: 2000, placeholder: "A note on this, kept with the view and its link" });
+  area.value = text;
+  const save = (value: string) => {
+    if (value) view.notes.set(target, value);
+    else view.notes.delete(target);
+    saveView(true);
+    decorate();
+    void showSelected();
+  };
+  return h("details", { class: "note-editor", open: text ? true : undefined, "data-note": target },
+    h("summary", null, text ? "Note" : "Add a note"),
+    h("label", { class: "sr-only", for: "note-text" }, "Note"),
+    area,
+    h("div", { class: "actions" },
+      h("button", { type: "button", "data-action": "save-note", onclick: () => save(area.value.trim()) }, "Save note"),
+      text ? h("button", { type: "button", "data-action": "delete-note", onclick: () => save("") }, "Delete note") : null,
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The side panel: an entity, a relation with all its claims, or the paths found.
 
 const details = byId("details");
@@ -923,6 +1118,10 @@ async function showSelected(): Promise<void> {
   cy.getElementById(sel).select();
   if (isBundle(sel)) {
     renderBundle(sel);
+    return;
+  }
+  if (sel.startsWith("group:")) {
+    renderGroup(sel);
     return;
   }
   try {
@@ -1004,7 +1203,13 @@ function renderEntity(resp: GetEntityResponse): void {
         shown.nonempty()
           ? h("button", { type: "button", "data-action": "hide", title: "Take it out of the view (Delete); Undo shows it again", onclick: () => void hideEntity(e.name) }, "Hide")
           : null,
+        shown.nonempty()
+          ? h("button", { type: "button", "data-action": "pin", "aria-pressed": String(view.pins.includes(e.name)),
+              title: "Keep it where it is: no layout moves it (Rearrange lays out the others)", onclick: () => togglePin(e.name) },
+              view.pins.includes(e.name) ? "Unpin" : "Pin")
+          : null,
       ),
+      noteEditor(e.name),
       h("h2", null, "Relations, whatever the filters (click one to draw them)"),
       h("ul", { class: "counts" },
         resp.relationCounts.map((c) => {
@@ -1147,6 +1352,7 @@ function renderRelation(resp: GetRelationResponse, names: Map<string, string>): 
       h("p", { class: "sub" }, r.name),
       notDrawn(r.name),
       h("dl", null, rows),
+      noteEditor(r.name),
       h("h2", null, `Claims (${r.claims.length})`),
       h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
     ),
@@ -1272,6 +1478,15 @@ async function selectRelation(name: string): Promise<void> {
 
 cy.on("tap", "node", (ev) => {
   const n = ev.target as cytoscape.NodeSingular;
+  if (n.hasClass("group")) {
+    void select(n.id());
+    return;
+  }
+  if ((ev.originalEvent as MouseEvent | undefined)?.shiftKey && !n.hasClass("more")) {
+    n.toggleClass("marked");
+    showGroupButton();
+    return;
+  }
   if (n.hasClass("more")) {
     void showMore(String(n.data("more")));
     return;
@@ -1300,20 +1515,21 @@ cy.on("mouseout", "node, edge", (ev) => {
 
 // Tooltips: an edge's type, time ("no date" when undated) and verdict; what a "+N more" handle holds.
 const tip = byId("tip");
-cy.on("mouseover", "edge, node.more", (ev) => {
-  const title = String(ev.target.data("title") ?? "");
+cy.on("mouseover", "edge, node.more, node.noted", (ev) => {
+  const note = view.notes.get(ev.target.id());
+  const title = [ev.target.isEdge() || ev.target.hasClass("more") ? String(ev.target.data("title") ?? "") : "", note ? `Note: ${note}` : ""].filter(Boolean).join(" — ");
   if (!title) return;
   tip.textContent = title;
   tip.hidden = false;
 });
-cy.on("mousemove", "edge, node.more", (ev) => {
+cy.on("mousemove", "edge, node.more, node.noted", (ev) => {
   const p = ev.renderedPosition;
   if (!p) return;
   const box = byId("cy").getBoundingClientRect();
   tip.style.left = `${Math.min(p.x + 14, box.width - tip.offsetWidth - 8)}px`;
   tip.style.top = `${Math.max(4, p.y - tip.offsetHeight - 12)}px`;
 });
-cy.on("mouseout", "edge, node.more", () => (tip.hidden = true));
+cy.on("mouseout", "edge, node.more, node.noted", () => (tip.hidden = true));
 cy.on("pan zoom", () => (tip.hidden = true));
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1825,7 +2041,13 @@ async function figureText(): Promise<FigureText> {
   for (const [sel, row] of special) if (drawn.edges(sel).nonempty()) legendRows.push(row);
   legendRows.push({ line: { color: "#64748b", dash: "", width: 4.5 }, text: "thicker: higher confidence" });
   const today = new Date().toISOString().slice(0, 10);
-  return { title, made: `Drawn ${today} from polgraph; the link below reopens this view.`, link: location.href, filters: filters.join(" · "), sources, legend: legendRows };
+  const on = (target: string) => {
+    const el = cy.getElementById(target);
+    if (el.empty()) return target;
+    return el.isEdge() ? `${label(String(el.data("source")))} — ${el.data("label")} — ${label(String(el.data("target")))}` : label(target);
+  };
+  const notes = [...view.notes].map(([target, text]) => `${on(target)}: ${text}`);
+  return { notes, title, made: `Drawn ${today} from polgraph; the link below reopens this view.`, link: location.href, filters: filters.join(" · "), sources, legend: legendRows };
 }
 byId("export-svg").addEventListener("click", async () => {
   closeExportMenu();
@@ -2070,7 +2292,7 @@ async function liveChange(resource: string, method: string, record: string): Pro
       return;
     }
     const near = cy.getElementById(ends.from).nonempty() ? cy.getElementById(ends.from) : cy.getElementById(ends.to);
-    const drawn = cy.nodes();
+    const drawn = placedNodes();
     cy.batch(() => {
       for (const e of resp.entities) if (cy.getElementById(e.name).empty()) addEntity(e, undefined, near as cytoscape.NodeSingular);
       cy.getElementById(resource).remove();

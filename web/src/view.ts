@@ -48,12 +48,23 @@ export interface View {
   range: [number, number] | null;
   /** Two years compared: what held in the first only, in the second only, in both; or null. */
   compare: [number, number] | null;
+  /** Entities pinned where they are: no layout moves them. */
+  pins: string[];
+  /** Named groups of entities, drawn in a box of their own. */
+  groups: Group[];
+  /** Notes on entities and relations, by resource name. */
+  notes: Map<string, string>;
+}
+
+export interface Group {
+  label: string;
+  members: string[];
 }
 
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "", range: null, compare: null };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "", range: null, compare: null, pins: [], groups: [], notes: new Map() };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -80,6 +91,9 @@ export function formatView(v: View): string {
   if (v.live) parts.push("live=1");
   if (v.review !== null) parts.push(v.review ? `review=${enc(v.review)}` : "review");
   if (v.size) parts.push(`size=${v.size}`);
+  if (v.pins.length) parts.push(`pin=${v.pins.map(enc).join(",")}`);
+  for (const g of v.groups) parts.push(`group=${[g.label, ...g.members].map(encodeURIComponent).join("~")}`);
+  for (const [target, text] of v.notes) parts.push(`note=${enc(target)}~${encodeURIComponent(text)}`);
   if (v.range) parts.push(`range=${v.range[0]}-${v.range[1]}`);
   if (v.compare) parts.push(`compare=${v.compare[0]},${v.compare[1]}`);
   if (v.pos) parts.push(`pos=${v.pos}`);
@@ -172,6 +186,21 @@ export function parseView(query: string): View {
       case "compare": {
         const m = /^(\d{4}),(\d{4})$/.exec(dec(raw));
         if (m) v.compare = [Number(m[1]), Number(m[2])];
+        break;
+      }
+      case "pin":
+        v.pins = raw.split(",").map(dec).filter(Boolean);
+        break;
+      case "group": {
+        const [label, ...members] = raw.split("~").map(dec);
+        if (label && members.length) v.groups.push({ label, members: members.filter(Boolean) });
+        break;
+      }
+      case "note": {
+        const at = raw.indexOf("~");
+        const target = dec(raw.slice(0, at));
+        const text = dec(raw.slice(at + 1));
+        if (at > 0 && target && text) v.notes.set(target, text);
         break;
       }
       case "size": {
