@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { axeClean, axeExplorer, comboboxByKeyboard, listByKeyboard, phoneLayout } from "./a11y.mjs";
 import { launch } from "./browser.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -1033,6 +1034,31 @@ try {
   assert.match(curated, />Councillors<\/text>|data-id="group:0"/, "and the group");
   await screenshot(cur2, "curated");
   await cur2.close();
+
+  step = "the search box is a combobox; the list view expands an entity by the keyboard alone";
+  console.log(step);
+  const keys = await context.newPage();
+  watch(keys);
+  await keys.goto(new URL("?open=actors/lutfur-rahman", base).href);
+  await idle(keys);
+  await comboboxByKeyboard(keys, "Tower");
+  await listByKeyboard(keys, idle);
+  await axeClean(keys, "the list view, a relation's claims");
+  await screenshot(keys, "list-view");
+  await keys.keyboard.press("Escape");
+  assert.equal(await keys.locator("#listview").isHidden(), true, "Escape closes the list");
+  assert.equal(await keys.evaluate(() => document.activeElement?.id), "list-toggle", "and the focus goes back to the List button");
+  await keys.close();
+
+  step = "axe-core finds no serious or critical violation";
+  console.log(step);
+  await axeExplorer(context, base, idle, watch);
+
+  step = "a phone: no sideways scroll, full-width inputs, the details a bottom sheet";
+  console.log(step);
+  const phone = await phoneLayout(context, new URL("?open=actors/lutfur-rahman&sel=actors/lutfur-rahman", base).href, idle, watch);
+  await screenshot(phone.page, "phone");
+  await phone.page.close();
 
   step = "the README's screenshot";
   console.log(step);

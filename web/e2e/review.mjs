@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { axeClean, noSidewaysOnPhone } from "./a11y.mjs";
 import { launch } from "./browser.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -90,6 +91,9 @@ try {
   assert.match(gate, /sessionStorage/, "and where the key is kept");
   await screenshot("asks-for-a-key");
 
+  await axeClean(page, "the review asks for a key");
+  await noSidewaysOnPhone(page, "the review asks for a key", ["#review-key-input", ".keyform"]);
+
   step = "a reader's key is refused: it cannot review";
   console.log(step);
   await useKey(t.readerKey);
@@ -132,6 +136,7 @@ try {
   assert.match(first, /rule \S+/, "the rule that proposed it");
   assert.match(first, /pending/i, "its state");
   await screenshot("document");
+  await axeClean(page, "the review: a document and its proposals");
 
   step = "a highlighted sentence points to its proposal";
   console.log(step);
@@ -240,6 +245,8 @@ try {
     [t.bulkReject]: "REJECTED",
   });
   assert.ok((await proposal(t.reject).innerText()).includes(t.reason), "the reason is kept");
+  await axeClean(page, "the review with proposals approved and rejected");
+  await noSidewaysOnPhone(page, "a document with proposals approved and rejected", ["li.proposal", "li.pentity", ".doc-item", "[data-testid=review-text]"]);
   await page.locator('[data-testid="review-state-filter"]').selectOption({ label: "approved (3)" });
   assert.equal(await page.locator("li.proposal").count(), 3, "the state filter shows the approved ones");
 

@@ -21,12 +21,15 @@ import {
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
 import { bundleId, isBundle, rebundle } from "./bundles";
 import { figurePNG, figureSVG, type FigureText, type LegendRow } from "./figure";
+import { bottomSheet, markOption } from "./a11y";
+import { listView } from "./listview";
 import { ReviewView } from "./review";
 import { applyTime, drawHistogram, histogram, yearsOf, type Histogram } from "./timeline";
 import { highlightColor, stylesheet } from "./style";
 import { decodePositions, type Direction, emptyView, encodePositions, formatView, parseView, type Position, type Step, type View } from "./view";
 import {
   disputedColor,
+  disputedInk,
   families,
   kindKey,
   kinds,
@@ -1139,7 +1142,7 @@ async function showSelected(): Promise<void> {
 }
 
 function kindTag(kind: ReturnType<typeof kindKey>): HTMLElement {
-  return h("span", { class: "kindtag", style: `background:${kinds[kind].color}` }, kinds[kind].label);
+  return h("span", { class: "kindtag", style: `background:${kinds[kind].ink}` }, kinds[kind].label);
 }
 
 function entityButton(name: string, text: string): HTMLElement {
@@ -1345,7 +1348,7 @@ function renderRelation(resp: GetRelationResponse, names: Map<string, string>): 
   rows.push(h("dt", null, "Evidence"), h("dd", { class: denied ? "verdict disputed" : "verdict" }, verdictText(r.verdict, r.claims.length)));
   panel(
     h("div", { "data-panel": "relation" },
-      h("span", { class: "kindtag", style: `background:${denied ? disputedColor : families[typeFamily(r.type)].color}` },
+      h("span", { class: "kindtag", style: `background:${denied ? disputedInk : families[typeFamily(r.type)].color}` },
         denied ? "disputed relation" : "relation"),
       r.undated ? h("span", { class: "kindtag undated" }, "undated") : null,
       h("h3", { class: "sentence" }, relationSentence(r, names)),
@@ -1544,10 +1547,9 @@ function suggest(input: HTMLInputElement, list: HTMLUListElement, pick: (e: Enti
     list.hidden = true;
     active = -1;
     input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
   };
-  const mark = () => {
-    [...list.children].forEach((li, i) => li.setAttribute("aria-selected", String(i === active)));
-  };
+  const mark = () => markOption(input, list, active);
   const choose = (i: number) => {
     const e = results[i];
     if (!e) return;
@@ -1568,14 +1570,14 @@ function suggest(input: HTMLInputElement, list: HTMLUListElement, pick: (e: Enti
       list.replaceChildren(
         ...(resp.results.length
           ? resp.results.map((r, i) =>
-              h("li", { role: "option", "data-name": r.entity!.name, onmousedown: (ev: Event) => { ev.preventDefault(); choose(i); } },
+              h("li", { role: "option", id: `${list.id}-${i}`, "data-name": r.entity!.name, onmousedown: (ev: Event) => { ev.preventDefault(); choose(i); } },
                 h("span", { class: "name" }, r.entity!.displayName),
                 r.matched && r.matched !== r.entity!.displayName ? h("span", { class: "matched" }, `“${r.matched}”`) : null,
-                h("span", { class: "kind", style: `color:${kinds[kindKey(r.entity!.kind)].color}` }, kinds[kindKey(r.entity!.kind)].label),
+                h("span", { class: "kind", style: `color:${kinds[kindKey(r.entity!.kind)].ink}` }, kinds[kindKey(r.entity!.kind)].label),
                 r.summary ? h("span", { class: "summary" }, r.summary) : null,
               ),
             )
-          : [h("li", { class: "none" }, `Nothing matches “${q}”.`)]),
+          : [h("li", { class: "none", role: "option", "aria-disabled": "true" }, `Nothing matches “${q}”.`)]),
       );
       active = results.length ? 0 : -1;
       mark();
@@ -1584,8 +1586,9 @@ function suggest(input: HTMLInputElement, list: HTMLUListElement, pick: (e: Enti
     } catch (e) {
       if (mine !== seq) return;
       const o = failed(`search for “${q}”`, e, () => void run());
-      list.replaceChildren(h("li", { class: "none" }, o ? "Not answering just now; the search runs again once it is back." : describeError(e)));
+      list.replaceChildren(h("li", { class: "none", role: "option", "aria-disabled": "true" }, o ? "Not answering just now; the search runs again once it is back." : describeError(e)));
       list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
     }
   };
   input.addEventListener("input", () => {
@@ -1608,7 +1611,10 @@ function suggest(input: HTMLInputElement, list: HTMLUListElement, pick: (e: Enti
   });
   input.addEventListener("blur", () => setTimeout(hide, 100));
   input.addEventListener("focus", () => {
-    if (results.length && input.value.trim().length >= 2 && !input.dataset.name) list.hidden = false;
+    if (results.length && input.value.trim().length >= 2 && !input.dataset.name) {
+      list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+    }
   });
 }
 
@@ -2322,6 +2328,9 @@ startLive();
 byId("mode-graph").addEventListener("click", () => void openGraph());
 byId("mode-review").addEventListener("click", () => void openReview(view.review ?? lastReview));
 
+// The list view (for the keyboard and screen readers) does what a click on the graph does.
+listView(cy, { open: (name) => void focusEntity(name), expand: (name) => void openEntity(name), relation: (id) => void selectRelation(id) });
+bottomSheet(cy);
 buildTypeFilter();
 legend();
 showFilters();

@@ -8,13 +8,15 @@ export interface KindStyle {
   label: string;
   shape: "ellipse" | "hexagon" | "diamond" | "round-rectangle";
   color: string;
+  /** A darker shade for text: white on it, or it on white, reads at 4.5:1 or better. */
+  ink: string;
 }
 
 export const kinds: Record<KindKey, KindStyle> = {
-  actor: { label: "actor", shape: "ellipse", color: "#2563eb" },
-  party: { label: "party", shape: "hexagon", color: "#db2777" },
-  seat: { label: "seat", shape: "diamond", color: "#d97706" },
-  organisation: { label: "organisation", shape: "round-rectangle", color: "#059669" },
+  actor: { label: "actor", shape: "ellipse", color: "#2563eb", ink: "#1d4ed8" },
+  party: { label: "party", shape: "hexagon", color: "#db2777", ink: "#be185d" },
+  seat: { label: "seat", shape: "diamond", color: "#d97706", ink: "#b45309" },
+  organisation: { label: "organisation", shape: "round-rectangle", color: "#059669", ink: "#047857" },
 };
 
 export function kindKey(k: EntityKind): KindKey {
@@ -40,6 +42,8 @@ export const families: Record<Family, { label: string; color: string }> = {
 
 /** The colour of relations with a denying claim: disputed, drawn dashed in this colour. */
 export const disputedColor = "#ea580c";
+/** The same, darker, for a tag with white text on it. */
+export const disputedInk = "#c2410c";
 
 /** Relation types in the order the filter lists them, with their family. */
 export const relationTypes: { type: RelationType; key: string; family: Family }[] = [
