@@ -200,14 +200,17 @@ export async function phoneLayout(context, url, idle, watch) {
       sheet: box("sheet"),
       details: { ...box("details"), scrollHeight: document.getElementById("details").scrollHeight, overflowY: getComputedStyle(document.getElementById("details")).overflowY },
       canvas: c.toJSON(),
-      labelPx: 14 * cy.zoom(),
+      // The labels drawn (far out, only those of the entities that matter), at their size on screen.
+      labelPx: Math.min(...cy.nodes().not(".more, .group").filter((n) => n.pstyle("label").strValue !== "").map((n) => parseFloat(n.style("font-size")) * cy.zoom())),
+      selectedLabelled: sel.pstyle("label").strValue !== "",
       selected: { x: c.left + p.x, y: c.top + p.y },
     };
   });
   console.log(`  phone: ${JSON.stringify(m)}`);
   assert.ok(m.scrollWidth <= m.innerWidth, `no sideways scroll on a phone: ${m.scrollWidth} > ${m.innerWidth}`);
   for (const k of ["search", "from", "to"]) assert.ok(m[k] >= 200, `the ${k} input is wide enough to type in: ${m[k]} px`);
-  assert.ok(m.labelPx >= 10, `labels are legible on a phone: ${m.labelPx.toFixed(1)} px`);
+  assert.ok(m.labelPx >= 10, `the labels drawn are legible on a phone: ${m.labelPx.toFixed(1)} px`);
+  assert.ok(m.selectedLabelled, "the entity selected keeps its label");
   const { sheet, selected } = m;
   assert.ok(sheet.bottom <= m.innerHeight + 1 && sheet.width >= m.innerWidth - 1, `the details are a bottom sheet: ${JSON.stringify(sheet)}`);
   assert.ok(sheet.height >= 0.3 * m.innerHeight, `the lowered sheet shows the details: ${sheet.height} px`);
