@@ -24,8 +24,8 @@
 //   - A claim written to a second relation moves there, and both relations' headers follow; the Dgraph
 //     store moves it too but leaves the first relation's support and verdict, and what its feed gives of
 //     it, as they were.
-//   - It records no audit trail (a graph.WriteMeta names only a saved view's author, and a tombstone's WriteResult is filled
-//     whether or not one is given), holds no bulk loads, and merges no entities.
+//   - It records no audit trail (a graph.WriteMeta names only a saved view's author, and a tombstone's
+//     WriteResult is filled whether or not one is given), holds no bulk loads, and merges no entities.
 package memstore
 
 import (

@@ -28,10 +28,9 @@ func (s *Store) CreateView(ctx context.Context, v graph.SavedView, id string) (g
 		}
 	} else {
 		base := graph.ViewIDFromTitle(kept.Title)
-		for _, c := range graph.ViewIDCandidates(base, 1, 10_000) {
-			if _, taken := s.views[graph.ViewNameOf(c)]; !taken {
-				kept.Name = graph.ViewNameOf(c)
-				break
+		for i := 1; kept.Name == "" && i <= 10_000; i++ {
+			if c := graph.ViewNameOf(graph.ViewIDCandidates(base, i, 1)[0]); s.views[c].Name == "" {
+				kept.Name = c
 			}
 		}
 		if kept.Name == "" {
