@@ -21,11 +21,13 @@ const (
 	Unauthenticated                     // the caller's credential is missing, unknown or revoked
 	PermissionDenied                    // the caller's role does not allow the call
 	FailedPrecondition                  // the graph is not in a state the request can apply to (a merged entity)
+	AlreadyExists                       // what a request would create exists already (a saved view's id)
+	Aborted                             // a concurrent change came first (a saved view's etag no longer matches)
 )
 
 func (k ErrorKind) String() string {
 	return [...]string{"internal", "invalid", "not found", "unavailable", "resource exhausted", "deadline exceeded",
-		"unauthenticated", "permission denied", "failed precondition"}[k]
+		"unauthenticated", "permission denied", "failed precondition", "already exists", "aborted"}[k]
 }
 
 // FieldViolation names one problem with one field of a request or an input record.

@@ -441,8 +441,8 @@ func TestScheduledBackupsAppearInMetrics(t *testing.T) {
 }
 
 // TestClusterRestoresFromBackup backs up a cluster of three alphas holding one replicated group, and one
-// of two groups of one alpha each (sharded), holding the default graph, an API key, an audit trail and a
-// review queue; it deletes every alpha's data and the zero's,
+// of two groups of one alpha each (sharded), holding the default graph, an API key, an audit trail, a
+// review queue and a saved view; it deletes every alpha's data and the zero's,
 // restores the backup into the cluster's data folder and starts the cluster there as `polgraph cluster`
 // does: each alpha, read alone, holds the graph backed up byte for byte but its new id, and the key
 // still authenticates.
@@ -474,16 +474,20 @@ func clusterRestoresFromBackup(t *testing.T, alphas, replicas int) {
 	articles := t.TempDir()
 	os.WriteFile(filepath.Join(articles, "one.txt"), []byte("Nia Okafor endorsed Rabina Khan for mayor.\n"), 0o600)
 	run(append([]string{"ingest"}, append(slices.Clone(lc.flags), articles)...)...)
-	backups := filepath.Join(t.TempDir(), "backups")
-	offset := strconv.Itoa(lc.cfg.PortOffset)
-	t.Log(run(append(append([]string{"backup"}, lc.flags...), "--dgraph-port-offset", offset, backups)...))
 	src, err := dgraph.Open(ctx, lc.dgraph.Service(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := src.CreateView(ctx, graph.SavedView{Title: "Backed up", Query: "open=actors/nia-okafor",
+		Notes: []graph.ViewNote{{Target: "actors/nia-okafor", Text: "Kept by the backup"}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	backups := filepath.Join(t.TempDir(), "backups")
+	offset := strconv.Itoa(lc.cfg.PortOffset)
+	t.Log(run(append(append([]string{"backup"}, lc.flags...), "--dgraph-port-offset", offset, backups)...))
 	want := dumpOf(t, src)
 	src.Close()
-	for _, kind := range []string{`"type":"Change"`, `"type":"ReviewProposal"`, `"type":"Key"`} {
+	for _, kind := range []string{`"type":"Change"`, `"type":"ReviewProposal"`, `"type":"Key"`, `"type":"View"`} {
 		if !strings.Contains(want, kind) {
 			t.Fatalf("the cluster's dump holds no %s", kind)
 		}

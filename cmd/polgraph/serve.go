@@ -150,6 +150,9 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 		go b.Run(ctx)
 	}
 	limited := []grpc.ServiceDesc{pb.GraphService_ServiceDesc}
+	if st.views != nil {
+		limited = append(limited, pb.ViewService_ServiceDesc)
+	}
 	if cfg.Writes {
 		limited = append(limited, pb.WriteService_ServiceDesc, pb.ReviewService_ServiceDesc)
 	}
@@ -191,6 +194,11 @@ func serve(ctx context.Context, lis, webLis net.Listener, st storage, cfg Config
 		go hub.Run(ctx)
 	}
 	pb.RegisterGraphServiceServer(srv, graphServer)
+	if st.views != nil {
+		// Saved views are not graph writes, so they are served whether or not writes are: a server without
+		// writes (--writes=false) lists and opens them and refuses changes, keeping the database as it is.
+		pb.RegisterViewServiceServer(srv, rpc.NewViewServer(st.views, principalName, rpc.ViewOptions{ReadOnly: !cfg.Writes, Timeout: cfg.Timeout}, log))
+	}
 	if cfg.Writes {
 		if st.writes != nil {
 			writes := &intake.Service{Store: st.writes, Timeout: cfg.WriteTimeout,
@@ -304,7 +312,7 @@ type reviewStore interface {
 
 // storage is what serve needs of where the graph lives, each role as its consumer declares it, stated
 // once where the service is wired. A nil role is a service without it: no graph in memory without feed,
-// no snapshot file without kept, no writes, review queue or API keys without theirs (a review queue needs
+// no snapshot file without kept, no writes, review queue, API keys or saved views without theirs (a review queue needs
 // feed and writes too).
 type storage struct {
 	graph  graph.Store
@@ -315,11 +323,12 @@ type storage struct {
 	// matches is what the review queue draws match candidates from (the graph's entities and judgements).
 	matches resolve.Reader
 	keys    auth.KeyStore
+	views   graph.Views
 }
 
 // onDgraph is every role, played by the store on Dgraph.
 func onDgraph(s *dgraph.Store) storage {
-	return storage{graph: s, feed: s, kept: s, writes: s, review: s.Queue(), matches: s, keys: s.Keys()}
+	return storage{graph: s, feed: s, kept: s, writes: s, review: s.Queue(), matches: s, keys: s.Keys(), views: s}
 }
 
 // changeFeed is the hub of WatchChanges over the store's change log, or nil for a store that keeps none.

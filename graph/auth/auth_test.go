@@ -37,6 +37,11 @@ func TestRequiredRoles(t *testing.T) {
 		{"/polgraph.v1.WriteService/DeleteEntity", Admin, true},
 		{"/polgraph.v1.WriteService/MergeEntities", Admin, true},
 		{"/polgraph.v1.WriteService/UnmergeEntities", Admin, true},
+		{"/polgraph.v1.ViewService/ListViews", Reader, true},
+		{"/polgraph.v1.ViewService/GetView", Reader, true},
+		{"/polgraph.v1.ViewService/CreateView", Editor, true},
+		{"/polgraph.v1.ViewService/UpdateView", Editor, true},
+		{"/polgraph.v1.ViewService/DeleteView", Editor, true},
 		// Not in the table: refused to everyone.
 		{"/polgraph.v1.WriteService/DropEverything", NoRole, false},
 		{"/polgraph.v1.GraphService/getentity", NoRole, false},

@@ -37,6 +37,12 @@ var methodRoles = map[string]Role{
 	"/polgraph.v1.GraphService/GetGraphStats":       Reader,
 	"/polgraph.v1.GraphService/FindConnections":     Reader,
 	"/polgraph.v1.GraphService/WatchChanges":        Reader,
+	// Saved views: opened by whoever may read the graph, saved and changed by editors.
+	"/polgraph.v1.ViewService/ListViews":  Reader,
+	"/polgraph.v1.ViewService/GetView":    Reader,
+	"/polgraph.v1.ViewService/CreateView": Editor,
+	"/polgraph.v1.ViewService/UpdateView": Editor,
+	"/polgraph.v1.ViewService/DeleteView": Editor,
 
 	// Writes, and the audit trail (which names who wrote what).
 	"/polgraph.v1.WriteService/UpsertSources":   Editor,

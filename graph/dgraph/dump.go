@@ -15,13 +15,13 @@ import (
 )
 
 // dumpTypes are the node types polgraph keeps, in the order Dump writes them, each with how many nodes
-// one query reads (a snapshot part holds up to 16 MiB).
+// one query reads (a snapshot part holds up to 16 MiB, a saved view up to 2 MiB of notes).
 var dumpTypes = []struct {
 	name string
 	page int
 }{
 	{"Meta", 1000}, {"Source", 1000}, {"Entity", 1000}, {"Relation", 1000}, {"Claim", 1000},
-	{"Judgement", 1000}, {"Change", 1000}, {"ChangeSet", 1000}, {"Request", 1000}, {"Key", 1000},
+	{"Judgement", 1000}, {"Change", 1000}, {"ChangeSet", 1000}, {"Request", 1000}, {"Key", 1000}, {"View", 8},
 	{"ReviewDocument", 500}, {"ReviewProposal", 1000}, {"ReviewEntity", 1000},
 	{"Snapshot", 100}, {"SnapshotPart", 4},
 }
@@ -33,7 +33,7 @@ type DumpSummary struct {
 }
 
 // Dump writes every node polgraph keeps (the graph, its tombstones and packs, the audit trail, request
-// ids, API keys, the review queue, the shared snapshot copy) as Dgraph shows it now, one JSON object a line: {"type":…,"uid":…,"p":{predicate: value}}, types in a fixed
+// ids, API keys, saved views, the review queue, the shared snapshot copy) as Dgraph shows it now, one JSON object a line: {"type":…,"uid":…,"p":{predicate: value}}, types in a fixed
 // order, nodes by uid, keys sorted, list values sorted. Two Dgraphs holding the same data give the same
 // bytes, since a binary backup keeps uids. It fails with an Unavailable error when Dgraph does not answer.
 // Each type is read in pages of its own transaction: dump a Dgraph nothing writes to.

@@ -204,7 +204,8 @@ func (ks *Keys) RevokeKey(ctx context.Context, idOrName string, at time.Time) (a
 	return out, err
 }
 
-// keyTxn runs do in a transaction, retried with backoff when Dgraph aborts it for a concurrent write.
+// keyTxn runs do in a transaction, retried with backoff (in a fresh transaction) when Dgraph aborts it for
+// a concurrent write: the writes of API keys and of saved views, which touch no graph version.
 // Errors that are not *graph.Error are wrapped (s.wrap) with op.
 func (s *Store) keyTxn(ctx context.Context, op string, do func(writeTxn) error) error {
 	lagging := 0
@@ -241,7 +242,7 @@ func (s *Store) keyTxn(ctx context.Context, op string, do func(writeTxn) error) 
 // actionRevoke is the trail's action for a key revoked.
 const actionRevoke = "REVOKE"
 
-// keyChange is the trail's record of a change to a key, made by whom ctx's WriteMeta names ("local"
+// keyChange is the trail's record of a change to a key or a saved view, made by whom ctx's WriteMeta names ("local"
 // when it names nobody), through method.
 func keyChange(ctx context.Context, method string, c graph.Change) []map[string]any {
 	meta, ok := graph.WriteMetaFrom(ctx)

@@ -24,8 +24,8 @@
 //   - A claim written to a second relation moves there, and both relations' headers follow; the Dgraph
 //     store moves it too but leaves the first relation's support and verdict, and what its feed gives of
 //     it, as they were.
-//   - It records no audit trail (a graph.WriteMeta is ignored, and a tombstone's WriteResult is filled
-//     whether or not one is given), holds no bulk loads, and merges no entities.
+//   - It records no audit trail (a graph.WriteMeta names only a saved view's author, and a tombstone's
+//     WriteResult is filled whether or not one is given), holds no bulk loads, and merges no entities.
 package memstore
 
 import (
@@ -56,6 +56,7 @@ type Store struct {
 	// from, to and via index the relations by the entity at each of those places.
 	from, to, via map[graph.EntityName]map[graph.RelationName]bool
 	judgements    map[string]graph.Judgement // by graph.JudgementName
+	views         map[graph.ViewName]graph.SavedView
 }
 
 type sourceRec struct {
@@ -82,6 +83,7 @@ var (
 	_ graph.ViaLinker    = (*Store)(nil)
 	_ graph.Tombstones   = (*Store)(nil)
 	_ graph.Judgements   = (*Store)(nil)
+	_ graph.Views        = (*Store)(nil)
 )
 
 // New returns an empty graph, at version 0.
@@ -95,6 +97,7 @@ func New() *Store {
 		to:         map[graph.EntityName]map[graph.RelationName]bool{},
 		via:        map[graph.EntityName]map[graph.RelationName]bool{},
 		judgements: map[string]graph.Judgement{},
+		views:      map[graph.ViewName]graph.SavedView{},
 	}
 }
 

@@ -54,6 +54,8 @@ var codeOf = map[graph.ErrorKind]codes.Code{
 	graph.Unauthenticated:    codes.Unauthenticated,
 	graph.PermissionDenied:   codes.PermissionDenied,
 	graph.FailedPrecondition: codes.FailedPrecondition,
+	graph.AlreadyExists:      codes.AlreadyExists,
+	graph.Aborted:            codes.Aborted,
 }
 
 // errorDomain names polgraph in google.rpc.ErrorInfo.

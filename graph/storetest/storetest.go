@@ -1,7 +1,7 @@
 // Package storetest is the contract of a graph store: one suite of tests that every store passes, run
 // against the Store on Dgraph (graph/dgraph) and the one in memory (graph/memstore). Each test writes a
 // small graph through the store's Writer and checks what the reads, the change feed, the entity lister,
-// the via links, the tombstones and the judgements give back against values worked out from what it wrote; one writes
+// the via links, the tombstones, the judgements and the saved views give back against values worked out from what it wrote; one writes
 // random graphs and compares every relation read with the relation written.
 package storetest
 
@@ -27,6 +27,7 @@ type Subject interface {
 	graph.ViaLinker
 	graph.Tombstones
 	graph.Judgements
+	graph.Views
 }
 
 // Run runs every test of the contract as a subtest of t. open is called once by each subtest, with the
@@ -63,6 +64,12 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"FeedGivesWritesGivenTombstonesAsReadsDo", testFeedIgnoresTombstones},
 		{"RandomGraphsReadBackAsWritten", testRandomGraphs},
 		{"JudgementsKeepPairsApart", testJudgements},
+		{"SavedViewsReadBackAsWritten", testSavedViews},
+		{"SavedViewIDsFromTitles", testViewIDs},
+		{"SavedViewEtagsRefuseStaleChanges", testViewEtags},
+		{"ListViewsByStoryAndNewestFirst", testListViews},
+		{"SavedViewsRefuseBadFields", testViewsRefuseBadFields},
+		{"SavedViewsCreatedAndUpdatedAtOnce", testConcurrentViews},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +82,15 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 
 // opts compare graph values: an empty list or map is no list or map.
 var opts = []cmp.Option{cmpopts.EquateEmpty()}
+
+// diffWith is cmp.Diff of want and got with opts and more.
+func diffWith(want, got any, more ...any) string {
+	o := append([]cmp.Option{}, opts...)
+	for _, m := range more {
+		o = append(o, m.(cmp.Option))
+	}
+	return cmp.Diff(want, got, o...)
+}
 
 // diff fails t, saying what, when got is not want.
 func diff(t *testing.T, what string, want, got any) {
