@@ -308,7 +308,9 @@ func TestExplorerInBrowser(t *testing.T) {
 	go controlSrv.Serve(controlLis)
 	defer controlSrv.Close()
 
+	editor, _ := makeKey(t, uniqueName("explorer-views"), "editor")
 	env := []string{
+		"POLGRAPH_EDITOR_KEY=" + editor,
 		"POLGRAPH_EXPLORER_URL=http://" + proxy.addr + "/",
 		"POLGRAPH_EXPLORER_CONTROL=http://" + controlLis.Addr().String() + "/",
 	}

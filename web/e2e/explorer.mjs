@@ -311,9 +311,10 @@ try {
   assert.ok(bundle.visible && bundle.hiddenMembers === bundle.count, "one edge is drawn for them, not each of them");
   console.log(`  ${bundle.id}: ${bundle.label}`);
   // Edge labels on demand: none on an edge away from the selection at this zoom; all of them zoomed in.
-  const labelsAt = (zoom) => page.evaluate((zoom) => {
+  const labelsAt = (zoom) => page.evaluate(async (zoom) => {
     const cy = window.explorer.cy;
     if (zoom) cy.zoom(zoom);
+    await new Promise((r) => setTimeout(r, 200)); // the labels follow the zoom once it rests
     const away = cy.edges(":visible").not(".bundle, .more-edge, .near, .onpath, :selected");
     return { away: away.length, labelled: away.filter((e) => e.pstyle("label").strValue !== "").length };
   }, zoom);
@@ -335,9 +336,10 @@ try {
   await idle(page);
   await page.locator('[data-panel="relation"] .sub', { hasText: bundle.members[0] }).first().waitFor({ timeout: wait });
   // Far out, the entities that matter keep a label of legible size; the others lose theirs.
-  const lod = await page.evaluate(() => {
+  const lod = await page.evaluate(async () => {
     const cy = window.explorer.cy;
     cy.zoom(0.3);
+    await new Promise((r) => setTimeout(r, 200));
     const nodes = cy.nodes().not(".more");
     const keep = nodes.filter((n) => n.pstyle("label").strValue !== "");
     return { zoom: cy.zoom(), nodes: nodes.length, kept: keep.map((n) => n.id()), px: Math.min(...keep.map((n) => parseFloat(n.style("font-size")) * cy.zoom())) };
@@ -1059,6 +1061,112 @@ try {
   const phone = await phoneLayout(context, new URL("?open=actors/lutfur-rahman&sel=actors/lutfur-rahman", base).href, idle, watch);
   await screenshot(phone.page, "phone");
   await phone.page.close();
+
+  step = "30 expansions: no two labels drawn over each other, every entity on screen after Fit";
+  console.log(step);
+  const big = await context.newPage();
+  watch(big);
+  await big.goto(new URL("?open=parties/labour&per=5", base).href);
+  await idle(big);
+  let expansions = 1;
+  const tried = new Set();
+  while (expansions < 30) {
+    const next = await big.evaluate((tried) => {
+      const cy = window.explorer.cy;
+      const n = cy.nodes().not(".more, .group, .expanded").filter((n) => !tried.includes(n.id())).sort((a, b) => a.id().localeCompare(b.id()))[0];
+      return n ? n.id() : null;
+    }, [...tried]);
+    if (!next) break;
+    tried.add(next);
+    await big.evaluate((id) => void window.explorer.cy.center(window.explorer.cy.getElementById(id)), next);
+    await clickGraph(big, next);
+    await idle(big);
+    expansions++;
+  }
+  await big.click("#fit");
+  await big.waitForTimeout(600);
+  await idle(big);
+  const crowd = await big.evaluate(() => {
+    const cy = window.explorer.cy;
+    const box = cy.container().getBoundingClientRect();
+    const nodes = cy.nodes().not(".group");
+    const labelled = nodes.filter((n) => n.visible() && n.pstyle("label").strValue !== "");
+    const boxes = labelled.map((n) => ({ id: n.id(), b: n.renderedBoundingBox({ includeNodes: false, includeLabels: true, includeEdges: false }) }));
+    const over = [];
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i].b, boxes[j].b];
+      if (a.x1 + 1 < b.x2 && b.x1 + 1 < a.x2 && a.y1 + 1 < b.y2 && b.y1 + 1 < a.y2) over.push(`${boxes[i].id} / ${boxes[j].id}`);
+    }
+    const off = nodes.filter((n) => {
+      const b = n.renderedBoundingBox({ includeLabels: false });
+      return b.x1 < -1 || b.y1 < -1 || b.x2 > box.width + 1 || b.y2 > box.height + 1;
+    }).map((n) => n.id());
+    return { nodes: nodes.length, expanded: cy.nodes(".expanded").length, labelled: labelled.length, over, off, zoom: cy.zoom(),
+      px: Math.min(...labelled.map((n) => parseFloat(n.style("font-size")) * cy.zoom())) };
+  });
+  console.log(`  ${crowd.expanded} expanded, ${crowd.nodes} entities, ${crowd.labelled} labelled at ${crowd.px.toFixed(1)} px or more, zoom ${crowd.zoom.toFixed(2)}`);
+  assert.ok(crowd.expanded >= 30, `30 entities expanded: ${crowd.expanded}`);
+  assert.deepEqual(crowd.over, [], "no label is drawn over another");
+  assert.deepEqual(crowd.off, [], "Fit brings every entity on screen");
+  assert.ok(crowd.px >= 10, `the labels drawn are legible: ${crowd.px.toFixed(1)} px`);
+  assert.deepEqual((await overlaps(big)).bodies, [], "no two entities are drawn on top of each other");
+  await screenshot(big, "thirty-expansions");
+  await big.close();
+
+  step = "a saved view reopens for a colleague with the same places, path, route and notes; a story steps through views";
+  console.log(step);
+  const editorKey = process.env.POLGRAPH_EDITOR_KEY;
+  assert.ok(editorKey, "POLGRAPH_EDITOR_KEY names an editor's key");
+  const author = await context.newPage();
+  watch(author);
+  await author.goto(new URL("?open=actors/lutfur-rahman&path=actors/ajmal-masroor,actors/keir-starmer&route=2&sel=paths&note=actors/rabina-khan~Mayoral%20candidate%202024", base).href);
+  await idle(author);
+  const whereSaved = async (page) => page.evaluate(() => Object.fromEntries(window.explorer.cy.nodes().not(".group").map((n) => [n.id(), n.position()])));
+  const saveAs = async (title, storyName, order) => {
+    await author.click("#views-menu summary");
+    await author.click("#save-view");
+    await author.fill("#view-title", title);
+    await author.fill("#view-story", storyName);
+    await author.fill("#view-order", String(order));
+    if (await author.locator("#view-key").count()) await author.fill("#view-key", editorKey);
+    await author.click("#view-create");
+    const link = author.locator('[data-panel="save-view"] a[data-link="saved"]');
+    await link.waitFor({ timeout: wait });
+    return link.getAttribute("href");
+  };
+  const story1 = `tower-hamlets-${Date.now().toString(36)}`;
+  const firstPlaces = await whereSaved(author);
+  const firstLink = await saveAs("How Ajmal Masroor reaches Keir Starmer", story1, 1);
+  assert.match(firstLink, /\?saved=views\/how-ajmal-masroor-reaches-keir-starmer(-\d+)?$/, `the saved view has a link of its own: ${firstLink}`);
+  assert.match(author.url(), /saved=views\//, "the address names the saved view");
+  await author.goto(new URL("?open=parties/aspire", base).href);
+  await idle(author);
+  const secondLink = await saveAs("Aspire", story1, 2);
+  await author.close();
+  // A colleague, in a tab of their own (no key), opens the first link.
+  const colleague = await context.newPage();
+  watch(colleague);
+  await colleague.goto(firstLink);
+  await idle(colleague);
+  const opened = await whereSaved(colleague);
+  assert.deepEqual(Object.keys(opened).sort(), Object.keys(firstPlaces).sort(), "the saved view draws the same entities");
+  const off = Object.keys(opened).filter((id) => Math.hypot(opened[id].x - firstPlaces[id].x, opened[id].y - firstPlaces[id].y) > 1);
+  assert.deepEqual(off, [], "every entity where it was when the view was saved");
+  assert.equal(await colleague.evaluate(() => window.explorer.view.route), 1, "the route picked");
+  assert.equal(await colleague.locator("#path-from").inputValue(), "Ajmal Masroor", "the path form filled");
+  assert.equal(await colleague.locator("#path-to").inputValue(), "Keir Starmer");
+  assert.equal(await colleague.evaluate(() => window.explorer.view.notes.get("actors/rabina-khan")), "Mayoral candidate 2024", "and the notes");
+  assert.match(await colleague.locator("#story-at").innerText(), new RegExp(`^${story1}: 1 of 2 — How Ajmal Masroor reaches Keir Starmer$`));
+  await screenshot(colleague, "saved-view");
+  await colleague.click("#story-next");
+  await idle(colleague);
+  assert.match(await colleague.locator("#story-at").innerText(), new RegExp(`^${story1}: 2 of 2 — Aspire$`), "Next opens the story's next view");
+  assert.ok(colleague.url().endsWith(secondLink.slice(secondLink.indexOf("saved="))) || colleague.url().includes(secondLink.slice(secondLink.indexOf("saved="))), `the address names it: ${colleague.url()}`);
+  assert.ok((await graph(colleague)).expanded.includes("parties/aspire"));
+  await colleague.goBack();
+  await idle(colleague);
+  assert.match(await colleague.locator("#story-at").innerText(), /: 1 of 2/, "Back returns to the first view of the story");
+  await colleague.close();
 
   step = "the README's screenshot";
   console.log(step);

@@ -7,6 +7,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { GraphService } from "./gen/polgraph/v1/graph_service_pb";
 import { ReviewService } from "./gen/polgraph/v1/review_service_pb";
+import { ViewService } from "./gen/polgraph/v1/view_service_pb";
 import { WriteService } from "./gen/polgraph/v1/write_service_pb";
 
 /** Reads: anonymous, as polgraph allows on loopback. */
@@ -55,6 +56,12 @@ export const reviewClient = createClient(
 export const writeClient = createClient(
   WriteService,
   createConnectTransport({ baseUrl: location.origin, defaultTimeoutMs: 60_000, interceptors: [withEditorKey] }),
+);
+
+/** Saved views: listed and opened by anyone who reads; saved with the editor's key. */
+export const viewClient = createClient(
+  ViewService,
+  createConnectTransport({ baseUrl: location.origin, defaultTimeoutMs: 20_000, interceptors: [withEditorKey] }),
 );
 
 /** Why the explorer cannot work right now. */

@@ -4,7 +4,8 @@ import cytoscape from "cytoscape";
 import fcose from "cytoscape-fcose";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { client, describeError, Health, outageOf, type Outage } from "./api";
+import { client, describeError, editorKey, Health, outageOf, setEditorKey, viewClient, type Outage } from "./api";
+import type { SavedView } from "./gen/polgraph/v1/view_service_pb";
 import { byId, download, h, safeLink } from "./dom";
 import { type ClaimOut, type Evidence, type SourceOut, toCytoscapeJSON, toGraphML } from "./exporters";
 import {
@@ -239,32 +240,55 @@ function sizeNodes(): void {
 
 // Edge labels are drawn from this zoom on; below farZoom only the entities that matter keep their labels.
 const edgeLabelZoom = 1.3;
-const farZoom = 0.7;
+const farZoom = 0.85;
 let lodZoom = -1;
-/** Labels for the zoom: edge labels when close, fewer node labels (kept legible) when far. */
+/**
+ * Labels for the zoom: edge labels when close; far out, only the entities that matter keep labels, drawn
+ * at a legible size. At any zoom a label that would cover another is left out, the more important kept
+ * (selected, on a path, found, expanded, pinned, then by relations): zooming in brings it back.
+ */
 function levelOfDetail(force = true): void {
   const z = cy.zoom();
   if (!force && Math.abs(z - lodZoom) < 0.02) return;
   lodZoom = z;
+  const nodes = realNodes().filter((n) => !n.hasClass("outtime"));
+  let candidates = nodes;
   cy.batch(() => {
     const edges = realEdges();
     if (z >= edgeLabelZoom) edges.addClass("zl");
     else edges.removeClass("zl");
-    const nodes = realNodes();
+    realNodes().removeClass("far");
     if (z >= farZoom) {
-      nodes.removeClass("far");
-      nodes.removeStyle("font-size");
+      nodes.removeStyle("font-size text-max-width");
+      cy.nodes(".more").removeStyle("font-size");
       return;
     }
-    // Far out: the expanded, the selected, those found or on a path and the hubs keep a label of at least
-    // 11 px on screen; the others lose theirs until one zooms in.
-    const keep = nodes.filter((n) => n.hasClass("expanded") || n.hasClass("found") || n.hasClass("onpath") || n.selected() || Number(n.data("relationCount") ?? 0) >= 25);
-    nodes.difference(keep).addClass("far");
-    keep.removeClass("far");
-    keep.style("font-size", Math.min(14 / z, 60));
+    cy.nodes(".more").style("font-size", Math.min(12 / z, 50));
+    candidates = nodes.filter((n) => n.hasClass("expanded") || n.hasClass("found") || n.hasClass("onpath") || n.selected() || n.hasClass("pinned") || Number(n.data("relationCount") ?? 0) >= 25);
+    nodes.difference(candidates).addClass("far");
+    candidates.style({ "font-size": Math.min(14 / z, 60), "text-max-width": `${Math.round(130 / Math.max(z, 0.25))}px` });
   });
+  const rank = (n: cytoscape.NodeSingular) =>
+    (n.selected() ? 1e7 : 0) + (n.hasClass("onpath") ? 1e6 : 0) + (n.hasClass("found") ? 1e6 : 0) + (n.hasClass("expanded") ? 1e5 : 0) +
+    (n.hasClass("pinned") ? 1e5 : 0) + Number(n.data("relationCount") ?? 0);
+  type Box = { x1: number; y1: number; x2: number; y2: number };
+  // The "+N more" handles are their labels: always drawn, the others keep off them.
+  const drawn: Box[] = cy.nodes(".more").map((m) => m.boundingBox({ includeLabels: true }));
+  const left: cytoscape.NodeSingular[] = [];
+  const gap = 2 / z; // two pixels on screen between labels
+  for (const n of (candidates as cytoscape.NodeCollection).sort((a: cytoscape.NodeSingular, b: cytoscape.NodeSingular) => rank(b) - rank(a) || String(a.data("label")).localeCompare(String(b.data("label"))))) {
+    const b = n.boundingBox({ includeNodes: false, includeLabels: true, includeEdges: false });
+    if (!(b.w > 0)) continue;
+    if (drawn.some((o) => b.x1 - gap < o.x2 && o.x1 - gap < b.x2 && b.y1 - gap < o.y2 && o.y1 - gap < b.y2)) left.push(n);
+    else drawn.push(b);
+  }
+  if (left.length) cy.batch(() => left.forEach((n) => void n.addClass("far")));
 }
-cy.on("zoom", () => levelOfDetail(false));
+let lodTimer: ReturnType<typeof setTimeout> | undefined;
+cy.on("zoom", () => {
+  clearTimeout(lodTimer);
+  lodTimer = setTimeout(() => levelOfDetail(false), 60);
+});
 
 /**
  * Draws an entity's neighbours through relations of one type (a key), one way or either: all of them, up
@@ -763,9 +787,11 @@ window.addEventListener("popstate", (ev) => {
   depth = Number((ev.state as { depth?: number } | null)?.depth ?? 0);
   ahead = Math.max(0, ahead + was - depth);
   const next = parseView(location.search);
-  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "", range: null, compare: null, pins: [], groups: [], notes: new Map() });
+  const graphOf = (v: View) => formatView({ ...v, selected: "", review: null, pos: "", size: "", range: null, compare: null, pins: [], groups: [], notes: new Map(), saved: "" });
   const sameGraph = graphBuilt && graphOf(next) === graphOf(view);
   Object.assign(view, next);
+  if (view.saved !== savedView?.name) savedView = story.find((v) => v.name === view.saved) ?? null;
+  void showStory();
   showUndo();
   showFilters();
   if (view.review !== null) {
@@ -1085,6 +1111,163 @@ function noteEditor(target: string): HTMLElement {
     ),
   );
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Saved views (ViewService): the view kept under a title, with its notes, for a colleague to open exactly
+// (`?saved=views/<id>`); views of one story are stepped through in order.
+
+/** The saved view this one came from, as last read: its etag guards "Save over". */
+let savedView: SavedView | null = null;
+/** The views of the story the saved view is in, in their order. */
+let story: SavedView[] = [];
+
+/** The view's address without what a saved view keeps apart (its notes) or names (itself). */
+function savedQuery(): string {
+  return formatView({ ...view, notes: new Map(), saved: "" });
+}
+
+/** Opens a saved view: its steps, filters and places, and its notes. False when it cannot be read. */
+async function openSaved(name: string, push = true): Promise<boolean> {
+  let got: SavedView | undefined;
+  try {
+    got = (await call(`Opening the saved view ${name}`, () => viewClient.getView({ name }))).view;
+  } catch (e) {
+    failed(`open the saved view ${name}`, e);
+    return false;
+  }
+  if (!got) return false;
+  savedView = got;
+  Object.assign(view, parseView(got.query), { notes: new Map(got.notes.map((n) => [n.target, n.text])), saved: got.name, review: null });
+  saveView(push);
+  showFilters();
+  graphBuilt = true;
+  byId("empty").hidden = view.steps.length > 0;
+  await rebuild();
+  await showStory();
+  setStatus(`The saved view “${got.title}”${got.createPrincipal ? `, saved by ${got.createPrincipal}` : ""}. ${shownSummary()}`);
+  return true;
+}
+
+/** The story bar: where the saved view stands in its story, with the previous and next views. */
+async function showStory(): Promise<void> {
+  const bar = byId("story");
+  if (!savedView?.story || savedView.name !== view.saved) {
+    bar.hidden = true;
+    return;
+  }
+  if (!story.some((v) => v.name === savedView!.name)) {
+    try {
+      story = (await viewClient.listViews({ story: savedView.story, pageSize: 500 })).views;
+    } catch {
+      story = [savedView];
+    }
+  }
+  const at = story.findIndex((v) => v.name === savedView!.name);
+  bar.hidden = false;
+  byId("story-at").textContent = `${savedView.story}: ${at + 1} of ${story.length} — ${savedView.title}`;
+  byId<HTMLButtonElement>("story-prev").disabled = at <= 0;
+  byId<HTMLButtonElement>("story-next").disabled = at < 0 || at >= story.length - 1;
+}
+const storyStep = (by: number) => {
+  const at = story.findIndex((v) => v.name === savedView?.name);
+  const next = story[at + by];
+  if (next) void openSaved(next.name);
+};
+byId("story-prev").addEventListener("click", () => storyStep(-1));
+byId("story-next").addEventListener("click", () => storyStep(1));
+
+/** The Views menu: the views saved, each a button that opens it. */
+byId("views-menu").addEventListener("toggle", async () => {
+  if (!(byId("views-menu") as HTMLDetailsElement).open) return;
+  const list = byId("views-list");
+  list.replaceChildren(h("p", { class: "muted small" }, "Reading the views saved…"));
+  try {
+    const resp = await viewClient.listViews({ pageSize: 100 });
+    list.replaceChildren(
+      ...(resp.views.length
+        ? resp.views.map((v) =>
+            h("button", { type: "button", "data-view": v.name, title: v.description || v.title, onclick: () => {
+              (byId("views-menu") as HTMLDetailsElement).open = false;
+              void openSaved(v.name);
+            } }, v.story ? `${v.title} (${v.story} ${v.storyOrder})` : v.title))
+        : [h("p", { class: "muted small" }, "No view saved yet.")]),
+    );
+  } catch (e) {
+    list.replaceChildren(h("p", { class: "muted small" }, `Could not list the views: ${describeError(e)}`));
+  }
+});
+
+/** The form that saves the view: a new saved view, or over the one it came from. */
+function renderSaveForm(): void {
+  const field = (id: string, text: string, input: HTMLElement) => h("div", { class: "field" }, h("label", { for: id }, text), input);
+  const title = h("input", { id: "view-title", type: "text", maxlength: 200, required: true, value: savedView?.name === view.saved ? savedView.title : "" });
+  const desc = h("textarea", { id: "view-description", rows: 3, maxlength: 4000 });
+  desc.value = savedView?.name === view.saved ? savedView.description : "";
+  const storyInput = h("input", { id: "view-story", type: "text", maxlength: 100, pattern: "[a-z0-9\\-]*", value: savedView?.name === view.saved ? savedView.story : "" });
+  const order = h("input", { id: "view-order", type: "number", step: 1, value: String(savedView?.name === view.saved ? savedView.storyOrder : 0) });
+  const key = h("input", { id: "view-key", type: "password", autocomplete: "off" });
+  const out = h("p", { class: "muted", "aria-live": "polite" });
+  const fields = () => ({
+    title: title.value.trim(),
+    description: desc.value.trim(),
+    query: savedQuery(),
+    notes: [...view.notes].map(([target, text]) => ({ target, text })),
+    story: storyInput.value.trim(),
+    storyOrder: Number(order.value) || 0,
+  });
+  const done = async (v: SavedView | undefined, what: string) => {
+    if (!v) return;
+    savedView = v;
+    story = [];
+    view.saved = v.name;
+    saveView();
+    const link = `${location.origin}${location.pathname}?saved=${v.name}`;
+    out.replaceChildren(`${what} as ${v.name}. Its link: `, h("a", { href: link, "data-link": "saved" }, link));
+    await showStory();
+  };
+  const save = async (over: boolean) => {
+    if (key.value.trim()) setEditorKey(key.value.trim());
+    try {
+      if (over && savedView) {
+        const resp = await call("Saving the view", () => viewClient.updateView({ view: { ...fields(), name: savedView!.name }, etag: savedView!.etag }));
+        await done(resp.view, "Saved over");
+      } else {
+        const resp = await call("Saving the view", () => viewClient.createView({ view: fields() }));
+        await done(resp.view, "Saved");
+      }
+    } catch (e) {
+      const ce = ConnectError.from(e);
+      out.textContent = ce.code === Code.Unauthenticated || ce.code === Code.PermissionDenied
+        ? "Saving a view needs an editor's key: give one above."
+        : ce.code === Code.Aborted
+          ? "Someone changed this view since it was opened: open it again, or save yours as a new view."
+          : `Could not save: ${describeError(e)}`;
+    }
+  };
+  panel(
+    h("form", { "data-panel": "save-view", class: "save-view", onsubmit: (ev: Event) => { ev.preventDefault(); void save(false); } },
+      h("h3", null, "Save this view"),
+      h("p", { class: "sub" }, "Its entities, filters, places, route and notes, for anyone who reads the graph to open as it is now."),
+      field("view-title", "Title", title),
+      field("view-description", "What to look at", desc),
+      field("view-story", "Story (views of one story are stepped through in order)", storyInput),
+      field("view-order", "Place in the story", order),
+      editorKey() ? null : field("view-key", "Editor's key (kept for this tab only)", key),
+      h("div", { class: "actions" },
+        h("button", { type: "submit", class: "primary", id: "view-create" }, "Save as a new view"),
+        savedView && savedView.name === view.saved
+          ? h("button", { type: "button", id: "view-update", onclick: () => void save(true) }, `Save over “${savedView.title}”`)
+          : null,
+      ),
+      out,
+    ),
+  );
+  title.focus();
+}
+byId("save-view").addEventListener("click", () => {
+  (byId("views-menu") as HTMLDetailsElement).open = false;
+  renderSaveForm();
+});
 
 // ---------------------------------------------------------------------------------------------------------
 // The side panel: an entity, a relation with all its claims, or the paths found.
@@ -2200,6 +2383,8 @@ async function openGraph(focusSearch = true): Promise<void> {
 
 async function buildGraph(focusSearch: boolean): Promise<void> {
   graphBuilt = true;
+  // A link to a saved view alone opens it as it was saved.
+  if (view.saved && view.steps.length === 0 && (await openSaved(view.saved, false))) return;
   await rebuild();
   if (view.steps.length === 0) byId("empty").hidden = false;
   if (!view.steps.length && focusSearch) searchInput.focus();

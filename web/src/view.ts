@@ -54,6 +54,8 @@ export interface View {
   groups: Group[];
   /** Notes on entities and relations, by resource name. */
   notes: Map<string, string>;
+  /** The saved view (ViewService) this view was opened from or saved as: `views/<id>`, or "". */
+  saved: string;
 }
 
 export interface Group {
@@ -64,7 +66,7 @@ export interface Group {
 export const defaultPerNode = 10;
 
 export function emptyView(): View {
-  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "", range: null, compare: null, pins: [], groups: [], notes: new Map() };
+  return { steps: [], asOf: "", undated: false, minConfidence: 0, types: [], statuses: [], perNode: defaultPerNode, coTemporal: false, followVia: false, selected: "", route: -1, live: false, review: null, pos: "", size: "", range: null, compare: null, pins: [], groups: [], notes: new Map(), saved: "" };
 }
 
 const enc = (s: string) => encodeURIComponent(s).replaceAll("%2F", "/");
@@ -96,6 +98,7 @@ export function formatView(v: View): string {
   for (const [target, text] of v.notes) parts.push(`note=${enc(target)}~${encodeURIComponent(text)}`);
   if (v.range) parts.push(`range=${v.range[0]}-${v.range[1]}`);
   if (v.compare) parts.push(`compare=${v.compare[0]},${v.compare[1]}`);
+  if (v.saved) parts.push(`saved=${enc(v.saved)}`);
   if (v.pos) parts.push(`pos=${v.pos}`);
   return parts.join("&");
 }
@@ -186,6 +189,11 @@ export function parseView(query: string): View {
       case "compare": {
         const m = /^(\d{4}),(\d{4})$/.exec(dec(raw));
         if (m) v.compare = [Number(m[1]), Number(m[2])];
+        break;
+      }
+      case "saved": {
+        const name = dec(raw);
+        if (/^views\/[a-z0-9-]+$/.test(name)) v.saved = name;
         break;
       }
       case "pin":
