@@ -472,6 +472,12 @@ try {
   assert.ok(compared.length >= 3, `some relations of the paths are in Lutfur Rahman's neighbourhood: ${compared.length}`);
   for (const c of compared) assert.deepEqual(c.drawn, c.served, `${c.id}: confidence, verdict and undated as the service says`);
   await screenshot(page, "paths");
+  // Five routes with all their evidence ran to 7,500 px: only the route picked (else the first) is open.
+  const tall = await page.evaluate(() => ({ height: document.getElementById("details").scrollHeight,
+    open: [...document.querySelectorAll(".paths > li.path > details.route")].map((d) => d.open) }));
+  assert.equal(tall.open.filter(Boolean).length, 1, `one route open: ${JSON.stringify(tall.open)}`);
+  assert.ok(tall.open[0], "the first");
+  assert.ok(tall.height < 2500, `the paths panel is ${tall.height} px tall`);
   await pathItems.first().locator("header").click();
   assert.equal(await pathItems.first().getAttribute("aria-current"), "true", "a path can be highlighted alone");
 
@@ -565,9 +571,20 @@ try {
     cy.zoom(1.1);
     cy.center(cy.getElementById(id));
   }, endorse);
+  // The paths read to their end: the panel does not keep that place for the next selection.
+  await page.click("#path-go");
+  await idle(page);
+  await page.locator('[data-panel="paths"]').waitFor({ timeout: wait });
+  const scrolled = await page.evaluate(() => {
+    const d = document.getElementById("details");
+    d.scrollTop = 1e6;
+    return d.scrollTop;
+  });
+  assert.ok(scrolled > 0, `the paths panel scrolls: ${scrolled}`);
   await clickGraph(page, endorse);
   await idle(page);
   const rel = page.locator('[data-panel="relation"]');
+  assert.equal(await page.evaluate(() => document.getElementById("details").scrollTop), 0, "a new selection's panel starts at its top");
   await rel.waitFor({ timeout: wait });
   assert.match(await rel.locator(".sub").innerText(), new RegExp(endorse.replaceAll(".", "\\.")));
   const claims = rel.locator("li.claim");

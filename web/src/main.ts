@@ -1274,8 +1274,12 @@ byId("save-view").addEventListener("click", () => {
 
 const details = byId("details");
 
+/** What the panel showed last: another selection starts at its top, not where the last one was read. */
+let panelOf = "";
 function panel(...children: (Node | string | null | false)[]): void {
   details.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== false));
+  if (panelOf !== view.selected) details.scrollTop = 0;
+  panelOf = view.selected;
 }
 
 async function select(name: string): Promise<void> {
@@ -1572,11 +1576,22 @@ function hopRelationItem(r: Relation, forward: boolean, names: Map<string, strin
       disputed ? h("span", { class: "badge DENIED", title: r.verdict?.summary ?? "a claim denies it" }, "disputed") : null,
       notThen ? h("span", { class: "badge then", title: "It did not hold while the whole route held; the hop held through its other relations." }, "not then") : null,
     ),
-    h("ul", { class: "claims" }, r.claims.map((c) => claimItem(c, names))),
+    claimList(r.claims, names, 2),
   );
 }
 
 /** A hop: how many relations join its two entities and what the evidence over all of them says, then each. */
+/** Claims, the first shown ones listed and the rest behind "N more claims": a route's panel stays short. */
+function claimList(claims: Relation["claims"], names: Map<string, string>, shown: number): HTMLElement {
+  const list = h("ul", { class: "claims" }, claims.slice(0, shown).map((c) => claimItem(c, names)));
+  if (claims.length <= shown) return list;
+  const rest = claims.length - shown;
+  return h("div", null, list,
+    h("details", { class: "more-claims" },
+      h("summary", null, `${rest} more claim${rest === 1 ? "" : "s"}`),
+      h("ul", { class: "claims" }, claims.slice(shown).map((c) => claimItem(c, names)))));
+}
+
 function hopItem(hop: Hop, names: Map<string, string>, during?: DateRange[]): HTMLElement {
   const rels = hopRelations(hop);
   const claims = rels.reduce((n, { relation }) => n + relation.claims.length, 0);
@@ -1618,6 +1633,9 @@ function renderPaths(p: PathsShown): void {
       h("li", { class: "path", "aria-current": p.active === i ? "true" : "false", "data-path": i },
         h("header", { onclick: () => pickPath(i), title: "Highlight this path" },
           h("strong", null, `Path ${i + 1}`), h("span", { class: "muted" }, `${path.hops.length} hop${path.hops.length > 1 ? "s" : ""}`)),
+        // Only the route picked (else the first) is open: five routes with their evidence ran to metres.
+        h("details", { class: "route", open: i === (p.active >= 0 ? p.active : 0) ? true : undefined },
+        h("summary", { class: "chain" }, path.entities.map((name) => names.get(name) ?? name).join(" → ")),
         p.coTemporal && path.during.length
           ? h("p", { class: "during" }, `This route held as a whole during ${path.during.map(spanLabel).join(", ")}: each hop through at least one of its relations.`)
           : null,
@@ -1629,6 +1647,7 @@ function renderPaths(p: PathsShown): void {
             if (hop) items.push(hopItem(hop, names, p.coTemporal && path.during.length ? path.during : undefined));
             return items;
           }),
+        ),
         ),
       ),
     ),
