@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run cluster drill drill-backup drill-backup-1m corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick bench-history web web-deps web-proto web-test web-screenshot \
+.PHONY: bench-explorer run cluster drill drill-backup drill-backup-1m corpus check test fuzz build bench-resolve dgraph tools lint-tools browser networkx postgres proto clean bench bench-load bench-quick bench-history web web-deps web-proto web-test web-screenshot \
 	image deploy-check
 
 ## run: build what is missing, start a local Dgraph, load the default graph, serve gRPC on 127.0.0.1:50051
@@ -184,6 +184,11 @@ web-proto: lint-tools
 	rm -rf web/src/gen
 	cd web && "$$($(GO) env GOPATH)/bin/buf" generate ../api --template buf.gen.yaml
 	$(MAKE) web
+
+## bench-explorer: the explorer's frame time at 200 and 1,000 entities, zooming and panning, in headless
+## Chromium; written to docs/bench/explorer-frames.md. Not part of `make test`.
+bench-explorer: dgraph web/node_modules
+	POLGRAPH_BENCH_FRAMES=1 POLGRAPH_REQUIRE_BROWSER=1 $(GO) test -count=1 -run '^TestExplorerFrameTime$$' ./cmd/polgraph
 
 ## web-test: only the explorer's tests, in headless Chromium (screenshots in test-output/explorer/)
 web-test: dgraph

@@ -323,3 +323,17 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	runBrowserScript(t, "e2e/explorer.mjs", env...)
 }
+
+// TestExplorerFrameTime runs web/e2e/frames.mjs (make bench-explorer): the canvas's frame time at 200 and
+// 1,000 synthetic entities, written to docs/bench/explorer-frames.md. A benchmark, not a check: it runs only
+// with POLGRAPH_BENCH_FRAMES=1.
+func TestExplorerFrameTime(t *testing.T) {
+	if os.Getenv("POLGRAPH_BENCH_FRAMES") == "" {
+		t.Skip("a benchmark: POLGRAPH_BENCH_FRAMES=1 (make bench-explorer) runs it")
+	}
+	out, err := filepath.Abs("../../docs/bench/explorer-frames.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runBrowserScript(t, "e2e/frames.mjs", "POLGRAPH_EXPLORER_URL=http://"+explorerAddr+"/", "POLGRAPH_FRAMES_OUT="+out)
+}

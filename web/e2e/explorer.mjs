@@ -1076,7 +1076,11 @@ try {
   step = "a phone: no sideways scroll, full-width inputs, the details a bottom sheet";
   console.log(step);
   const phone = await phoneLayout(context, new URL("?open=actors/lutfur-rahman&sel=actors/lutfur-rahman", base).href, idle, watch);
-  await screenshot(phone.page, "phone");
+  const phoneShot = await screenshot(phone.page, "phone");
+  if (docsShot) {
+    await copyFile(phoneShot, docsShot.replace(/\.png$/, "-phone.png"));
+    console.log(`  wrote ${docsShot.replace(/\.png$/, "-phone.png")}`);
+  }
   await phone.page.close();
 
   step = "30 expansions: no two labels drawn over each other, every entity on screen after Fit";

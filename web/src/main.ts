@@ -272,14 +272,28 @@ function levelOfDetail(force = true): void {
     (n.selected() ? 1e7 : 0) + (n.hasClass("onpath") ? 1e6 : 0) + (n.hasClass("found") ? 1e6 : 0) + (n.hasClass("expanded") ? 1e5 : 0) +
     (n.hasClass("pinned") ? 1e5 : 0) + Number(n.data("relationCount") ?? 0);
   type Box = { x1: number; y1: number; x2: number; y2: number };
-  // The "+N more" handles are their labels: always drawn, the others keep off them.
-  const drawn: Box[] = cy.nodes(".more").map((m) => m.boundingBox({ includeLabels: true }));
-  const left: cytoscape.NodeSingular[] = [];
   const gap = 2 / z; // two pixels on screen between labels
+  // The labels drawn so far, in a grid of cells about 200 px on screen: a label is checked against those
+  // in the cells it covers, not against all of them.
+  const cell = 200 / z;
+  const grid = new Map<string, Box[]>();
+  const cellsOf = (b: Box) => {
+    const keys: string[] = [];
+    for (let x = Math.floor((b.x1 - gap) / cell); x <= Math.floor((b.x2 + gap) / cell); x++)
+      for (let y = Math.floor((b.y1 - gap) / cell); y <= Math.floor((b.y2 + gap) / cell); y++) keys.push(`${x},${y}`);
+    return keys;
+  };
+  const drawn = {
+    some: (hit: (o: Box) => boolean, b: Box) => cellsOf(b).some((k) => grid.get(k)?.some(hit)),
+    push: (b: Box) => cellsOf(b).forEach((k) => grid.set(k, [...(grid.get(k) ?? []), b])),
+  };
+  // The "+N more" handles are their labels: always drawn, the others keep off them.
+  cy.nodes(".more").forEach((m) => drawn.push(m.boundingBox({ includeLabels: true })));
+  const left: cytoscape.NodeSingular[] = [];
   for (const n of (candidates as cytoscape.NodeCollection).sort((a: cytoscape.NodeSingular, b: cytoscape.NodeSingular) => rank(b) - rank(a) || String(a.data("label")).localeCompare(String(b.data("label"))))) {
     const b = n.boundingBox({ includeNodes: false, includeLabels: true, includeEdges: false });
     if (!(b.w > 0)) continue;
-    if (drawn.some((o) => b.x1 - gap < o.x2 && o.x1 - gap < b.x2 && b.y1 - gap < o.y2 && o.y1 - gap < b.y2)) left.push(n);
+    if (drawn.some((o) => b.x1 - gap < o.x2 && o.x1 - gap < b.x2 && b.y1 - gap < o.y2 && o.y1 - gap < b.y2, b)) left.push(n);
     else drawn.push(b);
   }
   if (left.length) cy.batch(() => left.forEach((n) => void n.addClass("far")));
@@ -2341,12 +2355,14 @@ byId("copy-link").addEventListener("click", async () => {
 /** For the browser console and for tests: the graph, the view, and a promise of the next quiet moment. */
 declare global {
   interface Window {
-    explorer: { cy: cytoscape.Core; view: View; idle: () => Promise<void> };
+    explorer: { cy: cytoscape.Core; view: View; redraw: () => void; idle: () => Promise<void> };
   }
 }
 window.explorer = {
   cy,
   view,
+  /** Sizes, bundles, time and labels worked out again for what is drawn (elements added from outside). */
+  redraw: () => decorate(),
   idle: () =>
     new Promise((resolve) => {
       const poll = () => (busy === 0 ? resolve() : setTimeout(poll, 50));
