@@ -194,4 +194,3 @@ func (s sum256) hex() string {
 	b := s.bytes()
 	return hex.EncodeToString(b[:])
 }
-
