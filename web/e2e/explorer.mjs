@@ -419,7 +419,9 @@ try {
   console.log(step);
   await (await pick(page, "#path-from", "Ajmal", "actors/ajmal-masroor")).click();
   // A word still being typed finds the words it begins.
-  await (await pick(page, "#path-to", "Starm", "actors/keir-starmer")).click();
+  const starm = await pick(page, "#path-to", "Starm", "actors/keir-starmer");
+  assert.equal(await page.locator("#path-to-list li[data-name]").first().getAttribute("data-name"), "actors/keir-starmer", "“Starm” suggests Keir Starmer first");
+  await starm.click();
   await page.click("#path-go");
   await idle(page);
   const paths = page.locator('[data-panel="paths"]');
