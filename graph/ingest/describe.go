@@ -72,10 +72,14 @@ var (
 // secretary") to the one person the graph says held it on the document's date; the mention then names
 // that person, with the relation that resolved it.
 func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
-	if len(holdings) == 0 || rd.published.IsZero() {
+	named := rd.namedHolders()
+	if len(named) == 0 && (len(holdings) == 0 || rd.published.IsZero()) {
 		return
 	}
-	on := graph.PeriodOf(rd.published)
+	var on graph.Period
+	if !rd.published.IsZero() {
+		on = graph.PeriodOf(rd.published)
+	}
 	for si := range rd.mentions {
 		s := &rd.sentences[si]
 		ms := rd.mentions[si]
@@ -104,20 +108,77 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				strings.Trim(s.text[end:ms[mi+1].span.Start-s.span.Start], " ,") == "" {
 				continue
 			}
-			h, ok := heldOn(holdings[m.ent.name], typ, on)
-			if !ok {
-				continue // no one, or several: left as it is, not guessed
-			}
-			holder := rd.lx.byName[h.Holder]
-			if holder == nil {
+			// So does "Rachel Hopkins, the shadow veterans minister".
+			if mi > 0 && ms[mi-1].ent != nil && ms[mi-1].ent.kind == graph.KindActor &&
+				strings.TrimSpace(s.text[ms[mi-1].span.End-s.span.Start:the[0]]) == "," {
 				continue
 			}
 			text := s.text[the[0]:end]
+			h, ok := Holding{}, false
+			if !rd.published.IsZero() {
+				h, ok = heldOn(holdings[m.ent.name], typ, on)
+			}
+			var holder *entry
+			if ok {
+				holder = rd.lx.byName[h.Holder]
+			}
+			if holder == nil {
+				// The document itself names the holder ("Chancellor Gordon Brown … the chancellor said"):
+				// the one person it gives that post.
+				ps := named[postKey{m.ent, typ}]
+				if len(ps) != 1 {
+					continue // no one, or several: left as it is, not guessed
+				}
+				holder = ps[0]
+				m.note = fmt.Sprintf("%s → %s, named %s of %s in the document", text, holder.display, typ, m.ent.display)
+				m.ent, m.kind, m.text = holder, graph.KindActor, text
+				m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
+				continue
+			}
 			m.note = fmt.Sprintf("%s → %s, %s %s %s", text, holder.display, h.Type, m.ent.display, periodText(h.Period))
 			m.ent, m.kind, m.text = holder, graph.KindActor, text
 			m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
 		}
 	}
+}
+
+// postKey is a post (an office, or a party's leadership) and the relation that holds it.
+type postKey struct {
+	post *entry
+	typ  graph.RelationType
+}
+
+// namedHolders reads who the document itself names as holding each post: an office before or after a
+// name ("Chancellor Gordon Brown", "Charles Clarke, the home secretary") and a party's leader before a
+// name ("Tory leader Michael Howard"). A post given to several people has them all.
+func (rd *reading) namedHolders() map[postKey][]*entry {
+	out := map[postKey][]*entry{}
+	add := func(post *entry, typ graph.RelationType, who *entry) {
+		k := postKey{post, typ}
+		if !slices.Contains(out[k], who) {
+			out[k] = append(out[k], who)
+		}
+	}
+	for si := range rd.mentions {
+		s := &rd.sentences[si]
+		ms := rd.mentions[si]
+		for i := 0; i+1 < len(ms); i++ {
+			a, b := ms[i], ms[i+1]
+			if a.ent == nil || b.ent == nil {
+				continue
+			}
+			gap := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
+			switch {
+			case a.ent.kind == graph.KindSeat && !a.ent.constituency && b.ent.kind == graph.KindActor && gap == "" && !descriptionBefore.MatchString(s.text[:a.span.Start-s.span.Start]):
+				add(a.ent, graph.HoldsOffice, b.ent)
+			case a.ent.kind == graph.KindActor && b.ent.kind == graph.KindSeat && !b.ent.constituency && (gap == ", the" || gap == ","):
+				add(b.ent, graph.HoldsOffice, a.ent)
+			case a.ent.kind == graph.KindParty && b.ent.kind == graph.KindActor && (gap == "leader" || gap == "'s leader" || gap == "’s leader"):
+				add(a.ent, graph.Leads, b.ent)
+			}
+		}
+	}
+	return out
 }
 
 // heldOn returns the one holding of type typ whose period covers all of the day span on; ok is false when

@@ -78,6 +78,19 @@ func TestWording(t *testing.T) {
 			[]reading{{graph.MemberOf, "actors/jonathan-sayeed", "parties/conservatives", graph.StatusReported}}},
 		{"leader", "UKIP leader Roger Knapman said nothing.",
 			[]reading{{graph.Leads, "actors/roger-knapman", "parties/ukip", graph.StatusReported}}},
+		{"an office opening a sentence before a name", "Chancellor Gordon Brown's closest ally spoke.",
+			[]reading{{graph.HoldsOffice, "actors/gordon-brown", "seats/chancellor-of-the-exchequer", graph.StatusReported}}},
+		{"a shadow post of a department is no membership of it", "Shadow Treasury chief secretary George Osborne said the finances were poor.", nil},
+		{"a director general leads", "Sir Digby Jones, CBI director general, spoke to Mr Brown.",
+			[]reading{{graph.Leads, "actors/digby-jones", "organisations/cbi", graph.StatusReported}}},
+		{"a possessive role after a name", "The campaign is on, Alan Milburn, Labour's election strategist told the BBC.",
+			[]reading{{graph.MemberOf, "actors/alan-milburn", "parties/labour", graph.StatusReported}}},
+		{"criticism with its speaker last", "Public trust is breaking down because Labour and Tories are not being straight with people, Lib Dem leader Charles Kennedy has said.",
+			[]reading{{graph.Leads, "actors/charles-kennedy", "parties/liberal-democrats", graph.StatusReported},
+				{graph.Criticised, "actors/charles-kennedy", "parties/conservatives", graph.StatusReported},
+				{graph.Criticised, "actors/charles-kennedy", "parties/labour", graph.StatusReported}}},
+		{"praise with its speaker last is no criticism", "Labour has done a great job for the country, Tony Blair said.", nil},
+		{"a party's leader speaking is not the party", "The Tory leader argued people feel let down by Tony Blair.", nil},
 		{"not an apposition", "Ominously for the Labour leader, Lutfur Rahman is flexing his muscles.", nil},
 		{"office of the next name", "Its politicians, including Scottish Labour leader Anas Sarwar, London Mayor Sadiq Khan and others, joined in.",
 			[]reading{{graph.Leads, "actors/anas-sarwar", "parties/scottish-labour", graph.StatusReported},
@@ -450,6 +463,28 @@ func TestWrongReadingsStayFixed(t *testing.T) {
 	if len(rd.Proposals) != 1 || rd.Proposals[0].Type != graph.MemberOf || rd.Proposals[0].Role != "former Labour mp" ||
 		rd.Proposals[0].ValidTo != (graph.FuzzyDate{Year: 2005, Month: 3, Day: 4}) || rd.Proposals[0].SaidBy != "" {
 		t.Errorf("an ex-MP's membership: %+v", rd.Proposals)
+	}
+}
+
+// TestDescriptionsResolveThroughTheDocument: "the chancellor" in a document that names "Chancellor Gordon
+// Brown" is Gordon Brown, with no graph and no date; a post the document gives two people resolves nothing.
+func TestDescriptionsResolveThroughTheDocument(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"Chancellor Gordon Brown spoke in Leeds.\n\nThe chancellor attacked the Conservatives over tax.")})
+	want := []reading{
+		{graph.HoldsOffice, "actors/gordon-brown", "seats/chancellor-of-the-exchequer", graph.StatusReported},
+		{graph.Criticised, "actors/gordon-brown", "parties/conservatives", graph.StatusReported},
+	}
+	if diff := cmp.Diff(want, readings(rd)); diff != "" {
+		t.Errorf("proposals (-want +got):\n%s", diff)
+	}
+	rd = read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"Chancellor Gordon Brown met Chancellor Gerhard Schroeder.\n\nThe chancellor attacked the Conservatives over tax.")})
+	for _, p := range rd.Proposals {
+		if p.Type == graph.Criticised {
+			t.Errorf("a post the document gives two people resolved to one: %+v", p)
+		}
 	}
 }
 

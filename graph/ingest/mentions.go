@@ -193,10 +193,17 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 	if len(toks)-i < max {
 		max = len(toks) - i
 	}
+	// "the chancellor": an office's one-word name after "the" describes its holder (describe).
+	theOffice := false
+	if i > 0 && strings.EqualFold(toks[i-1].text, "the") && !toks[i].cap {
+		for _, e := range rd.lx.byForm[normalise(toks[i].text)] {
+			theOffice = theOffice || e.kind == graph.KindSeat && !e.constituency
+		}
+	}
 	for n := max; n >= 1; n-- {
 		if !toks[i].cap && !toks[i].acronym {
 			// Lower-case forms are known only when several words long ("home secretary") or a hashtag.
-			if n < 2 {
+			if n < 2 && !theOffice {
 				continue
 			}
 		}
@@ -211,7 +218,9 @@ func (rd *reading) known(s *sentence, i int) (mention, int) {
 		}
 		// A lone short word that is also a common word (e.g. "Reform", "Respect" in lower case) must be
 		// capitalised; a lone capitalised common word opening a sentence is not a name either.
-		if n == 1 && (!toks[i].cap || i == 0 && commonWords[strings.ToLower(toks[i].text)] && !roleNext(toks, i+1)) {
+		// An office before a name is the office even so: "Chancellor Gordon Brown said".
+		officeBeforeName := i+1 < len(toks) && toks[i+1].cap && !toks[i].possessive && pick(es).kind == graph.KindSeat && !pick(es).constituency
+		if n == 1 && (!toks[i].cap && !theOffice || i == 0 && commonWords[strings.ToLower(toks[i].text)] && !roleNext(toks, i+1) && !officeBeforeName) {
 			continue
 		}
 		e := pick(es)

@@ -82,7 +82,7 @@ var verbRules = []verbRule{
 }
 
 // negativeWords mark what a speaker says of someone as criticism: "X said Y was ashamed …".
-var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol)\b`)
+var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol|not being straight|worthless|stealth tax(?:es)?|morally indefensible|take britain backwards|let down|taken for granted|neglected|empty promises?|do(?:es)? not add up|did not add up)\b`)
 
 // Wording that changes a claim's status or rules the reading out.
 var (
@@ -101,16 +101,25 @@ func (rd *reading) relations() []review.Proposal {
 	best := map[string]int{}
 	// Who holds an office, where the document says so ("Deputy Prime Minister John Prescott"): "the
 	// deputy prime minister" elsewhere in it means that person.
+	// An office the document gives two people ("Chancellor Gordon Brown met Chancellor Gerhard
+	// Schroeder") stands for neither.
 	holders := map[*entry]*entry{}
+	several := map[*entry]bool{}
 	for si := range rd.sentences {
 		ms := rd.mentions[si]
 		for i := 0; i+1 < len(ms); i++ {
 			a, b := ms[i], ms[i+1]
 			if a.ent.kind == graph.KindSeat && !a.ent.constituency && b.ent.kind == graph.KindActor &&
 				strings.TrimSpace(rd.sentences[si].text[a.span.End-rd.sentences[si].span.Start:b.span.Start-rd.sentences[si].span.Start]) == "" {
+				if h, ok := holders[a.ent]; ok && h != b.ent {
+					several[a.ent] = true
+				}
 				holders[a.ent] = b.ent
 			}
 		}
+	}
+	for post := range several {
+		delete(holders, post)
 	}
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
@@ -152,6 +161,9 @@ type candidate struct {
 	// described marks a relation read from how a name is described ("former home secretary David
 	// Blunkett"): the outlet's own words, so reported, whoever speaks in the sentence.
 	described bool
+	// spoken marks a criticism read from what its speaker said, the speaker named after it ("…, X said"):
+	// the outlet reports the saying, whatever the words said contain.
+	spoken bool
 	// ended marks a state described as past ("former", "ex-"): it never stands as a current one.
 	ended bool
 }
@@ -185,6 +197,7 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 		}
 	}
 	cands = append(cands, saidCriticism(s, ms)...)
+	cands = append(cands, saidAfterCriticism(s, ms)...)
 	var out []review.Proposal
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -510,10 +523,10 @@ var (
 
 // Role words between a group and a person: "Labour MP X", "UKIP leader X".
 var (
-	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director)$`)
+	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director|director general|director-general|general secretary|chief executive|strategists?|co-?ordinator|organiser|organizer|aides?|economist)$`)
 	joinWords   = regexp.MustCompile(`\b(?:and|or|but|with|of|to|from|on|at|by|against|over)\b`)
 	roleOf      = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:(?:former|deputy|executive|senior|joint|vice|managing|general)\s+)?((?:chief executive|general secretary|leader|chairman|chairwoman|chair|president|head|director|founder|partner|member|spokesman|spokeswoman|secretary|treasurer|officer|official|adviser|professor|lecturer|fellow|researcher|editor|correspondent|journalist)?)\s*(?:of|at|for|from)\s+(?:the\s+)?$`)
-	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`)
+	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief|director general|director-general|general secretary|chief executive)$`)
 	familyWords = regexp.MustCompile(`\b(ex-husband|ex-wife|husband|wife|son|daughter|brother|sister|father|mother|cousin|nephew|niece|uncle|aunt|widow|widower|brother-in-law|sister-in-law|father-in-law|son-in-law|grandson|granddaughter|grandfather|grandmother|stepson|stepdaughter|former wife|former husband|estranged wife|estranged husband)\b`)
 )
 
@@ -558,6 +571,8 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		switch {
 		case bk == graph.KindActor && (ak == graph.KindParty || ak == graph.KindOrganisation) && memberRoles.MatchString(gap) &&
 			!joinWords.MatchString(gap) && // "an attack on Labour's record and party leader Michael Howard"
+			// "Shadow Treasury chief secretary X" shadows the Treasury from the opposition: no member of it.
+			!strings.HasSuffix(strings.ToLower(strings.TrimSpace(s.text[:a.span.Start-s.span.Start])), "shadow") &&
 			(!strings.HasSuffix(strings.TrimSpace(gapRaw), ",") || sentenceStart.MatchString(s.text[:a.span.Start-s.span.Start])):
 			// With a comma, only as the sentence's subject: "The Lib Dem candidate for this seat, Rabina Khan"
 			role := memberRoles.FindStringSubmatch(gap)[1]
@@ -713,6 +728,64 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 	return out
 }
 
+// attributionAfter ends a sentence that puts its speaker last: "…, Lib Dem leader Charles Kennedy has said."
+// or "…, said Mr Howard." (perhaps with where: "told Radio 4's Today programme").
+var attributionAfter = regexp.MustCompile(`^\s*(?:has |have |had )?(?:said|says|told|claimed|claims|insisted|argued|warned|added)\b[^,;"“”]{0,60}[.!]?\s*$`)
+
+// saidAfterCriticism reads "<criticism of Y>, X said." as X criticising Y, as saidCriticism reads the
+// speaker first: the speaker is the person or party just before the closing speech verb, the targets the
+// first person or party of what was said (and one coordinated with it).
+func saidAfterCriticism(s *sentence, ms []mention) []candidate {
+	var speaker *mention
+	for i := range ms {
+		m := &ms[i]
+		if (m.ent.kind == graph.KindActor || m.ent.kind == graph.KindParty) && !m.possessive &&
+			attributionAfter.MatchString(s.text[m.span.End-s.span.Start:]) {
+			speaker = m
+			break
+		}
+	}
+	if speaker == nil {
+		return nil
+	}
+	// What was said ends at the last comma before the speaker (its role words, "Lib Dem leader", between).
+	comma := strings.LastIndexAny(s.text[:speaker.span.Start-s.span.Start], ",”\"")
+	if comma <= 0 {
+		return nil
+	}
+	said := strings.ToLower(s.text[:comma])
+	neg := negativeWords.FindStringIndex(said)
+	if neg == nil || negation.MatchString(said[:neg[0]]) || defence.MatchString(said[:neg[0]]) {
+		return nil
+	}
+	// The target: the person or party nearest before the critical words, and one coordinated before it
+	// ("Labour and Tories are not being straight").
+	var target *mention
+	for i := range ms {
+		m := &ms[i]
+		if m.span.End-s.span.Start > neg[0] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || m.possessive {
+			continue
+		}
+		target = m
+	}
+	if target == nil {
+		return nil
+	}
+	at := speaker.span.End - s.span.Start
+	out := []candidate{{typ: graph.Criticised, from: *speaker, to: *target, rule: "said-after-criticism", conf: 0.55,
+		at: at, wording: review.Span{Start: at, End: len(s.text)}, spoken: true}}
+	for i := range ms {
+		if prev := &ms[i]; prev.span.End <= target.span.Start && prev.ent != speaker.ent && (prev.ent.kind == graph.KindActor || prev.ent.kind == graph.KindParty) {
+			gap := strings.TrimSpace(s.text[prev.span.End-s.span.Start : target.span.Start-s.span.Start])
+			if (gap == "and" || gap == ",") && nextCoordinated(s, ms, *prev) != nil {
+				out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *prev, rule: "said-after-criticism", conf: 0.55,
+					at: at, wording: review.Span{Start: at, End: len(s.text)}, spoken: true})
+			}
+		}
+	}
+	return out
+}
+
 // saidCriticism reads "X said Y … <a negative word>" as X criticising Y: the speaker is the person or
 // party before a speech verb, the target the first person or party after it (and one coordinated with
 // it).
@@ -729,7 +802,8 @@ func saidCriticism(s *sentence, ms []mention) []candidate {
 	at := s.span.Start + loc[0]
 	var speaker *mention
 	for i := range ms {
-		if ms[i].span.End <= at && at-ms[i].span.End < 80 && (ms[i].ent.kind == graph.KindActor || ms[i].ent.kind == graph.KindParty) && !ms[i].possessive {
+		if ms[i].span.End <= at && at-ms[i].span.End < 80 && (ms[i].ent.kind == graph.KindActor || ms[i].ent.kind == graph.KindParty) && !ms[i].possessive &&
+			!(ms[i].ent.kind == graph.KindParty && leaderAfter.MatchString(s.text[ms[i].span.End-s.span.Start:])) { // "the Tory leader argued": its leader, not the party
 			speaker = &ms[i]
 		}
 	}
@@ -781,6 +855,9 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	lead := strings.ToLower(s.text[subjStart:max(subjStart, min(c.at, len(s.text)))])
 	wording := strings.ToLower(s.text[clampIndex(c.at, len(s.text)):wEnd])
 	full := lead + " " + wording
+	if c.spoken {
+		return graph.StatusReported, "", true
+	}
 	if !c.factual && (hypothetical.MatchString(full) && c.typ != graph.CandidateFor || wish.MatchString(full)) {
 		return "", "", false
 	}
@@ -872,7 +949,7 @@ var (
 	// sentenceStart is what may stand before a sentence's subject.
 	sentenceStart = regexp.MustCompile(`^(?i:the\s+)?$`)
 	// wholeLeader is a role that leads a whole group.
-	wholeLeader = regexp.MustCompile(`^(?:the\s+|party\s+|former\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief)$`)
+	wholeLeader = regexp.MustCompile(`^(?:the\s+|party\s+|former\s+)?(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief|director general|director-general|general secretary|chief executive)$`)
 	// seatRole is a role between a seat and its holder.
 	seatRole = regexp.MustCompile(`^(?:the\s+)?(?:former\s+)?(?:mp|mep|msp|am|member|councillor)s?$`)
 	// memberOfSeat ends a role that holds a seat.

@@ -116,7 +116,12 @@ func TestReadAnnotationsNamesProblems(t *testing.T) {
 // here; one that makes it better raises them (and the README's table).
 func TestCommittedScores(t *testing.T) {
 	t.Parallel()
-	type floor struct{ entityRecall, relRecall, relPrecision float64 }
+	type floor struct {
+		entityRecall, relRecall, relPrecision float64
+		// missesDenial: the one denial of the set is not read yet (the blind set's "she was not expressing
+		// political opinions"); it must still never come as support.
+		missesDenial bool
+	}
 	check := func(t *testing.T, rep eval.Report, f floor) {
 		t.Helper()
 		var b strings.Builder
@@ -126,7 +131,7 @@ func TestCommittedScores(t *testing.T) {
 			t.Errorf("entity recall %.2f (floor %.2f), relation recall %.2f (floor %.2f), relation precision %.2f (floor %.2f)",
 				rep.EntityRecall(), f.entityRecall, rep.Relation.Recall(), f.relRecall, rep.Relation.Precision(), f.relPrecision)
 		}
-		if len(rep.DenialsAsSupport) > 0 || rep.DenialsKept < rep.DenialsGold && rep.DenialsGold == 1 {
+		if len(rep.DenialsAsSupport) > 0 || rep.DenialsKept < rep.DenialsGold && rep.DenialsGold == 1 && !f.missesDenial {
 			t.Errorf("denials proposed as support: %v; denials kept %d of %d", rep.DenialsAsSupport, rep.DenialsKept, rep.DenialsGold)
 		}
 		if len(rep.MustNot) > 0 {
@@ -143,7 +148,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.88, 0.32, 0.9})
+		check(t, rep, floor{0.88, 0.32, 0.9, false})
 	})
 	t.Run("held out", func(t *testing.T) {
 		t.Parallel()
@@ -155,7 +160,21 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.88, 0.37, 0.95})
+		check(t, rep, floor{0.88, 0.37, 0.95, false})
+	})
+	t.Run("blind", func(t *testing.T) {
+		// 30 articles drawn at random and annotated before the reader's output on them was seen; first
+		// scored at relation recall 0.18, precision 0.91, entity recall 0.75.
+		t.Parallel()
+		anns, err := eval.ReadAnnotations("../../../data/annotations/bbc-blind")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := eval.Run(anns, "../../../data/annotations/texts", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, rep, floor{0.76, 0.22, 0.95, true})
 	})
 	t.Run("seeds", func(t *testing.T) {
 		t.Parallel()
@@ -167,7 +186,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.73, 0.3, 0.9})
+		check(t, rep, floor{0.73, 0.3, 0.9, false})
 	})
 	t.Run("seeds against the default graph", func(t *testing.T) {
 		t.Parallel()
@@ -184,7 +203,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.74, 0.26, 0.9})
+		check(t, rep, floor{0.74, 0.26, 0.9, false})
 		if rep.DenialsKept != 1 {
 			t.Errorf("the denial of Lutfur Rahman's support for Ajmal Masroor was not kept as a denial")
 		}
