@@ -41,6 +41,16 @@ var hypocorisms = sync.OnceValue(func() map[string][]string {
 // are short forms of it; nil for a name with none.
 func Hypocorisms(name string) []string { return hypocorisms()[name] }
 
+// GivenNames returns every given name the list holds, formal and short, normalised, in no order.
+func GivenNames() []string {
+	m := hypocorisms()
+	out := make([]string, 0, len(m))
+	for name := range m {
+		out = append(out, name)
+	}
+	return out
+}
+
 // SameGivenName reports whether two normalised given names are one, or one is a short form of the other.
 func SameGivenName(a, b string) bool {
 	if a == b {

@@ -105,7 +105,16 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	doc.Source = graph.Source{Name: review.SourceNameFor(doc.Hash), Title: c.title, Kind: kind, Outlet: c.outlet,
 		Author: c.author, Published: c.published, URL: c.url}
 	out := review.Reading{Document: doc}
+	// Outlets, and the bodies a text mostly names as a place ("marching past Parliament"), are entities to
+	// propose only when the document says they did something: an end of one of its proposals.
+	ends := map[graph.EntityName]bool{}
+	for _, p := range props {
+		ends[p.From], ends[p.To] = true, true
+	}
 	for _, e := range rd.used {
+		if placeOrOutlet[e.name] && !ends[e.name] {
+			continue
+		}
 		out.Entities = append(out.Entities, review.Entity{Name: e.name, Kind: e.kind, DisplayName: e.display,
 			Aliases: proposedAliases(e), Document: doc.Hash, State: review.Pending})
 	}

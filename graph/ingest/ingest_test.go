@@ -91,6 +91,14 @@ func TestWording(t *testing.T) {
 				{graph.Criticised, "actors/charles-kennedy", "parties/labour", graph.StatusReported}}},
 		{"praise with its speaker last is no criticism", "Labour has done a great job for the country, Tony Blair said.", nil},
 		{"a party's leader speaking is not the party", "The Tory leader argued people feel let down by Tony Blair.", nil},
+		{"a former aide, before the name", "Gordon Brown spoke. Mr Brown's former adviser Ed Balls agreed.",
+			[]reading{{graph.FormerlyWorkedWith, "actors/ed-balls", "actors/gordon-brown", graph.StatusReported}}},
+		{"a former aide, after the name", "Sir Bernard Ingham, Margaret Thatcher's former press secretary, took a less charitable view.",
+			[]reading{{graph.FormerlyWorkedWith, "actors/bernard-ingham", "actors/margaret-thatcher", graph.StatusReported}}},
+		{"from a group described", "John Ison, from the campaign group Liberty, spoke.",
+			[]reading{{graph.MemberOf, "actors/john-ison", "organisations/liberty", graph.StatusReported}}},
+		{"the leader of a party's group leads the group, not the party", "Graham Lane, leader of the Labour group on Newham Council, spoke.",
+			[]reading{{graph.MemberOf, "actors/graham-lane", "parties/labour", graph.StatusReported}}},
 		{"not an apposition", "Ominously for the Labour leader, Lutfur Rahman is flexing his muscles.", nil},
 		{"office of the next name", "Its politicians, including Scottish Labour leader Anas Sarwar, London Mayor Sadiq Khan and others, joined in.",
 			[]reading{{graph.Leads, "actors/anas-sarwar", "parties/scottish-labour", graph.StatusReported},
@@ -639,5 +647,23 @@ func TestRolesStandForTheLastPersonNamed(t *testing.T) {
 		if p.From == "actors/robert-jackson" && !slices.Equal(p.Resolved, []string{"The MP → Robert Jackson (the last person named before)"}) {
 			t.Errorf("the role's note: %q", p.Resolved)
 		}
+	}
+}
+
+// TestOutletsAndPlacesOnlyAsEnds: an outlet, or a body named as a place, is an entity of the document only
+// where one of its proposals relates it.
+func TestOutletsAndPlacesOnlyAsEnds(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"Charles Kennedy told the BBC that Labour had failed, as MPs marched past Parliament.\n\nThe BBC criticised Charles Kennedy.")})
+	var names []graph.EntityName
+	for _, e := range rd.Entities {
+		names = append(names, e.Name)
+	}
+	if slices.Contains(names, "organisations/uk-parliament") {
+		t.Errorf("Parliament, named as a place, is proposed: %v", names)
+	}
+	if !slices.Contains(names, "organisations/bbc") {
+		t.Errorf("the BBC, an end of a criticism, is not proposed: %v", names)
 	}
 }

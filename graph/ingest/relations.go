@@ -525,7 +525,7 @@ var (
 var (
 	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director|director general|director-general|general secretary|chief executive|strategists?|co-?ordinator|organiser|organizer|aides?|economist)$`)
 	joinWords   = regexp.MustCompile(`\b(?:and|or|but|with|of|to|from|on|at|by|against|over)\b`)
-	roleOf      = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:(?:former|deputy|executive|senior|joint|vice|managing|general)\s+)?((?:chief executive|general secretary|leader|chairman|chairwoman|chair|president|head|director|founder|partner|member|spokesman|spokeswoman|secretary|treasurer|officer|official|adviser|professor|lecturer|fellow|researcher|editor|correspondent|journalist)?)\s*(?:of|at|for|from)\s+(?:the\s+)?$`)
+	roleOf      = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:(?:former|deputy|executive|senior|joint|vice|managing|general)\s+)?((?:chief executive|general secretary|leader|chairman|chairwoman|chair|president|head|director|founder|partner|member|spokesman|spokeswoman|secretary|treasurer|officer|official|adviser|professor|lecturer|fellow|researcher|editor|correspondent|journalist)?)\s*(?:of|at|for|from)(?:\s+the)?(?:\s+(?:[a-z-]+\s+){0,3}(?:group|organisation|organization|charity|union|campaign|body|think-tank|think tank|firm|company|association|coalition))?$`)
 	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief|director general|director-general|general secretary|chief executive)$`)
 	familyWords = regexp.MustCompile(`\b(ex-husband|ex-wife|husband|wife|son|daughter|brother|sister|father|mother|cousin|nephew|niece|uncle|aunt|widow|widower|brother-in-law|sister-in-law|father-in-law|son-in-law|grandson|granddaughter|grandfather|grandmother|stepson|stepdaughter|former wife|former husband|estranged wife|estranged husband)\b`)
 )
@@ -646,11 +646,20 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				switch role := m[1]; {
 				case role == "":
 					add(graph.MemberOf, a, b, "name-of-group", 0.7, "")
-				case headRole.MatchString(role) && !strings.Contains(m[0], "former"):
+				case headRole.MatchString(role) && !strings.Contains(m[0], "former") && !partAfter.MatchString(s.text[b.span.End-s.span.Start:]):
 					add(graph.Leads, a, b, "name-role-of-group", 0.75, role)
 				default:
 					add(graph.MemberOf, a, b, "name-role-of-group", 0.7, role)
 				}
+			}
+		}
+		// "Mr Brown's former adviser Ed Balls"; "Sir Bernard Ingham, Margaret Thatcher's former press secretary"
+		if ak == graph.KindActor && bk == graph.KindActor && a.possessive && formerAide.MatchString(gap) {
+			add(graph.FormerlyWorkedWith, b, a, "former-aide", 0.75, formerAide.FindStringSubmatch(gap)[1])
+		}
+		if ak == graph.KindActor && bk == graph.KindActor && strings.TrimSpace(gapRaw) == "," {
+			if rest := strings.ToLower(s.text[b.span.End-s.span.Start:]); (b.possessive || strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "’s")) && formerAideAfter.MatchString(rest) {
+				add(graph.FormerlyWorkedWith, a, b, "former-aide", 0.75, formerAideAfter.FindStringSubmatch(rest)[1])
 			}
 		}
 		// Family: "X's wife, Y" / "X's ex-husband, Y" / "Y, X's wife"
@@ -965,7 +974,13 @@ var (
 	// candidateIn stands between a group and a seat: "the Tory candidate in".
 	candidateIn = regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,2}candidate\s+(?:for|in)\s+(?:the\s+)?$`)
 	// familyOf stands between two people: ", father of".
-	familyOf = regexp.MustCompile(`^,\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of$`)
+	// formerAide is a past post at someone's side: "'s former adviser", "'s former press secretary".
+	formerAide      = regexp.MustCompile(`^(?:(?:'s|’s)\s+)?(?:former|ex-|one-time)\s*((?:chief\s+|special\s+|economic\s+|political\s+|press\s+|personal\s+|senior\s+)?(?:advis[eo]r|aide|secretary|spokes(?:man|woman)|deputy|assistant|researcher|speechwriter|chief of staff|right-hand man))\s*,?$`)
+	formerAideAfter = regexp.MustCompile(`^\s*(?:(?:'s|’s)\s+)?(?:former|ex-|one-time)\s*((?:chief\s+|special\s+|economic\s+|political\s+|press\s+|personal\s+|senior\s+)?(?:advis[eo]r|aide|secretary|spokes(?:man|woman)|deputy|assistant|researcher|speechwriter|chief of staff|right-hand man))\b`)
+	// partAfter follows a group named as the whole a part belongs to: "leader of the Labour group on
+	// Newham Council" leads the group, not Labour.
+	partAfter = regexp.MustCompile(`^\s+(?:group|groups|branch|wing|section|councillors|caucus|delegation|members)\b`)
+	familyOf  = regexp.MustCompile(`^,\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of$`)
 	// headRole is a role that leads a body.
 	headRole = regexp.MustCompile(`^(?:leader|chairman|chairwoman|chair|president|head|chief executive|director|general secretary|founder)$`)
 	// newParty stands between a founder and the group: "'s new party,".

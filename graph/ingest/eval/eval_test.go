@@ -127,6 +127,9 @@ func TestCommittedScores(t *testing.T) {
 		var b strings.Builder
 		rep.Write(&b, true)
 		t.Log("\n" + b.String())
+		if rep.EntityPrecision() < 0.85 {
+			t.Errorf("entity precision %.2f, under 0.85", rep.EntityPrecision())
+		}
 		if rep.EntityRecall() < f.entityRecall || rep.Relation.Recall() < f.relRecall || rep.Relation.Precision() < f.relPrecision {
 			t.Errorf("entity recall %.2f (floor %.2f), relation recall %.2f (floor %.2f), relation precision %.2f (floor %.2f)",
 				rep.EntityRecall(), f.entityRecall, rep.Relation.Recall(), f.relRecall, rep.Relation.Precision(), f.relPrecision)
@@ -148,7 +151,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.88, 0.32, 0.9, false})
+		check(t, rep, floor{0.88, 0.36, 0.95, false})
 	})
 	t.Run("held out", func(t *testing.T) {
 		t.Parallel()
@@ -164,7 +167,7 @@ func TestCommittedScores(t *testing.T) {
 	})
 	t.Run("blind", func(t *testing.T) {
 		// 30 articles drawn at random and annotated before the reader's output on them was seen; first
-		// scored at relation recall 0.18, precision 0.91, entity recall 0.75.
+		// scored at relation recall 0.18, precision 0.91, entity recall 0.75, precision 0.87.
 		t.Parallel()
 		anns, err := eval.ReadAnnotations("../../../data/annotations/bbc-blind")
 		if err != nil {
@@ -174,7 +177,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.76, 0.22, 0.95, true})
+		check(t, rep, floor{0.78, 0.26, 0.95, true})
 	})
 	t.Run("seeds", func(t *testing.T) {
 		t.Parallel()
