@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/dataset"
+	"github.com/polgraph/polgraph/graph/ingest"
 	"github.com/polgraph/polgraph/graph/ingest/eval"
 	"github.com/polgraph/polgraph/graph/review"
 )
@@ -22,7 +24,8 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 	annotations := fs.String("annotations", "", "a folder of hand annotations (*.json, see data/annotations/README.md)")
 	against := fs.String("against", "", "a dataset file whose claims are the annotation: each source with a text_file is one document")
 	texts := fs.String("texts", "", "the folder the annotated documents' paths (or the dataset's text files) are under (default: the annotations folder's sibling texts/, as in data/annotations)")
-	known := fs.String("known", "", "a dataset file whose entities the reader links mentions to (default: none, only the gazetteer polgraph ships)")
+	known := fs.String("known", "", "a dataset file whose entities the reader links mentions to, and whose dated LEADS and HOLDS_OFFICE relations resolve descriptions such as \"the prime minister\" (default: none, only the gazetteer polgraph ships)")
+	within := fs.String("within", "", "FROM/TO: the span undated documents date from (\"2004/2005\"); with --known, a description resolves to whoever held the post all through it")
 	proposals := fs.String("proposals", "", "score this proposals file (written by `polgraph ingest --dry-run --out`) instead of reading the documents")
 	verbose := fs.Bool("verbose", false, "list what was missed and what is not in the annotations")
 	fs.Usage = func() {
@@ -59,12 +62,23 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	var ents []graph.Entity
+	var holdings []ingest.Holding
 	if *known != "" {
 		ds, err := readDatasetFiles([]string{*known})
 		if err != nil {
 			return err
 		}
-		ents = ds.Entities
+		ents, holdings = ds.Entities, ingest.HoldingsOf(ds.Relations)
+	}
+	var span graph.Period
+	if *within != "" {
+		from, to, ok := strings.Cut(*within, "/")
+		a, errA := graph.ParseFuzzyDate(from)
+		b, errB := graph.ParseFuzzyDate(to)
+		if !ok || errA != nil || errB != nil || a.FirstDay() > b.LastDay() {
+			return fmt.Errorf("--within %q: want FROM/TO, two dates YYYY, YYYY-MM or YYYY-MM-DD, the first not after the second", *within)
+		}
+		span = graph.Period{Start: a.FirstDay(), End: b.LastDay()}
 	}
 	var rep eval.Report
 	if *proposals != "" {
@@ -73,7 +87,7 @@ func evaluateCmd(_ context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		rep = eval.Score(anns, predictionOf(ds, ents))
-	} else if rep, err = eval.Run(anns, *texts, ents); err != nil {
+	} else if rep, err = eval.RunAsOf(anns, *texts, ents, holdings, span); err != nil {
 		return err
 	}
 	return rep.Write(stdout, *verbose)

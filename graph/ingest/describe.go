@@ -49,6 +49,22 @@ func Holdings(ctx context.Context, links graph.LinkSource, ents []graph.Entity) 
 	return out, nil
 }
 
+// HoldingsOf reads the holdings of relations given whole (a dataset's, where no store answers Links):
+// dated LEADS and HOLDS_OFFICE relations that a claim supports.
+func HoldingsOf(rels []graph.Relation) []Holding {
+	var out []Holding
+	for _, r := range rels {
+		if r.Type != graph.Leads && r.Type != graph.HoldsOffice || r.ValidFrom.IsZero() && r.ValidTo.IsZero() && r.Date.IsZero() {
+			continue
+		}
+		if !slices.ContainsFunc(r.Claims, func(c graph.Claim) bool { return c.Retracted.IsZero() && c.Status != graph.StatusDenied }) {
+			continue
+		}
+		out = append(out, Holding{Holder: r.From, Post: r.To, Type: r.Type, Period: r.Period(), Relation: r.Name})
+	}
+	return out
+}
+
 // NewGraphReader is NewReader that also knows who held the graph's parties' leaderships and its offices
 // (Holdings): "the Tory leader" and "the home secretary" in a dated document mean whoever held the post
 // on its date, when one person did.
@@ -73,12 +89,19 @@ var (
 // that person, with the relation that resolved it.
 func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 	named := rd.namedHolders()
-	if len(named) == 0 && (len(holdings) == 0 || rd.published.IsZero()) {
-		return
-	}
+	// When: the document's date, or the span it dates from; neither, and only the document resolves.
 	var on graph.Period
-	if !rd.published.IsZero() {
+	dated := true
+	switch {
+	case !rd.published.IsZero():
 		on = graph.PeriodOf(rd.published)
+	case rd.within != graph.Period{}:
+		on = rd.within
+	default:
+		dated = false
+	}
+	if len(named) == 0 && (len(holdings) == 0 || !dated) {
+		return
 	}
 	for si := range rd.mentions {
 		s := &rd.sentences[si]
@@ -115,7 +138,7 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 			}
 			text := s.text[the[0]:end]
 			h, ok := Holding{}, false
-			if !rd.published.IsZero() {
+			if dated {
 				h, ok = heldOn(holdings[m.ent.name], typ, on)
 			}
 			var holder *entry
@@ -131,12 +154,12 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				}
 				holder = ps[0]
 				m.note = fmt.Sprintf("%s → %s, named %s of %s in the document", text, holder.display, typ, m.ent.display)
-				m.ent, m.kind, m.text = holder, graph.KindActor, text
+				m.post, m.ent, m.kind, m.text = m.ent, holder, graph.KindActor, text
 				m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
 				continue
 			}
 			m.note = fmt.Sprintf("%s → %s, %s %s %s", text, holder.display, h.Type, m.ent.display, periodText(h.Period))
-			m.ent, m.kind, m.text = holder, graph.KindActor, text
+			m.post, m.ent, m.kind, m.text = m.ent, holder, graph.KindActor, text
 			m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
 		}
 	}

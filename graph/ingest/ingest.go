@@ -25,6 +25,9 @@ type Input struct {
 	// What the caller knows of the document; the text fills what is left empty where it can.
 	Title, Outlet, Author, URL string
 	Published                  graph.FuzzyDate
+	// Within, when the document has no date, is a span it is known to date from (a corpus of 2004–05):
+	// descriptions resolve through the graph only to who held the post all through it. Zero: none.
+	Within graph.Period
 	// Kind is the source kind; "" makes posts SOCIAL_POST and the rest ARTICLE.
 	Kind graph.SourceKind
 }
@@ -60,6 +63,8 @@ type reading struct {
 	posts bool
 	// published is the document's date (zero when unknown): a state described as past ended by then.
 	published graph.FuzzyDate
+	// within is Input.Within: the span an undated document dates from.
+	within graph.Period
 }
 
 // Read reads one document. It fails (Invalid) only when the input is not text that can be read.
@@ -81,7 +86,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published}
+	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published, within: in.Within}
 	// Twice: names the first pass proposes are known to the second, which then finds them where they run
 	// into other words ("Lutfur Rahman Maium Miah").
 	rd.findAll()
@@ -126,6 +131,10 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	out.Proposals = props
 	for _, ms := range rd.mentions {
 		for _, m := range ms {
+			if m.post != nil {
+				// "the prime minister" names the office as well as its holder.
+				out.Mentions = append(out.Mentions, review.Mention{Text: m.text, Span: m.span, Entity: m.post.name, Proposed: m.post.proposed || m.post.shipped})
+			}
 			out.Mentions = append(out.Mentions, review.Mention{Text: m.text, Span: m.span, Entity: m.ent.name, Proposed: m.ent.proposed || m.ent.shipped})
 		}
 	}

@@ -525,7 +525,12 @@ func TestDescriptionsResolveThroughTheGraph(t *testing.T) {
 		return read(t, r, ingest.Input{Path: "t", Content: []byte(text), Published: published})
 	}
 	rd := read("The Tory leader criticised the home secretary over the budget.", day(2005, 3, 4))
-	want := []reading{{graph.Criticised, "actors/michael-howard", "actors/charles-clarke", graph.StatusReported}}
+	// The text calls them so: the descriptions are claims too, said with how they were resolved.
+	want := []reading{
+		{graph.Criticised, "actors/michael-howard", "actors/charles-clarke", graph.StatusReported},
+		{graph.Leads, "actors/michael-howard", "parties/conservatives", graph.StatusReported},
+		{graph.HoldsOffice, "actors/charles-clarke", "seats/home-secretary", graph.StatusReported},
+	}
 	if diff := cmp.Diff(want, readings(rd)); diff != "" {
 		t.Fatalf("proposals (-want +got):\n%s", diff)
 	}
@@ -536,7 +541,8 @@ func TestDescriptionsResolveThroughTheGraph(t *testing.T) {
 	}
 	// On another day, another leader.
 	if got := readings(read("The Tory leader criticised Labour.", day(2002, 5, 1))); !slices.Equal(got,
-		[]reading{{graph.Criticised, "actors/iain-duncan-smith", "parties/labour", graph.StatusReported}}) {
+		[]reading{{graph.Criticised, "actors/iain-duncan-smith", "parties/labour", graph.StatusReported},
+			{graph.Leads, "actors/iain-duncan-smith", "parties/conservatives", graph.StatusReported}}) {
 		t.Errorf("the Tory leader in 2002: %v", got)
 	}
 	for _, tt := range []struct {
@@ -548,7 +554,7 @@ func TestDescriptionsResolveThroughTheGraph(t *testing.T) {
 		{"a leader of part of the party", "The Tory leader in the Lords criticised Labour.", day(2005, 3, 4)},
 	} {
 		for _, p := range read(tt.text, tt.published).Proposals {
-			if p.From == "actors/michael-howard" || p.From == "actors/iain-duncan-smith" || len(p.Resolved) > 0 {
+			if p.From == "actors/michael-howard" || p.From == "actors/iain-duncan-smith" || len(p.Resolved) > 0 || p.Rule == "description" {
 				t.Errorf("%s: resolved to %s (%q)", tt.name, p.From, p.Resolved)
 			}
 		}

@@ -23,6 +23,8 @@ type mention struct {
 	note string
 	// pronoun marks a "he" or "she" standing for a person named before (refer).
 	pronoun bool
+	// post is the office or party a description named ("the prime minister"), resolved to its holder.
+	post *entry
 }
 
 // titles mark the name after them as a person's.

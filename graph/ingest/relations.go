@@ -198,6 +198,21 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 	}
 	cands = append(cands, saidCriticism(s, ms)...)
 	cands = append(cands, saidAfterCriticism(s, ms)...)
+	// "the prime minister told …", resolved to Tony Blair: the text calls him so.
+	for _, m := range ms {
+		if m.post == nil {
+			continue
+		}
+		typ := graph.HoldsOffice
+		if m.post.kind == graph.KindParty {
+			typ = graph.Leads
+		}
+		post := m
+		post.ent, post.kind, post.post, post.note = m.post, m.post.kind, nil, ""
+		at := m.span.Start - s.span.Start
+		cands = append(cands, candidate{typ: typ, from: m, to: post, rule: "description", conf: 0.6,
+			at: at, wording: review.Span{Start: at, End: m.span.End - s.span.Start}, described: true})
+	}
 	var out []review.Proposal
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -819,17 +834,30 @@ func saidCriticism(s *sentence, ms []mention) []candidate {
 	if speaker == nil {
 		return nil
 	}
+	// Speakers coordinated: "The Conservatives and Lib Dems said …".
+	speakers := []mention{*speaker}
+	for i := range ms {
+		if next := nextCoordinated(s, ms, ms[i]); next != nil && next.span == speaker.span && ms[i].ent != speaker.ent &&
+			(ms[i].ent.kind == graph.KindActor || ms[i].ent.kind == graph.KindParty) && !ms[i].possessive {
+			speakers = append(speakers, ms[i])
+		}
+	}
 	var out []candidate
 	for i := range ms {
 		m := ms[i]
 		if m.span.Start < s.span.Start+loc[1] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty {
 			continue
 		}
-		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: m, rule: "said-criticism", conf: 0.55,
-			at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}})
-		if next := nextCoordinated(s, ms, m); next != nil && next.ent != speaker.ent {
-			out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *next, rule: "said-criticism", conf: 0.55,
+		for _, sp := range speakers {
+			if sp.ent == m.ent {
+				continue
+			}
+			out = append(out, candidate{typ: graph.Criticised, from: sp, to: m, rule: "said-criticism", conf: 0.55,
 				at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}})
+			if next := nextCoordinated(s, ms, m); next != nil && next.ent != sp.ent {
+				out = append(out, candidate{typ: graph.Criticised, from: sp, to: *next, rule: "said-criticism", conf: 0.55,
+					at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}})
+			}
 		}
 		break
 	}
@@ -950,7 +978,7 @@ var (
 	// pastWord is the word of a role that makes it past.
 	pastWord = regexp.MustCompile(`(?:^|\s)(?:former|ex-|ex)(?:\s|$)`)
 	// partLeader follows a leader's role that leads a part of the group only: "Tory leader in the Lords".
-	partLeader = regexp.MustCompile(`^\s*(?:in|at|on)\s+(?:the\s+)?(?:lords|commons|house|assembly|senedd|holyrood|parliament|european parliament|scottish parliament|welsh assembly|london assembly|scotland|wales|northern ireland|london|westminster|brussels|strasbourg|council|senate|group|city)\b`)
+	partLeader = regexp.MustCompile(`(?i)^\s*(?:in|at|on)\s+(?:the\s+)?(?:lords|commons|house|assembly|senedd|holyrood|parliament|european parliament|scottish parliament|welsh assembly|london assembly|scotland|wales|northern ireland|london|westminster|brussels|strasbourg|council|senate|group|city)\b`)
 	// titleAtEnd is a title ending the words between a role and a name.
 	titleAtEnd = regexp.MustCompile(`(?:\s|^)(?:dr|mr|mrs|ms|miss|sir|dame|lord|lady|baroness|professor|prof|cllr|councillor|rev)\.?$`)
 	// thisSeat ends a role "for this seat".

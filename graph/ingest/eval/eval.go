@@ -165,6 +165,12 @@ func (p *Prediction) Add(r review.Reading, known map[graph.EntityName]graph.Enti
 			}
 		}
 	}
+	// The graph's entities the document names: found too, though there is nothing to propose.
+	for _, m := range r.Mentions {
+		if e, ok := known[m.Entity]; ok {
+			add(m.Entity, e.Kind, append([]string{e.DisplayName}, e.Aliases...))
+		}
+	}
 	p.Relations = append(p.Relations, r.Proposals...)
 }
 

@@ -14,7 +14,14 @@ import (
 // name proposed in one document links in the next, as in one ingest run), and scores each document's
 // proposals against its annotation; the report adds the documents' scores up.
 func Run(anns []Annotation, root string, known []graph.Entity) (Report, error) {
-	r := ingest.NewReader(known)
+	return RunAsOf(anns, root, known, nil, graph.Period{})
+}
+
+// RunAsOf is Run with what the graph knows of who held which post (ingest.Holdings), and the span the
+// documents date from when they have no date of their own: descriptions ("the prime minister") then
+// resolve through the graph, as `polgraph ingest` reads against a graph.
+func RunAsOf(anns []Annotation, root string, known []graph.Entity, holdings []ingest.Holding, within graph.Period) (Report, error) {
+	r := ingest.NewGraphReader(known, holdings)
 	byName := map[graph.EntityName]graph.Entity{}
 	for _, e := range known {
 		byName[e.Name] = e
@@ -27,7 +34,7 @@ func Run(anns []Annotation, root string, known []graph.Entity) (Report, error) {
 		if err != nil {
 			return Report{}, fmt.Errorf("%s: document: %w", a.File, err)
 		}
-		rd, err := r.Read(ingest.Input{Path: path, Content: b})
+		rd, err := r.Read(ingest.Input{Path: path, Content: b, Within: within})
 		if err != nil {
 			return Report{}, fmt.Errorf("%s: %w", a.File, err)
 		}
