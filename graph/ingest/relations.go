@@ -198,6 +198,7 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 	}
 	cands = append(cands, saidCriticism(s, ms)...)
 	cands = append(cands, saidAfterCriticism(s, ms)...)
+	cands = append(cands, donations(s, ms)...)
 	// "the prime minister told …", resolved to Tony Blair: the text calls him so.
 	for _, m := range ms {
 		if m.post == nil {
@@ -750,6 +751,81 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 	}
 	return out
+}
+
+var (
+	// donatedTo: "X gave £500,000 to Labour", "X donated £1m to the Tories".
+	donatedTo = regexp.MustCompile(`\b(?:gave|donated|gives|donates|has given|had given|lent|loaned|bequeathed)\s+(?:[^.;]{0,40}?)?£[\d.,]+\s*(?:m|bn|k|million|billion)?\s+to\s+(?:the\s+)?$`)
+	// donationFrom: "a donation to the Conservatives … from X", "donations … for the Tories from X".
+	donationFrom = regexp.MustCompile(`\b(?:donations?|gifts?|bequest|loans?)\b[^.;]{0,80}?\bfrom\s+(?:the\s+)?(?:[a-z-]+\s+){0,4}$`)
+	// donorIs: "the Liberal Democrats' largest donor was X", "which lost its main donor X".
+	donorIs = regexp.MustCompile(`\b(?:largest|biggest|main|major|leading|single largest|top)\s+(?:individual\s+|corporate\s+)?donor\s+(?:was\s+|is\s+|,\s*)?(?:the\s+)?$`)
+)
+
+// donations reads who funds a party: "X gave £500,000 to Labour", "a bequest from X" with the party it
+// went to named in the sentence, "Labour's largest donor was X". Money given is support: ENDORSES.
+func donations(s *sentence, ms []mention) []candidate {
+	var out []candidate
+	add := func(donor, party mention, at int) {
+		out = append(out, candidate{typ: graph.Endorses, from: donor, to: party, rule: "donation", conf: 0.7,
+			at: at, wording: review.Span{Start: at, End: at}, factual: true})
+	}
+	nearestParty := func(m mention) *mention {
+		var best *mention
+		for i := range ms {
+			p := &ms[i]
+			if p.ent.kind != graph.KindParty || p.ent == m.ent {
+				continue
+			}
+			if best == nil || abs(p.span.Start-m.span.Start) < abs(best.span.Start-m.span.Start) {
+				best = p
+			}
+		}
+		return best
+	}
+	for i := range ms {
+		m := ms[i]
+		if m.ent.kind != graph.KindActor && m.ent.kind != graph.KindOrganisation {
+			continue
+		}
+		before := strings.ToLower(s.text[:m.span.Start-s.span.Start])
+		switch {
+		case donationFrom.MatchString(before):
+			if p := nearestParty(m); p != nil && p.span.Start < m.span.Start {
+				add(m, *p, m.span.Start-s.span.Start)
+			}
+		case donorIs.MatchString(before):
+			// The party whose donor: the last one named before.
+			var p *mention
+			for j := range ms {
+				if ms[j].ent.kind == graph.KindParty && ms[j].span.End <= m.span.Start {
+					p = &ms[j]
+				}
+			}
+			if p != nil {
+				add(m, *p, m.span.Start-s.span.Start)
+			}
+		}
+		// "X … gave £500,000 to Labour": the party right after.
+		for j := i + 1; j < len(ms); j++ {
+			p := ms[j]
+			if p.ent.kind != graph.KindParty {
+				continue
+			}
+			if donatedTo.MatchString(strings.ToLower(s.text[m.span.End-s.span.Start : p.span.Start-s.span.Start])) {
+				add(m, p, m.span.End-s.span.Start)
+			}
+			break
+		}
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // attributionAfter ends a sentence that puts its speaker last: "…, Lib Dem leader Charles Kennedy has said."

@@ -178,7 +178,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.78, 0.26, 0.95, true})
+		check(t, rep, floor{0.78, 0.27, 0.95, true})
 	})
 	t.Run("against what the graph knows of 2004–05", func(t *testing.T) {
 		// Who held the offices and led the parties then (data/annotations/known): "the prime minister" in
@@ -197,7 +197,7 @@ func TestCommittedScores(t *testing.T) {
 		for _, set := range []struct {
 			dir   string
 			floor floor
-		}{{"bbc", floor{0.88, 0.41, 0.95, false}}, {"bbc-heldout", floor{0.88, 0.46, 0.95, false}}, {"bbc-blind", floor{0.78, 0.29, 0.9, true}}} {
+		}{{"bbc", floor{0.88, 0.41, 0.95, false}}, {"bbc-heldout", floor{0.88, 0.46, 0.95, false}}, {"bbc-blind", floor{0.78, 0.3, 0.9, true}}} {
 			anns, err := eval.ReadAnnotations("../../../data/annotations/" + set.dir)
 			if err != nil {
 				t.Fatal(err)
