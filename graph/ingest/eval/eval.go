@@ -4,6 +4,7 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -182,6 +183,9 @@ type Report struct {
 	// Relations, overall and by type.
 	Relation Counts
 	ByType   map[graph.RelationType]*Counts
+	// ByRule counts, for each rule of the reader (Proposal.Rule), its proposals and those right: a rule
+	// that is often wrong can be found and cut.
+	ByRule map[string]*Counts
 	// Referred counts the proposals an end of which a pronoun or a description stood for (their
 	// Resolved notes), and those right: the references measured on their own.
 	Referred Counts
@@ -250,6 +254,9 @@ func (r *Report) Add(o Report) {
 	for t, c := range o.ByType {
 		r.countsOf(t).add(*c)
 	}
+	for rule, c := range o.ByRule {
+		r.ruleCounts(rule).add(*c)
+	}
 	r.DenialsKept += o.DenialsKept
 	r.DenialsGold += o.DenialsGold
 	r.DenialsAsSupport = append(r.DenialsAsSupport, o.DenialsAsSupport...)
@@ -269,6 +276,19 @@ func (r *Report) countsOf(t graph.RelationType) *Counts {
 	if c == nil {
 		c = &Counts{}
 		r.ByType[t] = c
+	}
+	return c
+}
+
+// ruleCounts is the counts of a reader's rule, made when missing.
+func (r *Report) ruleCounts(rule string) *Counts {
+	if r.ByRule == nil {
+		r.ByRule = map[string]*Counts{}
+	}
+	c := r.ByRule[rule]
+	if c == nil {
+		c = &Counts{}
+		r.ByRule[rule] = c
 	}
 	return c
 }
@@ -403,6 +423,8 @@ func Score(gold []Annotation, pred Prediction) Report {
 		seenPred[dedupe] = true
 		c := rep.countsOf(p.Type)
 		c.Predicted++
+		rule := rep.ruleCounts(p.Rule)
+		rule.Predicted++
 		rep.Relation.Predicted++
 		referred := len(p.Resolved) > 0
 		if referred {
@@ -415,6 +437,7 @@ func Score(gold []Annotation, pred Prediction) Report {
 		}
 		if ok {
 			c.Correct++
+			rule.Correct++
 			rep.Relation.Correct++
 			if referred {
 				rep.Referred.Correct++
@@ -477,6 +500,19 @@ func (r Report) Write(w io.Writer, verbose bool) error {
 	for _, t := range types {
 		c := r.ByType[t]
 		fmt.Fprintf(&b, "%-22s %6d %6d %9d %10d\n", t, c.Gold, c.Found, c.Predicted, c.Correct)
+	}
+	rules := make([]string, 0, len(r.ByRule))
+	for rule := range r.ByRule {
+		rules = append(rules, rule)
+	}
+	// The rules that propose most first: where a wrong one costs most.
+	slices.SortFunc(rules, func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.ByRule[b].Predicted, r.ByRule[a].Predicted), cmp.Compare(a, b))
+	})
+	fmt.Fprintf(&b, "%-28s %9s %10s %10s\n", "by rule", "proposed", "correct", "precision")
+	for _, rule := range rules {
+		c := r.ByRule[rule]
+		fmt.Fprintf(&b, "%-28s %9d %10d %10.2f\n", rule, c.Predicted, c.Correct, c.Precision())
 	}
 	if verbose {
 		for _, l := range []struct {

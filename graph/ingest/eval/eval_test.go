@@ -54,6 +54,22 @@ func TestScore(t *testing.T) {
 				t.Errorf("relations %+v, denials %d/%d, as support %v", r.Relation, r.DenialsKept, r.DenialsGold, r.DenialsAsSupport)
 			}
 		}},
+		{"precision by rule", []review.Proposal{
+			{Type: graph.FormerlyWorkedWith, From: "actors/rabina-khan", To: "actors/lutfur-rahman", Status: graph.StatusReported, Rule: "party-name"},
+			{Type: graph.Founded, From: "actors/rabina-khan", To: "parties/aspire", Status: graph.StatusReported, Rule: "founded"},
+			{Type: graph.Endorses, From: "actors/rabina-khan", To: "actors/lutfur-rahman", Status: graph.StatusReported, Rule: "founded"},
+		}, func(t *testing.T, r eval.Report) {
+			if got := r.ByRule["party-name"]; got == nil || *got != (eval.Counts{Correct: 1, Predicted: 1}) {
+				t.Errorf("party-name: %+v", got)
+			}
+			if got := r.ByRule["founded"]; got == nil || *got != (eval.Counts{Correct: 0, Predicted: 2}) {
+				t.Errorf("founded: %+v", got)
+			}
+			var b strings.Builder
+			if err := r.Write(&b, false); err != nil || !strings.Contains(b.String(), "founded                              2          0       0.00") {
+				t.Errorf("the report's rule table:\n%s", b.String())
+			}
+		}},
 		{"denial proposed as support", []review.Proposal{
 			p(graph.Endorses, "actors/lutfur-rahman", "actors/ajmal-mashroor", graph.StatusAlleged),
 		}, func(t *testing.T, r eval.Report) {
