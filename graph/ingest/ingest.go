@@ -178,7 +178,7 @@ func (rd *reading) resolve() {
 				addPerson(m.ent)
 				continue
 			}
-			if m.kind == graph.KindActor && m.first == m.last {
+			if m.kind == graph.KindActor && m.first == m.last && !m.kin {
 				continue // a single name: below
 			}
 			m.ent = rd.link(m.text, m.kind)

@@ -23,6 +23,8 @@ type mention struct {
 	note string
 	// pronoun marks a "he" or "she" standing for a person named before (refer).
 	pronoun bool
+	// kin marks a given name alone after a family word ("his wife Maggie"): a person of their own.
+	kin bool
 	// post is the office or party a description named ("the prime minister"), resolved to its holder.
 	post *entry
 }
@@ -429,6 +431,10 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	case len(words) == 1 && !notNames[strings.ToLower(words[0])]:
 		m.kind = graph.KindActor // a surname or given name: kept only if it refers to someone named in full
 		m.title = ""
+		// "his wife Maggie": a given name after kin is that person, named so only.
+		if start > 0 && kinWords[strings.ToLower(toks[start-1].text)] && rd.lx.given[strings.ToLower(words[0])] {
+			m.kin = true
+		}
 	}
 	return m, used
 }

@@ -52,6 +52,12 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				continue
 			}
 			first, lastTok := ti, ti
+			possessive := false
+			// "his wife Maggie", "her former adviser": the person's, where kin or a past aide follows.
+			if (w == "his" || w == "her") && ti+1 < len(s.tokens) && kinOrAideNext(s.tokens[ti+1:]) {
+				possessive = true
+				w = map[string]string{"his": "he", "her": "she"}[w]
+			}
 			if w != "he" && w != "she" {
 				var ok bool
 				if lastTok, ok = roleReference(s.tokens, ti); !ok {
@@ -71,7 +77,7 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			}
 			span := review.Span{Start: tok.start, End: s.tokens[lastTok].end}
 			text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
-			added = append(added, mention{first: first, last: lastTok, span: span, text: text,
+			added = append(added, mention{first: first, last: lastTok, span: span, text: text, possessive: possessive,
 				kind: graph.KindActor, ent: who, pronoun: true, note: text + " → " + who.display + " (the last person named before)"})
 		}
 		for ; next < len(ms); next++ {
@@ -86,6 +92,21 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		}
 	}
 }
+
+// kinOrAideNext reports whether the tokens start with a family word or a past aide ("wife", "former
+// adviser"): what "his" and "her" then stand before is that person's.
+func kinOrAideNext(toks []token) bool {
+	w := strings.ToLower(toks[0].text)
+	if kinWords[w] {
+		return true
+	}
+	return (w == "former" || w == "ex") && len(toks) > 1 && aideWords[strings.ToLower(toks[1].text)]
+}
+
+var (
+	kinWords  = map[string]bool{"wife": true, "husband": true, "son": true, "daughter": true, "father": true, "mother": true, "brother": true, "sister": true, "partner": true, "widow": true, "cousin": true, "nephew": true, "niece": true, "uncle": true, "aunt": true, "grandson": true, "granddaughter": true}
+	aideWords = map[string]bool{"adviser": true, "advisor": true, "aide": true, "spokesman": true, "spokeswoman": true, "deputy": true, "assistant": true, "researcher": true, "press": true, "special": true, "chief": true}
+)
 
 // roleWords are the roles a person is referred to by after being named ("the MP", "the former minister").
 var roleWords = map[string]bool{"mp": true, "mep": true, "msp": true, "minister": true, "councillor": true, "politician": true, "peer": true}
