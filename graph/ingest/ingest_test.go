@@ -192,7 +192,11 @@ func TestWording(t *testing.T) {
 		{"sits on", "Lord Harris, who sits on the executive of the Association of Police Authorities, spoke.",
 			[]reading{{graph.MemberOf, "actors/lord-harris", "organisations/association-of-police-authorities", graph.StatusReported}}},
 		{"a clause between", "Peter Mandelson warned the BBC that attacking Alastair Campbell had brought it trouble before.", nil},
-		{"a body's committee", "Michael Mates, who is a member of the Commons intelligence and security committee, spoke.", nil},
+		{"a body's committee is part of it, and makes no member of the body", "Michael Mates, who is a member of the Commons intelligence and security committee, spoke.",
+			[]reading{{graph.PartOf, "organisations/intelligence-and-security-committee", "organisations/house-of-commons", graph.StatusReported}}},
+		{"a body warning a committee", "The Scottish Environment Protection Agency is warning a committee of MSPs.", nil},
+		{"a party's committee", "UKIP's disciplinary committee met.",
+			[]reading{{graph.PartOf, "organisations/disciplinary-committee", "parties/ukip", graph.StatusReported}}},
 		{"infinitive: a call, not a resignation", "A spokesman for UKIP called on Damian Hockney to quit the London Assembly.",
 			[]reading{{graph.Criticised, "parties/ukip", "actors/damian-hockney", graph.StatusReported}}},
 	}

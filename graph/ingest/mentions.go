@@ -23,6 +23,8 @@ type mention struct {
 	note string
 	// pronoun marks a "he" or "she" standing for a person named before (refer).
 	pronoun bool
+	// partOf marks a committee named after the body it is part of (committeeMentions).
+	partOf bool
 	// kin marks a given name alone after a family word ("his wife Maggie"): a person of their own.
 	kin bool
 	// post is the office or party a description named ("the prime minister"), resolved to its holder.
@@ -149,12 +151,70 @@ func (rd *reading) findMentions(s *sentence) []mention {
 		}
 		i++
 	}
-	return rd.officeMentions(s, out)
+	return rd.committeeMentions(s, rd.officeMentions(s, out))
 }
 
 // officeWords are lower-case offices that are not in the gazetteer: "the shadow veterans minister", "a
 // shadow minister", "Europe minister", "chief whip".
 var officeWords = regexp.MustCompile(`\b(?:the|a|an|former|Former|as|ex-|then) ((?:shadow|junior|deputy|assistant)(?: [a-z]+){0,2} (?:minister|secretary|chancellor|whip)|(?:[a-z]+ )?minister for [a-z]+|[a-z]+ minister)\b`)
+
+// committeeWords are a body's committee named in lower case after it: "UKIP's disciplinary committee",
+// "the Commons science and technology committee".
+var committeeWords = regexp.MustCompile(`^(?:'s|’s)?\s+((?:[a-z]+\s+){0,5}?(?:select\s+|standing\s+)?committee)\b`)
+
+var (
+	legislatures      = map[string]bool{"Commons": true, "Lords": true, "House of Commons": true, "House of Lords": true}
+	notCommitteeWords = regexp.MustCompile(`\b(?:a|an|the|is|are|was|were|has|have|had|be|been|by|to|of|for|told|said|[a-z]+ing)\s`)
+)
+
+// committeeMentions adds the committees committeeWords finds right after a party's or a body's name, each
+// marked as part of it.
+func (rd *reading) committeeMentions(s *sentence, ms []mention) []mention {
+	var added []mention
+	for _, m := range ms {
+		if m.ent == nil && m.kind != graph.KindOrganisation && m.kind != graph.KindParty ||
+			m.ent != nil && m.ent.kind != graph.KindOrganisation && m.ent.kind != graph.KindParty {
+			continue
+		}
+		rest := s.text[m.span.End-s.span.Start:]
+		loc := committeeWords.FindStringSubmatchIndex(rest)
+		// After a legislature ("the Commons science and technology committee") or a possessive ("UKIP's
+		// disciplinary committee"), in words that name a committee, not a clause ("is warning a committee").
+		if loc == nil || !m.possessive && !strings.HasPrefix(rest, "'s") && !strings.HasPrefix(rest, "’s") && !legislatures[m.text] ||
+			notCommitteeWords.MatchString(strings.ReplaceAll(rest[loc[2]:loc[3]], "standing ", "")) {
+			continue
+		}
+		start, end := m.span.End+loc[2], m.span.End+loc[3]
+		first, last := -1, -1
+		for i, t := range s.tokens {
+			if t.start == start {
+				first = i
+			}
+			if t.end == end {
+				last = i
+			}
+		}
+		if first < 0 || last < first {
+			continue
+		}
+		// Known from an earlier reading (a proposed entity now), it is already a mention: marked so.
+		if i := slices.IndexFunc(ms, func(o mention) bool { return o.span == review.Span{Start: start, End: end} }); i >= 0 {
+			ms[i].partOf = true
+			continue
+		}
+		if slices.ContainsFunc(ms, func(o mention) bool { return o.span.Start < end && start < o.span.End && o.span != m.span }) {
+			continue
+		}
+		added = append(added, mention{first: first, last: last, span: review.Span{Start: start, End: end}, kind: graph.KindOrganisation,
+			text: s.text[start-s.span.Start : end-s.span.Start], partOf: true})
+	}
+	if len(added) == 0 {
+		return ms
+	}
+	ms = append(ms, added...)
+	slices.SortFunc(ms, func(a, b mention) int { return a.span.Start - b.span.Start })
+	return ms
+}
 
 // officeMentions adds the offices officeWords finds where no other mention is.
 func (rd *reading) officeMentions(s *sentence, ms []mention) []mention {

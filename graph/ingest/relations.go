@@ -649,6 +649,11 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				}
 			}
 		}
+		// "UKIP's disciplinary committee", "the Bank of England's Monetary Policy Committee": part of the body.
+		if (ak == graph.KindOrganisation || ak == graph.KindParty) && bk == graph.KindOrganisation &&
+			(b.partOf || a.possessive && gap == "" && strings.HasSuffix(strings.ToLower(b.ent.display), "committee")) {
+			add(graph.PartOf, b, a, "body-committee", 0.75, "")
+		}
 		// "Azmat Begg, father of Moazzam"
 		if ak == graph.KindActor && bk == graph.KindActor {
 			if m := familyOf.FindStringSubmatch(gap); m != nil {
