@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -121,9 +122,28 @@ func (rd *reading) relations() []review.Proposal {
 	for post := range several {
 		delete(holders, post)
 	}
+	// "Committee chairman Barry Sheerman said": the chair of the committee the document named last.
+	var lastCommittee *entry
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		ms := rd.mentions[si]
+		if len(ms) > 0 && ms[0].ent.kind == graph.KindActor && !strings.HasSuffix(strings.TrimSpace(s.text), "?") && lastCommittee != nil {
+			if loc := committeeChair.FindStringSubmatchIndex(s.text); loc != nil && loc[1] == ms[0].span.Start-s.span.Start {
+				p := review.Proposal{Type: graph.Leads, From: ms[0].ent.name, To: lastCommittee.name, Role: strings.ToLower(s.text[loc[2]:loc[3]]),
+					Status: graph.StatusReported, Rule: "committee-chair", Confidence: 0.7, Excerpt: s.text, Span: s.span,
+					Resolved: []string{fmt.Sprintf("%s → %s, the committee named before", strings.TrimSpace(s.text[:loc[3]]), lastCommittee.display)}}
+				key := strings.Join([]string{string(p.Type), string(p.From), string(p.To), string(p.Status)}, "|")
+				if _, ok := best[key]; !ok {
+					best[key] = len(out)
+					out = append(out, p)
+				}
+			}
+		}
+		for _, m := range ms {
+			if m.ent.kind == graph.KindOrganisation && strings.HasSuffix(strings.ToLower(m.ent.display), "committee") {
+				lastCommittee = m.ent
+			}
+		}
 		if len(ms) < 2 || strings.HasSuffix(strings.TrimSpace(s.text), "?") {
 			continue
 		}
@@ -832,6 +852,9 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// committeeChair opens a sentence on a committee's chair named next: "Committee chairman X said".
+var committeeChair = regexp.MustCompile(`^\s*(?:The\s+)?[Cc]ommittee(?:'s|’s)?\s+(chairman|chairwoman|chair|convener|convenor)\s+(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?`)
 
 // attributionAfter ends a sentence that puts its speaker last: "…, Lib Dem leader Charles Kennedy has said."
 // or "…, said Mr Howard." (perhaps with where: "told Radio 4's Today programme").
