@@ -156,7 +156,7 @@ func (rd *reading) findMentions(s *sentence) []mention {
 
 // officeWords are lower-case offices that are not in the gazetteer: "the shadow veterans minister", "a
 // shadow minister", "Europe minister", "chief whip".
-var officeWords = regexp.MustCompile(`\b(?:the|a|an|former|Former|as|ex-|then) ((?:shadow|junior|deputy|assistant)(?: [a-z]+){0,2} (?:minister|secretary|chancellor|whip)|(?:[a-z]+ )?minister for [a-z]+|[a-z]+ minister)\b`)
+var officeWords = regexp.MustCompile(`(?:\b(?:the|a|an|former|Former|as|ex-|then) |, )((?:shadow|junior|deputy|assistant)(?: [a-z]+){0,2} (?:minister|secretary|chancellor|whip)(?: for (?:the )?[a-z]+)?|(?:[a-z]+ )?minister for [a-z]+|[a-z]+ minister)\b`)
 
 // committeeWords are a body's committee named in lower case after it: "UKIP's disciplinary committee",
 // "the Commons science and technology committee".

@@ -124,6 +124,7 @@ func (rd *reading) relations() []review.Proposal {
 	}
 	// "Committee chairman Barry Sheerman said": the chair of the committee the document named last.
 	var lastCommittee *entry
+	var bodies []*entry // the organisations the document named so far, outlets and places aside
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		ms := rd.mentions[si]
@@ -139,9 +140,25 @@ func (rd *reading) relations() []review.Proposal {
 				}
 			}
 		}
+		// "General secretary Brendan Barber warned": the head of the body the document named last, when it
+		// named one body only so far (else whose head is not said).
+		if len(ms) > 0 && ms[0].ent.kind == graph.KindActor && len(bodies) == 1 && bodyHead.MatchString(s.text[:ms[0].span.Start-s.span.Start]) {
+			role := strings.ToLower(strings.TrimSpace(s.text[:ms[0].span.Start-s.span.Start]))
+			p := review.Proposal{Type: graph.Leads, From: ms[0].ent.name, To: bodies[0].name, Role: role,
+				Status: graph.StatusReported, Rule: "body-head", Confidence: 0.65, Excerpt: s.text, Span: s.span,
+				Resolved: []string{fmt.Sprintf("%s → %s, the one body named before", strings.TrimSpace(s.text[:ms[0].span.Start-s.span.Start]), bodies[0].display)}}
+			key := strings.Join([]string{string(p.Type), string(p.From), string(p.To), string(p.Status)}, "|")
+			if _, ok := best[key]; !ok {
+				best[key] = len(out)
+				out = append(out, p)
+			}
+		}
 		for _, m := range ms {
 			if m.ent.kind == graph.KindOrganisation && strings.HasSuffix(strings.ToLower(m.ent.display), "committee") {
 				lastCommittee = m.ent
+			}
+			if m.ent.kind == graph.KindOrganisation && !placeOrOutlet[m.ent.name] && !slices.Contains(bodies, m.ent) {
+				bodies = append(bodies, m.ent)
 			}
 		}
 		if len(ms) < 2 || strings.HasSuffix(strings.TrimSpace(s.text), "?") {
@@ -856,6 +873,10 @@ func abs(x int) int {
 // committeeChair opens a sentence on a committee's chair named next: "Committee chairman X said".
 var committeeChair = regexp.MustCompile(`^\s*(?:The\s+)?[Cc]ommittee(?:'s|’s)?\s+(chairman|chairwoman|chair|convener|convenor)\s+(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?`)
 
+// bodyHead opens a sentence on a body's head by role alone: "General secretary Brendan Barber warned",
+// "Chief executive John Beaumont was paid".
+var bodyHead = regexp.MustCompile(`^\s*(?:Its\s+|The\s+)?(?:[Gg]eneral secretary|[Cc]hief executive|[Dd]irector[- ]general|[Cc]hairman|[Cc]hairwoman|[Pp]resident)\s+(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness|Professor)\.?\s+)?$`)
+
 // attributionAfter ends a sentence that puts its speaker last: "…, Lib Dem leader Charles Kennedy has said."
 // or "…, said Mr Howard." (perhaps with where: "told Radio 4's Today programme").
 var attributionAfter = regexp.MustCompile(`^\s*(?:has |have |had )?(?:said|says|told|claimed|claims|insisted|argued|warned|added)\b[^,;"“”]{0,60}[.!]?\s*$`)
@@ -993,8 +1014,15 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 		// A pronoun stands in a clause about its person: "X dismissed reports he supports Y" is X's denial.
 		subjStart = clauseStart
 	}
-	lead := strings.ToLower(s.text[subjStart:max(subjStart, min(c.at, len(s.text)))])
-	wording := strings.ToLower(s.text[clampIndex(c.at, len(s.text)):wEnd])
+	// Names are no wording: "Theresa May" is no "may", "Will Hutton" no "will".
+	masked := []byte(s.text)
+	for _, m := range ms {
+		for i := max(0, m.span.Start-s.span.Start); i < min(len(masked), m.span.End-s.span.Start); i++ {
+			masked[i] = 'X'
+		}
+	}
+	lead := strings.ToLower(string(masked[subjStart:max(subjStart, min(c.at, len(s.text)))]))
+	wording := strings.ToLower(string(masked[clampIndex(c.at, len(s.text)):wEnd]))
 	full := lead + " " + wording
 	if c.spoken {
 		return graph.StatusReported, "", true
