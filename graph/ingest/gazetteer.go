@@ -96,7 +96,6 @@ var placeOrOutlet = map[graph.EntityName]bool{
 	"organisations/bbc": true, "organisations/itn": true, "organisations/sky-news": true, "organisations/itv": true,
 	"organisations/channel-4": true, "organisations/reuters": true, "organisations/press-association": true,
 	"organisations/uk-parliament": true, "organisations/house-of-commons": true, "organisations/house-of-lords": true,
-	"organisations/downing-street": true, "organisations/white-house": true,
 }
 
 // commonGiven are given names of the nicknames list that are also common words.
