@@ -699,6 +699,12 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 		}
 		// "John Curtice, of the University of Strathclyde"; "Peter Misselbrook, executive partner of Tods
 		// Murray"; "Jan Berry, chairman of the Police Federation"
+		// "Ed Balls, ex-chief economic adviser to the Treasury"
+		if ak == graph.KindActor && (bk == graph.KindOrganisation || bk == graph.KindParty) {
+			if m := adviserTo.FindStringSubmatch(gap); m != nil {
+				add(graph.MemberOf, a, b, "name-adviser-to", 0.7, strings.TrimSpace(strings.TrimPrefix(m[0], ",")))
+			}
+		}
 		if ak == graph.KindActor && (bk == graph.KindOrganisation || bk == graph.KindParty) {
 			if m := roleOf.FindStringSubmatch(gap); m != nil {
 				switch role := m[1]; {
@@ -1137,6 +1143,8 @@ var (
 	// formerAide is a past post at someone's side: "'s former adviser", "'s former press secretary".
 	formerAide      = regexp.MustCompile(`^(?:(?:'s|’s)\s+)?(?:former|ex-|one-time)\s*((?:chief\s+|special\s+|economic\s+|political\s+|press\s+|personal\s+|senior\s+)?(?:advis[eo]r|aide|secretary|spokes(?:man|woman)|deputy|assistant|researcher|speechwriter|chief of staff|right-hand man))\s*,?$`)
 	formerAideAfter = regexp.MustCompile(`^\s*(?:(?:'s|’s)\s+)?(?:former|ex-|one-time)\s*((?:chief\s+|special\s+|economic\s+|political\s+|press\s+|personal\s+|senior\s+)?(?:advis[eo]r|aide|secretary|spokes(?:man|woman)|deputy|assistant|researcher|speechwriter|chief of staff|right-hand man))\b`)
+	// adviserTo stands between a person and the body they advise: ", ex-chief economic adviser to the".
+	adviserTo = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:ex-|former\s+)?(?:[a-z]+\s+){0,2}(?:adviser|advisor|aide|consultant)\s+to(?:\s+the)?$`)
 	// partAfter follows a group named as the whole a part belongs to: "leader of the Labour group on
 	// Newham Council" leads the group, not Labour.
 	partAfter = regexp.MustCompile(`^\s+(?:group|groups|branch|wing|section|councillors|caucus|delegation|members)\b`)
