@@ -1033,6 +1033,15 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	if c.spoken {
 		return graph.StatusReported, "", true
 	}
+	// How a name is described holds whatever the sentence says around it ("a complaint to UKIP's
+	// disciplinary committee", "Labour MP X could resign"): the outlet's, but for a deputy's post.
+	if c.described && !s.quoted[clampIndex(c.at, len(s.quoted))] {
+		before := strings.ToLower(s.text[:clampIndex(c.at, len(s.text))])
+		if strings.HasSuffix(before, "deputy ") || strings.HasSuffix(before, "deputy party ") {
+			return "", "", false
+		}
+		return graph.StatusReported, "", true
+	}
 	if !c.factual && (hypothetical.MatchString(full) && c.typ != graph.CandidateFor || wish.MatchString(full)) {
 		return "", "", false
 	}
