@@ -535,7 +535,7 @@ func nextCoordinated(s *sentence, ms []mention, m mention) *mention {
 	for i := range ms {
 		if ms[i].span.Start > m.span.End {
 			gap := strings.TrimSpace(s.text[m.span.End-s.span.Start : ms[i].span.Start-s.span.Start])
-			if gap == "and" || gap == "&" || gap == "," {
+			if gap == "and" || gap == "&" || gap == "," || coordinatedTitle.MatchString(gap) {
 				return &ms[i]
 			}
 			return nil
@@ -543,6 +543,9 @@ func nextCoordinated(s *sentence, ms []mention, m mention) *mention {
 	}
 	return nil
 }
+
+// coordinatedTitle joins two names when the second has a title: "Tony Blair and Mr Brown".
+var coordinatedTitle = regexp.MustCompile(`^(?:and|&|,)\s+(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lord|Lady|Baroness|Dame)\.?$`)
 
 // clauseBreak says whether a semicolon, a colon or a dash between two offsets of the document separates
 // clauses.
