@@ -365,6 +365,9 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 			if ownParty.MatchString(rest) {
 				continue // "accused by X's party, Y": the party
 			}
+			if (r.typ == graph.Criticised || r.typ == graph.Accused) && partyPlans.MatchString(rest) && r.fitsObject(m) {
+				objs = append(objs, m) // "criticised Michael Howard's record": criticised him
+			}
 			break // "backed Mr Howard's stance": his stance, not him
 		}
 		if (m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty) && bodyAfter.MatchString(rest) {
@@ -406,8 +409,8 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		if m.ent.kind == graph.KindSeat && appositiveRole.MatchString(strings.ToLower(s.text[m.span.End-s.span.Start:])) {
 			continue // "X, the Glasgow Kelvin MP, accused Z": X, whom the seat describes
 		}
-		if modifierNoun.MatchString(s.text[m.span.End-s.span.Start:]) {
-			break // "Labour MPs have criticised": the MPs, not the party
+		if modifierNoun.MatchString(s.text[m.span.End-s.span.Start:]) && !(m.ent.kind == graph.KindParty && partySpokesman.MatchString(s.text[m.span.End-s.span.Start:])) {
+			break // "Labour MPs have criticised": the MPs, not the party (but its spokesman speaks for it)
 		}
 		if lead := strings.ToLower(s.text[m.span.End-s.span.Start : at-s.span.Start]); subjectClause.MatchString(lead) && !sameSubject.MatchString(lead) {
 			break // "warned the BBC that attacking X …": the BBC attacks no one ("a day after launching" keeps its subject)
@@ -525,6 +528,9 @@ var (
 )
 
 // partyPlans follow a party whose plans, promises or record are criticised: the party is.
+// partySpokesman follows a party whose spokesman speaks for it: "A Labour Party spokesman criticised".
+var partySpokesman = regexp.MustCompile(`^\s+(?:party\s+)?spokes(?:man|woman|person)\b`)
+
 var partyPlans = regexp.MustCompile(`^(?:'s|’s)?\s+(?:plans?|proposals?|polic(?:y|ies)|record|promises?|pledges?|manifesto|budget|spending plans|tax plans)\b`)
 
 // decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
@@ -884,7 +890,7 @@ var committeeChair = regexp.MustCompile(`^\s*(?:The\s+)?[Cc]ommittee(?:'s|’s)?
 
 // bodyHead opens a sentence on a body's head by role alone: "General secretary Brendan Barber warned",
 // "Chief executive John Beaumont was paid".
-var bodyHead = regexp.MustCompile(`^\s*(?:Its\s+|The\s+)?(?:[Gg]eneral secretary|[Cc]hief executive|[Dd]irector[- ]general|[Cc]hairman|[Cc]hairwoman|[Pp]resident)\s+(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness|Professor)\.?\s+)?$`)
+var bodyHead = regexp.MustCompile(`^\s*(?:Its\s+|The\s+)?(?:[Gg]eneral secretary|[Cc]hief executive|[Dd]irector[- ]general|[Dd]irector|[Cc]hairman|[Cc]hairwoman|[Pp]resident)\s+(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness|Professor)\.?\s+)?$`)
 
 // attributionAfter ends a sentence that puts its speaker last: "…, Lib Dem leader Charles Kennedy has said."
 // or "…, said Mr Howard." (perhaps with where: "told Radio 4's Today programme").
