@@ -39,30 +39,34 @@ func Holdings(ctx context.Context, links graph.LinkSource, ents []graph.Entity) 
 		}
 		for _, p := range posts[start:min(start+500, len(posts))] {
 			for _, l := range got[p] {
-				if l.To != p || (l.Type != graph.Leads && l.Type != graph.HoldsOffice) || !l.Dated || !(graph.RelationFilter{}).Counts(l) {
-					continue
+				if h, ok := holdingOf(l); ok && l.To == p {
+					out = append(out, h)
 				}
-				out = append(out, Holding{Holder: l.From, Post: p, Type: l.Type, Period: l.Effective(), Relation: l.Name})
 			}
 		}
 	}
 	return out, nil
 }
 
-// HoldingsOf reads the holdings of relations given whole (a dataset's, where no store answers Links):
-// dated LEADS and HOLDS_OFFICE relations that a claim supports.
+// HoldingsOf reads the holdings of relations given whole (a dataset's, where no store answers Links), as
+// Holdings reads a store's.
 func HoldingsOf(rels []graph.Relation) []Holding {
 	var out []Holding
 	for _, r := range rels {
-		if r.Type != graph.Leads && r.Type != graph.HoldsOffice || r.ValidFrom.IsZero() && r.ValidTo.IsZero() && r.Date.IsZero() {
-			continue
+		if h, ok := holdingOf(r.Link()); ok {
+			out = append(out, h)
 		}
-		if !slices.ContainsFunc(r.Claims, func(c graph.Claim) bool { return c.Retracted.IsZero() && c.Status != graph.StatusDenied }) {
-			continue
-		}
-		out = append(out, Holding{Holder: r.From, Post: r.To, Type: r.Type, Period: r.Period(), Relation: r.Name})
 	}
 	return out
+}
+
+// holdingOf is the holding a link makes: a dated LEADS or HOLDS_OFFICE that counts under the default
+// filter (a denied leadership is none; an undated one says nothing of a document's day).
+func holdingOf(l graph.Link) (Holding, bool) {
+	if l.Type != graph.Leads && l.Type != graph.HoldsOffice || !l.Dated || !(graph.RelationFilter{}).Counts(l) {
+		return Holding{}, false
+	}
+	return Holding{Holder: l.From, Post: l.To, Type: l.Type, Period: l.Effective(), Relation: l.Name}, true
 }
 
 // NewGraphReader is NewReader that also knows who held the graph's parties' leaderships and its offices
@@ -192,7 +196,7 @@ func (rd *reading) namedHolders() map[postKey][]*entry {
 			}
 			gap := strings.ToLower(strings.TrimSpace(s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]))
 			switch {
-			case a.ent.kind == graph.KindSeat && !a.ent.constituency && b.ent.kind == graph.KindActor && gap == "" && !descriptionBefore.MatchString(s.text[:a.span.Start-s.span.Start]):
+			case a.ent.kind == graph.KindSeat && !a.ent.constituency && b.ent.kind == graph.KindActor && gap == "":
 				add(a.ent, graph.HoldsOffice, b.ent)
 			case a.ent.kind == graph.KindActor && b.ent.kind == graph.KindSeat && !b.ent.constituency && (gap == ", the" || gap == ","):
 				add(b.ent, graph.HoldsOffice, a.ent)

@@ -185,15 +185,7 @@ func (rd *reading) committeeMentions(s *sentence, ms []mention) []mention {
 			continue
 		}
 		start, end := m.span.End+loc[2], m.span.End+loc[3]
-		first, last := -1, -1
-		for i, t := range s.tokens {
-			if t.start == start {
-				first = i
-			}
-			if t.end == end {
-				last = i
-			}
-		}
+		first, last := s.tokenRange(start, end)
 		if first < 0 || last < first {
 			continue
 		}
@@ -216,6 +208,21 @@ func (rd *reading) committeeMentions(s *sentence, ms []mention) []mention {
 	return ms
 }
 
+// tokenRange returns the tokens a span of the document starts and ends on: -1 where it starts or ends
+// inside a token.
+func (s *sentence) tokenRange(start, end int) (first, last int) {
+	first, last = -1, -1
+	for i, t := range s.tokens {
+		if t.start == start {
+			first = i
+		}
+		if t.end == end {
+			last = i
+		}
+	}
+	return first, last
+}
+
 // officeMentions adds the offices officeWords finds where no other mention is.
 func (rd *reading) officeMentions(s *sentence, ms []mention) []mention {
 	for _, loc := range officeWords.FindAllStringSubmatchIndex(s.text, -1) {
@@ -230,15 +237,7 @@ func (rd *reading) officeMentions(s *sentence, ms []mention) []mention {
 				overlap = true
 			}
 		}
-		first, last := -1, -1
-		for i, t := range s.tokens {
-			if t.start == start {
-				first = i
-			}
-			if t.end == end {
-				last = i
-			}
-		}
+		first, last := s.tokenRange(start, end)
 		if overlap || first < 0 || last < first {
 			continue
 		}

@@ -101,26 +101,13 @@ func (rd *reading) relations() []review.Proposal {
 	var out []review.Proposal
 	best := map[string]int{}
 	// Who holds an office, where the document says so ("Deputy Prime Minister John Prescott"): "the
-	// deputy prime minister" elsewhere in it means that person.
-	// An office the document gives two people ("Chancellor Gordon Brown met Chancellor Gerhard
-	// Schroeder") stands for neither.
+	// deputy prime minister" elsewhere in it means that person; an office the document gives two people
+	// stands for neither.
 	holders := map[*entry]*entry{}
-	several := map[*entry]bool{}
-	for si := range rd.sentences {
-		ms := rd.mentions[si]
-		for i := 0; i+1 < len(ms); i++ {
-			a, b := ms[i], ms[i+1]
-			if a.ent.kind == graph.KindSeat && !a.ent.constituency && b.ent.kind == graph.KindActor &&
-				strings.TrimSpace(rd.sentences[si].text[a.span.End-rd.sentences[si].span.Start:b.span.Start-rd.sentences[si].span.Start]) == "" {
-				if h, ok := holders[a.ent]; ok && h != b.ent {
-					several[a.ent] = true
-				}
-				holders[a.ent] = b.ent
-			}
+	for k, who := range rd.namedHolders() {
+		if k.typ == graph.HoldsOffice && len(who) == 1 {
+			holders[k.post] = who[0]
 		}
-	}
-	for post := range several {
-		delete(holders, post)
 	}
 	// "Committee chairman Barry Sheerman said": the chair of the committee the document named last.
 	var lastCommittee *entry

@@ -5,7 +5,7 @@
 import type cytoscape from "cytoscape";
 
 /** The bundle of the relations between two entities: the same id whichever way the relations run. */
-export function bundleId(a: string, b: string): string {
+function bundleId(a: string, b: string): string {
   return `bundle:${[a, b].sort().join("|")}`;
 }
 

@@ -20,7 +20,7 @@ import {
   type Truncation,
 } from "./gen/polgraph/v1/graph_service_pb";
 import { ClaimStatus, RelationType, SourceKind, type DateRange, type Entity, type Relation, type Verdict } from "./gen/polgraph/v1/resources_pb";
-import { bundleId, isBundle, rebundle } from "./bundles";
+import { isBundle, rebundle } from "./bundles";
 import { figurePNG, figureSVG, type FigureText, type LegendRow } from "./figure";
 import { bottomSheet, markOption } from "./a11y";
 import { listView } from "./listview";
@@ -1434,7 +1434,9 @@ function renderEntity(resp: GetEntityResponse): void {
 
 /** The relations between two entities that one edge counts: each opens its claims. */
 function renderBundle(id: string): void {
-  const members = realEdges().filter((e) => bundleId(e.source().id(), e.target().id()) === id);
+  // The relations the bundle counts (rebundle): those the time range keeps.
+  const ids: string[] = cy.getElementById(id).data("members") ?? [];
+  const members = realEdges().filter((e) => ids.includes(e.id()));
   if (members.length < 2) {
     panel(h("p", { class: "note" }, "These relations are no longer drawn together with the current filters."));
     return;
