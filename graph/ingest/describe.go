@@ -237,3 +237,51 @@ func periodText(p graph.Period) string {
 	}
 	return year(p.Start) + "–" + year(p.End)
 }
+
+// oppositionParty is the party shadow posts belong to, and the holdings that say so.
+type oppositionParty struct {
+	party       *entry
+	leader      *entry
+	leads, post Holding
+}
+
+// leaderOfTheOpposition is the office whose holder's party holds the shadow posts.
+const leaderOfTheOpposition graph.EntityName = "seats/leader-of-the-opposition"
+
+// oppositionParty reads, from the graph's holdings, which party was the Official Opposition over the
+// document's date (or the span it dates from): the party led by the Leader of the Opposition. It is nil
+// when the graph does not say, or says two parties were.
+func (rd *reading) oppositionParty(holdings map[graph.EntityName][]Holding) *oppositionParty {
+	var on graph.Period
+	switch {
+	case !rd.published.IsZero():
+		on = graph.PeriodOf(rd.published)
+	case rd.within != graph.Period{}:
+		on = rd.within
+	default:
+		return nil
+	}
+	overlaps := func(p graph.Period) bool { return p.Start <= on.End && on.Start <= p.End }
+	var found *oppositionParty
+	for _, post := range holdings[leaderOfTheOpposition] {
+		if post.Type != graph.HoldsOffice || !overlaps(post.Period) {
+			continue
+		}
+		for _, hs := range holdings {
+			for _, h := range hs {
+				if h.Type != graph.Leads || h.Holder != post.Holder || !overlaps(h.Period) {
+					continue
+				}
+				party, leader := rd.lx.byName[h.Post], rd.lx.byName[h.Holder]
+				if party == nil || leader == nil {
+					continue
+				}
+				if found != nil && found.party != party {
+					return nil // two parties over the span: neither
+				}
+				found = &oppositionParty{party: party, leader: leader, leads: h, post: post}
+			}
+		}
+	}
+	return found
+}

@@ -65,6 +65,11 @@ type reading struct {
 	published graph.FuzzyDate
 	// within is Input.Within: the span an undated document dates from.
 	within graph.Period
+	// paragraphs are the text's paragraphs: sentences never cross them.
+	paragraphs []review.Span
+	// opposition is the party whose leader the graph says was Leader of the Opposition when the document
+	// was written (nil when it does not say, or the document has no date): a shadow post is that party's.
+	opposition *oppositionParty
 }
 
 // Read reads one document. It fails (Invalid) only when the input is not text that can be read.
@@ -86,7 +91,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published, within: in.Within}
+	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published, within: in.Within, paragraphs: c.paragraphs}
 	// Twice: names the first pass proposes are known to the second, which then finds them where they run
 	// into other words ("Lutfur Rahman Maium Miah").
 	rd.findAll()
@@ -96,6 +101,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.resolve()
 	rd.nameProposed()
 	rd.describe(r.holdings)
+	rd.opposition = rd.oppositionParty(r.holdings)
 	rd.refer(c.paragraphs)
 	props := rd.relations()
 

@@ -56,16 +56,18 @@ var orgHeads = map[string]graph.Kind{"party": graph.KindParty, "council": graph.
 	"times": graph.KindOrganisation, "telegraph": graph.KindOrganisation, "herald": graph.KindOrganisation,
 	"mirror": graph.KindOrganisation, "observer": graph.KindOrganisation, "gazette": graph.KindOrganisation,
 	"limited": graph.KindOrganisation, "ltd": graph.KindOrganisation, "plc": graph.KindOrganisation,
-	"international": graph.KindOrganisation, "partnership": graph.KindOrganisation, "alliance": graph.KindOrganisation}
+	"international": graph.KindOrganisation, "partnership": graph.KindOrganisation, "alliance": graph.KindOrganisation,
+	"centre": graph.KindOrganisation, "college": graph.KindOrganisation, "church": graph.KindOrganisation,
+	"services": graph.KindOrganisation, "fuels": graph.KindOrganisation, "watch": graph.KindOrganisation}
 
 // officeHeads end an office's name inside a run of capitalised words: "Welfare Minister Frank Field".
 var officeHeads = map[string]bool{"minister": true, "secretary": true, "chancellor": true, "whip": true}
 
 // personCues are words before a name that make it a person's: "Labour MP Oona King", "wife Sandra".
-var personCues = regexp.MustCompile(`\b(?:mp|mep|msp|am|leader|chairman|chairwoman|chair|spokesman|spokeswoman|spokesperson|candidate|secretary|minister|president|deputy|member|councillor|activist|colleague|wife|husband|son|daughter|brother|sister|professor|former|rival|opponent|veteran|campaigner|chancellor|mayor|adviser|aide|director|chief|head|founder|boss|deputy leader|ex-husband|ex-wife|widow|'s|’s|(?:father|mother|son|daughter|brother|sister|wife|husband|widow|nephew|niece|cousin) of)\s*$`)
+var personCues = regexp.MustCompile(`\b(?:mp|mep|msp|am|leader|chairman|chairwoman|chair|spokesman|spokeswoman|spokesperson|candidate|secretary|minister|president|deputy|member|councillor|activist|colleague|wife|husband|son|daughter|brother|sister|professor|former|rival|opponent|veteran|campaigner|chancellor|mayor|adviser|aide|director|chief|head|founder|boss|deputy leader|ex-husband|ex-wife|widow|lawyer|solicitor|barrister|dj|presenter|businessman|businesswoman|philanthropist|magnate|tycoon|author|novelist|journalist|economist|academic|historian|broadcaster|columnist|commentator|analyst|pollster|actor|actress|singer|comedian|detainee|prisoner|briton|diplomat|ambassador|envoy|bishop|archbishop|cardinal|judge|strategist|co-ordinator|coordinator|organiser|\d+-year-old(?:\s+[a-z]+)?|'s|’s|(?:father|mother|son|daughter|brother|sister|wife|husband|widow|nephew|niece|cousin) of)\s*$`)
 
 // personAfter are words after a name that make it a person's: "X said", "X, 54,".
-var personAfter = regexp.MustCompile(`^(?:\s+(?:said|says|told|added|argued|insisted|warned|claimed|denied|admitted|wrote|replied|explained)\b|,\s+\d{2},|,\s+who\b|,\s+(?:the\s+)?(?:father|mother|son|daughter|wife|husband|brother|sister|widow|widower)\b)`)
+var personAfter = regexp.MustCompile(`^(?:\s+(?:said|says|told|added|argued|insisted|warned|claimed|denied|admitted|wrote|replied|explained)\b|,\s+\d{2},|,\s+who\b|,\s+(?:a|an|the)\s+(?:[a-z-]+\s+){0,3}(?:candidate|mp|member|councillor|activist|campaigner|lawyer|spokesman|spokeswoman|director|leader|chairman|chairwoman|founder|adviser|minister|secretary|businessman|businesswoman|donor)\b|,\s+(?:director|leader|chairman|chairwoman|head|president|founder|chief executive|general secretary|spokesman|spokeswoman|secretary|treasurer)\s+(?:of|for|at)\b|,\s+(?:the\s+)?(?:father|mother|son|daughter|wife|husband|brother|sister|widow|widower)\b)`)
 
 // notNames are capitalised words that start no name: sentence openers, days, months, and words that
 // headline style capitalises.
@@ -91,6 +93,28 @@ func init() {
 		notNames[w] = true
 	}
 }
+
+// groupBefore and fromBefore end the words before an organisation named without a head word: "from the
+// controversial group Fathers 4 Justice", "Jim Parton, from Families Need Fathers, said".
+var (
+	groupBefore = regexp.MustCompile(`\b(?:from|of|by|at)\s+(?:the\s+)?(?:[a-z-]+\s+){0,2}(?:group|organisation|organization|charity|pressure group|campaign group|think-tank|think tank|firm|company|consultancy|union)\s+$`)
+	fromBefore  = regexp.MustCompile(`\p{L},\s+from\s+$`)
+)
+
+// occupations and demonyms stand before a person's name without being part of it.
+var (
+	occupations = map[string]bool{"lawyer": true, "solicitor": true, "barrister": true, "dj": true, "presenter": true,
+		"businessman": true, "businesswoman": true, "philanthropist": true, "magnate": true, "tycoon": true, "author": true,
+		"novelist": true, "journalist": true, "economist": true, "academic": true, "historian": true, "broadcaster": true,
+		"columnist": true, "commentator": true, "analyst": true, "pollster": true, "campaigner": true, "activist": true,
+		"detainee": true, "diplomat": true, "ambassador": true, "judge": true, "strategist": true, "millionaire": true}
+	demonyms = map[string]bool{"australian": true, "american": true, "french": true, "german": true, "italian": true,
+		"spanish": true, "russian": true, "chinese": true, "indian": true, "pakistani": true, "iraqi": true, "iranian": true,
+		"afghan": true, "canadian": true, "zimbabwean": true, "nigerian": true, "kenyan": true, "israeli": true,
+		"palestinian": true, "syrian": true, "egyptian": true, "saudi": true, "turkish": true, "polish": true, "dutch": true,
+		"belgian": true, "swedish": true, "danish": true, "norwegian": true, "japanese": true, "korean": true, "jordanian": true,
+		"libyan": true, "lebanese": true, "bangladeshi": true, "sri lankan": true, "ugandan": true, "ghanaian": true}
+)
 
 // electionWords make a constituency's name in the sentence the seat rather than the town.
 var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majority|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
@@ -381,6 +405,11 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 			return mention{}, 1
 		}
 	}
+	// "Lawyer Louise Christian", "Australian Mamdouh Habib": an occupation or a nationality opening the
+	// sentence, before a given name, is no part of it.
+	if w := strings.ToLower(toks[i].text); (occupations[w] || demonyms[w]) && i+1 < len(toks) && toks[i+1].cap && !isTitle(toks[i+1].text) {
+		return mention{}, 1
+	}
 	title := ""
 	start := i
 	for start < len(toks) && isTitle(toks[start].text) && toks[start].cap {
@@ -388,7 +417,11 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		start++
 	}
 	j := start
-	for j < len(toks) && (toks[j].cap && !isFirstPerson(toks[j].text) || j > start && isConnector(toks, j)) && !toks[j].acronym && !isTitle(toks[j].text) {
+	// A title inside a run starts the next name, unless no name follows it ("Fathers 4 Justice, …").
+	titleEnds := func(j int) bool {
+		return j > start && (j+1 >= len(toks) || !toks[j+1].cap || s.breaksBetween(j, j+1))
+	}
+	for j < len(toks) && (toks[j].cap && !isFirstPerson(toks[j].text) || j > start && isConnector(toks, j)) && !toks[j].acronym && (!isTitle(toks[j].text) || titleEnds(j)) {
 		if (toks[j].text == "and" || toks[j].text == "&") && rd.lx.given[strings.ToLower(toks[start].text)] {
 			break // "Tessa Jowell and Deputy Prime Minister John Prescott": two names
 		}
@@ -478,10 +511,15 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.kind = graph.KindSeat // "the East Kilbride seat", "MP for Leyton"
 	case ok && len(words) >= 2:
 		m.kind = kind
+	case title == "" && len(words) >= 2 && !rd.lx.given[strings.ToLower(words[0])] &&
+		(groupBefore.MatchString(before) || fromBefore.MatchString(before) && strings.HasPrefix(strings.TrimSpace(after), ",")):
+		m.kind = graph.KindOrganisation // "John Ison, from the group Fathers 4 Justice", "Jim Parton, from Families Need Fathers, said"
 	case title != "":
 		m.kind = graph.KindActor
 	case len(words) >= 2 && len(words) <= 4 && rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[1:]):
 		m.kind = graph.KindActor
+	case len(words) == 2 && rd.lx.given[strings.ToLower(words[0])] && !ok && (personCues.MatchString(before) || personAfter.MatchString(after)):
+		m.kind = graph.KindActor // "lawyer Louise Christian, who": a surname that is also a word
 	case len(words) >= 2 && len(words) <= 3 && !anyNotName(words[1:]) && (personCues.MatchString(before) || personAfter.MatchString(after)) && !ok:
 		m.kind = graph.KindActor // "Labour's Lorna Fitzsimons", "Petrina Holdsworth said"
 	case len(words) >= 2 && len(words) <= 4 && !anyNotName(words) && (rd.lx.fuzzy(normalise(m.text), graph.KindActor) != nil ||
@@ -521,9 +559,11 @@ func isConnector(toks []token, j int) bool {
 	if j == 0 || j+1 >= len(toks) || !toks[j-1].cap || !toks[j+1].cap {
 		return false
 	}
-	switch toks[j].text {
-	case "of", "and", "for", "&", "de", "van", "von", "bin", "al", "ul", "el", "du":
+	switch t := toks[j].text; {
+	case t == "of", t == "and", t == "for", t == "&", t == "de", t == "van", t == "von", t == "bin", t == "al", t == "ul", t == "el", t == "du":
 		return true
+	case len(t) == 1 && t[0] >= '0' && t[0] <= '9':
+		return true // "Fathers 4 Justice"
 	}
 	return false
 }

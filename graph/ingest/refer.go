@@ -31,7 +31,8 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		}
 	}
 	para := -1
-	var last []*entry // the paragraph's people so far, the last named last
+	var last []*entry    // the paragraph's people so far, the last named last
+	var lastParty *entry // the party the document named last
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
@@ -45,10 +46,22 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				if ms[next].ent.kind == graph.KindActor {
 					last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
 				}
+				if ms[next].ent.kind == graph.KindParty {
+					lastParty = ms[next].ent
+				}
 				next++
 			}
 			w := strings.ToLower(tok.text)
 			if s.quoted[clampIndex(tok.start-s.span.Start, len(s.quoted))] {
+				continue
+			}
+			// "the party": the party named last before, when it stands alone ("the party's", yes; "the party
+			// faithful", "the Party of Wales", "the party he once wanted to lead" too).
+			if w == "the" && lastParty != nil && ti+1 < len(s.tokens) && strings.EqualFold(s.tokens[ti+1].text, "party") && partyAlone(s.tokens[ti+2:]) {
+				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
+				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
+				added = append(added, mention{first: ti, last: ti + 1, span: span, text: text, possessive: s.tokens[ti+1].possessive,
+					kind: graph.KindParty, ent: lastParty, pronoun: true, note: text + " → " + lastParty.display + " (the last party named before)"})
 				continue
 			}
 			first, lastTok := ti, ti
@@ -83,6 +96,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		for ; next < len(ms); next++ {
 			if ms[next].ent.kind == graph.KindActor {
 				last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+			}
+			if ms[next].ent.kind == graph.KindParty {
+				lastParty = ms[next].ent
 			}
 		}
 		if len(added) > 0 {
@@ -133,3 +149,26 @@ func roleReference(toks []token, i int) (int, bool) {
 	}
 	return j, true
 }
+
+// partyAlone reports whether "the party" before these tokens is a party itself, not a kind of thing
+// ("the party faithful", "the party conference") or a name ("the Party of Wales").
+func partyAlone(toks []token) bool {
+	if len(toks) == 0 {
+		return true
+	}
+	w := strings.ToLower(toks[0].text)
+	return !toks[0].cap && !partyNouns[w] && !relativeOpeners[w] && w != "of" && w != "-"
+}
+
+// relativeOpeners start a clause that says which party is meant ("the party the men have left", "the
+// party he once wanted to lead"): a description, not the party named before.
+var relativeOpeners = map[string]bool{"the": true, "he": true, "she": true, "they": true, "we": true, "i": true,
+	"you": true, "it": true, "which": true, "that": true, "who": true, "whose": true, "a": true, "his": true, "her": true}
+
+// partyNouns follow "the party" to make it a modifier: "the party leader" is a person.
+var partyNouns = map[string]bool{"leader": true, "leaders": true, "leadership": true, "faithful": true, "conference": true,
+	"chairman": true, "chair": true, "treasurer": true, "members": true, "member": true, "machine": true, "whip": true,
+	"line": true, "system": true, "system's": true, "spokesman": true, "spokeswoman": true, "official": true, "officials": true,
+	"activists": true, "chairmanship": true, "political": true, "candidate": true, "candidates": true, "election": true,
+	"elections": true, "donor": true, "donors": true, "funding": true, "funds": true, "headquarters": true, "hq": true, "manifesto": true,
+	"broadcast": true, "political broadcast": true, "policy": true, "policies": true, "grassroots": true, "faithfuls": true}

@@ -83,7 +83,7 @@ var verbRules = []verbRule{
 }
 
 // negativeWords mark what a speaker says of someone as criticism: "X said Y was ashamed …".
-var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol|not being straight|worthless|stealth tax(?:es)?|morally indefensible|take britain backwards|let down|taken for granted|neglected|empty promises?|do(?:es)? not add up|did not add up)\b`)
+var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol|not being straight|worthless|stealth tax(?:es)?|morally indefensible|take britain backwards|let down|taken for granted|neglected|empty promises?|do(?:es)? not add up|did not add up|too late|too little|dangerous|damag(?:e|ed|ing)|disast(?:er|rous)|terrible|awful|appalling|shocking|reckless|irresponsible|unfair|unfunded|uncosted|black hole|tax (?:rises|increases?|hikes?)|higher taxes|worse off|hidden|hid|conceal\w*|sulk\w*|petty|petulan\w*|provocative|self-obsessed|childish|insult\w*|would not work|will not work|won't work|unworkable|lack(?:s|ed)? (?:the )?(?:courage|compulsion|credibility|vision|ideas|substance)|grab headlines|gimmick\w*|smear\w*|con trick|broken promises?|flawed|muddled?|blunder\w*|bungl\w*|botched|inept\w*|chaotic|extravagant|divisive|cruel|callous|untrustworthy|(?:not|never) trust|cannot be trusted|can't be trusted|deterioration|corrupt\w*|sleaze|disappoint\w*|clawed back|ignored|ignoring|abandon(?:ed|ing)|threat to|undermin\w*|attacked|condemned|slammed|hit out|damning|nonsense|rubbish|absurd|ridiculous|farce|fiasco|u-turn|panic\w*|scare\w*|misguided|mistaken|wrong-headed|not fit|unfit|unacceptable|inexcusable|indefensible|deplorable)\b`)
 
 // Wording that changes a claim's status or rules the reading out.
 var (
@@ -92,7 +92,7 @@ var (
 	nonCommittal = regexp.MustCompile(`\b(?:disclose|confirm|say|reveal|declare|comment|agree to speak|speak|answer|rule out|ruled out)\b`)
 	hypothetical = regexp.MustCompile(`\b(?:would|could|can|might|may|if|whether|plans? to|pledged? to|promised? to|vowed? to|planning to|considering|consider|expected to|likely to|hopes? to|hoping to|intends? to|intending to|threat(?:ens|ened)? to|talk (?:of|that)|should|wants? to|ready to|poised to|set to|aims? to|bid to|tipped to|urged to|called on|calls on|asked to|challenged .{1,40} to|try(?:ing)? to|tried to|will)\b`)
 	hearsay      = regexp.MustCompile(`\b(?:alleged(?:ly)?|allegations?|reportedly|(?:is|are|was|were) said to|rumou?r(?:s|ed)?|according to|claim(?:s|ed|ing)? (?:that|to)|supporters (?:say|said|are telling|claim)|telling .{1,60} that|sources (?:say|said|close)|it is understood|suggest(?:s|ed|ing) that|(?:says|said|told|insisted|argued|believes?) (?:that )?)\b`)
-	speechVerb   = regexp.MustCompile(`\b(?:said|says|told|claimed|claims|insisted|argued|warned|added|explained|stated|believes|wrote)\b`)
+	speechVerb   = regexp.MustCompile(`\b(?:said|says|say|told|claimed|claims|claim|claiming|insisted|insist|insists|argued|argues|argue|warned|warns|warn|added|explained|stated|believes|believe|wrote|branded|branding|likened|saying|suggested|suggests|described|describing|declared|declaring)\b`)
 )
 
 // relations proposes the relations of every sentence, one per reading: the best claim for a (type, from,
@@ -112,6 +112,7 @@ func (rd *reading) relations() []review.Proposal {
 	// "Committee chairman Barry Sheerman said": the chair of the committee the document named last.
 	var lastCommittee *entry
 	var bodies []*entry // the organisations the document named so far, outlets and places aside
+	speakers := rd.quoteSpeakers(rd.paragraphs)
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		ms := rd.mentions[si]
@@ -148,10 +149,19 @@ func (rd *reading) relations() []review.Proposal {
 				bodies = append(bodies, m.ent)
 			}
 		}
-		if len(ms) < 2 || strings.HasSuffix(strings.TrimSpace(s.text), "?") {
+		var quoted []candidate
+		if speakers[si] != nil {
+			quoted = quotedCriticism(s, ms, speakers[si])
+		}
+		if strings.HasSuffix(strings.TrimSpace(s.text), "?") {
 			continue
 		}
-		for _, p := range rd.sentenceRelations(s, ms, holders) {
+		var got []review.Proposal
+		if len(ms) >= 2 || len(quoted) > 0 {
+			got = rd.sentenceRelations(s, ms, holders, quoted)
+		}
+		got = append(got, rd.shadowMembers(s, ms, got)...)
+		for _, p := range got {
 			if p.From == p.To {
 				continue
 			}
@@ -197,8 +207,8 @@ type candidate struct {
 var officeTypes = map[graph.RelationType]bool{graph.HoldsOffice: true, graph.CandidateFor: true,
 	graph.RemovedFromOffice: true, graph.Deselected: true, graph.ResignedFrom: true, graph.Leads: true, graph.PartOf: true, graph.SucceededBy: true}
 
-func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*entry]*entry) []review.Proposal {
-	var cands []candidate
+func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*entry]*entry, quoted []candidate) []review.Proposal {
+	cands := quoted
 	cands = append(cands, rd.modifierRelations(s, ms)...)
 	lower := strings.ToLower(s.text)
 	claimed := map[graph.RelationType][][]int{} // wording a rule has read: a later rule of the type does not read it again
@@ -883,6 +893,12 @@ var bodyHead = regexp.MustCompile(`^\s*(?:Its\s+|The\s+)?(?:[Gg]eneral secretary
 // or "…, said Mr Howard." (perhaps with where: "told Radio 4's Today programme").
 var attributionAfter = regexp.MustCompile(`^\s*(?:has |have |had )?(?:said|says|told|claimed|claims|insisted|argued|warned|added)\b[^,;"“”]{0,60}[.!]?\s*$`)
 
+// attributionInverted puts the speech verb before a speaker named last: "…, argued Mr Blair."
+var attributionInverted = regexp.MustCompile(`[,”"]\s*(?:said|says|argued|insisted|warned|added|claimed)\s+(?:(?:[A-Z][a-z]+|[a-z]+)\s+){0,5}$`)
+
+// sentenceEnd is what may follow the last word of a sentence.
+var sentenceEnd = regexp.MustCompile(`^[\s.!”"']*$`)
+
 // saidAfterCriticism reads "<criticism of Y>, X said." as X criticising Y, as saidCriticism reads the
 // speaker first: the speaker is the person or party just before the closing speech verb, the targets the
 // first person or party of what was said (and one coordinated with it).
@@ -891,7 +907,8 @@ func saidAfterCriticism(s *sentence, ms []mention) []candidate {
 	for i := range ms {
 		m := &ms[i]
 		if (m.ent.kind == graph.KindActor || m.ent.kind == graph.KindParty) && !m.possessive &&
-			attributionAfter.MatchString(s.text[m.span.End-s.span.Start:]) {
+			(attributionAfter.MatchString(s.text[m.span.End-s.span.Start:]) ||
+				attributionInverted.MatchString(s.text[:m.span.Start-s.span.Start]) && sentenceEnd.MatchString(s.text[m.span.End-s.span.Start:])) {
 			speaker = m
 			break
 		}
@@ -937,15 +954,33 @@ func saidAfterCriticism(s *sentence, ms []mention) []candidate {
 	return out
 }
 
+// nounBefore ends the words before a speech verb's form that is a noun there: "all claims", "the claim".
+var nounBefore = regexp.MustCompile(`\b(?:a|an|all|the|his|her|their|its|these|those|such|any|false|new|asylum|benefit|expenses|pay|wage|insurance)\s+$`)
+
+// otherClause starts a clause of another subject after what was said: "…, while Labour criticised …".
+var otherClause = regexp.MustCompile(`(?:,|;)\s*(?:while|whereas|but|and)\s|;`)
+
 // saidCriticism reads "X said Y … <a negative word>" as X criticising Y: the speaker is the person or
 // party before a speech verb, the target the first person or party after it (and one coordinated with
 // it).
 func saidCriticism(s *sentence, ms []mention) []candidate {
-	loc := speechVerb.FindStringIndex(s.text)
+	var loc []int
+	for _, l := range speechVerb.FindAllStringIndex(s.text, -1) {
+		if !nounBefore.MatchString(strings.ToLower(s.text[:l[0]])) {
+			loc = l // "process all claims": a noun, not a speech verb
+			break
+		}
+	}
 	if loc == nil {
 		return nil
 	}
+	if before := strings.TrimSpace(s.text[:loc[0]]); strings.HasSuffix(before, ",") || strings.HasSuffix(before, "”") || strings.HasSuffix(before, "\"") {
+		return nil // "…, argued Mr Blair": the speaker comes after (saidAfterCriticism)
+	}
 	said := strings.ToLower(s.text[loc[1]:])
+	if cut := otherClause.FindStringIndex(said); cut != nil {
+		said = said[:cut[0]] // "…, while Labour criticised …" is another's saying
+	}
 	neg := negativeWords.FindStringIndex(said)
 	if neg == nil || negation.MatchString(said[:neg[0]]) || defence.MatchString(said[:neg[0]]) {
 		return nil // no criticism, one denied ("would not allow a row to damage Labour"), or a defence ("had done nothing wrong")
@@ -974,6 +1009,9 @@ func saidCriticism(s *sentence, ms []mention) []candidate {
 		m := ms[i]
 		if m.span.Start < s.span.Start+loc[1] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty {
 			continue
+		}
+		if m.span.Start-s.span.Start-loc[1] >= len(said) {
+			break // past the saying's clause
 		}
 		for _, sp := range speakers {
 			if sp.ent == m.ent {
@@ -1171,3 +1209,41 @@ var (
 	// actTo ends the words before an act that was done: "decision to quit".
 	actTo = regexp.MustCompile(`\b(?:decision|move|choice|resignation|defection) to $`)
 )
+
+// shadowBefore ends the words before a person that give them a shadow post: "shadow chancellor", "Shadow
+// Treasury chief secretary", "Conservative shadow foreign secretary".
+var shadowBefore = regexp.MustCompile(`(?i)\bshadow\s+(?:[a-z-]+\s+){0,4}(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?$`)
+
+// shadowMembers reads a shadow post as membership of the Official Opposition on the document's date
+// ("shadow chancellor Oliver Letwin" is a Conservative in 2004, when Michael Howard, the Tory leader, was
+// Leader of the Opposition), for the people the sentence gives one and no party.
+func (rd *reading) shadowMembers(s *sentence, ms []mention, got []review.Proposal) []review.Proposal {
+	o := rd.opposition
+	if o == nil {
+		return nil
+	}
+	var out []review.Proposal
+	for i, m := range ms {
+		if m.ent.kind != graph.KindActor || m.pronoun || m.post != nil {
+			continue
+		}
+		gapStart := 0
+		if i > 0 {
+			gapStart = ms[i-1].span.End - s.span.Start
+			if ms[i-1].ent.kind == graph.KindSeat && strings.HasPrefix(strings.ToLower(ms[i-1].ent.display), "shadow ") {
+				gapStart = ms[i-1].span.Start - s.span.Start // "Shadow Foreign Secretary Michael Ancram"
+			}
+		}
+		before := s.text[gapStart : m.span.Start-s.span.Start]
+		if !shadowBefore.MatchString(before) || s.quoted[clampIndex(m.span.Start-s.span.Start, len(s.quoted))] ||
+			slices.ContainsFunc(got, func(p review.Proposal) bool { return p.Type == graph.MemberOf && p.From == m.ent.name }) {
+			continue
+		}
+		at := strings.LastIndex(strings.ToLower(before), "shadow") + gapStart
+		out = append(out, review.Proposal{Type: graph.MemberOf, From: m.ent.name, To: o.party.name, Role: "shadow post",
+			Status: graph.StatusReported, Rule: "shadow-post", Confidence: 0.6, Excerpt: s.text, Span: s.span,
+			Resolved: []string{fmt.Sprintf("%s → %s, the party of %s, Leader of the Opposition %s",
+				strings.TrimSpace(s.text[at:m.span.Start-s.span.Start]), o.party.display, o.leader.display, periodText(o.post.Period))}})
+	}
+	return out
+}
