@@ -32,6 +32,8 @@ type entry struct {
 	proposed  bool
 	spellings []string
 	uses      map[string]int // how often each spelling was used, in the document that proposed it
+	// within are the bodies a local group's name said it is part of (groupMentions).
+	within []*entry
 }
 
 // lexicon indexes entries by every form of their names, and persons by the sound of their names.
@@ -305,3 +307,30 @@ func (lx *lexicon) fuzzy(form string, kind graph.Kind) *entry {
 
 // slugOf makes a slug of a display name.
 func slugOf(s string) string { return graph.TrimSlug(graph.Slugify(s), 80) }
+
+// branchOf is the shipped party a body's name says it is a branch of: "Poplar and Limehouse Labour
+// Party", "Tower Hamlets Labour Group", "Parliamentary Labour Party", "Scottish Labour". The party's name
+// ends the body's, or comes before its last word; a shipped party is a branch only of a nation's
+// ("Scottish Labour"), not of a name that happens to hold another ("Social Democratic and Labour Party").
+func (lx *lexicon) branchOf(e *entry) *entry {
+	words := strings.Fields(e.display)
+	if len(words) < 2 {
+		return nil
+	}
+	if e.shipped && e.kind == graph.KindParty && !nations[strings.ToLower(words[0])] {
+		return nil
+	}
+	for _, cut := range []int{len(words), len(words) - 1} {
+		for from := 1; from < cut; from++ {
+			for _, p := range lx.byForm[normalise(strings.Join(words[from:cut], " "))] {
+				if p.kind == graph.KindParty && p.shipped && p != e {
+					return p
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// nations make a party's name a nation's part of it: "Scottish Labour", "Welsh Conservatives".
+var nations = map[string]bool{"scottish": true, "welsh": true, "english": true, "london": true}

@@ -188,6 +188,14 @@ func (rd *reading) resolve() {
 				continue // a single name: below
 			}
 			m.ent = rd.link(m.text, m.kind)
+			for _, w := range m.within {
+				if w.ent == nil {
+					w.ent = rd.link(w.text, w.kind)
+				}
+				if !slices.Contains(m.ent.within, w.ent) {
+					m.ent.within = append(m.ent.within, w.ent)
+				}
+			}
 			addPerson(m.ent)
 		}
 	}

@@ -27,6 +27,9 @@ type mention struct {
 	partOf bool
 	// kin marks a given name alone after a family word ("his wife Maggie"): a person of their own.
 	kin bool
+	// within are the bodies a local party group's name says it is part of: "the Labour group on Newham
+	// Council" is part of Labour and of the council (groupMentions).
+	within []mention
 	// post is the office or party a description named ("the prime minister"), resolved to its holder.
 	post *entry
 }
@@ -175,7 +178,66 @@ func (rd *reading) findMentions(s *sentence) []mention {
 		}
 		i++
 	}
-	return rd.committeeMentions(s, rd.officeMentions(s, out))
+	return rd.groupMentions(s, rd.committeeMentions(s, rd.officeMentions(s, out)))
+}
+
+var (
+	// groupAfter follows a party named as its local group: "Labour group", "Labour group on Newham Council".
+	groupAfter = regexp.MustCompile(`^\s+group\b`)
+	// groupOn joins the group to its council: "… group on Newham Council".
+	groupOn = regexp.MustCompile(`^\s+on\s+$`)
+	// placeBefore are the lower-case words a group's place may carry: "Devon county Labour group".
+	placeWords = map[string]bool{"county": true, "city": true, "borough": true, "district": true, "town": true}
+)
+
+// groupMentions reads a party's local group, named in lower case after it ("the Labour group on Newham
+// Council", "Devon county Labour group"), as an organisation of its own, part of the party (and of the
+// council it sits on).
+func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
+	for i := 0; i < len(ms); i++ {
+		p := ms[i]
+		if !(p.ent != nil && p.ent.kind == graph.KindParty || p.ent == nil && p.kind == graph.KindParty) || p.possessive {
+			continue
+		}
+		loc := groupAfter.FindStringIndex(s.text[p.span.End-s.span.Start:])
+		if loc == nil {
+			continue
+		}
+		start, end := p.span.Start, p.span.End+loc[1]
+		within := []mention{p}
+		drop := 1
+		if i+1 < len(ms) && groupOn.MatchString(s.text[end-s.span.Start:ms[i+1].span.Start-s.span.Start]) &&
+			strings.HasSuffix(strings.ToLower(ms[i+1].text), "council") {
+			within = append(within, ms[i+1])
+			end = ms[i+1].span.End
+			drop = 2
+		}
+		// The place before: capitalised words and "county" ("Devon county"), after no other mention.
+		first, _ := s.tokenRange(p.span.Start, p.span.End)
+		k := first
+		for k > 0 && (s.tokens[k-1].cap && !notNames[strings.ToLower(s.tokens[k-1].text)] || placeWords[s.tokens[k-1].text]) &&
+			!s.breaksBetween(k-1, k) && !slices.ContainsFunc(ms, func(o mention) bool { return o.span.End > s.tokens[k-1].start && o.span.Start < s.tokens[k-1].end }) {
+			k--
+		}
+		// A place named as a mention of its own just before is the group's: "Devon county Labour group".
+		if j := slices.IndexFunc(ms, func(o mention) bool { return k > 0 && o.span.End == s.tokens[k-1].end }); j >= 0 && j < i &&
+			(ms[j].ent == nil && ms[j].kind != graph.KindParty && (ms[j].kind != graph.KindActor || ms[j].first == ms[j].last && ms[j].title == "") ||
+				ms[j].ent != nil && ms[j].ent.kind == graph.KindSeat) {
+			start = ms[j].span.Start
+			ms = slices.Delete(ms, j, j+1)
+			i--
+		} else if k < first {
+			start = s.tokens[k].start
+		}
+		f, l := s.tokenRange(start, end)
+		if f < 0 || l < f {
+			continue
+		}
+		g := mention{first: f, last: l, span: review.Span{Start: start, End: end}, kind: graph.KindOrganisation,
+			text: s.text[start-s.span.Start : end-s.span.Start], within: within}
+		ms = slices.Replace(ms, i, i+drop, g)
+	}
+	return ms
 }
 
 // officeWords are lower-case offices that are not in the gazetteer: "the shadow veterans minister", "a
@@ -511,6 +573,9 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.kind = graph.KindSeat // "the East Kilbride seat", "MP for Leyton"
 	case ok && len(words) >= 2:
 		m.kind = kind
+		if kind == graph.KindParty && rd.lx.branchOf(&entry{display: m.text, kind: kind}) != nil {
+			m.kind = graph.KindOrganisation // "Poplar and Limehouse Labour Party": a branch of a party
+		}
 	case title == "" && len(words) >= 2 && !rd.lx.given[strings.ToLower(words[0])] &&
 		(groupBefore.MatchString(before) || fromBefore.MatchString(before) && strings.HasPrefix(strings.TrimSpace(after), ",")):
 		m.kind = graph.KindOrganisation // "John Ison, from the group Fathers 4 Justice", "Jim Parton, from Families Need Fathers, said"

@@ -606,6 +606,17 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			at: lo - s.span.Start, wording: review.Span{Start: lo - s.span.Start, End: hi - s.span.Start},
 			described: true, ended: ended && stateTypes[t]})
 	}
+	for _, m := range ms {
+		for _, w := range m.ent.within {
+			rd.use(w, w.display)
+			add(graph.PartOf, m, mention{span: m.span, text: w.display, kind: w.kind, ent: w}, "local-group", 0.7, "")
+		}
+		if m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty && m.ent.proposed {
+			if p := rd.lx.branchOf(m.ent); p != nil {
+				add(graph.PartOf, m, mention{span: m.span, text: p.display, kind: p.kind, ent: p}, "party-branch", 0.65, "")
+			}
+		}
+	}
 	for i := 0; i+1 < len(ms); i++ {
 		a, b := ms[i], ms[i+1]
 		gapRaw := s.text[a.span.End-s.span.Start : b.span.Start-s.span.Start]
