@@ -103,6 +103,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.describe(r.holdings)
 	rd.opposition = rd.oppositionParty(r.holdings)
 	rd.refer(c.paragraphs)
+	rd.roleDescriptions()
 	props := rd.relations()
 
 	doc := review.Document{Hash: review.HashText(c.text), Format: c.format, Path: in.Path, Text: c.text, Ingested: r.Now().UTC()}

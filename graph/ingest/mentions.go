@@ -32,6 +32,8 @@ type mention struct {
 	within []mention
 	// post is the office or party a description named ("the prime minister"), resolved to its holder.
 	post *entry
+	// pastPost marks a post described as past ("the former Labour leader").
+	pastPost bool
 }
 
 // titles mark the name after them as a person's.
@@ -96,6 +98,9 @@ func init() {
 		notNames[w] = true
 	}
 }
+
+// childList ends the words before a child named in a list of them: "their two children Emily, 16, and ".
+var childList = regexp.MustCompile(`\b(?:his|her|their)\s+(?:(?:two|three|four|five|six|\d+|young|grown-up|adult)\s+)?(?:children|sons|daughters|kids|grandchildren)\s+(?:\p{Lu}\p{L}+(?:,\s*\d+)?(?:,\s*|\s+and\s+|,\s+and\s+))*$`)
 
 // groupBefore and fromBefore end the words before an organisation named without a head word: "from the
 // controversial group Fathers 4 Justice", "Jim Parton, from Families Need Fathers, said".
@@ -594,8 +599,9 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.kind = graph.KindActor // a surname or given name: kept only if it refers to someone named in full
 		m.title = ""
 		// "his wife Maggie": a given name after kin is that person, named so only.
-		if start > 0 && kinWords[strings.ToLower(toks[start-1].text)] && rd.lx.given[strings.ToLower(words[0])] {
-			m.kin = true
+		if start > 0 && kinWords[strings.ToLower(toks[start-1].text)] && rd.lx.given[strings.ToLower(words[0])] ||
+			childList.MatchString(s.text[:toks[start].start-s.span.Start]) {
+			m.kin = true // "their two children Emily, 16, and Pelham, 14": each a person of their own
 		}
 	}
 	return m, used

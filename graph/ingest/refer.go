@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -172,3 +174,72 @@ var partyNouns = map[string]bool{"leader": true, "leaders": true, "leadership": 
 	"activists": true, "chairmanship": true, "political": true, "candidate": true, "candidates": true, "election": true,
 	"elections": true, "donor": true, "donors": true, "funding": true, "funds": true, "headquarters": true, "hq": true, "manifesto": true,
 	"broadcast": true, "political broadcast": true, "policy": true, "policies": true, "grassroots": true, "faithfuls": true}
+
+var (
+	// pastBefore ends the words before a post described as someone's past or passing one: "the former",
+	// "the outgoing", "the ex-".
+	pastBefore = regexp.MustCompile(`(?i)\bthe\s+(former|outgoing|ex-)\s*$`)
+	// memberFor ends the words before a seat described as its member's: "the MP for", "the former MP for".
+	memberFor = regexp.MustCompile(`(?i)\bthe\s+(former\s+)?(?:mp|member)\s+for\s+$`)
+	// seatMember follows a seat described as its member's: "the Ealing North MP".
+	seatMember = regexp.MustCompile(`^\s+(?:mp|MP)\b`)
+	// nameNext follows a description that names its holder after it: "the MP for Luton South, Rachel Hopkins".
+	nameNext = regexp.MustCompile(`^,?\s*(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?\p{Lu}`)
+)
+
+// roleDescriptions reads a description of a past post, or of a seat's member, without a name ("the former
+// Labour leader said", "the outgoing European Commissioner", "The MP for Ealing North claimed") as the last
+// person the document named before it: the graph's holder of a current post is read by describe, a past
+// one is no one's now, and a seat's member is not in the gazetteer.
+func (rd *reading) roleDescriptions() {
+	var last *entry
+	for si := range rd.sentences {
+		s := &rd.sentences[si]
+		ms := rd.mentions[si]
+		for mi := range ms {
+			m := &ms[mi]
+			if m.ent.kind == graph.KindActor {
+				last = m.ent
+				continue
+			}
+			if last == nil || m.post != nil || m.possessive || s.quoted[clampIndex(m.span.Start-s.span.Start, len(s.quoted))] {
+				continue
+			}
+			before, after := s.text[:m.span.Start-s.span.Start], s.text[m.span.End-s.span.Start:]
+			start, end, past := -1, m.span.End-s.span.Start, false
+			switch {
+			case m.ent.kind == graph.KindParty:
+				loc := pastBefore.FindStringSubmatchIndex(before)
+				lead := leaderAfter.FindStringIndex(after)
+				if loc == nil || lead == nil || partLeader.MatchString(after[lead[1]:]) {
+					continue
+				}
+				start, end, past = loc[0], end+lead[1], !strings.EqualFold(before[loc[2]:loc[3]], "outgoing")
+			case m.ent.kind == graph.KindSeat && !m.ent.constituency:
+				loc := pastBefore.FindStringSubmatchIndex(before)
+				if loc == nil {
+					continue
+				}
+				start, past = loc[0], !strings.EqualFold(before[loc[2]:loc[3]], "outgoing")
+			case m.ent.kind == graph.KindSeat:
+				if loc := memberFor.FindStringSubmatchIndex(before); loc != nil {
+					start, past = loc[0], loc[2] >= 0
+				} else if loc := seatMember.FindStringIndex(after); loc != nil && descriptionBefore.MatchString(before) {
+					start, end = descriptionBefore.FindStringIndex(before)[0], end+loc[1]
+				} else {
+					continue
+				}
+			default:
+				continue
+			}
+			if nameNext.MatchString(s.text[end:]) {
+				continue // "the former Labour leader Neil Kinnock": the name is there
+			}
+			text := s.text[start:end]
+			m.post, m.pastPost = m.ent, past
+			m.ent, m.kind, m.pronoun, m.text = last, graph.KindActor, true, text
+			m.span = review.Span{Start: s.span.Start + start, End: s.span.Start + end}
+			m.note = fmt.Sprintf("%s → %s (the last person named before)", text, last.display)
+		}
+	}
+}

@@ -233,6 +233,7 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 	cands = append(cands, saidCriticism(s, ms)...)
 	cands = append(cands, saidAfterCriticism(s, ms)...)
 	cands = append(cands, donations(s, ms)...)
+	cands = append(cands, children(s, ms)...)
 	// "the prime minister told …", resolved to Tony Blair: the text calls him so.
 	for _, m := range ms {
 		if m.post == nil {
@@ -245,8 +246,12 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 		post := m
 		post.ent, post.kind, post.post, post.note = m.post, m.post.kind, nil, ""
 		at := m.span.Start - s.span.Start
-		cands = append(cands, candidate{typ: typ, from: m, to: post, rule: "description", conf: 0.6,
-			at: at, wording: review.Span{Start: at, End: m.span.End - s.span.Start}, described: true})
+		rule := "description"
+		if m.pronoun {
+			rule = "role-description" // "the former Labour leader said": the person named before
+		}
+		cands = append(cands, candidate{typ: typ, from: m, to: post, rule: rule, conf: 0.6,
+			at: at, wording: review.Span{Start: at, End: m.span.End - s.span.Start}, described: true, ended: m.pastPost})
 	}
 	var out []review.Proposal
 	seen := map[string]bool{}
@@ -1258,3 +1263,47 @@ func (rd *reading) shadowMembers(s *sentence, ms []mention, got []review.Proposa
 	}
 	return out
 }
+
+// childrenOf opens a list of children after whose they are: "his two children", "their sons".
+var childrenOf = regexp.MustCompile(`\b(his|her|their)\s+(?:(?:two|three|four|five|six|\d+|young|grown-up|adult)\s+)?(?:children|sons|daughters|kids|grandchildren)\s+$`)
+
+// children reads "X said his wife Y … and their two children A, 16, and B" as A and B each X's (and Y's)
+// family: "his" and "her" are the last person named before, "their" the last two.
+func children(s *sentence, ms []mention) []candidate {
+	var out []candidate
+	for i, m := range ms {
+		if !m.kin {
+			continue
+		}
+		// The list's first child follows the words that open it; later ones follow a child.
+		j := i
+		for j > 0 && ms[j-1].kin && listGap(s.text[ms[j-1].span.End-s.span.Start:ms[j].span.Start-s.span.Start]) {
+			j--
+		}
+		loc := childrenOf.FindStringSubmatchIndex(s.text[:ms[j].span.Start-s.span.Start])
+		if loc == nil {
+			continue
+		}
+		n := 1
+		if strings.EqualFold(s.text[loc[2]:loc[3]], "their") {
+			n = 2
+		}
+		var parents []mention
+		for k := j - 1; k >= 0 && len(parents) < n; k-- {
+			if ms[k].ent.kind == graph.KindActor && ms[k].ent != m.ent && ms[k].span.End-s.span.Start <= loc[0] {
+				parents = append(parents, ms[k])
+			}
+		}
+		for _, p := range parents {
+			at := loc[0]
+			out = append(out, candidate{typ: graph.Family, from: p, to: m, rule: "children", conf: 0.7, role: "child",
+				at: at, wording: review.Span{Start: at, End: loc[1]}, described: true})
+		}
+	}
+	return out
+}
+
+// listGap is what separates two names of a list: ", 16, and ", " and ", ", ".
+func listGap(gap string) bool { return listSeparator.MatchString(gap) }
+
+var listSeparator = regexp.MustCompile(`^(?:,\s*\d+)?(?:,\s*|\s+and\s+|,\s+and\s+)$`)
