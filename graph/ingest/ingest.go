@@ -7,10 +7,12 @@ package ingest
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/review"
@@ -200,6 +202,7 @@ func (rd *reading) resolve() {
 			addPerson(m.ent)
 		}
 	}
+	rd.acronyms()
 	for si := range rd.mentions {
 		kept := rd.mentions[si][:0]
 		for _, m := range rd.mentions[si] {
@@ -336,4 +339,50 @@ func (rd *reading) use(e *entry, spelling string) {
 	if !slices.Contains(rd.used, e) {
 		rd.used = append(rd.used, e)
 	}
+}
+
+// acronymAfter is an acronym in brackets after a body's name: "the Muslim Association of Britain (MAB)".
+var acronymAfter = regexp.MustCompile(`^\s*\((\p{Lu}[\p{Lu}\p{Ll}&]{1,9})\)`)
+
+// acronyms teaches the lexicon the acronym a document gives a body in brackets after its name, when the
+// acronym's letters are the name's initials and no other entity goes by it: later mentions then link.
+func (rd *reading) acronyms() {
+	for si := range rd.mentions {
+		s := &rd.sentences[si]
+		for _, m := range rd.mentions[si] {
+			if m.ent == nil || m.ent.kind != graph.KindOrganisation && m.ent.kind != graph.KindParty {
+				continue
+			}
+			loc := acronymAfter.FindStringSubmatchIndex(s.text[m.span.End-s.span.Start:])
+			if loc == nil {
+				continue
+			}
+			acr := s.text[m.span.End-s.span.Start+loc[2] : m.span.End-s.span.Start+loc[3]]
+			if !initialsOf(m.text, acr) || len(rd.lx.byForm[normalise(acr)]) > 0 {
+				continue
+			}
+			rd.lx.addForm(acr, m.ent)
+			rd.use(m.ent, acr)
+		}
+	}
+}
+
+// initialsOf reports whether acr is the initials of name's capitalised words, in order ("MAB": Muslim
+// Association of Britain; "PLP": Parliamentary Labour Party), a letter perhaps left out.
+func initialsOf(name, acr string) bool {
+	var initials []rune
+	for _, w := range strings.Fields(name) {
+		if r := []rune(w)[0]; unicode.IsUpper(r) {
+			initials = append(initials, r)
+		}
+	}
+	a := []rune(strings.ToUpper(acr))
+	// Every letter of the acronym, in order, among the initials; at most one initial unused.
+	i := 0
+	for _, r := range initials {
+		if i < len(a) && r == a[i] {
+			i++
+		}
+	}
+	return i == len(a) && len(initials)-len(a) <= 1 && len(a) >= 2
 }

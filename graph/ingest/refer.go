@@ -35,6 +35,7 @@ func (rd *reading) refer(paragraphs []review.Span) {
 	para := -1
 	var last []*entry    // the paragraph's people so far, the last named last
 	var lastParty *entry // the party the document named last
+	var lastSeat *entry  // the constituency the document named last
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
@@ -51,6 +52,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				if ms[next].ent.kind == graph.KindParty {
 					lastParty = ms[next].ent
 				}
+				if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
+					lastSeat = ms[next].ent
+				}
 				next++
 			}
 			w := strings.ToLower(tok.text)
@@ -59,6 +63,15 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			}
 			// "the party": the party named last before, when it stands alone ("the party's", yes; "the party
 			// faithful", "the Party of Wales", "the party he once wanted to lead" too).
+			// "won the seat in 1997": the constituency named last before.
+			if w == "the" && lastSeat != nil && ti+1 < len(s.tokens) && (strings.EqualFold(s.tokens[ti+1].text, "seat") || strings.EqualFold(s.tokens[ti+1].text, "constituency")) &&
+				!s.tokens[ti+1].possessive && seatAlone(s.tokens[ti+2:]) {
+				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
+				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
+				added = append(added, mention{first: ti, last: ti + 1, span: span, text: text,
+					kind: graph.KindSeat, ent: lastSeat, pronoun: true, note: text + " → " + lastSeat.display + " (the last seat named before)"})
+				continue
+			}
 			if w == "the" && lastParty != nil && ti+1 < len(s.tokens) && strings.EqualFold(s.tokens[ti+1].text, "party") && partyAlone(s.tokens[ti+2:]) {
 				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
 				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
@@ -102,6 +115,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			if ms[next].ent.kind == graph.KindParty {
 				lastParty = ms[next].ent
 			}
+			if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
+				lastSeat = ms[next].ent
+			}
 		}
 		if len(added) > 0 {
 			all := append(slices.Clone(ms), added...)
@@ -117,6 +133,11 @@ func kinOrAideNext(toks []token) bool {
 	w := strings.ToLower(toks[0].text)
 	if kinWords[w] {
 		return true
+	}
+	if (w == "new" || w == "newly-founded" || w == "newly-formed") && len(toks) > 1 {
+		// "his new party Aspire", "his newly-founded party, the Respect Coalition": the party is his.
+		n := strings.ToLower(toks[1].text)
+		return n == "party" || n == "political" && len(toks) > 2 && strings.EqualFold(toks[2].text, "party")
 	}
 	return (w == "former" || w == "ex") && len(toks) > 1 && aideWords[strings.ToLower(toks[1].text)]
 }
@@ -167,6 +188,16 @@ func partyAlone(toks []token) bool {
 var relativeOpeners = map[string]bool{"the": true, "he": true, "she": true, "they": true, "we": true, "i": true,
 	"you": true, "it": true, "which": true, "that": true, "who": true, "whose": true, "a": true, "his": true, "her": true}
 
+// seatAlone reports whether "the seat" before these tokens is one named before, not one named after ("the
+// seat of Bethnal Green", "the seat he won").
+func seatAlone(toks []token) bool {
+	if len(toks) == 0 {
+		return true
+	}
+	w := strings.ToLower(toks[0].text)
+	return !toks[0].cap && w != "of" && w != "for" && !relativeOpeners[w]
+}
+
 // partyNouns follow "the party" to make it a modifier: "the party leader" is a person.
 var partyNouns = map[string]bool{"leader": true, "leaders": true, "leadership": true, "faithful": true, "conference": true,
 	"chairman": true, "chair": true, "treasurer": true, "members": true, "member": true, "machine": true, "whip": true,
@@ -182,7 +213,10 @@ var (
 	// memberFor ends the words before a seat described as its member's: "the MP for", "the former MP for".
 	memberFor = regexp.MustCompile(`(?i)\bthe\s+(former\s+)?(?:mp|member)\s+for\s+$`)
 	// seatMember follows a seat described as its member's: "the Ealing North MP".
-	seatMember = regexp.MustCompile(`^\s+(?:mp|MP)\b`)
+	seatMember = regexp.MustCompile(`^\s+(?:mp|MP|MEP|MSP|AM)\b`)
+	// memberBefore and memberAfter surround a person called a member of a legislature.
+	memberBefore = regexp.MustCompile(`\b(?:MP|MEP|MSP|AM|backbencher|frontbencher)\s+(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?$`)
+	memberAfter  = regexp.MustCompile(`^(?:\s+|,\s+(?:the|a|an)\s+(?:[A-Za-z-]+\s+){0,3})(?:MP|MEP|MSP|AM)\b`)
 	// nameNext follows a description that names its holder after it: "the MP for Luton South, Rachel Hopkins".
 	nameNext = regexp.MustCompile(`^,?\s*(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?\p{Lu}`)
 )
@@ -192,6 +226,18 @@ var (
 // person the document named before it: the graph's holder of a current post is read by describe, a past
 // one is no one's now, and a seat's member is not in the gazetteer.
 func (rd *reading) roleDescriptions() {
+	// Who the document calls a member of a legislature ("Labour MP Stephen Pound", "Mr Kilroy-Silk MEP"):
+	// only such a person is "the MP for Ealing North" named before.
+	members := map[*entry]bool{}
+	for si := range rd.sentences {
+		s := &rd.sentences[si]
+		for _, m := range rd.mentions[si] {
+			if m.ent.kind == graph.KindActor && !m.pronoun && (memberBefore.MatchString(s.text[:m.span.Start-s.span.Start]) ||
+				memberAfter.MatchString(s.text[m.span.End-s.span.Start:])) {
+				members[m.ent] = true
+			}
+		}
+	}
 	var last *entry
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
@@ -221,7 +267,7 @@ func (rd *reading) roleDescriptions() {
 					continue
 				}
 				start, past = loc[0], !strings.EqualFold(before[loc[2]:loc[3]], "outgoing")
-			case m.ent.kind == graph.KindSeat:
+			case m.ent.kind == graph.KindSeat && members[last]:
 				if loc := memberFor.FindStringSubmatchIndex(before); loc != nil {
 					start, past = loc[0], loc[2] >= 0
 				} else if loc := seatMember.FindStringIndex(after); loc != nil && descriptionBefore.MatchString(before) {

@@ -234,6 +234,13 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 	cands = append(cands, saidAfterCriticism(s, ms)...)
 	cands = append(cands, donations(s, ms)...)
 	cands = append(cands, children(s, ms)...)
+	if against := urgedAgainst(s, ms); len(against) > 0 {
+		// "urged Muslims not to vote for Labour" is no denied support: it is a campaign against.
+		cands = slices.DeleteFunc(cands, func(c candidate) bool {
+			return c.typ == graph.Endorses && slices.ContainsFunc(against, func(a candidate) bool { return a.to.ent == c.to.ent })
+		})
+		cands = append(cands, against...)
+	}
 	// "the prime minister told …", resolved to Tony Blair: the text calls him so.
 	for _, m := range ms {
 		if m.post == nil {
@@ -696,7 +703,8 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				}
 			}
 			if nameToGroup.MatchString(strings.TrimSpace(strings.TrimPrefix(gap, ","))) && memberRoles.MatchString(role) {
-				if leaderRoles.MatchString(role) && !partLeader.MatchString(rest[strings.Index(rest, role)+len(role):]) {
+				if after := rest[strings.Index(rest, role)+len(role):]; leaderRoles.MatchString(role) && !strings.HasPrefix(role, "deputy") && !partLeader.MatchString(after) &&
+					!leaderOfOther.MatchString(after) { // "Labour leader of Tower Hamlets council" leads the council's group
 					add(graph.Leads, a, b, "name-group-leader", 0.75, role)
 				} else {
 					add(graph.MemberOf, a, b, "name-group-role", 0.75, strings.TrimSpace(b.text+" "+role))
@@ -1193,9 +1201,11 @@ var (
 	// copula joins a name to what it is.
 	copula = regexp.MustCompile(`^(?:was|is|became|has been|had been)\b`)
 	// roleAfterGroup is up to three words after a group.
-	roleAfterGroup = regexp.MustCompile(`^(?:'s|’s)?\s+([a-z-]+(?:\s+[a-z-]+){0,2})`)
+	roleAfterGroup = regexp.MustCompile(`^(?:'s|’s|'|’)?\s+([a-z-]+(?:\s+[a-z-]+){0,2})`)
+	// leaderOfOther follows a party's leader's role that leads something else: "Labour leader of the council".
+	leaderOfOther = regexp.MustCompile(`^\s+(?:of|on)\s`)
 	// nameToGroup stands between a name and the group whose role it has.
-	nameToGroup = regexp.MustCompile(`^(?:(?:who\s+)?(?:was|is|became|has been|had been)\s+)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`)
+	nameToGroup = regexp.MustCompile(`^(?:(?:who\s+)?(?:was|is|became|has been|had been)(?:\s+now)?\s*)?(?:the|a|an)?\s*(?:former|then|current|veteran|senior|prospective|new|leading|key|senior|local)?$`)
 	// candidateIn stands between a group and a seat: "the Tory candidate in".
 	candidateIn = regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,2}candidate\s+(?:for|in)\s+(?:the\s+)?$`)
 	// familyOf stands between two people: ", father of".
@@ -1211,7 +1221,7 @@ var (
 	// headRole is a role that leads a body.
 	headRole = regexp.MustCompile(`^(?:leader|chairman|chairwoman|chair|president|head|chief executive|director|general secretary|founder)$`)
 	// newParty stands between a founder and the group: "'s new party,".
-	newParty = regexp.MustCompile(`^(?:new\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*$`)
+	newParty = regexp.MustCompile(`^(?:(?:new|newly-founded|newly-formed)\s+)?(?:political\s+)?(?:party|organisation|group|movement)?,?\s*(?:the\s+)?$`)
 	// roleForSeat stands between a party and a seat: "MP for".
 	roleForSeat = regexp.MustCompile(`^(?:mp|candidate|member|councillor) (?:for|in)(?: the)?$`)
 	// seatThenName stands between a seat and its holder.
@@ -1307,3 +1317,35 @@ func children(s *sentence, ms []mention) []candidate {
 func listGap(gap string) bool { return listSeparator.MatchString(gap) }
 
 var listSeparator = regexp.MustCompile(`^(?:,\s*\d+)?(?:,\s*|\s+and\s+|,\s+and\s+)$`)
+
+// urgeNotTo is a call on voters not to back someone: "urged Muslims not to vote for", "told supporters
+// not to back".
+var urgeNotTo = regexp.MustCompile(`\b(?:urg(?:ed|es|ing)|told|tell(?:s|ing)?|call(?:ed|s|ing)? on|ask(?:ed|s|ing)|advis(?:ed|es|ing))\s+(?:[a-z]+\s+){0,4}not to (?:vote for|back|support|elect)\s+(?:the\s+)?$`)
+
+// urgedAgainst reads "X urged Muslims not to vote for Y" as X criticising Y: the subject is the person,
+// party or body named last before the call.
+func urgedAgainst(s *sentence, ms []mention) []candidate {
+	var out []candidate
+	for i, m := range ms {
+		if m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || i == 0 {
+			continue
+		}
+		loc := urgeNotTo.FindStringIndex(strings.ToLower(s.text[:m.span.Start-s.span.Start]))
+		if loc == nil {
+			continue
+		}
+		var subject *mention
+		for k := i - 1; k >= 0; k-- {
+			if ms[k].span.End-s.span.Start <= loc[0] && (ms[k].ent.kind == graph.KindActor || ms[k].ent.kind == graph.KindParty || ms[k].ent.kind == graph.KindOrganisation) {
+				subject = &ms[k]
+				break
+			}
+		}
+		if subject == nil || subject.ent == m.ent {
+			continue
+		}
+		out = append(out, candidate{typ: graph.Criticised, from: *subject, to: m, rule: "urged-against", conf: 0.65,
+			at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}, spoken: true})
+	}
+	return out
+}
