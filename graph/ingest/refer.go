@@ -39,7 +39,12 @@ func (rd *reading) refer(paragraphs []review.Span) {
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
-			para, last = p, nil
+			// A paragraph that opens on a pronoun goes on about the last person of the one before ("… Lutfur
+			// Rahman. / After a ban, however, he was back"): that person only, until it names someone.
+			if len(last) > 0 {
+				last = last[len(last)-1:]
+			}
+			para = p
 		}
 		ms := rd.mentions[si]
 		var added []mention

@@ -68,7 +68,7 @@ var verbRules = []verbRule{
 	{name: "dissolved", typ: graph.Dissolved, re: rx(`dissolv(?:ed|es|ing)|disband(?:ed|s|ing)|wound up|wind(?:s|ing)? up|deregister(?:ed|s|ing)|de-register(?:ed|s|ing)|struck off`), conf: 0.7, objectKinds: groupKinds},
 	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
 	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
-	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)? (?:for|in)|ran (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
+	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)?(?: [a-z]+ly)? (?:for|in)|ran(?: [a-z]+ly)? (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
 	{name: "sits-on", typ: graph.MemberOf, re: rx(`sits? on|sat on|serv(?:es|ed|ing) on|(?:a )?member of`), conf: 0.7, objectKinds: groupKinds},
 	{name: "switched-to", typ: graph.MemberOf, re: rx(`(?:defect(?:ed|s|ing)?|switch(?:ed|es|ing)?|mov(?:ed|es|ing)|crossed) from [^.;]{1,40}? to`), conf: 0.75, objectKinds: groupKinds},
 	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
@@ -83,7 +83,7 @@ var verbRules = []verbRule{
 }
 
 // negativeWords mark what a speaker says of someone as criticism: "X said Y was ashamed …".
-var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol|not being straight|worthless|stealth tax(?:es)?|morally indefensible|take britain backwards|let down|taken for granted|neglected|empty promises?|do(?:es)? not add up|did not add up|too late|too little|dangerous|damag(?:e|ed|ing)|disast(?:er|rous)|terrible|awful|appalling|shocking|reckless|irresponsible|unfair|unfunded|uncosted|black hole|tax (?:rises|increases?|hikes?)|higher taxes|worse off|hidden|hid|conceal\w*|sulk\w*|petty|petulan\w*|provocative|self-obsessed|childish|insult\w*|would not work|will not work|won't work|unworkable|lack(?:s|ed)? (?:the )?(?:courage|compulsion|credibility|vision|ideas|substance)|grab headlines|gimmick\w*|smear\w*|con trick|broken promises?|flawed|muddled?|blunder\w*|bungl\w*|botched|inept\w*|chaotic|extravagant|divisive|cruel|callous|untrustworthy|(?:not|never) trust|cannot be trusted|can't be trusted|deterioration|corrupt\w*|sleaze|disappoint\w*|clawed back|ignored|ignoring|abandon(?:ed|ing)|threat to|undermin\w*|attacked|condemned|slammed|hit out|damning|nonsense|rubbish|absurd|ridiculous|farce|fiasco|u-turn|panic\w*|scare\w*|misguided|mistaken|wrong-headed|not fit|unfit|unacceptable|inexcusable|indefensible|deplorable)\b`)
+var negativeWords = regexp.MustCompile(`\b(?:ashamed|shameful|joke|parody|betray\w*|fail\w*|waste\w*|incompeten\w*|disgrace\w*|irrelevant|squabbl\w*|blame\w*|unjust|wrong|sack|hypocri\w*|arrogan\w*|out of touch|getting in the way|mess|chaos|should resign|glad to see the back|not (?:been )?straightforward|dishonest\w*|lies|lied|lying|misled|misleading|cynical|desperate|shambles|pathetic|appalled|outrageous|deluded|failings|complacen\w*|weak|scandal\w*|errors? of fact|clever(?:ly)?|gone awol|not being straight|worthless|stealth tax(?:es)?|morally indefensible|take britain backwards|let down|taken for granted|neglected|empty promises?|do(?:es)? not add up|did not add up|too late|too little|dangerous|damag(?:e|ed|ing)|disast(?:er|rous)|terrible|awful|appalling|shocking|reckless|irresponsible|unfair|unfunded|uncosted|black hole|tax (?:rises|increases?|hikes?)|higher taxes|worse off|hidden|hid|conceal\w*|sulk\w*|petty|petulan\w*|provocative|self-obsessed|childish|insult\w*|would not work|will not work|won't work|unworkable|lack(?:s|ed)? (?:the )?(?:courage|compulsion|credibility|vision|ideas|substance)|grab headlines|gimmick\w*|smear\w*|con trick|broken promises?|flawed|muddled?|blunder\w*|bungl\w*|botched|inept\w*|chaotic|extravagant|divisive|cruel|callous|untrustworthy|(?:not|never) trust|cannot be trusted|can't be trusted|deterioration|corrupt\w*|sleaze|disappoint\w*|clawed back|ignored|ignoring|abandon(?:ed|ing)|threat to|undermin\w*|attacked|condemned|slammed|hit out|damning|nonsense|rubbish|absurd|ridiculous|farce|fiasco|u-turn|panic\w*|scare\w*|misguided|mistaken|wrong-headed|not fit|unfit|unacceptable|inexcusable|indefensible|deplorable|(?:not|never|failed to) st(?:an|oo)d up for)\b`)
 
 // Wording that changes a claim's status or rules the reading out.
 var (
@@ -234,6 +234,8 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 	cands = append(cands, saidAfterCriticism(s, ms)...)
 	cands = append(cands, donations(s, ms)...)
 	cands = append(cands, children(s, ms)...)
+	cands = append(cands, includedMembers(s, ms)...)
+	cands = append(cands, majorityIn(s, ms)...)
 	if against := urgedAgainst(s, ms); len(against) > 0 {
 		// "urged Muslims not to vote for Labour" is no denied support: it is a campaign against.
 		cands = slices.DeleteFunc(cands, func(c candidate) bool {
@@ -1346,6 +1348,76 @@ func urgedAgainst(s *sentence, ms []mention) []candidate {
 		}
 		out = append(out, candidate{typ: graph.Criticised, from: *subject, to: m, rule: "urged-against", conf: 0.65,
 			at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}, spoken: true})
+	}
+	return out
+}
+
+// includedList follows a party's people before a list of them: "the party's most senior politicians,
+// including", "Labour MPs such as".
+var includedList = regexp.MustCompile(`^(?:'s|’s)?\s+(?:[a-z-]+\s+){0,4}(?:politicians|mps|meps|msps|figures|members|councillors|frontbenchers|backbenchers|ministers|candidates|peers|rebels),?\s+(?:including|such as|among them)\s+$`)
+
+// includedMembers reads "the party's most senior politicians, including A, B and C" as each of A, B and C
+// a member of the party; a post between ("Scottish Labour leader Anas Sarwar, London Mayor Sadiq Khan") is
+// no break in the list.
+func includedMembers(s *sentence, ms []mention) []candidate {
+	var out []candidate
+	for i, p := range ms {
+		if p.ent.kind != graph.KindParty || i+1 >= len(ms) {
+			continue
+		}
+		rest := s.text[p.span.End-s.span.Start:]
+		// The list starts at the next mention, which the words before it open.
+		loc := includedList.FindStringIndex(strings.ToLower(rest[:ms[i+1].span.Start-p.span.End]))
+		if loc == nil {
+			continue
+		}
+		for k := i + 1; k < len(ms); k++ {
+			m := ms[k]
+			if k > i+1 {
+				gap := strings.TrimSpace(s.text[ms[k-1].span.End-s.span.Start : m.span.Start-s.span.Start])
+				if gap != "" && gap != "," && gap != "and" && gap != ", and" && !listPost.MatchString(gap) {
+					break
+				}
+			}
+			if m.ent.kind != graph.KindActor {
+				continue
+			}
+			at := p.span.Start - s.span.Start
+			out = append(out, candidate{typ: graph.MemberOf, from: m, to: p, rule: "included-member", conf: 0.65,
+				at: at, wording: review.Span{Start: at, End: p.span.End - s.span.Start + loc[1]}, described: true})
+		}
+	}
+	return out
+}
+
+// listPost is what may stand between two names of a list besides commas: a post ("leader", ", London
+// Mayor") and "and".
+var listPost = regexp.MustCompile(`^(?:,|and|,\s*and)?\s*(?:[A-Za-z-]+\s+){0,3}(?:leader|mayor|mp|minister|secretary|chairman|chair|spokesman|spokeswoman)?$`)
+
+// majorityBefore ends the words before a seat its member holds by a majority: "whose 8,700 majority in",
+// "a majority of 27,000 in her constituency of".
+var majorityBefore = regexp.MustCompile(`\bmajority(?: of [\d,]+)?\s+in\s+(?:the\s+)?(?:(?:his|her|their)\s+(?:constituency|seat)\s+of\s+)?$`)
+
+// majorityIn reads "X, whose majority in Y" and "X is defending a majority in Y" as X holding the seat Y:
+// a majority is an incumbent's. The holder is the last person named before in the sentence.
+func majorityIn(s *sentence, ms []mention) []candidate {
+	var out []candidate
+	for i, m := range ms {
+		if m.ent.kind != graph.KindSeat || !m.ent.constituency {
+			continue
+		}
+		loc := majorityBefore.FindStringIndex(s.text[:m.span.Start-s.span.Start])
+		if loc == nil {
+			continue
+		}
+		for k := i - 1; k >= 0; k-- {
+			h := ms[k]
+			if h.ent.kind == graph.KindActor && !h.possessive && h.span.End-s.span.Start <= loc[0] {
+				out = append(out, candidate{typ: graph.HoldsOffice, from: h, to: m, rule: "majority-in", conf: 0.65,
+					at: loc[0], wording: review.Span{Start: loc[0], End: m.span.End - s.span.Start}, factual: true})
+				break
+			}
+		}
 	}
 	return out
 }
