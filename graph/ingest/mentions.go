@@ -34,6 +34,8 @@ type mention struct {
 	post *entry
 	// pastPost marks a post described as past ("the former Labour leader").
 	pastPost bool
+	// pair is the other person of "the two men", which stands for ent and pair (refer).
+	pair *entry
 }
 
 // titles mark the name after them as a person's.

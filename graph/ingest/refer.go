@@ -33,6 +33,15 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		}
 	}
 	para := -1
+	var pair [2]*entry   // the last two people the document named together ("Mr Blair and Mr Brown")
+	var order []*entry   // the document's people, in the order first named
+	count := map[*entry]int{}
+	seen := func(e *entry) {
+		if count[e] == 0 {
+			order = append(order, e)
+		}
+		count[e]++
+	}
 	var last []*entry    // the paragraph's people so far, the last named last
 	var lastParty *entry // the party the document named last
 	var lastSeat *entry  // the constituency the document named last
@@ -53,6 +62,10 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			for next < len(ms) && ms[next].span.Start < tok.start {
 				if ms[next].ent.kind == graph.KindActor {
 					last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+					if p := coordinatedBefore(s, ms, next); p != nil {
+						pair = [2]*entry{p, ms[next].ent}
+					}
+					seen(ms[next].ent)
 				}
 				if ms[next].ent.kind == graph.KindParty {
 					lastParty = ms[next].ent
@@ -68,6 +81,24 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			}
 			// "the party": the party named last before, when it stands alone ("the party's", yes; "the party
 			// faithful", "the Party of Wales", "the party he once wanted to lead" too).
+			// "the two men", "the pair": the last two people the document named, a mention each.
+			// Named together before, or else the two the document has named most.
+			if n := pairReference(s.tokens, ti); n > 0 && (pair[0] != nil || len(order) >= 2) {
+				span := review.Span{Start: tok.start, End: s.tokens[ti+n-1].end}
+				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
+				a, b := pair[0], pair[1]
+				if a == nil {
+					top := slices.Clone(order)
+					slices.SortStableFunc(top, func(x, y *entry) int { return count[y] - count[x] })
+					if len(top) > 2 && count[top[1]] == count[top[2]] {
+						continue // no two stand out
+					}
+					a, b = top[0], top[1]
+				}
+				added = append(added, mention{first: ti, last: ti + n - 1, span: span, text: text, kind: graph.KindActor, ent: a, pair: b,
+					pronoun: true, note: text + " → " + a.display + " (of the two people named before)"})
+				continue
+			}
 			// "won the seat in 1997": the constituency named last before.
 			if w == "the" && lastSeat != nil && ti+1 < len(s.tokens) && (strings.EqualFold(s.tokens[ti+1].text, "seat") || strings.EqualFold(s.tokens[ti+1].text, "constituency")) &&
 				!s.tokens[ti+1].possessive && seatAlone(s.tokens[ti+2:]) {
@@ -116,6 +147,10 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		for ; next < len(ms); next++ {
 			if ms[next].ent.kind == graph.KindActor {
 				last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+				if p := coordinatedBefore(s, ms, next); p != nil {
+					pair = [2]*entry{p, ms[next].ent}
+				}
+				seen(ms[next].ent)
 			}
 			if ms[next].ent.kind == graph.KindParty {
 				lastParty = ms[next].ent
@@ -192,6 +227,42 @@ func partyAlone(toks []token) bool {
 // party he once wanted to lead"): a description, not the party named before.
 var relativeOpeners = map[string]bool{"the": true, "he": true, "she": true, "they": true, "we": true, "i": true,
 	"you": true, "it": true, "which": true, "that": true, "who": true, "whose": true, "a": true, "his": true, "her": true}
+
+// coordinatedBefore is the person named just before mention i and joined to it by "and" ("Tony Blair and
+// Gordon Brown"), if any.
+func coordinatedBefore(s *sentence, ms []mention, i int) *entry {
+	if i == 0 || ms[i-1].ent.kind != graph.KindActor || ms[i-1].ent == ms[i].ent || ms[i-1].pronoun || ms[i].pronoun {
+		return nil
+	}
+	gap := strings.TrimSpace(s.text[ms[i-1].span.End-s.span.Start : ms[i].span.Start-s.span.Start])
+	if gap != "and" && !coordinatedTitle.MatchString(gap) {
+		return nil
+	}
+	return ms[i-1].ent
+}
+
+// pairReference reports how many tokens from i say "the two men", "the pair" or "both men": two people
+// named before.
+func pairReference(toks []token, i int) int {
+	w := strings.ToLower(toks[i].text)
+	next := func(k int) string {
+		if i+k < len(toks) {
+			return strings.ToLower(toks[i+k].text)
+		}
+		return ""
+	}
+	switch {
+	case w == "the" && next(1) == "two" && pairNouns[next(2)]:
+		return 3
+	case w == "the" && next(1) == "pair" && !toks[i+1].possessive:
+		return 2
+	case w == "both" && pairNouns[next(1)]:
+		return 2
+	}
+	return 0
+}
+
+var pairNouns = map[string]bool{"men": true, "women": true, "leaders": true, "politicians": true, "rivals": true, "ministers": true}
 
 // seatAlone reports whether "the seat" before these tokens is one named before, not one named after ("the
 // seat of Bethnal Green", "the seat he won").

@@ -549,6 +549,12 @@ var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:(?:decision|move|choice|r
 
 // nextCoordinated is the mention joined to m by "and" or "&", if any.
 func nextCoordinated(s *sentence, ms []mention, m mention) *mention {
+	if m.pair != nil {
+		other := m // "the two men": the other of the pair
+		other.ent, other.pair = m.pair, nil
+		other.note = strings.Replace(m.note, m.ent.display, m.pair.display, 1)
+		return &other
+	}
 	for i := range ms {
 		if ms[i].span.Start > m.span.End {
 			gap := strings.TrimSpace(s.text[m.span.End-s.span.Start : ms[i].span.Start-s.span.Start])
