@@ -33,8 +33,8 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		}
 	}
 	para := -1
-	var pair [2]*entry   // the last two people the document named together ("Mr Blair and Mr Brown")
-	var order []*entry   // the document's people, in the order first named
+	var pair [2]*entry // the last two people the document named together ("Mr Blair and Mr Brown")
+	var order []*entry // the document's people, in the order first named
 	count := map[*entry]int{}
 	seen := func(e *entry) {
 		if count[e] == 0 {
