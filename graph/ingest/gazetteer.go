@@ -170,6 +170,10 @@ func (lx *lexicon) add(e *entry) {
 	for _, a := range e.aliases {
 		lx.addForm(a, e)
 	}
+	// "the mayoralty of Tower Hamlets" is the office of Mayor of Tower Hamlets.
+	if e.kind == graph.KindSeat && strings.HasPrefix(e.display, "Mayor of ") {
+		lx.addForm("mayoralty of "+strings.TrimPrefix(e.display, "Mayor of "), e)
+	}
 }
 
 func (lx *lexicon) addForm(form string, e *entry) {

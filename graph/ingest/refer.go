@@ -42,9 +42,17 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		}
 		count[e]++
 	}
-	var last []*entry    // the paragraph's people so far, the last named last
-	var lastParty *entry // the party the document named last
-	var lastSeat *entry  // the constituency the document named last
+	var last []*entry          // the paragraph's people so far, the last named last
+	var lastParty *entry       // the party the document named last
+	var lastSeat *entry        // the constituency the document named last
+	mayors := map[*entry]int{} // how often the document named each mayoralty so far
+	var lastMayor *entry       // the mayoralty it named most so far (the last, of those named as often)
+	sawMayor := func(e *entry) {
+		mayors[e]++
+		if lastMayor == nil || mayors[e] >= mayors[lastMayor] {
+			lastMayor = e
+		}
+	}
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
@@ -73,6 +81,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
 					lastSeat = ms[next].ent
 				}
+				if ms[next].ent.kind == graph.KindSeat && strings.HasPrefix(ms[next].ent.display, "Mayor of ") && !ms[next].pronoun {
+					sawMayor(ms[next].ent)
+				}
 				next++
 			}
 			w := strings.ToLower(tok.text)
@@ -97,6 +108,15 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				}
 				added = append(added, mention{first: ti, last: ti + n - 1, span: span, text: text, kind: graph.KindActor, ent: a, pair: b,
 					pronoun: true, note: text + " → " + a.display + " (of the two people named before)"})
+				continue
+			}
+			// "running for the mayoralty": the mayoralty named most before.
+			if w == "the" && lastMayor != nil && ti+1 < len(s.tokens) && strings.EqualFold(s.tokens[ti+1].text, "mayoralty") &&
+				(ti+2 >= len(s.tokens) || !strings.EqualFold(s.tokens[ti+2].text, "of")) {
+				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
+				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
+				added = append(added, mention{first: ti, last: ti + 1, span: span, text: text,
+					kind: graph.KindSeat, ent: lastMayor, pronoun: true, note: text + " → " + lastMayor.display + " (the mayoralty named most before)"})
 				continue
 			}
 			// "won the seat in 1997": the constituency named last before.
@@ -157,6 +177,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			}
 			if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
 				lastSeat = ms[next].ent
+			}
+			if ms[next].ent.kind == graph.KindSeat && strings.HasPrefix(ms[next].ent.display, "Mayor of ") && !ms[next].pronoun {
+				sawMayor(ms[next].ent)
 			}
 		}
 		if len(added) > 0 {

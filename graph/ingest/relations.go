@@ -104,9 +104,11 @@ func (rd *reading) relations() []review.Proposal {
 	// deputy prime minister" elsewhere in it means that person; an office the document gives two people
 	// stands for neither.
 	holders := map[*entry]*entry{}
+	offices := map[*entry][]*entry{} // each person's offices, as the document names them
 	for k, who := range rd.namedHolders() {
 		if k.typ == graph.HoldsOffice && len(who) == 1 {
 			holders[k.post] = who[0]
+			offices[who[0]] = append(offices[who[0]], k.post)
 		}
 	}
 	// "Committee chairman Barry Sheerman said": the chair of the committee the document named last.
@@ -161,6 +163,7 @@ func (rd *reading) relations() []review.Proposal {
 			got = rd.sentenceRelations(s, ms, holders, quoted)
 		}
 		got = append(got, rd.shadowMembers(s, ms, got)...)
+		got = append(got, rd.leftOffice(s, ms, offices)...)
 		for _, p := range got {
 			if p.From == p.To {
 				continue
@@ -179,7 +182,26 @@ func (rd *reading) relations() []review.Proposal {
 			out = append(out, p)
 		}
 	}
-	return out
+	return dropOwnSide(out)
+}
+
+// inferredCriticism are the rules that read criticism from what someone says, not from a verb that says
+// it: their target is whom the words speak ill of, which a speaker's own party seldom is.
+var inferredCriticism = map[string]bool{"said-criticism": true, "said-after-criticism": true, "quoted-criticism": true}
+
+// dropOwnSide drops criticism read from someone's words of a party the document makes them the leader or
+// founder of (a member may speak ill of the party they leave) ("Veritas would avoid the old parties' lies", said its founder): the words were
+// about others.
+func dropOwnSide(ps []review.Proposal) []review.Proposal {
+	own := map[[2]graph.EntityName]bool{}
+	for _, p := range ps {
+		if (p.Type == graph.Leads || p.Type == graph.Founded) && p.Status != graph.StatusDenied {
+			own[[2]graph.EntityName{p.From, p.To}] = true
+		}
+	}
+	return slices.DeleteFunc(ps, func(p review.Proposal) bool {
+		return p.Type == graph.Criticised && inferredCriticism[p.Rule] && own[[2]graph.EntityName{p.From, p.To}]
+	})
 }
 
 // candidate is a relation a sentence states, before its claim is made.
@@ -313,6 +335,15 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 			p.ValidTo = rd.published
 		}
 		out = append(out, p)
+		if (c.typ == graph.Leads || c.typ == graph.MemberOf) && c.from.ent.kind == graph.KindActor && status != graph.StatusDenied && !c.ended {
+			if parent := rd.lx.branchOf(c.to.ent); parent != nil && c.to.ent.kind == graph.KindParty {
+				// "Scottish Labour leader Anas Sarwar" is a member of Labour too.
+				m := p
+				m.Type, m.To, m.Rule, m.Role = graph.MemberOf, parent.name, c.rule+"+branch", ""
+				m.Confidence = float64(int(conf*90+0.5)) / 100
+				out = append(out, m)
+			}
+		}
 		if c.typ == graph.Founded && c.to.ent.kind == graph.KindParty && status != graph.StatusDenied {
 			// A party's founder is its member.
 			m := p
@@ -631,7 +662,7 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			rd.use(w, w.display)
 			add(graph.PartOf, m, mention{span: m.span, text: w.display, kind: w.kind, ent: w}, "local-group", 0.7, "")
 		}
-		if m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty && m.ent.proposed {
+		if m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty {
 			if p := rd.lx.branchOf(m.ent); p != nil {
 				add(graph.PartOf, m, mention{span: m.span, text: p.display, kind: p.kind, ent: p}, "party-branch", 0.65, "")
 			}
@@ -1426,4 +1457,45 @@ func majorityIn(s *sentence, ms []mention) []candidate {
 		}
 	}
 	return out
+}
+
+// outOfOffice is an office left without its name: "was removed from office", "resigned from office".
+var outOfOffice = regexp.MustCompile(`\b(?:was|were|been|being|is|be)?\s*(removed|ousted|resigned|stepped down|disqualified|barred) from (?:his |her |their )?(?:office|post)\b`)
+
+// leftOffice reads "he was removed from office" as its subject leaving the one office the document names
+// them in ("Mayor Lutfur Rahman … he was removed from office": REMOVED_FROM_OFFICE Mayor of Tower
+// Hamlets); a person the document gives several offices, or none, is left alone.
+func (rd *reading) leftOffice(s *sentence, ms []mention, offices map[*entry][]*entry) []review.Proposal {
+	loc := outOfOffice.FindStringSubmatchIndex(strings.ToLower(s.text))
+	if loc == nil || s.quoted[clampIndex(loc[0], len(s.quoted))] {
+		return nil
+	}
+	var subject *mention
+	for i := range ms {
+		if ms[i].ent.kind == graph.KindActor && !ms[i].possessive && ms[i].span.End-s.span.Start <= loc[0] {
+			subject = &ms[i]
+		}
+	}
+	if subject == nil || len(offices[subject.ent]) != 1 || clauseBreak(s, subject.span.End, s.span.Start+loc[0]) {
+		return nil
+	}
+	office := offices[subject.ent][0]
+	typ := graph.ResignedFrom
+	if v := s.text[loc[2]:loc[3]]; v == "removed" || v == "ousted" || v == "disqualified" || v == "barred" {
+		typ = graph.RemovedFromOffice
+	}
+	c := candidate{typ: typ, from: *subject, to: mention{span: subject.span, text: office.display, kind: office.kind, ent: office},
+		rule: "left-office", conf: 0.65, at: loc[0], wording: review.Span{Start: loc[0], End: loc[1]}}
+	status, saidBy, ok := claimStatus(s, ms, c)
+	if !ok {
+		return nil
+	}
+	p := review.Proposal{Type: typ, From: subject.ent.name, To: office.name, Status: status, SaidBy: saidBy, Rule: "left-office",
+		Confidence: 0.65, Excerpt: s.text, Span: s.span,
+		Resolved: []string{fmt.Sprintf("office → %s, the one office the document names %s in", office.display, subject.ent.display)}}
+	if subject.note != "" {
+		p.Resolved = append([]string{subject.note}, p.Resolved...)
+	}
+	datesOf(s.text, c, &p)
+	return []review.Proposal{p}
 }
