@@ -65,7 +65,8 @@ var orgHeads = map[string]graph.Kind{"party": graph.KindParty, "council": graph.
 	"limited": graph.KindOrganisation, "ltd": graph.KindOrganisation, "plc": graph.KindOrganisation,
 	"international": graph.KindOrganisation, "partnership": graph.KindOrganisation, "alliance": graph.KindOrganisation,
 	"centre": graph.KindOrganisation, "college": graph.KindOrganisation, "church": graph.KindOrganisation,
-	"services": graph.KindOrganisation, "fuels": graph.KindOrganisation, "watch": graph.KindOrganisation}
+	"services": graph.KindOrganisation, "fuels": graph.KindOrganisation, "watch": graph.KindOrganisation,
+	"radio": graph.KindOrganisation}
 
 // officeHeads end an office's name inside a run of capitalised words: "Welfare Minister Frank Field".
 var officeHeads = map[string]bool{"minister": true, "secretary": true, "chancellor": true, "whip": true}

@@ -197,6 +197,9 @@ func kinOrAideNext(toks []token) bool {
 	if kinWords[w] {
 		return true
 	}
+	if eventNouns[w] {
+		return true // "his appointment as chairman of the British Council": his
+	}
 	if (w == "new" || w == "newly-founded" || w == "newly-formed") && len(toks) > 1 {
 		// "his new party Aspire", "his newly-founded party, the Respect Coalition": the party is his.
 		n := strings.ToLower(toks[1].text)
@@ -209,6 +212,11 @@ var (
 	kinWords  = map[string]bool{"wife": true, "husband": true, "son": true, "daughter": true, "father": true, "mother": true, "brother": true, "sister": true, "partner": true, "widow": true, "cousin": true, "nephew": true, "niece": true, "uncle": true, "aunt": true, "grandson": true, "granddaughter": true}
 	aideWords = map[string]bool{"adviser": true, "advisor": true, "aide": true, "spokesman": true, "spokeswoman": true, "deputy": true, "assistant": true, "researcher": true, "press": true, "special": true, "chief": true}
 )
+
+// eventNouns name what a person did or had done to them: "his appointment as", "her resignation from".
+var eventNouns = map[string]bool{"appointment": true, "election": true, "resignation": true, "membership": true,
+	"defection": true, "departure": true, "acceptance": true, "selection": true, "sacking": true, "suspension": true,
+	"expulsion": true, "deselection": true, "nomination": true}
 
 // roleWords are the roles a person is referred to by after being named ("the MP", "the former minister").
 var roleWords = map[string]bool{"mp": true, "mep": true, "msp": true, "minister": true, "councillor": true, "politician": true, "peer": true}

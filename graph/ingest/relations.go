@@ -69,7 +69,7 @@ var verbRules = []verbRule{
 	{name: "defeated-by", typ: graph.Defeated, re: rx(`(?:defeated|beaten|ousted|unseated) by|lost to`), passive: true, conf: 0.75},
 	{name: "defeated", typ: graph.Defeated, re: rx(`defeat(?:ed|s|ing)|beat|ousted|unseat(?:ed|s|ing)|inflicted (?:a |an )?[a-z ]{0,20}defeat on`), conf: 0.7},
 	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)?(?: [a-z]+ly)? (?:for|in)|ran(?: [a-z]+ly)? (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
-	{name: "sits-on", typ: graph.MemberOf, re: rx(`sits? on|sat on|serv(?:es|ed|ing) on|(?:a )?member of`), conf: 0.7, objectKinds: groupKinds},
+	{name: "sits-on", typ: graph.MemberOf, re: rx(`sits? on|sat on|serv(?:es|ed|ing) on|(?:a )?member of|(?:a |his |her )?seat in`), conf: 0.7, objectKinds: groupKinds},
 	{name: "switched-to", typ: graph.MemberOf, re: rx(`(?:defect(?:ed|s|ing)?|switch(?:ed|es|ing)?|mov(?:ed|es|ing)|crossed) from [^.;]{1,40}? to`), conf: 0.75, objectKinds: groupKinds},
 	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
 		notAfter: regexp.MustCompile(`^\s+(?:[a-z]+\s+){0,4}by\b`)},
@@ -633,7 +633,7 @@ var (
 
 // Role words between a group and a person: "Labour MP X", "UKIP leader X".
 var (
-	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director|director general|director-general|general secretary|chief executive|strategists?|co-?ordinator|organiser|organizer|aides?|economist)$`)
+	memberRoles = regexp.MustCompile(`^(?:(?:the|a|an|former|ex-|ex|then|new|veteran|local|senior|leading|prominent|rebel|deputy|shadow|independent|outgoing|incoming|acting|vocal|controversial|general|assistant|party|chief|junior|backbench|fellow|councillor|[a-z]+-?[a-z]+)\s+){0,3}(mps?|meps?|msps?|ams?|councillors?|cllrs?|candidates?|activists?|members?|peers?|politicians?|spokes(?:man|woman|person)|ministers?|mayors?|backbenchers?|figures?|chairman|chairwoman|chair|leader|treasurer|secretary|founder|rebels?|whips?|agent|official|officer|supporters?|campaigners?|colleague|donor|vice-chairman|deputy leader|president|defectors?|co-chairman|journalist|editor|correspondent|reporter|columnist|adviser|advisor|researcher|partner|director|director general|director-general|general secretary|chief executive|strategists?|co-?ordinator|organiser|organizer|aides?|economist|dj|presenter|host)$`)
 	joinWords   = regexp.MustCompile(`\b(?:and|or|but|with|of|to|from|on|at|by|against|over)\b`)
 	roleOf      = regexp.MustCompile(`^,\s*(?:the\s+|a\s+|an\s+)?(?:(?:former|deputy|executive|senior|joint|vice|managing|general)\s+)?((?:chief executive|general secretary|leader|chairman|chairwoman|chair|president|head|director|founder|partner|member|spokesman|spokeswoman|secretary|treasurer|officer|official|adviser|professor|lecturer|fellow|researcher|editor|correspondent|journalist)?)\s*(?:of|at|for|from)(?:\s+the)?(?:\s+(?:[a-z-]+\s+){0,3}(?:group|organisation|organization|charity|union|campaign|body|think-tank|think tank|firm|company|association|coalition))?$`)
 	leaderRoles = regexp.MustCompile(`(?:^|\s)(?:leader|chairman|chairwoman|chair|president|head|co-chairman|co-chair|chief|director general|director-general|general secretary|chief executive)$`)
@@ -881,6 +881,12 @@ var (
 
 // donations reads who funds a party: "X gave £500,000 to Labour", "a bequest from X" with the party it
 // went to named in the sentence, "Labour's largest donor was X". Money given is support: ENDORSES.
+// gaveParty and sumAfter surround a party given money: "gave the party a sum of £500,000".
+var (
+	gaveParty = regexp.MustCompile(`\b(?:gave|donated|gives|has given|had given|lent)\s+(?:the\s+)?$`)
+	sumAfter  = regexp.MustCompile(`^(?:'s|’s)?\s+(?:a sum of |a total of |some |about |almost |nearly |more than |over |a further |another )?£[\d.,]+`)
+)
+
 func donations(s *sentence, ms []mention) []candidate {
 	var out []candidate
 	add := func(donor, party mention, at int) {
@@ -929,7 +935,9 @@ func donations(s *sentence, ms []mention) []candidate {
 			if p.ent.kind != graph.KindParty {
 				continue
 			}
-			if donatedTo.MatchString(strings.ToLower(s.text[m.span.End-s.span.Start : p.span.Start-s.span.Start])) {
+			between := strings.ToLower(s.text[m.span.End-s.span.Start : p.span.Start-s.span.Start])
+			if donatedTo.MatchString(between) ||
+				gaveParty.MatchString(between) && sumAfter.MatchString(s.text[p.span.End-s.span.Start:]) { // "who gave the party a sum of £500,000"
 				add(m, p, m.span.End-s.span.Start)
 			}
 			break
@@ -1256,7 +1264,7 @@ var (
 	// partAfter follows a group named as the whole a part belongs to: "leader of the Labour group on
 	// Newham Council" leads the group, not Labour.
 	partAfter = regexp.MustCompile(`^\s+(?:group|groups|branch|wing|section|councillors|caucus|delegation|members)\b`)
-	familyOf  = regexp.MustCompile(`^,\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of$`)
+	familyOf  = regexp.MustCompile(`^[,\-–—]\s*(?:the\s+)?(father|mother|son|daughter|brother|sister|wife|husband|widow|widower|nephew|niece|cousin|uncle|aunt|grandson|granddaughter)\s+of(?:\s+(?:the\s+)?(?:late|former|[a-z-]+)(?:\s+[a-z-]+){0,2})?$`)
 	// headRole is a role that leads a body.
 	headRole = regexp.MustCompile(`^(?:leader|chairman|chairwoman|chair|president|head|chief executive|director|general secretary|founder)$`)
 	// newParty stands between a founder and the group: "'s new party,".
