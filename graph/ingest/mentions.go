@@ -69,7 +69,7 @@ var orgHeads = map[string]graph.Kind{"party": graph.KindParty, "council": graph.
 	"radio": graph.KindOrganisation}
 
 // officeHeads end an office's name inside a run of capitalised words: "Welfare Minister Frank Field".
-var officeHeads = map[string]bool{"minister": true, "secretary": true, "chancellor": true, "whip": true}
+var officeHeads = map[string]bool{"minister": true, "secretary": true, "chancellor": true, "whip": true, "mayor": true}
 
 // personCues are words before a name that make it a person's: "Labour MP Oona King", "wife Sandra".
 var personCues = regexp.MustCompile(`\b(?:mp|mep|msp|am|leader|chairman|chairwoman|chair|spokesman|spokeswoman|spokesperson|candidate|secretary|minister|president|deputy|member|councillor|activist|colleague|wife|husband|son|daughter|brother|sister|professor|former|rival|opponent|veteran|campaigner|chancellor|mayor|adviser|aide|director|chief|head|founder|boss|deputy leader|ex-husband|ex-wife|widow|lawyer|solicitor|barrister|dj|presenter|businessman|businesswoman|philanthropist|magnate|tycoon|author|novelist|journalist|economist|academic|historian|broadcaster|columnist|commentator|analyst|pollster|actor|actress|singer|comedian|detainee|prisoner|briton|diplomat|ambassador|envoy|bishop|archbishop|cardinal|judge|strategist|co-ordinator|coordinator|organiser|\d+-year-old(?:\s+[a-z]+)?|'s|’s|(?:father|mother|son|daughter|brother|sister|wife|husband|widow|nephew|niece|cousin) of)\s*$`)
@@ -110,6 +110,11 @@ var childList = regexp.MustCompile(`\b(?:his|her|their)\s+(?:(?:two|three|four|f
 var (
 	groupBefore = regexp.MustCompile(`\b(?:from|of|by|at)\s+(?:the\s+)?(?:[a-z-]+\s+){0,2}(?:group|organisation|organization|charity|pressure group|campaign group|think-tank|think tank|firm|company|consultancy|union)\s+$`)
 	fromBefore  = regexp.MustCompile(`\p{L},\s+from\s+$`)
+	// groupAfterName follows a body named without a head word, the head word in lower case after it: "the
+	// Muslim Census group".
+	groupAfterName = regexp.MustCompile(`^\s+(?:group|organisation|charity|campaign group|pressure group|think-tank|think tank|pollster|polling company)\b`)
+	// pollBefore ends the words before a pollster: "research from Deltapoll", "a poll by YouGov".
+	pollBefore = regexp.MustCompile(`\b(?:research|poll|polling|survey|study|figures) (?:from|by|for|conducted by|carried out by) $`)
 )
 
 // occupations and demonyms stand before a person's name without being part of it.
@@ -128,7 +133,7 @@ var (
 )
 
 // electionWords make a constituency's name in the sentence the seat rather than the town.
-var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majority|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
+var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majority|majorities|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
 
 // nationality adjectives may stand before an office's name without being part of it.
 var nationality = map[string]bool{"british": true, "uk": true, "english": true, "former": true, "then": true, "new": true}
@@ -186,7 +191,42 @@ func (rd *reading) findMentions(s *sentence) []mention {
 		}
 		i++
 	}
-	return rd.groupMentions(s, rd.committeeMentions(s, rd.officeMentions(s, out)))
+	return rd.councilMentions(s, rd.groupMentions(s, rd.committeeMentions(s, rd.officeMentions(s, out))))
+}
+
+// councilsOf names two councils at once: "Burnley and Pendle councils".
+var councilsOf = regexp.MustCompile(`\b(\p{Lu}[\p{L}-]+(?:\s+\p{Lu}[\p{L}-]+)?)\s+and\s+(\p{Lu}[\p{L}-]+(?:\s+\p{Lu}[\p{L}-]+)?)\s+((?:borough\s+|county\s+|city\s+|district\s+)?councils)\b`)
+
+// councilMentions reads "Burnley and Pendle councils" as two councils, Burnley Council and Pendle Council,
+// in place of whatever else the two names were read as.
+func (rd *reading) councilMentions(s *sentence, ms []mention) []mention {
+	for _, loc := range councilsOf.FindAllStringSubmatchIndex(s.text, -1) {
+		kind := strings.TrimSuffix(strings.TrimSpace(s.text[loc[6]:loc[7]]), "s") // "councils", "county councils"
+		words := strings.Fields(kind)
+		for i, w := range words {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+		head := strings.Join(words, " ") // "Council", "County Council"
+		var add []mention
+		for _, g := range [][2]int{{loc[2], loc[3]}, {loc[4], loc[5]}} {
+			start, end := s.span.Start+g[0], s.span.Start+g[1]
+			first, last := s.tokenRange(start, end)
+			if first < 0 || last < first {
+				add = nil
+				break
+			}
+			add = append(add, mention{first: first, last: last, span: review.Span{Start: start, End: end}, kind: graph.KindOrganisation,
+				text: s.text[g[0]:g[1]] + " " + head})
+		}
+		if len(add) != 2 {
+			continue
+		}
+		lo, hi := s.span.Start+loc[2], s.span.Start+loc[5]
+		ms = slices.DeleteFunc(ms, func(m mention) bool { return m.span.Start < hi && lo < m.span.End })
+		ms = append(ms, add...)
+	}
+	slices.SortFunc(ms, func(a, b mention) int { return a.span.Start - b.span.Start })
+	return ms
 }
 
 var (
@@ -568,7 +608,11 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	before := strings.ToLower(s.text[:toks[start].start-s.span.Start])
 	after := s.text[toks[j-1].end-s.span.Start:]
 	switch kind, ok := orgHeads[head]; {
-	case title == "" && len(words) >= 2 && officeHeads[head]:
+	case title == "" && len(words) >= 2 && head == "mayor" && !anyNotName(words[:len(words)-1]) && !nameParts[strings.ToLower(words[0])] ||
+		title == "" && len(words) >= 3 && head == "mayor" && nameParts[strings.ToLower(words[0])]:
+		m.kind = graph.KindSeat // "Greater Manchester Mayor"
+		m.text = "Mayor of " + strings.Join(words[:len(words)-1], " ")
+	case title == "" && len(words) >= 2 && officeHeads[head] && head != "mayor":
 		m.kind = graph.KindSeat // "Welfare Minister"
 	case (ok || orgInside) && rd.lx.given[strings.ToLower(words[0])] && len(words) >= 3:
 		// "the Robert Kilroy-Silk Party": a person's name made a joke, not a body
@@ -584,8 +628,9 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		if kind == graph.KindParty && rd.lx.branchOf(&entry{display: m.text, kind: kind}) != nil {
 			m.kind = graph.KindOrganisation // "Poplar and Limehouse Labour Party": a branch of a party
 		}
-	case title == "" && len(words) >= 2 && !rd.lx.given[strings.ToLower(words[0])] &&
-		(groupBefore.MatchString(before) || fromBefore.MatchString(before) && strings.HasPrefix(strings.TrimSpace(after), ",")):
+	case title == "" && !rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[:1]) && (pollBefore.MatchString(before) ||
+		len(words) >= 2 && (groupBefore.MatchString(before) || groupAfterName.MatchString(after) ||
+			fromBefore.MatchString(before) && strings.HasPrefix(strings.TrimSpace(after), ","))):
 		m.kind = graph.KindOrganisation // "John Ison, from the group Fathers 4 Justice", "Jim Parton, from Families Need Fathers, said"
 	case title != "":
 		m.kind = graph.KindActor
@@ -653,5 +698,5 @@ func (s *sentence) breaksBetween(i, j int) bool {
 // Patterns of the wording, compiled once.
 var (
 	// seatLeadIn ends the words before a seat: "MP for".
-	seatLeadIn = regexp.MustCompile(`\b(?:mp|mep|msp|member|candidate) for (?:the )?$|\bseat of $|\bconstituency of $`)
+	seatLeadIn = regexp.MustCompile(`\b(?:mp|mep|msp|member|candidate) for (?:the )?$|\bseat of $|\bconstituency of $|\bmajority(?: of [\d,]+)? in (?:the )?$`)
 )

@@ -1448,7 +1448,7 @@ var majorityBefore = regexp.MustCompile(`\bmajority(?: of [\d,]+)?\s+in\s+(?:the
 func majorityIn(s *sentence, ms []mention) []candidate {
 	var out []candidate
 	for i, m := range ms {
-		if m.ent.kind != graph.KindSeat || !m.ent.constituency {
+		if m.ent.kind != graph.KindSeat || !m.ent.constituency && !m.ent.proposed {
 			continue
 		}
 		loc := majorityBefore.FindStringIndex(s.text[:m.span.Start-s.span.Start])
