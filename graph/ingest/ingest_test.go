@@ -715,3 +715,152 @@ func TestOutletsAndPlacesOnlyAsEnds(t *testing.T) {
 		t.Errorf("the BBC, an end of a criticism, is not proposed: %v", names)
 	}
 }
+
+// TestReadingAcrossSentences: the rules that read what a sentence says through what the document said
+// before it (a quotation's speaker, "the party", "the two men", "the former Labour leader") and through
+// how names are put together.
+func TestReadingAcrossSentences(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text string
+		want       []reading
+	}{
+		{"a quotation goes on in the next paragraph", "Liam Fox said: \"We will win.\"\n\n\"The reality is, the Lib Dems lack the courage to tackle waste.\"",
+			[]reading{{graph.Criticised, "actors/liam-fox", "parties/liberal-democrats", graph.StatusReported}}},
+		{"the outlet speaks again: the quotation is over", "Liam Fox said: \"We will win.\"\n\nThe Lib Dems lack the courage to tackle waste.", nil},
+		{"the speaker named after the words", "Tony Blair spoke. Tory proposals would not work, argued Mr Blair.",
+			[]reading{{graph.Criticised, "actors/tony-blair", "parties/conservatives", graph.StatusReported}}},
+		{"a noun is no speech verb", "Tory plans to process all claims abroad would not work with Tony Blair in charge.", nil},
+		{"another subject's clause is not what was said", "The Lib Dems said the plan was good, while Labour called the Tories' promises a waste.", nil},
+		{"the party named before", "Labour met on Monday. Lord Sainsbury gave £2m to the party.",
+			[]reading{{graph.Endorses, "actors/lord-sainsbury", "parties/labour", graph.StatusReported}}},
+		{"the party a clause describes is not the one named before", "Labour met. UKIP's chairman Petrina Holdsworth said Veritas will be a parody of the party the men have left.",
+			[]reading{{graph.Leads, "actors/petrina-holdsworth", "parties/ukip", graph.StatusReported},
+				{graph.Criticised, "actors/petrina-holdsworth", "parties/veritas", graph.StatusReported}}},
+		{"gave the party a sum", "Labour met. Sir Christopher Ondaatje gave the party a sum of £500,000.",
+			[]reading{{graph.Endorses, "actors/christopher-ondaatje", "parties/labour", graph.StatusReported}}},
+		{"a body without a head word, from a group", "John Ison, from the controversial group Fathers 4 Justice, said it was bad.",
+			[]reading{{graph.MemberOf, "actors/john-ison", "organisations/fathers-4-justice", graph.StatusReported}}},
+		{"children listed", "Stephen Pound spoke. Mr Pound said his wife Maggie was supportive and their two children Emily, 16, and Pelham, 14 were pleased.",
+			[]reading{{graph.Family, "actors/maggie", "actors/stephen-pound", graph.StatusReported},
+				{graph.Family, "actors/emily", "actors/maggie", graph.StatusReported},
+				{graph.Family, "actors/emily", "actors/stephen-pound", graph.StatusReported},
+				{graph.Family, "actors/maggie", "actors/pelham", graph.StatusReported},
+				{graph.Family, "actors/pelham", "actors/stephen-pound", graph.StatusReported}}},
+		{"a past post without a name", "Neil Kinnock spoke on Sunday. The former Labour leader said he would take a peerage.",
+			[]reading{{graph.Leads, "actors/neil-kinnock", "parties/labour", graph.StatusReported}}},
+		{"a seat's member, called a member before", "Labour MP Stephen Pound spoke. The MP for Ealing North said he was shocked.",
+			[]reading{{graph.MemberOf, "actors/stephen-pound", "parties/labour", graph.StatusReported},
+				{graph.HoldsOffice, "actors/stephen-pound", "seats/ealing-north", graph.StatusReported}}},
+		{"an acronym in brackets", "The Muslim Association of Britain (MAB) met. MAB spokesman Dr Azzam Tamimi said it was fine.",
+			[]reading{{graph.MemberOf, "actors/azzam-tamimi", "organisations/muslim-association-of-britain", graph.StatusReported}}},
+		{"a call not to vote for a party", "Last year the Muslim Association of Britain urged Muslims not to vote for Labour.",
+			[]reading{{graph.Criticised, "organisations/muslim-association-of-britain", "parties/labour", graph.StatusReported}}},
+		{"the seat named before", "Erewash is a marginal seat. Labour's Elizabeth Blackman won the seat in 1997.",
+			[]reading{{graph.MemberOf, "actors/elizabeth-blackman", "parties/labour", graph.StatusReported},
+				{graph.HoldsOffice, "actors/elizabeth-blackman", "seats/erewash", graph.StatusReported}}},
+		{"a relative clause with a role", "Damian Hockney, who is now Veritas' deputy leader, spoke.",
+			[]reading{{graph.MemberOf, "actors/damian-hockney", "parties/veritas", graph.StatusReported}}},
+		{"his newly-founded party", "George Galloway spoke. He addressed the conference of his newly-founded party, the Respect Coalition.",
+			[]reading{{graph.Founded, "actors/george-galloway", "parties/respect", graph.StatusReported},
+				{graph.MemberOf, "actors/george-galloway", "parties/respect", graph.StatusReported}}},
+		{"a party's people listed", "Labour met. Some of the party's most senior politicians, including Anas Sarwar and Sadiq Khan, have joined in.",
+			[]reading{{graph.MemberOf, "actors/anas-sarwar", "parties/labour", graph.StatusReported},
+				{graph.MemberOf, "actors/sadiq-khan", "parties/labour", graph.StatusReported}}},
+		{"a majority is its holder's", "Rachel Hopkins, whose 8,700 majority in Luton South could be threatened, spoke.",
+			[]reading{{graph.HoldsOffice, "actors/rachel-hopkins", "seats/luton-south", graph.StatusReported}}},
+		{"a paragraph opening on a pronoun", "Lutfur Rahman was banned.\n\nAfter the ban, he was back in 2018 with his new party Aspire.",
+			[]reading{{graph.Founded, "actors/lutfur-rahman", "parties/aspire", graph.StatusReported},
+				{graph.MemberOf, "actors/lutfur-rahman", "parties/aspire", graph.StatusReported}}},
+		{"the two men named together", "Tony Blair and Gordon Brown met. Liam Fox likened the two men to \"self-obsessed schoolboys\".",
+			[]reading{{graph.Criticised, "actors/liam-fox", "actors/tony-blair", graph.StatusReported},
+				{graph.Criticised, "actors/liam-fox", "actors/gordon-brown", graph.StatusReported}}},
+		{"removed from the one office named", "Mayor of Tower Hamlets Lutfur Rahman spoke.\n\nIn 2015 he was removed from office by an election court.",
+			[]reading{{graph.HoldsOffice, "actors/lutfur-rahman", "seats/mayor-of-tower-hamlets", graph.StatusReported},
+				{graph.RemovedFromOffice, "actors/lutfur-rahman", "seats/mayor-of-tower-hamlets", graph.StatusReported}}},
+		{"the mayoralty named most", "Mayor of Tower Hamlets Lutfur Rahman spoke. The Mayor of Tower Hamlets is elected. Ken Livingstone, the Mayor of London, spoke. Lutfur Rahman first ran for the mayoralty in 2010.",
+			[]reading{{graph.HoldsOffice, "actors/lutfur-rahman", "seats/mayor-of-tower-hamlets", graph.StatusReported},
+				{graph.HoldsOffice, "actors/ken-livingstone", "seats/mayor-of-london", graph.StatusReported},
+				{graph.CandidateFor, "actors/lutfur-rahman", "seats/mayor-of-tower-hamlets", graph.StatusReported}}},
+		{"an appointment is its holder's", "Neil Kinnock spoke. He cited his appointment as chairman of the British Council.",
+			[]reading{{graph.Leads, "actors/neil-kinnock", "organisations/british-council", graph.StatusReported}}},
+		{"kin after a dash", "Dominic Carman - son of late libel lawyer George Carman - spoke.",
+			[]reading{{graph.Family, "actors/dominic-carman", "actors/george-carman", graph.StatusReported}}},
+		{"a mayor before a name", "Greater Manchester Mayor Andy Burnham spoke.",
+			[]reading{{graph.HoldsOffice, "actors/andy-burnham", "seats/mayor-of-greater-manchester", graph.StatusReported}}},
+		{"a founder's words are not against their party", "Robert Kilroy-Silk launched Veritas. He said Veritas would avoid the old parties' lies.",
+			[]reading{{graph.Founded, "actors/robert-kilroy-silk", "parties/veritas", graph.StatusReported},
+				{graph.MemberOf, "actors/robert-kilroy-silk", "parties/veritas", graph.StatusReported}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rd := read(t, ingest.NewReader(nil), ingest.Input{Path: tt.name, Content: []byte(tt.text)})
+			if diff := cmp.Diff(tt.want, readings(rd)); diff != "" {
+				t.Errorf("proposals (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCouncilsNamedTogether: "Burnley and Pendle councils" are two bodies.
+func TestCouncilsNamedTogether(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"The Labour leaders of Burnley and Pendle councils spoke. The latest research from Deltapoll agreed.")})
+	var names []graph.EntityName
+	for _, e := range rd.Entities {
+		names = append(names, e.Name)
+	}
+	for _, want := range []graph.EntityName{"organisations/burnley-council", "organisations/pendle-council", "organisations/deltapoll"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no %s in %v", want, names)
+		}
+	}
+}
+
+// TestShadowPostsThroughTheGraph: a shadow post is the Official Opposition's, the party whose leader the
+// graph says was Leader of the Opposition on the document's date; undated, or with no such holding, it
+// makes no member.
+func TestShadowPostsThroughTheGraph(t *testing.T) {
+	t.Parallel()
+	day := func(y, m, d int) graph.FuzzyDate { return graph.FuzzyDate{Year: y, Month: m, Day: d} }
+	period := func(from, to graph.FuzzyDate) graph.Period { return graph.Period{Start: from.FirstDay(), End: to.LastDay()} }
+	known := []graph.Entity{
+		{Name: "actors/michael-howard", Kind: graph.KindActor, DisplayName: "Michael Howard"},
+		{Name: "actors/keir-starmer", Kind: graph.KindActor, DisplayName: "Keir Starmer"},
+		{Name: "seats/leader-of-the-opposition", Kind: graph.KindSeat, DisplayName: "Leader of the Opposition"},
+	}
+	holdings := []ingest.Holding{
+		{Holder: "actors/michael-howard", Post: "parties/conservatives", Type: graph.Leads, Period: period(day(2003, 11, 6), day(2005, 12, 6))},
+		{Holder: "actors/michael-howard", Post: "seats/leader-of-the-opposition", Type: graph.HoldsOffice, Period: period(day(2003, 11, 6), day(2005, 12, 6))},
+		{Holder: "actors/keir-starmer", Post: "parties/labour", Type: graph.Leads, Period: period(day(2020, 4, 4), day(2030, 1, 1))},
+		{Holder: "actors/keir-starmer", Post: "seats/leader-of-the-opposition", Type: graph.HoldsOffice, Period: period(day(2020, 4, 4), day(2024, 7, 5))},
+	}
+	r := ingest.NewGraphReader(known, holdings)
+	for _, tt := range []struct {
+		name      string
+		published graph.FuzzyDate
+		text      string
+		want      []reading
+	}{
+		{"2004: the Conservatives", day(2004, 3, 1), "Shadow spokesman for sport Hugh Robertson said it would fail.",
+			[]reading{{graph.MemberOf, "actors/hugh-robertson", "parties/conservatives", graph.StatusReported}}},
+		{"2023: Labour", day(2023, 11, 3), "The shadow chancellor Rachel Reeves spoke.",
+			[]reading{{graph.HoldsOffice, "actors/rachel-reeves", "seats/shadow-chancellor", graph.StatusReported},
+				{graph.MemberOf, "actors/rachel-reeves", "parties/labour", graph.StatusReported}}},
+		{"undated: no one's", graph.FuzzyDate{}, "Shadow spokesman for sport Hugh Robertson said it would fail.", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rd := read(t, r, ingest.Input{Path: "t", Content: []byte(tt.text), Published: tt.published})
+			if diff := cmp.Diff(tt.want, readings(rd)); diff != "" {
+				t.Errorf("proposals (-want +got):\n%s", diff)
+			}
+			for _, p := range rd.Proposals {
+				if p.Rule == "shadow-post" && (len(p.Resolved) == 0 || !strings.Contains(p.Resolved[len(p.Resolved)-1], "Leader of the Opposition")) {
+					t.Errorf("how the party was found: %q", p.Resolved)
+				}
+			}
+		})
+	}
+}

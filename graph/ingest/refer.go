@@ -81,8 +81,8 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
 					lastSeat = ms[next].ent
 				}
-				if ms[next].ent.kind == graph.KindSeat && strings.HasPrefix(ms[next].ent.display, "Mayor of ") && !ms[next].pronoun {
-					sawMayor(ms[next].ent)
+				if e := mayoralty(ms[next]); e != nil {
+					sawMayor(e)
 				}
 				next++
 			}
@@ -178,8 +178,8 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
 				lastSeat = ms[next].ent
 			}
-			if ms[next].ent.kind == graph.KindSeat && strings.HasPrefix(ms[next].ent.display, "Mayor of ") && !ms[next].pronoun {
-				sawMayor(ms[next].ent)
+			if e := mayoralty(ms[next]); e != nil {
+				sawMayor(e)
 			}
 		}
 		if len(added) > 0 {
@@ -257,7 +257,7 @@ func partyAlone(toks []token) bool {
 // relativeOpeners start a clause that says which party is meant ("the party the men have left", "the
 // party he once wanted to lead"): a description, not the party named before.
 var relativeOpeners = map[string]bool{"the": true, "he": true, "she": true, "they": true, "we": true, "i": true,
-	"you": true, "it": true, "which": true, "that": true, "who": true, "whose": true, "a": true, "his": true, "her": true}
+	"you": true, "it": true, "which": true, "that": true, "who": true, "whose": true}
 
 // coordinatedBefore is the person named just before mention i and joined to it by "and" ("Tony Blair and
 // Gordon Brown"), if any.
@@ -294,6 +294,19 @@ func pairReference(toks []token, i int) int {
 }
 
 var pairNouns = map[string]bool{"men": true, "women": true, "leaders": true, "politicians": true, "rivals": true, "ministers": true}
+
+// mayoralty is the mayor's office a mention names, itself or as its holder's description ("the Mayor of
+// Tower Hamlets said").
+func mayoralty(m mention) *entry {
+	e := m.ent
+	if m.post != nil {
+		e = m.post
+	}
+	if m.pronoun || e.kind != graph.KindSeat || !strings.HasPrefix(e.display, "Mayor of ") {
+		return nil
+	}
+	return e
+}
 
 // seatAlone reports whether "the seat" before these tokens is one named before, not one named after ("the
 // seat of Bethnal Green", "the seat he won").
