@@ -133,7 +133,7 @@ var (
 )
 
 // electionWords make a constituency's name in the sentence the seat rather than the town.
-var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|majority|majorities|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
+var electionWords = regexp.MustCompile(`\b(?:seats?|constituenc(?:y|ies)|constituents|majority|majorities|elections?|mps?|standing|stand|candidates?|votes?|by-elections?|held|won|marginal|swing|polls?)\b`)
 
 // nationality adjectives may stand before an office's name without being part of it.
 var nationality = map[string]bool{"british": true, "uk": true, "english": true, "former": true, "then": true, "new": true}
@@ -234,6 +234,11 @@ var (
 	groupAfter = regexp.MustCompile(`^\s+group\b`)
 	// groupOn joins the group to its council: "… group on Newham Council".
 	groupOn = regexp.MustCompile(`^\s+on\s+$`)
+	// branchEnd follows a place's branch of a party named without "group": the name stands alone ("members
+	// of London UKIP were", "on behalf of Spitalfields & Bangla Town Labour and").
+	branchEnd = regexp.MustCompile(`^(?:\s*[,.;:!)]|\s*$|\s+(?:and|were|was|is|are|has|have|had|said|says|will|would|who|which|in|on|at|for)\b)`)
+	// roleNoun follows a party used as an adjective: "Tory MP", "Labour leader" (no branch).
+	roleNoun = regexp.MustCompile(`^\s+(?i:mps?|meps?|msps?|leaders?|candidates?|councillors?|members?|spokes(?:man|woman)|activists?|peers?|ministers?|government|voters|supporters)\b`)
 	// placeBefore are the lower-case words a group's place may carry: "Devon county Labour group".
 	placeWords = map[string]bool{"county": true, "city": true, "borough": true, "district": true, "town": true}
 )
@@ -248,8 +253,12 @@ func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
 			continue
 		}
 		loc := groupAfter.FindStringIndex(s.text[p.span.End-s.span.Start:])
+		placeOnly := false // "London UKIP", "Spitalfields & Bangla Town Labour": a place's branch, no "group"
 		if loc == nil {
-			continue
+			if rest := s.text[p.span.End-s.span.Start:]; !branchEnd.MatchString(rest) || roleNoun.MatchString(rest) {
+				continue
+			}
+			loc, placeOnly = []int{0, 0}, true
 		}
 		start, end := p.span.Start, p.span.End+loc[1]
 		within := []mention{p}
@@ -276,6 +285,11 @@ func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
 			i--
 		} else if k < first {
 			start = s.tokens[k].start
+		}
+		if placeOnly && (start == p.span.Start || slices.ContainsFunc(ms, func(o mention) bool {
+			return o.span.Start < p.span.Start && o.span.End > start && (o.kind == graph.KindActor || o.ent != nil && o.ent.kind == graph.KindActor)
+		})) {
+			continue // no place before the party: the party itself
 		}
 		f, l := s.tokenRange(start, end)
 		if f < 0 || l < f {

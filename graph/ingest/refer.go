@@ -197,6 +197,11 @@ func kinOrAideNext(toks []token) bool {
 	if kinWords[w] {
 		return true
 	}
+	for k := 0; k < len(toks) && k < 5; k++ {
+		if strings.EqualFold(toks[k].text, "constituents") {
+			return k > 0 && toks[0].cap // "his East Midlands constituents": the seat is his
+		}
+	}
 	if eventNouns[w] {
 		return true // "his appointment as chairman of the British Council": his
 	}

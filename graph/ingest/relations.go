@@ -71,7 +71,7 @@ var verbRules = []verbRule{
 	{name: "candidate-for", typ: graph.CandidateFor, re: rx(`candidate (?:for|in|of)|stand(?:s|ing)? (?:in|for)|stood (?:in|for)|contest(?:s|ed|ing)?|selected (?:for|in|to fight)|run(?:s|ning)?(?: [a-z]+ly)? (?:for|in)|ran(?: [a-z]+ly)? (?:for|in)|fight(?:ing)?|standing to be|is to stand in|due to stand in`), conf: 0.7, objectKinds: seatKinds},
 	{name: "sits-on", typ: graph.MemberOf, re: rx(`sits? on|sat on|serv(?:es|ed|ing) on|(?:a )?member of|(?:a |his |her )?seat in`), conf: 0.7, objectKinds: groupKinds},
 	{name: "switched-to", typ: graph.MemberOf, re: rx(`(?:defect(?:ed|s|ing)?|switch(?:ed|es|ing)?|mov(?:ed|es|ing)|crossed) from [^.;]{1,40}? to`), conf: 0.75, objectKinds: groupKinds},
-	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
+	{name: "member-of", typ: graph.MemberOf, re: rx(`candidate of|(?:a |an )?member of|membership of|joined|join(?:s|ing)?|defect(?:ed|s|ing)? to|(?:re-?)?admitted to|signed up to|switched to|crossed the floor to`), conf: 0.7, objectKinds: groupKinds,
 		notAfter: regexp.MustCompile(`^\s+(?:[a-z]+\s+){0,4}by\b`)},
 	{name: "holds-office", typ: graph.HoldsOffice, re: rx(`(?:his|her) (?:own )?(?:constituency|seat)(?: of)?|(?:mp|mep|msp|am|member|councillor|cllr) for|became|appointed(?: as)?|named(?: as)?|elected(?: as)?|re-elected(?: as)?|promoted to|serv(?:es|ed|ing) as|represent(?:s|ed|ing)|the current|sworn in as|won`), conf: 0.7, objectKinds: seatKinds},
 	{name: "leads", typ: graph.Leads, re: rx(`lead(?:s|ing)?|led|leader of|chairman of|chair of|head of|heads|headed|in charge of`), conf: 0.7,
@@ -159,7 +159,7 @@ func (rd *reading) relations() []review.Proposal {
 			continue
 		}
 		var got []review.Proposal
-		if len(ms) >= 2 || len(quoted) > 0 {
+		if len(ms) >= 2 || len(quoted) > 0 || slices.ContainsFunc(ms, func(m mention) bool { return len(m.ent.within) > 0 }) {
 			got = rd.sentenceRelations(s, ms, holders, quoted)
 		}
 		got = append(got, rd.shadowMembers(s, ms, got)...)
@@ -442,7 +442,8 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		if at-m.span.End > 120 || clauseBreak(s, m.span.End, at) {
 			break
 		}
-		if m.possessive && r.typ != graph.Founded && !decisionTo.MatchString(s.text[m.span.End-s.span.Start:]) {
+		if m.possessive && r.typ != graph.Founded && !decisionTo.MatchString(s.text[m.span.End-s.span.Start:]) &&
+			!eventAfter.MatchString(s.text[m.span.End-s.span.Start:]) {
 			continue
 		}
 		if inRelativeClause(s, m, at) {
@@ -576,6 +577,10 @@ var partySpokesman = regexp.MustCompile(`^\s+(?:party\s+)?spokes(?:man|woman|per
 var partyPlans = regexp.MustCompile(`^(?:'s|’s)?\s+(?:plans?|proposals?|polic(?:y|ies)|record|promises?|pledges?|manifesto|budget|spending plans|tax plans)\b`)
 
 // decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
+// eventAfter follows a possessive whose owner did what the noun names: "his appointment as chairman of",
+// "Mr Kilroy-Silk's membership of UKIP".
+var eventAfter = regexp.MustCompile(`^(?:'s|’s)?\s+(?:appointment|election|membership|selection|nomination)\s+(?:as|of|to|for)\b`)
+
 var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:(?:decision|move|choice|resignation|defection)\s+to|(?:support|backing|endorsement)\s+(?:for|of))\b`)
 
 // nextCoordinated is the mention joined to m by "and" or "&", if any.
@@ -803,6 +808,10 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 				}
 			}
 		}
+		// "his East Midlands constituents": the seat is his.
+		if ak == graph.KindActor && a.possessive && bk == graph.KindSeat && gap == "" && constituentsAfter.MatchString(s.text[b.span.End-s.span.Start:]) {
+			add(graph.HoldsOffice, a, b, "constituents", 0.7, "")
+		}
 		// "X's new party, Veritas" / "Robert Kilroy-Silk's new political party"
 		if ak == graph.KindActor && a.possessive && (bk == graph.KindParty || bk == graph.KindOrganisation) &&
 			newParty.MatchString(gap) &&
@@ -881,6 +890,9 @@ var (
 
 // donations reads who funds a party: "X gave £500,000 to Labour", "a bequest from X" with the party it
 // went to named in the sentence, "Labour's largest donor was X". Money given is support: ENDORSES.
+// constituentsAfter follows a seat named as someone's: "his East Midlands constituents".
+var constituentsAfter = regexp.MustCompile(`^\s+constituents\b`)
+
 // gaveParty and sumAfter surround a party given money: "gave the party a sum of £500,000".
 var (
 	gaveParty = regexp.MustCompile(`\b(?:gave|donated|gives|has given|had given|lent)\s+(?:the\s+)?$`)

@@ -130,7 +130,8 @@ func TestReadAnnotationsNamesProblems(t *testing.T) {
 }
 
 // The scores on the committed annotations. These are floors: a change that makes reading worse fails
-// here; one that makes it better raises them (and the README's table).
+// here; one that makes it better raises them (and the README's table). Relation precision is held to the
+// target, 0.85, not to today's figure: recall is bought with it.
 func TestCommittedScores(t *testing.T) {
 	t.Parallel()
 	type floor struct {
@@ -168,7 +169,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.9, 0.42, 0.95, false})
+		check(t, rep, floor{0.9, 0.5, 0.85, false})
 	})
 	t.Run("held out", func(t *testing.T) {
 		t.Parallel()
@@ -180,7 +181,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.88, 0.37, 0.95, false})
+		check(t, rep, floor{0.9, 0.5, 0.85, false})
 	})
 	t.Run("blind", func(t *testing.T) {
 		// 30 articles drawn at random and annotated before the reader's output on them was seen; first
@@ -194,7 +195,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.82, 0.34, 0.95, true})
+		check(t, rep, floor{0.9, 0.5, 0.85, true})
 	})
 	t.Run("against what the graph knows of 2004–05", func(t *testing.T) {
 		// Who held the offices and led the parties then (data/annotations/known): "the prime minister" in
@@ -213,7 +214,7 @@ func TestCommittedScores(t *testing.T) {
 		for _, set := range []struct {
 			dir   string
 			floor floor
-		}{{"bbc", floor{0.9, 0.46, 0.95, false}}, {"bbc-heldout", floor{0.88, 0.46, 0.95, false}}, {"bbc-blind", floor{0.82, 0.36, 0.9, true}}} {
+		}{{"bbc", floor{0.9, 0.54, 0.85, false}}, {"bbc-heldout", floor{0.9, 0.56, 0.85, false}}, {"bbc-blind", floor{0.88, 0.56, 0.85, true}}} {
 			anns, err := eval.ReadAnnotations("../../../data/annotations/" + set.dir)
 			if err != nil {
 				t.Fatal(err)
@@ -238,7 +239,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.73, 0.3, 0.9, false})
+		check(t, rep, floor{0.82, 0.44, 0.85, false})
 	})
 	t.Run("seeds against the default graph", func(t *testing.T) {
 		t.Parallel()
@@ -255,7 +256,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.74, 0.26, 0.9, false})
+		check(t, rep, floor{0.82, 0.37, 0.85, false})
 		if rep.DenialsKept != 1 {
 			t.Errorf("the denial of Lutfur Rahman's support for Ajmal Masroor was not kept as a denial")
 		}
