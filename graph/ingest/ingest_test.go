@@ -833,7 +833,9 @@ func TestCouncilsNamedTogether(t *testing.T) {
 func TestShadowPostsThroughTheGraph(t *testing.T) {
 	t.Parallel()
 	day := func(y, m, d int) graph.FuzzyDate { return graph.FuzzyDate{Year: y, Month: m, Day: d} }
-	period := func(from, to graph.FuzzyDate) graph.Period { return graph.Period{Start: from.FirstDay(), End: to.LastDay()} }
+	period := func(from, to graph.FuzzyDate) graph.Period {
+		return graph.Period{Start: from.FirstDay(), End: to.LastDay()}
+	}
 	known := []graph.Entity{
 		{Name: "actors/michael-howard", Kind: graph.KindActor, DisplayName: "Michael Howard"},
 		{Name: "actors/keir-starmer", Kind: graph.KindActor, DisplayName: "Keir Starmer"},
