@@ -120,7 +120,16 @@ func clean(in Input) (cleaned, error) {
 	}
 	c.format = format
 	var b strings.Builder
-	for _, blk := range blocks {
+	var pathDay graph.FuzzyDate // the day in the path of the page's first picture or link, if any
+	for i, blk := range blocks {
+		if i < 3 && pathDay.IsZero() && linkLine.MatchString(blk) {
+			// A news page's first picture or link carries its day in its path: ".../2023/11/03/...".
+			if m := pathDate.FindStringSubmatch(blk); m != nil {
+				if d, err := graph.ParseFuzzyDate(m[1] + "-" + m[2] + "-" + m[3]); err == nil {
+					pathDay = d
+				}
+			}
+		}
 		blk = tidy(blk)
 		if blk == "" || isBoilerplate(blk) {
 			continue
@@ -146,6 +155,9 @@ func clean(in Input) (cleaned, error) {
 	}
 	c.text = b.String()
 	bylines(&c)
+	if c.published.IsZero() {
+		c.published = pathDay // a dateline, where there is one, says it better
+	}
 	if c.text == "" {
 		return cleaned{}, graph.E("ingest.Read", graph.Invalid, "%s: no text to read", in.Path)
 	}
@@ -410,6 +422,8 @@ func outletOf(raw string) string {
 var (
 	byline    = regexp.MustCompile(`^(?:By|by|Written by|Words by)\s+(\p{Lu}[\p{L}'’.-]+(?:\s+\p{Lu}[\p{L}'’.-]+){0,3})(?:\s*(?:,|\||-|–|—|$))`)
 	dateLine  = regexp.MustCompile(`(?i)^(?:published|updated|last updated|posted|date)?:?\s*(?:\w+day,?\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{4})\b`)
+	linkLine  = regexp.MustCompile(`^\s*(?:!?\[[^\]]*\]\(|<img\b|https?:)`)
+	pathDate  = regexp.MustCompile(`(?:/|\\/)((?:19|20)\d\d)(?:/|\\/)([01]\d)(?:/|\\/)([0-3]\d)(?:/|\\/)`)
 	isoDate   = regexp.MustCompile(`^(?:(?i)published|updated|posted|date)?:?\s*(\d{4})-(\d{2})-(\d{2})\b`)
 	monthsIdx = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
 		"august": 8, "september": 9, "october": 10, "november": 11, "december": 12}

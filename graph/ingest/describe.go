@@ -238,19 +238,19 @@ func periodText(p graph.Period) string {
 	return year(p.Start) + "–" + year(p.End)
 }
 
-// oppositionParty is the party shadow posts belong to, and the holdings that say so.
+// oppositionParty is the party shadow posts belong to, and how that is known.
 type oppositionParty struct {
-	party       *entry
-	leader      *entry
-	leads, post Holding
+	party *entry
+	// why says how the party was found: "the party of Michael Howard, Leader of the Opposition 2003–2005".
+	why string
 }
 
 // leaderOfTheOpposition is the office whose holder's party holds the shadow posts.
 const leaderOfTheOpposition graph.EntityName = "seats/leader-of-the-opposition"
 
-// oppositionParty reads, from the graph's holdings, which party was the Official Opposition over the
-// document's date (or the span it dates from): the party led by the Leader of the Opposition. It is nil
-// when the graph does not say, or says two parties were.
+// oppositionParty reads which party was the Official Opposition over the document's date (or the span it
+// dates from): the party the graph says the Leader of the Opposition led, or else the one polgraph ships
+// (gazetteer/opposition.tsv). It is nil for an undated document, and when two parties were.
 func (rd *reading) oppositionParty(holdings map[graph.EntityName][]Holding) *oppositionParty {
 	var on graph.Period
 	switch {
@@ -279,9 +279,54 @@ func (rd *reading) oppositionParty(holdings map[graph.EntityName][]Holding) *opp
 				if found != nil && found.party != party {
 					return nil // two parties over the span: neither
 				}
-				found = &oppositionParty{party: party, leader: leader, leads: h, post: post}
+				found = &oppositionParty{party: party,
+					why: fmt.Sprintf("the party of %s, Leader of the Opposition %s", leader.display, periodText(post.Period))}
 			}
 		}
 	}
+	if found != nil {
+		return found
+	}
+	for _, o := range shippedOpposition {
+		if !overlaps(o.period) {
+			continue
+		}
+		party := rd.lx.byName[o.party]
+		if party == nil || found != nil && found.party != party {
+			return nil
+		}
+		found = &oppositionParty{party: party, why: fmt.Sprintf("the Official Opposition %s", periodText(o.period))}
+	}
 	return found
 }
+
+// shippedOpposition is gazetteer/opposition.tsv: which party was the Official Opposition when.
+var shippedOpposition = func() []struct {
+	party  graph.EntityName
+	period graph.Period
+} {
+	var out []struct {
+		party  graph.EntityName
+		period graph.Period
+	}
+	eachLine("gazetteer/opposition.tsv", func(line string) {
+		f := strings.Split(line, "\t")
+		from, err := graph.ParseFuzzyDate(f[1])
+		if err != nil {
+			panic(fmt.Sprintf("gazetteer/opposition.tsv: %q: %v", line, err)) // embedded: a test reads it
+		}
+		p := graph.Period{Start: from.FirstDay(), End: math.MaxInt32}
+		if f[2] != "" {
+			to, err := graph.ParseFuzzyDate(f[2])
+			if err != nil {
+				panic(fmt.Sprintf("gazetteer/opposition.tsv: %q: %v", line, err))
+			}
+			p.End = to.LastDay() - 1 // the day the next one began is not this one's
+		}
+		out = append(out, struct {
+			party  graph.EntityName
+			period graph.Period
+		}{graph.EntityName(f[0]), p})
+	})
+	return out
+}()

@@ -860,6 +860,9 @@ func TestShadowPostsThroughTheGraph(t *testing.T) {
 			[]reading{{graph.HoldsOffice, "actors/rachel-reeves", "seats/shadow-chancellor", graph.StatusReported},
 				{graph.MemberOf, "actors/rachel-reeves", "parties/labour", graph.StatusReported}}},
 		{"undated: no one's", graph.FuzzyDate{}, "Shadow spokesman for sport Hugh Robertson said it would fail.", nil},
+		{"a shadow post after the name", day(2023, 11, 3), "Naz Shah, a shadow minister who has joined the rebels, spoke.",
+			[]reading{{graph.HoldsOffice, "actors/naz-shah", "seats/shadow-minister", graph.StatusReported},
+				{graph.MemberOf, "actors/naz-shah", "parties/labour", graph.StatusReported}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rd := read(t, r, ingest.Input{Path: "t", Content: []byte(tt.text), Published: tt.published})
@@ -872,5 +875,44 @@ func TestShadowPostsThroughTheGraph(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShadowPostsThroughWhatPolgraphShips: with no Leader of the Opposition in the graph, the Official
+// Opposition polgraph ships (gazetteer/opposition.tsv) gives a dated document's shadow posts their party.
+func TestShadowPostsThroughWhatPolgraphShips(t *testing.T) {
+	t.Parallel()
+	r := ingest.NewReader(nil)
+	for _, tt := range []struct {
+		published graph.FuzzyDate
+		party     graph.EntityName
+		why       string
+	}{
+		{graph.FuzzyDate{Year: 2004, Month: 3, Day: 1}, "parties/conservatives", "shadow chancellor → Conservative Party, the Official Opposition 1997–2010"},
+		{graph.FuzzyDate{Year: 2023, Month: 11, Day: 3}, "parties/labour", "shadow chancellor → Labour Party, the Official Opposition 2010–2024"},
+	} {
+		rd := read(t, r, ingest.Input{Path: "t", Content: []byte("The shadow chancellor Oliver Letwin spoke."), Published: tt.published})
+		found := false
+		for _, p := range rd.Proposals {
+			if p.Type == graph.MemberOf && p.From == "actors/oliver-letwin" {
+				found = true
+				if p.To != tt.party || !slices.Contains(p.Resolved, tt.why) {
+					t.Errorf("%v: member of %s (%q), want %s (%q)", tt.published, p.To, p.Resolved, tt.party, tt.why)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v: no membership read from the shadow post", tt.published)
+		}
+	}
+}
+
+// TestDayFromAPicturesPath: a page whose only date is in the path of its first picture dates from that day.
+func TestDayFromAPicturesPath(t *testing.T) {
+	t.Parallel()
+	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
+		"![](https://i.example.co.uk/1s/2023/11/03/23/picture.jpg)\n\nLutfur Rahman spoke on Friday.")})
+	if got := rd.Document.Source.Published; got != (graph.FuzzyDate{Year: 2023, Month: 11, Day: 3}) {
+		t.Errorf("published %v, want 2023-11-03", got)
 	}
 }

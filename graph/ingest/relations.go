@@ -159,7 +159,10 @@ func (rd *reading) relations() []review.Proposal {
 			continue
 		}
 		var got []review.Proposal
-		if len(ms) >= 2 || len(quoted) > 0 || slices.ContainsFunc(ms, func(m mention) bool { return len(m.ent.within) > 0 }) {
+		// One mention may say something on its own: a local group or a branch is part of its party.
+		if len(ms) >= 2 || len(quoted) > 0 || slices.ContainsFunc(ms, func(m mention) bool {
+			return len(m.ent.within) > 0 || (m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty) && rd.lx.branchOf(m.ent) != nil
+		}) {
 			got = rd.sentenceRelations(s, ms, holders, quoted)
 		}
 		got = append(got, rd.shadowMembers(s, ms, got)...)
@@ -1296,8 +1299,12 @@ var (
 )
 
 // shadowBefore ends the words before a person that give them a shadow post: "shadow chancellor", "Shadow
-// Treasury chief secretary", "Conservative shadow foreign secretary".
-var shadowBefore = regexp.MustCompile(`(?i)\bshadow\s+(?:[a-z-]+\s+){0,4}(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?$`)
+// Treasury chief secretary", "Conservative shadow foreign secretary"; shadowAfter follows one given it
+// after the name: "Rachel Hopkins, the shadow veterans minister", "Naz Shah, a shadow minister".
+var (
+	shadowBefore = regexp.MustCompile(`(?i)\bshadow\s+(?:[a-z-]+\s+){0,4}(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?$`)
+	shadowAfter  = regexp.MustCompile(`(?i)^,\s+(?:the|a|an)\s+(?:former\s+)?shadow\b`)
+)
 
 // shadowMembers reads a shadow post as membership of the Official Opposition on the document's date
 // ("shadow chancellor Oliver Letwin" is a Conservative in 2004, when Michael Howard, the Tory leader, was
@@ -1319,16 +1326,24 @@ func (rd *reading) shadowMembers(s *sentence, ms []mention, got []review.Proposa
 				gapStart = ms[i-1].span.Start - s.span.Start // "Shadow Foreign Secretary Michael Ancram"
 			}
 		}
-		before := s.text[gapStart : m.span.Start-s.span.Start]
-		if !shadowBefore.MatchString(before) || s.quoted[clampIndex(m.span.Start-s.span.Start, len(s.quoted))] ||
+		before, after := s.text[gapStart:m.span.Start-s.span.Start], s.text[m.span.End-s.span.Start:]
+		var post string
+		switch {
+		case shadowBefore.MatchString(before):
+			post = strings.TrimSpace(before[strings.LastIndex(strings.ToLower(before), "shadow"):])
+		case shadowAfter.MatchString(after):
+			loc := shadowAfter.FindStringIndex(after)
+			post = strings.TrimSpace(strings.TrimLeft(after[:loc[1]], ", "))
+		default:
+			continue
+		}
+		if s.quoted[clampIndex(m.span.Start-s.span.Start, len(s.quoted))] ||
 			slices.ContainsFunc(got, func(p review.Proposal) bool { return p.Type == graph.MemberOf && p.From == m.ent.name }) {
 			continue
 		}
-		at := strings.LastIndex(strings.ToLower(before), "shadow") + gapStart
 		out = append(out, review.Proposal{Type: graph.MemberOf, From: m.ent.name, To: o.party.name, Role: "shadow post",
 			Status: graph.StatusReported, Rule: "shadow-post", Confidence: 0.6, Excerpt: s.text, Span: s.span,
-			Resolved: []string{fmt.Sprintf("%s → %s, the party of %s, Leader of the Opposition %s",
-				strings.TrimSpace(s.text[at:m.span.Start-s.span.Start]), o.party.display, o.leader.display, periodText(o.post.Period))}})
+			Resolved: []string{fmt.Sprintf("%s → %s, %s", post, o.party.display, o.why)}})
 	}
 	return out
 }
