@@ -558,6 +558,19 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	for j > start && isConnector(toks, j-1) {
 		j--
 	}
+	// Two branches of a party run together, as posts write them ("Bethnal Green and Stepney Labour Poplar
+	// and Limehouse Labour Party"): the first ends at its party's name.
+	var aliases []int
+	for k := start; k < j; k++ {
+		if slices.ContainsFunc(rd.lx.byForm[normalise(toks[k].text)], func(e *entry) bool { return e.kind == graph.KindParty }) {
+			aliases = append(aliases, k)
+		}
+	}
+	if len(aliases) >= 2 && aliases[0] > start && aliases[0]+1 < j {
+		if next := strings.ToLower(toks[aliases[0]+1].text); next != "party" && next != "group" && orgHeads[next] == "" {
+			j = aliases[0] + 1
+		}
+	}
 	// A name written twice runs into itself in posts ("Tower Hamlets Tower Hamlets Labour Group"): the
 	// first copy is a name of its own.
 	for k := 1; start+2*k <= j; k++ {
