@@ -325,8 +325,16 @@ func (lx *lexicon) branchOf(e *entry) *entry {
 		return nil
 	}
 	for _, cut := range []int{len(words), len(words) - 1} {
+		// The party's name ends the body's, or comes before a branch's head word ("… Labour Group").
+		if cut < len(words) && !branchHeads[strings.ToLower(words[cut])] {
+			continue
+		}
 		for from := 1; from < cut; from++ {
-			for _, p := range lx.byForm[normalise(strings.Join(words[from:cut], " "))] {
+			form := strings.Join(words[from:cut], " ")
+			if commonWords[strings.ToLower(form)] {
+				continue // "Traveller Law Reform Coalition" is no branch of Reform UK
+			}
+			for _, p := range lx.byForm[normalise(form)] {
 				if p.kind == graph.KindParty && p.shipped && p != e {
 					return p
 				}
@@ -335,6 +343,10 @@ func (lx *lexicon) branchOf(e *entry) *entry {
 	}
 	return nil
 }
+
+// branchHeads end a party branch's name after the party's: "Tower Hamlets Labour Group".
+var branchHeads = map[string]bool{"party": true, "group": true, "branch": true, "association": true, "club": true,
+	"forum": true, "federation": true, "council": true, "councillors": true}
 
 // nations make a party's name a nation's part of it: "Scottish Labour", "Welsh Conservatives".
 var nations = map[string]bool{"scottish": true, "welsh": true, "english": true, "london": true}

@@ -107,6 +107,15 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.refer(c.paragraphs)
 	rd.roleDescriptions()
 	props := rd.relations()
+	// Every end of a proposal is an entity of the reading, or of the graph: a post or a party reached
+	// through what the document said elsewhere ("the party", a shadow post's party) is used here too.
+	for _, p := range props {
+		for _, end := range []graph.EntityName{p.From, p.To} {
+			if e := rd.lx.byName[end]; e != nil {
+				rd.use(e, e.display)
+			}
+		}
+	}
 
 	doc := review.Document{Hash: review.HashText(c.text), Format: c.format, Path: in.Path, Text: c.text, Ingested: r.Now().UTC()}
 	kind := in.Kind

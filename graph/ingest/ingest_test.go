@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -914,5 +915,41 @@ func TestDayFromAPicturesPath(t *testing.T) {
 		"![](https://i.example.co.uk/1s/2023/11/03/23/picture.jpg)\n\nLutfur Rahman spoke on Friday.")})
 	if got := rd.Document.Source.Published; got != (graph.FuzzyDate{Year: 2023, Month: 11, Day: 3}) {
 		t.Errorf("published %v, want 2023-11-03", got)
+	}
+}
+
+// TestEveryEndIsAnEntity: a reading with no graph proposes every end of its proposals as an entity, on
+// each committed text, so that a review queue takes it whole (a party reached through "the party" or a
+// shadow post included).
+func TestEveryEndIsAnEntity(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob("../../data/annotations/texts/*/*.txt")
+	if err != nil || len(paths) < 40 {
+		t.Fatalf("texts: %d, %v", len(paths), err)
+	}
+	r := ingest.NewReader(nil)
+	within := graph.Period{Start: graph.FuzzyDate{Year: 2004}.FirstDay(), End: graph.FuzzyDate{Year: 2005}.LastDay()}
+	inputs := []ingest.Input{{Path: "shadow-post.txt", Content: []byte("Shadow spokesman for sport Hugh Robertson said it would fail."), Within: within}}
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, ingest.Input{Path: path, Content: b, Within: within})
+	}
+	for _, in := range inputs {
+		path := in.Path
+		rd := read(t, r, in)
+		ents := map[graph.EntityName]bool{}
+		for _, e := range rd.Entities {
+			ents[e.Name] = true
+		}
+		for _, p := range rd.Proposals {
+			for _, end := range []graph.EntityName{p.From, p.To} {
+				if !ents[end] {
+					t.Errorf("%s: %s %s → %s: %s is no entity of the reading", filepath.Base(path), p.Type, p.From, p.To, end)
+				}
+			}
+		}
 	}
 }

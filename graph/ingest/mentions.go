@@ -549,7 +549,9 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		if (toks[j].text == "and" || toks[j].text == "&") && rd.lx.given[strings.ToLower(toks[start].text)] {
 			break // "Tessa Jowell and Deputy Prime Minister John Prescott": two names
 		}
-		if toks[j].possessive || j+1 < len(toks) && s.breaksBetween(j, j+1) {
+		// "Women’s Forum", "People's Party": a possessive inside a body's name goes on to its head word.
+		inside := toks[j].possessive && j+1 < len(toks) && toks[j+1].cap && orgHeads[strings.ToLower(toks[j+1].text)] != "" && !s.breaksBetween(j, j+1)
+		if !inside && (toks[j].possessive || j+1 < len(toks) && s.breaksBetween(j, j+1)) {
 			j++
 			break
 		}
@@ -562,7 +564,7 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	// and Limehouse Labour Party"): the first ends at its party's name.
 	var aliases []int
 	for k := start; k < j; k++ {
-		if slices.ContainsFunc(rd.lx.byForm[normalise(toks[k].text)], func(e *entry) bool { return e.kind == graph.KindParty }) {
+		if w := strings.ToLower(toks[k].text); !commonWords[w] && slices.ContainsFunc(rd.lx.byForm[normalise(w)], func(e *entry) bool { return e.kind == graph.KindParty }) {
 			aliases = append(aliases, k)
 		}
 	}
@@ -655,7 +657,7 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		if kind == graph.KindParty && rd.lx.branchOf(&entry{display: m.text, kind: kind}) != nil {
 			m.kind = graph.KindOrganisation // "Poplar and Limehouse Labour Party": a branch of a party
 		}
-	case title == "" && !rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[:1]) && (pollBefore.MatchString(before) ||
+	case title == "" && !rd.lx.given[strings.ToLower(words[0])] && (pollBefore.MatchString(before) && !anyNotName(words[:1]) ||
 		len(words) >= 2 && (groupBefore.MatchString(before) || groupAfterName.MatchString(after) ||
 			fromBefore.MatchString(before) && strings.HasPrefix(strings.TrimSpace(after), ","))):
 		m.kind = graph.KindOrganisation // "John Ison, from the group Fathers 4 Justice", "Jim Parton, from Families Need Fathers, said"
@@ -706,6 +708,8 @@ func isConnector(toks []token, j int) bool {
 		return false
 	}
 	switch t := toks[j].text; {
+	case t == "and" && partyWord[strings.ToLower(toks[j-1].text)] && !strings.HasPrefix(strings.ToLower(toks[j+1].text), "co-op"):
+		return false // "Spitalfields & Bangla Town Labour and Bethnal Green …": two names ("Labour and Co-operative" is one)
 	case t == "of", t == "and", t == "for", t == "&", t == "de", t == "van", t == "von", t == "bin", t == "al", t == "ul", t == "el", t == "du":
 		return true
 	case len(t) == 1 && t[0] >= '0' && t[0] <= '9':
@@ -713,6 +717,9 @@ func isConnector(toks []token, j int) bool {
 	}
 	return false
 }
+
+// partyWord are the words that end a party's local branch's name: "… Town Labour", "… Conservatives".
+var partyWord = map[string]bool{"labour": true, "conservatives": true, "tories": true, "tory": true, "conservative": true}
 
 // breaksBetween says whether punctuation separates tokens i and j: a comma, a bracket, a dash or a quote
 // ends a name.
