@@ -104,8 +104,15 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 	default:
 		dated = false
 	}
-	if len(named) == 0 && (len(holdings) == 0 || !dated) {
-		return
+	// The people the document names, for "the prime minister" in an undated one: the one of them who
+	// ever held the post.
+	var people []*entry
+	for _, ms := range rd.mentions {
+		for _, m := range ms {
+			if m.ent != nil && m.ent.kind == graph.KindActor && !m.pronoun && !slices.Contains(people, m.ent) {
+				people = append(people, m.ent)
+			}
+		}
 	}
 	for si := range rd.mentions {
 		s := &rd.sentences[si]
@@ -141,13 +148,33 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				continue
 			}
 			text := s.text[the[0]:end]
+			// What is known of the post: the graph's holdings, or where it holds none, polgraph's record.
+			hs, source := holdings[m.ent.name], ""
+			if len(hs) == 0 {
+				hs, source = rd.shippedHoldings(m.ent.name), " (polgraph's record)"
+			}
 			h, ok := Holding{}, false
 			if dated {
-				h, ok = heldOn(holdings[m.ent.name], typ, on)
+				h, ok = heldOn(hs, typ, on)
 			}
 			var holder *entry
 			if ok {
-				holder = rd.lx.byName[h.Holder]
+				holder = rd.holderEntry(h.Holder)
+			}
+			if holder == nil && !dated {
+				// Undated: the one person the document names who ever held the post ("Mr Blair … the
+				// prime minister" is Tony Blair).
+				var ever []Holding
+				for _, x := range hs {
+					if e := rd.holderEntry(x.Holder); x.Type == typ && e != nil && slices.Contains(people, e) &&
+						!slices.ContainsFunc(ever, func(y Holding) bool { return y.Holder == x.Holder }) {
+						ever = append(ever, x)
+					}
+				}
+				if len(ever) == 1 && len(named[postKey{m.ent, typ}]) == 0 {
+					h, holder = ever[0], rd.holderEntry(ever[0].Holder)
+					source = ", named in the document" + source
+				}
 			}
 			if holder == nil {
 				// The document itself names the holder ("Chancellor Gordon Brown … the chancellor said"):
@@ -162,7 +189,7 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
 				continue
 			}
-			m.note = fmt.Sprintf("%s → %s, %s %s %s", text, holder.display, h.Type, m.ent.display, periodText(h.Period))
+			m.note = fmt.Sprintf("%s → %s, %s %s %s%s", text, holder.display, h.Type, m.ent.display, periodText(h.Period), source)
 			m.post, m.ent, m.kind, m.text = m.ent, holder, graph.KindActor, text
 			m.span = review.Span{Start: s.span.Start + the[0], End: s.span.Start + end}
 		}
@@ -311,17 +338,9 @@ var shippedOpposition = func() []struct {
 	}
 	eachLine("gazetteer/opposition.tsv", func(line string) {
 		f := strings.Split(line, "\t")
-		from, err := graph.ParseFuzzyDate(f[1])
+		p, err := recordPeriod(f[1], f[2:])
 		if err != nil {
 			panic(fmt.Sprintf("gazetteer/opposition.tsv: %q: %v", line, err)) // embedded: a test reads it
-		}
-		p := graph.Period{Start: from.FirstDay(), End: math.MaxInt32}
-		if f[2] != "" {
-			to, err := graph.ParseFuzzyDate(f[2])
-			if err != nil {
-				panic(fmt.Sprintf("gazetteer/opposition.tsv: %q: %v", line, err))
-			}
-			p.End = to.LastDay() - 1 // the day the next one began is not this one's
 		}
 		out = append(out, struct {
 			party  graph.EntityName
@@ -330,3 +349,64 @@ var shippedOpposition = func() []struct {
 	})
 	return out
 }()
+
+// holderEntry is the entry of a holding's holder: the graph's entity of that name, or, for polgraph's
+// record (whose holders are display names), the person of that name the document or the graph knows, or a
+// new proposed one.
+func (rd *reading) holderEntry(holder graph.EntityName) *entry {
+	if e := rd.lx.byName[holder]; e != nil {
+		return e
+	}
+	name, ok := strings.CutPrefix(string(holder), shippedHolder)
+	if !ok {
+		return nil
+	}
+	return rd.link(name, graph.KindActor)
+}
+
+// shippedHolder prefixes the holder of a holding from polgraph's record: a display name, not an entity.
+const shippedHolder = "record:"
+
+// shippedHoldings are gazetteer/holders.tsv's holdings of a post.
+func (rd *reading) shippedHoldings(post graph.EntityName) []Holding {
+	return shippedHolders[post]
+}
+
+// shippedHolders is gazetteer/holders.tsv: who held the main UK offices and led the main parties, when.
+var shippedHolders = func() map[graph.EntityName][]Holding {
+	out := map[graph.EntityName][]Holding{}
+	eachLine("gazetteer/holders.tsv", func(line string) {
+		f := strings.Split(line, "\t")
+		if len(f) < 3 {
+			panic(fmt.Sprintf("gazetteer/holders.tsv: %q: want post, holder, from and to", line))
+		}
+		p, err := recordPeriod(f[2], f[3:])
+		if err != nil {
+			panic(fmt.Sprintf("gazetteer/holders.tsv: %q: %v", line, err)) // embedded: a test reads it
+		}
+		typ := graph.HoldsOffice
+		if strings.HasPrefix(f[0], "parties/") {
+			typ = graph.Leads
+		}
+		post := graph.EntityName(f[0])
+		out[post] = append(out[post], Holding{Holder: graph.EntityName(shippedHolder + f[1]), Post: post, Type: typ, Period: p})
+	})
+	return out
+}()
+
+// recordPeriod reads a record's from and (perhaps empty, or left out) to: to the day before the next began.
+func recordPeriod(from string, to []string) (graph.Period, error) {
+	start, err := graph.ParseFuzzyDate(from)
+	if err != nil {
+		return graph.Period{}, err
+	}
+	p := graph.Period{Start: start.FirstDay(), End: math.MaxInt32}
+	if len(to) > 0 && strings.TrimSpace(to[0]) != "" {
+		end, err := graph.ParseFuzzyDate(strings.TrimSpace(to[0]))
+		if err != nil {
+			return graph.Period{}, err
+		}
+		p.End = end.LastDay() - 1
+	}
+	return p, nil
+}

@@ -953,3 +953,42 @@ func TestEveryEndIsAnEntity(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionsThroughPolgraphsRecord: where the graph says nothing of a post, "the prime minister"
+// is read through the record polgraph ships (gazetteer/holders.tsv): the holder on a dated document's day,
+// or, undated, the one person the document names who ever held it; two such people, and it is no one.
+func TestDescriptionsThroughPolgraphsRecord(t *testing.T) {
+	t.Parallel()
+	r := ingest.NewReader(nil)
+	for _, tt := range []struct {
+		name, text string
+		published  graph.FuzzyDate
+		holder     graph.EntityName
+		note       string
+	}{
+		{"dated", "The prime minister said Labour would win.", graph.FuzzyDate{Year: 2004, Month: 3, Day: 1},
+			"actors/tony-blair", "The prime minister → Tony Blair, HOLDS_OFFICE Prime Minister 1997–2007 (polgraph's record)"},
+		{"undated, named", "Gordon Brown spoke in Leeds. Later the chancellor said Labour would win.", graph.FuzzyDate{},
+			"actors/gordon-brown", "the chancellor → Gordon Brown, HOLDS_OFFICE Chancellor of the Exchequer 1997–2007, named in the document (polgraph's record)"},
+		{"undated, two who held it", "Tony Blair and John Major met. The prime minister said Labour would win.", graph.FuzzyDate{}, "", ""},
+		{"undated, no one named", "The prime minister said Labour would win.", graph.FuzzyDate{}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rd := read(t, r, ingest.Input{Path: "t", Content: []byte(tt.text), Published: tt.published})
+			var got *review.Proposal
+			for i, p := range rd.Proposals {
+				if p.Type == graph.HoldsOffice && p.Rule == "description" {
+					got = &rd.Proposals[i]
+				}
+			}
+			switch {
+			case tt.holder == "" && got != nil:
+				t.Errorf("resolved to %s (%q)", got.From, got.Resolved)
+			case tt.holder != "" && got == nil:
+				t.Errorf("not resolved: %v", readings(rd))
+			case tt.holder != "" && (got.From != tt.holder || !slices.Contains(got.Resolved, tt.note)):
+				t.Errorf("resolved to %s (%q), want %s (%q)", got.From, got.Resolved, tt.holder, tt.note)
+			}
+		})
+	}
+}
