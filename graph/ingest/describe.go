@@ -92,6 +92,7 @@ var (
 // secretary") to the one person the graph says held it on the document's date; the mention then names
 // that person, with the relation that resolved it.
 func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
+	rd.holdings = holdings
 	named := rd.namedHolders()
 	// When: the document's date, or the span it dates from; neither, and only the document resolves.
 	var on graph.Period
@@ -409,4 +410,22 @@ func recordPeriod(from string, to []string) (graph.Period, error) {
 		p.End = end.LastDay() - 1
 	}
 	return p, nil
+}
+
+// everLed reports whether the graph, or else polgraph's record, says the person ever led the party.
+func (rd *reading) everLed(person, party graph.EntityName) bool {
+	hs := rd.holdings[party]
+	if len(hs) == 0 {
+		hs = shippedHolders[party]
+	}
+	p := rd.lx.byName[person]
+	for _, h := range hs {
+		if h.Type != graph.Leads {
+			continue
+		}
+		if h.Holder == person || p != nil && normalise(strings.TrimPrefix(string(h.Holder), shippedHolder)) == normalise(p.display) {
+			return true
+		}
+	}
+	return false
 }

@@ -67,6 +67,8 @@ type reading struct {
 	published graph.FuzzyDate
 	// within is Input.Within: the span an undated document dates from.
 	within graph.Period
+	// holdings are the graph's holdings of posts, by post (describe).
+	holdings map[graph.EntityName][]Holding
 	// paragraphs are the text's paragraphs: sentences never cross them.
 	paragraphs []review.Span
 	// opposition is the party whose leader the graph says was Leader of the Opposition when the document

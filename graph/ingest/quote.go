@@ -31,6 +31,9 @@ func (rd *reading) quoteSpeakers(paragraphs []review.Span) []*mention {
 			para, open = p, false
 		}
 		text := strings.TrimSpace(s.text)
+		if stray := strings.TrimPrefix(text, `"`); stray != text && strings.HasPrefix(stray, " ") {
+			text = strings.TrimSpace(stray) // `" And Chancellor Gordon Brown said …`: the mark closes what came before
+		}
 		starts := strings.HasPrefix(text, `"`) || strings.HasPrefix(text, "“")
 		if starts {
 			open = false // a quotation opens here, whatever an unbalanced mark before said
@@ -40,7 +43,7 @@ func (rd *reading) quoteSpeakers(paragraphs []review.Span) []*mention {
 		switch {
 		case own != nil:
 			speaker = own
-		case speaksUnquoted(s):
+		case speaksUnquoted(text):
 			speaker = nil // "And Chancellor Gordon Brown said …": another speaks
 		case quote && speaker != nil:
 			out[si] = speaker
@@ -54,9 +57,10 @@ func (rd *reading) quoteSpeakers(paragraphs []review.Span) []*mention {
 
 // speaksUnquoted reports whether the sentence has a speech verb outside quotation marks: someone named
 // in it speaks, not the speaker of a quotation before.
-func speaksUnquoted(s *sentence) bool {
-	for _, loc := range speechVerb.FindAllStringIndex(s.text, -1) {
-		if !s.quoted[clampIndex(loc[0], len(s.quoted))] {
+func speaksUnquoted(text string) bool {
+	quoted := quotedBytes(text)
+	for _, loc := range speechVerb.FindAllStringIndex(text, -1) {
+		if !quoted[clampIndex(loc[0], len(quoted))] {
 			return true
 		}
 	}

@@ -185,7 +185,7 @@ func (rd *reading) relations() []review.Proposal {
 			out = append(out, p)
 		}
 	}
-	return dropOwnSide(out)
+	return rd.dropOwnSide(out)
 }
 
 // inferredCriticism are the rules that read criticism from what someone says, not from a verb that says
@@ -193,9 +193,10 @@ func (rd *reading) relations() []review.Proposal {
 var inferredCriticism = map[string]bool{"said-criticism": true, "said-after-criticism": true, "quoted-criticism": true}
 
 // dropOwnSide drops criticism read from someone's words of a party the document makes them the leader or
-// founder of (a member may speak ill of the party they leave) ("Veritas would avoid the old parties' lies", said its founder): the words were
+// founder of, or the graph (or polgraph's record) says they led (a member may speak ill of the party they
+// leave) ("Veritas would avoid the old parties' lies", said its founder): the words were
 // about others.
-func dropOwnSide(ps []review.Proposal) []review.Proposal {
+func (rd *reading) dropOwnSide(ps []review.Proposal) []review.Proposal {
 	own := map[[2]graph.EntityName]bool{}
 	for _, p := range ps {
 		if (p.Type == graph.Leads || p.Type == graph.Founded) && p.Status != graph.StatusDenied {
@@ -203,7 +204,7 @@ func dropOwnSide(ps []review.Proposal) []review.Proposal {
 		}
 	}
 	return slices.DeleteFunc(ps, func(p review.Proposal) bool {
-		return p.Type == graph.Criticised && inferredCriticism[p.Rule] && own[[2]graph.EntityName{p.From, p.To}]
+		return p.Type == graph.Criticised && inferredCriticism[p.Rule] && (own[[2]graph.EntityName{p.From, p.To}] || rd.everLed(p.From, p.To))
 	})
 }
 

@@ -195,6 +195,8 @@ func quotedBytes(s string) []bool {
 	in := false
 	for i, r := range s {
 		switch {
+		case r == '"' && strings.TrimSpace(s[:i]) == "" && strings.HasPrefix(s[i+1:], " "):
+			// `" And Chancellor Gordon Brown said …`: the mark closes the quotation before, opens none
 		case r == '"' || r == '“' || r == '”':
 			in = !in
 			if r == '“' {
