@@ -653,8 +653,9 @@ func TestHoldingsReadTheGraph(t *testing.T) {
 	}
 }
 
-// TestPronounsStandForTheLastPersonNamed: "he" and "she" are the last person the paragraph named whose
-// title allows it, never across paragraphs nor inside quotations, and the proposal says so.
+// TestPronounsStandForTheLastPersonNamed: "he" and "she" are the last person named in the paragraph or
+// the one before whose title allows it (news paragraphs are a sentence or two), never one named earlier
+// nor inside quotations, and the proposal says so.
 func TestPronounsStandForTheLastPersonNamed(t *testing.T) {
 	t.Parallel()
 	rd := read(t, ingest.NewReader(nil), ingest.Input{Path: "t", Content: []byte(
@@ -664,7 +665,12 @@ func TestPronounsStandForTheLastPersonNamed(t *testing.T) {
 	want := []reading{
 		{graph.Criticised, "actors/oona-king", "actors/george-galloway", graph.StatusReported},
 		{graph.Criticised, "actors/oona-king", "parties/respect", graph.StatusReported},
+		{graph.Accused, "actors/oona-king", "parties/labour", graph.StatusReported},
 		{graph.Criticised, "actors/george-galloway", "actors/oona-king", graph.StatusReported},
+	}
+	if far := read(t, ingest.NewReader(nil), ingest.Input{Path: "far", Content: []byte(
+		"Ms Oona King spoke on Monday.\n\nThe weather was fine.\n\nShe accused Labour of betraying the East End.")}); len(far.Proposals) > 0 {
+		t.Errorf("a pronoun two paragraphs on: %v", readings(far))
 	}
 	if diff := cmp.Diff(want, readings(rd)); diff != "" {
 		t.Errorf("proposals (-want +got):\n%s", diff)
@@ -792,6 +798,10 @@ func TestReadingAcrossSentences(t *testing.T) {
 		{"a stray closing mark opens no quotation", "Liam Fox said: \"We will win.\n\n\" And Gordon Brown said the Lib Dem figures were a waste.",
 			[]reading{{graph.Criticised, "actors/gordon-brown", "parties/liberal-democrats", graph.StatusReported}}},
 		{"a party's leader, by polgraph's record, does not speak against it", "Michael Howard said: \"Today the Tories are making more extravagant promises.\"", nil},
+		{"a denial of criticism read before", "Mrs Cherie Blair has been accused of criticising Mr George W Bush's policies.\n\nThe prime minister's wife spoke in Boston. Downing Street said she was not expressing political opinions.",
+			[]reading{{graph.Criticised, "actors/cherie-blair", "actors/george-w-bush", graph.StatusAlleged},
+				{graph.Criticised, "actors/cherie-blair", "actors/george-w-bush", graph.StatusDenied}}},
+		{"a thing is what a passive says of", "Cherie Blair welcomed a decision to throw out a law backed by Mr Bush.", nil},
 		{"a place's branch of a party", "Around eight other members of London UKIP were planning to leave.",
 			[]reading{{graph.PartOf, "organisations/london-ukip", "parties/ukip", graph.StatusReported}}},
 		{"a party before a role is no branch", "Labour MP Stephen Pound spoke in London.",

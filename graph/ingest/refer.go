@@ -42,7 +42,8 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		}
 		count[e]++
 	}
-	var last []*entry          // the paragraph's people so far, the last named last
+	var last []*entry          // the people of this paragraph and the one before, the last named last
+	seenIn := map[*entry]int{} // the paragraph each person was last named or referred to in
 	var lastParty *entry       // the party the document named last
 	var lastSeat *entry        // the constituency the document named last
 	mayors := map[*entry]int{} // how often the document named each mayoralty so far
@@ -56,11 +57,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
-			// A paragraph that opens on a pronoun goes on about the last person of the one before ("… Lutfur
-			// Rahman. / After a ban, however, he was back"): that person only, until it names someone.
-			if len(last) > 0 {
-				last = last[len(last)-1:]
-			}
+			// A paragraph may go on about the people of the one before ("… Lutfur Rahman. / After a ban,
+			// however, he was back"): they stay, the one named (or referred to) last first; older ones go.
+			last = slices.DeleteFunc(last, func(e *entry) bool { return seenIn[e] < p-1 })
 			para = p
 		}
 		ms := rd.mentions[si]
@@ -68,8 +67,9 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		next := 0 // the sentence's mentions before the pronoun join last as it is reached
 		for ti, tok := range s.tokens {
 			for next < len(ms) && ms[next].span.Start < tok.start {
-				if ms[next].ent.kind == graph.KindActor {
+				if ms[next].ent.kind == graph.KindActor && !kinAfter(s, ms[next]) {
 					last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+					seenIn[ms[next].ent] = para
 					if p := coordinatedBefore(s, ms, next); p != nil {
 						pair = [2]*entry{p, ms[next].ent}
 					}
@@ -159,14 +159,17 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			if who == nil {
 				continue
 			}
+			// The person referred to is the one the text is about now.
+			last, seenIn[who] = append(slices.DeleteFunc(last, func(e *entry) bool { return e == who }), who), para
 			span := review.Span{Start: tok.start, End: s.tokens[lastTok].end}
 			text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
 			added = append(added, mention{first: first, last: lastTok, span: span, text: text, possessive: possessive,
 				kind: graph.KindActor, ent: who, pronoun: true, note: text + " → " + who.display + " (the last person named before)"})
 		}
 		for ; next < len(ms); next++ {
-			if ms[next].ent.kind == graph.KindActor {
+			if ms[next].ent.kind == graph.KindActor && !kinAfter(s, ms[next]) {
 				last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
+				seenIn[ms[next].ent] = para
 				if p := coordinatedBefore(s, ms, next); p != nil {
 					pair = [2]*entry{p, ms[next].ent}
 				}
@@ -188,6 +191,16 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			rd.mentions[si] = all
 		}
 	}
+}
+
+// kinAfter reports whether a possessive mention names someone's kin ("the prime minister's wife"): the
+// person the sentence goes on about is the kin, not the one named.
+func kinAfter(s *sentence, m mention) bool {
+	if !m.possessive {
+		return false
+	}
+	rest := strings.Fields(strings.ToLower(strings.TrimLeft(s.text[m.span.End-s.span.Start:], "'’s ")))
+	return len(rest) > 0 && kinWords[strings.Trim(rest[0], ",.")]
 }
 
 // kinOrAideNext reports whether the tokens start with a family word or a past aide ("wife", "former

@@ -185,7 +185,50 @@ func (rd *reading) relations() []review.Proposal {
 			out = append(out, p)
 		}
 	}
+	out = append(out, rd.deniedCriticism(out)...)
 	return rd.dropOwnSide(out)
+}
+
+// notCriticising denies that its subject was criticising anyone: "she was not expressing political
+// opinions", "he was not attacking anyone", "she did not criticise".
+var notCriticising = regexp.MustCompile(`\b(?:was|were|is|are|had|has|have)\s+(?:not|never)\s+(?:been\s+)?(?:criticising|criticizing|attacking|having a go at|expressing (?:any\s+)?(?:political\s+)?(?:opinions|views)|making (?:a|any) political (?:point|comment)s?|being political)\b|\bdid\s+(?:not|n't)\s+(?:criticise|criticize|attack)\b`)
+
+// deniedCriticism reads "she was not expressing political opinions" as a denial of each criticism the
+// document read before from her: the same relation, DENIED, with this sentence as its evidence.
+func (rd *reading) deniedCriticism(props []review.Proposal) []review.Proposal {
+	var out []review.Proposal
+	for si := range rd.sentences {
+		s := &rd.sentences[si]
+		loc := notCriticising.FindStringIndex(strings.ToLower(s.text))
+		if loc == nil || s.quoted[clampIndex(loc[0], len(s.quoted))] {
+			continue
+		}
+		// Its subject: the person named (or a pronoun standing for one) right before the denial.
+		var subject *mention
+		for i := range rd.mentions[si] {
+			m := &rd.mentions[si][i]
+			if m.ent.kind == graph.KindActor && m.span.End-s.span.Start <= loc[0] && strings.TrimSpace(s.text[m.span.End-s.span.Start:loc[0]]) == "" {
+				subject = m
+			}
+		}
+		if subject == nil {
+			continue
+		}
+		for _, p := range props {
+			if p.Type != graph.Criticised || p.From != subject.ent.name || p.Status == graph.StatusDenied || p.Span.Start >= s.span.Start {
+				continue
+			}
+			d := review.Proposal{Type: graph.Criticised, From: p.From, To: p.To, Status: graph.StatusDenied, Rule: "denied-criticism",
+				Confidence: 0.55, Excerpt: s.text, Span: s.span}
+			if subject.note != "" {
+				d.Resolved = []string{subject.note}
+			}
+			if !slices.ContainsFunc(out, func(o review.Proposal) bool { return o.To == d.To && o.From == d.From }) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // inferredCriticism are the rules that read criticism from what someone says, not from a verb that says
@@ -476,6 +519,9 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 		}
 		break
 	}
+	if r.passive && len(subjs) > 0 && nounBeforePassive.MatchString(strings.ToLower(s.text[subjs[0].span.End-s.span.Start:loc[0]])) {
+		return nil // "welcomed a decision to throw out a law backed by Mr Bush": the law is backed, not she
+	}
 	var out []candidate
 	for _, sub := range subjs {
 		for _, obj := range objs {
@@ -489,6 +535,10 @@ func (r verbRule) apply(s *sentence, ms []mention, loc []int) []candidate {
 	}
 	return out
 }
+
+// nounBeforePassive ends the words before a passive whose subject is a thing named there: "… a law backed
+// by", "the plans criticised by".
+var nounBeforePassive = regexp.MustCompile(`\b(?:a|an|the|this|that|these|those|its|his|her|their)\s+(?:[a-z-]+\s+)?[a-z-]+\s+$`)
 
 func (r verbRule) fitsSubject(sub, obj mention) bool {
 	if r.passive || r.reverse {
@@ -1183,6 +1233,9 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 		return graph.StatusDenied, "", true
 	}
 	prefix := strings.ToLower(s.text[:max(0, min(c.at, len(s.text)))])
+	if accusedOf.MatchString(prefix) {
+		return graph.StatusAlleged, "", true // "has been accused of criticising X": said by others
+	}
 	if c.described && !s.quoted[clampIndex(c.at, len(s.quoted))] {
 		// "Mr Blair said the former home secretary David Blunkett would …": the description is the outlet's.
 		return graph.StatusReported, "", true
@@ -1206,6 +1259,9 @@ func claimStatus(s *sentence, ms []mention, c candidate) (status graph.ClaimStat
 	}
 	return graph.StatusReported, "", true
 }
+
+// accusedOf ends the words before what someone is accused of doing.
+var accusedOf = regexp.MustCompile(`\b(?:been|being|is|was|were|are|stands?|stood)\s+accused\s+of\s+$`)
 
 var (
 	fromTo = regexp.MustCompile(`\bfrom (1[89]\d\d|20\d\d) (?:to|until|till|-|–) (1[89]\d\d|20\d\d)\b`)
