@@ -232,6 +232,8 @@ func (rd *reading) councilMentions(s *sentence, ms []mention) []mention {
 var (
 	// groupAfter follows a party named as its local group: "Labour group", "Labour group on Newham Council".
 	groupAfter = regexp.MustCompile(`^\s+group\b`)
+	// whipAfter follows a party named as its whip: "Labour whip", "Tory chief whip".
+	whipAfter = regexp.MustCompile(`^\s+(?:chief\s+|deputy\s+chief\s+)?whip\b`)
 	// groupOn joins the group to its council: "… group on Newham Council".
 	groupOn = regexp.MustCompile(`^\s+on\s+$`)
 	// branchEnd follows a place's branch of a party named without "group": the name stands alone ("members
@@ -250,6 +252,16 @@ func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
 	for i := 0; i < len(ms); i++ {
 		p := ms[i]
 		if !(p.ent != nil && p.ent.kind == graph.KindParty || p.ent == nil && p.kind == graph.KindParty) || p.possessive {
+			continue
+		}
+		// "Labour whip Kim Leadbeater": a party's whip is an office.
+		if w := whipAfter.FindStringIndex(s.text[p.span.End-s.span.Start:]); w != nil && i+1 < len(ms) &&
+			ms[i+1].span.Start == p.span.End+w[1]+1 && (ms[i+1].kind == graph.KindActor || ms[i+1].ent != nil && ms[i+1].ent.kind == graph.KindActor) {
+			end := p.span.End + w[1]
+			if f, l := s.tokenRange(p.span.Start, end); f >= 0 && l >= f {
+				ms[i] = mention{first: f, last: l, span: review.Span{Start: p.span.Start, End: end}, kind: graph.KindSeat,
+					text: s.text[p.span.Start-s.span.Start : end-s.span.Start], within: []mention{p}}
+			}
 			continue
 		}
 		loc := groupAfter.FindStringIndex(s.text[p.span.End-s.span.Start:])

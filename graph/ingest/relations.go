@@ -716,10 +716,18 @@ func (rd *reading) modifierRelations(s *sentence, ms []mention) []candidate {
 			at: lo - s.span.Start, wording: review.Span{Start: lo - s.span.Start, End: hi - s.span.Start},
 			described: true, ended: ended && stateTypes[t]})
 	}
-	for _, m := range ms {
+	for i, m := range ms {
 		for _, w := range m.ent.within {
 			rd.use(w, w.display)
-			add(graph.PartOf, m, mention{span: m.span, text: w.display, kind: w.kind, ent: w}, "local-group", 0.7, "")
+			wm := mention{span: m.span, text: w.display, kind: w.kind, ent: w}
+			if m.ent.kind == graph.KindSeat {
+				// "Labour whip Kim Leadbeater": the whip's holder is a member of the party.
+				if i+1 < len(ms) && ms[i+1].ent.kind == graph.KindActor && strings.TrimSpace(s.text[m.span.End-s.span.Start:ms[i+1].span.Start-s.span.Start]) == "" {
+					add(graph.MemberOf, ms[i+1], wm, "party-office", 0.75, m.ent.display)
+				}
+				continue
+			}
+			add(graph.PartOf, m, wm, "local-group", 0.7, "")
 		}
 		if m.ent.kind == graph.KindOrganisation || m.ent.kind == graph.KindParty {
 			if p := rd.lx.branchOf(m.ent); p != nil {
