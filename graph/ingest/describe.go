@@ -429,3 +429,37 @@ func (rd *reading) everLed(person, party graph.EntityName) bool {
 	}
 	return false
 }
+
+// heldByNamed is the one person of people the graph, or else polgraph's record, says ever held the post:
+// known is false when neither knows anyone who held it; the person is nil when the document names no one,
+// or several, who did.
+func (rd *reading) heldByNamed(post *entry, typ graph.RelationType, people []*entry) (who *entry, known bool) {
+	hs := rd.holdings[post.name]
+	if len(hs) == 0 {
+		hs = shippedHolders[post.name]
+	}
+	for _, h := range hs {
+		if h.Type != typ {
+			continue
+		}
+		known = true
+		var e *entry
+		if x := rd.lx.byName[h.Holder]; x != nil {
+			e = x
+		} else if name, ok := strings.CutPrefix(string(h.Holder), shippedHolder); ok {
+			for _, p := range people {
+				if normalise(p.display) == normalise(name) {
+					e = p
+				}
+			}
+		}
+		if e == nil || !slices.Contains(people, e) || e == who {
+			continue
+		}
+		if who != nil {
+			return nil, true // two of them: no one
+		}
+		who = e
+	}
+	return who, known
+}

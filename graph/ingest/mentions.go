@@ -284,12 +284,12 @@ func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
 		// The place before: capitalised words and "county" ("Devon county"), after no other mention.
 		first, _ := s.tokenRange(p.span.Start, p.span.End)
 		k := first
-		for k > 0 && (s.tokens[k-1].cap && !notNames[strings.ToLower(s.tokens[k-1].text)] || placeWords[s.tokens[k-1].text]) &&
+		for k > 0 && (s.tokens[k-1].cap && !notNames[strings.ToLower(s.tokens[k-1].text)] || placeWords[s.tokens[k-1].text]) && !s.tokens[k-1].possessive &&
 			!s.breaksBetween(k-1, k) && !slices.ContainsFunc(ms, func(o mention) bool { return o.span.End > s.tokens[k-1].start && o.span.Start < s.tokens[k-1].end }) {
 			k--
 		}
 		// A place named as a mention of its own just before is the group's: "Devon county Labour group".
-		if j := slices.IndexFunc(ms, func(o mention) bool { return k > 0 && o.span.End == s.tokens[k-1].end }); j >= 0 && j < i &&
+		if j := slices.IndexFunc(ms, func(o mention) bool { return k > 0 && o.span.End == s.tokens[k-1].end && !o.possessive }); j >= 0 && j < i &&
 			(ms[j].ent == nil && ms[j].kind != graph.KindParty && (ms[j].kind != graph.KindActor || ms[j].first == ms[j].last && ms[j].title == "") ||
 				ms[j].ent != nil && ms[j].ent.kind == graph.KindSeat) {
 			start = ms[j].span.Start
@@ -562,7 +562,8 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 			break // "Tessa Jowell and Deputy Prime Minister John Prescott": two names
 		}
 		// "Women’s Forum", "People's Party": a possessive inside a body's name goes on to its head word.
-		inside := toks[j].possessive && j+1 < len(toks) && toks[j+1].cap && orgHeads[strings.ToLower(toks[j+1].text)] != "" && !s.breaksBetween(j, j+1)
+		inside := toks[j].possessive && pluralOwners[strings.ToLower(toks[j].text)] && j+1 < len(toks) && toks[j+1].cap &&
+			orgHeads[strings.ToLower(toks[j+1].text)] != "" && !s.breaksBetween(j, j+1)
 		if !inside && (toks[j].possessive || j+1 < len(toks) && s.breaksBetween(j, j+1)) {
 			j++
 			break
@@ -729,6 +730,12 @@ func isConnector(toks []token, j int) bool {
 	}
 	return false
 }
+
+// pluralOwners are the plural nouns a body's name may hold in the possessive: "Women’s Forum",
+// "People's Party" (not "Australia's Liberal Party").
+var pluralOwners = map[string]bool{"women": true, "men": true, "children": true, "people": true, "workers": true,
+	"citizens": true, "taxpayers": true, "pensioners": true, "parents": true, "fathers": true, "mothers": true,
+	"veterans": true, "farmers": true, "tenants": true, "residents": true, "teachers": true, "nurses": true, "students": true}
 
 // partyWord are the words that end a party's local branch's name: "… Town Labour", "… Conservatives".
 var partyWord = map[string]bool{"labour": true, "conservatives": true, "tories": true, "tory": true, "conservative": true}

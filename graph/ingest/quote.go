@@ -111,16 +111,36 @@ func quotedCriticism(s *sentence, ms []mention, speaker *mention) []candidate {
 	if neg == nil || negation.MatchString(lower[:neg[0]]) || defence.MatchString(lower[:neg[0]]) || strings.Contains(lower, "?") {
 		return nil
 	}
-	var out []candidate
+	// Whom the words speak ill of: the person or party nearest before them ("Labour's arrogance has been
+	// their undoing"), or else one soon after them in the same clause ("the shocking voice of the
+	// Conservative Party"; not "wrong when they said Milburn …").
+	var target *mention
 	for i := range ms {
-		m := ms[i]
+		m := &ms[i]
 		if m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || m.pronoun {
 			continue
 		}
+		if m.span.End-s.span.Start <= neg[0] {
+			target = m
+			continue
+		}
+		if target == nil {
+			between := lower[neg[1] : m.span.Start-s.span.Start]
+			if len(between) <= 40 && !objectClause.MatchString(between) && !strings.ContainsAny(between, ",;:") {
+				target = m
+			}
+		}
+		break
+	}
+	var out []candidate
+	for _, m := range []*mention{target} {
+		if m == nil {
+			break
+		}
 		wording := review.Span{Start: neg[0], End: neg[1]}
-		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: m, rule: "quoted-criticism", conf: 0.5,
+		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *m, rule: "quoted-criticism", conf: 0.5,
 			at: neg[0], wording: wording, spoken: true})
-		if next := nextCoordinated(s, ms, m); next != nil && next.ent != speaker.ent {
+		if next := nextCoordinated(s, ms, *m); next != nil && next.ent != speaker.ent {
 			out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *next, rule: "quoted-criticism", conf: 0.5,
 				at: neg[0], wording: wording, spoken: true})
 		}

@@ -376,6 +376,23 @@ func (rd *reading) roleDescriptions() {
 			}
 		}
 	}
+	// The document's people, and the one it names most: whom it is about.
+	var people []*entry
+	named := map[*entry]int{}
+	var mostNamed *entry
+	for _, ms := range rd.mentions {
+		for _, m := range ms {
+			if m.ent.kind == graph.KindActor && !m.pronoun {
+				if named[m.ent] == 0 {
+					people = append(people, m.ent)
+				}
+				named[m.ent]++
+				if mostNamed == nil || named[m.ent] > named[mostNamed] {
+					mostNamed = m.ent
+				}
+			}
+		}
+	}
 	var last *entry
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
@@ -420,10 +437,28 @@ func (rd *reading) roleDescriptions() {
 				continue // "the former Labour leader Neil Kinnock": the name is there
 			}
 			text := s.text[start:end]
+			who, note := last, fmt.Sprintf("%s → %s (the last person named before)", text, last.display)
+			if !m.ent.constituency {
+				// A past post the graph or polgraph's record knows: the one person the document names who held
+				// it ("the former home secretary" is David Blunkett, not the Tony Blair who spoke of him); one
+				// it does not know: the person the document is about, if it was the last named.
+				typ := graph.HoldsOffice
+				if m.ent.kind == graph.KindParty {
+					typ = graph.Leads
+				}
+				if held, known := rd.heldByNamed(m.ent, typ, people); known {
+					if held == nil {
+						continue
+					}
+					who, note = held, fmt.Sprintf("%s → %s, named in the document, who held it", text, held.display)
+				} else if last != mostNamed {
+					continue
+				}
+			}
 			m.post, m.pastPost = m.ent, past
-			m.ent, m.kind, m.pronoun, m.text = last, graph.KindActor, true, text
+			m.ent, m.kind, m.pronoun, m.text = who, graph.KindActor, true, text
 			m.span = review.Span{Start: s.span.Start + start, End: s.span.Start + end}
-			m.note = fmt.Sprintf("%s → %s (the last person named before)", text, last.display)
+			m.note = note
 		}
 	}
 }

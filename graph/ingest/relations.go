@@ -1395,7 +1395,7 @@ func (rd *reading) shadowMembers(s *sentence, ms []mention, got []review.Proposa
 		var post string
 		switch {
 		case shadowBefore.MatchString(before):
-			post = strings.TrimSpace(before[strings.LastIndex(strings.ToLower(before), "shadow"):])
+			post = strings.TrimSpace(titleAtEnd.ReplaceAllString(strings.TrimSpace(before[strings.LastIndex(strings.ToLower(before), "shadow"):]), ""))
 		case shadowAfter.MatchString(after):
 			loc := shadowAfter.FindStringIndex(after)
 			post = strings.TrimSpace(strings.TrimLeft(after[:loc[1]], ", "))
