@@ -810,6 +810,8 @@ func TestReadingAcrossSentences(t *testing.T) {
 		{"a past post the record knows, held by no one named", "Tony Blair said he hoped the former home secretary would serve again.", nil},
 		{"ill words about someone else in the quotation", "Alan Johnson said: \"We will win.\"\n\n\"They were wrong when they said Milburn was ousting Brown.\"", nil},
 		{"a country's party is no branch of ours", "John Howard, of Australia's Liberal Party, won.", nil},
+		{"a party as an adjective is no target", "A Tory government would sort out the shambles of immigration, Michael Howard said.", nil},
+		{"a saying of its own is no speaker named last", "The Tories dismissed the plan as desperate, while the Liberal Democrats said it was misdirected.", nil},
 		{"a place's branch of a party", "Around eight other members of London UKIP were planning to leave.",
 			[]reading{{graph.PartOf, "organisations/london-ukip", "parties/ukip", graph.StatusReported}}},
 		{"a party before a role is no branch", "Labour MP Stephen Pound spoke in London.",

@@ -117,7 +117,7 @@ func quotedCriticism(s *sentence, ms []mention, speaker *mention) []candidate {
 	var target *mention
 	for i := range ms {
 		m := &ms[i]
-		if m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || m.pronoun {
+		if m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || m.pronoun || adjectival(s, *m) {
 			continue
 		}
 		if m.span.End-s.span.Start <= neg[0] {

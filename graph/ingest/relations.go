@@ -628,7 +628,7 @@ var (
 // partySpokesman follows a party whose spokesman speaks for it: "A Labour Party spokesman criticised".
 var partySpokesman = regexp.MustCompile(`^\s+(?:party\s+)?spokes(?:man|woman|person)\b`)
 
-var partyPlans = regexp.MustCompile(`^(?:'s|’s)?\s+(?:plans?|proposals?|polic(?:y|ies)|record|promises?|pledges?|manifesto|budget|spending plans|tax plans)\b`)
+var partyPlans = regexp.MustCompile(`^(?:'s|’s)?\s+(?:plans?|proposals?|polic(?:y|ies)|record|promises?|pledges?|manifesto|budget|spending plans|tax plans|figures|sums|costings|claims)\b`)
 
 // decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
 // eventAfter follows a possessive whose owner did what the noun names: "his appointment as chairman of",
@@ -1044,6 +1044,17 @@ var attributionInverted = regexp.MustCompile(`[,”"]\s*(?:said|says|argued|insi
 // sentenceEnd is what may follow the last word of a sentence.
 var sentenceEnd = regexp.MustCompile(`^[\s.!”"']*$`)
 
+// saysMore follows a speech verb with what was said: "said it was misdirected" is no "…, X said." but a
+// saying of its own.
+var saysMore = regexp.MustCompile(`^\s*(?:has |have |had )?\w+\s+(?:that\s+)?(?:it|he|she|they|this|these|the plans?|the scheme)\b`)
+
+// adjectival reports whether a party's name stands as an adjective ("a Tory government", "Labour MPs"):
+// not the party itself, unless what follows is its plans ("Tory proposals would not work").
+func adjectival(s *sentence, m mention) bool {
+	rest := s.text[m.span.End-s.span.Start:]
+	return m.ent.kind == graph.KindParty && modifierNoun.MatchString(rest) && !partyPlans.MatchString(rest)
+}
+
 // saidAfterCriticism reads "<criticism of Y>, X said." as X criticising Y, as saidCriticism reads the
 // speaker first: the speaker is the person or party just before the closing speech verb, the targets the
 // first person or party of what was said (and one coordinated with it).
@@ -1052,7 +1063,7 @@ func saidAfterCriticism(s *sentence, ms []mention) []candidate {
 	for i := range ms {
 		m := &ms[i]
 		if (m.ent.kind == graph.KindActor || m.ent.kind == graph.KindParty) && !m.possessive &&
-			(attributionAfter.MatchString(s.text[m.span.End-s.span.Start:]) ||
+			(attributionAfter.MatchString(s.text[m.span.End-s.span.Start:]) && !saysMore.MatchString(strings.ToLower(s.text[m.span.End-s.span.Start:])) ||
 				attributionInverted.MatchString(s.text[:m.span.Start-s.span.Start]) && sentenceEnd.MatchString(s.text[m.span.End-s.span.Start:])) {
 			speaker = m
 			break
@@ -1076,7 +1087,8 @@ func saidAfterCriticism(s *sentence, ms []mention) []candidate {
 	var target *mention
 	for i := range ms {
 		m := &ms[i]
-		if m.span.End-s.span.Start > neg[0] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || m.possessive {
+		if m.span.End-s.span.Start > neg[0] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || m.possessive ||
+			adjectival(s, *m) {
 			continue
 		}
 		target = m
@@ -1152,7 +1164,7 @@ func saidCriticism(s *sentence, ms []mention) []candidate {
 	var out []candidate
 	for i := range ms {
 		m := ms[i]
-		if m.span.Start < s.span.Start+loc[1] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty {
+		if m.span.Start < s.span.Start+loc[1] || m.ent == speaker.ent || m.ent.kind != graph.KindActor && m.ent.kind != graph.KindParty || adjectival(s, m) {
 			continue
 		}
 		if m.span.Start-s.span.Start-loc[1] >= len(said) {
