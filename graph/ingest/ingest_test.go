@@ -884,6 +884,7 @@ func TestShadowPostsThroughTheGraph(t *testing.T) {
 			[]reading{{graph.HoldsOffice, "actors/rachel-reeves", "seats/shadow-chancellor", graph.StatusReported},
 				{graph.MemberOf, "actors/rachel-reeves", "parties/labour", graph.StatusReported}}},
 		{"undated: no one's", graph.FuzzyDate{}, "Shadow spokesman for sport Hugh Robertson said it would fail.", nil},
+		{"a shadow post under someone is not theirs", day(2004, 3, 1), "He became shadow chancellor under John Smith's leadership in 1992.", nil},
 		{"a shadow post after the name", day(2023, 11, 3), "Naz Shah, a shadow minister who has joined the rebels, spoke.",
 			[]reading{{graph.HoldsOffice, "actors/naz-shah", "seats/shadow-minister", graph.StatusReported},
 				{graph.MemberOf, "actors/naz-shah", "parties/labour", graph.StatusReported}}},

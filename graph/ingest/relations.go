@@ -1380,7 +1380,9 @@ var (
 // after the name: "Rachel Hopkins, the shadow veterans minister", "Naz Shah, a shadow minister".
 var (
 	shadowBefore = regexp.MustCompile(`(?i)\bshadow\s+(?:[a-z-]+\s+){0,4}(?:(?:Mr|Mrs|Ms|Dr|Sir|Lord|Lady|Baroness)\.?\s+)?$`)
-	shadowAfter  = regexp.MustCompile(`(?i)^,\s+(?:the|a|an)\s+(?:former\s+)?shadow\b`)
+	// notShadowTitle are words no shadow post's name holds: "shadow chancellor under John Smith".
+	notShadowTitle = regexp.MustCompile(`(?i)\b(?:under|by|with|to|from|at|in|on|against|and|said|says|told)\b`)
+	shadowAfter    = regexp.MustCompile(`(?i)^,\s+(?:the|a|an)\s+(?:former\s+)?shadow\b`)
 )
 
 // shadowMembers reads a shadow post as membership of the Official Opposition on the document's date
@@ -1393,8 +1395,8 @@ func (rd *reading) shadowMembers(s *sentence, ms []mention, got []review.Proposa
 	}
 	var out []review.Proposal
 	for i, m := range ms {
-		if m.ent.kind != graph.KindActor || m.pronoun || m.post != nil {
-			continue
+		if m.ent.kind != graph.KindActor || m.pronoun || m.post != nil || m.possessive {
+			continue // "shadow chancellor under John Smith's leadership": his leadership
 		}
 		gapStart := 0
 		if i > 0 {
@@ -1406,7 +1408,7 @@ func (rd *reading) shadowMembers(s *sentence, ms []mention, got []review.Proposa
 		before, after := s.text[gapStart:m.span.Start-s.span.Start], s.text[m.span.End-s.span.Start:]
 		var post string
 		switch {
-		case shadowBefore.MatchString(before):
+		case shadowBefore.MatchString(before) && !notShadowTitle.MatchString(before[strings.LastIndex(strings.ToLower(before), "shadow"):]):
 			post = strings.TrimSpace(titleAtEnd.ReplaceAllString(strings.TrimSpace(before[strings.LastIndex(strings.ToLower(before), "shadow"):]), ""))
 		case shadowAfter.MatchString(after):
 			loc := shadowAfter.FindStringIndex(after)
