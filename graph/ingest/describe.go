@@ -167,13 +167,13 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				// prime minister" is Tony Blair).
 				var ever []Holding
 				for _, x := range hs {
-					if e := rd.holderEntry(x.Holder); x.Type == typ && e != nil && slices.Contains(people, e) &&
+					if e := rd.holderAmong(x.Holder, people); x.Type == typ && e != nil &&
 						!slices.ContainsFunc(ever, func(y Holding) bool { return y.Holder == x.Holder }) {
 						ever = append(ever, x)
 					}
 				}
 				if len(ever) == 1 && len(named[postKey{m.ent, typ}]) == 0 {
-					h, holder = ever[0], rd.holderEntry(ever[0].Holder)
+					h, holder = ever[0], rd.holderAmong(ever[0].Holder, people)
 					source = ", named in the document" + source
 				}
 			}
@@ -363,6 +363,18 @@ func (rd *reading) holderEntry(holder graph.EntityName) *entry {
 		return nil
 	}
 	return rd.link(name, graph.KindActor)
+}
+
+// holderAmong is the one of people a holding's holder is: the graph's entity of that name, or for
+// polgraph's record, the person of that display name; nil when none of them is.
+func (rd *reading) holderAmong(holder graph.EntityName, people []*entry) *entry {
+	name, shipped := strings.CutPrefix(string(holder), shippedHolder)
+	for _, p := range people {
+		if p.name == holder || shipped && normalise(p.display) == normalise(name) {
+			return p
+		}
+	}
+	return nil
 }
 
 // shippedHolder prefixes the holder of a holding from polgraph's record: a display name, not an entity.

@@ -201,6 +201,15 @@ func (rd *reading) resolve() {
 			if m.kind == graph.KindActor && m.first == m.last && !m.kin {
 				continue // a single name: below
 			}
+			if m.kin && mi > 0 && rd.mentions[si][mi-1].kind == graph.KindActor {
+				// "Michael Howard's wife, Sandra": Sandra Howard, where the graph knows her so.
+				words := strings.Fields(rd.mentions[si][mi-1].text)
+				if es := rd.lx.byForm[normalise(m.text+" "+words[len(words)-1])]; len(es) == 1 && es[0].kind == graph.KindActor {
+					m.ent = es[0]
+					addPerson(m.ent)
+					continue
+				}
+			}
 			m.ent = rd.link(m.text, m.kind)
 			for _, w := range m.within {
 				if w.ent == nil {

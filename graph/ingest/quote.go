@@ -132,19 +132,15 @@ func quotedCriticism(s *sentence, ms []mention, speaker *mention) []candidate {
 		}
 		break
 	}
-	var out []candidate
-	for _, m := range []*mention{target} {
-		if m == nil {
-			break
-		}
-		wording := review.Span{Start: neg[0], End: neg[1]}
-		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *m, rule: "quoted-criticism", conf: 0.5,
+	if target == nil {
+		return nil
+	}
+	wording := review.Span{Start: neg[0], End: neg[1]}
+	out := []candidate{{typ: graph.Criticised, from: *speaker, to: *target, rule: "quoted-criticism", conf: 0.5,
+		at: neg[0], wording: wording, spoken: true}}
+	if next := nextCoordinated(s, ms, *target); next != nil && next.ent != speaker.ent {
+		out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *next, rule: "quoted-criticism", conf: 0.5,
 			at: neg[0], wording: wording, spoken: true})
-		if next := nextCoordinated(s, ms, *m); next != nil && next.ent != speaker.ent {
-			out = append(out, candidate{typ: graph.Criticised, from: *speaker, to: *next, rule: "quoted-criticism", conf: 0.5,
-				at: neg[0], wording: wording, spoken: true})
-		}
-		break
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/polgraph/polgraph/graph"
 	"github.com/polgraph/polgraph/graph/ingest"
+	"github.com/polgraph/polgraph/graph/review"
 )
 
 // LinkReport scores how the reader links the names documents use to a graph that already holds every
@@ -88,11 +89,22 @@ func Links(anns []Annotation, root string) (LinkReport, error) {
 				means[k] = n
 			}
 		}
+		// A description resolved to its holder ("the chancellor" → Gordon Brown) is two mentions of one
+		// span, the post's and the holder's: it names the post, and is scored so.
+		postOf := map[review.Span]graph.EntityName{}
+		for _, m := range rd.Mentions {
+			if want, ok := means[key(m.Text)]; ok && m.Entity == want {
+				postOf[m.Span] = want
+			}
+		}
 		for _, m := range rd.Mentions {
 			k := key(m.Text)
 			want, ok := means[k]
 			if !ok || shared[k] {
 				continue
+			}
+			if named, ok := postOf[m.Span]; ok && named != m.Entity {
+				continue // the holder a description was resolved to: not this mention's link
 			}
 			rep.Mentions++
 			switch {
