@@ -95,16 +95,7 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 	rd.holdings = holdings
 	named := rd.namedHolders()
 	// When: the document's date, or the span it dates from; neither, and only the document resolves.
-	var on graph.Period
-	dated := true
-	switch {
-	case !rd.published.IsZero():
-		on = graph.PeriodOf(rd.published)
-	case rd.within != graph.Period{}:
-		on = rd.within
-	default:
-		dated = false
-	}
+	on, dated := rd.when()
 	// The people the document names, for "the prime minister" in an undated one: the one of them who
 	// ever held the post.
 	var people []*entry
@@ -280,13 +271,8 @@ const leaderOfTheOpposition graph.EntityName = "seats/leader-of-the-opposition"
 // dates from): the party the graph says the Leader of the Opposition led, or else the one polgraph ships
 // (gazetteer/opposition.tsv). It is nil for an undated document, and when two parties were.
 func (rd *reading) oppositionParty(holdings map[graph.EntityName][]Holding) *oppositionParty {
-	var on graph.Period
-	switch {
-	case !rd.published.IsZero():
-		on = graph.PeriodOf(rd.published)
-	case rd.within != graph.Period{}:
-		on = rd.within
-	default:
+	on, dated := rd.when()
+	if !dated {
 		return nil
 	}
 	overlaps := func(p graph.Period) bool { return p.Start <= on.End && on.Start <= p.End }
@@ -474,4 +460,15 @@ func (rd *reading) heldByNamed(post *entry, typ graph.RelationType, people []*en
 		who = e
 	}
 	return who, known
+}
+
+// when is the document's date, or the span it dates from (Input.Within); dated is false for neither.
+func (rd *reading) when() (on graph.Period, dated bool) {
+	switch {
+	case !rd.published.IsZero():
+		return graph.PeriodOf(rd.published), true
+	case rd.within != graph.Period{}:
+		return rd.within, true
+	}
+	return graph.Period{}, false
 }

@@ -54,6 +54,27 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			lastMayor = e
 		}
 	}
+	// reached takes mention i of the sentence into what the text has named so far.
+	reached := func(s *sentence, ms []mention, i int) {
+		m := ms[i]
+		if m.ent.kind == graph.KindActor && !kinAfter(s, m) {
+			last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == m.ent }), m.ent)
+			seenIn[m.ent] = para
+			if p := coordinatedBefore(s, ms, i); p != nil {
+				pair = [2]*entry{p, m.ent}
+			}
+			seen(m.ent)
+		}
+		if m.ent.kind == graph.KindParty {
+			lastParty = m.ent
+		}
+		if m.ent.kind == graph.KindSeat && m.ent.constituency {
+			lastSeat = m.ent
+		}
+		if e := mayoralty(m); e != nil {
+			sawMayor(e)
+		}
+	}
 	for si := range rd.sentences {
 		s := &rd.sentences[si]
 		if p := slices.IndexFunc(paragraphs, func(p review.Span) bool { return p.Start <= s.span.Start && s.span.Start < p.End }); p != para {
@@ -67,23 +88,7 @@ func (rd *reading) refer(paragraphs []review.Span) {
 		next := 0 // the sentence's mentions before the pronoun join last as it is reached
 		for ti, tok := range s.tokens {
 			for next < len(ms) && ms[next].span.Start < tok.start {
-				if ms[next].ent.kind == graph.KindActor && !kinAfter(s, ms[next]) {
-					last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
-					seenIn[ms[next].ent] = para
-					if p := coordinatedBefore(s, ms, next); p != nil {
-						pair = [2]*entry{p, ms[next].ent}
-					}
-					seen(ms[next].ent)
-				}
-				if ms[next].ent.kind == graph.KindParty {
-					lastParty = ms[next].ent
-				}
-				if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
-					lastSeat = ms[next].ent
-				}
-				if e := mayoralty(ms[next]); e != nil {
-					sawMayor(e)
-				}
+				reached(s, ms, next)
 				next++
 			}
 			w := strings.ToLower(tok.text)
@@ -167,23 +172,7 @@ func (rd *reading) refer(paragraphs []review.Span) {
 				kind: graph.KindActor, ent: who, pronoun: true, note: text + " → " + who.display + " (the last person named before)"})
 		}
 		for ; next < len(ms); next++ {
-			if ms[next].ent.kind == graph.KindActor && !kinAfter(s, ms[next]) {
-				last = append(slices.DeleteFunc(last, func(e *entry) bool { return e == ms[next].ent }), ms[next].ent)
-				seenIn[ms[next].ent] = para
-				if p := coordinatedBefore(s, ms, next); p != nil {
-					pair = [2]*entry{p, ms[next].ent}
-				}
-				seen(ms[next].ent)
-			}
-			if ms[next].ent.kind == graph.KindParty {
-				lastParty = ms[next].ent
-			}
-			if ms[next].ent.kind == graph.KindSeat && ms[next].ent.constituency {
-				lastSeat = ms[next].ent
-			}
-			if e := mayoralty(ms[next]); e != nil {
-				sawMayor(e)
-			}
+			reached(s, ms, next)
 		}
 		if len(added) > 0 {
 			all := append(slices.Clone(ms), added...)
