@@ -284,7 +284,8 @@ func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
 		// The place before: capitalised words and "county" ("Devon county"), after no other mention.
 		first, _ := s.tokenRange(p.span.Start, p.span.End)
 		k := first
-		for k > 0 && (s.tokens[k-1].cap && !notNames[strings.ToLower(s.tokens[k-1].text)] || placeWords[s.tokens[k-1].text]) && !s.tokens[k-1].possessive &&
+		for k > 0 && (s.tokens[k-1].cap && !notNames[strings.ToLower(s.tokens[k-1].text)] && !branchAdjectives[strings.ToLower(s.tokens[k-1].text)] ||
+			placeWords[s.tokens[k-1].text]) && !s.tokens[k-1].possessive &&
 			!s.breaksBetween(k-1, k) && !slices.ContainsFunc(ms, func(o mention) bool { return o.span.End > s.tokens[k-1].start && o.span.Start < s.tokens[k-1].end }) {
 			k--
 		}
@@ -535,8 +536,9 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 	if !toks[i].cap || strings.HasPrefix(toks[i].text, "#") || strings.HasPrefix(toks[i].text, "@") {
 		return mention{}, 0
 	}
-	// "British Prime Minister", "Scottish Labour": an adjective before a name that is known without it.
-	if nationality[strings.ToLower(toks[i].text)] && i+1 < len(toks) {
+	// "British Prime Minister", "Senior Labour backbencher": an adjective before a name that is known
+	// without it.
+	if (nationality[strings.ToLower(toks[i].text)] || branchAdjectives[strings.ToLower(toks[i].text)]) && i+1 < len(toks) {
 		if _, n := rd.known(s, i+1); n > 0 {
 			return mention{}, 1
 		}
@@ -665,6 +667,10 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		m.text = "Mayor of " + strings.Join(words[:len(words)-1], " ")
 	case title == "" && (len(words) > 1 && seatWording(s, start, j-1) || seatBefore(s, start)) && !rd.lx.given[strings.ToLower(words[0])]:
 		m.kind = graph.KindSeat // "the East Kilbride seat", "MP for Leyton"
+	case !ok && len(words) >= 2 && partyWord[head] && !rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[:1]) &&
+		!branchAdjectives[strings.ToLower(words[0])] && len(rd.lx.surname[strings.ToLower(words[0])]) == 0 &&
+		!toks[j-1].possessive && !modifierNoun.MatchString(after):
+		m.kind = graph.KindOrganisation // "Spitalfields & Bangla Town Labour": a place's branch of the party
 	case ok && len(words) >= 2:
 		m.kind = kind
 		if kind == graph.KindParty && rd.lx.branchOf(&entry{display: m.text, kind: kind}) != nil {
@@ -730,6 +736,12 @@ func isConnector(toks []token, j int) bool {
 	}
 	return false
 }
+
+// branchAdjectives open a name for a party's wing or era, not a place's branch: "Old Labour".
+var branchAdjectives = map[string]bool{"old": true, "new": true, "true": true, "real": true, "blue": true, "red": true,
+	"young": true, "modern": true, "traditional": true, "official": true, "independent": true, "senior": true, "top": true,
+	"leading": true, "prominent": true, "rebel": true, "like": true, "unlike": true, "vote": true, "backbench": true,
+	"grassroots": true, "many": true, "some": true, "most": true, "several": true, "other": true, "angry": true}
 
 // pluralOwners are the plural nouns a body's name may hold in the possessive: "Women’s Forum",
 // "People's Party" (not "Australia's Liberal Party").

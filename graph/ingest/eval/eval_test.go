@@ -236,7 +236,7 @@ func TestCommittedScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, rep, floor{0.86, 0.52, 0.85})
+		check(t, rep, floor{0.9, 0.55, 0.85})
 	})
 	t.Run("seeds against the default graph", func(t *testing.T) {
 		t.Parallel()
