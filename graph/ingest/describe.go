@@ -173,7 +173,9 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				// the one person it gives that post.
 				ps := named[postKey{m.ent, typ}]
 				if len(ps) != 1 {
-					continue // no one, or several: left as it is, not guessed
+					// No one, or several: not guessed. Several are left as candidates, each proposed for review.
+					m.candidates, m.note = rd.candidatesFor(text, m.ent, typ, ps, hs, on, dated, people)
+					continue
 				}
 				holder = ps[0]
 				m.note = fmt.Sprintf("%s → %s, named %s of %s in the document", text, holder.display, typ, m.ent.display)
@@ -471,4 +473,45 @@ func (rd *reading) when() (on graph.Period, dated bool) {
 		return rd.within, true
 	}
 	return graph.Period{}, false
+}
+
+// candidatesFor lists the people a description may stand for when it is one of several, and says why: the
+// ones the document names in the post, or else those the graph (or polgraph's record) says held it over the
+// document's date, or, undated, those of the document's people who ever held it. Two or three, or none.
+func (rd *reading) candidatesFor(text string, post *entry, typ graph.RelationType, named []*entry, hs []Holding,
+	on graph.Period, dated bool, people []*entry) ([]*entry, string) {
+	var out []*entry
+	why := fmt.Sprintf("named %s of %s in the document", typ, post.display)
+	if len(named) == 0 {
+		for _, h := range hs {
+			if h.Type != typ || dated && !(h.Period.Start <= on.End && on.Start <= h.Period.End) {
+				continue
+			}
+			e := rd.holderAmong(h.Holder, people)
+			if e == nil && dated {
+				e = rd.lx.byName[h.Holder]
+			}
+			if e != nil && !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		}
+		verb := "held"
+		if typ == graph.Leads {
+			verb = "led"
+		}
+		why = fmt.Sprintf("each %s %s", verb, post.display)
+		if dated {
+			why += " then"
+		}
+	} else {
+		out = named
+	}
+	if len(out) < 2 || len(out) > 3 {
+		return nil, ""
+	}
+	names := make([]string, len(out))
+	for i, e := range out {
+		names[i] = e.display
+	}
+	return out, fmt.Sprintf("%s → one of %s (%s): for review to choose", text, strings.Join(names, " or "), why)
 }

@@ -36,6 +36,9 @@ type mention struct {
 	pastPost bool
 	// pair is the other person of "the two men", which stands for ent and pair (refer).
 	pair *entry
+	// candidates are the people a description of a post may stand for, when it is one of several (the
+	// graph says two held it on the day): each is proposed, for review to choose (describe).
+	candidates []*entry
 }
 
 // titles mark the name after them as a person's.

@@ -333,7 +333,7 @@ func (rd *reading) sentenceRelations(s *sentence, ms []mention, holders map[*ent
 	}
 	var out []review.Proposal
 	seen := map[string]bool{}
-	for _, c := range cands {
+	for _, c := range withCandidates(cands) {
 		if !officeTypes[c.typ] {
 			ok := true
 			for _, end := range []*mention{&c.from, &c.to} {
@@ -1612,4 +1612,43 @@ func (rd *reading) leftOffice(s *sentence, ms []mention, offices map[*entry][]*e
 	}
 	datesOf(s.text, c, &p)
 	return []review.Proposal{p}
+}
+
+// withCandidates stands each end that is a post described as one of several people ("the home
+// secretary", when two held it) for each of them, at half the confidence: one proposal per candidate,
+// for review to choose.
+func withCandidates(cands []candidate) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		if officeTypes[c.typ] || len(c.from.candidates) == 0 && len(c.to.candidates) == 0 {
+			out = append(out, c)
+			continue
+		}
+		froms, tos := standsFor(c.from), standsFor(c.to)
+		for _, f := range froms {
+			for _, t := range tos {
+				if f.ent == t.ent {
+					continue
+				}
+				x := c
+				x.from, x.to, x.conf = f, t, c.conf/2
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// standsFor is a mention as each of its candidates, or itself when it has none.
+func standsFor(m mention) []mention {
+	if len(m.candidates) == 0 {
+		return []mention{m}
+	}
+	var out []mention
+	for _, e := range m.candidates {
+		x := m
+		x.ent, x.kind, x.candidates = e, graph.KindActor, nil
+		out = append(out, x)
+	}
+	return out
 }
