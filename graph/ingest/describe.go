@@ -91,8 +91,8 @@ var (
 // describe resolves descriptions of a post without its holder's name ("the Tory leader", "the home
 // secretary") to the one person the graph says held it on the document's date; the mention then names
 // that person, with the relation that resolved it.
-func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
-	rd.holdings = holdings
+func (rd *reading) describe() {
+	holdings := rd.holdings
 	named := rd.namedHolders()
 	// When: the document's date, or the span it dates from; neither, and only the document resolves.
 	on, dated := rd.when()
@@ -140,10 +140,9 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 				continue
 			}
 			text := s.text[the[0]:end]
-			// What is known of the post: the graph's holdings, or where it holds none, polgraph's record.
-			hs, source := holdings[m.ent.name], ""
-			if len(hs) == 0 {
-				hs, source = rd.shippedHoldings(m.ent.name), " (polgraph's record)"
+			hs, source := rd.holdingsOf(m.ent.name), ""
+			if len(holdings[m.ent.name]) == 0 {
+				source = " (polgraph's record)"
 			}
 			h, ok := Holding{}, false
 			if dated {
@@ -156,15 +155,8 @@ func (rd *reading) describe(holdings map[graph.EntityName][]Holding) {
 			if holder == nil && !dated {
 				// Undated: the one person the document names who ever held the post ("Mr Blair … the
 				// prime minister" is Tony Blair).
-				var ever []Holding
-				for _, x := range hs {
-					if e := rd.holderAmong(x.Holder, people); x.Type == typ && e != nil &&
-						!slices.ContainsFunc(ever, func(y Holding) bool { return y.Holder == x.Holder }) {
-						ever = append(ever, x)
-					}
-				}
-				if len(ever) == 1 && len(named[postKey{m.ent, typ}]) == 0 {
-					h, holder = ever[0], rd.holderAmong(ever[0].Holder, people)
+				if es, held := holdersAmong(hs, typ, people); len(es) == 1 && len(named[postKey{m.ent, typ}]) == 0 {
+					h, holder = held[0], es[0]
 					source = ", named in the document" + source
 				}
 			}
@@ -272,7 +264,8 @@ const leaderOfTheOpposition graph.EntityName = "seats/leader-of-the-opposition"
 // oppositionParty reads which party was the Official Opposition over the document's date (or the span it
 // dates from): the party the graph says the Leader of the Opposition led, or else the one polgraph ships
 // (gazetteer/opposition.tsv). It is nil for an undated document, and when two parties were.
-func (rd *reading) oppositionParty(holdings map[graph.EntityName][]Holding) *oppositionParty {
+func (rd *reading) oppositionParty() *oppositionParty {
+	holdings := rd.holdings
 	on, dated := rd.when()
 	if !dated {
 		return nil
@@ -356,20 +349,30 @@ func (rd *reading) holderEntry(holder graph.EntityName) *entry {
 // holderAmong is the one of people a holding's holder is: the graph's entity of that name, or for
 // polgraph's record, the person of that display name; nil when none of them is.
 func (rd *reading) holderAmong(holder graph.EntityName, people []*entry) *entry {
-	name, shipped := strings.CutPrefix(string(holder), shippedHolder)
 	for _, p := range people {
-		if p.name == holder || shipped && normalise(p.display) == normalise(name) {
+		if isHolder(holder, p) {
 			return p
 		}
 	}
 	return nil
 }
 
+// isHolder reports whether e is a holding's holder: the graph's entity of that name, or for polgraph's
+// record, the person of that display name.
+func isHolder(holder graph.EntityName, e *entry) bool {
+	name, shipped := strings.CutPrefix(string(holder), shippedHolder)
+	return e.name == holder || shipped && normalise(e.display) == normalise(name)
+}
+
 // shippedHolder prefixes the holder of a holding from polgraph's record: a display name, not an entity.
 const shippedHolder = "record:"
 
-// shippedHoldings are gazetteer/holders.tsv's holdings of a post.
-func (rd *reading) shippedHoldings(post graph.EntityName) []Holding {
+// holdingsOf is what is known of a post: the graph's holdings of it, or where it holds none, polgraph's
+// record.
+func (rd *reading) holdingsOf(post graph.EntityName) []Holding {
+	if hs := rd.holdings[post]; len(hs) > 0 {
+		return hs
+	}
 	return shippedHolders[post]
 }
 
@@ -414,54 +417,38 @@ func recordPeriod(from string, to []string) (graph.Period, error) {
 
 // everLed reports whether the graph, or else polgraph's record, says the person ever led the party.
 func (rd *reading) everLed(person, party graph.EntityName) bool {
-	hs := rd.holdings[party]
-	if len(hs) == 0 {
-		hs = shippedHolders[party]
-	}
 	p := rd.lx.byName[person]
-	for _, h := range hs {
-		if h.Type != graph.Leads {
-			continue
-		}
-		if h.Holder == person || p != nil && normalise(strings.TrimPrefix(string(h.Holder), shippedHolder)) == normalise(p.display) {
-			return true
-		}
-	}
-	return false
+	return p != nil && slices.ContainsFunc(rd.holdingsOf(party), func(h Holding) bool { return h.Type == graph.Leads && isHolder(h.Holder, p) })
 }
 
 // heldByNamed is the one person of people the graph, or else polgraph's record, says ever held the post:
 // known is false when neither knows anyone who held it; the person is nil when the document names no one,
 // or several, who did.
 func (rd *reading) heldByNamed(post *entry, typ graph.RelationType, people []*entry) (who *entry, known bool) {
-	hs := rd.holdings[post.name]
-	if len(hs) == 0 {
-		hs = shippedHolders[post.name]
+	hs := rd.holdingsOf(post.name)
+	known = slices.ContainsFunc(hs, func(h Holding) bool { return h.Type == typ })
+	if es, _ := holdersAmong(hs, typ, people); len(es) == 1 {
+		who = es[0]
 	}
+	return who, known
+}
+
+// holdersAmong lists, once each, the people who held the post by hs's account (of type typ), each with a
+// holding of theirs.
+func holdersAmong(hs []Holding, typ graph.RelationType, people []*entry) ([]*entry, []Holding) {
+	var es []*entry
+	var held []Holding
 	for _, h := range hs {
 		if h.Type != typ {
 			continue
 		}
-		known = true
-		var e *entry
-		if x := rd.lx.byName[h.Holder]; x != nil {
-			e = x
-		} else if name, ok := strings.CutPrefix(string(h.Holder), shippedHolder); ok {
-			for _, p := range people {
-				if normalise(p.display) == normalise(name) {
-					e = p
-				}
+		for _, p := range people {
+			if isHolder(h.Holder, p) && !slices.Contains(es, p) {
+				es, held = append(es, p), append(held, h)
 			}
 		}
-		if e == nil || !slices.Contains(people, e) || e == who {
-			continue
-		}
-		if who != nil {
-			return nil, true // two of them: no one
-		}
-		who = e
 	}
-	return who, known
+	return es, held
 }
 
 // when is the document's date, or the span it dates from (Input.Within); dated is false for neither.

@@ -67,7 +67,7 @@ type reading struct {
 	published graph.FuzzyDate
 	// within is Input.Within: the span an undated document dates from.
 	within graph.Period
-	// holdings are the graph's holdings of posts, by post (describe).
+	// holdings are the graph's holdings of posts, by post (NewGraphReader).
 	holdings map[graph.EntityName][]Holding
 	// paragraphs are the text's paragraphs: sentences never cross them.
 	paragraphs []review.Span
@@ -95,7 +95,7 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published, within: in.Within, paragraphs: c.paragraphs}
+	rd := &reading{lx: r.lx, sentences: ss, posts: c.format == FormatPosts, published: c.published, within: in.Within, paragraphs: c.paragraphs, holdings: r.holdings}
 	// Twice: names the first pass proposes are known to the second, which then finds them where they run
 	// into other words ("Lutfur Rahman Maium Miah").
 	rd.findAll()
@@ -104,8 +104,8 @@ func (r *Reader) Read(in Input) (review.Reading, error) {
 	rd.findAll()
 	rd.resolve()
 	rd.nameProposed()
-	rd.describe(r.holdings)
-	rd.opposition = rd.oppositionParty(r.holdings)
+	rd.describe()
+	rd.opposition = rd.oppositionParty()
 	rd.refer(c.paragraphs)
 	rd.roleDescriptions()
 	props := rd.relations()

@@ -242,9 +242,7 @@ var (
 	// branchEnd follows a place's branch of a party named without "group": the name stands alone ("members
 	// of London UKIP were", "on behalf of Spitalfields & Bangla Town Labour and").
 	branchEnd = regexp.MustCompile(`^(?:\s*[,.;:!)]|\s*$|\s+(?:and|were|was|is|are|has|have|had|said|says|will|would|who|which|in|on|at|for)\b)`)
-	// roleNoun follows a party used as an adjective: "Tory MP", "Labour leader" (no branch).
-	roleNoun = regexp.MustCompile(`^\s+(?i:mps?|meps?|msps?|leaders?|candidates?|councillors?|members?|spokes(?:man|woman)|activists?|peers?|ministers?|government|voters|supporters)\b`)
-	// placeBefore are the lower-case words a group's place may carry: "Devon county Labour group".
+	// placeWords are the lower-case words a group's place may carry: "Devon county Labour group".
 	placeWords = map[string]bool{"county": true, "city": true, "borough": true, "district": true, "town": true}
 )
 
@@ -270,7 +268,7 @@ func (rd *reading) groupMentions(s *sentence, ms []mention) []mention {
 		loc := groupAfter.FindStringIndex(s.text[p.span.End-s.span.Start:])
 		placeOnly := false // "London UKIP", "Spitalfields & Bangla Town Labour": a place's branch, no "group"
 		if loc == nil {
-			if rest := s.text[p.span.End-s.span.Start:]; !branchEnd.MatchString(rest) || roleNoun.MatchString(rest) {
+			if rest := s.text[p.span.End-s.span.Start:]; !branchEnd.MatchString(rest) {
 				continue
 			}
 			loc, placeOnly = []int{0, 0}, true
@@ -665,9 +663,6 @@ func (rd *reading) capitalisedRun(s *sentence, i int) (mention, int) {
 		// "the Robert Kilroy-Silk Party": a person's name made a joke, not a body
 	case orgInside && len(words) >= 3:
 		m.kind = graph.KindOrganisation
-	case title == "" && len(words) >= 2 && head == "mayor" && !anyNotName(words[:len(words)-1]):
-		m.kind = graph.KindSeat // "Greater Manchester Mayor"
-		m.text = "Mayor of " + strings.Join(words[:len(words)-1], " ")
 	case title == "" && (len(words) > 1 && seatWording(s, start, j-1) || seatBefore(s, start)) && !rd.lx.given[strings.ToLower(words[0])]:
 		m.kind = graph.KindSeat // "the East Kilbride seat", "MP for Leyton"
 	case !ok && len(words) >= 2 && partyWord[head] && !rd.lx.given[strings.ToLower(words[0])] && !anyNotName(words[:1]) &&

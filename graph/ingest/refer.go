@@ -95,10 +95,8 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			if s.quoted[clampIndex(tok.start-s.span.Start, len(s.quoted))] {
 				continue
 			}
-			// "the party": the party named last before, when it stands alone ("the party's", yes; "the party
-			// faithful", "the Party of Wales", "the party he once wanted to lead" too).
-			// "the two men", "the pair": the last two people the document named, a mention each.
-			// Named together before, or else the two the document has named most.
+			// "the two men", "the pair": the two people the document named together last, or else the two
+			// it has named most; one mention, its pair the other.
 			if n := pairReference(s.tokens, ti); n > 0 && (pair[0] != nil || len(order) >= 2) {
 				span := review.Span{Start: tok.start, End: s.tokens[ti+n-1].end}
 				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
@@ -118,26 +116,19 @@ func (rd *reading) refer(paragraphs []review.Span) {
 			// "running for the mayoralty": the mayoralty named most before.
 			if w == "the" && lastMayor != nil && ti+1 < len(s.tokens) && strings.EqualFold(s.tokens[ti+1].text, "mayoralty") &&
 				(ti+2 >= len(s.tokens) || !strings.EqualFold(s.tokens[ti+2].text, "of")) {
-				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
-				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
-				added = append(added, mention{first: ti, last: ti + 1, span: span, text: text,
-					kind: graph.KindSeat, ent: lastMayor, pronoun: true, note: text + " → " + lastMayor.display + " (the mayoralty named most before)"})
+				added = append(added, theReference(s, ti, lastMayor, "the mayoralty named most before"))
 				continue
 			}
 			// "won the seat in 1997": the constituency named last before.
 			if w == "the" && lastSeat != nil && ti+1 < len(s.tokens) && (strings.EqualFold(s.tokens[ti+1].text, "seat") || strings.EqualFold(s.tokens[ti+1].text, "constituency")) &&
 				!s.tokens[ti+1].possessive && seatAlone(s.tokens[ti+2:]) {
-				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
-				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
-				added = append(added, mention{first: ti, last: ti + 1, span: span, text: text,
-					kind: graph.KindSeat, ent: lastSeat, pronoun: true, note: text + " → " + lastSeat.display + " (the last seat named before)"})
+				added = append(added, theReference(s, ti, lastSeat, "the last seat named before"))
 				continue
 			}
+			// "the party": the party named last before, when it stands alone ("the party's", yes; "the party
+			// faithful", "the Party of Wales", "the party he once wanted to lead", no).
 			if w == "the" && lastParty != nil && ti+1 < len(s.tokens) && strings.EqualFold(s.tokens[ti+1].text, "party") && partyAlone(s.tokens[ti+2:]) {
-				span := review.Span{Start: tok.start, End: s.tokens[ti+1].end}
-				text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
-				added = append(added, mention{first: ti, last: ti + 1, span: span, text: text, possessive: s.tokens[ti+1].possessive,
-					kind: graph.KindParty, ent: lastParty, pronoun: true, note: text + " → " + lastParty.display + " (the last party named before)"})
+				added = append(added, theReference(s, ti, lastParty, "the last party named before"))
 				continue
 			}
 			first, lastTok := ti, ti
@@ -315,6 +306,14 @@ func mayoralty(m mention) *entry {
 	return e
 }
 
+// theReference is "the party", "the seat" or "the mayoralty" at token i as a mention of e, named before.
+func theReference(s *sentence, i int, e *entry, why string) mention {
+	span := review.Span{Start: s.tokens[i].start, End: s.tokens[i+1].end}
+	text := s.text[span.Start-s.span.Start : span.End-s.span.Start]
+	return mention{first: i, last: i + 1, span: span, text: text, possessive: s.tokens[i+1].possessive, kind: e.kind, ent: e,
+		pronoun: true, note: text + " → " + e.display + " (" + why + ")"}
+}
+
 // seatAlone reports whether "the seat" before these tokens is one named before, not one named after ("the
 // seat of Bethnal Green", "the seat he won").
 func seatAlone(toks []token) bool {
@@ -349,9 +348,10 @@ var (
 )
 
 // roleDescriptions reads a description of a past post, or of a seat's member, without a name ("the former
-// Labour leader said", "the outgoing European Commissioner", "The MP for Ealing North claimed") as the last
-// person the document named before it: the graph's holder of a current post is read by describe, a past
-// one is no one's now, and a seat's member is not in the gazetteer.
+// Labour leader said", "the outgoing European Commissioner", "The MP for Ealing North claimed"): a post the
+// graph or polgraph's record knows is the one person the document names who held it; another, and a seat's
+// member, the last person named before (for a post, only when the document is about that person). The
+// graph's holder of a current post is read by describe.
 func (rd *reading) roleDescriptions() {
 	// Who the document calls a member of a legislature ("Labour MP Stephen Pound", "Mr Kilroy-Silk MEP"):
 	// only such a person is "the MP for Ealing North" named before.

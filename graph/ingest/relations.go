@@ -565,11 +565,11 @@ var partySpokesman = regexp.MustCompile(`^\s+(?:party\s+)?spokes(?:man|woman|per
 
 var partyPlans = regexp.MustCompile(`^(?:'s|’s)?\s+(?:plans?|proposals?|polic(?:y|ies)|record|promises?|pledges?|manifesto|budget|spending plans|tax plans|figures|sums|costings|claims)\b`)
 
-// decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
 // eventAfter follows a possessive whose owner did what the noun names: "his appointment as chairman of",
 // "Mr Kilroy-Silk's membership of UKIP".
 var eventAfter = regexp.MustCompile(`^(?:'s|’s)?\s+(?:appointment|election|membership|selection|nomination)\s+(?:as|of|to|for)\b`)
 
+// decisionTo follows a possessive subject whose act is stated: "X's decision to quit Y".
 var decisionTo = regexp.MustCompile(`^(?:'s|’s)\s+(?:(?:decision|move|choice|resignation|defection)\s+to|(?:support|backing|endorsement)\s+(?:for|of))\b`)
 
 // nextCoordinated is the mention joined to m by "and" or "&", if any.
